@@ -1,0 +1,21 @@
+/** What a command may touch of the outside world; injected so commands run inside tests too. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Resolves when the user asks to stop (Ctrl-C / SIGTERM); `count` is how many times so far. */
+  onInterrupt: (listener: (count: number) => void) => void;
+}
+
+/** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
+export class UserError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.name = 'UserError';
+    this.exitCode = exitCode;
+  }
+}
+
+export type Command = (argv: string[], io: CliIo) => Promise<number>;

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+import type { CliIo } from './io.js';
+import { main } from './cli.js';
+
+function processIo(): CliIo {
+  let interrupts = 0;
+  const listeners: Array<(count: number) => void> = [];
+  const onSignal = () => {
+    interrupts += 1;
+    for (const listener of listeners) listener(interrupts);
+  };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    onInterrupt: (listener) => {
+      if (listeners.length === 0) {
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+      }
+      listeners.push(listener);
+    },
+  };
+}
+
+main(process.argv.slice(2), processIo()).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // A bug, not a user error: say so plainly; the message never carries the API key.
+    process.stderr.write(`mediabatch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 70;
+  },
+);

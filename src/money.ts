@@ -1,0 +1,41 @@
+/**
+ * Money is integer micro-dollars everywhere inside mediabatch. Decimal strings exist only at the
+ * edges (manifest, API bodies, output), so no amount ever passes through a float.
+ */
+export type Micros = number;
+
+export const MICROS_PER_USD = 1_000_000;
+
+const DECIMAL = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
+
+/** Parses a non-negative decimal string with at most six decimal places; null when it is not one. */
+export function parseUsd(text: string): Micros | null {
+  const match = DECIMAL.exec(text);
+  if (!match) return null;
+  const whole = Number(match[1]);
+  const fraction = Number((match[2] ?? '').padEnd(6, '0'));
+  return whole * MICROS_PER_USD + fraction;
+}
+
+/** Like parseUsd, for values a trusted source promised to be valid (throws otherwise). */
+export function parseUsdStrict(text: string): Micros {
+  const value = parseUsd(text);
+  if (value === null) throw new RangeError(`not a decimal amount: ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Formats micro-dollars as a decimal string with exactly six decimal places. */
+export function formatUsd(micros: Micros): string {
+  if (!Number.isSafeInteger(micros)) throw new RangeError(`not an integer amount: ${micros}`);
+  const sign = micros < 0 ? '-' : '';
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / MICROS_PER_USD);
+  const fraction = String(abs % MICROS_PER_USD).padStart(6, '0');
+  return `${sign}${whole}.${fraction}`;
+}
+
+export function sumMicros(values: Iterable<Micros>): Micros {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
