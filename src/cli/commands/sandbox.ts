@@ -1,0 +1,64 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  demoSandboxConfig,
+  loadSandboxConfig,
+  type SandboxConfigInput,
+  startSandbox,
+} from '../../sandbox/index.js';
+import { type Command, UserError } from '../io.js';
+
+const DEFAULT_PORT = 4010;
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65535))
+    throw new UserError(`--port must be an integer from 0 to 65535, got '${text}'`);
+  return port;
+}
+
+/** `mediabatch sandbox [--port N] [--config FILE]`: serves the emulator until Ctrl-C or SIGTERM. */
+export const sandboxCommand: Command = async (argv, io) => {
+  let values: { port?: string; config?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { port: { type: 'string' }, config: { type: 'string' } },
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (error) {
+    throw new UserError(`${(error as Error).message}\nusage: mediabatch sandbox [--port N] [--config FILE]`);
+  }
+  const port = parsePort(values.port);
+  // A config file is already validated; re-validation in startSandbox is harmless (defaults are idempotent).
+  const config: SandboxConfigInput =
+    values.config === undefined ? demoSandboxConfig() : loadSandboxConfig(resolve(io.cwd, values.config));
+
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox(config, { port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new UserError(`cannot listen on port ${port} (${code}); choose another with --port`);
+    }
+    throw error;
+  }
+  // The first Ctrl-C closes cleanly; a second one means the user no longer wants to wait for that.
+  const stopped = new Promise<void>((done) =>
+    io.onInterrupt((count) => {
+      if (count > 1) io.exit(130);
+      done();
+    }),
+  );
+  io.stdout.write(`mediabatch sandbox listening on ${sandbox.baseUrl}  API key: ${sandbox.apiKey}\n`);
+  io.stdout.write(
+    `  export MEDIAGEN_BASE_URL=${sandbox.baseUrl} MEDIAGEN_API_KEY=${sandbox.apiKey}  (Ctrl-C stops)\n`,
+  );
+  await stopped;
+  await sandbox.close();
+  io.stdout.write('mediabatch sandbox stopped\n');
+  return 0;
+};

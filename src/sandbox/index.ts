@@ -1,0 +1,9 @@
+export {
+  DEMO_API_KEY,
+  demoSandboxConfig,
+  loadSandboxConfig,
+  type SandboxConfig,
+  type SandboxConfigInput,
+  sandboxConfigSchema,
+} from './config.js';
+export { type SandboxHandle, type SandboxOptions, type SandboxRecords, startSandbox } from './start.js';

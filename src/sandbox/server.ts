@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Exchange, type Reply, readBody } from './exchange.js';
+import { draw } from './faults.js';
+import { fail, HttpError } from './http-error.js';
+import { route } from './routes.js';
+import type { RequestRecord, SandboxStore } from './store.js';
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    // Unref'd: a pending simulated delay must not keep a closed sandbox's process alive.
+    setTimeout(resolve, ms).unref();
+  });
+
+/** Loopback origin for URLs; wildcard binds are reached through 127.0.0.1. */
+function originFor(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/**
+ * The HTTP listener in front of a SandboxStore. It can stop and listen again on the same port,
+ * severing open connections in between, to simulate an outage while keeping all state.
+ */
+export class SandboxServer {
+  readonly #store: SandboxStore;
+  readonly #host: string;
+  #server: Server | null = null;
+  #port = 0;
+  #requests = 0;
+
+  constructor(store: SandboxStore, host: string) {
+    this.#store = store;
+    this.#host = host;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get origin(): string {
+    return originFor(this.#host, this.#port);
+  }
+
+  async listen(port: number): Promise<void> {
+    if (this.#server) return;
+    const server = createServer((req, res) => {
+      void this.#handle(req, res);
+    });
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.#host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = null;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const store = this.#store;
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const requestId = `req_${randomBytes(12).toString('hex')}`;
+    const record: RequestRecord = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      status: 0,
+      idempotencyKey:
+        typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null,
+      jobId: null,
+      at: store.now(),
+    };
+    store.requests.push(record);
+    res.setHeader('x-request-id', requestId);
+
+    let reply: Reply;
+    try {
+      const bodyText = await readBody(req);
+      const { min, max } = store.config.faults.latency_ms;
+      this.#requests += 1;
+      if (max > 0) await sleep(min + draw(store.config.seed, 'latency', this.#requests) * (max - min));
+      const ex: Exchange = {
+        req,
+        store,
+        record,
+        path: url.pathname,
+        query: url.searchParams,
+        bodyText,
+        now: store.now(),
+        origin: this.origin,
+      };
+      reply = route(ex);
+    } catch (error) {
+      let httpError = error;
+      if (!(error instanceof HttpError)) {
+        // A sandbox bug must still look like the service's own 500, but it should not go unnoticed.
+        console.error('mediabatch sandbox: internal error', error);
+        httpError = fail.internal();
+      }
+      const failure = httpError as HttpError;
+      reply = {
+        kind: 'json',
+        status: failure.status,
+        body: failure.envelope(requestId),
+        headers: failure.headers,
+      };
+    }
+    await this.#send(req, res, reply, record);
+  }
+
+  async #send(req: IncomingMessage, res: ServerResponse, reply: Reply, record: RequestRecord): Promise<void> {
+    if (res.destroyed) {
+      record.status = 'dropped';
+      return;
+    }
+    if (reply.kind === 'drop') {
+      record.status = 'dropped';
+      req.socket.destroy();
+      return;
+    }
+    record.status = reply.kind === 'json' ? reply.status : 200;
+    if (reply.kind === 'json') {
+      const text = JSON.stringify(reply.body);
+      res.writeHead(reply.status, {
+        ...reply.headers,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': reply.bytes.length });
+    const end = reply.cut ? Math.floor(reply.bytes.length / 2) : reply.bytes.length;
+    const rate = this.#store.config.faults.download_bytes_per_second;
+    const chunk = rate === undefined ? end : Math.max(1, Math.ceil(rate / 10));
+    for (let offset = 0; offset < end; offset += chunk) {
+      if (res.destroyed) return;
+      res.write(reply.bytes.subarray(offset, Math.min(end, offset + chunk)));
+      if (rate !== undefined && offset + chunk < end) await sleep(100);
+    }
+    if (reply.cut) {
+      // Let the half body reach the client before the connection goes, as a real mid-transfer cut.
+      await sleep(20);
+      res.destroy();
+      return;
+    }
+    res.end();
+  }
+}

@@ -1,0 +1,140 @@
+import type { JobStatus } from '../api/schemas.js';
+import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
+import { viewJob } from './lifecycle.js';
+import { sha256Hex } from './mp4.js';
+import { SandboxServer } from './server.js';
+import { SandboxStore } from './store.js';
+
+export interface SandboxRecords {
+  jobs: Array<{
+    id: string;
+    workspaceId: string;
+    apiKeyId: number;
+    idempotencyKey: string;
+    status: JobStatus;
+    amountMicros: number;
+    refundedMicros: number;
+    errorCode: string | null;
+    input: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+    createdAt: string;
+    completedAt: string | null;
+    expiresAt: string | null;
+    files: Array<{ sha256: string; bytes: number; contentType: string }>;
+  }>;
+  /** Every HTTP request including file downloads; `path` has no query string. */
+  requests: Array<{
+    method: string;
+    path: string;
+    status: number | 'dropped';
+    idempotencyKey: string | null;
+    jobId: string | null;
+    at: number;
+  }>;
+}
+
+export interface SandboxHandle {
+  /** 'http://127.0.0.1:<port>/v1' */
+  baseUrl: string;
+  /** The first configured key. */
+  apiKey: string;
+  port: number;
+  /** Snapshot with every job's lifecycle evaluated at "now". */
+  records(): SandboxRecords;
+  account(workspaceId?: string): { balanceMicros: number; enabled: boolean; active: number; limit: number };
+  /** Deep-merges the patch into the configuration (arrays replaced); applies to new jobs and requests. */
+  update(patch: Partial<SandboxConfigInput>): void;
+  /** Closes the listener and severs open connections, keeping all state. */
+  stopListening(): Promise<void>;
+  /** Listens again on the same port with the same state. */
+  resumeListening(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Injected clock in epoch milliseconds; job lifecycles are computed from it. */
+  now?: () => number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
+  }
+  return merged;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export async function startSandbox(
+  config: SandboxConfigInput = {},
+  options: SandboxOptions = {},
+): Promise<SandboxHandle> {
+  let input: Record<string, unknown> = { ...config };
+  const store = new SandboxStore(parseSandboxConfig(input), options.now ?? Date.now);
+  const server = new SandboxServer(store, options.host ?? '127.0.0.1');
+  await server.listen(options.port ?? 0);
+  const port = server.port;
+  const firstKey = store.config.keys[0];
+  if (!firstKey) throw new Error('sandbox config has no key');
+
+  return {
+    baseUrl: `${server.origin}/v1`,
+    apiKey: firstKey.key,
+    port,
+    records() {
+      const now = store.now();
+      return {
+        jobs: store.jobs().map((job) => {
+          const view = viewJob(job, now);
+          const bytes = job.outcome.status === 'succeeded' && view.final ? store.video(job) : null;
+          return {
+            id: job.id,
+            workspaceId: job.workspaceId,
+            apiKeyId: job.apiKeyId,
+            idempotencyKey: job.idempotencyKey,
+            status: view.status,
+            amountMicros: job.amountMicros,
+            refundedMicros: view.refundedMicros,
+            errorCode: view.errorCode,
+            input: structuredClone(job.input),
+            metadata: structuredClone(job.metadata),
+            createdAt: new Date(job.createdAt).toISOString(),
+            completedAt: iso(view.completedAt),
+            expiresAt: iso(view.expiresAt),
+            files: bytes ? [{ sha256: sha256Hex(bytes), bytes: bytes.length, contentType: 'video/mp4' }] : [],
+          };
+        }),
+        requests: store.requests.map((request) => ({ ...request })),
+      };
+    },
+    account(workspaceId = firstKey.workspace) {
+      const now = store.now();
+      const workspace = store.workspace(workspaceId);
+      return {
+        balanceMicros: store.balanceMicros(workspaceId, now),
+        enabled: workspace.wallet_enabled,
+        active: store.activeJobs(workspaceId, now),
+        limit: workspace.concurrency_limit,
+      };
+    },
+    update(patch) {
+      const next = deepMerge(input, patch as Record<string, unknown>);
+      store.applyConfig(parseSandboxConfig(next));
+      input = next;
+    },
+    stopListening: () => server.stop(),
+    resumeListening: () => server.listen(port),
+    close: () => server.stop(),
+  };
+}

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { parseUsdStrict } from '../money.js';
+import type { SandboxConfig } from './config.js';
+import { MarkerCounter } from './faults.js';
+import { type StoredJob, viewJob } from './lifecycle.js';
+import { jobVideo } from './mp4.js';
+import { UrlSigner } from './signing.js';
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  status: number | 'dropped';
+  idempotencyKey: string | null;
+  jobId: string | null;
+  at: number;
+}
+
+type Key = SandboxConfig['keys'][number];
+type Workspace = SandboxConfig['workspaces'][number];
+
+interface Wallet {
+  /** Balance before any job: balance(t) = base - charges + refunds of jobs ended unsuccessfully by t. */
+  baseMicros: number;
+  configuredUsd: string;
+}
+
+/**
+ * All state of one sandbox: it lives outside the HTTP listener so that the listener can stop and
+ * resume (a simulated outage) without losing a job, a charge or an idempotency key.
+ */
+export class SandboxStore {
+  config: SandboxConfig;
+  readonly now: () => number;
+  readonly signer = new UrlSigner();
+  readonly markers = new MarkerCounter();
+  readonly requests: RequestRecord[] = [];
+  readonly #jobs: StoredJob[] = [];
+  readonly #byId = new Map<string, StoredJob>();
+  readonly #idempotency = new Map<string, StoredJob>();
+  readonly #counters = new Map<string, number>();
+  readonly #created = new Map<string, number>();
+  readonly #wallets = new Map<string, Wallet>();
+  readonly #videos = new Map<string, Buffer>();
+  #seq = 0;
+
+  constructor(config: SandboxConfig, now: () => number) {
+    this.config = config;
+    this.now = () => Math.floor(now());
+    this.applyConfig(config);
+  }
+
+  /** A workspace whose configured balance changed is set to that balance now (a top-up or a drain). */
+  applyConfig(config: SandboxConfig): void {
+    this.config = config;
+    const now = this.now();
+    for (const workspace of config.workspaces) {
+      const wallet = this.#wallets.get(workspace.id);
+      if (wallet?.configuredUsd === workspace.balance_usd) continue;
+      const target = parseUsdStrict(workspace.balance_usd);
+      const spent = wallet ? wallet.baseMicros - this.balanceMicros(workspace.id, now) : 0;
+      this.#wallets.set(workspace.id, { baseMicros: target + spent, configuredUsd: workspace.balance_usd });
+    }
+  }
+
+  authenticate(authorization: string | undefined): Key | null {
+    const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
+    if (!match) return null;
+    const key = this.config.keys.find((candidate) => candidate.key === match[1]);
+    return key && !key.revoked ? key : null;
+  }
+
+  workspace(id: string): Workspace {
+    const workspace = this.config.workspaces.find((candidate) => candidate.id === id);
+    if (!workspace) throw new Error(`unknown workspace ${id}`);
+    return workspace;
+  }
+
+  balanceMicros(workspaceId: string, now: number): number {
+    let balance = this.#wallets.get(workspaceId)?.baseMicros ?? 0;
+    for (const job of this.#jobs) {
+      if (job.workspaceId !== workspaceId) continue;
+      balance += viewJob(job, now).refundedMicros - job.amountMicros;
+    }
+    return balance;
+  }
+
+  activeJobs(workspaceId: string, now: number): number {
+    let active = 0;
+    for (const job of this.#jobs) {
+      if (job.workspaceId === workspaceId && now < job.finalAt) active += 1;
+    }
+    return active;
+  }
+
+  jobs(): readonly StoredJob[] {
+    return this.#jobs;
+  }
+
+  job(id: string): StoredJob | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Counts one more event in `scope` (POSTs of a key, downloads of a job) and returns its number, from 1. */
+  count(...scope: Array<string | number>): number {
+    const name = scope.join('\u0000');
+    const count = (this.#counters.get(name) ?? 0) + 1;
+    this.#counters.set(name, count);
+    return count;
+  }
+
+  /** The job an Idempotency-Key still maps to, while the service remembers the key. */
+  remembered(workspaceId: string, key: string, now: number): StoredJob | null {
+    const job = this.#idempotency.get(`${workspaceId}\u0000${key}`);
+    if (!job) return null;
+    return now - job.createdAt < this.config.idempotency_ttl_seconds * 1000 ? job : null;
+  }
+
+  /** Number of jobs created so far with this (workspace, key), so a forgotten key draws afresh. */
+  creations(workspaceId: string, key: string): number {
+    return this.#created.get(`${workspaceId}\u0000${key}`) ?? 0;
+  }
+
+  insert(fields: Omit<StoredJob, 'seq' | 'id'>): StoredJob {
+    this.#seq += 1;
+    const job: StoredJob = { ...fields, seq: this.#seq, id: `job_${randomBytes(12).toString('hex')}` };
+    const scope = `${job.workspaceId}\u0000${job.idempotencyKey}`;
+    this.#jobs.push(job);
+    this.#byId.set(job.id, job);
+    this.#idempotency.set(scope, job);
+    this.#created.set(scope, (this.#created.get(scope) ?? 0) + 1);
+    return job;
+  }
+
+  video(job: StoredJob): Buffer {
+    let bytes = this.#videos.get(job.id);
+    if (!bytes) {
+      bytes = jobVideo(job.id);
+      this.#videos.set(job.id, bytes);
+    }
+    return bytes;
+  }
+}

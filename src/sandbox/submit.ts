@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { formatUsd } from '../money.js';
+import type { SandboxConfig } from './config.js';
+import { type Exchange, header, json, type Reply, retryAfterHeader } from './exchange.js';
+import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
+import { fail } from './http-error.js';
+import { type FinalStatus, planTimeline, type Timeline } from './lifecycle.js';
+import { priceMicros } from './pricing.js';
+import { canonicalJson, isPlainObject, validateSubmission } from './validate.js';
+import { wireJob } from './wire.js';
+
+type Key = SandboxConfig['keys'][number];
+
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * POST /videos/generation. The order of checks matters to clients: the Idempotency-Key lookup
+ * comes before validation, billing and the concurrency limit, so that retrying an accepted request
+ * always returns its job, even once the workspace is full or out of money.
+ */
+export function submit(ex: Exchange, key: Key): Reply {
+  const { store, now } = ex;
+  const config = store.config;
+  const workspaceId = key.workspace;
+
+  const contentType = header(ex.req, 'content-type');
+  if (contentType === undefined) throw fail.missingParameter('Content-Type');
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw fail.invalidParameter('Content-Type', 'Content-Type must be application/json.');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(ex.bodyText);
+  } catch {
+    throw fail.invalidJson();
+  }
+  if (!isPlainObject(body)) throw fail.invalidJson('The request body must be a JSON object.');
+
+  const idempotencyKey = header(ex.req, 'idempotency-key')?.trim();
+  if (!idempotencyKey) {
+    throw fail.missingParameter('Idempotency-Key', 'The Idempotency-Key header is required.');
+  }
+  if (idempotencyKey.length > MAX_KEY_LENGTH) {
+    throw fail.invalidParameter(
+      'Idempotency-Key',
+      `Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters.`,
+    );
+  }
+
+  const prompt = isPlainObject(body.input) && typeof body.input.prompt === 'string' ? body.input.prompt : '';
+  const markers = parseMarkers(prompt);
+  const faults = config.faults;
+  const post = store.count('post', workspaceId, idempotencyKey);
+  const strikes = (kind: MarkerKind, rate: number, purpose: string): boolean =>
+    store.markers.take(prompt, markers, kind) !== null ||
+    draw(config.seed, workspaceId, idempotencyKey, post, purpose) < rate;
+
+  // Faults "before store" come ahead of the key lookup, so a retry that would replay can fail too,
+  // as it can against a real server; each POST of a key draws afresh, so retries eventually pass.
+  if (strikes('drop-before', faults.drop_before_store, 'drop_before_store')) return { kind: 'drop' };
+  if (strikes('500-before', faults.http500_before_store, 'http500_before_store')) throw fail.internal();
+
+  const bodyHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
+  const known = store.remembered(workspaceId, idempotencyKey, now);
+  if (known) {
+    if (known.bodyHash !== bodyHash) throw fail.idempotencyKeyReused();
+    ex.record.jobId = known.id;
+    return json(202, wireJob(store, known, now, ex.origin));
+  }
+
+  const valid = validateSubmission(body, config);
+  const workspace = store.workspace(workspaceId);
+  if (!workspace.wallet_enabled) throw fail.walletNotEnabled();
+  const cost = markers.costMicros ?? priceMicros(config, valid.priced);
+  if (valid.maxCostMicros !== null && cost > valid.maxCostMicros) {
+    throw fail.maxCostExceeded(
+      `The job costs ${formatUsd(cost)} USD, more than max_cost_usd ${formatUsd(valid.maxCostMicros)}.`,
+    );
+  }
+  const balance = store.balanceMicros(workspaceId, now);
+  if (balance <= 0 || balance < cost) {
+    throw fail.insufficientBalance(
+      `The job costs ${formatUsd(cost)} USD; the balance is ${formatUsd(balance)} USD.`,
+    );
+  }
+  if (store.activeJobs(workspaceId, now) >= workspace.concurrency_limit) {
+    throw fail.concurrencyLimited(retryAfterHeader(config), workspace.concurrency_limit);
+  }
+
+  const creation = store.creations(workspaceId, idempotencyKey) + 1;
+  const job = store.insert({
+    workspaceId,
+    apiKeyId: key.id,
+    idempotencyKey,
+    bodyHash,
+    prompt,
+    model: valid.model,
+    input: valid.input,
+    metadata: valid.metadata,
+    amountMicros: cost,
+    createdAt: now,
+    retentionMs: Math.round(config.retention_seconds * 1000),
+    ...decideTimeline(ex, markers, prompt, (purpose) =>
+      draw(config.seed, workspaceId, idempotencyKey, creation, purpose),
+    ),
+  });
+  ex.record.jobId = job.id;
+
+  if (strikes('drop-after', faults.drop_after_store, 'drop_after_store')) return { kind: 'drop' };
+  if (strikes('500-after', faults.http500_after_store, 'http500_after_store')) throw fail.internal();
+  return json(202, wireJob(store, job, now, ex.origin));
+}
+
+const finalStatus = (code: string): FinalStatus => (code === 'canceled' ? 'canceled' : 'failed');
+
+/** Fixes the job's future at acceptance: rejected at once, or queued, running, then its outcome. */
+function decideTimeline(
+  ex: Exchange,
+  markers: PromptMarkers,
+  prompt: string,
+  random: (purpose: string) => number,
+): Timeline {
+  const { store, now } = ex;
+  const config = store.config;
+  const rejected =
+    store.markers.take(prompt, markers, 'reject')?.code ??
+    pickCode(config.faults.submit_failures, random('submit_failures'));
+  if (rejected !== null) {
+    return { startAt: now, finalAt: now, outcome: { status: finalStatus(rejected), code: rejected } };
+  }
+  const failed =
+    store.markers.take(prompt, markers, 'fail')?.code ??
+    pickCode(config.faults.job_failures, random('job_failures'));
+  const { min, max } = config.running_seconds;
+  const runningSeconds = markers.runSeconds ?? min + random('running_seconds') * (max - min);
+  const timeoutMs = Math.round(config.job_timeout_seconds * 1000);
+  return planTimeline(
+    now,
+    {
+      queuedMs: Math.round(config.queued_seconds * 1000),
+      // A `timeout` fault is a job that never produces a result, so it hits the time limit itself.
+      runningMs: failed === 'timeout' ? Number.POSITIVE_INFINITY : Math.round(runningSeconds * 1000),
+      outcome:
+        failed === null ? { status: 'succeeded', code: null } : { status: finalStatus(failed), code: failed },
+    },
+    timeoutMs,
+  );
+}
