@@ -36,6 +36,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`mediabatch ${name}: ${error.message}\n`);
       return error.exitCode;
     }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`mediabatch ${name}: ${(error as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
     throw error;
   }
 }

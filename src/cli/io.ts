@@ -6,6 +6,8 @@ export interface CliIo {
   cwd: string;
   /** Resolves when the user asks to stop (Ctrl-C / SIGTERM); `count` is how many times so far. */
   onInterrupt: (listener: (count: number) => void) => void;
+  /** Ends the process at once (second Ctrl-C); the ledger is consistent at every instant. */
+  exit: (code: number) => never;
 }
 
 /** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */

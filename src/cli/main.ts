@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import type { CliIo } from './io.js';
 import { main } from './cli.js';
+import type { CliIo } from './io.js';
 
 function processIo(): CliIo {
   let interrupts = 0;
@@ -21,6 +21,7 @@ function processIo(): CliIo {
       }
       listeners.push(listener);
     },
+    exit: (code) => process.exit(code),
   };
 }
 
@@ -30,7 +31,9 @@ main(process.argv.slice(2), processIo()).then(
   },
   (error: unknown) => {
     // A bug, not a user error: say so plainly; the message never carries the API key.
-    process.stderr.write(`mediabatch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `mediabatch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 70;
   },
 );

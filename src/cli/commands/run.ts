@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MediaGenClient } from '../../api/client.js';
+import { Ledger } from '../../ledger/ledger.js';
+import { acquireLedgerLock } from '../../ledger/lock.js';
+import { buildStatusReport } from '../../report/status-report.js';
+import { systemClock } from '../../runner/clock.js';
+import type { RunReporter } from '../../runner/reporter.js';
+import { silentReporter } from '../../runner/reporter.js';
+import { runBatch } from '../../runner/run-batch.js';
+import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
+import { ListrReporter } from '../../ui/listr-reporter.js';
+import { PlainReporter } from '../../ui/plain-reporter.js';
+import { formatRunSummary } from '../../ui/summary.js';
+import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
+import { type Command, UserError } from '../io.js';
+
+export const runCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' },
+      ledger: { type: 'string' },
+      'poll-interval': { type: 'string' },
+      sandbox: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'regenerate-expired': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+  const manifest = manifestOrExit(positionals[0], io);
+  const pollSeconds = parsePositiveSeconds(values['poll-interval'], '--poll-interval');
+  let connection = values.sandbox ? null : connectionFromEnv(values['base-url'], io);
+  if (!values.sandbox && !connection) {
+    throw new UserError(
+      'no service to run against: pass --base-url URL (or set MEDIAGEN_BASE_URL), or try the manifest offline with --sandbox',
+    );
+  }
+
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
+  mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
+  const lock = acquireLedgerLock(ledgerPath);
+  if (!lock) {
+    io.stderr.write(
+      `mediabatch run: the ledger ${ledgerPath} is held by another live run; nothing was changed\n`,
+    );
+    return 3;
+  }
+  let sandbox: SandboxHandle | null = null;
+  let ledger: Ledger | null = null;
+  let listr: ListrReporter | null = null;
+  try {
+    if (values.sandbox) {
+      sandbox = await startSandbox(demoSandboxConfig());
+      connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+      if (!values.json) io.stdout.write(`Running against the embedded sandbox at ${sandbox.baseUrl}\n`);
+    }
+    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    const runId = ledger.startRun(process.pid);
+    const openLedger = ledger;
+    io.onInterrupt((count) => {
+      if (count < 2) return;
+      // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
+      openLedger.close();
+      lock.release();
+      io.exit(130);
+    });
+
+    let reporter: RunReporter = silentReporter;
+    if (!values.json) {
+      if (io.stdout.isTTY) {
+        listr = new ListrReporter();
+        listr.start(`${manifest.name} (${manifest.items.length} items)`);
+        reporter = listr;
+      } else reporter = new PlainReporter(io.stdout);
+    }
+    const client = new MediaGenClient({ baseUrl: connection!.baseUrl, apiKey: connection!.apiKey });
+    const result = await runBatch(
+      { client, ledger, manifest, clock: systemClock, random: Math.random, reporter },
+      {
+        pollIntervalMs: pollSeconds === null ? null : pollSeconds * 1000,
+        regenerateExpired: values['regenerate-expired'],
+        downloadConcurrency: 4,
+        defaultSlotLimit: 3,
+      },
+      (drain) => io.onInterrupt((count) => count === 1 && drain()),
+    );
+    await listr?.stop();
+    listr = null;
+
+    const report = buildStatusReport(
+      manifest,
+      { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
+      Date.now(),
+    );
+    const settled = report.items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
+    let exitCode: number;
+    if (result.stop?.kind === 'account_refused') exitCode = 3;
+    else if (result.stop?.kind === 'draining' && !settled) exitCode = 130;
+    else exitCode = report.totals.done === report.totals.items ? 0 : 1;
+    ledger.endRun(runId, exitCode);
+    if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath));
+    return exitCode;
+  } finally {
+    await listr?.stop();
+    ledger?.close();
+    lock.release();
+    await sandbox?.close();
+  }
+};

@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { type Dispatcher, request } from 'undici';
+
+export const TEMP_SUFFIX = '.mbtmp';
+
+export type FetchOutcome =
+  | { kind: 'saved'; bytes: number; sha256: string; contentType: string | null }
+  | { kind: 'url_expired'; status: number }
+  | { kind: 'error'; message: string };
+
+/** Signed URLs carry credentials in their query: only origin and path may appear in messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Streams one file to a temporary name beside its target, checks the length the server promised,
+ * fsyncs it, renames it into place and fsyncs the folder, so a crash leaves either the old state
+ * or the whole new file, never a short one under the real name. The target is chosen only once the
+ * content type is known.
+ */
+export async function downloadToFile(
+  url: string,
+  chooseTarget: (contentType: string | null) => string,
+  options: { dispatcher?: Dispatcher; timeoutMs?: number } = {},
+): Promise<FetchOutcome & { path?: string }> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'GET',
+      headersTimeout: options.timeoutMs ?? 60_000,
+      bodyTimeout: options.timeoutMs ?? 60_000,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+  } catch (error) {
+    return { kind: 'error', message: `download of ${redactUrl(url)} failed: ${errorText(error)}` };
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump().catch(() => undefined);
+    if ([401, 403, 404, 410].includes(response.statusCode))
+      return { kind: 'url_expired', status: response.statusCode };
+    return { kind: 'error', message: `download of ${redactUrl(url)} answered HTTP ${response.statusCode}` };
+  }
+  const contentType = headerText(response.headers['content-type']);
+  const lengthHeader = headerText(response.headers['content-length']);
+  const expected = lengthHeader === null ? null : Number(lengthHeader);
+  const target = chooseTarget(contentType);
+  const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    const file = createWriteStream(temp, { mode: 0o644 });
+    await pipeline(
+      response.body,
+      async function* (source) {
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          yield chunk;
+        }
+      },
+      file,
+    );
+    if (expected !== null && bytes !== expected) {
+      throw new Error(`received ${bytes} bytes of ${expected}`);
+    }
+    await fsyncPath(temp);
+    await rename(temp, target);
+    await fsyncPath(dirname(target));
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    return { kind: 'error', message: `download of ${redactUrl(url)} failed: ${errorText(error)}` };
+  }
+  return { kind: 'saved', bytes, sha256: hash.digest('hex'), contentType, path: target };
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | null {
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  // undici may quote the URL it was fetching; never let a signature through.
+  return text.replace(/https?:\/\/\S+/g, (match) => redactUrl(match));
+}

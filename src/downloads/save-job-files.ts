@@ -1,0 +1,73 @@
+import { mkdir } from 'node:fs/promises';
+import type { Dispatcher } from 'undici';
+import type { Job } from '../api/schemas.js';
+import { extensionFor, outputPathFor } from '../manifest/index.js';
+import { downloadToFile } from './save-file.js';
+
+export interface SavedFile {
+  idx: number;
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export type SaveOutcome =
+  | { kind: 'saved'; files: SavedFile[] }
+  | { kind: 'expired' }
+  | { kind: 'error'; message: string };
+
+export interface SaveJobFilesOptions {
+  outputDir: string;
+  itemId: string;
+  /** Fetches the job again, for fresh signed URLs. */
+  refreshJob: () => Promise<Job>;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+const MAX_URL_REFRESHES = 3;
+
+/**
+ * Saves every file of a succeeded job. An expired or refused signed URL is refreshed with one
+ * GET /jobs/{id}; outputs past expires_at (files gone) make the item `expired`.
+ */
+export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Promise<SaveOutcome> {
+  // The service, not our clock, says when outputs are gone: an empty file list after success.
+  let current = job;
+  if (current.output.files.length === 0) return { kind: 'expired' };
+  await mkdir(options.outputDir, { recursive: true });
+  const saved: SavedFile[] = [];
+  let refreshes = 0;
+  for (let idx = 0; idx < current.output.files.length; ) {
+    const file = current.output.files[idx]!;
+    const count = current.output.files.length;
+    const outcome = await downloadToFile(
+      file.url,
+      (contentType) =>
+        outputPathFor(options.outputDir, options.itemId, idx, count, extensionFor(contentType, file.url)),
+      {
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      },
+    );
+    if (outcome.kind === 'saved') {
+      saved.push({ idx, path: outcome.path!, bytes: outcome.bytes, sha256: outcome.sha256 });
+      idx += 1;
+      continue;
+    }
+    if (outcome.kind === 'error') return outcome;
+    if (refreshes >= MAX_URL_REFRESHES) {
+      return {
+        kind: 'error',
+        message: `the service kept refusing the download URL (HTTP ${outcome.status})`,
+      };
+    }
+    refreshes += 1;
+    current = await options.refreshJob();
+    if (current.output.files.length === 0) return { kind: 'expired' };
+    if (current.output.files.length !== count) {
+      return { kind: 'error', message: 'the job changed its number of files between fetches' };
+    }
+  }
+  return { kind: 'saved', files: saved };
+}

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TEMP_SUFFIX } from './save-file.js';
+
+/** True when the file exists with exactly the recorded size and SHA-256. */
+export async function fileMatches(path: string, bytes: number, sha256: string): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile() || info.size !== bytes) return false;
+  } catch {
+    return false;
+  }
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex') === sha256;
+}
+
+/** Removes temporary files a crashed run left in the output folder; returns how many. */
+export async function removeTempFiles(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const temps = names.filter((name) => name.startsWith('.') && name.endsWith(TEMP_SUFFIX));
+  await Promise.all(temps.map((name) => rm(join(dir, name), { force: true })));
+  return temps.length;
+}

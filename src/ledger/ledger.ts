@@ -1,0 +1,368 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database, { type Database as Db } from 'better-sqlite3';
+import { migrate } from './migrations.js';
+import type {
+  AttemptRecord,
+  FileRecord,
+  ItemRecord,
+  ItemState,
+  JobSnapshot,
+  MoneyTotals,
+} from './records.js';
+
+export interface NewAttempt {
+  itemId: string;
+  seq: number;
+  idempotencyKey: string;
+  requestBody: string;
+  requestHash: string;
+  reservedMicros: number;
+}
+
+export interface ItemUpdate {
+  state: ItemState;
+  requestHash?: string;
+  retriesUsed?: number;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+/**
+ * The durable record of one batch. Every method is one transaction, so a kill at any instant
+ * leaves either the whole step or none of it. The API key never passes through here.
+ */
+export class Ledger {
+  readonly path: string;
+  readonly batchId: number;
+  readonly #db: Db;
+  readonly #now: () => Date;
+
+  private constructor(path: string, db: Db, batchId: number, now: () => Date) {
+    this.path = path;
+    this.#db = db;
+    this.batchId = batchId;
+    this.#now = now;
+  }
+
+  /** Opens (creating with mode 0600 when new) and migrates the ledger, and finds or adds the batch. */
+  static open(
+    path: string,
+    batchName: string,
+    manifestPath: string,
+    options: { now?: () => Date; readonly?: boolean } = {},
+  ): Ledger {
+    const now = options.now ?? (() => new Date());
+    if (!options.readonly) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // Create the file ourselves so it is 0600 from its first byte; SQLite gives -wal/-shm the same mode.
+      closeSync(openSync(path, 'a', 0o600));
+    }
+    const db = new Database(path, {
+      fileMustExist: true,
+      readonly: options.readonly ?? false,
+      timeout: 5000,
+    });
+    try {
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = FULL');
+        db.pragma('foreign_keys = ON');
+        migrate(db);
+      }
+      const found = db.prepare('SELECT id FROM batches WHERE name = ?').get(batchName) as
+        | { id: number }
+        | undefined;
+      let batchId = found?.id;
+      if (batchId === undefined) {
+        if (options.readonly) batchId = -1;
+        else {
+          const info = db
+            .prepare('INSERT INTO batches (name, manifest_path, created_at) VALUES (?, ?, ?)')
+            .run(batchName, manifestPath, now().toISOString());
+          batchId = Number(info.lastInsertRowid);
+        }
+      }
+      return new Ledger(path, db, batchId, now);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  integrityCheck(): string {
+    return this.#db.pragma('integrity_check', { simple: true }) as string;
+  }
+
+  // ---- items -------------------------------------------------------------------------------
+
+  listItems(): ItemRecord[] {
+    return this.#db
+      .prepare(
+        `SELECT item_id AS itemId, request_hash AS requestHash, state, retries_used AS retriesUsed,
+                  error_code AS errorCode, error_message AS errorMessage, updated_at AS updatedAt
+           FROM items WHERE batch_id = ?`,
+      )
+      .all(this.batchId) as ItemRecord[];
+  }
+
+  /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
+  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
+    const at = this.#now().toISOString();
+    const upsert = this.#db.prepare(
+      `INSERT INTO items (batch_id, item_id, request_hash, state, retries_used, error_code, error_message, updated_at)
+       VALUES (@batchId, @itemId, @requestHash, @state, @retriesUsed, @errorCode, @errorMessage, @at)
+       ON CONFLICT (batch_id, item_id) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
+         retries_used = excluded.retries_used, error_code = excluded.error_code,
+         error_message = excluded.error_message, updated_at = excluded.updated_at`,
+    );
+    this.#db.transaction(() => {
+      for (const item of items) {
+        upsert.run({
+          batchId: this.batchId,
+          itemId: item.itemId,
+          requestHash: item.requestHash ?? '',
+          state: item.state,
+          retriesUsed: item.retriesUsed ?? 0,
+          errorCode: item.errorCode ?? null,
+          errorMessage: item.errorMessage ?? null,
+          at,
+        });
+      }
+    })();
+  }
+
+  setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void {
+    this.#db.transaction(() => {
+      this.#db
+        .prepare(
+          `UPDATE items SET state = @state,
+             request_hash = COALESCE(@requestHash, request_hash),
+             retries_used = COALESCE(@retriesUsed, retries_used),
+             error_code = @errorCode, error_message = @errorMessage, updated_at = @at
+           WHERE batch_id = @batchId AND item_id = @itemId`,
+        )
+        .run({
+          batchId: this.batchId,
+          itemId,
+          state: update.state,
+          requestHash: update.requestHash ?? null,
+          retriesUsed: update.retriesUsed ?? null,
+          errorCode: update.errorCode ?? null,
+          errorMessage: update.errorMessage ?? null,
+          at: this.#now().toISOString(),
+        });
+      this.#event(
+        itemId,
+        null,
+        event?.kind ?? `item_${update.state}`,
+        event?.detail ?? update.errorCode ?? null,
+      );
+    })();
+  }
+
+  // ---- attempts ----------------------------------------------------------------------------
+
+  listAttempts(): AttemptRecord[] {
+    const rows = this.#db
+      .prepare(`${ATTEMPT_SELECT} WHERE batch_id = ? ORDER BY id`)
+      .all(this.batchId) as AttemptRow[];
+    return rows.map(toAttempt);
+  }
+
+  getAttempt(id: number): AttemptRecord {
+    return toAttempt(this.#db.prepare(`${ATTEMPT_SELECT} WHERE id = ?`).get(id) as AttemptRow);
+  }
+
+  /** Write-ahead: the key, exact body and reservation are durable before the POST is sent. */
+  prepareAttempt(attempt: NewAttempt): AttemptRecord {
+    return this.#db.transaction(() => {
+      const at = this.#now().toISOString();
+      const info = this.#db
+        .prepare(
+          `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?)`,
+        )
+        .run(
+          this.batchId,
+          attempt.itemId,
+          attempt.seq,
+          attempt.idempotencyKey,
+          attempt.requestBody,
+          attempt.requestHash,
+          attempt.reservedMicros,
+          at,
+        );
+      const id = Number(info.lastInsertRowid);
+      this.#db
+        .prepare(`UPDATE items SET state = 'in_flight', updated_at = ? WHERE batch_id = ? AND item_id = ?`)
+        .run(at, this.batchId, attempt.itemId);
+      this.#event(attempt.itemId, id, 'attempt_prepared', {
+        seq: attempt.seq,
+        reserved: attempt.reservedMicros,
+      });
+      return this.getAttempt(id);
+    })();
+  }
+
+  /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
+  recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord {
+    return this.#db.transaction(() => {
+      this.#db
+        .prepare(
+          `UPDATE attempts SET state = 'accepted', reserved_micros = 0, http_status = ?, answered_at = COALESCE(answered_at, ?)
+           WHERE id = ?`,
+        )
+        .run(httpStatus, this.#now().toISOString(), attemptId);
+      this.#updateJob(attemptId, job);
+      const attempt = this.getAttempt(attemptId);
+      this.#event(attempt.itemId, attemptId, 'job_accepted', {
+        job: job.jobId,
+        status: job.status,
+        amount: job.amountMicros,
+      });
+      return attempt;
+    })();
+  }
+
+  /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
+  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): AttemptRecord {
+    return this.#db.transaction(() => {
+      this.#db
+        .prepare(
+          `UPDATE attempts SET state = 'rejected', reserved_micros = 0, http_status = ?, http_code = ?,
+             error_code = ?, error_message = ?, answered_at = ? WHERE id = ?`,
+        )
+        .run(httpStatus, code, code, message, this.#now().toISOString(), attemptId);
+      const attempt = this.getAttempt(attemptId);
+      this.#event(attempt.itemId, attemptId, 'attempt_rejected', { status: httpStatus, code });
+      return attempt;
+    })();
+  }
+
+  /** A later view of an accepted job (status, refund, expiry). */
+  recordJob(attemptId: number, job: JobSnapshot): AttemptRecord {
+    return this.#db.transaction(() => {
+      const before = this.getAttempt(attemptId);
+      this.#updateJob(attemptId, job);
+      if (before.jobStatus !== job.status) {
+        this.#event(before.itemId, attemptId, 'job_status', { status: job.status, error: job.errorCode });
+      }
+      return this.getAttempt(attemptId);
+    })();
+  }
+
+  #updateJob(attemptId: number, job: JobSnapshot): void {
+    this.#db
+      .prepare(
+        `UPDATE attempts SET job_id = ?, job_status = ?, amount_micros = ?, refunded_micros = ?,
+           error_code = ?, error_message = ?, expires_at = ?, completed_at = ? WHERE id = ?`,
+      )
+      .run(
+        job.jobId,
+        job.status,
+        job.amountMicros,
+        job.refundedMicros,
+        job.errorCode,
+        job.errorMessage,
+        job.expiresAt,
+        job.completedAt,
+        attemptId,
+      );
+  }
+
+  // ---- files -------------------------------------------------------------------------------
+
+  listFiles(): FileRecord[] {
+    return this.#db
+      .prepare(
+        `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt
+         FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ? ORDER BY f.attempt_id, f.idx`,
+      )
+      .all(this.batchId) as FileRecord[];
+  }
+
+  /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
+  recordFilesSaved(attemptId: number, files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>): void {
+    this.#db.transaction(() => {
+      const at = this.#now().toISOString();
+      const insert = this.#db.prepare(
+        `INSERT OR REPLACE INTO files (attempt_id, idx, path, bytes, sha256, saved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      );
+      for (const file of files) insert.run(attemptId, file.idx, file.path, file.bytes, file.sha256, at);
+      this.#db.prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
+      const attempt = this.getAttempt(attemptId);
+      this.#event(attempt.itemId, attemptId, 'files_saved', { count: files.length });
+    })();
+  }
+
+  // ---- money, runs, events -----------------------------------------------------------------
+
+  moneyTotals(): MoneyTotals {
+    const row = this.#db
+      .prepare(
+        `SELECT COALESCE(SUM(amount_micros), 0) AS chargedMicros, COALESCE(SUM(refunded_micros), 0) AS refundedMicros,
+                COALESCE(SUM(CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0) AS reservedMicros
+         FROM attempts WHERE batch_id = ?`,
+      )
+      .get(this.batchId) as MoneyTotals;
+    return row;
+  }
+
+  startRun(pid: number): number {
+    const info = this.#db
+      .prepare('INSERT INTO runs (batch_id, pid, started_at) VALUES (?, ?, ?)')
+      .run(this.batchId, pid, this.#now().toISOString());
+    return Number(info.lastInsertRowid);
+  }
+
+  endRun(runId: number, exitCode: number): void {
+    this.#db
+      .prepare('UPDATE runs SET ended_at = ?, exit_code = ? WHERE id = ?')
+      .run(this.#now().toISOString(), exitCode, runId);
+  }
+
+  lastRun(): { pid: number; startedAt: string } | null {
+    const row = this.#db
+      .prepare('SELECT pid, started_at AS startedAt FROM runs WHERE batch_id = ? ORDER BY id DESC LIMIT 1')
+      .get(this.batchId) as { pid: number; startedAt: string } | undefined;
+    return row ?? null;
+  }
+
+  appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void {
+    this.#event(itemId, attemptId, kind, detail ?? null);
+  }
+
+  #event(itemId: string | null, attemptId: number | null, kind: string, detail: unknown): void {
+    this.#db
+      .prepare(
+        'INSERT INTO events (at, batch_id, item_id, attempt_id, kind, detail) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        this.#now().toISOString(),
+        this.batchId,
+        itemId,
+        attemptId,
+        kind,
+        detail === null ? null : JSON.stringify(detail),
+      );
+  }
+}
+
+interface AttemptRow extends Omit<AttemptRecord, 'filesSaved'> {
+  filesSaved: number;
+}
+
+const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS idempotencyKey, request_body AS requestBody,
+  request_hash AS requestHash, reserved_micros AS reservedMicros, state, http_status AS httpStatus, http_code AS httpCode,
+  job_id AS jobId, job_status AS jobStatus, amount_micros AS amountMicros, refunded_micros AS refundedMicros,
+  error_code AS errorCode, error_message AS errorMessage, expires_at AS expiresAt, files_saved AS filesSaved,
+  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt FROM attempts`;
+
+function toAttempt(row: AttemptRow): AttemptRecord {
+  return { ...row, filesSaved: row.filesSaved === 1 };
+}

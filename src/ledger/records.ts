@@ -1,0 +1,71 @@
+import type { Micros } from '../money.js';
+
+/** Plain rows as the runner's pure core sees them; no SQLite types leak past the ledger module. */
+
+export type ItemState = 'pending' | 'in_flight' | 'done' | 'failed' | 'budget_exceeded' | 'expired';
+export const FINAL_ITEM_STATES: readonly ItemState[] = ['done', 'failed', 'budget_exceeded', 'expired'];
+
+export interface ItemRecord {
+  itemId: string;
+  requestHash: string;
+  state: ItemState;
+  retriesUsed: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  updatedAt: string;
+}
+
+/** prepared: key and body committed, no answer yet; accepted: a job exists; rejected: HTTP error, no job. */
+export type AttemptState = 'prepared' | 'accepted' | 'rejected';
+
+export interface AttemptRecord {
+  id: number;
+  itemId: string;
+  seq: number;
+  idempotencyKey: string;
+  requestBody: string;
+  requestHash: string;
+  reservedMicros: Micros;
+  state: AttemptState;
+  httpStatus: number | null;
+  httpCode: string | null;
+  jobId: string | null;
+  jobStatus: string | null;
+  amountMicros: Micros;
+  refundedMicros: Micros;
+  errorCode: string | null;
+  errorMessage: string | null;
+  expiresAt: string | null;
+  filesSaved: boolean;
+  createdAt: string;
+  answeredAt: string | null;
+  completedAt: string | null;
+}
+
+export interface FileRecord {
+  attemptId: number;
+  idx: number;
+  path: string;
+  bytes: number;
+  sha256: string;
+  savedAt: string;
+}
+
+/** What the service told us about a job, reduced to what the ledger keeps. */
+export interface JobSnapshot {
+  jobId: string;
+  status: string;
+  amountMicros: Micros;
+  refundedMicros: Micros;
+  errorCode: string | null;
+  errorMessage: string | null;
+  expiresAt: string | null;
+  completedAt: string | null;
+}
+
+export interface MoneyTotals {
+  chargedMicros: Micros;
+  refundedMicros: Micros;
+  /** Reservations of attempts still waiting for an answer. */
+  reservedMicros: Micros;
+}

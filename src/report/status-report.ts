@@ -1,0 +1,131 @@
+import { isAbsolute, relative } from 'node:path';
+import type { AttemptRecord, FileRecord, ItemRecord, ItemState } from '../ledger/records.js';
+import type { Manifest } from '../manifest/index.js';
+import { formatUsd } from '../money.js';
+
+export interface StatusItem {
+  id: string;
+  state: ItemState;
+  job_id: string | null;
+  attempts: number;
+  cost_usd: string;
+  files: string[];
+  error: { code: string; message: string } | null;
+}
+
+export interface StatusReport {
+  manifest: string;
+  totals: {
+    items: number;
+    done: number;
+    failed: number;
+    pending: number;
+    in_flight: number;
+    budget_exceeded: number;
+    expired: number;
+    spent_usd: string;
+    refunded_usd: string;
+    charged_usd: string;
+    reserved_usd: string;
+    budget_usd: string | null;
+    budget_left_usd: string | null;
+  };
+  items: StatusItem[];
+  warnings: string[];
+}
+
+export interface LedgerView {
+  items: ItemRecord[];
+  attempts: AttemptRecord[];
+  files: FileRecord[];
+}
+
+const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
+
+/** The runner-spec §2 status document, from the manifest and the ledger alone (pure). */
+export function buildStatusReport(manifest: Manifest, view: LedgerView, now: number): StatusReport {
+  const records = new Map(view.items.map((record) => [record.itemId, record]));
+  const attemptsByItem = new Map<string, AttemptRecord[]>();
+  for (const attempt of view.attempts) {
+    attemptsByItem.set(attempt.itemId, [...(attemptsByItem.get(attempt.itemId) ?? []), attempt]);
+  }
+  const filesByAttempt = new Map<number, FileRecord[]>();
+  for (const file of view.files)
+    filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
+  const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
+  const shown = (path: string) => {
+    const rel = relative(baseDir, path);
+    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  };
+
+  const counts: Record<ItemState, number> = {
+    pending: 0,
+    in_flight: 0,
+    done: 0,
+    failed: 0,
+    budget_exceeded: 0,
+    expired: 0,
+  };
+  const items = manifest.items.map((item): StatusItem => {
+    const record = records.get(item.id);
+    const attempts = attemptsByItem.get(item.id) ?? [];
+    const state = record?.state ?? 'pending';
+    counts[state] += 1;
+    const withJob = attempts.filter((attempt) => attempt.jobId !== null);
+    const last = withJob[withJob.length - 1];
+    const saved = [...attempts].reverse().find((attempt) => attempt.filesSaved);
+    const net = attempts.reduce((sum, attempt) => sum + attempt.amountMicros - attempt.refundedMicros, 0);
+    return {
+      id: item.id,
+      state,
+      job_id: last?.jobId ?? null,
+      attempts: attempts.length,
+      cost_usd: formatUsd(net),
+      files: saved ? (filesByAttempt.get(saved.id) ?? []).map((file) => shown(file.path)) : [],
+      error:
+        state === 'done' || !record?.errorCode || state === 'pending' || state === 'in_flight'
+          ? null
+          : { code: record.errorCode, message: record.errorMessage ?? '' },
+    };
+  });
+
+  let charged = 0;
+  let refunded = 0;
+  let reserved = 0;
+  const warnings: string[] = [];
+  for (const attempt of view.attempts) {
+    charged += attempt.amountMicros;
+    refunded += attempt.refundedMicros;
+    if (attempt.state === 'prepared') reserved += attempt.reservedMicros;
+    if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
+      const left = Date.parse(attempt.expiresAt) - now;
+      if (left > 0 && left <= SIX_HOURS_MS) {
+        warnings.push(
+          `${attempt.itemId}: finished output not saved yet expires in ${Math.ceil(left / 60_000)} min (${attempt.expiresAt}); run mediabatch run now`,
+        );
+      }
+    }
+  }
+  const spent = charged - refunded;
+  return {
+    manifest: manifest.name,
+    totals: {
+      items: items.length,
+      done: counts.done,
+      failed: counts.failed,
+      pending: counts.pending,
+      in_flight: counts.in_flight,
+      budget_exceeded: counts.budget_exceeded,
+      expired: counts.expired,
+      spent_usd: formatUsd(spent),
+      refunded_usd: formatUsd(refunded),
+      charged_usd: formatUsd(charged),
+      reserved_usd: formatUsd(reserved),
+      budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
+      budget_left_usd:
+        manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros - spent - reserved),
+    },
+    items,
+    warnings,
+  };
+}

@@ -1,0 +1,42 @@
+import type { Micros } from '../money.js';
+
+export interface BudgetState {
+  budgetMicros: Micros | null;
+  /** Sum over this manifest's jobs of amount - refunded, all runs. */
+  spentMicros: Micros;
+  /** Reservations of attempts sent but not yet answered. */
+  reservedMicros: Micros;
+}
+
+export type Reservation =
+  | { kind: 'reserved'; reserveMicros: Micros; maxCostMicros: Micros | null; capFromBudget: boolean }
+  | { kind: 'no_room'; needMicros: Micros | null; remainingMicros: Micros };
+
+/**
+ * The most a request can cost is reserved before it is sent, so spent + reserved never passes the
+ * budget however many POSTs are in flight. Without a per-item cap, the whole remaining budget is
+ * the cap (runner-spec §3): such requests go one at a time, each learning its real cost.
+ */
+export function reserveBudget(state: BudgetState, itemCapMicros: Micros | null): Reservation {
+  if (state.budgetMicros === null) {
+    return {
+      kind: 'reserved',
+      reserveMicros: itemCapMicros ?? 0,
+      maxCostMicros: itemCapMicros,
+      capFromBudget: false,
+    };
+  }
+  const remaining = state.budgetMicros - state.spentMicros - state.reservedMicros;
+  if (itemCapMicros !== null) {
+    return itemCapMicros <= remaining
+      ? { kind: 'reserved', reserveMicros: itemCapMicros, maxCostMicros: itemCapMicros, capFromBudget: false }
+      : { kind: 'no_room', needMicros: itemCapMicros, remainingMicros: remaining };
+  }
+  return remaining > 0
+    ? { kind: 'reserved', reserveMicros: remaining, maxCostMicros: remaining, capFromBudget: true }
+    : { kind: 'no_room', needMicros: null, remainingMicros: remaining };
+}
+
+export function remainingBudget(state: BudgetState): Micros | null {
+  return state.budgetMicros === null ? null : state.budgetMicros - state.spentMicros - state.reservedMicros;
+}

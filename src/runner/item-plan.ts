@@ -1,0 +1,59 @@
+import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import { isRetryableOnRerun } from './policy.js';
+
+/**
+ * What a run will do with one item, decided from the manifest's request hash and the ledger alone.
+ * `plan` prints these labels; `run` acts on them.
+ */
+export type ItemPlan =
+  | { label: 'new'; action: 'submit' }
+  | { label: 'changed'; action: 'submit' }
+  | { label: 'retry'; action: 'submit'; reason: string }
+  | { label: 'in_flight'; action: 'resume'; attempt: AttemptRecord }
+  | { label: 'done'; action: 'verify'; attempt: AttemptRecord }
+  | { label: 'expired'; action: 'skip' | 'submit' }
+  | { label: 'failed'; action: 'skip'; code: string | null };
+
+export function planItem(
+  hash: string,
+  record: ItemRecord | undefined,
+  latest: AttemptRecord | undefined,
+  options: { regenerateExpired: boolean },
+): ItemPlan {
+  // An unanswered attempt is resolved first with its own key and body, even if the item changed.
+  if (latest?.state === 'prepared') return { label: 'in_flight', action: 'resume', attempt: latest };
+  if (!record) return { label: 'new', action: 'submit' };
+  if (record.requestHash !== hash) return { label: 'changed', action: 'submit' };
+  switch (record.state) {
+    case 'pending':
+      return latest
+        ? { label: 'retry', action: 'submit', reason: 'interrupted' }
+        : { label: 'new', action: 'submit' };
+    case 'in_flight':
+      return latest?.state === 'accepted'
+        ? { label: 'in_flight', action: 'resume', attempt: latest }
+        : { label: 'retry', action: 'submit', reason: 'interrupted' };
+    case 'done':
+      return latest
+        ? { label: 'done', action: 'verify', attempt: latest }
+        : { label: 'new', action: 'submit' };
+    case 'budget_exceeded':
+      return { label: 'retry', action: 'submit', reason: 'budget_exceeded' };
+    case 'expired':
+      return { label: 'expired', action: options.regenerateExpired ? 'submit' : 'skip' };
+    case 'failed':
+      return isRetryableOnRerun(record.errorCode)
+        ? { label: 'retry', action: 'submit', reason: record.errorCode ?? 'failed' }
+        : { label: 'failed', action: 'skip', code: record.errorCode };
+  }
+}
+
+/** The latest attempt of every item, by item id. */
+export function latestAttempts(attempts: readonly AttemptRecord[]): Map<string, AttemptRecord> {
+  const latest = new Map<string, AttemptRecord>();
+  for (const attempt of attempts) {
+    const seen = latest.get(attempt.itemId);
+    if (!seen || attempt.seq > seen.seq) latest.set(attempt.itemId, attempt);
+  }
+  return latest;
+}

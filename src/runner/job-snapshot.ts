@@ -1,0 +1,22 @@
+import type { Job } from '../api/schemas.js';
+import type { JobSnapshot } from '../ledger/records.js';
+import { parseUsdStrict } from '../money.js';
+
+export function jobSnapshot(job: Job): JobSnapshot {
+  return {
+    jobId: job.id,
+    status: job.status,
+    amountMicros: parseUsdStrict(job.cost.amount_usd),
+    refundedMicros: parseUsdStrict(job.cost.refunded_usd),
+    errorCode: job.status === 'canceled' ? (job.error?.code ?? 'canceled') : (job.error?.code ?? null),
+    errorMessage: job.error?.message ?? null,
+    expiresAt: job.expires_at,
+    completedAt: job.completed_at,
+  };
+}
+
+/** The code that decides what happens to an item whose job ended without success. */
+export function failureCode(job: Job): string {
+  if (job.status === 'canceled') return 'canceled';
+  return job.error?.code ?? 'unknown';
+}

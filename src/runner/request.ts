@@ -1,0 +1,60 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { CreateVideoJobBody } from '../api/schemas.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { formatUsd, type Micros } from '../money.js';
+
+/** JSON with object keys sorted at every depth, so equal content always hashes equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * What the user asked for, independent of attempt number and budget-derived caps: when it
+ * changes, the item's earlier result no longer answers the manifest.
+ */
+export function requestHash(item: ManifestItem): string {
+  const content = {
+    model: item.model,
+    input: item.input,
+    metadata: item.metadata,
+    max_cost: item.maxCostMicros,
+  };
+  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+}
+
+export function newIdempotencyKey(): string {
+  return `mb_${randomUUID()}`;
+}
+
+/** The exact POST body of one attempt; the ledger stores this text and every resend reuses it. */
+export function buildRequestBody(
+  manifestName: string,
+  item: ManifestItem,
+  attemptSeq: number,
+  maxCostMicros: Micros | null,
+): string {
+  const body: CreateVideoJobBody = {
+    ...(item.model === null ? {} : { model: item.model }),
+    input: item.input,
+    ...(maxCostMicros === null ? {} : { max_cost_usd: formatUsd(maxCostMicros) }),
+    metadata: {
+      ...item.metadata,
+      'mediabatch.manifest': manifestName,
+      'mediabatch.item': item.id,
+      'mediabatch.attempt': String(attemptSeq),
+    },
+  };
+  return JSON.stringify(body);
+}
