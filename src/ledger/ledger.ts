@@ -94,6 +94,14 @@ export class Ledger {
     if (this.#db.open) this.#db.close();
   }
 
+  /** The durability settings in force on this connection (synchronous 2 is FULL). */
+  settings(): { journalMode: string; synchronous: number } {
+    return {
+      journalMode: this.#db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: this.#db.pragma('synchronous', { simple: true }) as number,
+    };
+  }
+
   integrityCheck(): string {
     return this.#db.pragma('integrity_check', { simple: true }) as string;
   }
