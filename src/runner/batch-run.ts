@@ -19,6 +19,8 @@ export interface RunOptions {
   downloadConcurrency: number;
   /** Workspace limit when GET /account cannot tell (the spec's default). */
   defaultSlotLimit: number;
+  /** Longest wait for response headers or the next body chunk of a download. */
+  downloadTimeoutMs?: number;
 }
 
 export interface RunDeps {

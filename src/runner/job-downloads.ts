@@ -74,6 +74,7 @@ export class JobDownloads {
         outputDir: manifest.outputDir,
         itemId: task.attempt.itemId,
         refreshJob: async () => (await client.getJob(job.id)).data,
+        ...(this.#run.options.downloadTimeoutMs ? { timeoutMs: this.#run.options.downloadTimeoutMs } : {}),
       }).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),

@@ -77,7 +77,12 @@ export const runCommand: Command = async (argv, io) => {
         reporter = listr;
       } else reporter = new PlainReporter(io.stdout);
     }
-    const client = new MediaGenClient({ baseUrl: connection!.baseUrl, apiKey: connection!.apiKey });
+    const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
+    const client = new MediaGenClient({
+      baseUrl: connection!.baseUrl,
+      apiKey: connection!.apiKey,
+      ...(timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 }),
+    });
     const result = await runBatch(
       { client, ledger, manifest, clock: systemClock, random: Math.random, reporter },
       {
@@ -85,6 +90,7 @@ export const runCommand: Command = async (argv, io) => {
         regenerateExpired: values['regenerate-expired'],
         downloadConcurrency: 4,
         defaultSlotLimit: 3,
+        ...(timeoutSeconds === null ? {} : { downloadTimeoutMs: timeoutSeconds * 1000 }),
       },
       (drain) => io.onInterrupt((count) => count === 1 && drain()),
     );
