@@ -6,9 +6,12 @@ export type Micros = number;
 
 export const MICROS_PER_USD = 1_000_000;
 
-const DECIMAL = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
+const DECIMAL = /^(\d{1,9})(?:\.(\d{1,6}))?$/;
 
-/** Parses a non-negative decimal string with at most six decimal places; null when it is not one. */
+/**
+ * Parses a non-negative decimal string with at most six decimal places; null when it is not one.
+ * Nine whole digits at most keep every amount a safe integer of micro-dollars.
+ */
 export function parseUsd(text: string): Micros | null {
   const match = DECIMAL.exec(text);
   if (!match) return null;

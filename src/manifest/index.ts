@@ -1,0 +1,9 @@
+/**
+ * The manifest module's public surface: read a YAML manifest into validated, expanded items, or
+ * into every problem with its file, line, column and field path.
+ */
+export { loadManifest } from './load.js';
+export { extensionFor, outputPathFor } from './output-path.js';
+export { parseManifest } from './parse.js';
+export { formatProblem, type ManifestProblem } from './problems.js';
+export type { Manifest, ManifestItem, ManifestResult } from './types.js';

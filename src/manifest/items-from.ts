@@ -1,0 +1,224 @@
+/**
+ * Reads `items_from` files into raw item values, each with a source that can point back at a CSV
+ * cell or a JSONL line. Validation of the items themselves is shared with the manifest's `items`.
+ */
+import { parse as parseCsv } from 'csv-parse/sync';
+import { findDuplicateKey, offsetOfPath } from './json-locate.js';
+import { isPlainObject } from './json-value.js';
+import {
+  closestKey,
+  formatPath,
+  type Path,
+  type Position,
+  type ProblemList,
+  type Source,
+} from './problems.js';
+
+export interface RawItem {
+  value: unknown;
+  source: Source;
+}
+
+export type SiblingReader = (
+  relPath: string,
+) => { file: string; text: string } | { file: string; error: string };
+
+export interface ItemsFromResult {
+  items: RawItem[];
+  /** True when the file itself failed, so "no items" would only repeat the real problem. */
+  failed: boolean;
+}
+
+export function readItemsFrom(
+  relPath: string,
+  manifest: Source,
+  readSibling: SiblingReader,
+  problems: ProblemList,
+): ItemsFromResult {
+  let read: ReturnType<SiblingReader>;
+  try {
+    read = readSibling(relPath);
+  } catch (error) {
+    read = { file: relPath, error: error instanceof Error ? error.message : String(error) };
+  }
+  if ('error' in read) {
+    problems.at(manifest, ['items_from'], `cannot read '${relPath}': ${read.error}`);
+    return { items: [], failed: true };
+  }
+  const before = problems.size;
+  const items = /\.csv$/i.test(relPath)
+    ? csvItems(read.file, read.text, problems)
+    : jsonlItems(read.file, read.text, problems);
+  return { items, failed: problems.size > before };
+}
+
+/** Columns that are item fields; every other column is an input field. */
+const ITEM_COLUMNS = new Set(['id', 'prompt', 'model', 'max_cost_usd']);
+/** Item fields a flat row cannot express; taking them as input fields would surprise. */
+const REFUSED_COLUMNS = new Set(['input', 'metadata']);
+
+interface CsvRecord {
+  record: string[];
+  info: { lines: number };
+}
+
+function lineBreaks(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) count += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return count;
+}
+
+function csvItems(file: string, text: string, problems: ProblemList): RawItem[] {
+  const skipped: { message: string; lines?: number; index?: number }[] = [];
+  let records: CsvRecord[];
+  try {
+    records = parseCsv(text, {
+      bom: true,
+      info: true,
+      trim: true,
+      // Mixed line endings are common in hand-edited files; accept all three.
+      record_delimiter: ['\r\n', '\n', '\r'],
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        if (error) skipped.push(error);
+      },
+    }) as unknown as CsvRecord[];
+  } catch (error) {
+    const { message, lines } = error as { message?: string; lines?: number };
+    problems.atDocument(file, `CSV: ${message ?? String(error)}`, { line: lines ?? 1, column: 1 });
+    return [];
+  }
+  for (const error of skipped) {
+    const position = { line: error.lines ?? 1, column: (error.index ?? 0) + 1 };
+    problems.atDocument(file, `CSV: ${error.message}`, position);
+  }
+
+  const [head, ...rows] = records;
+  if (!head) {
+    problems.atDocument(file, 'the CSV file is empty: expected a header row such as "id,prompt"');
+    return [];
+  }
+  const headerLine = head.info.lines - lineBreaks(head.record);
+  const columns = new Map<string, number>();
+  head.record.forEach((name, index) => {
+    const at = { line: headerLine, column: index + 1 };
+    if (name === '') problems.atDocument(file, `column ${index + 1} has no name in the header row`, at);
+    else if (columns.has(name))
+      problems.atDocument(file, `column '${name}' appears twice in the header row`, at);
+    else if (REFUSED_COLUMNS.has(name)) {
+      problems.atDocument(file, `a CSV cannot set '${name}' per item; use a .jsonl file for that`, at);
+    } else columns.set(name, index);
+  });
+  if (!columns.has('prompt')) {
+    const guess = closestKey(
+      'prompt',
+      [...columns.keys()].map((c) => c.toLowerCase()),
+    );
+    const hint = guess === null ? '' : ` (is '${guess}' meant to be 'prompt'?)`;
+    problems.atDocument(file, `the header row has no 'prompt' column${hint}`, {
+      line: headerLine,
+      column: 1,
+    });
+    return [];
+  }
+
+  const items: RawItem[] = [];
+  let rowIndex = 0;
+  for (const { record, info } of rows) {
+    // A row of empty cells is how spreadsheets save a blank line.
+    if (record.every((cell) => cell === '')) continue;
+    const line = info.lines - lineBreaks(record);
+    const prefix = ['items_from', rowIndex++];
+    if (record.length !== head.record.length) {
+      const column = Math.min(record.length, head.record.length) + 1;
+      const message = `this row has ${record.length} fields but the header has ${head.record.length}`;
+      problems.push({ file, line, column, path: formatPath(prefix), message });
+      continue;
+    }
+    const fields: [string, unknown][] = [];
+    const inputs: [string, unknown][] = [];
+    for (const [name, index] of columns) {
+      const cell = record[index]!;
+      if (cell === '') continue;
+      if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
+      else inputs.push([name, name === 'seconds' && /^[0-9]+$/.test(cell) ? Number(cell) : cell]);
+    }
+    // fromEntries defines own properties, so a column named like an Object.prototype member stays data.
+    if (inputs.length > 0) fields.push(['input', Object.fromEntries(inputs)]);
+    const value = Object.fromEntries(fields);
+    items.push({ value, source: new CsvSource(file, line, columns, prefix) });
+  }
+  return items;
+}
+
+/** Classes rather than closures: one of these exists per item, and 100,000 items are normal. */
+class CsvSource implements Source {
+  constructor(
+    readonly file: string,
+    private readonly line: number,
+    private readonly columns: ReadonlyMap<string, number>,
+    readonly prefix: Path,
+  ) {}
+
+  position(rel: Path): Position {
+    const field = rel[0] === 'input' ? rel[1] : rel[0];
+    const index = typeof field === 'string' ? this.columns.get(field) : undefined;
+    return { line: this.line, column: index === undefined ? 1 : index + 1 };
+  }
+}
+
+function jsonlItems(file: string, text: string, problems: ProblemList): RawItem[] {
+  const items: RawItem[] = [];
+  let index = 0;
+  const lines = text.split(/\r\n|\n|\r/);
+  for (let i = 0; i < lines.length; i++) {
+    const lineText = i === 0 ? lines[i]!.replace(/^\uFEFF/, '') : lines[i]!;
+    if (lineText.trim() === '') continue;
+    const prefix = ['items_from', index++];
+    const line = i + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(lineText);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const offset = /at position (\d+)/.exec(message)?.[1];
+      const detail = message.replace(/\s*in JSON at position \d+.*$/s, '');
+      const column = offset === undefined ? 1 : Number(offset) + 1;
+      problems.push({ file, line, column, path: formatPath(prefix), message: `invalid JSON: ${detail}` });
+      continue;
+    }
+    const source = new JsonlSource(file, line, lineText, prefix);
+    if (!isPlainObject(value)) {
+      problems.at(source, [], 'each line must be a JSON object describing one item');
+      continue;
+    }
+    const duplicate = findDuplicateKey(lineText, value);
+    if (duplicate) {
+      const key = String(duplicate.path[duplicate.path.length - 1]);
+      problems.push({
+        file,
+        line,
+        column: duplicate.offset + 1,
+        path: formatPath([...prefix, ...duplicate.path]),
+        message: `duplicate key '${key}' (each key may appear once in an object)`,
+      });
+    }
+    items.push({ value, source });
+  }
+  return items;
+}
+
+class JsonlSource implements Source {
+  constructor(
+    readonly file: string,
+    private readonly line: number,
+    private readonly text: string,
+    readonly prefix: Path,
+  ) {}
+
+  position(rel: Path): Position {
+    return { line: this.line, column: offsetOfPath(this.text, rel) + 1 };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Maps a value path (`['items', 3, 'input', 'seconds']`) back to where it was written in the YAML
+ * text, so that every problem can name a line and column.
+ */
+import { type Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, type LineCounter } from 'yaml';
+import type { Anchor, Path, PathSegment, Position, Source } from './problems.js';
+
+type AnyNode = unknown;
+
+function startOf(node: AnyNode): number | undefined {
+  return isNode(node) && node.range ? node.range[0] : undefined;
+}
+
+function keyText(key: AnyNode): string | undefined {
+  if (isScalar(key)) return String(key.value);
+  return undefined;
+}
+
+function deref(doc: Document, node: AnyNode): AnyNode {
+  // An alias can only point backwards, so following at most a few hops cannot loop.
+  let current = node;
+  for (let hops = 0; hops < 8 && isAlias(current); hops++) current = current.resolve(doc);
+  return current;
+}
+
+/** Offset of the node at `path`; for a missing entry, the offset of the nearest existing parent. */
+export function offsetOf(doc: Document, path: Path, anchor: Anchor): number {
+  let node: AnyNode = doc.contents;
+  let best = startOf(node) ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i] as PathSegment;
+    const last = i === path.length - 1;
+    node = deref(doc, node);
+    if (isMap(node)) {
+      // The last duplicate wins when YAML becomes data, so the last one is the value that was checked.
+      let pair: unknown;
+      for (let j = node.items.length - 1; j >= 0; j--) {
+        const candidate = node.items[j];
+        if (isPair(candidate) && keyText(candidate.key) === String(segment)) {
+          pair = candidate;
+          break;
+        }
+      }
+      if (!isPair(pair)) return best;
+      const keyStart = startOf(pair.key) ?? best;
+      const valueStart = startOf(pair.value);
+      if (last) return anchor === 'key' || valueStart === undefined ? keyStart : valueStart;
+      best = valueStart ?? keyStart;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item = node.items[segment];
+      const itemStart = startOf(item);
+      if (itemStart === undefined) return best;
+      best = itemStart;
+      node = item;
+    } else {
+      return best;
+    }
+  }
+  return best;
+}
+
+/**
+ * The value path of the map key or sequence entry that starts at `offset`, for errors the YAML
+ * parser reports by offset (duplicate keys).
+ */
+export function pathAtOffset(doc: Document, offset: number): PathSegment[] {
+  const path: PathSegment[] = [];
+  let node: AnyNode = doc.contents;
+  for (let depth = 0; depth < 1000; depth++) {
+    const within = (n: AnyNode): boolean =>
+      isNode(n) && n.range !== undefined && n.range !== null && n.range[0] <= offset && offset < n.range[2];
+    if (isMap(node)) {
+      // A tag or anchor sits between key and value, outside both nodes' ranges.
+      const between = (p: { key: AnyNode; value: AnyNode }) => {
+        const start = startOf(p.key);
+        const end = isNode(p.value) && p.value.range ? p.value.range[2] : undefined;
+        return start !== undefined && end !== undefined && start <= offset && offset < end;
+      };
+      const pair = node.items.find((p) => within(p.key) || within(p.value) || between(p));
+      if (!pair) break;
+      path.push(keyText(pair.key) ?? '?');
+      if (within(pair.key)) break;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const index = node.items.findIndex(within);
+      if (index < 0) break;
+      path.push(index);
+      node = node.items[index];
+    } else {
+      break;
+    }
+  }
+  return path;
+}
+
+export function toPosition(lineCounter: LineCounter, offset: number): Position {
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
+/** A source rooted at `prefix` inside the manifest's YAML document. */
+export class YamlSource implements Source {
+  constructor(
+    readonly file: string,
+    private readonly doc: Document,
+    private readonly lineCounter: LineCounter,
+    readonly prefix: Path,
+  ) {}
+
+  position(rel: Path, anchor: Anchor): Position {
+    return toPosition(this.lineCounter, offsetOf(this.doc, [...this.prefix, ...rel], anchor));
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The manifest's shape as zod schemas. Every object is strict so that a typo is an error instead
+ * of a silently ignored setting; messages are written for the person who typed the manifest.
+ */
+import { z } from 'zod';
+import { parseUsd } from '../money.js';
+import { canonicalJson, idProblem } from './ids.js';
+import { isPlainObject, jsonValueIssue } from './json-value.js';
+import { show } from './problems.js';
+
+export const TOP_KEYS = [
+  'version',
+  'name',
+  'model',
+  'input',
+  'metadata',
+  'max_cost_usd',
+  'budget_usd',
+  'concurrency',
+  'retries',
+  'output',
+  'items',
+  'items_from',
+  'matrix',
+] as const;
+export const ITEM_KEYS = ['id', 'prompt', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
+export const OUTPUT_KEYS = ['dir'] as const;
+
+export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const RESERVED_METADATA_PREFIX = 'mediabatch.';
+
+/** Marks a custom issue as being about a map key (the key is what to fix, not the value). */
+export const AT_KEY = { at: 'key' } as const;
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null (an empty value)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  return `the ${typeof value} ${show(value)}`;
+}
+
+const expected = (what: string) => (issue: { input?: unknown }) =>
+  `must be ${what}, not ${describe(issue.input)}`;
+
+function amountProblem(text: string, positive: boolean): string | null {
+  if (/^\s*-/.test(text)) return `amount ${show(text)} must not be negative`;
+  if (/^\d+\.\d{7,}$/.test(text)) return `amount ${show(text)} has more than six decimal places`;
+  const micros = parseUsd(text);
+  if (micros === null)
+    return `not a decimal amount: ${show(text)} (write digits with up to six decimals, e.g. "1.20")`;
+  if (!Number.isSafeInteger(micros)) return `amount ${show(text)} is too large`;
+  if (positive && micros === 0) return 'must be greater than zero';
+  return null;
+}
+
+/** Decimal-string money, converted to micro-dollars. A YAML number is refused: it was a float. */
+const amount = (positive: boolean) =>
+  z
+    .string({
+      error: (issue) =>
+        typeof issue.input === 'number'
+          ? `amounts must be quoted strings: write "${issue.input}" (a bare YAML number is a float, and money is never a float)`
+          : `must be a decimal string such as "1.20", not ${describe(issue.input)}`,
+    })
+    .transform((text, ctx) => {
+      const problem = amountProblem(text, positive);
+      if (problem === null) return parseUsd(text)!;
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    });
+
+const plainMap = (what: string) =>
+  z.custom<Record<string, unknown>>(isPlainObject, { error: expected(`a map of ${what}`) });
+
+type Ctx = z.RefinementCtx;
+
+function checkJsonEntry(ctx: Ctx, key: string, value: unknown): void {
+  const issue = jsonValueIssue(value);
+  if (issue) ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+}
+
+function refuseProtoKey(ctx: Ctx, key: string): boolean {
+  if (key !== '__proto__') return false;
+  ctx.addIssue({
+    code: 'custom',
+    path: [key],
+    message: "'__proto__' is not allowed as a key",
+    params: AT_KEY,
+  });
+  return true;
+}
+
+export const PROMPT_IN_INPUT =
+  "the prompt is not an input field here: give each item a 'prompt' key instead of input.prompt";
+
+export const inputSchema = plainMap('input fields').superRefine((input, ctx) => {
+  for (const key of Object.keys(input)) {
+    if (refuseProtoKey(ctx, key)) continue;
+    if (key === 'prompt')
+      ctx.addIssue({ code: 'custom', path: [key], message: PROMPT_IN_INPUT, params: AT_KEY });
+    else checkJsonEntry(ctx, key, input[key]);
+  }
+});
+
+export const metadataSchema = plainMap('metadata values').superRefine((metadata, ctx) => {
+  for (const key of Object.keys(metadata)) {
+    if (refuseProtoKey(ctx, key)) continue;
+    if (key.toLowerCase().startsWith(RESERVED_METADATA_PREFIX)) {
+      const message = `metadata keys starting with '${RESERVED_METADATA_PREFIX}' are reserved for mediabatch's own tracing`;
+      ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY });
+    } else {
+      checkJsonEntry(ctx, key, metadata[key]);
+    }
+  }
+});
+
+export const matrixSchema = plainMap('input field: list of values').superRefine((matrix, ctx) => {
+  for (const key of Object.keys(matrix)) {
+    if (refuseProtoKey(ctx, key)) continue;
+    if (key === 'prompt') {
+      const message = 'the prompt cannot be a matrix field: write one item per prompt instead';
+      ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY });
+      continue;
+    }
+    const values = matrix[key];
+    if (!Array.isArray(values) || values.length === 0) {
+      const message = Array.isArray(values)
+        ? 'must list at least one value'
+        : `must be a list of values, not ${describe(values)}`;
+      ctx.addIssue({ code: 'custom', path: [key], message });
+      continue;
+    }
+    const seen = new Map<string, number>();
+    values.forEach((value, index) => {
+      const issue = jsonValueIssue(value);
+      if (issue) {
+        ctx.addIssue({ code: 'custom', path: [key, index, ...issue.path], message: issue.message });
+        return;
+      }
+      const canonical = canonicalJson(value);
+      const first = seen.get(canonical);
+      if (first === undefined) seen.set(canonical, index);
+      else {
+        const message = `duplicate value ${show(value)} (already at ${key}[${first}]): it would give two items the same id`;
+        ctx.addIssue({ code: 'custom', path: [key, index], message });
+      }
+    });
+  }
+});
+
+const idSchema = z.string({ error: expected('a string (quote numbers)') }).superRefine((id, ctx) => {
+  const problem = idProblem(id);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const promptSchema = z
+  .string({ error: expected('a string') })
+  .refine((prompt) => prompt.trim() !== '', { error: 'prompt must not be empty' });
+
+const modelSchema = z.string({ error: expected('a string') }).min(1, { error: 'model must not be empty' });
+
+export const itemSchema = z.strictObject(
+  {
+    id: idSchema.optional(),
+    prompt: promptSchema,
+    input: inputSchema.optional(),
+    model: modelSchema.optional(),
+    metadata: metadataSchema.optional(),
+    max_cost_usd: amount(true).optional(),
+  },
+  { error: expected("an item: a map with at least 'prompt'") },
+);
+export type ItemData = z.output<typeof itemSchema>;
+
+const noNul = (text: string) => !text.includes('\0');
+
+export const topSchema = z.strictObject({
+  version: z.literal(1, {
+    error: (issue) => `unsupported manifest version ${show(issue.input)}: this mediabatch reads 'version: 1'`,
+  }),
+  name: z.string({ error: expected('a string') }).regex(NAME_PATTERN, {
+    error: (issue) =>
+      `invalid name ${show(issue.input)}: use 1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit`,
+  }),
+  model: modelSchema.optional(),
+  input: inputSchema.optional(),
+  metadata: metadataSchema.optional(),
+  max_cost_usd: amount(true).optional(),
+  budget_usd: amount(false).optional(),
+  concurrency: z
+    .int({ error: expected('a positive integer') })
+    .min(1, { error: 'must be a positive integer' })
+    .optional(),
+  retries: z
+    .int({ error: expected('a whole number, 0 or more') })
+    .min(0, { error: 'must be 0 or more' })
+    .optional(),
+  output: z
+    .strictObject(
+      {
+        dir: z
+          .string({ error: expected('a folder path') })
+          .min(1, { error: 'must not be empty' })
+          .refine(noNul, { error: 'must not contain a NUL character' })
+          .optional(),
+      },
+      { error: expected('a map') },
+    )
+    .optional(),
+  items: z.array(z.unknown(), { error: expected('a list of items') }).optional(),
+  items_from: z
+    .string({ error: expected('a file path') })
+    .min(1, { error: 'must not be empty' })
+    .refine(noNul, { error: 'must not contain a NUL character' })
+    .refine((file) => /\.(csv|jsonl)$/i.test(file), {
+      error: (issue) => `unsupported file type ${show(issue.input)}: items_from reads .csv or .jsonl files`,
+    })
+    .optional(),
+  matrix: matrixSchema.optional(),
+});
+export type TopData = z.output<typeof topSchema>;
+
+/** Known input fields beyond the prompt, as the service documents them. */
+const KNOWN_INPUT_CHECKS: Record<string, (value: unknown) => string | null> = {
+  seconds: (value) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+      ? null
+      : `must be a positive whole number of seconds, not ${describe(value)}`,
+  definition: (value) =>
+    typeof value === 'string' && /^[0-9]+p$/.test(value)
+      ? null
+      : `must be a number followed by 'p', such as "720p", not ${describe(value)}`,
+  orientation: (value) =>
+    typeof value === 'string' && /^[0-9]+:[0-9]+$/.test(value)
+      ? null
+      : `must be width:height, such as "16:9", not ${describe(value)}`,
+};
+
+export const CHECKED_INPUT_FIELDS = Object.keys(KNOWN_INPUT_CHECKS);
+
+/** Why a value is wrong for a known input field, or null (also for fields the service leaves open). */
+export function inputFieldProblem(field: string, value: unknown): string | null {
+  const check = Object.hasOwn(KNOWN_INPUT_CHECKS, field) ? KNOWN_INPUT_CHECKS[field] : undefined;
+  return check ? check(value) : null;
+}

@@ -1,0 +1,30 @@
+import type { ManifestProblem } from './problems.js';
+
+export interface ManifestItem {
+  id: string;
+  /** item model ?? manifest model ?? null */
+  model: string | null;
+  /** manifest input <- item input <- matrix combination, plus `prompt` (always a non-empty string). */
+  input: Record<string, unknown>;
+  /** manifest metadata <- item metadata; never holds keys starting with 'mediabatch.'. */
+  metadata: Record<string, unknown>;
+  /** item max_cost_usd ?? manifest max_cost_usd ?? null, in micro-dollars */
+  maxCostMicros: number | null;
+}
+
+export interface Manifest {
+  /** Absolute path of the manifest. */
+  file: string;
+  name: string;
+  budgetMicros: number | null;
+  /** Positive integer, or null for no bound of the batch's own. */
+  concurrency: number | null;
+  /** Resubmissions after a retryable job failure; default 2. */
+  retries: number;
+  /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */
+  outputDir: string;
+  /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
+  items: ManifestItem[];
+}
+
+export type ManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
