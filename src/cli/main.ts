@@ -30,9 +30,16 @@ main(process.argv.slice(2), processIo()).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // A bug, not a user error: say so plainly; the message never carries the API key.
+    // A bug, not a user error: say so plainly, without a stack trace unless asked for with
+    // MEDIABATCH_DEBUG=1; the message never carries the API key.
+    const detail =
+      error instanceof Error
+        ? process.env.MEDIABATCH_DEBUG
+          ? (error.stack ?? error.message)
+          : error.message
+        : String(error);
     process.stderr.write(
-      `mediabatch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `mediabatch: internal error: ${detail}\n(please report this; MEDIABATCH_DEBUG=1 shows where it happened)\n`,
     );
     process.exitCode = 70;
   },

@@ -14,7 +14,7 @@ export interface SavedFile {
 export type SaveOutcome =
   | { kind: 'saved'; files: SavedFile[] }
   | { kind: 'expired' }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string /** our own disk failed, not the transfer */; local?: boolean };
 
 export interface SaveJobFilesOptions {
   outputDir: string;
@@ -35,7 +35,16 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
   // The service, not our clock, says when outputs are gone: an empty file list after success.
   let current = job;
   if (current.output.files.length === 0) return { kind: 'expired' };
-  await mkdir(options.outputDir, { recursive: true });
+  try {
+    await mkdir(options.outputDir, { recursive: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      kind: 'error',
+      message: `cannot create the output folder ${options.outputDir}: ${reason}`,
+      local: true,
+    };
+  }
   const saved: SavedFile[] = [];
   let refreshes = 0;
   for (let idx = 0; idx < current.output.files.length; ) {
