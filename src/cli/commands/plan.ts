@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { MediaGenClient } from '../../api/client.js';
+import { ApiConnectionError, ApiError } from '../../api/errors.js';
+import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
+import { cleanText, renderPlanText } from '../../report/render-text.js';
+import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
+import { type CliIo, type Command, UserError } from '../io.js';
+import { readLedger } from './status.js';
+
+export const planCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' },
+      ledger: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+  const manifest = manifestOrExit(positionals[0], io);
+  const connection = accountConnection(values['base-url'], io);
+  // Price estimates come from the bodies of accepted attempts.
+  const ledger = readLedger(manifest, values.ledger, io, { withBodies: true });
+  const account = connection ? await checkAccount(connection) : null;
+  const doc = buildPlanReport(manifest, ledger.view, account, Date.now());
+  io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));
+
+  if (account === null || account.ok) return 0;
+  const refused = account.status === 401 || account.status === 402;
+  const hint =
+    account.status === 401
+      ? 'check MEDIAGEN_API_KEY'
+      : account.status === 402
+        ? 'the wallet must be enabled and funded'
+        : account.status === null
+          ? 'is the service reachable at that address?'
+          : 'the service could not answer';
+  io.stderr.write(
+    `mediabatch plan: GET /account at ${account.baseUrl} failed: ${account.message} (${hint})\n`,
+  );
+  return refused ? 3 : 1;
+};
+
+/**
+ * A --base-url flag is an explicit request to check the account, so a missing key is an error
+ * there; a base URL merely exported in the environment without a key just skips the check.
+ */
+function accountConnection(flag: string | undefined, io: CliIo): Connection | null {
+  if (flag === undefined && io.env.MEDIAGEN_BASE_URL && !io.env.MEDIAGEN_API_KEY) {
+    io.stderr.write(
+      'mediabatch plan: MEDIAGEN_BASE_URL is set but MEDIAGEN_API_KEY is not; the account is not checked\n',
+    );
+    return null;
+  }
+  return connectionFromEnv(flag, io);
+}
+
+/** GET /account only: plan never sends a POST. Messages never carry the key or a URL's query. */
+async function checkAccount(connection: Connection): Promise<AccountCheck> {
+  const baseUrl = displayUrl(connection.baseUrl);
+  const client = new MediaGenClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    timeoutMs: 15_000,
+  });
+  const safe = (message: string) =>
+    cleanText(connection.apiKey ? message.split(connection.apiKey).join('[redacted]') : message);
+  try {
+    const answer = await client.getAccount();
+    return { baseUrl, ok: true, account: answer.data };
+  } catch (error) {
+    if (error instanceof ApiError) {
+      return { baseUrl, ok: false, status: error.status, code: error.code, message: safe(error.message) };
+    }
+    if (error instanceof ApiConnectionError) {
+      return { baseUrl, ok: false, status: null, code: null, message: safe(error.message) };
+    }
+    throw error;
+  }
+}
+
+/** The base URL without credentials, query or fragment, fit to print. */
+function displayUrl(text: string): string {
+  const url = new URL(text);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}

@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Ledger } from '../../ledger/ledger.js';
+import type { Manifest } from '../../manifest/index.js';
+import { renderStatusText } from '../../report/render-text.js';
+import { buildStatusReport, type LedgerView } from '../../report/status-report.js';
+import { ledgerPathFor, manifestOrExit } from '../common.js';
+import { type CliIo, type Command, UserError } from '../io.js';
+
+export interface LedgerRead {
+  path: string;
+  exists: boolean;
+  view: LedgerView;
+}
+
+/**
+ * The ledger as the read-only commands see it. A missing ledger means nothing has run yet: it
+ * is read as empty and never created, so looking at a batch leaves no trace on disk.
+ */
+export function readLedger(
+  manifest: Manifest,
+  flag: string | undefined,
+  io: CliIo,
+  options: { withBodies?: boolean } = {},
+): LedgerRead {
+  const path = ledgerPathFor(manifest, flag, io);
+  if (!existsSync(path)) return { path, exists: false, view: { items: [], attempts: [], files: [] } };
+  let ledger: Ledger | null = null;
+  try {
+    ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
+    return {
+      path,
+      exists: true,
+      view: {
+        items: ledger.listItems(),
+        attempts: ledger.listAttempts({ withBodies: options.withBodies ?? false }),
+        files: ledger.listFiles(),
+      },
+    };
+  } catch (error) {
+    throw new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, 1);
+  } finally {
+    ledger?.close();
+  }
+}
+
+export const statusCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ledger: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+  const manifest = manifestOrExit(positionals[0], io);
+  const ledger = readLedger(manifest, values.ledger, io);
+  const report = buildStatusReport(manifest, ledger.view, Date.now());
+  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusText(report, ledger));
+  return 0;
+};
