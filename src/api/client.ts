@@ -111,7 +111,8 @@ export class MediaGenClient {
       const text = await response.body.text();
       body = text === '' ? undefined : JSON.parse(text);
     } catch (cause) {
-      if (response.statusCode >= 400) throw ApiError.generate(response.statusCode, undefined, requestId, retryAfter);
+      if (response.statusCode >= 400)
+        throw ApiError.generate(response.statusCode, undefined, requestId, retryAfter);
       throw new ApiConnectionError(`${method} ${path}: unreadable response body`, { cause, requestId });
     }
     if (response.statusCode >= 400) throw ApiError.generate(response.statusCode, body, requestId, retryAfter);

@@ -33,7 +33,12 @@ export class ApiError extends Error {
     this.retryAfter = fields.retryAfter;
   }
 
-  static generate(status: number, body: unknown, requestId: string | null, retryAfter: number | null): ApiError {
+  static generate(
+    status: number,
+    body: unknown,
+    requestId: string | null,
+    retryAfter: number | null,
+  ): ApiError {
     const parsed = errorEnvelopeSchema.safeParse(body);
     if (!parsed.success) {
       return new ApiError({
@@ -73,7 +78,10 @@ export class ApiConnectionError extends Error {
 }
 
 /** Parses Retry-After: delay-seconds (fractions tolerated) or an HTTP-date. */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | null {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now: number = Date.now(),
+): number | null {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text.trim() === '') return null;
   const seconds = Number(text);

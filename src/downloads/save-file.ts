@@ -10,7 +10,31 @@ export const TEMP_SUFFIX = '.mbtmp';
 export type FetchOutcome =
   | { kind: 'saved'; bytes: number; sha256: string; contentType: string | null }
   | { kind: 'url_expired'; status: number }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string; local?: boolean };
+
+/** Errors of our own disk, not of the transfer: retrying soon rarely helps, the user must act. */
+const LOCAL_FS_CODES = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOTEMPTY',
+  'ENOENT',
+  'EMFILE',
+  'ENFILE',
+  'EIO',
+  'EFBIG',
+  'ENAMETOOLONG',
+]);
+
+export function isLocalFsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && LOCAL_FS_CODES.has(code);
+}
 
 /** Signed URLs carry credentials in their query: only origin and path may appear in messages. */
 export function redactUrl(url: string): string {
@@ -57,6 +81,7 @@ export async function downloadToFile(
   const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   const hash = createHash('sha256');
   let bytes = 0;
+  let storing = false;
   try {
     const file = createWriteStream(temp, { mode: 0o644 });
     await pipeline(
@@ -73,12 +98,15 @@ export async function downloadToFile(
     if (expected !== null && bytes !== expected) {
       throw new Error(`received ${bytes} bytes of ${expected}`);
     }
+    storing = true;
     await fsyncPath(temp);
     await rename(temp, target);
     await fsyncPath(dirname(target));
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
-    return { kind: 'error', message: `download of ${redactUrl(url)} failed: ${errorText(error)}` };
+    const local = storing || isLocalFsError(error);
+    const what = local ? `saving ${target} from ${redactUrl(url)}` : `download of ${redactUrl(url)}`;
+    return { kind: 'error', message: `${what} failed: ${errorText(error)}`, local };
   }
   return { kind: 'saved', bytes, sha256: hash.digest('hex'), contentType, path: target };
 }

@@ -4,11 +4,12 @@ import type { Job } from '../api/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
+import { parseUsd } from '../money.js';
 import { type BudgetState, reserveBudget } from './budget.js';
 import type { Clock } from './clock.js';
 import { type DownloadTask, JobDownloads } from './job-downloads.js';
 import { failureCode, jobSnapshot } from './job-snapshot.js';
-import { decideJobFailure, decideSubmitError } from './policy.js';
+import { decideJobFailure, decideSubmitError, refusalSettlesAttempt } from './policy.js';
 import type { RunReporter } from './reporter.js';
 import { buildRequestBody, newIdempotencyKey } from './request.js';
 
@@ -39,6 +40,8 @@ interface Tracked {
   hash: string;
   record: ItemRecord;
   latest: AttemptRecord | undefined;
+  /** The largest budget-derived max_cost_usd the service refused for this item in this run. */
+  refusedCapMicros?: number;
 }
 
 /**
@@ -64,6 +67,8 @@ export class BatchRun {
   #gateUntil = 0;
   #wake = new AbortController();
   readonly #postLimit = pLimit(64);
+  /** Attempts prepared by this run whose every answer so far was a 429: no job exists for them. */
+  readonly #onlyRefused = new Set<number>();
 
   constructor(deps: RunDeps, options: RunOptions) {
     this.deps = deps;
@@ -90,7 +95,8 @@ export class BatchRun {
   }
 
   wake(): void {
-    this.#wake.abort();
+    // abort() builds a DOMException (with a stack) on every call, even on an aborted signal: once is enough.
+    if (!this.#wake.signal.aborted) this.#wake.abort();
   }
 
   async sleepUntilWoken(ms: number): Promise<void> {
@@ -104,7 +110,9 @@ export class BatchRun {
     state: ItemState,
     extra: { errorCode?: string | null; errorMessage?: string | null; retriesUsed?: number } = {},
   ): void {
-    const tracked = this.items.get(itemId)!;
+    const tracked = this.items.get(itemId);
+    // An item no longer in the manifest (its unanswered attempt was resolved) has no state to keep.
+    if (!tracked) return;
     this.deps.ledger.setItemState(itemId, { state, ...extra });
     tracked.record = {
       ...tracked.record,
@@ -120,12 +128,20 @@ export class BatchRun {
   }
 
   budgetState(): BudgetState {
+    // Without a budget nothing reads spent or reserved, and summing the ledger per item is quadratic.
+    if (this.deps.manifest.budgetMicros === null)
+      return { budgetMicros: null, spentMicros: 0, reservedMicros: 0 };
     const totals = this.deps.ledger.moneyTotals();
     return {
       budgetMicros: this.deps.manifest.budgetMicros,
       spentMicros: totals.chargedMicros - totals.refundedMicros,
       reservedMicros: totals.reservedMicros,
     };
+  }
+
+  /** Without its own cap under a budget, an item's max_cost_usd is what was left of the budget. */
+  capComesFromBudget(itemId: string): boolean {
+    return this.deps.manifest.budgetMicros !== null && this.items.get(itemId)?.item.maxCostMicros === null;
   }
 
   /** Starts as many submissions as free slots, budget and gates allow. */
@@ -140,7 +156,11 @@ export class BatchRun {
         continue;
       }
       const tracked = this.items.get(entry.itemId)!;
-      const reservation = reserveBudget(this.budgetState(), tracked.item.maxCostMicros);
+      const reservation = reserveBudget(
+        this.budgetState(),
+        tracked.item.maxCostMicros,
+        tracked.refusedCapMicros ?? null,
+      );
       if (reservation.kind === 'no_room') {
         // Refunds and unanswered reservations may still free room; decide only when nothing can change.
         if (this.unfinished === 0) {
@@ -197,6 +217,7 @@ export class BatchRun {
     tracked.latest = attempt;
     tracked.record = { ...tracked.record, state: 'in_flight' };
     this.deps.reporter.itemChanged(tracked.item.id, 'in_flight', null);
+    this.#onlyRefused.add(attempt.id);
     void this.sendAttempt(attempt, capFromBudget);
   }
 
@@ -210,6 +231,7 @@ export class BatchRun {
     try {
       await this.#postLimit(() => this.#sendUntilDecided(attempt, capFromBudget));
     } finally {
+      this.#onlyRefused.delete(attempt.id);
       this.postsInFlight -= 1;
       this.wake();
     }
@@ -230,23 +252,29 @@ export class BatchRun {
         const decision = decideSubmitError(error, failures, random, this.pollIntervalMs);
         if (decision.kind === 'resend') {
           failures += decision.slotsBusy ? 0 : 1;
+          if (!decision.slotsBusy) this.#onlyRefused.delete(attempt.id);
           if (decision.slotsBusy) this.#gateUntil = Math.max(this.#gateUntil, clock.now() + decision.delayMs);
           else
             reporter.log(
               'warn',
               `${attempt.itemId}: no answer to submission (${decision.reason}); resending the same request`,
             );
+          if (decision.slotsBusy && this.#dropWhenStopping(attempt, error)) return;
           await clock.sleep(decision.delayMs);
+          if (decision.slotsBusy && this.#dropWhenStopping(attempt, error)) return;
           continue;
         }
-        ledger.recordRejected(
-          attempt.id,
-          (error as { status: number }).status,
-          decision.code,
-          decision.message,
-        );
+        // Only an attempt whose every earlier send was answered (429s) is settled by a 401/402.
+        const settled = refusalSettlesAttempt(decision, !this.#onlyRefused.has(attempt.id));
+        if (settled)
+          ledger.recordRejected(
+            attempt.id,
+            (error as { status: number }).status,
+            decision.code,
+            decision.message,
+          );
         if (decision.kind === 'account_refused') {
-          this.setItem(attempt.itemId, 'pending');
+          if (settled) this.setItem(attempt.itemId, 'pending');
           if (this.stop?.kind !== 'account_refused') {
             this.stop = { kind: 'account_refused', code: decision.code, message: decision.message };
             reporter.log(
@@ -257,7 +285,12 @@ export class BatchRun {
           return;
         }
         if (decision.code === 'max_cost_exceeded' && capFromBudget) {
-          // The cap was what was left of the budget, so the job simply does not fit (yet).
+          // The cap was what was left of the budget, so the job simply does not fit (yet): it waits
+          // until more than that cap is left (a refund), else ends budget_exceeded, never resending
+          // the same refused request in a loop.
+          const tracked = this.items.get(attempt.itemId)!;
+          const refused = parseUsd(String(JSON.parse(attempt.requestBody).max_cost_usd ?? '')) ?? 0;
+          tracked.refusedCapMicros = Math.max(tracked.refusedCapMicros ?? 0, refused);
           this.enqueue(attempt.itemId);
           this.setItem(attempt.itemId, 'pending');
           return;
@@ -268,6 +301,24 @@ export class BatchRun {
         return;
       }
     }
+  }
+
+  /**
+   * A stopping run does not wait for a slot to submit new work: an attempt of this run answered
+   * only with 429 has no job (a 429 creates none), so it is closed as refused and its item stays
+   * pending for the next run.
+   */
+  #dropWhenStopping(attempt: AttemptRecord, error: unknown): boolean {
+    if (!this.stop || !this.#onlyRefused.has(attempt.id)) return false;
+    const refusal = error as { code?: string | null; message?: string };
+    this.deps.ledger.recordRejected(
+      attempt.id,
+      429,
+      refusal.code ?? 'concurrency_limited',
+      refusal.message ?? 'no free slot',
+    );
+    this.setItem(attempt.itemId, 'pending');
+    return true;
   }
 
   #learnRetryAfter(seconds: number | null): void {

@@ -16,8 +16,14 @@ export type Reservation =
  * The most a request can cost is reserved before it is sent, so spent + reserved never passes the
  * budget however many POSTs are in flight. Without a per-item cap, the whole remaining budget is
  * the cap (runner-spec §3): such requests go one at a time, each learning its real cost.
+ * `refusedCapMicros` is the largest budget-derived cap the service already refused for this item
+ * (max_cost_exceeded): the job costs more than that, so it does not fit until more is left.
  */
-export function reserveBudget(state: BudgetState, itemCapMicros: Micros | null): Reservation {
+export function reserveBudget(
+  state: BudgetState,
+  itemCapMicros: Micros | null,
+  refusedCapMicros: Micros | null = null,
+): Reservation {
   if (state.budgetMicros === null) {
     return {
       kind: 'reserved',
@@ -32,7 +38,7 @@ export function reserveBudget(state: BudgetState, itemCapMicros: Micros | null):
       ? { kind: 'reserved', reserveMicros: itemCapMicros, maxCostMicros: itemCapMicros, capFromBudget: false }
       : { kind: 'no_room', needMicros: itemCapMicros, remainingMicros: remaining };
   }
-  return remaining > 0
+  return remaining > 0 && (refusedCapMicros === null || remaining > refusedCapMicros)
     ? { kind: 'reserved', reserveMicros: remaining, maxCostMicros: remaining, capFromBudget: true }
     : { kind: 'no_room', needMicros: null, remainingMicros: remaining };
 }

@@ -30,9 +30,11 @@ export function planItem(
         ? { label: 'retry', action: 'submit', reason: 'interrupted' }
         : { label: 'new', action: 'submit' };
     case 'in_flight':
-      return latest?.state === 'accepted'
-        ? { label: 'in_flight', action: 'resume', attempt: latest }
-        : { label: 'retry', action: 'submit', reason: 'interrupted' };
+      if (latest?.state === 'accepted') return { label: 'in_flight', action: 'resume', attempt: latest };
+      // A run killed between recording a 409 and failing the item: never a new key blindly.
+      if (latest?.state === 'rejected' && latest.httpStatus === 409)
+        return { label: 'failed', action: 'skip', code: latest.httpCode ?? 'idempotency_key_reused' };
+      return { label: 'retry', action: 'submit', reason: 'interrupted' };
     case 'done':
       return latest
         ? { label: 'done', action: 'verify', attempt: latest }
@@ -46,6 +48,15 @@ export function planItem(
         ? { label: 'retry', action: 'submit', reason: record.errorCode ?? 'failed' }
         : { label: 'failed', action: 'skip', code: record.errorCode };
   }
+}
+
+/**
+ * Resubmissions an item brings into a run that submits it. One a killed run left mid-way keeps
+ * its count, so a crash cannot hand it a fresh set of `retries`; one that reached a final state
+ * (a later run retries it) or whose request changed starts afresh.
+ */
+export function retriesCarried(plan: ItemPlan, record: ItemRecord | undefined): number {
+  return plan.label === 'retry' && plan.reason === 'interrupted' ? (record?.retriesUsed ?? 0) : 0;
 }
 
 /** The latest attempt of every item, by item id. */

@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
 import type { AttemptRecord } from '../ledger/records.js';
@@ -10,7 +11,10 @@ export interface DownloadTask {
   job: Job;
 }
 
+/** Tries per download when our own disk fails (full, unwritable): the user has to act. */
 const MAX_TRIES = 4;
+/** Tries when the transfer fails (cut, timeout, outage): the output is still there, so persist. */
+const MAX_NETWORK_TRIES = 10;
 
 /**
  * Downloads with their own concurrency, earliest expires_at first: each p-limit slot, when it
@@ -19,7 +23,8 @@ const MAX_TRIES = 4;
 export class JobDownloads {
   readonly #run: BatchRun;
   readonly #limit: LimitFunction;
-  readonly #waiting = new Map<number, DownloadTask>();
+  /** Waiting tasks with their deadline, parsed once: a scan per download must stay cheap. */
+  readonly #waiting = new Map<number, { task: DownloadTask; deadline: number }>();
   #active = 0;
 
   constructor(run: BatchRun, concurrency: number) {
@@ -41,17 +46,17 @@ export class JobDownloads {
 
   add(task: DownloadTask): void {
     if (this.#waiting.has(task.attempt.id)) return;
-    this.#waiting.set(task.attempt.id, task);
+    this.#waiting.set(task.attempt.id, { task, deadline: deadline(task) });
     void this.#limit(() => this.#downloadMostUrgent());
   }
 
   #takeMostUrgent(): DownloadTask | undefined {
-    let best: DownloadTask | undefined;
-    for (const task of this.#waiting.values()) {
-      if (!best || deadline(task) < deadline(best)) best = task;
+    let best: { task: DownloadTask; deadline: number } | undefined;
+    for (const waiting of this.#waiting.values()) {
+      if (!best || waiting.deadline < best.deadline) best = waiting;
     }
-    if (best) this.#waiting.delete(best.attempt.id);
-    return best;
+    if (best) this.#waiting.delete(best.task.attempt.id);
+    return best?.task;
   }
 
   async #downloadMostUrgent(): Promise<void> {
@@ -78,17 +83,21 @@ export class JobDownloads {
       }).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
+        local: !(error instanceof ApiError || error instanceof ApiConnectionError),
       }));
       if (outcome.kind === 'saved') {
-        ledger.recordFilesSaved(task.attempt.id, outcome.files);
-        this.#run.downloadFinished(task, 'saved');
+        // The files and the item's `done` commit as one transaction: one disk sync, not two.
+        ledger.atomically(() => {
+          ledger.recordFilesSaved(task.attempt.id, outcome.files);
+          this.#run.downloadFinished(task, 'saved');
+        });
         return;
       }
       if (outcome.kind === 'expired') {
         this.#run.downloadFinished(task, 'expired');
         return;
       }
-      if (tries >= MAX_TRIES) {
+      if (tries >= (outcome.local ? MAX_TRIES : MAX_NETWORK_TRIES)) {
         this.#run.downloadFinished(task, { error: outcome.message });
         return;
       }

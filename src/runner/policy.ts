@@ -75,6 +75,18 @@ export function decideSubmitError(
   throw error;
 }
 
+/**
+ * Whether a refusal settles the attempt (recorded rejected: no job, reservation freed). A refusal
+ * answers only the send that got it. 401 and 402 depend on the key and the wallet at that moment,
+ * so if an earlier send of the same key went unanswered (in this run, or in a run that was killed)
+ * it may have created and charged the job: the attempt then stays unanswered and the next run
+ * resends it first, which replays that job if it exists. A 400 or 409 judges the request itself,
+ * which every send repeats byte for byte.
+ */
+export function refusalSettlesAttempt(decision: SubmitDecision, earlierSendUnanswered: boolean): boolean {
+  return !(decision.kind === 'account_refused' && earlierSendUnanswered);
+}
+
 /** What to do when a job reached `failed` or `canceled`. */
 export type JobFailureDecision =
   | { kind: 'resubmit'; delayMs: number }

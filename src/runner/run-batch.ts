@@ -2,7 +2,7 @@ import { ApiError } from '../api/errors.js';
 import { fileMatches, removeTempFiles } from '../downloads/verify-file.js';
 import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
 import { BatchRun, type RunDeps, type RunOptions, type StopReason } from './batch-run.js';
-import { latestAttempts, planItem } from './item-plan.js';
+import { latestAttempts, planItem, retriesCarried } from './item-plan.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { KEY_MEMORY_MS } from './policy.js';
 import { requestHash } from './request.js';
@@ -63,7 +63,7 @@ export async function runBatch(
       await pollUnfinished(run);
     }
   }
-  reportProgress(run);
+  reportProgress(run, true);
   return { stop: run.stop, abandonedWatching: run.watchRefused && run.unfinished > 0 };
 }
 
@@ -83,32 +83,53 @@ async function restoreFromLedger(run: BatchRun): Promise<AttemptRecord[]> {
     const existing = records.get(item.id);
     const attempt = latest.get(item.id);
     const plan = planItem(hash, existing, attempt, { regenerateExpired: run.options.regenerateExpired });
+    // A job of this item still unfinished when last seen (the item changed while it ran) is followed
+    // before anything new goes out: it holds a slot of this batch and its refund belongs in the
+    // ledger. Once it is final, handleJob submits the item again if that job answered an old request.
+    const earlier =
+      plan.action === 'submit' &&
+      attempt?.state === 'accepted' &&
+      (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
+        ? attempt
+        : null;
     let record: ItemRecord = existing ?? blankRecord(item.id, hash);
     if (plan.action === 'submit') {
       record = {
         ...record,
         requestHash: hash,
-        state: 'pending',
-        retriesUsed: 0,
+        state: earlier ? 'in_flight' : 'pending',
+        retriesUsed: retriesCarried(plan, existing),
         errorCode: null,
         errorMessage: null,
       };
     } else if (record.requestHash !== hash) {
       record = { ...record, requestHash: hash, state: 'in_flight' };
+    } else if (plan.label === 'failed' && record.state !== 'failed') {
+      // The item's fate was decided by its last attempt's answer before the run was killed.
+      record = { ...record, state: 'failed', errorCode: plan.code, errorMessage: attempt?.errorMessage ?? null };
     }
     if (record !== existing) writes.push(record);
     run.track(item, hash, record, attempt);
-    if (plan.action === 'submit') run.enqueue(item.id);
+    if (earlier) run.watching.set(earlier.jobId!, { attempt: earlier, acceptedAt: Number.NEGATIVE_INFINITY });
+    else if (plan.action === 'submit') run.enqueue(item.id);
     else if (plan.action === 'verify') verify.push(plan.attempt);
     else if (plan.action === 'resume') {
       const resumed = plan.attempt;
       if (resumed.state === 'prepared') unanswered.push(resumed);
+      // Files committed, item not yet marked done (a kill between the two): trust them if intact,
+      // rather than fetching a job whose outputs may be gone by now.
+      else if (resumed.filesSaved && resumed.requestHash === hash) verify.push(resumed);
       else if (resumed.jobStatus === 'queued' || resumed.jobStatus === 'running') {
         run.watching.set(resumed.jobId!, { attempt: resumed, acceptedAt: Number.NEGATIVE_INFINITY });
       } else refetch.push(resumed);
     }
   }
   ledger.putItems(writes);
+  // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
+  // job may exist and be charged, and its budget reservation must be released.
+  const listed = new Set(manifest.items.map((item) => item.id));
+  for (const [itemId, attempt] of latest)
+    if (!listed.has(itemId) && attempt.state === 'prepared') unanswered.push(attempt);
 
   for (const attempt of verify) {
     const files = filesByAttempt.get(attempt.id) ?? [];
@@ -116,7 +137,7 @@ async function restoreFromLedger(run: BatchRun): Promise<AttemptRecord[]> {
     if (!intact) {
       reporter.log('warn', `${attempt.itemId}: saved file missing or altered; fetching it again`);
       refetch.push(attempt);
-    }
+    } else if (run.items.get(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
   }
   for (const attempt of refetch) {
     try {
@@ -176,12 +197,7 @@ async function resumeUnanswered(run: BatchRun, attempt: AttemptRecord): Promise<
       run.postsInFlight -= 1;
     }
   }
-  await run.sendAttempt(
-    attempt,
-    attempt.requestBody.includes('"max_cost_usd"') &&
-      run.deps.manifest.budgetMicros !== null &&
-      run.items.get(attempt.itemId)?.item.maxCostMicros === null,
-  );
+  await run.sendAttempt(attempt, run.capComesFromBudget(attempt.itemId));
 }
 
 async function readAccount(run: BatchRun): Promise<void> {
@@ -208,7 +224,17 @@ async function readAccount(run: BatchRun): Promise<void> {
   }
 }
 
-function reportProgress(run: BatchRun): void {
+/**
+ * The loop turns once per answer, and a snapshot walks every item and sums the ledger's money:
+ * with thousands of items that was quadratic, so a UI gets at most one snapshot per 200 ms.
+ */
+const PROGRESS_EVERY_MS = 200;
+const lastProgressAt = new WeakMap<BatchRun, number>();
+
+function reportProgress(run: BatchRun, final = false): void {
+  const now = performance.now();
+  if (!final && now - (lastProgressAt.get(run) ?? Number.NEGATIVE_INFINITY) < PROGRESS_EVERY_MS) return;
+  lastProgressAt.set(run, now);
   const byState = { pending: 0, in_flight: 0, done: 0, failed: 0, budget_exceeded: 0, expired: 0 };
   for (const tracked of run.items.values()) byState[tracked.record.state] += 1;
   const money = run.deps.ledger.moneyTotals();

@@ -1,5 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
+import type { AttemptRecord } from '../ledger/records.js';
 import type { BatchRun } from './batch-run.js';
 import { jobSnapshot } from './job-snapshot.js';
 
@@ -36,6 +37,10 @@ export async function pollUnfinished(run: BatchRun): Promise<void> {
       entry.attempt = attempt;
       run.handleJob(attempt, answer.data, answer.retryAfter);
     } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        jobUnknown(run, jobId, entry.attempt);
+        continue;
+      }
       refuseOrWarn(run, error, `fetching job ${jobId}`);
       if (run.stop?.kind === 'account_refused') return;
     }
@@ -58,6 +63,25 @@ export async function probePollInterval(run: BatchRun): Promise<void> {
   } catch (error) {
     refuseOrWarn(run, error, 'fetching a job');
   }
+}
+
+/**
+ * The service says the job does not exist (another service or account than the ledger's): asking
+ * again every poll would never end, so the item fails, as it does when a re-run finds it so. A job
+ * that answered an older version of the item no longer matters: the item goes out afresh.
+ */
+function jobUnknown(run: BatchRun, jobId: string, attempt: AttemptRecord): void {
+  run.watching.delete(jobId);
+  const tracked = run.items.get(attempt.itemId);
+  if (!tracked) return;
+  if (tracked.hash !== attempt.requestHash) {
+    run.enqueue(attempt.itemId);
+    return;
+  }
+  run.setItem(attempt.itemId, 'failed', {
+    errorCode: 'job_not_found',
+    errorMessage: `job ${jobId} is unknown to the service`,
+  });
 }
 
 function refuseOrWarn(run: BatchRun, error: unknown, doing: string): void {

@@ -81,6 +81,7 @@ export class SandboxServer {
         typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null,
       jobId: null,
       at: store.now(),
+      ...(url.search === '' ? {} : { query: url.search }),
     };
     store.requests.push(record);
     res.setHeader('x-request-id', requestId);

@@ -30,6 +30,8 @@ export interface SandboxRecords {
     idempotencyKey: string | null;
     jobId: string | null;
     at: number;
+    /** The query string as sent, '?' included; absent without one. Signed download URLs carry it. */
+    query?: string;
   }>;
 }
 

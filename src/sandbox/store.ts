@@ -13,6 +13,8 @@ export interface RequestRecord {
   idempotencyKey: string | null;
   jobId: string | null;
   at: number;
+  /** The query string as sent (`?status=...&cursor=...`); absent when the request had none. */
+  query?: string;
 }
 
 type Key = SandboxConfig['keys'][number];
@@ -22,6 +24,17 @@ interface Wallet {
   /** Balance before any job: balance(t) = base - charges + refunds of jobs ended unsuccessfully by t. */
   baseMicros: number;
   configuredUsd: string;
+}
+
+/**
+ * Running totals of one workspace's jobs, so that every POST need not scan every job ever made:
+ * jobs not final as of `settledAt` stay in `open`; the final ones are folded into the sums.
+ */
+interface Tally {
+  chargedMicros: number;
+  refundedMicros: number;
+  open: StoredJob[];
+  settledAt: number;
 }
 
 /**
@@ -41,6 +54,7 @@ export class SandboxStore {
   readonly #created = new Map<string, number>();
   readonly #wallets = new Map<string, Wallet>();
   readonly #videos = new Map<string, Buffer>();
+  readonly #tallies = new Map<string, Tally>();
   #seq = 0;
 
   constructor(config: SandboxConfig, now: () => number) {
@@ -77,6 +91,8 @@ export class SandboxStore {
 
   balanceMicros(workspaceId: string, now: number): number {
     let balance = this.#wallets.get(workspaceId)?.baseMicros ?? 0;
+    const tally = this.#settle(workspaceId, now);
+    if (tally) return balance - tally.chargedMicros + tally.refundedMicros;
     for (const job of this.#jobs) {
       if (job.workspaceId !== workspaceId) continue;
       balance += viewJob(job, now).refundedMicros - job.amountMicros;
@@ -85,11 +101,38 @@ export class SandboxStore {
   }
 
   activeJobs(workspaceId: string, now: number): number {
+    const tally = this.#settle(workspaceId, now);
+    if (tally) return tally.open.length;
     let active = 0;
     for (const job of this.#jobs) {
       if (job.workspaceId === workspaceId && now < job.finalAt) active += 1;
     }
     return active;
+  }
+
+  /**
+   * The workspace's totals as of `now`, or null when the clock went back behind the last
+   * settlement (an injected clock may): the callers then scan every job, as without totals.
+   */
+  #settle(workspaceId: string, now: number): Tally | null {
+    let tally = this.#tallies.get(workspaceId);
+    if (!tally) {
+      const open = this.#jobs.filter((job) => job.workspaceId === workspaceId);
+      const chargedMicros = open.reduce((sum, job) => sum + job.amountMicros, 0);
+      tally = { chargedMicros, refundedMicros: 0, open, settledAt: Number.NEGATIVE_INFINITY };
+      this.#tallies.set(workspaceId, tally);
+    }
+    if (now < tally.settledAt) return null;
+    if (tally.open.some((job) => job.finalAt <= now)) {
+      const open: StoredJob[] = [];
+      for (const job of tally.open) {
+        if (now < job.finalAt) open.push(job);
+        else if (job.outcome.status !== 'succeeded') tally.refundedMicros += job.amountMicros;
+      }
+      tally.open = open;
+    }
+    tally.settledAt = now;
+    return tally;
   }
 
   jobs(): readonly StoredJob[] {
@@ -128,6 +171,11 @@ export class SandboxStore {
     this.#byId.set(job.id, job);
     this.#idempotency.set(scope, job);
     this.#created.set(scope, (this.#created.get(scope) ?? 0) + 1);
+    const tally = this.#tallies.get(job.workspaceId);
+    if (tally) {
+      tally.chargedMicros += job.amountMicros;
+      tally.open.push(job);
+    }
     return job;
   }
 

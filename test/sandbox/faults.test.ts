@@ -173,6 +173,7 @@ describe('sandbox: faults (runner-spec §4)', () => {
         idempotencyKey: null,
         jobId: null,
         at: expect.any(Number),
+        query: '?status=queued',
       },
       {
         method: 'GET',

@@ -41,8 +41,7 @@ export const runCommand: Command = async (argv, io) => {
   }
 
   const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
-  mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
-  const lock = acquireLedgerLock(ledgerPath);
+  const lock = lockLedger(ledgerPath);
   if (!lock) {
     io.stderr.write(
       `mediabatch run: the ledger ${ledgerPath} is held by another live run; nothing was changed\n`,
@@ -58,7 +57,11 @@ export const runCommand: Command = async (argv, io) => {
       connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
       if (!values.json) io.stdout.write(`Running against the embedded sandbox at ${sandbox.baseUrl}\n`);
     }
-    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    try {
+      ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    } catch (error) {
+      throw unusableLedger(ledgerPath, error);
+    }
     const runId = ledger.startRun(process.pid);
     const openLedger = ledger;
     io.onInterrupt((count) => {
@@ -69,7 +72,11 @@ export const runCommand: Command = async (argv, io) => {
       io.exit(130);
     });
 
-    let reporter: RunReporter = silentReporter;
+    // --json keeps stdout for its one document; errors still reach the user, on stderr.
+    let reporter: RunReporter = {
+      ...silentReporter,
+      log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
+    };
     if (!values.json) {
       if (io.stdout.isTTY) {
         listr = new ListrReporter();
@@ -118,3 +125,28 @@ export const runCommand: Command = async (argv, io) => {
     await sandbox?.close();
   }
 };
+
+/** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
+function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
+  try {
+    mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
+    return acquireLedgerLock(ledgerPath);
+  } catch (error) {
+    throw unusableLedger(ledgerPath, error);
+  }
+}
+
+/** A ledger that cannot be created or opened is the user's to fix: say which file and why, no stack. */
+function unusableLedger(path: string, error: unknown): UserError {
+  const code = (error as { code?: unknown }).code;
+  const hint =
+    code === 'EEXIST' || code === 'ENOTDIR'
+      ? ' (a file stands where a folder of its path should be)'
+      : code === 'EISDIR'
+        ? ' (it is a folder)'
+        : code === 'SQLITE_NOTADB'
+          ? ' (it is not a mediabatch ledger)'
+          : '';
+  const reason = error instanceof Error ? error.message : String(error);
+  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`, 2);
+}
