@@ -106,7 +106,12 @@ async function restoreFromLedger(run: BatchRun): Promise<AttemptRecord[]> {
       record = { ...record, requestHash: hash, state: 'in_flight' };
     } else if (plan.label === 'failed' && record.state !== 'failed') {
       // The item's fate was decided by its last attempt's answer before the run was killed.
-      record = { ...record, state: 'failed', errorCode: plan.code, errorMessage: attempt?.errorMessage ?? null };
+      record = {
+        ...record,
+        state: 'failed',
+        errorCode: plan.code,
+        errorMessage: attempt?.errorMessage ?? null,
+      };
     }
     if (record !== existing) writes.push(record);
     run.track(item, hash, record, attempt);

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -364,4 +365,49 @@ export function sandboxSpendHighWater(sandbox: SandboxHandle, manifestName: stri
     high = Math.max(high, net);
   }
   return high;
+}
+
+/** Spawns a run, waits for `ready` (a line of output, a sandbox event), then kills it with SIGKILL. */
+export async function killRunWhen(
+  sandbox: SandboxHandle,
+  p: E2eProject,
+  ready: (child: ChildProcess) => Promise<unknown>,
+): Promise<void> {
+  const { child, done } = spawnRun(sandbox, p);
+  let killed = false;
+  const exited = done.then((result) => {
+    if (!killed) throw new Error(`the run exited ${result.code} before the kill:\n${result.stderr}`);
+  });
+  exited.catch(() => undefined);
+  await Promise.race([ready(child), exited]);
+  killed = true;
+  child.kill('SIGKILL');
+  const result = await done;
+  if (result.signal !== 'SIGKILL') throw new Error(`the run ended with ${result.code} before the kill`);
+}
+
+/**
+ * Leaves the ledger with an attempt (of the manifest's only item) whose POST never got an answer
+ * although the service stored its job: the run is killed while the service is slow to answer.
+ */
+export async function unansweredSubmission(sandbox: SandboxHandle, p: E2eProject, manifestName: string) {
+  const posts = () => sandbox.records().requests.filter((request) => request.method === 'POST');
+  sandbox.update({ faults: { latency_ms: { min: 600, max: 600 } } });
+  await killRunWhen(sandbox, p, () => waitUntil(() => posts().length === 1, 10_000, 'the POST'));
+  await waitUntil(() => sandbox.records().jobs.length === 1, 10_000, 'the job to be stored');
+  sandbox.update({ faults: { latency_ms: { min: 0, max: 0 } } });
+  const attempts = ledgerRows<{ idempotency_key: string; request_body: string; state: string }>(
+    p,
+    'SELECT idempotency_key, request_body, state FROM attempts',
+  );
+  const job = sandbox.records().jobs[0]!;
+  if (
+    attempts.length !== 1 ||
+    attempts[0]!.state !== 'prepared' ||
+    job.idempotencyKey !== attempts[0]!.idempotency_key
+  )
+    throw new Error(`expected one unanswered attempt with the job's key, got ${JSON.stringify(attempts)}`);
+  if (job.metadata['mediabatch.manifest'] !== manifestName)
+    throw new Error('the job is not of this manifest');
+  return { key: attempts[0]!.idempotency_key, body: attempts[0]!.request_body, job };
 }
