@@ -1,0 +1,157 @@
+/**
+ * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
+ * table (median, min and max of the runs) and writes it, with every sample, to
+ * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large`.
+ *
+ * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
+ * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { largeRows, scaleRows, series, single, slotRows, writeRows } from './bench-rows.js';
+import { BIG_COMMANDS, BIG_ITEMS, type BigSample, bigCommand, buildBigLedger } from './big-ledger-bench.js';
+import { removeDir } from './fixtures.js';
+import { pollingMakespanMs } from './poll-bound.js';
+import { SCALE_ITEMS, type ScaleSample, scaleSample } from './scale-bench.js';
+import {
+  RETRY_AFTER_SECONDS,
+  SLOT_ITEMS,
+  SLOT_LIMIT,
+  type SlotSample,
+  slotDurationsMs,
+  slotRun,
+} from './slot-bench.js';
+import { ROOT } from './spawn-cli.js';
+import { formatTable, type Row, summarize, verdict } from './stats.js';
+import { WRITE_CYCLES, type WriteSample, writeRateRun } from './write-rate-bench.js';
+
+const LONG_RUNS = 3;
+const CHEAP_RUNS = 5;
+/** RAM-backed: the same 5,000-item run without disk syncs shows what is CPU and what is disk. */
+const TMPFS = '/dev/shm';
+
+const wanted = new Set(process.argv.slice(2));
+const runs = (name: string) => wanted.size === 0 || wanted.has(name);
+const rows: Row[] = [];
+const details: Record<string, unknown> = {};
+const seconds = () => `${(performance.now() / 1000).toFixed(0)}s`;
+const log = (message: string) => process.stderr.write(`[bench ${seconds()}] ${message}\n`);
+
+function build(): number {
+  const started = performance.now();
+  const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  node(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+  node(['scripts/copy-assets.mjs']);
+  return performance.now() - started;
+}
+
+function writeScenario(): void {
+  log(`writes: ${CHEAP_RUNS} x ${WRITE_CYCLES} prepareAttempt + recordAccepted cycles`);
+  const samples: WriteSample[] = Array.from({ length: CHEAP_RUNS }, () => writeRateRun());
+  details.writes = samples;
+  rows.push(...writeRows(samples));
+}
+
+async function slotScenarios(): Promise<void> {
+  // The repetitions run side by side, each pair (mediabatch, naive client) on its own two
+  // sandboxes: both clients sleep between 1 s polls, so this costs no accuracy and saves minutes.
+  log(`slots: ${LONG_RUNS} x (mediabatch + naive client), ${SLOT_ITEMS} items, limit ${SLOT_LIMIT}`);
+  const samples: SlotSample[] = await Promise.all(Array.from({ length: LONG_RUNS }, () => slotRun()));
+  const ideal = summarize(samples.map((sample) => sample.idealMs)).median;
+  const durations = slotDurationsMs();
+  const interval = RETRY_AFTER_SECONDS * 1000;
+  const bounds = {
+    listPoller: ideal / pollingMakespanMs(durations, SLOT_LIMIT, interval, 'list'),
+    perJobPoller: ideal / pollingMakespanMs(durations, SLOT_LIMIT, interval, 'per-job'),
+  };
+  details.slots = { samples, utilisationBounds: bounds };
+  rows.push(...slotRows(samples, bounds.listPoller));
+}
+
+async function scaleScenario(root: string | undefined, label: string, withTargets: boolean): Promise<void> {
+  const samples: ScaleSample[] = [];
+  // The temp dir's disk is shared with whatever else the machine does, and its sync latency moves
+  // a lot from minute to minute: a short scenario-5 probe before each run shows what it was.
+  const commitMs: number[] = [];
+  for (let i = 1; i <= LONG_RUNS; i += 1) {
+    if (root === undefined) commitMs.push(writeRateRun(50).msPerCommit);
+    log(`scale${label}: run ${i}/${LONG_RUNS}, ${SCALE_ITEMS} instant jobs, limit and concurrency 500`);
+    samples.push(await scaleSample(root));
+  }
+  details[`scale${label}`] = { samples, commitMs };
+  rows.push(...scaleRows(label, samples, withTargets));
+  if (commitMs.length > 0) {
+    rows.push(series(`3 scale${label}`, 'ledger commit time, probed before each run', 'ms', 2, commitMs));
+  }
+}
+
+async function largeScenario(): Promise<void> {
+  log(`large: building a ${BIG_ITEMS}-item JSONL manifest and its all-done ledger`);
+  const big = buildBigLedger();
+  const commands: Record<string, BigSample[]> = {};
+  details.large = { ledgerBytes: big.ledgerBytes, buildMs: big.buildMs, commands };
+  try {
+    rows.push(single('4 100k ledger', 'ledger size on disk', 'MB', 1, big.ledgerBytes / 1024 / 1024));
+    for (const command of BIG_COMMANDS) {
+      const samples: BigSample[] = [];
+      for (let i = 1; i <= LONG_RUNS; i += 1) {
+        log(`large: mediabatch ${command} (${i}/${LONG_RUNS})`);
+        samples.push(await bigCommand(big, command));
+      }
+      commands[command] = samples;
+      rows.push(...largeRows(command, samples));
+    }
+  } finally {
+    removeDir(big.dir);
+  }
+}
+
+async function main(): Promise<void> {
+  const loadavgBefore = loadavg();
+  log('building the CLI: tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
+  const buildMs = build();
+  if (runs('writes')) writeScenario();
+  if (runs('slots')) await slotScenarios();
+  if (runs('scale')) {
+    await scaleScenario(undefined, '', true);
+    if (existsSync(TMPFS)) await scaleScenario(TMPFS, ' on tmpfs (diagnostic)', false);
+  }
+  if (runs('large')) await largeScenario();
+  // From this process's start (build included) to here; only npm's own start-up is left out.
+  const totalMs = performance.now();
+  rows.push({
+    ...single('total', 'npm run bench wall time', 's', 1, totalMs / 1000),
+    target: { op: '<', value: 600 },
+  });
+
+  const table = formatTable(rows);
+  process.stdout.write(`\n${table}\n\n`);
+  const machine = {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    tmpdir: tmpdir(),
+    loadavgBefore,
+    loadavgAfter: loadavg(),
+  };
+  const results = {
+    generatedAt: new Date().toISOString(),
+    machine,
+    buildMs,
+    totalMs,
+    rows: rows.map((row) => ({ ...row, result: verdict(row) })),
+    details,
+    table: table.split('\n'),
+  };
+  writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote test/bench/results.json');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'dist/cli/main.js');
+const WRAPPER = join(import.meta.dirname, 'child-stats.mjs');
+
+export interface ChildStats {
+  exitCode: number;
+  userCpuMicros: number;
+  systemCpuMicros: number;
+  maxRssKib: number;
+}
+
+export interface CliRun {
+  code: number | null;
+  /** Parent's view: spawn to 'close' (process start-up and exit included). */
+  wallMs: number;
+  stats: ChildStats;
+  /** stdout, unless `discardStdout` (then only its byte count is kept). */
+  stdout: string;
+  stdoutBytes: number;
+  stderr: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface CliRunOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  discardStdout?: boolean;
+  timeoutMs?: number;
+  /** Extra node flags for the child, e.g. --cpu-prof. */
+  nodeArgs?: string[];
+}
+
+/**
+ * Runs the built CLI through child-stats.mjs (see there for why) and returns its wall time, its
+ * own CPU time and peak RSS, and its output.
+ */
+export async function runCli(args: string[], options: CliRunOptions): Promise<CliRun> {
+  const statsDir = mkdtempSync(join(tmpdir(), 'mb-bench-stats-'));
+  const statsFile = join(statsDir, 'stats.json');
+  const startedAt = Date.now();
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), WRAPPER, CLI, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env, MEDIABATCH_BENCH_STATS: statsFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  let stdoutBytes = 0;
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdoutBytes += chunk.length;
+    if (!options.discardStdout) out.push(chunk);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
+  const code = await new Promise<number | null>((done) => child.on('close', (exit) => done(exit)));
+  clearTimeout(timer);
+  const wallMs = performance.now() - started;
+  let stats: ChildStats;
+  try {
+    stats = JSON.parse(readFileSync(statsFile, 'utf8')) as ChildStats;
+  } catch {
+    throw new Error(
+      `mediabatch ${args[0]} left no resource figures (exit ${code}): ${stderr.slice(0, 2000)}`,
+    );
+  } finally {
+    rmSync(statsDir, { recursive: true, force: true });
+  }
+  return {
+    code,
+    wallMs,
+    stats,
+    stdout: Buffer.concat(out).toString('utf8'),
+    stdoutBytes,
+    stderr,
+    startedAt,
+    endedAt: Date.now(),
+  };
+}
+
+export const cpuMs = (stats: ChildStats): number => (stats.userCpuMicros + stats.systemCpuMicros) / 1000;
+export const rssMb = (stats: ChildStats): number => stats.maxRssKib / 1024;
+
+/** Fails loudly: a benchmark of a run that did not do its work measures nothing. */
+export function expectExit(run: CliRun, expected: number, what: string): void {
+  if (run.code !== expected) {
+    throw new Error(`${what}: exit ${run.code}, expected ${expected}\n${run.stderr.slice(0, 4000)}`);
+  }
+}
