@@ -191,12 +191,10 @@ export class Ledger {
   // ---- attempts ----------------------------------------------------------------------------
 
   /**
-   * Every attempt of the batch. Reports over 100,000 items pass `withBodies: false`: request bodies
-   * are most of the bytes, and only resends and price estimates read them.
+   * Every attempt of the batch, with as many of its columns as `view` asks for (see AttemptView).
    */
-  listAttempts(options: { withBodies?: boolean } = {}): AttemptRecord[] {
-    const select =
-      options.withBodies === false ? ATTEMPT_SELECT.replace('request_body AS', "'' AS") : ATTEMPT_SELECT;
+  listAttempts(options: { view?: AttemptView } = {}): AttemptRecord[] {
+    const select = ATTEMPT_VIEWS[options.view ?? 'full'];
     const rows = this.#prepare(`${select} WHERE batch_id = ? ORDER BY id`).all(this.batchId) as AttemptRow[];
     return rows.map(toAttempt);
   }
@@ -379,6 +377,38 @@ const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS id
   job_id AS jobId, job_status AS jobStatus, amount_micros AS amountMicros, refunded_micros AS refundedMicros,
   error_code AS errorCode, error_message AS errorMessage, expires_at AS expiresAt, files_saved AS filesSaved,
   created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt FROM attempts`;
+
+/**
+ * How much of each attempt a reader needs. At 100,000 items the text columns are most of the
+ * memory: `summary` leaves them empty (status), `pricing` keeps only the part of each request body
+ * that prices it (plan's estimates); resends and the report read everything.
+ */
+export type AttemptView = 'full' | 'summary' | 'pricing';
+
+const BLANKED_IN_SUMMARY = [
+  'idempotency_key AS',
+  'request_hash AS',
+  'error_message AS',
+  'created_at AS',
+  'answered_at AS',
+  'completed_at AS',
+];
+
+const SUMMARY_SELECT = BLANKED_IN_SUMMARY.reduce(
+  (select, column) => select.replace(column, "'' AS"),
+  ATTEMPT_SELECT.replace('request_body AS', "'' AS"),
+);
+
+const PRICE_BODY = `CASE WHEN json_valid(request_body) THEN json_object(
+  'model', json_extract(request_body, '$.model'),
+  'input', json_object('seconds', json_extract(request_body, '$.input.seconds'),
+                       'definition', json_extract(request_body, '$.input.definition'))) ELSE '' END AS`;
+
+const ATTEMPT_VIEWS: Record<AttemptView, string> = {
+  full: ATTEMPT_SELECT,
+  summary: SUMMARY_SELECT,
+  pricing: SUMMARY_SELECT.replace("'' AS requestBody", `${PRICE_BODY} requestBody`),
+};
 
 /** Converts in place: copying 100,000 rows costs more than reading them. */
 function toAttempt(row: AttemptRow): AttemptRecord {

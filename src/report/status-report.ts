@@ -47,11 +47,10 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
   const records = new Map(view.items.map((record) => [record.itemId, record]));
   const attemptsByItem = new Map<string, AttemptRecord[]>();
   for (const attempt of view.attempts) {
-    attemptsByItem.set(attempt.itemId, [...(attemptsByItem.get(attempt.itemId) ?? []), attempt]);
+    pushTo(attemptsByItem, attempt.itemId, attempt);
   }
   const filesByAttempt = new Map<number, FileRecord[]>();
-  for (const file of view.files)
-    filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
+  for (const file of view.files) pushTo(filesByAttempt, file.attemptId, file);
   const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
   const shown = (path: string) => {
     const rel = relative(baseDir, path);
@@ -71,9 +70,8 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     const attempts = attemptsByItem.get(item.id) ?? [];
     const state = record?.state ?? 'pending';
     counts[state] += 1;
-    const withJob = attempts.filter((attempt) => attempt.jobId !== null);
-    const last = withJob[withJob.length - 1];
-    const saved = [...attempts].reverse().find((attempt) => attempt.filesSaved);
+    const last = attempts.findLast((attempt) => attempt.jobId !== null);
+    const saved = attempts.findLast((attempt) => attempt.filesSaved);
     const net = attempts.reduce((sum, attempt) => sum + attempt.amountMicros - attempt.refundedMicros, 0);
     return {
       id: item.id,
@@ -128,4 +126,11 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     items,
     warnings,
   };
+}
+
+/** Grouping by push: at 100,000 items, a fresh array per row is garbage the peak RSS pays for. */
+function pushTo<K, V>(groups: Map<K, V[]>, key: K, value: V): void {
+  const group = groups.get(key);
+  if (group) group.push(value);
+  else groups.set(key, [value]);
 }

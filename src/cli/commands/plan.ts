@@ -21,8 +21,8 @@ export const planCommand: Command = async (argv, io) => {
   if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
-  // Price estimates come from the bodies of accepted attempts.
-  const ledger = readLedger(manifest, values.ledger, io, { withBodies: true });
+  // Price estimates read the priced part of accepted attempts' request bodies.
+  const ledger = readLedger(manifest, values.ledger, io, { view: 'pricing' });
   const account = connection ? await checkAccount(connection) : null;
   const doc = buildPlanReport(manifest, ledger.view, account, Date.now());
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));

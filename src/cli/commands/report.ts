@@ -18,7 +18,7 @@ export const reportCommand: Command = async (argv, io) => {
   if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
   if (values.html === '') throw new UserError('--html needs a file name');
   const manifest = manifestOrExit(positionals[0], io);
-  const ledger = readLedger(manifest, values.ledger, io);
+  const ledger = readLedger(manifest, values.ledger, io, { view: 'full' });
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Ledger } from '../../ledger/ledger.js';
+import { type AttemptView, Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { renderStatusText } from '../../report/render-text.js';
 import { buildStatusReport, type LedgerView } from '../../report/status-report.js';
@@ -21,7 +21,7 @@ export function readLedger(
   manifest: Manifest,
   flag: string | undefined,
   io: CliIo,
-  options: { withBodies?: boolean } = {},
+  options: { view?: AttemptView } = {},
 ): LedgerRead {
   const path = ledgerPathFor(manifest, flag, io);
   if (!existsSync(path)) return { path, exists: false, view: { items: [], attempts: [], files: [] } };
@@ -33,7 +33,7 @@ export function readLedger(
       exists: true,
       view: {
         items: ledger.listItems(),
-        attempts: ledger.listAttempts({ withBodies: options.withBodies ?? false }),
+        attempts: ledger.listAttempts({ view: options.view ?? 'summary' }),
         files: ledger.listFiles(),
       },
     };
