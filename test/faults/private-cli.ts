@@ -1,0 +1,57 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { CliOptions, CliResult } from '../support/cli.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * A private copy of the built CLI. Long loops must not spawn dist/ while another test run
+ * rebuilds it (a half-written module makes the child exit 70, which is no fault of the runner).
+ * The copy is checked by loading every command once; a torn copy is taken again.
+ */
+export function snapshotCli(): { cli: string; remove: () => void } {
+  for (let tries = 1; ; tries++) {
+    const dir = mkdtempSync(join(tmpdir(), 'mediabatch-cli-'));
+    cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const cli = join(dir, 'dist', 'cli', 'main.js');
+    // `run --help` loads the whole run command, then refuses the flag: exit 2, unless a module is torn.
+    const check = spawnSync(process.execPath, [cli, 'run', '--help'], { encoding: 'utf8', timeout: 20_000 });
+    if (check.status === 2) return { cli, remove: () => rmSync(dir, { recursive: true, force: true }) };
+    rmSync(dir, { recursive: true, force: true });
+    if (tries >= 5) throw new Error(`no consistent build of the CLI to copy: ${check.stderr}`);
+    execFileSync('sleep', ['2']);
+  }
+}
+
+/** spawnCli, for a given CLI file. */
+export function spawnWith(
+  cli: string,
+  args: string[],
+  options: CliOptions,
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const done = new Promise<CliResult>((resolvePromise) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, done };
+}
