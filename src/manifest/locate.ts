@@ -23,6 +23,22 @@ function deref(doc: Document, node: AnyNode): AnyNode {
   return current;
 }
 
+/** Each map's pairs by key text, the last duplicate winning; built once per map, on first use. */
+const pairsByKey = new WeakMap<object, Map<string, unknown>>();
+
+function lastPairWithKey(map: { items: unknown[] }, key: string): unknown {
+  let index = pairsByKey.get(map);
+  if (!index) {
+    index = new Map();
+    for (const candidate of map.items) {
+      const text = isPair(candidate) ? keyText(candidate.key) : undefined;
+      if (text !== undefined) index.set(text, candidate);
+    }
+    pairsByKey.set(map, index);
+  }
+  return index.get(key);
+}
+
 /** Offset of the node at `path`; for a missing entry, the offset of the nearest existing parent. */
 export function offsetOf(doc: Document, path: Path, anchor: Anchor): number {
   let node: AnyNode = doc.contents;
@@ -33,14 +49,8 @@ export function offsetOf(doc: Document, path: Path, anchor: Anchor): number {
     node = deref(doc, node);
     if (isMap(node)) {
       // The last duplicate wins when YAML becomes data, so the last one is the value that was checked.
-      let pair: unknown;
-      for (let j = node.items.length - 1; j >= 0; j--) {
-        const candidate = node.items[j];
-        if (isPair(candidate) && keyText(candidate.key) === String(segment)) {
-          pair = candidate;
-          break;
-        }
-      }
+      // Indexed: a problem per key of a huge map must not cost a scan of the map each.
+      const pair = lastPairWithKey(node, String(segment));
       if (!isPair(pair)) return best;
       const keyStart = startOf(pair.key) ?? best;
       const valueStart = startOf(pair.value);

@@ -63,6 +63,8 @@ export class BatchRun {
   lastRetryAfterMs: number | null = null;
   /** The service refused our key while watching: nothing more can be learnt this run. */
   watchRefused = false;
+  /** What ended a background task with a throw (the ledger cannot be written): the run ends with it. */
+  fatal: unknown = null;
   readonly downloads: JobDownloads;
   #gateUntil = 0;
   #wake = new AbortController();
@@ -92,6 +94,14 @@ export class BatchRun {
   enqueue(itemId: string, notBefore = 0): void {
     this.queue.push({ itemId, notBefore });
     this.wake();
+  }
+
+  /** Runs a task in the background; a throw ends the run (runBatch rethrows it) instead of going unhandled. */
+  background(task: Promise<unknown>): void {
+    task.catch((error: unknown) => {
+      this.fatal ??= error;
+      this.wake();
+    });
   }
 
   wake(): void {
@@ -218,7 +228,7 @@ export class BatchRun {
     tracked.record = { ...tracked.record, state: 'in_flight' };
     this.deps.reporter.itemChanged(tracked.item.id, 'in_flight', null);
     this.#onlyRefused.add(attempt.id);
-    void this.sendAttempt(attempt, capFromBudget);
+    this.background(this.sendAttempt(attempt, capFromBudget));
   }
 
   /**

@@ -47,7 +47,7 @@ export class JobDownloads {
   add(task: DownloadTask): void {
     if (this.#waiting.has(task.attempt.id)) return;
     this.#waiting.set(task.attempt.id, { task, deadline: deadline(task) });
-    void this.#limit(() => this.#downloadMostUrgent());
+    this.#run.background(this.#limit(() => this.#downloadMostUrgent()));
   }
 
   #takeMostUrgent(): DownloadTask | undefined {

@@ -40,11 +40,12 @@ export async function runBatch(
 
   const prepared = await restoreFromLedger(run);
   await readAccount(run);
-  for (const attempt of prepared) void resumeUnanswered(run, attempt);
+  for (const attempt of prepared) run.background(resumeUnanswered(run, attempt));
 
   let lastPoll = deps.clock.now();
   let probed = options.pollIntervalMs !== null;
   while (!run.isSettled() && !run.watchRefused) {
+    if (run.fatal !== null) throw run.fatal;
     run.fillSlots();
     reportProgress(run);
     if (run.isSettled()) break;
@@ -63,6 +64,7 @@ export async function runBatch(
       await pollUnfinished(run);
     }
   }
+  if (run.fatal !== null) throw run.fatal;
   reportProgress(run, true);
   return { stop: run.stop, abandonedWatching: run.watchRefused && run.unfinished > 0 };
 }

@@ -100,7 +100,9 @@ export const runCommand: Command = async (argv, io) => {
         ...(timeoutSeconds === null ? {} : { downloadTimeoutMs: timeoutSeconds * 1000 }),
       },
       (drain) => io.onInterrupt((count) => count === 1 && drain()),
-    );
+    ).catch((error: unknown) => {
+      throw ledgerWriteFailure(ledgerPath, error);
+    });
     await listr?.stop();
     listr = null;
 
@@ -134,6 +136,17 @@ function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
   } catch (error) {
     throw unusableLedger(ledgerPath, error);
   }
+}
+
+/** The ledger failed mid-run (disk full, I/O error): the run stops, and says how to go on. */
+function ledgerWriteFailure(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  return new UserError(
+    `cannot write the ledger ${path}: ${(error as Error).message} (${code}); the run stopped. ` +
+      'Fix the cause (free disk space, say) and re-run: every committed step is kept and nothing is paid twice',
+    1,
+  );
 }
 
 /** A ledger that cannot be created or opened is the user's to fix: say which file and why, no stack. */
