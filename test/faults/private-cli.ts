@@ -1,8 +1,8 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CliOptions, CliResult } from '../support/cli.js';
+import { type CliOptions, type CliResult, spawnCli } from '../support/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -33,25 +33,5 @@ export function spawnWith(
   args: string[],
   options: CliOptions,
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-  const done = new Promise<CliResult>((resolvePromise) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done };
+  return spawnCli(args, { ...options, cli });
 }

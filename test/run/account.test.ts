@@ -7,9 +7,9 @@ import type { CliResult } from '../support/cli.js';
 import {
   allPosts,
   type E2eProject,
+  expectMoneyAgrees,
   jobsOfItem,
   manifestYaml,
-  moneyViews,
   project,
   runAgainst,
   startTestSandbox,
@@ -22,12 +22,6 @@ let sandbox: SandboxHandle;
 afterEach(async () => {
   await sandbox?.close();
 });
-
-async function expectMoneyAgrees(p: E2eProject, name: string): Promise<void> {
-  const money = await moneyViews(sandbox, p, name);
-  expect(money.ledger).toEqual(money.sandbox);
-  expect(money.status).toEqual(money.expectedStatus);
-}
 
 /** The key is in the child's environment only: never on its output, never in the ledger's files. */
 function expectKeyNowhere(p: E2eProject, key: string, ...results: CliResult[]): void {
@@ -59,7 +53,7 @@ describe('mediabatch run: the service refuses the account', () => {
     expect(sandbox.records().requests.every((request) => request.status === 401)).toBe(true);
     expect(sandbox.records().jobs).toHaveLength(0);
     expectKeyNowhere(p, wrong, json, plain);
-    await expectMoneyAgrees(p, 'badkey');
+    await expectMoneyAgrees(sandbox, p, 'badkey');
   });
 
   it('exits 3 when the wallet is disabled (402), creates no job, and a re-run resumes once enabled', async () => {
@@ -81,7 +75,7 @@ describe('mediabatch run: the service refuses the account', () => {
     expect(posts.length).toBeLessThanOrEqual(3);
     expect(posts.every((request) => request.status === 402)).toBe(true);
     expect(sandbox.records().jobs).toHaveLength(0);
-    await expectMoneyAgrees(p, 'nowallet');
+    await expectMoneyAgrees(sandbox, p, 'nowallet');
 
     sandbox.update({
       workspaces: [{ id: 'ws_test', balance_usd: '10', wallet_enabled: true, concurrency_limit: 3 }],
@@ -90,7 +84,7 @@ describe('mediabatch run: the service refuses the account', () => {
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).totals).toMatchObject({ done: 5, spent_usd: '0.200000' });
     for (const id of ['a', 'b', 'c', 'd', 'e']) expect(jobsOfItem(sandbox, 'nowallet', id)).toHaveLength(1);
-    await expectMoneyAgrees(p, 'nowallet');
+    await expectMoneyAgrees(sandbox, p, 'nowallet');
     expectKeyNowhere(p, KEY, refused, resumed);
   });
 
@@ -124,7 +118,7 @@ describe('mediabatch run: the service refuses the account', () => {
     }
     expect(sandbox.records().jobs).toHaveLength(2);
     expect(sandbox.account().balanceMicros).toBe(0);
-    await expectMoneyAgrees(p, 'broke');
+    await expectMoneyAgrees(sandbox, p, 'broke');
 
     // A top-up lets a re-run submit the rest; the two finished items are not paid again.
     sandbox.update({ workspaces: [{ id: 'ws_test', balance_usd: '1', concurrency_limit: 3 }] });
@@ -132,7 +126,7 @@ describe('mediabatch run: the service refuses the account', () => {
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).totals).toMatchObject({ done: 5, spent_usd: '0.200000' });
     expect(sandbox.records().jobs).toHaveLength(5);
-    await expectMoneyAgrees(p, 'broke');
+    await expectMoneyAgrees(sandbox, p, 'broke');
     expectKeyNowhere(p, KEY, run, resumed);
   });
 });

@@ -4,12 +4,11 @@ import type { SandboxHandle } from '../../src/sandbox/index.js';
 import {
   allPosts,
   attemptRows,
-  type E2eProject,
+  expectMoneyAgrees,
   itemsById,
   jobsOfItem,
   ledgerBudgetHighWater,
   manifestYaml,
-  moneyViews,
   postsWithKeys,
   project,
   runAgainst,
@@ -22,12 +21,6 @@ let sandbox: SandboxHandle;
 afterEach(async () => {
   await sandbox?.close();
 });
-
-async function expectMoneyAgrees(p: E2eProject, name: string): Promise<void> {
-  const money = await moneyViews(sandbox, p, name);
-  expect(money.ledger).toEqual(money.sandbox);
-  expect(money.status).toEqual(money.expectedStatus);
-}
 
 function netSpent(name: string): number {
   const money = sandboxMoney(sandbox, name);
@@ -63,7 +56,7 @@ describe('mediabatch run: budget_usd', () => {
     expect(sandboxSpendHighWater(sandbox, 'capped')).toBeLessThanOrEqual(200_000);
     expect(netSpent('capped')).toBe(160_000);
     for (const row of attemptRows(p)) expect(JSON.parse(row.request_body).max_cost_usd).toBe('0.050000');
-    await expectMoneyAgrees(p, 'capped');
+    await expectMoneyAgrees(sandbox, p, 'capped');
 
     // Raising the budget submits exactly the items that did not fit, and nothing else.
     writeFileSync(p.manifest, `${head('0.30')}${items(ids)}`);
@@ -74,7 +67,7 @@ describe('mediabatch run: budget_usd', () => {
     expect(allPosts(sandbox)).toHaveLength(posts + 2);
     for (const id of ids) expect(jobsOfItem(sandbox, 'capped', id)).toHaveLength(1);
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(300_000);
-    await expectMoneyAgrees(p, 'capped');
+    await expectMoneyAgrees(sandbox, p, 'capped');
   });
 
   it('without caps sends the remaining budget as max_cost_usd and ends items that no longer fit', async () => {
@@ -105,7 +98,7 @@ describe('mediabatch run: budget_usd', () => {
     expect(netSpent('uncapped')).toBe(80_000);
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(100_000);
     expect(sandboxSpendHighWater(sandbox, 'uncapped')).toBeLessThanOrEqual(100_000);
-    await expectMoneyAgrees(p, 'uncapped');
+    await expectMoneyAgrees(sandbox, p, 'uncapped');
   });
 
   it('lets a refund free budget for an item waiting in the same run', async () => {
@@ -131,7 +124,7 @@ describe('mediabatch run: budget_usd', () => {
     expect(netSpent('refunded')).toBe(80_000);
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(80_000);
     expect(sandboxSpendHighWater(sandbox, 'refunded')).toBeLessThanOrEqual(80_000);
-    await expectMoneyAgrees(p, 'refunded');
+    await expectMoneyAgrees(sandbox, p, 'refunded');
   });
 
   it('lets a refund free budget for an uncapped item that was refused as too expensive', async () => {
@@ -156,6 +149,6 @@ describe('mediabatch run: budget_usd', () => {
     ]);
     expect(allPosts(sandbox)).toHaveLength(3);
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(60_000);
-    await expectMoneyAgrees(p, 'uncapped-refund');
+    await expectMoneyAgrees(sandbox, p, 'uncapped-refund');
   });
 });

@@ -4,10 +4,10 @@ import {
   allPosts,
   attemptRows,
   type E2eProject,
+  expectMoneyAgrees,
   itemsById,
   jobsOfItem,
   manifestYaml,
-  moneyViews,
   postsWithKeys,
   project,
   runAgainst,
@@ -18,12 +18,6 @@ let sandbox: SandboxHandle;
 afterEach(async () => {
   await sandbox?.close();
 });
-
-async function expectMoneyAgrees(p: E2eProject, name: string): Promise<void> {
-  const money = await moneyViews(sandbox, p, name);
-  expect(money.ledger).toEqual(money.sandbox);
-  expect(money.status).toEqual(money.expectedStatus);
-}
 
 /** Every job of the item: failed ones refunded in full, attempt numbers 1, 2, ..., keys all different. */
 function expectAttemptTrail(name: string, p: E2eProject, itemId: string, statuses: string[]) {
@@ -84,7 +78,7 @@ describe('mediabatch run: job failures', () => {
     // model_busy waits about three poll intervals (0.1 s here) before the new submission.
     const [busy, busyAgain] = jobsOfItem(sandbox, 'retryable', 'busy');
     expect(Date.parse(busyAgain!.createdAt) - Date.parse(busy!.completedAt!)).toBeGreaterThanOrEqual(300);
-    await expectMoneyAgrees(p, 'retryable');
+    await expectMoneyAgrees(sandbox, p, 'retryable');
   });
 
   it('fails the item on content_rejected, canceled and unknown codes, without resubmitting', async () => {
@@ -113,7 +107,7 @@ describe('mediabatch run: job failures', () => {
       });
       expectAttemptTrail('final', p, itemId, [status]);
     }
-    await expectMoneyAgrees(p, 'final');
+    await expectMoneyAgrees(sandbox, p, 'final');
 
     const posts = allPosts(sandbox).length;
     expect((await runAgainst(sandbox, p, ['--json'])).code).toBe(1);
@@ -142,7 +136,7 @@ describe('mediabatch run: job failures', () => {
     expectAttemptTrail('exhausted', p, 'twice', ['failed', 'failed']);
     expect(items.get('once')).toMatchObject({ state: 'done', attempts: 2 });
     expectAttemptTrail('exhausted', p, 'once', ['failed', 'succeeded']);
-    await expectMoneyAgrees(p, 'exhausted');
+    await expectMoneyAgrees(sandbox, p, 'exhausted');
 
     // retries_exhausted is not final across runs: the next run submits a third attempt, which passes.
     const again = await runAgainst(sandbox, p, ['--json']);
@@ -150,7 +144,7 @@ describe('mediabatch run: job failures', () => {
     expect(itemsById(again.stdout).get('twice')).toMatchObject({ state: 'done', attempts: 3, error: null });
     expectAttemptTrail('exhausted', p, 'twice', ['failed', 'failed', 'succeeded']);
     expectAttemptTrail('exhausted', p, 'once', ['failed', 'succeeded']);
-    await expectMoneyAgrees(p, 'exhausted');
+    await expectMoneyAgrees(sandbox, p, 'exhausted');
   });
 
   it('with retries: 0 the first retryable failure is final for the run', async () => {
@@ -172,6 +166,6 @@ describe('mediabatch run: job failures', () => {
     });
     expect(items.get('b')).toMatchObject({ state: 'done', attempts: 1 });
     expectAttemptTrail('noretry', p, 'a', ['failed']);
-    await expectMoneyAgrees(p, 'noretry');
+    await expectMoneyAgrees(sandbox, p, 'noretry');
   });
 });

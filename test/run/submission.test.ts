@@ -7,11 +7,10 @@ import type { SandboxHandle } from '../../src/sandbox/index.js';
 import {
   allPosts,
   attemptRows,
-  type E2eProject,
+  expectMoneyAgrees,
   itemsById,
   jobsOfItem,
   manifestYaml,
-  moneyViews,
   postsWithKeys,
   project,
   runAgainst,
@@ -26,12 +25,6 @@ let sandbox: SandboxHandle;
 afterEach(async () => {
   await sandbox?.close();
 });
-
-async function expectMoneyAgrees(p: E2eProject, name: string): Promise<void> {
-  const money = await moneyViews(sandbox, p, name);
-  expect(money.ledger).toEqual(money.sandbox);
-  expect(money.status).toEqual(money.expectedStatus);
-}
 
 const PRICE = 40_000; // 2 s of 480p at 0.02 USD per second
 
@@ -72,7 +65,7 @@ describe('mediabatch run: submission outcomes', () => {
     expect(banned[0]).toMatchObject({ status: 'failed', amountMicros: PRICE, refundedMicros: PRICE });
     expect(postsWithKeys(sandbox, [banned[0]!.idempotencyKey])).toHaveLength(1);
     expect(attemptRows(p).filter((row) => row.item_id === 'banned')).toHaveLength(1);
-    await expectMoneyAgrees(p, 'answers');
+    await expectMoneyAgrees(sandbox, p, 'answers');
 
     // A final job failure is not retried by a re-run of the same manifest either.
     const posts = allPosts(sandbox).length;
@@ -119,7 +112,7 @@ describe('mediabatch run: submission outcomes', () => {
     expect(allPosts(sandbox)).toHaveLength(9);
     expect(allPosts(sandbox).some((request) => request.status === 409)).toBe(false);
     expect(sandbox.account().balanceMicros).toBe(10_000_000 - 4 * PRICE);
-    await expectMoneyAgrees(p, 'faulty');
+    await expectMoneyAgrees(sandbox, p, 'faulty');
   });
 
   it('waits out slots held by other clients of the workspace (429) with the same key, not a new attempt', async () => {
@@ -183,7 +176,7 @@ describe('mediabatch run: submission outcomes', () => {
     // Every POST of the run belongs to one of the two attempts.
     const keys = attemptRows(p).map((row) => row.idempotency_key);
     expect(postsWithKeys(sandbox, keys)).toHaveLength(allPosts(sandbox).length - 2);
-    await expectMoneyAgrees(p, 'crowded');
+    await expectMoneyAgrees(sandbox, p, 'crowded');
   });
 
   it('fails an item on a 400 (unknown model, max_cost_exceeded) without retrying or charging', async () => {
@@ -224,7 +217,7 @@ describe('mediabatch run: submission outcomes', () => {
     expect(JSON.parse(rows.find((row) => row.item_id === 'too-cheap')!.request_body).max_cost_usd).toBe(
       '0.010000',
     );
-    await expectMoneyAgrees(p, 'refused');
+    await expectMoneyAgrees(sandbox, p, 'refused');
 
     const posts = allPosts(sandbox).length;
     expect((await runAgainst(sandbox, p, ['--json'])).code).toBe(1);
@@ -275,6 +268,6 @@ describe('mediabatch run: submission outcomes', () => {
     const posts = allPosts(sandbox).length;
     expect((await runAgainst(sandbox, p, ['--json'])).code).toBe(1);
     expect(allPosts(sandbox)).toHaveLength(posts);
-    await expectMoneyAgrees(p, 'conflict');
+    await expectMoneyAgrees(sandbox, p, 'conflict');
   });
 });

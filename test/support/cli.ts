@@ -16,6 +16,8 @@ export interface CliOptions {
   cwd: string;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** Another build of the CLI to run (the crash loop uses a private copy). */
+  cli?: string;
 }
 
 /** Starts the real CLI as a child process (no TTY: plain output). */
@@ -23,7 +25,7 @@ export function spawnCli(
   args: string[],
   options: CliOptions,
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type CliResult, runCli, spawnCli, tempProject } from './cli.js';
 
@@ -410,4 +411,11 @@ export async function unansweredSubmission(sandbox: SandboxHandle, p: E2eProject
   if (job.metadata['mediabatch.manifest'] !== manifestName)
     throw new Error('the job is not of this manifest');
   return { key: attempts[0]!.idempotency_key, body: attempts[0]!.request_body, job };
+}
+
+/** The ledger's charged and refunded totals equal the sandbox's, and status --json agrees. */
+export async function expectMoneyAgrees(sandbox: SandboxHandle, p: E2eProject, name: string): Promise<void> {
+  const money = await moneyViews(sandbox, p, name);
+  expect(money.ledger).toEqual(money.sandbox);
+  expect(money.status).toEqual(money.expectedStatus);
 }
