@@ -48,18 +48,16 @@ describe('mediabatch run under SIGKILL at random moments', () => {
     }
   });
 
-  it.runIf(soak)(
-    'soak: hundreds of kills over a larger manifest',
-    async () => {
-      const figures = await crashLoop({
-        seed,
-        items: Number(process.env.SOAK_ITEMS ?? 60),
-        kills: Number(process.env.SOAK_KILLS ?? 300),
-        log: (line) => console.log(`[soak] ${line}`),
-      });
-      console.log(`[soak] figures ${JSON.stringify(figures)}`);
-      expect(figures.kills).toBeGreaterThanOrEqual(Number(process.env.SOAK_KILLS ?? 300));
-    },
-    3_600_000,
-  );
+  // Registered only when asked for (SOAK=1), so npm test shows no skipped test.
+  if (!soak) return;
+  it('soak: hundreds of kills over a larger manifest', async () => {
+    const figures = await crashLoop({
+      seed,
+      items: Number(process.env.SOAK_ITEMS ?? 60),
+      kills: Number(process.env.SOAK_KILLS ?? 300),
+      log: (line) => console.log(`[soak] ${line}`),
+    });
+    console.log(`[soak] figures ${JSON.stringify(figures)}`);
+    expect(figures.kills).toBeGreaterThanOrEqual(Number(process.env.SOAK_KILLS ?? 300));
+  }, 3_600_000);
 });
