@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { seededRandom } from '../support/seeded-random.js';
 import {
   apiRequests,
   BENCH_KEY,
@@ -12,7 +13,6 @@ import {
 } from './fixtures.js';
 import { type NaiveJobBody, runNaiveClient } from './naive-client.js';
 import { expectExit, runCli } from './spawn-cli.js';
-import { seededRandom } from './stats.js';
 
 /**
  * Scenarios 1 and 2: 60 items, account limit 3, jobs queued 0.1 s then running 2 to 4 s, poll

@@ -64,15 +64,3 @@ export function formatTable(rows: readonly Row[]): string {
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   return [line(header), rule, ...body.map(line)].join('\n');
 }
-
-/** Deterministic PRNG (mulberry32), so every bench run uses the same job durations. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -4,21 +4,10 @@ import { formatUsd } from '../../src/money.js';
 import type { SandboxConfigInput, SandboxHandle } from '../../src/sandbox/index.js';
 import type { CliResult } from '../support/cli.js';
 import { type E2eProject, manifestYaml, project, startTestSandbox } from '../support/e2e.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { type CheckTarget, checkInvariants, FINAL_STATES } from './crash-checks.js';
 import { type KillProxy, startKillProxy } from './kill-proxy.js';
 import { snapshotCli, spawnWith } from './private-cli.js';
-
-/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * How a run dies: after a random delay; the instant a new attempt row is committed; on a POST the
