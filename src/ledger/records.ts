@@ -15,6 +15,19 @@ export interface ItemRecord {
   updatedAt: string;
 }
 
+/** An item the ledger has not seen yet: pending, with no retries used. */
+export function newItemRecord(itemId: string, requestHash: string): ItemRecord {
+  return {
+    itemId,
+    requestHash,
+    state: 'pending',
+    retriesUsed: 0,
+    errorCode: null,
+    errorMessage: null,
+    updatedAt: '',
+  };
+}
+
 /** prepared: key and body committed, no answer yet; accepted: a job exists; rejected: HTTP error, no job. */
 export type AttemptState = 'prepared' | 'accepted' | 'rejected';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import { fileMatches, removeTempFiles } from '../downloads/verify-file.js';
-import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
+import { type AttemptRecord, type FileRecord, type ItemRecord, newItemRecord } from '../ledger/records.js';
 import { BatchRun, type RunDeps, type RunOptions, type StopReason } from './batch-run.js';
 import { latestAttempts, planItem, retriesCarried } from './item-plan.js';
 import { jobSnapshot } from './job-snapshot.js';
@@ -94,7 +94,7 @@ async function restoreFromLedger(run: BatchRun): Promise<AttemptRecord[]> {
       (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
         ? attempt
         : null;
-    let record: ItemRecord = existing ?? blankRecord(item.id, hash);
+    let record: ItemRecord = existing ?? newItemRecord(item.id, hash);
     if (plan.action === 'submit') {
       record = {
         ...record,
@@ -256,18 +256,6 @@ function reportProgress(run: BatchRun, final = false): void {
     budgetMicros: run.deps.manifest.budgetMicros,
     draining: run.stop?.kind === 'draining',
   });
-}
-
-function blankRecord(itemId: string, hash: string): ItemRecord {
-  return {
-    itemId,
-    requestHash: hash,
-    state: 'pending',
-    retriesUsed: 0,
-    errorCode: null,
-    errorMessage: null,
-    updatedAt: '',
-  };
 }
 
 function groupFiles(files: FileRecord[]): Map<number, FileRecord[]> {

@@ -3,7 +3,7 @@ import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';
 import { SandboxServer } from './server.js';
-import { SandboxStore } from './store.js';
+import { type RequestRecord, SandboxStore } from './store.js';
 
 export interface SandboxRecords {
   jobs: Array<{
@@ -23,16 +23,7 @@ export interface SandboxRecords {
     files: Array<{ sha256: string; bytes: number; contentType: string }>;
   }>;
   /** Every HTTP request including file downloads; `path` has no query string. */
-  requests: Array<{
-    method: string;
-    path: string;
-    status: number | 'dropped';
-    idempotencyKey: string | null;
-    jobId: string | null;
-    at: number;
-    /** The query string as sent, '?' included; absent without one. Signed download URLs carry it. */
-    query?: string;
-  }>;
+  requests: RequestRecord[];
 }
 
 export interface SandboxHandle {

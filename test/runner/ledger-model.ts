@@ -1,4 +1,9 @@
-import type { AttemptRecord, ItemRecord, ItemState } from '../../src/ledger/records.js';
+import {
+  type AttemptRecord,
+  type ItemRecord,
+  type ItemState,
+  newItemRecord,
+} from '../../src/ledger/records.js';
 import { formatUsd } from '../../src/money.js';
 import type { BudgetState } from '../../src/runner/budget.js';
 import type { ServiceJob } from './service-model.js';
@@ -112,14 +117,4 @@ export function jobPatch(job: ServiceJob): Partial<AttemptRecord> {
   };
 }
 
-export function blankItem(itemId: string, hash: string): ItemRecord {
-  return {
-    itemId,
-    requestHash: hash,
-    state: 'pending',
-    retriesUsed: 0,
-    errorCode: null,
-    errorMessage: null,
-    updatedAt: '',
-  };
-}
+export const blankItem = newItemRecord;
