@@ -1,4 +1,5 @@
-import { type CliIo, type Command, UserError } from './io.js';
+import { ExitCode, UserError } from '../errors.js';
+import type { CliIo, Command } from './io.js';
 
 const USAGE = `usage:
   mediabatch run <manifest> [--base-url URL] [--ledger PATH] [--poll-interval SECONDS]
@@ -22,12 +23,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${USAGE}\n`);
-    return name === undefined ? 2 : 0;
+    return name === undefined ? ExitCode.Usage : ExitCode.Ok;
   }
   const load = COMMANDS[name];
   if (!load) {
     io.stderr.write(`mediabatch: unknown command '${name}'\n${USAGE}\n`);
-    return 2;
+    return ExitCode.Usage;
   }
   try {
     return await (await load())(rest, io);
@@ -39,7 +40,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
       io.stderr.write(`mediabatch ${name}: ${(error as Error).message}\n${USAGE}\n`);
-      return 2;
+      return ExitCode.Usage;
     }
     throw error;
   }

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
+import { UserError } from '../errors.js';
 import { formatProblem, loadManifest, type Manifest } from '../manifest/index.js';
-import { type CliIo, UserError } from './io.js';
+import type { CliIo } from './io.js';
 
 /** Loads the manifest or fails with every problem listed, file:line:column first (exit 2). */
 export function manifestOrExit(path: string | undefined, io: CliIo): Manifest {

@@ -10,14 +10,4 @@ export interface CliIo {
   exit: (code: number) => never;
 }
 
-/** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
-export class UserError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 2) {
-    super(message);
-    this.name = 'UserError';
-    this.exitCode = exitCode;
-  }
-}
-
 export type Command = (argv: string[], io: CliIo) => Promise<number>;

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ExitCode } from '../errors.js';
 import { main } from './cli.js';
 import type { CliIo } from './io.js';
 
@@ -41,6 +42,6 @@ main(process.argv.slice(2), processIo()).then(
     process.stderr.write(
       `mediabatch: internal error: ${detail}\n(please report this; MEDIABATCH_DEBUG=1 shows where it happened)\n`,
     );
-    process.exitCode = 70;
+    process.exitCode = ExitCode.Internal;
   },
 );

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { UserError } from '../cli/io.js';
+import { UserError } from '../errors.js';
 import { formatUsd, parseUsd } from '../money.js';
 
 /** The demo key is fixed so that users can export it once and keep it across sandbox restarts. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../../src/api/index.js';
-import { UserError } from '../../src/cli/io.js';
+import { UserError } from '../../src/errors.js';
 import {
   DEMO_API_KEY,
   demoSandboxConfig,

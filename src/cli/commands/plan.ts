@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { MediaGenClient } from '../../api/client.js';
 import { ApiConnectionError, ApiError } from '../../api/errors.js';
+import { ExitCode, UserError } from '../../errors.js';
 import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
 import { cleanText, renderPlanText } from '../../report/render-text.js';
 import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
-import { type CliIo, type Command, UserError } from '../io.js';
+import type { CliIo, Command } from '../io.js';
 import { readLedger } from './status.js';
 
 export const planCommand: Command = async (argv, io) => {
@@ -27,7 +28,7 @@ export const planCommand: Command = async (argv, io) => {
   const doc = buildPlanReport(manifest, ledger.view, account, Date.now());
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));
 
-  if (account === null || account.ok) return 0;
+  if (account === null || account.ok) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;
   const hint =
     account.status === 401
@@ -40,7 +41,7 @@ export const planCommand: Command = async (argv, io) => {
   io.stderr.write(
     `mediabatch plan: GET /account at ${account.baseUrl} failed: ${account.message} (${hint})\n`,
   );
-  return refused ? 3 : 1;
+  return refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
 };
 
 /**

@@ -1,11 +1,12 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ExitCode, UserError } from '../../errors.js';
 import { renderHtmlReport } from '../../report/render-html.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { manifestOrExit } from '../common.js';
-import { type Command, UserError } from '../io.js';
+import type { Command } from '../io.js';
 import { readLedger } from './status.js';
 
 export const reportCommand: Command = async (argv, io) => {
@@ -27,7 +28,7 @@ export const reportCommand: Command = async (argv, io) => {
 
   if (values.html === undefined) {
     io.stdout.write(renderReportText(report, history, ledger, generatedAt));
-    return 0;
+    return ExitCode.Ok;
   }
   const htmlPath = resolve(io.cwd, values.html);
   const prompts = new Map(manifest.items.map((item) => [item.id, String(item.input.prompt ?? '')]));
@@ -40,7 +41,7 @@ export const reportCommand: Command = async (argv, io) => {
   });
   writeAtomically(htmlPath, page);
   io.stdout.write(`wrote the report of ${manifest.name} (${report.totals.items} items) to ${htmlPath}\n`);
-  return 0;
+  return ExitCode.Ok;
 };
 
 /** A reader (a browser reloading, a CI artifact upload) never sees half a page. */
@@ -52,6 +53,6 @@ function writeAtomically(path: string, content: string): void {
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
-    throw new UserError(`cannot write ${path}: ${(error as Error).message}`, 1);
+    throw new UserError(`cannot write ${path}: ${(error as Error).message}`, ExitCode.ItemsNotDone);
   }
 }

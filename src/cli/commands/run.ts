@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MediaGenClient } from '../../api/client.js';
+import { ExitCode, UserError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { acquireLedgerLock } from '../../ledger/lock.js';
 import { buildStatusReport } from '../../report/status-report.js';
@@ -14,7 +15,7 @@ import { ListrReporter } from '../../ui/listr-reporter.js';
 import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
-import { type Command, UserError } from '../io.js';
+import type { Command } from '../io.js';
 
 export const runCommand: Command = async (argv, io) => {
   const { values, positionals } = parseArgs({
@@ -46,7 +47,7 @@ export const runCommand: Command = async (argv, io) => {
     io.stderr.write(
       `mediabatch run: the ledger ${ledgerPath} is held by another live run; nothing was changed\n`,
     );
-    return 3;
+    return ExitCode.Refused;
   }
   let sandbox: SandboxHandle | null = null;
   let ledger: Ledger | null = null;
@@ -69,7 +70,7 @@ export const runCommand: Command = async (argv, io) => {
       // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
       openLedger.close();
       lock.release();
-      io.exit(130);
+      io.exit(ExitCode.Interrupted);
     });
 
     // --json keeps stdout for its one document; errors still reach the user, on stderr.
@@ -112,10 +113,10 @@ export const runCommand: Command = async (argv, io) => {
       Date.now(),
     );
     const settled = report.items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
-    let exitCode: number;
-    if (result.stop?.kind === 'account_refused') exitCode = 3;
-    else if (result.stop?.kind === 'draining' && !settled) exitCode = 130;
-    else exitCode = report.totals.done === report.totals.items ? 0 : 1;
+    let exitCode: ExitCode;
+    if (result.stop?.kind === 'account_refused') exitCode = ExitCode.Refused;
+    else if (result.stop?.kind === 'draining' && !settled) exitCode = ExitCode.Interrupted;
+    else exitCode = report.totals.done === report.totals.items ? ExitCode.Ok : ExitCode.ItemsNotDone;
     ledger.endRun(runId, exitCode);
     if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath));
@@ -161,5 +162,5 @@ function unusableLedger(path: string, error: unknown): UserError {
           ? ' (it is not a mediabatch ledger)'
           : '';
   const reason = error instanceof Error ? error.message : String(error);
-  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`, 2);
+  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`);
 }

@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ExitCode, UserError } from '../../errors.js';
 import {
   demoSandboxConfig,
   loadSandboxConfig,
   type SandboxConfigInput,
   startSandbox,
 } from '../../sandbox/index.js';
-import { type Command, UserError } from '../io.js';
+import type { Command } from '../io.js';
 
 const DEFAULT_PORT = 4010;
 
@@ -49,7 +50,7 @@ export const sandboxCommand: Command = async (argv, io) => {
   // The first Ctrl-C closes cleanly; a second one means the user no longer wants to wait for that.
   const stopped = new Promise<void>((done) =>
     io.onInterrupt((count) => {
-      if (count > 1) io.exit(130);
+      if (count > 1) io.exit(ExitCode.Interrupted);
       done();
     }),
   );
@@ -60,5 +61,5 @@ export const sandboxCommand: Command = async (argv, io) => {
   await stopped;
   await sandbox.close();
   io.stdout.write('mediabatch sandbox stopped\n');
-  return 0;
+  return ExitCode.Ok;
 };

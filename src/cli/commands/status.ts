@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ExitCode, UserError } from '../../errors.js';
 import { type AttemptView, Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { renderStatusText } from '../../report/render-text.js';
 import { buildStatusReport, type LedgerView } from '../../report/status-report.js';
 import { ledgerPathFor, manifestOrExit } from '../common.js';
-import { type CliIo, type Command, UserError } from '../io.js';
+import type { CliIo, Command } from '../io.js';
 
 export interface LedgerRead {
   path: string;
@@ -38,7 +39,7 @@ export function readLedger(
       },
     };
   } catch (error) {
-    throw new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, 1);
+    throw new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, ExitCode.ItemsNotDone);
   } finally {
     ledger?.close();
   }
@@ -56,5 +57,5 @@ export const statusCommand: Command = async (argv, io) => {
   const ledger = readLedger(manifest, values.ledger, io);
   const report = buildStatusReport(manifest, ledger.view, Date.now());
   io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusText(report, ledger));
-  return 0;
+  return ExitCode.Ok;
 };
