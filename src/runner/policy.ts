@@ -1,8 +1,38 @@
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 
 /**
- * Every retry rule of runner-spec §3 in one place, as pure functions over plain values.
+ * Every retry, backoff and stop rule of the runner, as data and pure functions over plain values:
+ * what to do after each answer to a POST, after a failed job, and after a failed download.
+ * `docs/architecture.md` points here for "what happens after a 500 on a POST" and "when is a
+ * download retried".
  */
+
+export type AccountRefused = { kind: 'account_refused'; code: string; message: string };
+
+/** Why a run stops submitting before every item is settled. */
+export type StopReason = AccountRefused | { kind: 'draining' };
+
+// Backoff -------------------------------------------------------------------------------------
+
+export interface BackoffOptions {
+  baseMs: number;
+  capMs: number;
+}
+
+/** Resends of an unanswered POST: an overnight batch waits out an outage instead of giving up. */
+export const SUBMIT_BACKOFF: BackoffOptions = { baseMs: 250, capMs: 30_000 };
+
+/** Full jitter: uniform in [0, min(cap, base * 2^n)). `random` is injected so tests are exact. */
+export function backoffDelay(
+  failures: number,
+  random: () => number,
+  options: BackoffOptions = SUBMIT_BACKOFF,
+): number {
+  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(failures, 30));
+  return Math.floor(random() * ceiling);
+}
+
+// Answers to a POST ---------------------------------------------------------------------------
 
 /** What to do with the answer to a POST /videos/generation. */
 export type SubmitDecision =
@@ -10,27 +40,24 @@ export type SubmitDecision =
   | { kind: 'item_failed'; code: string; message: string }
   | { kind: 'account_refused'; code: string; message: string };
 
-export interface BackoffOptions {
-  baseMs: number;
-  capMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 250, capMs: 30_000 };
-
-/** Full jitter: uniform in [0, min(cap, base * 2^n)). `random` is injected so tests are exact. */
-export function backoffDelay(
-  failures: number,
-  random: () => number,
-  options: BackoffOptions = DEFAULT_BACKOFF,
-): number {
-  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(failures, 30));
-  return Math.floor(random() * ceiling);
-}
+type SubmitAction = 'wait_for_slot' | 'resend_with_backoff' | 'refuse_account' | 'fail_loudly' | 'fail_item';
 
 /**
- * Classifies a failed POST. `failures` counts consecutive resend-worthy failures of this attempt.
- * Only an HTTP error proves no job was created; anything else may hide a stored job, so it is
- * resent with the same key and body, which the service answers idempotently.
+ * HTTP statuses to actions, first match wins. Only an HTTP error proves that no job was created;
+ * every other failure may hide a stored job, so it is resent with the same key and body, which
+ * the service answers idempotently.
+ */
+const SUBMIT_RULES: ReadonlyArray<{ when: (status: number) => boolean; action: SubmitAction }> = [
+  { when: (status) => status === 429, action: 'wait_for_slot' },
+  { when: (status) => status >= 500 || status === 408, action: 'resend_with_backoff' },
+  { when: (status) => status === 401 || status === 402, action: 'refuse_account' },
+  { when: (status) => status === 409, action: 'fail_loudly' },
+  { when: () => true, action: 'fail_item' },
+];
+
+/**
+ * Classifies a failed POST. `failures` counts consecutive resend-worthy failures of this attempt;
+ * `fallbackRetryAfterMs` stands in for a 429 that names no Retry-After.
  */
 export function decideSubmitError(
   error: unknown,
@@ -38,32 +65,6 @@ export function decideSubmitError(
   random: () => number,
   fallbackRetryAfterMs: number,
 ): SubmitDecision {
-  if (error instanceof ApiError) {
-    const code = error.code ?? `http_${error.status}`;
-    if (error.status === 429) {
-      const delayMs = error.retryAfter === null ? fallbackRetryAfterMs : error.retryAfter * 1000;
-      return { kind: 'resend', delayMs, reason: `429 ${code}`, slotsBusy: true };
-    }
-    if (error.status >= 500 || error.status === 408) {
-      return {
-        kind: 'resend',
-        delayMs: backoffDelay(failures, random),
-        reason: `${error.status} ${code}`,
-        slotsBusy: false,
-      };
-    }
-    if (error.status === 401 || error.status === 402) {
-      return { kind: 'account_refused', code, message: error.message };
-    }
-    if (error.status === 409) {
-      return {
-        kind: 'item_failed',
-        code,
-        message: `the service says this attempt's idempotency key was used for a different request (${error.message}); mediabatch will not submit this item under a new key on its own: inspect the ledger's events, then edit the item to retry it`,
-      };
-    }
-    return { kind: 'item_failed', code, message: error.message };
-  }
   if (error instanceof ApiConnectionError) {
     return {
       kind: 'resend',
@@ -72,7 +73,32 @@ export function decideSubmitError(
       slotsBusy: false,
     };
   }
-  throw error;
+  if (!(error instanceof ApiError)) throw error;
+  const code = error.code ?? `http_${error.status}`;
+  const rule = SUBMIT_RULES.find((candidate) => candidate.when(error.status))!;
+  switch (rule.action) {
+    case 'wait_for_slot': {
+      const delayMs = error.retryAfter === null ? fallbackRetryAfterMs : error.retryAfter * 1000;
+      return { kind: 'resend', delayMs, reason: `429 ${code}`, slotsBusy: true };
+    }
+    case 'resend_with_backoff':
+      return {
+        kind: 'resend',
+        delayMs: backoffDelay(failures, random),
+        reason: `${error.status} ${code}`,
+        slotsBusy: false,
+      };
+    case 'refuse_account':
+      return { kind: 'account_refused', code, message: error.message };
+    case 'fail_loudly':
+      return {
+        kind: 'item_failed',
+        code,
+        message: `the service says this attempt's idempotency key was used for a different request (${error.message}); mediabatch will not submit this item under a new key on its own: inspect the ledger's events, then edit the item to retry it`,
+      };
+    case 'fail_item':
+      return { kind: 'item_failed', code, message: error.message };
+  }
 }
 
 /**
@@ -87,32 +113,63 @@ export function refusalSettlesAttempt(decision: SubmitDecision, earlierSendUnans
   return !(decision.kind === 'account_refused' && earlierSendUnanswered);
 }
 
+/** The stop a 401 or 402 on any call means: the key or the wallet, the same for every item. */
+export function accountRefusal(error: unknown): AccountRefused | null {
+  if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 402)) return null;
+  return { kind: 'account_refused', code: error.code ?? `http_${error.status}`, message: error.message };
+}
+
+// Failed jobs ---------------------------------------------------------------------------------
+
 /** What to do when a job reached `failed` or `canceled`. */
 export type JobFailureDecision =
   | { kind: 'resubmit'; delayMs: number }
   | { kind: 'item_failed'; code: string };
 
-const RESUBMIT_CODES = new Set(['model_busy', 'provider_unavailable', 'processing_failed', 'timeout']);
+/** Job error codes that a new attempt (new key) may cure, and how long to wait before it. */
+const RESUBMIT_DELAY_IN_POLLS: Readonly<Record<string, number>> = {
+  // About 30 s: three poll intervals, 30 s at the service's current Retry-After of 10 s.
+  model_busy: 3,
+  provider_unavailable: 0,
+  processing_failed: 0,
+  timeout: 0,
+};
 
-/**
- * model_busy waits about 30 s: three poll intervals, which is 30 s at the service's current
- * Retry-After of 10 s and scales down with a faster sandbox. Other retryable codes go at once.
- */
 export function decideJobFailure(
   code: string,
   retriesUsed: number,
   retries: number,
   pollIntervalMs: number,
 ): JobFailureDecision {
-  if (!RESUBMIT_CODES.has(code)) return { kind: 'item_failed', code };
+  const polls = RESUBMIT_DELAY_IN_POLLS[code];
+  if (polls === undefined) return { kind: 'item_failed', code };
   if (retriesUsed >= retries) return { kind: 'item_failed', code: 'retries_exhausted' };
-  return { kind: 'resubmit', delayMs: code === 'model_busy' ? 3 * pollIntervalMs : 0 };
+  return { kind: 'resubmit', delayMs: polls * pollIntervalMs };
 }
 
 /** Failures that a later run may try again without the manifest changing. */
 export function isRetryableOnRerun(code: string | null): boolean {
-  return code === 'retries_exhausted' || code === null || RESUBMIT_CODES.has(code);
+  return code === 'retries_exhausted' || code === null || Object.hasOwn(RESUBMIT_DELAY_IN_POLLS, code);
 }
 
-/** An unanswered attempt older than this may have a forgotten key: reconcile through GET /jobs first. */
-export const KEY_MEMORY_MS = 23 * 60 * 60 * 1000;
+// Downloads -----------------------------------------------------------------------------------
+
+/** Between tries of one job's downloads, each preceded by a fresh GET of the job. */
+export const DOWNLOAD_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 10_000 };
+
+/**
+ * Tries per download. Our own disk failing (full, unwritable) needs the user, so few; a failed
+ * transfer (cut, timeout, outage) leaves the output on the service, so persist longer.
+ */
+const DOWNLOAD_TRIES = { local: 4, network: 10 } as const;
+
+export type DownloadRetryDecision = { kind: 'retry'; delayMs: number } | { kind: 'give_up' };
+
+export function decideDownloadRetry(
+  tries: number,
+  cause: 'local' | 'network',
+  random: () => number,
+): DownloadRetryDecision {
+  if (tries >= DOWNLOAD_TRIES[cause]) return { kind: 'give_up' };
+  return { kind: 'retry', delayMs: backoffDelay(tries, random, DOWNLOAD_BACKOFF) };
+}

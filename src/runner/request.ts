@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { CreateVideoJobBody } from '../api/schemas.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
@@ -32,10 +32,6 @@ export function requestHash(item: ManifestItem): string {
     max_cost: item.maxCostMicros,
   };
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
-}
-
-export function newIdempotencyKey(): string {
-  return `mb_${randomUUID()}`;
 }
 
 /** The exact POST body of one attempt; the ledger stores this text and every resend reuses it. */

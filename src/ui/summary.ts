@@ -1,5 +1,5 @@
 import type { StatusReport } from '../report/status-report.js';
-import type { StopReason } from '../runner/batch-run.js';
+import type { StopReason } from '../runner/policy.js';
 
 /** The closing words of a run: what happened, and what to do next. */
 export function formatRunSummary(report: StatusReport, stop: StopReason | null, ledgerPath: string): string {

@@ -9,8 +9,8 @@ import { type ServiceJob, ServiceModel } from './service-model.js';
 
 /**
  * The runner's shell reduced to its decisions: the same calls into the pure core (reserveBudget,
- * decideSubmitError, decideJobFailure, planItem) in the same order as batch-run.ts and
- * run-batch.ts, over a ledger-like durable state that survives crashes and a volatile state that
+ * decideSubmitError, decideJobFailure, planItem) in the same order as submit.ts, job-outcome.ts and
+ * restore.ts, over a ledger-like durable state that survives crashes and a volatile state that
  * does not. A crash can be armed to strike right after any durable write.
  */
 export interface ItemSpec {

@@ -9,7 +9,7 @@ import { buildStatusReport } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import type { RunReporter } from '../../runner/reporter.js';
 import { silentReporter } from '../../runner/reporter.js';
-import { runBatch } from '../../runner/run-batch.js';
+import { runBatch } from '../../runner/run-loop.js';
 import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
 import { ListrReporter } from '../../ui/listr-reporter.js';
 import { PlainReporter } from '../../ui/plain-reporter.js';

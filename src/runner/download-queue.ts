@@ -1,35 +1,53 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { MediaGenClient } from '../api/client.js';
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
-import { saveJobFiles } from '../downloads/save-job-files.js';
+import { type SavedFile, saveJobFiles } from '../downloads/save-job-files.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
-import type { BatchRun } from './batch-run.js';
-import { backoffDelay } from './policy.js';
+import type { Clock } from './clock.js';
+import { decideDownloadRetry } from './policy.js';
 
 export interface DownloadTask {
   attempt: AttemptRecord;
   job: Job;
 }
 
-/** Tries per download when our own disk fails (full, unwritable): the user has to act. */
-const MAX_TRIES = 4;
-/** Tries when the transfer fails (cut, timeout, outage): the output is still there, so persist. */
-const MAX_NETWORK_TRIES = 10;
+export type DownloadOutcome = 'saved' | 'expired' | { error: string };
+
+/** What one task's tries came to, before the ledger has recorded saved files. */
+type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[] };
+
+export interface DownloadQueueDeps {
+  client: MediaGenClient;
+  ledger: Ledger;
+  clock: Clock;
+  random: () => number;
+  outputDir: string;
+  concurrency: number;
+  timeoutMs?: number;
+  /** Runs a download in the background; the owner decides what a throw means. */
+  background: (task: Promise<unknown>) => void;
+  /** Called once per task; for 'saved', inside the transaction that records the files. */
+  settled: (task: DownloadTask, outcome: DownloadOutcome) => void;
+  /** Called whenever a download slot frees. */
+  freed: () => void;
+}
 
 /**
  * Downloads with their own concurrency, earliest expires_at first: each p-limit slot, when it
  * comes free, takes the most urgent job waiting rather than the oldest.
  */
-export class JobDownloads {
-  readonly #run: BatchRun;
+export class DownloadQueue {
+  readonly #deps: DownloadQueueDeps;
   readonly #limit: LimitFunction;
   /** Waiting tasks with their deadline, parsed once: a scan per download must stay cheap. */
   readonly #waiting = new Map<number, { task: DownloadTask; deadline: number }>();
   #active = 0;
 
-  constructor(run: BatchRun, concurrency: number) {
-    this.#run = run;
-    this.#limit = pLimit(concurrency);
+  constructor(deps: DownloadQueueDeps) {
+    this.#deps = deps;
+    this.#limit = pLimit(deps.concurrency);
   }
 
   get idle(): boolean {
@@ -47,7 +65,7 @@ export class JobDownloads {
   add(task: DownloadTask): void {
     if (this.#waiting.has(task.attempt.id)) return;
     this.#waiting.set(task.attempt.id, { task, deadline: deadline(task) });
-    this.#run.background(this.#limit(() => this.#downloadMostUrgent()));
+    this.#deps.background(this.#limit(() => this.#downloadMostUrgent()));
   }
 
   #takeMostUrgent(): DownloadTask | undefined {
@@ -64,44 +82,44 @@ export class JobDownloads {
     if (!task) return;
     this.#active += 1;
     try {
-      await this.#download(task);
+      this.#settle(task, await this.#download(task));
     } finally {
       this.#active -= 1;
-      this.#run.wake();
+      this.#deps.freed();
     }
   }
 
-  async #download(task: DownloadTask): Promise<void> {
-    const { client, ledger, manifest, clock, random } = this.#run.deps;
+  #settle(task: DownloadTask, outcome: TriesOutcome): void {
+    if (typeof outcome === 'object' && 'saved' in outcome) {
+      // The files and the item's `done` commit as one transaction: one disk sync, not two.
+      this.#deps.ledger.atomically(() => {
+        this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved);
+        this.#deps.settled(task, 'saved');
+      });
+      return;
+    }
+    this.#deps.settled(task, outcome);
+  }
+
+  async #download(task: DownloadTask): Promise<TriesOutcome> {
+    const { client, clock, random } = this.#deps;
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
       const outcome = await saveJobFiles(job, {
-        outputDir: manifest.outputDir,
+        outputDir: this.#deps.outputDir,
         itemId: task.attempt.itemId,
         refreshJob: async () => (await client.getJob(job.id)).data,
-        ...(this.#run.options.downloadTimeoutMs ? { timeoutMs: this.#run.options.downloadTimeoutMs } : {}),
+        ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
       }).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),
       }));
-      if (outcome.kind === 'saved') {
-        // The files and the item's `done` commit as one transaction: one disk sync, not two.
-        ledger.atomically(() => {
-          ledger.recordFilesSaved(task.attempt.id, outcome.files);
-          this.#run.downloadFinished(task, 'saved');
-        });
-        return;
-      }
-      if (outcome.kind === 'expired') {
-        this.#run.downloadFinished(task, 'expired');
-        return;
-      }
-      if (tries >= (outcome.local ? MAX_TRIES : MAX_NETWORK_TRIES)) {
-        this.#run.downloadFinished(task, { error: outcome.message });
-        return;
-      }
-      await clock.sleep(backoffDelay(tries, random, { baseMs: 500, capMs: 10_000 }));
+      if (outcome.kind === 'saved') return { saved: outcome.files };
+      if (outcome.kind === 'expired') return 'expired';
+      const decision = decideDownloadRetry(tries, outcome.local ? 'local' : 'network', random);
+      if (decision.kind === 'give_up') return { error: outcome.message };
+      await clock.sleep(decision.delayMs);
       // A fresh view gives fresh URLs and says whether the outputs still exist.
       job = await client
         .getJob(job.id)

@@ -1,0 +1,70 @@
+import type { Job } from '../api/schemas.js';
+import type { AttemptRecord } from '../ledger/records.js';
+import type { DownloadOutcome, DownloadTask } from './download-queue.js';
+import { failureCode } from './job-snapshot.js';
+import { decideJobFailure } from './policy.js';
+import type { RunContext } from './run-context.js';
+
+/** Acts on the latest known state of an accepted job: watch it, save it, or decide its item. */
+export function handleJob(
+  run: RunContext,
+  attempt: AttemptRecord,
+  job: Job,
+  retryAfterSeconds: number | null = null,
+): void {
+  run.state.learnRetryAfter(retryAfterSeconds);
+  const tracked = run.state.item(attempt.itemId);
+  if (!tracked) return;
+  if (job.status === 'queued' || job.status === 'running') {
+    const known = run.state.watched(job.id) !== undefined;
+    run.state.watch(job.id, attempt, run.deps.clock.now());
+    // A job adopted outside a POST (a resumed or reconciled attempt) must start the poll timer now,
+    // not after whatever the loop is sleeping on.
+    if (!known) run.wake();
+    return;
+  }
+  run.state.unwatch(job.id);
+  if (attempt.requestHash !== tracked.hash) {
+    // Resolved an attempt from before the manifest changed: its result answers an old request.
+    run.enqueue(attempt.itemId);
+    return;
+  }
+  if (job.status === 'succeeded') {
+    run.downloads.add({ attempt, job });
+    return;
+  }
+  jobFailed(run, attempt, job);
+}
+
+function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
+  const { retriesUsed } = run.state.item(attempt.itemId)!.record;
+  const code = failureCode(job);
+  const decision = decideJobFailure(code, retriesUsed, run.deps.manifest.retries, run.pollIntervalMs);
+  if (decision.kind === 'resubmit') {
+    run.setItem(attempt.itemId, 'pending', { retriesUsed: retriesUsed + 1, errorCode: code });
+    run.enqueue(attempt.itemId, run.deps.clock.now() + decision.delayMs);
+    return;
+  }
+  const message =
+    decision.code === 'retries_exhausted'
+      ? `gave up after ${retriesUsed + 1} attempts; last failure ${code}: ${job.error?.message ?? ''}`
+      : (job.error?.message ?? job.status);
+  run.setItem(attempt.itemId, 'failed', { errorCode: decision.code, errorMessage: message });
+}
+
+/** An item's files are all saved, or its outputs are gone, or saving them failed for now. */
+export function downloadFinished(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
+  const itemId = task.attempt.itemId;
+  if (outcome === 'saved') run.setItem(itemId, 'done');
+  else if (outcome === 'expired') {
+    if (run.options.regenerateExpired && !run.state.stop) run.enqueue(itemId);
+    else
+      run.setItem(itemId, 'expired', {
+        errorCode: 'expired',
+        errorMessage: 'outputs were deleted before they were saved',
+      });
+  } else {
+    run.deps.reporter.log('error', `${itemId}: files not saved: ${outcome.error}; re-run to retry`);
+  }
+  run.wake();
+}

@@ -1,0 +1,220 @@
+import { ApiError } from '../api/errors.js';
+import { fileMatches } from '../downloads/verify-file.js';
+import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
+import { newItemRecord } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
+import { type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
+import { handleJob } from './job-outcome.js';
+import { jobSnapshot } from './job-snapshot.js';
+import { accountRefusal } from './policy.js';
+import { requestHash } from './request.js';
+import type { RunContext } from './run-context.js';
+import { sendAttempt } from './submit.js';
+
+/** What restoring one item asks of the rest of the run. */
+type Next =
+  | { kind: 'submit' }
+  | { kind: 'watch'; attempt: AttemptRecord }
+  | { kind: 'verify'; attempt: AttemptRecord }
+  | { kind: 'refetch'; attempt: AttemptRecord }
+  | { kind: 'resend'; attempt: AttemptRecord }
+  | { kind: 'none' };
+
+/**
+ * Rebuilds the run's state from manifest + ledger and sets each item on its way. Returns the
+ * attempts that went unanswered, to be resolved (`resumeUnanswered`) once the account is known.
+ */
+export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[]> {
+  const { ledger, manifest } = run.deps;
+  const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
+  const latest = latestAttempts(ledger.listAttempts());
+  const writes: ItemRecord[] = [];
+  const steps: Next[] = [];
+  for (const item of manifest.items) {
+    const existing = records.get(item.id);
+    const attempt = latest.get(item.id);
+    const { record, next, hash } = restoreItem(run, item, existing, attempt);
+    if (record !== existing) writes.push(record);
+    run.state.track(item, hash, record, attempt);
+    steps.push(next);
+  }
+  ledger.putItems(writes);
+  for (const next of steps) {
+    if (next.kind === 'submit') continue;
+    if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
+  }
+  for (const [index, item] of manifest.items.entries())
+    if (steps[index]?.kind === 'submit') run.enqueue(item.id);
+  // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
+  // job may exist and be charged, and its budget reservation must be released.
+  const listed = new Set(manifest.items.map((item) => item.id));
+  const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
+  for (const [itemId, attempt] of latest)
+    if (!listed.has(itemId) && attempt.state === 'prepared') unanswered.push(attempt);
+
+  const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
+  const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
+  refetch.push(...(await verifySavedFiles(run, verify)));
+  await refetchJobs(run, refetch);
+  return unanswered;
+}
+
+/** One item's record as this run starts it, and what it needs next. Pure apart from the plan. */
+function restoreItem(
+  run: RunContext,
+  item: ManifestItem,
+  existing: ItemRecord | undefined,
+  attempt: AttemptRecord | undefined,
+): { record: ItemRecord; next: Next; hash: string } {
+  const hash = requestHash(item);
+  const plan = planItem(hash, existing, attempt, { regenerateExpired: run.options.regenerateExpired });
+  const record = existing ?? newItemRecord(item.id, hash);
+  if (plan.action === 'submit') {
+    // A job of this item still unfinished when last seen (the item changed while it ran) is followed
+    // before anything new goes out: it holds a slot of this batch and its refund belongs in the
+    // ledger. Once it is final, handleJob submits the item again since it answered an old request.
+    const earlier =
+      attempt?.state === 'accepted' && (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
+        ? attempt
+        : null;
+    return {
+      hash,
+      record: {
+        ...record,
+        requestHash: hash,
+        state: earlier ? 'in_flight' : 'pending',
+        retriesUsed: retriesCarried(plan, existing),
+        errorCode: null,
+        errorMessage: null,
+      },
+      next: earlier ? { kind: 'watch', attempt: earlier } : { kind: 'submit' },
+    };
+  }
+  const next = nextForPlan(plan, hash);
+  if (record.requestHash !== hash)
+    return { hash, record: { ...record, requestHash: hash, state: 'in_flight' }, next };
+  if (plan.label === 'failed' && record.state !== 'failed') {
+    // The item's fate was decided by its last attempt's answer before the run was killed.
+    return {
+      hash,
+      record: {
+        ...record,
+        state: 'failed',
+        errorCode: plan.code,
+        errorMessage: attempt?.errorMessage ?? null,
+      },
+      next,
+    };
+  }
+  return { hash, record, next };
+}
+
+function nextForPlan(plan: ItemPlan, hash: string): Next {
+  if (plan.action === 'verify') return { kind: 'verify', attempt: plan.attempt };
+  if (plan.action !== 'resume') return { kind: 'none' };
+  const resumed = plan.attempt;
+  if (resumed.state === 'prepared') return { kind: 'resend', attempt: resumed };
+  // Files committed, item not yet marked done (a kill between the two): trust them if intact,
+  // rather than fetching a job whose outputs may be gone by now.
+  if (resumed.filesSaved && resumed.requestHash === hash) return { kind: 'verify', attempt: resumed };
+  if (resumed.jobStatus === 'queued' || resumed.jobStatus === 'running')
+    return { kind: 'watch', attempt: resumed };
+  return { kind: 'refetch', attempt: resumed };
+}
+
+/** Marks intact saved items done; returns the attempts whose files must be fetched again. */
+async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Promise<AttemptRecord[]> {
+  const filesByAttempt = new Map<number, FileRecord[]>();
+  for (const file of run.deps.ledger.listFiles())
+    filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
+  const refetch: AttemptRecord[] = [];
+  for (const attempt of attempts) {
+    const files = filesByAttempt.get(attempt.id) ?? [];
+    if (files.length === 0 || !(await allMatch(files))) {
+      run.deps.reporter.log('warn', `${attempt.itemId}: saved file missing or altered; fetching it again`);
+      refetch.push(attempt);
+    } else if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
+  }
+  return refetch;
+}
+
+async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {
+  const { client, ledger, reporter } = run.deps;
+  for (const attempt of attempts) {
+    try {
+      const answer = await client.getJob(attempt.jobId!);
+      handleJob(run, ledger.recordJob(attempt.id, jobSnapshot(answer.data)), answer.data, answer.retryAfter);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        run.setItem(attempt.itemId, 'failed', {
+          errorCode: 'job_not_found',
+          errorMessage: `job ${attempt.jobId} is unknown to the service`,
+        });
+      } else {
+        reporter.log(
+          'warn',
+          `${attempt.itemId}: could not fetch job ${attempt.jobId}: ${(error as Error).message}; re-run to retry`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * An attempt with no recorded answer goes out again with its own key and body. Past the service's
+ * key memory, its job is first looked for in GET /jobs, so a forgotten key cannot pay twice.
+ */
+export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord): Promise<void> {
+  const { clock, client, ledger, manifest, reporter } = run.deps;
+  if (keyMayBeForgotten(attempt, clock.now())) {
+    run.state.postStarted();
+    try {
+      const job = await findJobOfAttempt(client, manifest.name, attempt);
+      if (job) {
+        reporter.log(
+          'info',
+          `${attempt.itemId}: found job ${job.id} of an old unanswered submission; adopting it`,
+        );
+        handleJob(run, ledger.recordAccepted(attempt.id, null, jobSnapshot(job)), job);
+        return;
+      }
+    } catch (error) {
+      reporter.log(
+        'error',
+        `${attempt.itemId}: an unanswered submission is older than 23 hours and the job list could not be read (${(error as Error).message}); not resending it blindly, re-run later`,
+      );
+      return;
+    } finally {
+      run.state.postEnded();
+    }
+  }
+  await sendAttempt(run, attempt, run.capComesFromBudget(attempt.itemId));
+}
+
+/** Learns the workspace's slot limit; a refused key or wallet stops the run before it submits. */
+export async function readAccount(run: RunContext): Promise<void> {
+  try {
+    const { data } = await run.deps.client.getAccount();
+    const limit = data.concurrency.limit;
+    run.state.setSlotLimit(Math.min(run.deps.manifest.concurrency ?? limit, limit));
+    if (!data.balance.enabled)
+      run.deps.reporter.log('warn', 'the API wallet is not enabled; submissions will be refused');
+  } catch (error) {
+    const refusal = accountRefusal(error);
+    if (refusal) {
+      run.state.stopWith(refusal);
+      run.deps.reporter.log('error', `the service refused the account: ${refusal.message}`);
+      return;
+    }
+    run.deps.reporter.log(
+      'warn',
+      `could not read the account (${(error as Error).message}); assuming ${run.state.slotLimit} slot(s)`,
+    );
+  }
+}
+
+async function allMatch(files: FileRecord[]): Promise<boolean> {
+  for (const file of files) if (!(await fileMatches(file.path, file.bytes, file.sha256))) return false;
+  return true;
+}

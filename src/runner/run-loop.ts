@@ -1,0 +1,126 @@
+import { removeTempFiles } from '../downloads/verify-file.js';
+import { DownloadQueue } from './download-queue.js';
+import { downloadFinished } from './job-outcome.js';
+import type { StopReason } from './policy.js';
+import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
+import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
+import { fillSlots } from './submit.js';
+import { pollUnfinished, probePollInterval } from './watch.js';
+
+export type { RunDeps, RunOptions } from './run-context.js';
+
+export interface RunResult {
+  stop: StopReason | null;
+  /** The loop ended because the key was refused while jobs were still being watched. */
+  abandonedWatching: boolean;
+}
+
+/**
+ * One `mediabatch run`: resumes whatever the ledger says is under way, then keeps at most
+ * min(concurrency, account limit) of this batch's jobs unfinished, watches them through the job
+ * list and saves their files, until every item is settled or a stop (drain, refused account)
+ * lets nothing more happen. Every step is committed to the ledger before the next one depends
+ * on it, so a kill at any moment can be resumed.
+ */
+export async function runBatch(
+  deps: RunDeps,
+  options: RunOptions,
+  onInterrupt?: (drain: () => void) => void,
+): Promise<RunResult> {
+  const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
+  onInterrupt?.(() => {
+    if (run.state.stopWith({ kind: 'draining' }))
+      deps.reporter.log(
+        'warn',
+        'stopping: no new submissions; finishing jobs in flight (Ctrl-C again to quit now)',
+      );
+    run.wake();
+  });
+  const removed = await removeTempFiles(deps.manifest.outputDir);
+  if (removed > 0)
+    deps.reporter.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
+
+  const unanswered = await restoreFromLedger(run);
+  await readAccount(run);
+  for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
+  await loopUntilSettled(run);
+  run.throwIfFatal();
+  reportProgress(run, true);
+  return {
+    stop: run.state.stop,
+    abandonedWatching: run.state.watchRefused && run.state.unfinished > 0,
+  };
+}
+
+function downloadQueueFor(run: RunContext): DownloadQueue {
+  const { client, ledger, clock, random, manifest } = run.deps;
+  return new DownloadQueue({
+    client,
+    ledger,
+    clock,
+    random,
+    outputDir: manifest.outputDir,
+    concurrency: run.options.downloadConcurrency,
+    ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
+    background: (task) => run.background(task),
+    settled: (task, outcome) => downloadFinished(run, task, outcome),
+    freed: () => run.wake(),
+  });
+}
+
+function isSettled(run: RunContext): boolean {
+  return run.state.submissionsSettled && run.downloads.idle;
+}
+
+/** Submits into free slots, sleeps until something can change, and polls once per interval. */
+async function loopUntilSettled(run: RunContext): Promise<void> {
+  const { clock } = run.deps;
+  const { state } = run;
+  let lastPoll = clock.now();
+  let probed = run.options.pollIntervalMs !== null;
+  while (!isSettled(run) && !state.watchRefused) {
+    run.throwIfFatal();
+    fillSlots(run);
+    reportProgress(run);
+    if (isSettled(run)) break;
+    if (!probed && state.watchingCount > 0) {
+      probed = true;
+      await probePollInterval(run);
+      continue;
+    }
+    const untilPoll =
+      state.watchingCount > 0 ? lastPoll + run.pollIntervalMs - clock.now() : Number.POSITIVE_INFINITY;
+    // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
+    const wait = Math.max(1, Math.min(untilPoll, state.nextQueueDelay(clock.now()), 60_000));
+    await run.sleepUntilWoken(wait);
+    if (state.watchingCount > 0 && clock.now() >= lastPoll + run.pollIntervalMs) {
+      lastPoll = clock.now();
+      await pollUnfinished(run);
+    }
+  }
+}
+
+/**
+ * The loop turns once per answer, and a snapshot walks every item and sums the ledger's money:
+ * with thousands of items that was quadratic, so a UI gets at most one snapshot per 200 ms.
+ */
+const PROGRESS_EVERY_MS = 200;
+const lastProgressAt = new WeakMap<RunContext, number>();
+
+function reportProgress(run: RunContext, final = false): void {
+  const now = performance.now();
+  if (!final && now - (lastProgressAt.get(run) ?? Number.NEGATIVE_INFINITY) < PROGRESS_EVERY_MS) return;
+  lastProgressAt.set(run, now);
+  const money = run.deps.ledger.moneyTotals();
+  run.deps.reporter.progress({
+    total: run.state.itemCount,
+    byState: run.state.countByState(),
+    unfinished: run.state.unfinished,
+    slotLimit: run.state.slotLimit,
+    downloadsActive: run.downloads.activeCount,
+    downloadsQueued: run.downloads.queuedCount,
+    spentMicros: money.chargedMicros - money.refundedMicros,
+    budgetMicros: run.deps.manifest.budgetMicros,
+    draining: run.state.stop?.kind === 'draining',
+  });
+}

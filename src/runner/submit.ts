@@ -1,0 +1,170 @@
+import type { Job } from '../api/schemas.js';
+import type { AttemptRecord } from '../ledger/records.js';
+import { parseUsd } from '../money.js';
+import { reserveBudget } from './budget.js';
+import { newIdempotencyKey } from './idempotency.js';
+import { handleJob } from './job-outcome.js';
+import { jobSnapshot } from './job-snapshot.js';
+import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
+import { buildRequestBody } from './request.js';
+import type { RunContext } from './run-context.js';
+
+/** Starts as many submissions as free slots, budget and the 429 gate allow. */
+export function fillSlots(run: RunContext): void {
+  const { state } = run;
+  const now = run.deps.clock.now();
+  if (state.stop || !state.gateOpen(now)) return;
+  for (const itemId of state.readyItems(now)) {
+    if (!state.hasFreeSlot) return;
+    const tracked = state.item(itemId)!;
+    const reservation = reserveBudget(
+      run.budgetState(),
+      tracked.item.maxCostMicros,
+      tracked.refusedCapMicros,
+    );
+    if (reservation.kind === 'no_room') {
+      // Refunds and unanswered reservations may still free room; decide only when nothing can change.
+      if (state.unfinished === 0) {
+        state.dequeue(itemId);
+        run.setItem(itemId, 'budget_exceeded', {
+          errorCode: 'budget_exceeded',
+          errorMessage: 'does not fit in what is left of budget_usd',
+        });
+      }
+      continue;
+    }
+    state.dequeue(itemId);
+    startAttempt(run, itemId, reservation);
+  }
+}
+
+function startAttempt(
+  run: RunContext,
+  itemId: string,
+  reservation: { reserveMicros: number; maxCostMicros: number | null; capFromBudget: boolean },
+): void {
+  const { manifest, ledger, reporter } = run.deps;
+  const tracked = run.state.item(itemId)!;
+  const seq = (tracked.latest?.seq ?? 0) + 1;
+  // The key and the exact body are durable before the POST: a kill after it resends the same pair.
+  const attempt = ledger.prepareAttempt({
+    itemId,
+    seq,
+    idempotencyKey: newIdempotencyKey(),
+    requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
+    requestHash: tracked.hash,
+    reservedMicros: reservation.reserveMicros,
+  });
+  run.state.attemptPrepared(attempt);
+  reporter.itemChanged(itemId, 'in_flight', null);
+  run.state.sendsBegan(attempt.id);
+  run.background(sendAttempt(run, attempt, reservation.capFromBudget));
+}
+
+/**
+ * Sends a committed attempt until the service gives an answer that decides it. The same key and
+ * body go out every time, so a job stored behind a 500 or a dropped connection is replayed, not
+ * paid twice.
+ */
+export async function sendAttempt(
+  run: RunContext,
+  attempt: AttemptRecord,
+  capFromBudget: boolean,
+): Promise<void> {
+  run.state.postStarted();
+  try {
+    await run.postLimit(() => sendUntilDecided(run, attempt, capFromBudget));
+  } finally {
+    run.state.sendUnanswered(attempt.id);
+    run.state.postEnded();
+    run.wake();
+  }
+}
+
+async function sendUntilDecided(
+  run: RunContext,
+  attempt: AttemptRecord,
+  capFromBudget: boolean,
+): Promise<void> {
+  const { client, ledger, clock, random, reporter } = run.deps;
+  for (let failures = 0; ; ) {
+    let job: Job;
+    try {
+      const answer = await client.createVideoJob(attempt.requestBody, attempt.idempotencyKey);
+      job = answer.data;
+      run.state.learnRetryAfter(answer.retryAfter);
+      handleJob(run, ledger.recordAccepted(attempt.id, answer.status, jobSnapshot(job)), job);
+      return;
+    } catch (error) {
+      const decision = decideSubmitError(error, failures, random, run.pollIntervalMs);
+      if (decision.kind !== 'resend') {
+        settleRefusal(run, attempt, decision, error as { status: number }, capFromBudget);
+        return;
+      }
+      if (decision.slotsBusy) {
+        run.state.closeGate(clock.now() + decision.delayMs);
+        if (dropWhenStopping(run, attempt, error)) return;
+      } else {
+        failures += 1;
+        run.state.sendUnanswered(attempt.id);
+        reporter.log(
+          'warn',
+          `${attempt.itemId}: no answer to submission (${decision.reason}); resending the same request`,
+        );
+      }
+      await clock.sleep(decision.delayMs);
+      if (decision.slotsBusy && dropWhenStopping(run, attempt, error)) return;
+    }
+  }
+}
+
+/** Acts on an HTTP refusal that decides the attempt: no job was created by this send. */
+function settleRefusal(
+  run: RunContext,
+  attempt: AttemptRecord,
+  decision: Exclude<SubmitDecision, { kind: 'resend' }>,
+  error: { status: number },
+  capFromBudget: boolean,
+): void {
+  const { ledger, reporter } = run.deps;
+  // Only an attempt whose every earlier send was answered (429s) is settled by a 401/402.
+  const settled = refusalSettlesAttempt(decision, !run.state.onlyRefusedSoFar(attempt.id));
+  if (settled) ledger.recordRejected(attempt.id, error.status, decision.code, decision.message);
+  if (decision.kind === 'account_refused') {
+    if (settled) run.setItem(attempt.itemId, 'pending');
+    if (run.state.stopWith(decision))
+      reporter.log('error', `the service refused the account (${decision.message}); no new submissions`);
+    return;
+  }
+  if (decision.code === 'max_cost_exceeded' && capFromBudget) {
+    // The cap was what was left of the budget, so the job simply does not fit (yet): it waits
+    // until more than that cap is left (a refund), else ends budget_exceeded, never resending
+    // the same refused request in a loop.
+    const refused = parseUsd(String(JSON.parse(attempt.requestBody).max_cost_usd ?? '')) ?? 0;
+    run.state.capRefused(attempt.itemId, refused);
+    run.enqueue(attempt.itemId);
+    run.setItem(attempt.itemId, 'pending');
+    return;
+  }
+  run.setItem(attempt.itemId, 'failed', { errorCode: decision.code, errorMessage: decision.message });
+  if (decision.code === 'idempotency_key_reused')
+    reporter.log('error', `${attempt.itemId}: ${decision.message}`);
+}
+
+/**
+ * A stopping run does not wait for a slot to submit new work: an attempt of this run answered
+ * only with 429 has no job (a 429 creates none), so it is closed as refused and its item stays
+ * pending for the next run.
+ */
+function dropWhenStopping(run: RunContext, attempt: AttemptRecord, error: unknown): boolean {
+  if (!run.state.stop || !run.state.onlyRefusedSoFar(attempt.id)) return false;
+  const refusal = error as { code?: string | null; message?: string };
+  run.deps.ledger.recordRejected(
+    attempt.id,
+    429,
+    refusal.code ?? 'concurrency_limited',
+    refusal.message ?? 'no free slot',
+  );
+  run.setItem(attempt.itemId, 'pending');
+  return true;
+}
