@@ -1,3 +1,6 @@
+import type { CommandName } from './flags.js';
+import type { CommandArgs } from './parse-args.js';
+
 /** What a command may touch of the outside world; injected so commands run inside tests too. */
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -10,4 +13,5 @@ export interface CliIo {
   exit: (code: number) => never;
 }
 
-export type Command = (argv: string[], io: CliIo) => Promise<number>;
+/** A command receives its flags and positionals already parsed and checked against `flags.ts`. */
+export type Command<C extends CommandName> = (args: CommandArgs<C>, io: CliIo) => Promise<number>;

@@ -1,25 +1,13 @@
-import { parseArgs } from 'node:util';
 import { MediaGenClient } from '../../api/client.js';
 import { ApiConnectionError, ApiError } from '../../api/errors.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
 import { cleanText, renderPlanText } from '../../report/render-text.js';
 import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { readLedger } from './status.js';
 
-export const planCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      ledger: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
   // Price estimates read the priced part of accepted attempts' request bodies.

@@ -1,6 +1,5 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ExitCode, UserError } from '../../errors.js';
 import { renderHtmlReport } from '../../report/render-html.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
@@ -9,14 +8,7 @@ import { manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { readLedger } from './status.js';
 
-export const reportCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ledger: { type: 'string' }, html: { type: 'string' } },
-    strict: true,
-  });
-  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
   if (values.html === '') throw new UserError('--html needs a file name');
   const manifest = manifestOrExit(positionals[0], io);
   const ledger = readLedger(manifest, values.ledger, io, { view: 'full' });

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
@@ -17,21 +16,7 @@ import { formatRunSummary } from '../../ui/summary.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
 import type { Command } from '../io.js';
 
-export const runCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      ledger: { type: 'string' },
-      'poll-interval': { type: 'string' },
-      sandbox: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      'regenerate-expired': { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const pollSeconds = parsePositiveSeconds(values['poll-interval'], '--poll-interval');
   let connection = values.sandbox ? null : connectionFromEnv(values['base-url'], io);

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ExitCode, UserError } from '../../errors.js';
 import {
   demoSandboxConfig,
@@ -19,19 +18,8 @@ function parsePort(text: string | undefined): number {
   return port;
 }
 
-/** `mediabatch sandbox [--port N] [--config FILE]`: serves the emulator until Ctrl-C or SIGTERM. */
-export const sandboxCommand: Command = async (argv, io) => {
-  let values: { port?: string; config?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { port: { type: 'string' }, config: { type: 'string' } },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UserError(`${(error as Error).message}\nusage: mediabatch sandbox [--port N] [--config FILE]`);
-  }
+/** `mediabatch sandbox`: serves the emulator until Ctrl-C or SIGTERM. */
+export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   const port = parsePort(values.port);
   // A config file is already validated; re-validation in startSandbox is harmless (defaults are idempotent).
   const config: SandboxConfigInput =

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ExitCode, UserError } from '../../errors.js';
 import { type AttemptView, Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
@@ -45,14 +44,7 @@ export function readLedger(
   }
 }
 
-export const statusCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ledger: { type: 'string' }, json: { type: 'boolean', default: false } },
-    strict: true,
-  });
-  if (positionals.length > 1) throw new UserError(`expected one manifest, got ${positionals.length}`);
+export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const ledger = readLedger(manifest, values.ledger, io);
   const report = buildStatusReport(manifest, ledger.view, Date.now());

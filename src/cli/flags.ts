@@ -1,0 +1,206 @@
+/**
+ * Every command and every flag of mediabatch, declared once. The parser (`parse-args.ts`), the
+ * help screens (`help.ts`), `docs/commands.md` and the README's command reference are all made
+ * from these two tables (`npm run docs` regenerates the Markdown; a test fails when it drifts).
+ * Adding a flag is one row in FLAGS; its value then appears in the command's parsed values.
+ */
+
+export interface CommandSpec {
+  name: string;
+  /** Positional arguments, in order; all are required. */
+  args: readonly string[];
+  summary: string;
+  description: string;
+}
+
+export const COMMANDS = [
+  {
+    name: 'run',
+    args: ['manifest'],
+    summary: 'Generate every item of a manifest, resumably and within budget',
+    description:
+      'Submits each item once, follows the jobs and saves every video before the service deletes it. ' +
+      'It can be stopped and started again at any moment: nothing is paid twice, and budget_usd holds ' +
+      'across runs. Before it spends anything it prints the same one-line summary as `plan`.',
+  },
+  {
+    name: 'plan',
+    args: ['manifest'],
+    summary: 'Show what `run` would do and cost, without submitting anything',
+    description:
+      'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
+      'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
+      'folder that no item owns; and a cost estimate. With --base-url (or MEDIAGEN_BASE_URL and ' +
+      'MEDIAGEN_API_KEY set) it also checks the account with one GET /account.',
+  },
+  {
+    name: 'status',
+    args: ['manifest'],
+    summary: "Show each item's state, cost and files from the ledger",
+    description: 'Reads the ledger only; it never contacts the service and works while a run is going on.',
+  },
+  {
+    name: 'report',
+    args: ['manifest'],
+    summary: 'Print every attempt of every item, or write an HTML report',
+    description:
+      'Lists each item with its attempts, jobs, costs and saved files. With --html it writes one ' +
+      'self-contained page instead, with the videos playable in place.',
+  },
+  {
+    name: 'sandbox',
+    args: [],
+    summary: 'Serve a local emulator of the video service',
+    description:
+      'Starts an offline stand-in for the service on 127.0.0.1 and prints the base URL and API key ' +
+      'to export. Ctrl-C stops it. `docs/sandbox.md` describes the configuration file.',
+  },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandName = (typeof COMMANDS)[number]['name'];
+
+export interface FlagSpec {
+  /** The long name, without `--`. */
+  name: string;
+  type: 'string' | 'boolean';
+  /** One letter for `-x`, where a convention exists (only `-h`). */
+  short?: string;
+  /** May be given several times; the value is then a list, in order. */
+  multiple?: boolean;
+  /** Placeholder for the value in help (`--ledger PATH`). */
+  value?: string;
+  /** The only values accepted (checked by the parser, with a suggestion). */
+  choices?: readonly string[];
+  /** What applies when the flag is absent, in words (no flag here has a hidden default). */
+  default?: string;
+  /** Environment variable read when the flag is absent. */
+  env?: string;
+  description: string;
+  commands: readonly CommandName[];
+}
+
+const ALL: readonly CommandName[] = COMMANDS.map((command) => command.name);
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report'] as const;
+
+export const FLAGS = [
+  {
+    name: 'base-url',
+    type: 'string',
+    value: 'URL',
+    env: 'MEDIAGEN_BASE_URL',
+    description: "The service's base URL, ending in /v1.",
+    commands: ['run', 'plan'],
+  },
+  {
+    name: 'ledger',
+    type: 'string',
+    value: 'PATH',
+    default: '.mediabatch/<name>.sqlite beside the manifest',
+    description: 'The ledger file that remembers every attempt, job, charge and saved file.',
+    commands: MANIFEST_COMMANDS,
+  },
+  {
+    name: 'poll-interval',
+    type: 'string',
+    value: 'SECONDS',
+    default: "learned from the service's Retry-After, else 10",
+    description: 'How often unfinished jobs are checked.',
+    commands: ['run'],
+  },
+  {
+    name: 'sandbox',
+    type: 'boolean',
+    description: 'Run against an embedded sandbox on a free loopback port instead of the service.',
+    commands: ['run'],
+  },
+  {
+    name: 'json',
+    type: 'boolean',
+    description: 'Print one JSON document on stdout instead of text.',
+    commands: ['run', 'plan', 'status'],
+  },
+  {
+    name: 'regenerate-expired',
+    type: 'boolean',
+    description: 'Pay again for items whose output expired before it could be saved.',
+    commands: ['run'],
+  },
+  {
+    name: 'html',
+    type: 'string',
+    value: 'FILE',
+    description: 'Write a self-contained HTML report to FILE instead of printing text.',
+    commands: ['report'],
+  },
+  {
+    name: 'port',
+    type: 'string',
+    value: 'N',
+    default: '4010',
+    description: 'The loopback port to listen on; 0 picks a free one.',
+    commands: ['sandbox'],
+  },
+  {
+    name: 'config',
+    type: 'string',
+    value: 'FILE',
+    default: 'the demo settings',
+    description: 'A YAML or JSON sandbox configuration (see docs/sandbox.md).',
+    commands: ['sandbox'],
+  },
+  {
+    name: 'help',
+    type: 'boolean',
+    short: 'h',
+    description: 'Show this help.',
+    commands: ALL,
+  },
+] as const satisfies readonly FlagSpec[];
+
+/** Variables read from the environment that no flag stands for. */
+export const ENVIRONMENT = [
+  {
+    name: 'MEDIAGEN_API_KEY',
+    description: "The service's API key. It is read from here only, and never stored or printed.",
+    commands: ['run', 'plan'],
+  },
+  {
+    name: 'MEDIABATCH_HTTP_TIMEOUT',
+    description:
+      'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
+      'with the same key and body.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_DEBUG',
+    description: 'Set to 1 to print the stack trace of an internal error.',
+    commands: ALL,
+  },
+] as const satisfies ReadonlyArray<{ name: string; description: string; commands: readonly CommandName[] }>;
+
+type Flag = (typeof FLAGS)[number];
+type FlagsOf<C extends CommandName> = Flag extends infer F
+  ? F extends { commands: readonly (infer K)[] }
+    ? C extends K
+      ? F
+      : never
+    : never
+  : never;
+type ValueOf<F> = F extends { multiple: true }
+  ? string[]
+  : F extends { type: 'boolean' }
+    ? boolean
+    : string | undefined;
+
+/** The parsed flags of one command: booleans default to false, repeatable flags to []. */
+export type FlagValues<C extends CommandName> = { [F in FlagsOf<C> as F['name']]: ValueOf<F> };
+
+export function flagsOf(command: string): FlagSpec[] {
+  return (FLAGS as readonly FlagSpec[]).filter((flag) =>
+    (flag.commands as readonly string[]).includes(command),
+  );
+}
+
+export function commandSpec(name: string): CommandSpec | undefined {
+  return (COMMANDS as readonly CommandSpec[]).find((command) => command.name === name);
+}

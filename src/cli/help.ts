@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { exitCodeRows } from './exit-codes.js';
+import { COMMANDS, type CommandSpec, ENVIRONMENT, type FlagSpec, flagsOf } from './flags.js';
+
+const WIDTH = 100;
+
+/** The package's version; `dist/cli` and `src/cli` both sit two folders below package.json. */
+export function version(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+export function synopsis(command: CommandSpec): string {
+  const args = command.args.map((arg) => ` <${arg}>`).join('');
+  return `mediabatch ${command.name}${args} [options]`;
+}
+
+/** `--ledger PATH`, `-h, --help`, `--only ID...`. */
+export function flagLabel(flag: FlagSpec): string {
+  const value = flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : '';
+  const short = flag.short ? `-${flag.short}, ` : '';
+  return `${short}--${flag.name}${value}${flag.multiple ? '...' : ''}`;
+}
+
+/** The description followed by what applies when the flag is absent, in one sentence group. */
+export function flagDetails(flag: FlagSpec): string {
+  const notes = [
+    flag.choices ? `One of: ${flag.choices.join(', ')}.` : '',
+    flag.multiple ? 'Repeat the flag to give several.' : '',
+    flag.default ? `Default: ${flag.default}.` : '',
+    flag.env ? `Environment: ${flag.env}.` : '',
+  ];
+  return [flag.description, ...notes].filter(Boolean).join(' ');
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** Two columns: a label, then text wrapped to the screen with a hanging indent. */
+function table(rows: Array<[string, string]>): string[] {
+  const labelWidth = Math.min(28, Math.max(...rows.map(([label]) => label.length)) + 2);
+  const out: string[] = [];
+  for (const [label, text] of rows) {
+    const body = wrap(text, WIDTH - labelWidth - 2);
+    const first = label.length + 2 > labelWidth ? [`  ${label}`, ''] : [`  ${label.padEnd(labelWidth)}`];
+    if (first.length === 2) out.push(first[0]!);
+    const indent = ' '.repeat(labelWidth + 2);
+    body.forEach((part, index) => {
+      out.push(index === 0 && first.length === 1 ? `${first[0]}${part}` : `${indent}${part}`);
+    });
+  }
+  return out;
+}
+
+function exitCodeLines(): string[] {
+  return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
+}
+
+export function renderMainHelp(): string {
+  const lines = [
+    `mediabatch ${version()}: turns a YAML manifest of prompts into videos from an asynchronous`,
+    'generation service, paying once per item and saving every file.',
+    '',
+    'usage: mediabatch <command> [options]',
+    '',
+    'commands:',
+    ...table(COMMANDS.map((command) => [command.name, command.summary])),
+    '',
+    'options:',
+    ...table([
+      ['-h, --help', "Show this help; `mediabatch <command> --help` shows a command's flags."],
+      ['--version', 'Print the version.'],
+    ]),
+    '',
+    'environment:',
+    ...table(ENVIRONMENT.map((variable) => [variable.name, variable.description])),
+    '',
+    'exit codes:',
+    ...exitCodeLines(),
+    '',
+    'Manifest reference: docs/manifest.md; all commands: docs/commands.md.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderCommandHelp(command: CommandSpec): string {
+  const environment = ENVIRONMENT.filter((variable) =>
+    (variable.commands as readonly string[]).includes(command.name),
+  );
+  const lines = [
+    `usage: ${synopsis(command)}`,
+    '',
+    ...wrap(`${command.summary}. ${command.description}`, WIDTH),
+    '',
+    'options:',
+    ...table(flagsOf(command.name).map((flag) => [flagLabel(flag), flagDetails(flag)])),
+    ...(environment.length > 0
+      ? ['', 'environment:', ...table(environment.map((variable) => [variable.name, variable.description]))]
+      : []),
+    '',
+    'exit codes:',
+    ...exitCodeLines(),
+  ];
+  return `${lines.join('\n')}\n`;
+}

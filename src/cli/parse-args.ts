@@ -1,0 +1,103 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UserError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
+import { type CommandName, commandSpec, type FlagSpec, type FlagValues, flagsOf } from './flags.js';
+
+export interface CommandArgs<C extends CommandName> {
+  values: FlagValues<C>;
+  positionals: string[];
+}
+
+/** What the command line asked for: a command to run, or that command's help. */
+export type Parsed<C extends CommandName> = { help: true } | ({ help: false } & CommandArgs<C>);
+
+const quote = (name: string) => `'${name}'`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function optionsOf(flags: readonly FlagSpec[]): Options {
+  const options: Options = {};
+  for (const flag of flags) {
+    options[flag.name] = {
+      type: flag.type,
+      ...(flag.short ? { short: flag.short } : {}),
+      ...(flag.multiple ? { multiple: true } : {}),
+    };
+  }
+  return options;
+}
+
+/**
+ * Parses one command's arguments against the flag table. Every mistake is a UserError (exit 2)
+ * that names the flag and, for a typo, the flag that was probably meant.
+ */
+export function parseCommandArgs<C extends CommandName>(command: C, argv: string[]): Parsed<C> {
+  return parseWithFlags(command, flagsOf(command), commandSpec(command)?.args ?? [], argv) as Parsed<C>;
+}
+
+/** The parser itself, over any list of flags (tests give it rows the real table lacks yet). */
+export function parseWithFlags(
+  command: string,
+  flags: readonly FlagSpec[],
+  args: readonly string[],
+  argv: string[],
+): { help: true } | { help: false; values: Record<string, unknown>; positionals: string[] } {
+  const options = optionsOf(flags);
+  const hint = `(see mediabatch ${command} --help)`;
+  // A lenient first pass finds unknown flags, so they can be answered with a suggestion.
+  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name in options) continue;
+    const names = flags.map((flag) => `--${flag.name}`);
+    throw new UserError(
+      `unknown option '${token.rawName}'${didYouMean(`--${token.name}`, names, quote)} ${hint}`,
+    );
+  }
+  if (tokens.some((token) => token.kind === 'option' && token.name === 'help')) return { help: true };
+
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UserError(`${describeParseError(error, flags)} ${hint}`);
+  }
+  const values: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const value = parsed.values[flag.name];
+    values[flag.name] = value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined);
+    checkChoices(flag, value, hint);
+  }
+  checkPositionals(args, parsed.positionals, hint);
+  return { help: false, values, positionals: parsed.positionals };
+}
+
+function checkChoices(flag: FlagSpec, value: unknown, hint: string): void {
+  if (!flag.choices || value === undefined) return;
+  for (const one of Array.isArray(value) ? value : [value]) {
+    if (flag.choices.includes(String(one))) continue;
+    const allowed = flag.choices.join(', ');
+    throw new UserError(
+      `--${flag.name} accepts ${allowed}, not '${one}'${didYouMean(String(one), flag.choices, quote)} ${hint}`,
+    );
+  }
+}
+
+function checkPositionals(expected: readonly string[], positionals: string[], hint: string): void {
+  const missing = expected[positionals.length];
+  if (missing !== undefined) throw new UserError(`missing <${missing}> argument ${hint}`);
+  if (positionals.length > expected.length) {
+    const extra = positionals.slice(expected.length).join(' ');
+    const wanted = expected.length === 0 ? 'no arguments' : expected.map((arg) => `one <${arg}>`).join(', ');
+    throw new UserError(`expected ${wanted}, but also got: ${extra} ${hint}`);
+  }
+}
+
+/** node's parser messages, reworded around our flags (a value missing, or given to a switch). */
+function describeParseError(error: unknown, flags: readonly FlagSpec[]): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const named = flags.find((flag) => message.includes(`'--${flag.name}`));
+  if (named?.type === 'string')
+    return `--${named.name} needs a value: --${named.name} ${named.value ?? 'VALUE'}`;
+  if (named?.type === 'boolean') return `--${named.name} is a switch and takes no value`;
+  return message;
+}
