@@ -18,8 +18,10 @@ export function snapshotCli(): { cli: string; remove: () => void } {
     cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const cli = join(dir, 'dist', 'cli', 'main.js');
-    // `run --help` loads the whole run command, then refuses the flag: exit 2, unless a module is torn.
-    const check = spawnSync(process.execPath, [cli, 'run', '--help'], { encoding: 'utf8', timeout: 20_000 });
+    // A run of a missing manifest loads the whole run command, then refuses the path: exit 2,
+    // unless a module is torn (exit 70). `run --help` no longer loads the command at all.
+    const missing = join(dir, 'no-such-manifest.yaml');
+    const check = spawnSync(process.execPath, [cli, 'run', missing], { encoding: 'utf8', timeout: 20_000 });
     if (check.status === 2) return { cli, remove: () => rmSync(dir, { recursive: true, force: true }) };
     rmSync(dir, { recursive: true, force: true });
     if (tries >= 5) throw new Error(`no consistent build of the CLI to copy: ${check.stderr}`);
