@@ -11,11 +11,7 @@ const isoTimestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text))
 export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']);
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 
-export const FINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
-export const isFinalStatus = (status: JobStatus): boolean => FINAL_STATUSES.includes(status);
-
-export const jobFileSchema = z.strictObject({ type: z.string(), url: z.string() });
-export type JobFile = z.infer<typeof jobFileSchema>;
+const jobFileSchema = z.strictObject({ type: z.string(), url: z.string() });
 
 export const jobSchema = z.strictObject({
   id: z.string().startsWith('job_'),
@@ -58,7 +54,6 @@ export const errorEnvelopeSchema = z.strictObject({
     param: z.string().optional(),
   }),
 });
-export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /** Body of POST /videos/generation as mediabatch sends it. */
 export interface CreateVideoJobBody {

@@ -3,7 +3,6 @@ import type { Micros } from '../money.js';
 /** Plain rows as the runner's pure core sees them; no SQLite types leak past the ledger module. */
 
 export type ItemState = 'pending' | 'in_flight' | 'done' | 'failed' | 'budget_exceeded' | 'expired';
-export const FINAL_ITEM_STATES: readonly ItemState[] = ['done', 'failed', 'budget_exceeded', 'expired'];
 
 export interface ItemRecord {
   itemId: string;

@@ -219,7 +219,6 @@ export const topSchema = z.strictObject({
     .optional(),
   matrix: matrixSchema.optional(),
 });
-export type TopData = z.output<typeof topSchema>;
 
 /** Known input fields beyond the prompt, as the service documents them. */
 const KNOWN_INPUT_CHECKS: Record<string, (value: unknown) => string | null> = {

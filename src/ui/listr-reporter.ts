@@ -1,7 +1,7 @@
 import { Listr, type ListrTaskWrapper } from 'listr2';
 import type { ItemState } from '../ledger/records.js';
 import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
-import { summarize } from './plain-reporter.js';
+import { itemChangeLine, logLine, summarize } from './progress-text.js';
 
 type Wrapper = ListrTaskWrapper<unknown, never, never>;
 
@@ -50,13 +50,11 @@ export class ListrReporter implements RunReporter {
   }
 
   itemChanged(itemId: string, state: ItemState, detail: string | null): void {
-    if (state === 'pending' && detail === null) return;
-    this.#push(`${itemId}: ${state.replace('_', ' ')}${detail ? ` (${detail})` : ''}`);
+    this.#push(itemChangeLine(itemId, state, detail));
   }
 
   log(level: 'info' | 'warn' | 'error', message: string): void {
-    if (level === 'info' && message.startsWith('polled:')) return;
-    this.#push(level === 'info' ? message : `${level}: ${message}`);
+    this.#push(logLine(level, message));
   }
 
   progress(snapshot: ProgressSnapshot): void {
@@ -73,7 +71,8 @@ export class ListrReporter implements RunReporter {
     return `, ETA ${seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`}`;
   }
 
-  #push(line: string): void {
+  #push(line: string | null): void {
+    if (line === null) return;
     this.#lines.push(line);
     if (this.#lines.length > 6) this.#lines.shift();
     if (this.#task) this.#task.output = this.#lines.join('\n');

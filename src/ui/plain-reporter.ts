@@ -1,6 +1,6 @@
 import type { ItemState } from '../ledger/records.js';
-import { formatUsd } from '../money.js';
 import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+import { itemChangeLine, logLine, summarize } from './progress-text.js';
 
 /** Plain log lines, for pipes and CI logs where no terminal UI can be drawn. */
 export class PlainReporter implements RunReporter {
@@ -15,13 +15,11 @@ export class PlainReporter implements RunReporter {
   }
 
   itemChanged(itemId: string, state: ItemState, detail: string | null): void {
-    if (state === 'pending' && detail === null) return;
-    this.#line(`${itemId}: ${state.replace('_', ' ')}${detail ? ` (${detail})` : ''}`);
+    this.#line(itemChangeLine(itemId, state, detail));
   }
 
   log(level: 'info' | 'warn' | 'error', message: string): void {
-    if (level === 'info' && message.startsWith('polled:')) return;
-    this.#line(level === 'info' ? message : `${level}: ${message}`);
+    this.#line(logLine(level, message));
   }
 
   progress(snapshot: ProgressSnapshot): void {
@@ -34,27 +32,8 @@ export class PlainReporter implements RunReporter {
     this.#line(summary);
   }
 
-  #line(text: string): void {
+  #line(text: string | null): void {
+    if (text === null) return;
     this.#out.write(`[${this.#now().toISOString().slice(11, 19)}] ${text}\n`);
   }
-}
-
-export function summarize(snapshot: ProgressSnapshot): string {
-  const { byState } = snapshot;
-  const finished = byState.done + byState.failed + byState.budget_exceeded + byState.expired;
-  const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsd(snapshot.budgetMicros)}`;
-  const parts = [
-    `${finished}/${snapshot.total} finished`,
-    `${byState.done} done`,
-    byState.failed ? `${byState.failed} failed` : '',
-    byState.budget_exceeded ? `${byState.budget_exceeded} over budget` : '',
-    byState.expired ? `${byState.expired} expired` : '',
-    `${snapshot.unfinished}/${snapshot.slotLimit} slots in use`,
-    snapshot.downloadsActive + snapshot.downloadsQueued
-      ? `${snapshot.downloadsActive + snapshot.downloadsQueued} downloading`
-      : '',
-    `spent $${formatUsd(snapshot.spentMicros)}${budget}`,
-    snapshot.draining ? 'draining' : '',
-  ];
-  return parts.filter(Boolean).join(', ');
 }
