@@ -317,6 +317,7 @@ export class Ledger {
 
   // ---- money, runs, events -----------------------------------------------------------------
 
+  /** The sums of moneyTotalsOf (money-totals.ts), in SQL: the runner asks before every submission. */
   moneyTotals(): MoneyTotals {
     const row = this.#prepare(
       `SELECT COALESCE(SUM(amount_micros), 0) AS chargedMicros, COALESCE(SUM(refunded_micros), 0) AS refundedMicros,

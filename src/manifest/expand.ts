@@ -4,7 +4,8 @@
  * combination) and proven unique, and defaults merged in.
  */
 import { basename } from 'node:path';
-import { canonicalJson, idProblem, MAX_ID_LENGTH, sha256Hex, stableItemId } from './ids.js';
+import { canonicalJson } from '../canonical-json.js';
+import { idProblem, MAX_ID_LENGTH, sha256Hex, stableItemId } from './ids.js';
 import { formatPath, type ProblemList, type Source } from './problems.js';
 import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './schema.js';
 import type { ManifestItem } from './types.js';

@@ -5,8 +5,9 @@
  * then produces the precise problems; a property test holds the two in agreement.
  */
 import { parseUsd } from '../money.js';
+import { isPlainObject } from '../plain-object.js';
 import { idProblem } from './ids.js';
-import { isPlainObject, jsonValueIssue } from './json-value.js';
+import { jsonValueIssue } from './json-value.js';
 import { type ItemData, RESERVED_METADATA_PREFIX } from './schema.js';
 
 function entriesOk(value: unknown, keyOk: (key: string) => boolean): value is Record<string, unknown> {

@@ -3,6 +3,7 @@
  * not change between runs: a changed id would look like a new item and be paid for again.
  */
 import { hash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.js';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MAX_ID_LENGTH = 128;
@@ -28,30 +29,6 @@ export function idProblem(id: string): string | null {
     return `id '${id}' is a reserved device name on Windows and cannot be a file name; choose another id`;
   }
   return null;
-}
-
-/**
- * JSON with object keys sorted at every level, so that equal content always hashes the same way
- * regardless of the order keys were written in. Callers only pass values already checked to be
- * JSON values of bounded depth.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  // Plain loops: this runs once per item, and 100,000 items must load in well under a second.
-  let out: string;
-  if (Array.isArray(value)) {
-    out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
-    return `${out}]`;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(record[key])}`;
-  }
-  return `${out}}`;
 }
 
 export function sha256Hex(text: string): string {

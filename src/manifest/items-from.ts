@@ -3,8 +3,8 @@
  * cell or a JSONL line. Validation of the items themselves is shared with the manifest's `items`.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
+import { isPlainObject } from '../plain-object.js';
 import { findDuplicateKey, offsetOfPath } from './json-locate.js';
-import { isPlainObject } from './json-value.js';
 import {
   closestKey,
   formatPath,

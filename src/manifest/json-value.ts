@@ -2,6 +2,7 @@
  * Input and metadata pass through to the service as JSON, so anything YAML can express but JSON
  * cannot (.inf, .nan) must be refused here rather than silently turned into null on the wire.
  */
+import { isPlainObject } from '../plain-object.js';
 import type { PathSegment } from './problems.js';
 
 /** Deeper values are refused: nothing legitimate nests this far, and it keeps later walks bounded. */
@@ -10,12 +11,6 @@ export const MAX_DEPTH = 32;
 export interface JsonValueIssue {
   path: PathSegment[];
   message: string;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 function scalarIssue(value: unknown): string | null {

@@ -4,10 +4,10 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
+import { isPlainObject } from '../plain-object.js';
 import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
 import { fastItem } from './fast-item.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
-import { isPlainObject } from './json-value.js';
 import { YamlSource } from './locate.js';
 import { ProblemList, type Source } from './problems.js';
 import { readYaml } from './read-yaml.js';

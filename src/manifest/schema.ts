@@ -3,9 +3,11 @@
  * of a silently ignored setting; messages are written for the person who typed the manifest.
  */
 import { z } from 'zod';
+import { canonicalJson } from '../canonical-json.js';
 import { parseUsd } from '../money.js';
-import { canonicalJson, idProblem } from './ids.js';
-import { isPlainObject, jsonValueIssue } from './json-value.js';
+import { isPlainObject } from '../plain-object.js';
+import { idProblem } from './ids.js';
+import { jsonValueIssue } from './json-value.js';
 import { show } from './problems.js';
 
 export const TOP_KEYS = [

@@ -3,7 +3,7 @@
  * guess at what was meant), missing keys at their parent map, everything else at the bad value.
  */
 import type { z } from 'zod';
-import { isPlainObject } from './json-value.js';
+import { isPlainObject } from '../plain-object.js';
 import {
   type Anchor,
   closestKey,

@@ -1,4 +1,5 @@
 import type { Account } from '../api/schemas.js';
+import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
 import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd, type Micros, parseUsd } from '../money.js';
@@ -76,15 +77,9 @@ export function buildPlanReport(
   account: AccountCheck | null,
   nowMs: number,
 ): PlanDocument {
-  let spent = 0; // net of refunds, all runs, as run counts it
-  let refunded = 0;
-  let reserved = 0; // reservations of unanswered attempts
-  for (const attempt of view.attempts) {
-    spent += attempt.amountMicros - attempt.refundedMicros;
-    refunded += attempt.refundedMicros;
-    if (attempt.state === 'prepared') reserved += attempt.reservedMicros;
-  }
-  const budgetLeft = manifest.budgetMicros === null ? null : manifest.budgetMicros - spent - reserved;
+  const money = moneyTotalsOf(view.attempts);
+  const reserved = money.reservedMicros;
+  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   const records = new Map<string, ItemRecord>(view.items.map((record) => [record.itemId, record]));
   const latest = latestAttempts(view.attempts);
   const prices = pricesSeen(view.attempts);
@@ -166,8 +161,8 @@ export function buildPlanReport(
     totals: {
       items: items.length,
       ...counts,
-      spent_usd: formatUsd(spent),
-      refunded_usd: formatUsd(refunded),
+      spent_usd: formatUsd(spentMicros(money)),
+      refunded_usd: formatUsd(money.refundedMicros),
       reserved_usd: formatUsd(reserved),
       budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
       budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),

@@ -1,3 +1,4 @@
+import { attemptSpentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { formatUsd } from '../money.js';
 import type { PlanDocument, PlanLabel } from './plan-report.js';
@@ -180,7 +181,7 @@ export function attemptHistory(
       key_prefix: attempt.idempotencyKey.slice(0, 8),
       job_id: attempt.jobId,
       status: attemptStatus(attempt),
-      cost_usd: formatUsd(attempt.amountMicros - attempt.refundedMicros),
+      cost_usd: formatUsd(attemptSpentMicros(attempt)),
       refunded_usd: formatUsd(attempt.refundedMicros),
       error:
         attempt.errorCode === null ? null : cleanText(`${attempt.errorCode}: ${attempt.errorMessage ?? ''}`),

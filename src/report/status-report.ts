@@ -1,4 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
+import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord, FileRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
@@ -72,13 +73,12 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     counts[state] += 1;
     const last = attempts.findLast((attempt) => attempt.jobId !== null);
     const saved = attempts.findLast((attempt) => attempt.filesSaved);
-    const net = attempts.reduce((sum, attempt) => sum + attempt.amountMicros - attempt.refundedMicros, 0);
     return {
       id: item.id,
       state,
       job_id: last?.jobId ?? null,
       attempts: attempts.length,
-      cost_usd: formatUsd(net),
+      cost_usd: formatUsd(spentMicros(moneyTotalsOf(attempts))),
       files: saved ? (filesByAttempt.get(saved.id) ?? []).map((file) => shown(file.path)) : [],
       error:
         state === 'done' || !record?.errorCode || state === 'pending' || state === 'in_flight'
@@ -87,14 +87,9 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     };
   });
 
-  let charged = 0;
-  let refunded = 0;
-  let reserved = 0;
+  const money = moneyTotalsOf(view.attempts);
   const warnings: string[] = [];
   for (const attempt of view.attempts) {
-    charged += attempt.amountMicros;
-    refunded += attempt.refundedMicros;
-    if (attempt.state === 'prepared') reserved += attempt.reservedMicros;
     if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
       const left = Date.parse(attempt.expiresAt) - now;
       if (left > 0 && left <= SIX_HOURS_MS) {
@@ -104,7 +99,7 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
       }
     }
   }
-  const spent = charged - refunded;
+  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   return {
     manifest: manifest.name,
     totals: {
@@ -115,13 +110,12 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
       in_flight: counts.in_flight,
       budget_exceeded: counts.budget_exceeded,
       expired: counts.expired,
-      spent_usd: formatUsd(spent),
-      refunded_usd: formatUsd(refunded),
-      charged_usd: formatUsd(charged),
-      reserved_usd: formatUsd(reserved),
+      spent_usd: formatUsd(spentMicros(money)),
+      refunded_usd: formatUsd(money.refundedMicros),
+      charged_usd: formatUsd(money.chargedMicros),
+      reserved_usd: formatUsd(money.reservedMicros),
       budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
-      budget_left_usd:
-        manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros - spent - reserved),
+      budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
     },
     items,
     warnings,

@@ -1,4 +1,5 @@
 import type { JobStatus } from '../api/schemas.js';
+import { isPlainObject } from '../plain-object.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';
@@ -53,16 +54,12 @@ export interface SandboxOptions {
   now?: () => number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     const current = merged[key];
-    merged[key] = isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
   }
   return merged;
 }

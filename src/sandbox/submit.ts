@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.js';
 import { formatUsd } from '../money.js';
+import { isPlainObject } from '../plain-object.js';
 import type { SandboxConfig } from './config.js';
 import { type Exchange, header, json, type Reply, retryAfterHeader } from './exchange.js';
 import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
 import { fail } from './http-error.js';
 import { type FinalStatus, planTimeline, type Timeline } from './lifecycle.js';
 import { priceMicros } from './pricing.js';
-import { canonicalJson, isPlainObject, validateSubmission } from './validate.js';
+import { validateSubmission } from './validate.js';
 import { wireJob } from './wire.js';
 
 type Key = SandboxConfig['keys'][number];
@@ -60,6 +62,7 @@ export function submit(ex: Exchange, key: Key): Reply {
   if (strikes('drop-before', faults.drop_before_store, 'drop_before_store')) return { kind: 'drop' };
   if (strikes('500-before', faults.http500_before_store, 'http500_before_store')) throw fail.internal();
 
+  // Key order and whitespace do not make two bodies different requests.
   const bodyHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
   const known = store.remembered(workspaceId, idempotencyKey, now);
   if (known) {

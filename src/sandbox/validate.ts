@@ -1,4 +1,5 @@
 import { parseUsd } from '../money.js';
+import { isPlainObject } from '../plain-object.js';
 import type { SandboxConfig } from './config.js';
 import { fail } from './http-error.js';
 import type { PricedInput } from './pricing.js';
@@ -14,10 +15,6 @@ export interface ValidSubmission {
 
 const BODY_FIELDS = new Set(['model', 'input', 'max_cost_usd', 'metadata']);
 const INPUT_FIELDS = new Set(['prompt', 'seconds', 'definition', 'orientation']);
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Checks a POST /videos/generation body against the configured bounds; throws the first HttpError. */
 export function validateSubmission(body: Record<string, unknown>, config: SandboxConfig): ValidSubmission {
@@ -105,16 +102,4 @@ export function validateSubmission(body: Record<string, unknown>, config: Sandbo
   }
 
   return { model, prompt: input.prompt, input, metadata, maxCostMicros, priced: { seconds, definition } };
-}
-
-/** Key order and whitespace do not make two bodies different requests. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(value)) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
