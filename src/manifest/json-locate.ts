@@ -1,102 +1,29 @@
 /**
- * A tiny scanner over one JSONL line that JSON.parse has already accepted: it finds where a value
- * path was written (for problem columns) and catches duplicate keys, which JSON.parse resolves
- * silently by keeping the last one while the YAML manifest refuses them.
+ * Locating within one JSONL line that JSON.parse has already accepted: where a value path was
+ * written (for problem columns), and keys written twice, which JSON.parse resolves silently by
+ * keeping the last one while the YAML manifest refuses them. JSON is YAML, so the yaml parser,
+ * which keeps every node's position, does the locating. It runs only on lines with a problem:
+ * a cheap count tells the clean lines of a 100,000-item file apart first.
  */
-import type { Path, PathSegment } from './problems.js';
+import { type Document, parseDocument } from 'yaml';
+import { type DuplicateKey, duplicateKeys, offsetOf } from './locate.js';
+import type { Path } from './problems.js';
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const MAX_SCAN_DEPTH = 64;
+/** The problems of one item are located one after another: its line is parsed once for all. */
+let last: { text: string; doc: Document } | null = null;
 
-function skipSpace(text: string, i: number): number {
-  let at = i;
-  while (at < text.length) {
-    const c = text.charCodeAt(at);
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
-    at++;
+function jsonDocument(text: string): Document {
+  if (last?.text !== text) {
+    // uniqueKeys off: duplicateKeys finds them in linear time, the parser's own check is quadratic.
+    const doc = parseDocument(text, {
+      uniqueKeys: false,
+      prettyErrors: false,
+      logLevel: 'error',
+      strict: true,
+    });
+    last = { text, doc };
   }
-  return at;
-}
-
-/** Index just after the string that opens at `i`. */
-function stringEnd(text: string, i: number): number {
-  let at = i + 1;
-  while (at < text.length) {
-    const c = text.charCodeAt(at);
-    if (c === BACKSLASH) at += 2;
-    else if (c === QUOTE) return at + 1;
-    else at++;
-  }
-  return at;
-}
-
-function keyAt(text: string, start: number, end: number): string {
-  const raw = text.slice(start + 1, end - 1);
-  return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
-}
-
-/** Index just after the value that starts at `i` (iterative, so depth does not matter). */
-function valueEnd(text: string, i: number): number {
-  const first = text.charCodeAt(i);
-  if (first === QUOTE) return stringEnd(text, i);
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    let depth = 0;
-    let at = i;
-    while (at < text.length) {
-      const c = text.charCodeAt(at);
-      if (c === QUOTE) {
-        at = stringEnd(text, at);
-        continue;
-      }
-      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        depth--;
-        if (depth === 0) return at + 1;
-      }
-      at++;
-    }
-    return at;
-  }
-  let at = i;
-  while (at < text.length && !',}] \t\r\n'.includes(text[at]!)) at++;
-  return at;
-}
-
-interface Member {
-  key: string;
-  keyStart: number;
-  valueStart: number;
-}
-
-/** Members of the object at `i`, and the index after it. */
-function members(text: string, i: number): { list: Member[]; end: number } {
-  const list: Member[] = [];
-  let at = skipSpace(text, i + 1);
-  while (at < text.length && text.charCodeAt(at) === QUOTE) {
-    const keyEnd = stringEnd(text, at);
-    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
-    list.push({ key: keyAt(text, at, keyEnd), keyStart: at, valueStart });
-    at = skipSpace(text, valueEnd(text, valueStart));
-    if (text[at] === ',') at = skipSpace(text, at + 1);
-  }
-  return { list, end: at + 1 };
-}
-
-/** Starts of the elements of the array at `i`, and the index after it. */
-function elements(text: string, i: number): { list: number[]; end: number } {
-  const list: number[] = [];
-  let at = skipSpace(text, i + 1);
-  while (at < text.length && text[at] !== ']') {
-    list.push(at);
-    at = skipSpace(text, valueEnd(text, at));
-    if (text[at] === ',') at = skipSpace(text, at + 1);
-  }
-  return { list, end: at + 1 };
+  return last.doc;
 }
 
 /**
@@ -104,88 +31,58 @@ function elements(text: string, i: number): { list: number[]; end: number } {
  * the last), the start for an array element, else the nearest existing parent.
  */
 export function offsetOfPath(text: string, path: Path): number {
-  let at = skipSpace(text, 0);
-  for (let i = 0; i < path.length; i++) {
-    const segment = path[i]!;
-    const first = text.charCodeAt(at);
-    if (first === OPEN_BRACE && typeof segment === 'string') {
-      const member = members(text, at).list.findLast((m) => m.key === segment);
-      if (!member) return at;
-      if (i === path.length - 1) return member.keyStart;
-      at = member.valueStart;
-    } else if (first === OPEN_BRACKET && typeof segment === 'number') {
-      const start = elements(text, at).list[segment];
-      if (start === undefined) return at;
-      at = start;
-    } else {
-      return at;
-    }
-  }
-  return at;
-}
-
-export interface DuplicateKey {
-  offset: number;
-  path: PathSegment[];
-}
-
-/** Members written in the text: every ':' outside a string separates a key from its value. */
-function writtenMembers(text: string): number {
-  let count = 0;
-  for (let at = 0; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === QUOTE) at = stringEnd(text, at) - 1;
-    else if (c === 58) count++;
-  }
-  return count;
-}
-
-/** Members that survived JSON.parse; fewer than were written means a key was repeated. */
-function parsedMembers(value: unknown): number {
-  let count = 0;
-  if (value === null || typeof value !== 'object') return 0;
-  const stack = [value];
-  while (stack.length > 0) {
-    const current = stack.pop() as Record<string, unknown>;
-    const isArray = Array.isArray(current);
-    for (const key in current) {
-      if (!isArray) count++;
-      const child = current[key];
-      if (child !== null && typeof child === 'object') stack.push(child);
-    }
-  }
-  return count;
+  return offsetOf(jsonDocument(text), path, 'key');
 }
 
 /**
- * The first key written twice in the same object of `text`, which JSON.parse turned into `value`.
- * Counting first keeps the common case (no duplicates) to one pass without allocations.
+ * The first key written twice in the same object of `text`, which JSON.parse turned into `value`:
+ * the outermost object with a repeated key wins, then the earliest repetition in it.
  */
 export function findDuplicateKey(text: string, value: unknown): DuplicateKey | null {
-  if (writtenMembers(text) === parsedMembers(value)) return null;
-  return locateDuplicateKey(text);
+  if (!mayRepeatKeys(text, value)) return null;
+  const doc = jsonDocument(text);
+  const objectStart = (found: DuplicateKey) => offsetOf(doc, found.path.slice(0, -1), 'value');
+  let first: DuplicateKey | null = null;
+  for (const found of duplicateKeys(doc)) {
+    const order =
+      first === null ? -1 : objectStart(found) - objectStart(first) || found.offset - first.offset;
+    if (order < 0) first = found;
+  }
+  return first;
 }
 
-function locateDuplicateKey(text: string): DuplicateKey | null {
-  const stack: { at: number; path: PathSegment[] }[] = [{ at: skipSpace(text, 0), path: [] }];
+/**
+ * Whether JSON.parse may have dropped a repeated member. Outside strings every ':' separates a key
+ * from its value, so without repeats the line has exactly as many ':' as the parsed value has
+ * members plus ':' inside its strings; each dropped member leaves at least one ':' over. An escaped
+ * colon (\u003a) breaks that count, so such a line is always looked at.
+ */
+function mayRepeatKeys(text: string, value: unknown): boolean {
+  return /\\u003a/i.test(text) || colons(text) !== membersAndColons(value);
+}
+
+function colons(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf(':'); at !== -1; at = text.indexOf(':', at + 1)) count++;
+  return count;
+}
+
+/** Iterative, so a deeply nested value cannot overflow the stack. */
+function membersAndColons(value: unknown): number {
+  let count = 0;
+  const stack = [value];
   while (stack.length > 0) {
-    const { at, path } = stack.pop()!;
-    if (path.length > MAX_SCAN_DEPTH) continue;
-    const first = text.charCodeAt(at);
-    if (first === OPEN_BRACE) {
-      const list = members(text, at).list;
-      const seen = new Set<string>();
-      for (const member of list) {
-        if (seen.has(member.key)) return { offset: member.keyStart, path: [...path, member.key] };
-        seen.add(member.key);
+    const current = stack.pop();
+    if (typeof current === 'string') count += colons(current);
+    else if (Array.isArray(current)) for (const element of current) stack.push(element);
+    else if (current !== null && typeof current === 'object') {
+      const record = current as Record<string, unknown>;
+      // for...in: JSON.parse builds plain objects, which inherit no enumerable keys.
+      for (const key in record) {
+        count += 1 + colons(key);
+        stack.push(record[key]);
       }
-      for (let i = list.length - 1; i >= 0; i--) {
-        stack.push({ at: list[i]!.valueStart, path: [...path, list[i]!.key] });
-      }
-    } else if (first === OPEN_BRACKET) {
-      const list = elements(text, at).list;
-      for (let i = list.length - 1; i >= 0; i--) stack.push({ at: list[i]!, path: [...path, i] });
     }
   }
-  return null;
+  return count;
 }

@@ -122,3 +122,50 @@ export class YamlSource implements Source {
     return toPosition(this.lineCounter, offsetOf(this.doc, [...this.prefix, ...rel], anchor));
   }
 }
+
+interface PathLink {
+  parent: PathLink | null;
+  segment: PathSegment;
+}
+
+function pathOf(link: PathLink | null): PathSegment[] {
+  const path: PathSegment[] = [];
+  for (let at = link; at !== null; at = at.parent) path.push(at.segment);
+  return path.reverse();
+}
+
+export interface DuplicateKey {
+  /** Where the repeated key was written the second (or later) time. */
+  offset: number;
+  /** The value path of that key, ending with the key itself. */
+  path: PathSegment[];
+}
+
+/**
+ * Keys that repeat within one map (scalars with the same value, as the parser's `uniqueKeys`
+ * defines them), in time linear in the document. Iterative, so deep nesting cannot overflow it.
+ */
+export function duplicateKeys(doc: Document): DuplicateKey[] {
+  const found: DuplicateKey[] = [];
+  const stack: Array<{ node: unknown; at: PathLink | null }> = [{ node: doc.contents, at: null }];
+  while (stack.length > 0) {
+    const { node, at } = stack.pop()!;
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : undefined;
+        const link = { parent: at, segment: isScalar(pair.key) ? String(key) : '?' };
+        if (isScalar(pair.key)) {
+          if (seen.has(key)) found.push({ offset: pair.key.range?.[0] ?? 0, path: pathOf(link) });
+          seen.add(key);
+        }
+        stack.push({ node: pair.value, at: link });
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => {
+        stack.push({ node: item, at: { parent: at, segment: index } });
+      });
+    }
+  }
+  return found;
+}

@@ -6,7 +6,6 @@ import { dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
-import { fastItem } from './fast-item.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { ProblemList, type Source } from './problems.js';
@@ -125,16 +124,17 @@ function build(
   };
 }
 
+/**
+ * zod alone: it checks 100,000 items in about 50-90 ms, and a hand-written fast path for valid
+ * items made no measurable difference to plan or status over a 100,000-item manifest.
+ */
 function toDraft(raw: RawItem, problems: ProblemList): ItemDraft | null {
-  let item = fastItem(raw.value);
-  if (item === null) {
-    const result = itemSchema.safeParse(raw.value);
-    if (!result.success) {
-      reportIssues(result.error.issues, raw.source as Source, raw.value, itemKeysAt, problems);
-      return null;
-    }
-    item = result.data;
+  const result = itemSchema.safeParse(raw.value);
+  if (!result.success) {
+    reportIssues(result.error.issues, raw.source as Source, raw.value, itemKeysAt, problems);
+    return null;
   }
+  const item = result.data;
   return {
     source: raw.source,
     id: item.id,

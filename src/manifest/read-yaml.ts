@@ -3,9 +3,9 @@
  * errors end the reading; duplicate keys do not, because the rest of the document is still sound
  * and the user deserves to see their other mistakes too.
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import { pathAtOffset, toPosition } from './locate.js';
-import { formatPath, type PathSegment, type ProblemList } from './problems.js';
+import { type Document, isAlias, LineCounter, parseDocument, visit } from 'yaml';
+import { duplicateKeys, pathAtOffset, toPosition } from './locate.js';
+import { formatPath, type ProblemList } from './problems.js';
 
 export interface YamlRead {
   doc: Document;
@@ -22,7 +22,7 @@ export function readYaml(file: string, text: string, problems: ProblemList): Yam
   const doc = parseDocument(text, {
     lineCounter,
     // The parser's own check compares each key with every earlier one: a 10 MB map would take
-    // hours. findDuplicateKeys does the same check in one pass.
+    // hours. duplicateKeys does the same check in one pass.
     uniqueKeys: false,
     prettyErrors: false,
     // 'error': keeps every problem in doc.errors/warnings without printing to the console.
@@ -54,7 +54,14 @@ export function readYaml(file: string, text: string, problems: ProblemList): Yam
       problems.atDocument(file, `YAML: ${message}`, position);
     }
   }
-  findDuplicateKeys(file, doc, lineCounter, problems);
+  for (const duplicate of duplicateKeys(doc)) {
+    problems.push({
+      file,
+      ...toPosition(lineCounter, duplicate.offset),
+      path: formatPath(duplicate.path),
+      message: `duplicate key '${String(duplicate.path.at(-1))}' (each key may appear once in a map)`,
+    });
+  }
   // Warnings (unresolved tags and the like) mean the text does not say what the user thinks it says.
   for (const warning of doc.warnings) {
     const position = toPosition(lineCounter, warning.pos[0]);
@@ -93,55 +100,4 @@ function brokenAliasOffset(doc: Document): number {
     // Locating is best effort; the problem itself is already certain.
   }
   return offset;
-}
-
-interface PathLink {
-  parent: PathLink | null;
-  segment: PathSegment;
-}
-
-function pathOf(link: PathLink | null): PathSegment[] {
-  const path: PathSegment[] = [];
-  for (let at = link; at !== null; at = at.parent) path.push(at.segment);
-  return path.reverse();
-}
-
-/**
- * Keys that repeat within one map (scalars with the same value, as the parser's `uniqueKeys`
- * defines them), in time linear in the document. Iterative, so deep nesting cannot overflow it.
- */
-function findDuplicateKeys(
-  file: string,
-  doc: Document,
-  lineCounter: LineCounter,
-  problems: ProblemList,
-): void {
-  const stack: Array<{ node: unknown; at: PathLink | null }> = [{ node: doc.contents, at: null }];
-  while (stack.length > 0) {
-    const { node, at } = stack.pop()!;
-    if (isMap(node)) {
-      const seen = new Set<unknown>();
-      for (const pair of node.items) {
-        const key = isScalar(pair.key) ? pair.key.value : undefined;
-        const segment: PathSegment = isScalar(pair.key) ? String(key) : '?';
-        const link = { parent: at, segment };
-        if (isScalar(pair.key)) {
-          if (seen.has(key)) {
-            problems.push({
-              file,
-              ...toPosition(lineCounter, pair.key.range?.[0] ?? 0),
-              path: formatPath(pathOf(link)),
-              message: `duplicate key '${String(key)}' (each key may appear once in a map)`,
-            });
-          }
-          seen.add(key);
-        }
-        stack.push({ node: pair.value, at: link });
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, index) => {
-        stack.push({ node: item, at: { parent: at, segment: index } });
-      });
-    }
-  }
 }

@@ -173,7 +173,6 @@ export const itemSchema = z.strictObject(
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
-export type ItemData = z.output<typeof itemSchema>;
 
 const noNul = (text: string) => !text.includes('\0');
 
