@@ -32,7 +32,7 @@ export interface ApiResult<T> {
 }
 
 /**
- * Typed client for the four operations of interface-spec v1. It never retries: the retry rules
+ * Typed client for the four operations of the service's v1 API. It never retries: the retry rules
  * belong to the runner, which alone knows whether a repeat is safe.
  */
 export class MediaGenClient {

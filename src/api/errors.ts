@@ -2,8 +2,8 @@ import { errorEnvelopeSchema } from './schemas.js';
 
 /**
  * The service answered with an HTTP error. Fields mirror the error envelope so that callers branch
- * on `code`, never on `message` (interface-spec §7). A body that is not the envelope (a proxy page,
- * say) still yields an ApiError, with `code` null.
+ * on `code`, never on `message`, which is written for people and may change. A body that is not
+ * the envelope (a proxy page, say) still yields an ApiError, with `code` null.
  */
 export class ApiError extends Error {
   readonly status: number;
@@ -65,7 +65,7 @@ export class ApiError extends Error {
 }
 
 /**
- * No usable answer: the connection failed, dropped, timed out, or the body was not what the spec
+ * No usable answer: the connection failed, dropped, timed out, or the body was not what the service
  * promises. For a POST the job may or may not exist, so the caller must retry with the same key.
  */
 export class ApiConnectionError extends Error {

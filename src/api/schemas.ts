@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Wire shapes of interface-spec v1, strict both ways: a missing or extra property is a protocol
- * error, because the spec promises exactly these fields and the runner's safety rests on them.
+ * Wire shapes of the service's v1 API, strict both ways: a missing or extra property is a protocol
+ * error, because the service promises exactly these fields and the runner's safety rests on them.
  */
 
 const usdString = z.string().regex(/^\d+(\.\d{1,6})?$/, 'decimal string with at most six decimal places');

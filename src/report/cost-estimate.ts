@@ -3,7 +3,7 @@ import type { ManifestItem } from '../manifest/index.js';
 import type { Micros } from '../money.js';
 
 /**
- * The service publishes no price list (interface-spec §2), so the only honest estimate is what
+ * The service publishes no price list, so the only honest estimate is what
  * this batch was already charged for the same kind of request. Pure: ledger rows in, numbers out.
  */
 

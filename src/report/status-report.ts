@@ -43,7 +43,7 @@ export interface LedgerView {
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 
-/** The runner-spec §2 status document, from the manifest and the ledger alone (pure). */
+/** The document `status --json` prints, from the manifest and the ledger alone (pure). */
 export function buildStatusReport(manifest: Manifest, view: LedgerView, now: number): StatusReport {
   const records = new Map(view.items.map((record) => [record.itemId, record]));
   const attemptsByItem = new Map<string, AttemptRecord[]>();

@@ -112,7 +112,7 @@ export const sandboxConfigSchema = z
       .default(48 * 3600),
     url_lifetime_seconds: z.number().positive().default(3600),
     retry_after_seconds: z.number().positive().default(10),
-    /** A service may forget idempotency keys after a day (runner-spec §3). */
+    /** The service may forget an Idempotency-Key after a day: a resend after that is a new job. */
     idempotency_ttl_seconds: z
       .number()
       .positive()

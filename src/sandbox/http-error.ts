@@ -1,4 +1,4 @@
-/** An HTTP error answer in the envelope of interface-spec §7.1; thrown by handlers, sent by the server. */
+/** An HTTP error answer in the service's error envelope; thrown by handlers, sent by the server. */
 export class HttpError extends Error {
   readonly status: number;
   readonly type: string;
@@ -35,7 +35,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The rows of interface-spec §7.2, plus the few answers the spec leaves open (routes, downloads). */
+/** Every error answer the service documents, plus the few it leaves open (unknown routes, downloads). */
 export const fail = {
   invalidJson: (message = 'The request body is not valid JSON.') =>
     new HttpError(400, 'invalid_request', 'invalid_request', message),

@@ -36,7 +36,8 @@ export function validateSubmission(body: Record<string, unknown>, config: Sandbo
   const input = body.input;
   const rules = config.input;
 
-  // interface-spec §2.1 names invalid_parameter (not missing_parameter) for a missing prompt.
+  // The service answers invalid_parameter, not missing_parameter, for a missing prompt: `input`
+  // itself is present, one of its fields is wrong.
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') {
     throw fail.invalidParameter('input.prompt', 'input.prompt is required and must be a non-empty string.');
   }

@@ -9,8 +9,9 @@ export const filePath = (jobId: string, index: number): string =>
   `/v1/files/${encodeURIComponent(jobId)}/${index}`;
 
 /**
- * The job exactly as interface-spec §2.1 shapes it at `now`. URLs are signed afresh on every call,
- * so any fetch of a job hands out a URL valid for the full lifetime.
+ * The job exactly as the service shapes it at `now`, the shape jobSchema in src/api/schemas.ts
+ * accepts. URLs are signed afresh on every call, so any fetch of a job hands out a URL valid for
+ * the full lifetime.
  */
 export function wireJob(
   store: SandboxStore,
