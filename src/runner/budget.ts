@@ -15,7 +15,7 @@ export type Reservation =
 /**
  * The most a request can cost is reserved before it is sent, so spent + reserved never passes the
  * budget however many POSTs are in flight. Without a per-item cap, the whole remaining budget is
- * the cap (runner-spec §3): such requests go one at a time, each learning its real cost.
+ * the cap: such requests go one at a time, each learning its real cost.
  * `refusedCapMicros` is the largest budget-derived cap the service already refused for this item
  * (max_cost_exceeded): the job costs more than that, so it does not fit until more is left.
  */
@@ -32,7 +32,7 @@ export function reserveBudget(
       capFromBudget: false,
     };
   }
-  const remaining = state.budgetMicros - state.spentMicros - state.reservedMicros;
+  const remaining = leftOf(state.budgetMicros, state);
   if (itemCapMicros !== null) {
     return itemCapMicros <= remaining
       ? { kind: 'reserved', reserveMicros: itemCapMicros, maxCostMicros: itemCapMicros, capFromBudget: false }
@@ -44,5 +44,10 @@ export function reserveBudget(
 }
 
 export function remainingBudget(state: BudgetState): Micros | null {
-  return state.budgetMicros === null ? null : state.budgetMicros - state.spentMicros - state.reservedMicros;
+  return state.budgetMicros === null ? null : leftOf(state.budgetMicros, state);
+}
+
+/** Spent and reserved money both count, so requests in flight can never together pass the budget. */
+function leftOf(budgetMicros: Micros, state: BudgetState): Micros {
+  return budgetMicros - state.spentMicros - state.reservedMicros;
 }

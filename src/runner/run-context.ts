@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { BudgetState } from './budget.js';
@@ -103,7 +104,7 @@ export class RunContext {
     const totals = this.deps.ledger.moneyTotals();
     return {
       budgetMicros: this.deps.manifest.budgetMicros,
-      spentMicros: totals.chargedMicros - totals.refundedMicros,
+      spentMicros: spentMicros(totals),
       reservedMicros: totals.reservedMicros,
     };
   }

@@ -1,4 +1,5 @@
 import { removeTempFiles } from '../downloads/verify-file.js';
+import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import type { StopReason } from './policy.js';
@@ -119,7 +120,7 @@ function reportProgress(run: RunContext, final = false): void {
     slotLimit: run.state.slotLimit,
     downloadsActive: run.downloads.activeCount,
     downloadsQueued: run.downloads.queuedCount,
-    spentMicros: money.chargedMicros - money.refundedMicros,
+    spentMicros: spentMicros(money),
     budgetMicros: run.deps.manifest.budgetMicros,
     draining: run.state.stop?.kind === 'draining',
   });
