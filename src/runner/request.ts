@@ -3,8 +3,13 @@ import type { CreateVideoJobBody } from '../api/schemas.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
 
-/** JSON with object keys sorted at every depth, so equal content always hashes equally. */
-export function canonicalJson(value: unknown): string {
+/**
+ * The text whose hash says whether an item changed. Not `src/canonical-json.ts` on purpose: this
+ * sorts by rebuilding objects, so integer-like keys ("9", "10") come out in numeric order, and
+ * every ledger already stores hashes of this exact text. Switching would make such items look
+ * edited and pay for them again.
+ */
+function requestHashText(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
@@ -31,7 +36,7 @@ export function requestHash(item: ManifestItem): string {
     metadata: item.metadata,
     max_cost: item.maxCostMicros,
   };
-  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+  return createHash('sha256').update(requestHashText(content)).digest('hex');
 }
 
 /** The exact POST body of one attempt; the ledger stores this text and every resend reuses it. */
