@@ -38,11 +38,16 @@ export function expandItems(
   defaults: Defaults,
   drafts: readonly ItemDraft[],
   problems: ProblemList,
+  /** Filled with each returned item's source, in the same order (for later located checks). */
+  sources: Source[] = [],
 ): ManifestItem[] {
   const bases = assignBaseIds(drafts, problems);
   const matrixKeys = Object.keys(defaults.matrix);
   if (bases.length === 0) return [];
-  if (matrixKeys.length === 0) return bases.map(({ draft, id }) => buildItem(defaults, draft, id, {}));
+  if (matrixKeys.length === 0) {
+    for (const { draft } of bases) sources.push(draft.source);
+    return bases.map(({ draft, id }) => buildItem(defaults, draft, id, {}));
+  }
 
   const lists = matrixKeys.map((key) => defaults.matrix[key]!);
   const combinations = lists.reduce((product, list) => product * list.length, 1);
@@ -83,7 +88,10 @@ export function expandItems(
       problems.at(draft.source, [], `matrix expansion gives the id '${id}' twice (${where(first.source)})`);
     else {
       taken.set(id.toLowerCase(), draft);
-      items.push(buildItem(defaults, draft, id, combo.input));
+      const item = buildItem(defaults, draft, id, combo.input);
+      item.matrix = combo.input;
+      items.push(item);
+      sources.push(draft.source);
     }
   }
   return items;

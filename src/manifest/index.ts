@@ -3,7 +3,7 @@
  * into every problem with its file, line, column and field path.
  */
 export { loadManifest } from './load.js';
-export { extensionFor, outputPathFor } from './output-path.js';
+export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
 export { formatProblem, type ManifestProblem } from './problems.js';
 export type { Manifest, ManifestItem, ManifestResult } from './types.js';

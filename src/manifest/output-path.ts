@@ -5,6 +5,7 @@
  */
 import { isAbsolute, join, relative } from 'node:path';
 import { idProblem } from './ids.js';
+import { nameProblem } from './output-names.js';
 
 const SAFE_EXTENSION = /^[a-z0-9]{1,10}$/;
 
@@ -32,6 +33,30 @@ export function outputPathFor(
   const target = join(outputDir, name);
   const rel = relative(outputDir, target);
   if (rel !== name || isAbsolute(rel) || rel.startsWith('..')) {
+    throw new RangeError(`refusing to write outside the output folder: ${JSON.stringify(target)}`);
+  }
+  return target;
+}
+
+/**
+ * Like outputPathFor, for an item placed by output.name: the name may hold '/'-separated folders,
+ * each checked like an id, and the result must still lie inside the output folder.
+ */
+export function namedOutputPath(
+  outputDir: string,
+  name: string,
+  fileIndex: number,
+  fileCount: number,
+  ext: string,
+): string {
+  if (!name.includes('/')) return outputPathFor(outputDir, name, fileIndex, fileCount, ext);
+  const invalid = nameProblem(name);
+  if (invalid !== null) throw new RangeError(`refusing to build an output path: output.name ${invalid}`);
+  const slash = name.lastIndexOf('/');
+  const folder = join(outputDir, ...name.slice(0, slash).split('/'));
+  const target = outputPathFor(folder, name.slice(slash + 1), fileIndex, fileCount, ext);
+  const rel = relative(outputDir, target);
+  if (isAbsolute(rel) || rel.startsWith('..')) {
     throw new RangeError(`refusing to write outside the output folder: ${JSON.stringify(target)}`);
   }
   return target;

@@ -8,6 +8,7 @@ import { isPlainObject } from '../plain-object.js';
 import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
+import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
 import { readYaml } from './read-yaml.js';
 import { itemSchema, topSchema } from './schema.js';
@@ -107,7 +108,13 @@ function build(
     matrix: usable(value.matrix, Array.isArray) as Record<string, unknown[]>,
   };
   checkInputFields(checkDefaults, inputs, problems);
-  const items = expandItems(defaults, drafts, problems);
+  const sources: Source[] = [];
+  const items = expandItems(defaults, drafts, problems, sources);
+  const nameTemplate = field('output')?.name;
+  if (nameTemplate !== undefined && problems.size === 0) {
+    const entries = items.map((item, index) => ({ item, source: sources[index]! }));
+    assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, top, problems);
+  }
 
   const name = field('name');
   if (!parsed.success || name === undefined || problems.size > 0) return null;
@@ -121,6 +128,7 @@ function build(
     retries: data.retries ?? DEFAULT_RETRIES,
     outputDir: resolve(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
+    ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
   };
 }
 

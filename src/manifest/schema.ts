@@ -26,7 +26,7 @@ export const TOP_KEYS = [
   'matrix',
 ] as const;
 export const ITEM_KEYS = ['id', 'prompt', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
-export const OUTPUT_KEYS = ['dir'] as const;
+export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const RESERVED_METADATA_PREFIX = 'mediabatch.';
@@ -205,6 +205,11 @@ export const topSchema = z.strictObject({
           .min(1, { error: 'must not be empty' })
           .refine(noNul, { error: 'must not contain a NUL character' })
           .optional(),
+        name: z
+          .string({ error: expected('a name template such as "{orientation}/{id}"') })
+          .min(1, { error: 'must not be empty' })
+          .optional(),
+        sidecars: z.boolean({ error: expected('true or false') }).optional(),
       },
       { error: expected('a map') },
     )

@@ -10,6 +10,13 @@ export interface ManifestItem {
   metadata: Record<string, unknown>;
   /** item max_cost_usd ?? manifest max_cost_usd ?? null, in micro-dollars */
   maxCostMicros: number | null;
+  /** This item's matrix combination (axis -> value); absent when the manifest has no matrix. */
+  matrix?: Record<string, unknown>;
+  /**
+   * Where its files go, relative to the output folder, without extension ('/'-separated): set from
+   * output.name; absent means the id.
+   */
+  name?: string;
 }
 
 export interface Manifest {
@@ -23,6 +30,8 @@ export interface Manifest {
   retries: number;
   /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */
   outputDir: string;
+  /** output.sidecars: absent means on (a provenance JSON beside every output). */
+  sidecars?: false;
   /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
   items: ManifestItem[];
 }

@@ -59,6 +59,7 @@ describe('good manifests', () => {
       },
       metadata: { campaign: 'spring', shot: '1' },
       maxCostMicros: 2_000_000,
+      matrix: { orientation: '9:16' },
     });
     expect(m.items[2]).toMatchObject({ model: 'acme-video-2', maxCostMicros: 1_200_000 });
     expect(m.items[2]!.input).toEqual({
