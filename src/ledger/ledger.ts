@@ -18,6 +18,8 @@ export interface NewAttempt {
   requestBody: string;
   requestHash: string;
   reservedMicros: number;
+  /** Default 1; a redo prepares the next take. */
+  take?: number;
 }
 
 export interface ItemUpdate {
@@ -38,6 +40,7 @@ export class Ledger {
   readonly #db: Db;
   readonly #now: () => Date;
   readonly #statements = new Map<string, Statement>();
+  #hasTakes: boolean | undefined;
 
   private constructor(path: string, db: Db, batchId: number, now: () => Date) {
     this.path = path;
@@ -194,13 +197,22 @@ export class Ledger {
    * Every attempt of the batch, with as many of its columns as `view` asks for (see AttemptView).
    */
   listAttempts(options: { view?: AttemptView } = {}): AttemptRecord[] {
-    const select = ATTEMPT_VIEWS[options.view ?? 'full'];
+    const select = this.#select(ATTEMPT_VIEWS[options.view ?? 'full']);
     const rows = this.#prepare(`${select} WHERE batch_id = ? ORDER BY id`).all(this.batchId) as AttemptRow[];
     return rows.map(toAttempt);
   }
 
   getAttempt(id: number): AttemptRecord {
-    return toAttempt(this.#prepare(`${ATTEMPT_SELECT} WHERE id = ?`).get(id) as AttemptRow);
+    return toAttempt(this.#prepare(`${this.#select(ATTEMPT_SELECT)} WHERE id = ?`).get(id) as AttemptRow);
+  }
+
+  /** A ledger opened read-only is never migrated: one written before takes reads as take 1. */
+  #select(select: string): string {
+    if (this.#hasTakes === undefined) {
+      const columns = this.#db.pragma('table_info(attempts)') as Array<{ name: string }>;
+      this.#hasTakes = columns.some((column) => column.name === 'take');
+    }
+    return this.#hasTakes ? select : select.replace(' take FROM', ' 1 AS take FROM');
   }
 
   /** Write-ahead: the key, exact body and reservation are durable before the POST is sent. */
@@ -208,8 +220,8 @@ export class Ledger {
     return this.#db.transaction(() => {
       const at = this.#now().toISOString();
       const info = this.#prepare(
-        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?)`,
+        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, take)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
       ).run(
         this.batchId,
         attempt.itemId,
@@ -219,6 +231,7 @@ export class Ledger {
         attempt.requestHash,
         attempt.reservedMicros,
         at,
+        attempt.take ?? 1,
       );
       const id = Number(info.lastInsertRowid);
       this.#prepare(
@@ -227,6 +240,7 @@ export class Ledger {
       this.#event(attempt.itemId, id, 'attempt_prepared', {
         seq: attempt.seq,
         reserved: attempt.reservedMicros,
+        ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
       });
       return this.getAttempt(id);
     })();
@@ -315,6 +329,15 @@ export class Ledger {
     })();
   }
 
+  /** An earlier take's file now lives under a new name (kept beside the newer take). */
+  recordFileMoved(attemptId: number, idx: number, path: string): void {
+    this.#db.transaction(() => {
+      this.#prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?').run(path, attemptId, idx);
+      const attempt = this.getAttempt(attemptId);
+      this.#event(attempt.itemId, attemptId, 'file_moved', { idx, path });
+    })();
+  }
+
   // ---- money, runs, events -----------------------------------------------------------------
 
   /** The sums of moneyTotalsOf (money-totals.ts), in SQL: the runner asks before every submission. */
@@ -377,7 +400,7 @@ const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS id
   request_hash AS requestHash, reserved_micros AS reservedMicros, state, http_status AS httpStatus, http_code AS httpCode,
   job_id AS jobId, job_status AS jobStatus, amount_micros AS amountMicros, refunded_micros AS refundedMicros,
   error_code AS errorCode, error_message AS errorMessage, expires_at AS expiresAt, files_saved AS filesSaved,
-  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt FROM attempts`;
+  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt, take FROM attempts`;
 
 /**
  * How much of each attempt a reader needs. At 100,000 items the text columns are most of the

@@ -80,6 +80,10 @@ const MIGRATIONS: readonly string[] = [
     exit_code   INTEGER
   );
   `,
+  // Takes: a redo (run --redo) makes a new take of a done item; earlier takes keep their files.
+  `
+  ALTER TABLE attempts ADD COLUMN take INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

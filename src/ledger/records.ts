@@ -52,6 +52,8 @@ export interface AttemptRecord {
   createdAt: string;
   answeredAt: string | null;
   completedAt: string | null;
+  /** Which take of the item this attempt makes: 1, then one more per redo. Absent means 1. */
+  take?: number;
 }
 
 export interface FileRecord {
