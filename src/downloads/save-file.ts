@@ -55,7 +55,12 @@ export function redactUrl(url: string): string {
 export async function downloadToFile(
   url: string,
   chooseTarget: (contentType: string | null) => string,
-  options: { dispatcher?: Dispatcher; timeoutMs?: number } = {},
+  options: {
+    dispatcher?: Dispatcher;
+    timeoutMs?: number;
+    /** Runs once the whole file is on disk, just before it takes the target's name. */
+    beforeRename?: (target: string) => Promise<void>;
+  } = {},
 ): Promise<FetchOutcome & { path?: string }> {
   let response: Dispatcher.ResponseData;
   try {
@@ -100,6 +105,7 @@ export async function downloadToFile(
     }
     storing = true;
     await fsyncPath(temp);
+    await options.beforeRename?.(target);
     await rename(temp, target);
     await fsyncPath(dirname(target));
   } catch (error) {

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Job } from '../api/schemas.js';
-import { extensionFor, outputPathFor } from '../manifest/index.js';
+import { extensionFor, namedOutputPath } from '../manifest/index.js';
 import { downloadToFile } from './save-file.js';
 
 export interface SavedFile {
@@ -19,6 +20,10 @@ export type SaveOutcome =
 export interface SaveJobFilesOptions {
   outputDir: string;
   itemId: string;
+  /** Where the files go relative to outputDir, from output.name; default the item id. */
+  name?: string;
+  /** Runs before a new file takes its name, so an earlier take there can be kept (see docs/gallery.md). */
+  beforePlace?: (target: string) => Promise<void>;
   /** Fetches the job again, for fresh signed URLs. */
   refreshJob: () => Promise<Job>;
   dispatcher?: Dispatcher;
@@ -35,8 +40,11 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
   // The service, not our clock, says when outputs are gone: an empty file list after success.
   let current = job;
   if (current.output.files.length === 0) return { kind: 'expired' };
+  const name = options.name ?? options.itemId;
+  const target = (idx: number, count: number, ext: string) =>
+    namedOutputPath(options.outputDir, name, idx, count, ext);
   try {
-    await mkdir(options.outputDir, { recursive: true });
+    await mkdir(dirname(target(0, 1, 'bin')), { recursive: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -52,9 +60,9 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
     const count = current.output.files.length;
     const outcome = await downloadToFile(
       file.url,
-      (contentType) =>
-        outputPathFor(options.outputDir, options.itemId, idx, count, extensionFor(contentType, file.url)),
+      (contentType) => target(idx, count, extensionFor(contentType, file.url)),
       {
+        ...(options.beforePlace ? { beforeRename: options.beforePlace } : {}),
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { TEMP_SUFFIX } from './save-file.js';
 
 /** True when the file exists with exactly the recorded size and SHA-256. */
@@ -17,15 +17,18 @@ export async function fileMatches(path: string, bytes: number, sha256: string): 
   return hash.digest('hex') === sha256;
 }
 
-/** Removes temporary files a crashed run left in the output folder; returns how many. */
+/**
+ * Removes temporary files a crashed run left in the output folder and its subfolders (output.name
+ * can place files in folders); returns how many.
+ */
 export async function removeTempFiles(dir: string): Promise<number> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = await readdir(dir, { recursive: true });
   } catch {
     return 0;
   }
-  const temps = names.filter((name) => name.startsWith('.') && name.endsWith(TEMP_SUFFIX));
+  const temps = names.filter((name) => basename(name).startsWith('.') && name.endsWith(TEMP_SUFFIX));
   await Promise.all(temps.map((name) => rm(join(dir, name), { force: true })));
   return temps.length;
 }

@@ -1,0 +1,75 @@
+/**
+ * Provenance beside every output: `<name>.json` says which manifest, item, prompt, exact request,
+ * job and cost produced the file, so a folder of videos keeps its story when it is copied away.
+ * Everything in it comes from the ledger, so a deleted sidecar is rewritten identically on a re-run.
+ */
+import { readFile } from 'node:fs/promises';
+import { formatUsd, type Micros } from '../money.js';
+import { writeFileAtomically } from './write-atomically.js';
+
+export interface SidecarFacts {
+  version: string;
+  manifest: string;
+  itemId: string;
+  /** 1 for the first take, then one more per redo. */
+  take: number;
+  /** The exact POST body text the ledger committed before sending. */
+  requestBody: string;
+  jobId: string | null;
+  amountMicros: Micros;
+  refundedMicros: Micros;
+  /** When mediabatch committed the request (before the POST). */
+  createdAt: string;
+  /** When the service finished the job. */
+  completedAt: string | null;
+}
+
+export interface SidecarFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** `clip.mp4` -> `clip.json`; `clip.take1.mp4` -> `clip.take1.json`. */
+export function sidecarPathFor(filePath: string): string {
+  const slash = Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\'));
+  const dot = filePath.lastIndexOf('.');
+  return `${dot > slash + 1 ? filePath.slice(0, dot) : filePath}.json`;
+}
+
+/** The sidecar's text: stable for the same facts (keys in a fixed order, two-space indent). */
+export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
+  const request = JSON.parse(facts.requestBody) as { input?: { prompt?: unknown } };
+  const document = {
+    mediabatch_version: facts.version,
+    manifest: facts.manifest,
+    item: facts.itemId,
+    take: facts.take,
+    prompt: typeof request.input?.prompt === 'string' ? request.input.prompt : null,
+    request,
+    job_id: facts.jobId,
+    cost_usd: formatUsd(facts.amountMicros),
+    refunded_usd: formatUsd(facts.refundedMicros),
+    created_at: facts.createdAt,
+    completed_at: facts.completedAt,
+    file: { bytes: file.bytes, sha256: file.sha256 },
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/**
+ * Writes each file's sidecar unless an identical one is already there; returns how many were
+ * (re)written. Called after a download and again when a re-run verifies saved files.
+ */
+export async function ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number> {
+  let written = 0;
+  for (const file of files) {
+    const path = sidecarPathFor(file.path);
+    const text = renderSidecar(facts, file);
+    const current = await readFile(path, 'utf8').catch(() => null);
+    if (current === text) continue;
+    await writeFileAtomically(path, text);
+    written += 1;
+  }
+  return written;
+}
