@@ -69,6 +69,11 @@ export interface FlagSpec {
   multiple?: boolean;
   /** Placeholder for the value in help (`--ledger PATH`). */
   value?: string;
+  /**
+   * The value may be left out (the flag last, or followed by another flag): it then parses as ''
+   * and the command applies `default`.
+   */
+  optionalValue?: boolean;
   /** The only values accepted (checked by the parser, with a suggestion). */
   choices?: readonly string[];
   /** What applies when the flag is absent, in words (no flag here has a hidden default). */
@@ -129,7 +134,10 @@ export const FLAGS = [
     name: 'html',
     type: 'string',
     value: 'FILE',
-    description: 'Write a self-contained HTML report to FILE instead of printing text.',
+    optionalValue: true,
+    default: '<output dir>/index.html when FILE is left out',
+    description:
+      'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md).',
     commands: ['report'],
   },
   {

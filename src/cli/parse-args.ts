@@ -40,9 +40,10 @@ export function parseWithFlags(
   command: string,
   flags: readonly FlagSpec[],
   args: readonly string[],
-  argv: string[],
+  given: string[],
 ): { help: true } | { help: false; values: Record<string, unknown>; positionals: string[] } {
   const options = optionsOf(flags);
+  const argv = withOptionalValues(given, flags);
   const hint = `(see mediabatch ${command} --help)`;
   // A lenient first pass finds unknown flags, so they can be answered with a suggestion.
   const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
@@ -69,6 +70,16 @@ export function parseWithFlags(
   }
   checkPositionals(args, parsed.positionals, hint);
   return { help: false, values, positionals: parsed.positionals };
+}
+
+/** A flag whose value may be left out gets '' when nothing (or another flag) follows it. */
+function withOptionalValues(argv: string[], flags: readonly FlagSpec[]): string[] {
+  const optional = new Set(flags.filter((flag) => flag.optionalValue).map((flag) => `--${flag.name}`));
+  if (optional.size === 0) return argv;
+  return argv.flatMap((arg, index) => {
+    const next = argv[index + 1];
+    return optional.has(arg) && (next === undefined || next.startsWith('-')) ? [arg, ''] : [arg];
+  });
 }
 
 function checkChoices(flag: FlagSpec, value: unknown, hint: string): void {

@@ -65,6 +65,10 @@ const words = (state: string) => state.replace(/_/g, ' ');
 
 function filesOrError(item: StatusItem): string {
   if (item.error) return cleanText(`${item.error.code}: ${item.error.message}`);
+  if (item.takes) {
+    // Newest first, as the gallery shows them.
+    return item.takes.map((take) => `take ${take.take}: ${take.files.map(cleanText).join(', ')}`).join('; ');
+  }
   return item.files.map(cleanText).join(', ');
 }
 

@@ -12,6 +12,15 @@ export interface StatusItem {
   cost_usd: string;
   files: string[];
   error: { code: string; message: string } | null;
+  /** Every take with saved files, newest first; present once the item has been redone. */
+  takes?: StatusTake[];
+}
+
+export interface StatusTake {
+  take: number;
+  job_id: string | null;
+  cost_usd: string;
+  files: string[];
 }
 
 export interface StatusReport {
@@ -73,6 +82,14 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     counts[state] += 1;
     const last = attempts.findLast((attempt) => attempt.jobId !== null);
     const saved = attempts.findLast((attempt) => attempt.filesSaved);
+    const takes = takesOf(attempts).map(
+      (attempt): StatusTake => ({
+        take: attempt.take ?? 1,
+        job_id: attempt.jobId,
+        cost_usd: formatUsd(attempt.amountMicros - attempt.refundedMicros),
+        files: (filesByAttempt.get(attempt.id) ?? []).map((file) => shown(file.path)),
+      }),
+    );
     return {
       id: item.id,
       state,
@@ -84,6 +101,7 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
         state === 'done' || !record?.errorCode || state === 'pending' || state === 'in_flight'
           ? null
           : { code: record.errorCode, message: record.errorMessage ?? '' },
+      ...(takes.length > 1 ? { takes } : {}),
     };
   });
 
@@ -120,6 +138,16 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     items,
     warnings,
   };
+}
+
+/**
+ * The attempt that holds each take's files, newest take first. An edited item regenerates within
+ * its take, so the last saved attempt of a take is the one on disk.
+ */
+export function takesOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
+  const byTake = new Map<number, AttemptRecord>();
+  for (const attempt of attempts) if (attempt.filesSaved) byTake.set(attempt.take ?? 1, attempt);
+  return [...byTake.entries()].sort((a, b) => b[0] - a[0]).map(([, attempt]) => attempt);
 }
 
 /** Grouping by push: at 100,000 items, a fresh array per row is garbage the peak RSS pays for. */

@@ -53,27 +53,27 @@ describe('mediabatch report', () => {
     expect(fingerprint(ledger)).toEqual(before);
   });
 
-  it('--html writes one self-contained, escaped page with relative links to the outputs', async () => {
+  it('--html writes one self-contained, escaped gallery with relative video sources', async () => {
     const { dir, ledger } = situation();
     const before = fingerprint(ledger);
     const result = await runCli(['report', 'batch.yaml', '--html', 'reports/today.html'], { cwd: dir });
     expect(result.code).toBe(0);
     const htmlPath = join(dir, 'reports', 'today.html');
-    expect(result.stdout).toBe(`wrote the report of rep (3 items) to ${htmlPath}\n`);
+    expect(result.stdout).toBe(`wrote the gallery of rep (3 items) to ${htmlPath}\n`);
     const html = readFileSync(htmlPath, 'utf8');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    // Every value is escaped: the only tags are the page's own.
-    expect(html).not.toContain('<script');
-    expect(html).not.toContain('<b>');
+    // Every value is escaped: the only tags are the page's own, and its one script is its own.
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toContain('<b>bold');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&lt;script&gt;alert(&#39;prompt&#39;)&lt;/script&gt;');
     expect(html).toContain('A &lt;b&gt;bold&lt;/b&gt; &amp; sunny beach');
     expect(html).not.toContain('TOPSECRET');
     expect(html).not.toContain('secret-tail');
-    // No external asset: no src attributes, no http(s) link or stylesheet.
-    expect(html).not.toMatch(/\ssrc=|<link|href="https?:/);
-    expect(html).toContain('href="../out/rep/good.mp4"');
-    expect(html).toContain('href="../out/rep/retried.mp4"');
+    // No external asset: sources are relative to the page, no http(s) link or stylesheet.
+    expect(html).not.toMatch(/src="https?:|<link|href="https?:/);
+    expect(html).toContain('<video preload="metadata" controls src="../out/rep/good.mp4"');
+    expect(html).toContain('<video preload="metadata" controls src="../out/rep/retried.mp4"');
     expect(existsSync(join(dir, 'reports', 'today.html'))).toBe(true);
     expect(readdirSync(join(dir, 'reports'))).toEqual(['today.html']);
     expect(fingerprint(ledger)).toEqual(before);

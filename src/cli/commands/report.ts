@@ -1,7 +1,8 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
-import { renderHtmlReport } from '../../report/render-html.js';
+import { buildGallery } from '../../report/gallery/model.js';
+import { renderGallery } from '../../report/gallery/page.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { manifestOrExit } from '../common.js';
@@ -9,7 +10,6 @@ import type { Command } from '../io.js';
 import { readLedger } from './status.js';
 
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  if (values.html === '') throw new UserError('--html needs a file name');
   const manifest = manifestOrExit(positionals[0], io);
   const ledger = readLedger(manifest, values.ledger, io, { view: 'full' });
   const now = new Date();
@@ -22,17 +22,18 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     io.stdout.write(renderReportText(report, history, ledger, generatedAt));
     return ExitCode.Ok;
   }
-  const htmlPath = resolve(io.cwd, values.html);
-  const prompts = new Map(manifest.items.map((item) => [item.id, String(item.input.prompt ?? '')]));
-  const page = renderHtmlReport(report, history, {
+  const htmlPath =
+    values.html === '' ? join(manifest.outputDir, 'index.html') : resolve(io.cwd, values.html);
+  const model = buildGallery(manifest, ledger.view, report, {
     htmlPath,
-    baseDir: dirname(manifest.file),
-    ledger,
+    manifestArg: relative(io.cwd, manifest.file) || manifest.file,
     generatedAt,
-    prompts,
   });
-  writeAtomically(htmlPath, page);
-  io.stdout.write(`wrote the report of ${manifest.name} (${report.totals.items} items) to ${htmlPath}\n`);
+  const ledgerLine = ledger.exists
+    ? `Ledger: ${ledger.path}`
+    : `No ledger yet at ${ledger.path}: nothing has run.`;
+  writeAtomically(htmlPath, renderGallery(model, history, ledgerLine));
+  io.stdout.write(`wrote the gallery of ${manifest.name} (${report.totals.items} items) to ${htmlPath}\n`);
   return ExitCode.Ok;
 };
 

@@ -1,0 +1,44 @@
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { cleanText } from '../render-text.js';
+
+/**
+ * Escaping for the gallery. Every string on the page that came from the manifest or the service
+ * (prompts, ids, input values, error messages) goes through `h` or `attr`: to a browser it is
+ * untrusted text, never markup.
+ */
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ENTITIES[char]!);
+}
+
+/** Escaped, cleaned text (no control characters, no signed URL queries). */
+export function h(text: string | number | null | undefined): string {
+  return text === null || text === undefined ? '' : escapeHtml(cleanText(String(text)));
+}
+
+/** A link that keeps working when the page and the outputs are moved together. */
+export function fileHref(file: string, baseDir: string, htmlPath: string): string {
+  const target = resolve(baseDir, file);
+  const rel = relative(dirname(htmlPath), target);
+  if (isAbsolute(rel)) return pathToFileURL(target).href; // another drive: no relative path exists
+  return rel.split(sep).map(encodeURIComponent).join('/');
+}
+
+/** A value as a person reads it: strings bare, anything else as compact JSON. */
+export function showValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** "$0.200000" as a person reads it: "$0.20" (cents kept, zeros beyond them dropped). */
+export function usd(sixDecimals: string): string {
+  return `$${sixDecimals.replace(/^(-?\d+\.\d\d\d*?)0+$/, '$1')}`;
+}

@@ -1,0 +1,132 @@
+import type { AttemptRecord, FileRecord, ItemState } from '../../ledger/records.js';
+import type { Manifest } from '../../manifest/index.js';
+import { formatUsd } from '../../money.js';
+import { type LedgerView, type StatusReport, takesOf } from '../status-report.js';
+import { fileHref, showValue } from './escape.js';
+
+/** What the gallery shows, as plain data (pure): one card per item, problems first. */
+
+export interface GalleryTake {
+  take: number;
+  jobId: string | null;
+  costUsd: string;
+  /** Seconds from the committed request to the finished job, when both are known. */
+  generationSeconds: number | null;
+  completedAt: string | null;
+  /** Relative to the page. */
+  videos: Array<{ href: string; label: string }>;
+}
+
+export interface GalleryCard {
+  id: string;
+  state: ItemState;
+  prompt: string;
+  matrix: Array<[axis: string, value: string]>;
+  input: Array<[field: string, value: string]>;
+  costUsd: string;
+  clipSeconds: number | null;
+  error: { code: string; message: string } | null;
+  takes: GalleryTake[];
+}
+
+export interface GalleryModel {
+  manifest: string;
+  /** The manifest path as the redo command should name it. */
+  manifestArg: string;
+  generatedAt: string;
+  totals: StatusReport['totals'];
+  axes: Array<{ axis: string; values: string[] }>;
+  states: ItemState[];
+  cards: GalleryCard[];
+  warnings: string[];
+}
+
+export interface GalleryOptions {
+  htmlPath: string;
+  manifestArg: string;
+  generatedAt: string;
+}
+
+/** Problems first, so a person sees what needs them before what went well. */
+const STATE_ORDER: Record<ItemState, number> = {
+  failed: 0,
+  expired: 1,
+  budget_exceeded: 2,
+  in_flight: 3,
+  pending: 4,
+  done: 5,
+};
+
+export function buildGallery(
+  manifest: Manifest,
+  view: LedgerView,
+  report: StatusReport,
+  options: GalleryOptions,
+): GalleryModel {
+  const attemptsByItem = group(view.attempts, (attempt) => attempt.itemId);
+  const filesByAttempt = group(view.files, (file) => file.attemptId);
+  const statusById = new Map(report.items.map((item) => [item.id, item]));
+  const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
+  const cards = manifest.items.map((item, index): GalleryCard & { index: number } => {
+    const status = statusById.get(item.id)!;
+    const { prompt, ...input } = item.input;
+    const seconds = item.input.seconds;
+    return {
+      index,
+      id: item.id,
+      state: status.state,
+      prompt: String(prompt ?? ''),
+      matrix: Object.entries(item.matrix ?? {}).map(([axis, value]) => [axis, showValue(value)]),
+      input: Object.entries(input).map(([field, value]) => [field, showValue(value)]),
+      costUsd: status.cost_usd,
+      clipSeconds: typeof seconds === 'number' ? seconds : null,
+      error: status.error,
+      takes: takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) =>
+        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], baseDir, options.htmlPath),
+      ),
+    };
+  });
+  cards.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.index - b.index);
+  const axes = Object.keys(manifest.items[0]?.matrix ?? {}).map((axis) => ({
+    axis,
+    values: [...new Set(manifest.items.map((item) => showValue(item.matrix?.[axis])))],
+  }));
+  return {
+    manifest: manifest.name,
+    manifestArg: options.manifestArg,
+    generatedAt: options.generatedAt,
+    totals: report.totals,
+    axes,
+    states: [...new Set(cards.map((card) => card.state))],
+    cards: cards.map(({ index: _index, ...card }) => card),
+    warnings: report.warnings,
+  };
+}
+
+function toTake(attempt: AttemptRecord, files: FileRecord[], baseDir: string, htmlPath: string): GalleryTake {
+  const started = Date.parse(attempt.createdAt);
+  const finished = attempt.completedAt === null ? Number.NaN : Date.parse(attempt.completedAt);
+  const elapsed = (finished - started) / 1000;
+  return {
+    take: attempt.take ?? 1,
+    jobId: attempt.jobId,
+    costUsd: formatUsd(attempt.amountMicros - attempt.refundedMicros),
+    generationSeconds: Number.isFinite(elapsed) && elapsed >= 0 ? Math.round(elapsed * 10) / 10 : null,
+    completedAt: attempt.completedAt,
+    videos: files.map((file) => ({
+      href: fileHref(file.path, baseDir, htmlPath),
+      label: file.path.split(/[/\\]/).pop() ?? file.path,
+    })),
+  };
+}
+
+function group<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}

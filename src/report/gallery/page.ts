@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { AttemptRow } from '../render-text.js';
+import { renderCard } from './cards.js';
+import { h, usd } from './escape.js';
+import type { GalleryModel } from './model.js';
+import { GALLERY_SCRIPT } from './script.js';
+import { GALLERY_STYLE } from './style.js';
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * Exactly what the page needs and nothing else: videos from its own folder (file: when opened
+ * from disk), its own style and script by hash. No network, no other script, no frames, no forms.
+ */
+export function galleryCsp(): string {
+  return [
+    "default-src 'none'",
+    "media-src 'self' file:",
+    `style-src ${sha256(GALLERY_STYLE)}`,
+    `script-src ${sha256(GALLERY_SCRIPT)}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+const WORDS: Record<string, string> = {
+  done: 'done',
+  failed: 'failed',
+  expired: 'expired',
+  budget_exceeded: 'budget exceeded',
+  in_flight: 'in flight',
+  pending: 'pending',
+};
+
+function totals(model: GalleryModel): string {
+  const t = model.totals;
+  const rows: Array<[string, string]> = [
+    ['items', String(t.items)],
+    ['done', String(t.done)],
+    ['failed', String(t.failed)],
+    ['expired', String(t.expired)],
+    ['over budget', String(t.budget_exceeded)],
+    ['spent', usd(t.spent_usd)],
+    ['refunds', usd(t.refunded_usd)],
+    [
+      'budget left',
+      t.budget_left_usd === null ? 'no budget' : `${usd(t.budget_left_usd)} of ${usd(t.budget_usd ?? '0')}`,
+    ],
+  ];
+  return `<ul class="totals" id="totals">${rows.map(([label, value]) => `<li>${h(label)} <b>${h(value)}</b></li>`).join('')}</ul>`;
+}
+
+function filters(model: GalleryModel): string {
+  const select = (attr: string, label: string, values: Array<[string, string]>) =>
+    `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
+      .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
+      .join('')}</select></label>`;
+  const states = select(
+    'data-state',
+    'state',
+    model.states.map((state) => [state, WORDS[state] ?? state]),
+  );
+  const axes = model.axes.map(({ axis, values }, index) =>
+    select(
+      `data-axis-${index}`,
+      axis,
+      values.map((value) => [value, value]),
+    ),
+  );
+  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.cards.length}</span> of ${model.cards.length} shown</span></nav>`;
+}
+
+/** Single-quoted for a POSIX shell unless it is plainly safe. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function redoPanel(model: GalleryModel): string {
+  const base = `mediabatch run ${shellWord(model.manifestArg)}`;
+  return `<footer class="redo-panel" aria-label="redo"><b>Redo</b><code id="redo-command" data-base="${h(base)}">tick "redo" on the takes to generate again</code><button type="button" id="redo-copy" disabled>Copy</button><a id="redo-file" download="redo.txt" href="data:text/plain;charset=utf-8," aria-disabled="true">redo.txt</a><span class="muted">Add the same service options as your run (--base-url, or --sandbox for the demo).</span></footer>`;
+}
+
+function history(rows: readonly AttemptRow[]): string {
+  if (rows.length === 0)
+    return '<details class="history"><summary>Attempts</summary><p>No attempts yet.</p></details>';
+  const cells = rows.map(
+    (row) =>
+      `<tr><td><a href="#item-${h(row.item_id)}"><code>${h(row.item_id)}</code></a></td><td>${row.seq}</td><td><code>${h(row.key_prefix)}…</code></td><td><code>${h(row.job_id ?? '')}</code></td><td>${h(row.status)}</td><td>$${h(row.cost_usd)}</td><td>$${h(row.refunded_usd)}</td><td>${h(row.sent_at)}</td><td>${h(row.completed_at)}</td><td>${h(row.error)}</td></tr>`,
+  );
+  return `<details class="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody>${cells.join('')}</tbody></table></details>`;
+}
+
+/** The whole self-contained page: works opened from disk, with no server and no network. */
+export function renderGallery(
+  model: GalleryModel,
+  attempts: readonly AttemptRow[],
+  ledgerLine: string,
+): string {
+  const axes = model.axes.map(({ axis }) => axis);
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp())}">`,
+    '<meta name="referrer" content="no-referrer">',
+    `<title>${h(model.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
+    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(ledgerLine)}</p>`,
+    ...model.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
+    totals(model),
+    '</header>',
+    filters(model),
+    `<main class="grid" id="cards">${model.cards.map((card) => renderCard(card, axes)).join('\n')}</main>`,
+    history(attempts),
+    redoPanel(model),
+    `<script>${GALLERY_SCRIPT}</script>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}
