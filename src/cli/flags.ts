@@ -74,6 +74,8 @@ export interface FlagSpec {
    * and the command applies `default`.
    */
   optionalValue?: boolean;
+  /** With `multiple`: `--flag a b c` gives all three, up to the next option. */
+  variadic?: boolean;
   /** The only values accepted (checked by the parser, with a suggestion). */
   choices?: readonly string[];
   /** What applies when the flag is absent, in words (no flag here has a hidden default). */
@@ -128,6 +130,16 @@ export const FLAGS = [
     name: 'regenerate-expired',
     type: 'boolean',
     description: 'Pay again for items whose output expired before it could be saved.',
+    commands: ['run'],
+  },
+  {
+    name: 'redo',
+    type: 'string',
+    multiple: true,
+    variadic: true,
+    value: 'ID... | @FILE',
+    description:
+      'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
     commands: ['run'],
   },
   {

@@ -72,14 +72,25 @@ export function parseWithFlags(
   return { help: false, values, positionals: parsed.positionals };
 }
 
-/** A flag whose value may be left out gets '' when nothing (or another flag) follows it. */
+/**
+ * Spells out the two shorthand forms for node's parser: a flag whose value may be left out gets
+ * '' when nothing (or another flag) follows it; a variadic flag repeats for each value after it
+ * (`--redo a b` is `--redo a --redo b`).
+ */
 function withOptionalValues(argv: string[], flags: readonly FlagSpec[]): string[] {
   const optional = new Set(flags.filter((flag) => flag.optionalValue).map((flag) => `--${flag.name}`));
-  if (optional.size === 0) return argv;
-  return argv.flatMap((arg, index) => {
+  const variadic = new Set(flags.filter((flag) => flag.variadic).map((flag) => `--${flag.name}`));
+  if (optional.size === 0 && variadic.size === 0) return argv;
+  const out: string[] = [];
+  let repeating: string | null = null;
+  argv.forEach((arg, index) => {
     const next = argv[index + 1];
-    return optional.has(arg) && (next === undefined || next.startsWith('-')) ? [arg, ''] : [arg];
+    if (arg.startsWith('-')) repeating = variadic.has(arg) ? arg : null;
+    else if (repeating !== null && argv[index - 1] !== repeating) out.push(repeating);
+    out.push(arg);
+    if (optional.has(arg) && (next === undefined || next.startsWith('-'))) out.push('');
   });
+  return out;
 }
 
 function checkChoices(flag: FlagSpec, value: unknown, hint: string): void {

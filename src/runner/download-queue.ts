@@ -2,11 +2,12 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
-import { type SavedFile, saveJobFiles } from '../downloads/save-job-files.js';
+import { type SavedFile, type SaveOutcome, saveJobFiles } from '../downloads/save-job-files.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Clock } from './clock.js';
 import { decideDownloadRetry } from './policy.js';
+import { keepEarlierTake, writeSidecars } from './provenance.js';
 
 export interface DownloadTask {
   attempt: AttemptRecord;
@@ -24,6 +25,11 @@ export interface DownloadQueueDeps {
   clock: Clock;
   random: () => number;
   outputDir: string;
+  manifestName: string;
+  /** Where an item's files go below outputDir (output.name), without extension. */
+  nameOf: (itemId: string) => string;
+  /** Provenance JSON beside every file (output.sidecars). */
+  sidecars: boolean;
   concurrency: number;
   timeoutMs?: number;
   /** Runs a download in the background; the owner decides what a throw means. */
@@ -101,16 +107,27 @@ export class DownloadQueue {
     this.#deps.settled(task, outcome);
   }
 
+  /** The files, each placed after any earlier take is kept, then their provenance sidecars. */
+  async #saveWithSidecars(task: DownloadTask, job: Job): Promise<SaveOutcome> {
+    const { client, ledger } = this.#deps;
+    const outcome = await saveJobFiles(job, {
+      outputDir: this.#deps.outputDir,
+      itemId: task.attempt.itemId,
+      name: this.#deps.nameOf(task.attempt.itemId),
+      beforePlace: (target) => keepEarlierTake(ledger, task.attempt, target),
+      refreshJob: async () => (await client.getJob(job.id)).data,
+      ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
+    });
+    if (outcome.kind === 'saved' && this.#deps.sidecars)
+      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files);
+    return outcome;
+  }
+
   async #download(task: DownloadTask): Promise<TriesOutcome> {
     const { client, clock, random } = this.#deps;
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
-      const outcome = await saveJobFiles(job, {
-        outputDir: this.#deps.outputDir,
-        itemId: task.attempt.itemId,
-        refreshJob: async () => (await client.getJob(job.id)).data,
-        ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
-      }).catch((error: unknown) => ({
+      const outcome = await this.#saveWithSidecars(task, job).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),

@@ -8,6 +8,7 @@ import { type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { accountRefusal } from './policy.js';
+import { writeSidecars } from './provenance.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { sendAttempt } from './submit.js';
@@ -34,8 +35,8 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   for (const item of manifest.items) {
     const existing = records.get(item.id);
     const attempt = latest.get(item.id);
-    const { record, next, hash } = restoreItem(run, item, existing, attempt);
-    if (record !== existing) writes.push(record);
+    const { record, next, hash, memoryOnly } = restoreItem(run, item, existing, attempt);
+    if (record !== existing && !memoryOnly) writes.push(record);
     run.state.track(item, hash, record, attempt);
     steps.push(next);
   }
@@ -66,10 +67,22 @@ function restoreItem(
   item: ManifestItem,
   existing: ItemRecord | undefined,
   attempt: AttemptRecord | undefined,
-): { record: ItemRecord; next: Next; hash: string } {
+): { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean } {
   const hash = requestHash(item);
   const plan = planItem(hash, existing, attempt, { regenerateExpired: run.options.regenerateExpired });
   const record = existing ?? newItemRecord(item.id, hash);
+  if (plan.label === 'done' && run.options.redo?.includes(item.id)) {
+    // A new take goes out like any attempt (key and body durable first); the earlier take stays.
+    // The ledger keeps the item done until that attempt is prepared: a run stopped before then
+    // leaves no trace of the redo, instead of an item that a plain re-run would regenerate in place.
+    run.state.redo(item.id);
+    return {
+      hash,
+      record: { ...record, state: 'pending', retriesUsed: 0 },
+      next: { kind: 'submit' },
+      memoryOnly: true,
+    };
+  }
   if (plan.action === 'submit') {
     // A job of this item still unfinished when last seen (the item changed while it ran) is followed
     // before anything new goes out: it holds a slot of this batch and its refund belongs in the
@@ -134,9 +147,24 @@ async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Pro
     if (files.length === 0 || !(await allMatch(files))) {
       run.deps.reporter.log('warn', `${attempt.itemId}: saved file missing or altered; fetching it again`);
       refetch.push(attempt);
-    } else if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
+      continue;
+    }
+    await restoreSidecars(run, attempt, files);
+    if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
   }
   return refetch;
+}
+
+/** A deleted or edited provenance sidecar of an intact output is written again from the ledger. */
+async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: FileRecord[]): Promise<void> {
+  const { manifest, reporter } = run.deps;
+  if (manifest.sidecars === false) return;
+  try {
+    const written = await writeSidecars(manifest.name, attempt, files);
+    if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
+  } catch (error) {
+    reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
+  }
 }
 
 async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {

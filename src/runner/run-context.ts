@@ -19,6 +19,8 @@ export interface RunOptions {
   defaultSlotLimit: number;
   /** Longest wait for response headers or the next body chunk of a download. */
   downloadTimeoutMs?: number;
+  /** Done items to generate a new take of, keeping the earlier one (run --redo). */
+  redo?: readonly string[];
 }
 
 export interface RunDeps {

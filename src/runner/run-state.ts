@@ -43,6 +43,8 @@ export class RunState {
   #gateUntil = 0;
   /** Attempts prepared by this run whose every answer so far was a 429: no job exists for them. */
   readonly #onlyRefused = new Set<number>();
+  /** Done items this run generates a new take of (run --redo), until that take's first attempt. */
+  readonly #redo = new Set<string>();
 
   constructor(slotLimit: number) {
     this.#slotLimit = slotLimit;
@@ -52,6 +54,18 @@ export class RunState {
 
   track(item: ManifestItem, hash: string, record: ItemRecord, latest: AttemptRecord | undefined): void {
     this.#items.set(item.id, { item, hash, record, latest, refusedCapMicros: null });
+  }
+
+  /** The next attempt of this item starts a new take. */
+  redo(itemId: string): void {
+    this.#redo.add(itemId);
+  }
+
+  /** The take a new attempt of this item makes: the next one for a redo, else its current one. */
+  takeForNewAttempt(itemId: string): number {
+    const current = this.#items.get(itemId)?.latest?.take ?? 1;
+    if (!this.#redo.delete(itemId)) return current;
+    return current + 1;
   }
 
   item(itemId: string): TrackedItem | undefined {

@@ -54,6 +54,7 @@ function startAttempt(
     requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
     requestHash: tracked.hash,
     reservedMicros: reservation.reserveMicros,
+    take: run.state.takeForNewAttempt(itemId),
   });
   run.state.attemptPrepared(attempt);
   reporter.itemChanged(itemId, 'in_flight', null);

@@ -22,8 +22,7 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     io.stdout.write(renderReportText(report, history, ledger, generatedAt));
     return ExitCode.Ok;
   }
-  const htmlPath =
-    values.html === '' ? join(manifest.outputDir, 'index.html') : resolve(io.cwd, values.html);
+  const htmlPath = values.html === '' ? join(manifest.outputDir, 'index.html') : resolve(io.cwd, values.html);
   const model = buildGallery(manifest, ledger.view, report, {
     htmlPath,
     manifestArg: relative(io.cwd, manifest.file) || manifest.file,

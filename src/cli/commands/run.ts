@@ -15,9 +15,11 @@ import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
 import type { Command } from '../io.js';
+import { readRedoIds, redoProblem } from '../redo-list.js';
 
 export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
+  const redo = readRedoIds(values.redo, io.cwd);
   const pollSeconds = parsePositiveSeconds(values['poll-interval'], '--poll-interval');
   let connection = values.sandbox ? null : connectionFromEnv(values['base-url'], io);
   if (!values.sandbox && !connection) {
@@ -48,6 +50,8 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     } catch (error) {
       throw unusableLedger(ledgerPath, error);
     }
+    const redoRefused = redo.length === 0 ? null : redoProblem(redo, manifest, ledger.listItems());
+    if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
     const runId = ledger.startRun(process.pid);
     const openLedger = ledger;
     io.onInterrupt((count) => {
@@ -83,6 +87,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
         regenerateExpired: values['regenerate-expired'],
         downloadConcurrency: 4,
         defaultSlotLimit: 3,
+        redo,
         ...(timeoutSeconds === null ? {} : { downloadTimeoutMs: timeoutSeconds * 1000 }),
       },
       (drain) => io.onInterrupt((count) => count === 1 && drain()),

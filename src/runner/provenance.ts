@@ -1,0 +1,48 @@
+import { keepEarlierFile, takePath } from '../downloads/keep-take.js';
+import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { AttemptRecord } from '../ledger/records.js';
+import { MEDIABATCH_VERSION } from '../version.js';
+
+/**
+ * The ledger side of what lies beside each output: its provenance sidecar and the earlier takes a
+ * redo keeps (docs/gallery.md). The files themselves are written by src/downloads.
+ */
+
+export function sidecarFacts(manifestName: string, attempt: AttemptRecord): SidecarFacts {
+  return {
+    version: MEDIABATCH_VERSION,
+    manifest: manifestName,
+    itemId: attempt.itemId,
+    take: attempt.take ?? 1,
+    requestBody: attempt.requestBody,
+    jobId: attempt.jobId,
+    amountMicros: attempt.amountMicros,
+    refundedMicros: attempt.refundedMicros,
+    createdAt: attempt.createdAt,
+    completedAt: attempt.completedAt,
+  };
+}
+
+/** Writes (or restores) the sidecars of an attempt's saved files; returns how many were written. */
+export function writeSidecars(
+  manifestName: string,
+  attempt: AttemptRecord,
+  files: readonly SidecarFile[],
+): Promise<number> {
+  return ensureSidecars(sidecarFacts(manifestName, attempt), files);
+}
+
+/**
+ * Before a new take's file takes `target`, the earlier take saved there is kept as
+ * `<name>.take<N>.<ext>` with its sidecar, and the ledger follows it to its new name.
+ */
+export async function keepEarlierTake(ledger: Ledger, attempt: AttemptRecord, target: string): Promise<void> {
+  if ((attempt.take ?? 1) <= 1) return;
+  const earlier = ledger.listFiles().find((file) => file.path === target && file.attemptId !== attempt.id);
+  if (!earlier) return;
+  const owner = ledger.getAttempt(earlier.attemptId);
+  const kept = takePath(target, owner.take ?? 1);
+  await keepEarlierFile(target, kept, earlier);
+  ledger.recordFileMoved(earlier.attemptId, earlier.idx, kept);
+}
