@@ -175,7 +175,16 @@ export function checkInvariants(target: CheckTarget, final: boolean): number {
     check(temps.length === 0, () => `temporary files left: ${temps}`);
     // Every file on disk is the output of a done item's one paid job.
     const done = new Set(ledger.items.filter((item) => item.state === 'done').map((item) => item.item_id));
-    for (const name of names.filter((f) => !f.endsWith('.mbtmp'))) {
+    // Each provenance sidecar describes the very file beside it.
+    for (const name of names.filter((f) => f.endsWith('.json'))) {
+      const sidecar = JSON.parse(readFileSync(join(p.outDir, name), 'utf8')) as { file: { sha256: string } };
+      const video = join(p.outDir, name.replace(/\.json$/, '.mp4'));
+      check(
+        existsSync(video) && sidecar.file.sha256 === sha256(readFileSync(video)),
+        () => `${name} does not describe the file beside it`,
+      );
+    }
+    for (const name of names.filter((f) => !f.endsWith('.mbtmp') && !f.endsWith('.json'))) {
       const itemId = name.replace(/\.[^.]+$/, '');
       const job = jobsById.get(netJobs.get(itemId)?.[0] ?? '');
       const bytes = readFileSync(join(p.outDir, name));

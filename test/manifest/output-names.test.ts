@@ -18,8 +18,7 @@ describe('output.name', () => {
     const result = parse(
       `${HEAD}output: {name: "{orientation}/{matrix.style}-{id}"}\nmatrix:\n  orientation: ["16:9", "9:16"]\n  style: [noir]\nitems:\n  - {id: a, prompt: one}\n`,
     );
-    expect(result.ok).toBe(true);
-    if (!result.ok) return;
+    if (!result.ok) throw new Error(result.problems.map(formatProblem).join('\n'));
     expect(result.manifest.items.map((item) => item.name)).toEqual([
       '16-9/noir-a.16-9.noir',
       '9-16/noir-a.9-16.noir',

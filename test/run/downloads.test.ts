@@ -177,7 +177,7 @@ describe('mediabatch run: downloads', () => {
     writeFileSync(join(p.outDir, 'notes.txt'), 'mine');
     const result = await runAgainst(sandbox, p);
     expect(result.code, result.stderr).toBe(0);
-    expect(filesBelow(p.outDir)).toEqual(['a.mp4', 'notes.txt']);
+    expect(filesBelow(p.outDir)).toEqual(['a.json', 'a.mp4', 'notes.txt']);
   });
 
   it('writes files only inside output.dir', async () => {
@@ -192,7 +192,9 @@ describe('mediabatch run: downloads', () => {
     const written = filesBelow(p.dir).filter(
       (path) => path !== 'batch.yaml' && !path.startsWith('.mediabatch/'),
     );
-    expect(written.sort()).toEqual(ids.map((id) => `final/clips/${id}.mp4`).sort());
+    expect(written.sort()).toEqual(
+      ids.flatMap((id) => [`final/clips/${id}.json`, `final/clips/${id}.mp4`]).sort(),
+    );
 
     const outside = project(
       'escape',
