@@ -61,6 +61,11 @@ export class RunState {
     this.#redo.add(itemId);
   }
 
+  /** Drops a redo that will not be sent (it does not fit the budget); true if there was one. */
+  cancelRedo(itemId: string): boolean {
+    return this.#redo.delete(itemId);
+  }
+
   /** The take a new attempt of this item makes: the next one for a redo, else its current one. */
   takeForNewAttempt(itemId: string): number {
     const current = this.#items.get(itemId)?.latest?.take ?? 1;

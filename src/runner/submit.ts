@@ -26,6 +26,15 @@ export function fillSlots(run: RunContext): void {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
       if (state.unfinished === 0) {
         state.dequeue(itemId);
+        if (state.cancelRedo(itemId)) {
+          // A redo that does not fit leaves the item as it was: done, its take kept.
+          run.setItem(itemId, 'done');
+          run.deps.reporter.log(
+            'warn',
+            `${itemId}: the redo does not fit in what is left of budget_usd; the take is kept`,
+          );
+          continue;
+        }
         run.setItem(itemId, 'budget_exceeded', {
           errorCode: 'budget_exceeded',
           errorMessage: 'does not fit in what is left of budget_usd',

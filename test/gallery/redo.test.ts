@@ -151,4 +151,24 @@ describe('run --redo', () => {
     expect(pending.stderr).toContain('--redo a: the item is pending, not done');
     expect(allPosts(sandbox)).toHaveLength(posts);
   });
+
+  it('a redo that does not fit the budget sends nothing and keeps the item done', async () => {
+    sandbox = await startTestSandbox();
+    const p = await doneProject();
+    const spent = [...sandboxNetByItem(sandbox, 'redo').values()].reduce((sum, micros) => sum + micros, 0);
+    writeFileSync(
+      p.manifest,
+      YAML.replace('budget_usd: "20.00"', `budget_usd: "${(spent / 1e6).toFixed(6)}"`),
+    );
+    const before = sha256File(join(p.outDir, 'a.mp4'));
+    const posts = allPosts(sandbox).length;
+    const result = await runAgainst(sandbox, p, ['--redo', 'a']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'a: the redo does not fit in what is left of budget_usd; the take is kept',
+    );
+    expect(allPosts(sandbox)).toHaveLength(posts);
+    expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(before);
+    expect((await statusJson(p)).items.map((item) => item.state)).toEqual(['done', 'done', 'done']);
+  });
 });
