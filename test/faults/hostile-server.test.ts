@@ -131,7 +131,10 @@ describe('server-supplied values never decide a path outside output.dir', () => 
 
     // The interface allows all of it, so the run completes, naming files after the item ids alone.
     expect(result.code, result.stderr).toBe(0);
-    const names = outputs.map((file) => file.slice('p/q/r/out/evil/'.length)).sort();
+    const all = outputs.map((file) => file.slice('p/q/r/out/evil/'.length)).sort();
+    // Each file has its provenance sidecar beside it, named from the id alone too.
+    expect(all.filter((name) => name.endsWith('.json'))).toEqual(['pair-1.json', 'pair-2.json', 'shot.json']);
+    const names = all.filter((name) => !name.endsWith('.json'));
     expect(names).toHaveLength(3);
     for (const name of names) expect(name).toMatch(/^(shot|pair-1|pair-2)\.[a-z0-9]{1,10}$/);
     // Content type first ('video/mp4; name=..' is mp4), else the last URL segment, else bin.
