@@ -23,21 +23,25 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** How far a typo may stray: one edit for short names, two from five letters, three from nine. */
+/** How far a typo may stray: one edit per three letters, at least one and at most three. */
 export function typoBudget(word: string): number {
-  return word.length < 5 ? 1 : word.length < 9 ? 2 : 3;
+  return Math.min(3, Math.max(1, Math.floor(word.length / 3)));
 }
 
 /**
- * The candidate closest to `word` within its typo budget (case-insensitive), or null. Ties go to
- * the earlier candidate, so callers list the likelier names first.
+ * The candidate `word` most likely meant (case-insensitive), or null when none is close enough to
+ * be a good guess. A shortened name ('budget' for 'budget_usd') counts as one slip. Ties go to the
+ * earlier candidate, so callers list the likelier names first.
  */
 export function closestMatch(word: string, candidates: Iterable<string>): string | null {
-  const lower = word.toLowerCase();
+  if (word.length > 64) return null;
+  const needle = word.toLowerCase();
   let best: string | null = null;
-  let bestDistance = typoBudget(word) + 1;
+  let bestDistance = typoBudget(needle) + 1;
   for (const candidate of candidates) {
-    const distance = editDistance(lower, candidate.toLowerCase());
+    const lower = candidate.toLowerCase();
+    const shortened = needle.length >= 4 && lower.startsWith(needle) && lower !== needle;
+    const distance = shortened ? 1 : editDistance(needle, lower);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

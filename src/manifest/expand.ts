@@ -6,8 +6,8 @@
 import { basename } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
 import { idProblem, MAX_ID_LENGTH, sha256Hex, stableItemId } from './ids.js';
+import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './input-fields.js';
 import { formatPath, type ProblemList, type Source } from './problems.js';
-import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './schema.js';
 import type { ManifestItem } from './types.js';
 
 /** An item that passed its own schema, before defaults and the matrix are applied. */

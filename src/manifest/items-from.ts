@@ -4,15 +4,9 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { isPlainObject } from '../plain-object.js';
+import { closestMatch } from '../suggest.js';
 import { findDuplicateKey, offsetOfPath } from './json-locate.js';
-import {
-  closestKey,
-  formatPath,
-  type Path,
-  type Position,
-  type ProblemList,
-  type Source,
-} from './problems.js';
+import { formatPath, type Path, type Position, type ProblemList, type Source } from './problems.js';
 
 export interface RawItem {
   value: unknown;
@@ -112,7 +106,7 @@ function csvItems(file: string, text: string, problems: ProblemList): RawItem[] 
     } else columns.set(name, index);
   });
   if (!columns.has('prompt')) {
-    const guess = closestKey(
+    const guess = closestMatch(
       'prompt',
       [...columns.keys()].map((c) => c.toLowerCase()),
     );

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
+import { notePassThroughFields } from './input-fields.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
@@ -40,17 +41,19 @@ function build(
   readSibling: SiblingReader,
   problems: ProblemList,
 ): Manifest | null {
-  const { doc, lineCounter, value } = readYaml(file, String(text), problems);
-  if (value === undefined) return null;
-  if (value === null) {
+  const { doc, lineCounter, value: document } = readYaml(file, String(text), problems);
+  if (document === undefined) return null;
+  if (document === null) {
     problems.atDocument(file, 'the manifest is empty: expected at least version, name and items');
     return null;
   }
   const top = new YamlSource(file, doc, lineCounter, []);
-  if (!isPlainObject(value)) {
+  if (!isPlainObject(document)) {
     problems.at(top, [], 'the manifest must be a map of settings (version, name, items, ...)');
     return null;
   }
+  // Top-level keys starting with x- are the user's own (a home for YAML anchors), as in Compose files.
+  const value = Object.fromEntries(Object.entries(document).filter(([key]) => !key.startsWith('x-')));
 
   const parsed = topSchema.safeParse(value);
   if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
@@ -108,6 +111,8 @@ function build(
     matrix: usable(value.matrix, Array.isArray) as Record<string, unknown[]>,
   };
   checkInputFields(checkDefaults, inputs, problems);
+  const warnings = new ProblemList();
+  notePassThroughFields(checkDefaults, inputs, warnings);
   const sources: Source[] = [];
   const items = expandItems(defaults, drafts, problems, sources);
   const nameTemplate = field('output')?.name;
@@ -129,6 +134,7 @@ function build(
     outputDir: resolve(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
+    warnings: warnings.sorted(),
   };
 }
 

@@ -93,37 +93,13 @@ export class ProblemList {
   }
 }
 
-/** Levenshtein distance, bounded by the short key names it is used on. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/** The known key a typo most likely meant, or null when nothing is close enough to be a good guess. */
-export function closestKey(unknown: string, known: readonly string[]): string | null {
-  if (unknown.length > 64) return null;
-  const needle = unknown.toLowerCase();
-  const limit = Math.min(3, Math.max(1, Math.floor(needle.length / 3)));
-  let best: string | null = null;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of known) {
-    // A shortened key ('budget' for 'budget_usd') is as likely a slip as a one-letter typo.
-    const shortened = needle.length >= 4 && candidate.startsWith(needle);
-    const distance = shortened ? 1 : editDistance(needle, candidate);
-    if (distance <= limit && distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
+/** A user value's kind in words, for "must be X, not Y" messages. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null (an empty value)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  return `the ${typeof value} ${show(value)}`;
 }
 
 /** Short rendering of a user value inside a message (never a whole document). */

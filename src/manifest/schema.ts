@@ -7,8 +7,9 @@ import { canonicalJson } from '../canonical-json.js';
 import { parseUsd } from '../money.js';
 import { isPlainObject } from '../plain-object.js';
 import { idProblem } from './ids.js';
+import { checkInputKeys, checkMatrixKey } from './input-fields.js';
 import { jsonValueIssue } from './json-value.js';
-import { show } from './problems.js';
+import { describeValue as describe, show } from './problems.js';
 
 export const TOP_KEYS = [
   'version',
@@ -33,14 +34,6 @@ export const RESERVED_METADATA_PREFIX = 'mediabatch.';
 
 /** Marks a custom issue as being about a map key (the key is what to fix, not the value). */
 export const AT_KEY = { at: 'key' } as const;
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null (an empty value)';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a map';
-  return `the ${typeof value} ${show(value)}`;
-}
 
 const expected = (what: string) => (issue: { input?: unknown }) =>
   `must be ${what}, not ${describe(issue.input)}`;
@@ -103,6 +96,9 @@ export const inputSchema = plainMap('input fields').superRefine((input, ctx) => 
       ctx.addIssue({ code: 'custom', path: [key], message: PROMPT_IN_INPUT, params: AT_KEY });
     else checkJsonEntry(ctx, key, input[key]);
   }
+  checkInputKeys(Object.keys(input), (key, message) =>
+    ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY }),
+  );
 });
 
 export const metadataSchema = plainMap('metadata values').superRefine((metadata, ctx) => {
@@ -125,6 +121,7 @@ export const matrixSchema = plainMap('input field: list of values').superRefine(
       ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY });
       continue;
     }
+    checkMatrixKey(key, (message) => ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY }));
     const values = matrix[key];
     if (!Array.isArray(values) || values.length === 0) {
       const message = Array.isArray(values)
@@ -225,27 +222,3 @@ export const topSchema = z.strictObject({
     .optional(),
   matrix: matrixSchema.optional(),
 });
-
-/** Known input fields beyond the prompt, as the service documents them. */
-const KNOWN_INPUT_CHECKS: Record<string, (value: unknown) => string | null> = {
-  seconds: (value) =>
-    typeof value === 'number' && Number.isSafeInteger(value) && value > 0
-      ? null
-      : `must be a positive whole number of seconds, not ${describe(value)}`,
-  definition: (value) =>
-    typeof value === 'string' && /^[0-9]+p$/.test(value)
-      ? null
-      : `must be a number followed by 'p', such as "720p", not ${describe(value)}`,
-  orientation: (value) =>
-    typeof value === 'string' && /^[0-9]+:[0-9]+$/.test(value)
-      ? null
-      : `must be width:height, such as "16:9", not ${describe(value)}`,
-};
-
-export const CHECKED_INPUT_FIELDS = Object.keys(KNOWN_INPUT_CHECKS);
-
-/** Why a value is wrong for a known input field, or null (also for fields the service leaves open). */
-export function inputFieldProblem(field: string, value: unknown): string | null {
-  const check = Object.hasOwn(KNOWN_INPUT_CHECKS, field) ? KNOWN_INPUT_CHECKS[field] : undefined;
-  return check ? check(value) : null;
-}

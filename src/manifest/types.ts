@@ -34,6 +34,8 @@ export interface Manifest {
   sidecars?: false;
   /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
   items: ManifestItem[];
+  /** Not mistakes, but worth a look (input fields mediabatch does not know); `plan` lists them. */
+  warnings: ManifestProblem[];
 }
 
 export type ManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };

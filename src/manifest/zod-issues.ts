@@ -4,15 +4,10 @@
  */
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
-import {
-  type Anchor,
-  closestKey,
-  type Path,
-  type PathSegment,
-  type ProblemList,
-  type Source,
-} from './problems.js';
-import { CHECKED_INPUT_FIELDS, ITEM_KEYS, OUTPUT_KEYS, TOP_KEYS } from './schema.js';
+import { closestMatch } from '../suggest.js';
+import { CHECKED_INPUT_FIELDS } from './input-fields.js';
+import type { Anchor, Path, PathSegment, ProblemList, Source } from './problems.js';
+import { ITEM_KEYS, OUTPUT_KEYS, TOP_KEYS } from './schema.js';
 
 /** Which strict object a zod path points into, to suggest keys from the right list. */
 export type KeysAt = (path: Path) => readonly string[];
@@ -22,14 +17,15 @@ export const topKeysAt: KeysAt = (path) =>
 export const itemKeysAt: KeysAt = (path) => (path.length === 0 ? ITEM_KEYS : []);
 
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
-  const base = `unknown key '${key}'`;
-  const guess = closestKey(key, known);
-  if (guess !== null) return `${base} (did you mean '${guess}'?)`;
+  const base = `unknown field \`${key}\``;
+  const guess = closestMatch(key, known);
+  if (guess !== null) return `${base}, did you mean \`${guess}\`?`;
   if (known.includes('input') && CHECKED_INPUT_FIELDS.includes(key)) {
-    return `${base} (input fields go under 'input:')`;
+    return `${base}: input fields go under \`input:\``;
   }
-  const itemGuess = known === TOP_KEYS ? closestKey(key, ITEM_KEYS) : null;
-  if (itemGuess !== null) return `${base} ('${itemGuess}' belongs to each entry under 'items:')`;
+  const itemGuess = known === TOP_KEYS ? closestMatch(key, ITEM_KEYS) : null;
+  if (itemGuess !== null) return `${base}: \`${itemGuess}\` belongs to each entry under \`items:\``;
+  if (known === TOP_KEYS) return `${base} (expected one of: ${known.join(', ')}, or a name starting with x-)`;
   return known.length > 0 ? `${base} (expected one of: ${known.join(', ')})` : base;
 }
 
@@ -62,7 +58,7 @@ export function reportIssues(
   issues.forEach((issue, i) => {
     if (issue.code !== 'unrecognized_keys') return;
     for (const key of issue.keys) {
-      const guess = closestKey(key, keysAt(paths[i]!));
+      const guess = closestMatch(key, keysAt(paths[i]!));
       if (guess !== null) guessed.add(JSON.stringify([...paths[i]!, guess]));
     }
   });

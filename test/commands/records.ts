@@ -51,6 +51,7 @@ export function manifest(items: ManifestItem[], budgetMicros: number | null = nu
     retries: 2,
     outputDir: '/work/out/unit',
     items,
+    warnings: [],
   };
 }
 

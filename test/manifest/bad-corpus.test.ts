@@ -57,7 +57,7 @@ describe('bad manifest corpus', () => {
     const result = loadManifest(join(dir, 'promt-typo.yaml'));
     if (result.ok) throw new Error('expected problems');
     expect(formatProblem(result.problems[0]!)).toBe(
-      `${join(dir, 'promt-typo.yaml')}:5:5: items[0].promt: unknown key 'promt' (did you mean 'prompt'?)`,
+      `${join(dir, 'promt-typo.yaml')}:5:5: items[0].promt: unknown field \`promt\`, did you mean \`prompt\`?`,
     );
     expect(formatProblem({ file: 'm.yaml', line: 1, column: 1, path: '', message: 'no items' })).toBe(
       'm.yaml:1:1: no items',

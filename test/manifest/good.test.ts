@@ -120,6 +120,7 @@ describe('good manifests', () => {
           maxCostMicros: null,
         },
       ],
+      warnings: [],
     });
   });
 

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findDuplicateKey, offsetOfPath } from '../../src/manifest/json-locate.js';
 import { decodeUtf8, invalidUtf8Offset } from '../../src/manifest/load.js';
-import { closestKey, formatPath } from '../../src/manifest/problems.js';
+import { formatPath } from '../../src/manifest/problems.js';
 import { ITEM_KEYS } from '../../src/manifest/schema.js';
+import { closestMatch } from '../../src/suggest.js';
 
 describe('JSONL line scanner', () => {
   const line = '{"id": "a", "input": {"seconds": 0, "list": [1, {"x": 2}]}, "esc\\"aped": 1, "id": "b"}';
@@ -74,9 +75,9 @@ describe('problem helpers', () => {
   });
 
   it('suggests close keys only', () => {
-    expect(closestKey('promt', ITEM_KEYS)).toBe('prompt');
-    expect(closestKey('Prompt', ITEM_KEYS)).toBe('prompt');
-    expect(closestKey('max_cost', ['max_cost_usd', 'model'])).toBe('max_cost_usd');
-    expect(closestKey('colour', ITEM_KEYS)).toBeNull();
+    expect(closestMatch('promt', ITEM_KEYS)).toBe('prompt');
+    expect(closestMatch('Prompt', ITEM_KEYS)).toBe('prompt');
+    expect(closestMatch('max_cost', ['max_cost_usd', 'model'])).toBe('max_cost_usd');
+    expect(closestMatch('colour', ITEM_KEYS)).toBeNull();
   });
 });

@@ -1,0 +1,107 @@
+/**
+ * The input fields mediabatch knows (the service documents these, and accepts others it does not
+ * list). A key one or two letters away from a known field is almost always a typo that would be
+ * sent, and paid for, as written; any other key passes through and `plan` mentions it
+ * (docs/manifest.md, "Input fields").
+ */
+import { closestMatch } from '../suggest.js';
+import { describeValue as describe, type Path, type ProblemList, type Source } from './problems.js';
+
+const KNOWN_INPUT_CHECKS: Record<string, (value: unknown) => string | null> = {
+  seconds: (value) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+      ? null
+      : `must be a positive whole number of seconds, not ${describe(value)}`,
+  definition: (value) =>
+    typeof value === 'string' && /^[0-9]+p$/.test(value)
+      ? null
+      : `must be a number followed by 'p', such as "720p", not ${describe(value)}`,
+  orientation: (value) =>
+    typeof value === 'string' && /^[0-9]+:[0-9]+$/.test(value)
+      ? null
+      : `must be width:height, such as "16:9", not ${describe(value)}`,
+};
+
+export const CHECKED_INPUT_FIELDS = Object.keys(KNOWN_INPUT_CHECKS);
+
+/** Why a value is wrong for a known input field, or null (also for fields the service leaves open). */
+export function inputFieldProblem(field: string, value: unknown): string | null {
+  const check = Object.hasOwn(KNOWN_INPUT_CHECKS, field) ? KNOWN_INPUT_CHECKS[field] : undefined;
+  return check ? check(value) : null;
+}
+
+/** Whether a key is one of the documented input fields (the prompt included). */
+export function isKnownInputField(key: string): boolean {
+  return key === 'prompt' || Object.hasOwn(KNOWN_INPUT_CHECKS, key);
+}
+
+// 100,000 JSONL items repeat the same few keys: remember each key's verdict.
+const typoCache = new Map<string, string | null>();
+
+/** The known field an unknown input key is a near miss of, or null when it is known or far from all. */
+export function inputKeyTypo(key: string): string | null {
+  if (isKnownInputField(key)) return null;
+  let guess = typoCache.get(key);
+  if (guess === undefined) {
+    guess = closestMatch(key, CHECKED_INPUT_FIELDS);
+    if (typoCache.size < 10_000) typoCache.set(key, guess);
+  }
+  return guess;
+}
+
+export function inputTypoMessage(key: string, guess: string): string {
+  return `unknown input field \`${key}\`, did you mean \`${guess}\`? (other unknown input fields are sent as written)`;
+}
+
+/** Reports each near-miss key of an input map. */
+export function checkInputKeys(
+  keys: readonly string[],
+  report: (key: string, message: string) => void,
+): void {
+  for (const key of keys) {
+    const guess = inputKeyTypo(key);
+    if (guess !== null) report(key, inputTypoMessage(key, guess));
+  }
+}
+
+/** Matrix keys are input fields too. */
+export function checkMatrixKey(key: string, report: (message: string) => void): void {
+  const guess = inputKeyTypo(key);
+  if (guess !== null) report(inputTypoMessage(key, guess));
+}
+
+interface InputSite {
+  source: Source;
+  input: Record<string, unknown> | undefined;
+}
+
+/**
+ * Notes each unknown input key that is not a near miss (those are errors), once per key, at the
+ * first place it is written, with how many places use it. These go to the service as written.
+ */
+export function notePassThroughFields(
+  defaults: { source: Source; input: Record<string, unknown>; matrix: Record<string, unknown> },
+  sites: readonly InputSite[],
+  notes: ProblemList,
+): void {
+  const found = new Map<string, { source: Source; rel: Path; places: number }>();
+  const note = (key: string, source: Source, rel: Path) => {
+    if (isKnownInputField(key) || inputKeyTypo(key) !== null) return;
+    const entry = found.get(key);
+    if (entry) entry.places += 1;
+    else found.set(key, { source, rel, places: 1 });
+  };
+  for (const key of Object.keys(defaults.input)) note(key, defaults.source, ['input', key]);
+  for (const key of Object.keys(defaults.matrix)) note(key, defaults.source, ['matrix', key]);
+  for (const site of sites)
+    for (const key of Object.keys(site.input ?? {})) note(key, site.source, ['input', key]);
+  for (const [key, { source, rel, places }] of found) {
+    const where = places > 1 ? ` (written in ${places} places)` : '';
+    notes.at(
+      source,
+      rel,
+      `input field \`${key}\` is not one mediabatch knows; it is sent to the service as written${where}`,
+      'key',
+    );
+  }
+}
