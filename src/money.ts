@@ -42,3 +42,23 @@ export function sumMicros(values: Iterable<Micros>): Micros {
   for (const value of values) total += value;
   return total;
 }
+
+/**
+ * Money for people: `$1.50`, `$1,234.00`, `$0.0025`, `-$0.40`. Two decimals, and more only when a
+ * sub-cent amount needs them, so nothing is ever rounded away. JSON and the ledger keep formatUsd.
+ */
+export function formatUsdHuman(micros: Micros): string {
+  const [whole, fraction] = formatUsd(Math.abs(micros)).split('.') as [string, string];
+  const cents = fraction.replace(/0+$/, '').padEnd(2, '0');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${micros < 0 ? '-' : ''}$${grouped}.${cents}`;
+}
+
+/** formatUsdHuman for a decimal string of a JSON document or the service (`"1.500000"`); null is '-'. */
+export function humanUsd(decimal: string | null): string {
+  if (decimal === null) return '-';
+  const negative = decimal.startsWith('-');
+  const micros = parseUsd(negative ? decimal.slice(1) : decimal);
+  if (micros === null) return decimal;
+  return formatUsdHuman(negative ? -micros : micros);
+}

@@ -2,7 +2,7 @@ import type { Account } from '../api/schemas.js';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
 import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
-import { formatUsd, type Micros, parseUsd } from '../money.js';
+import { formatUsd, formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
 import { latestAttempts, planItem } from '../runner/item-plan.js';
 import { requestHash } from '../runner/request.js';
 import { estimateItem, pricesSeen } from './cost-estimate.js';
@@ -149,7 +149,7 @@ export function buildPlanReport(
   }
   if (counts.blocked_by_budget > 0) {
     warnings.push(
-      `${counts.blocked_by_budget} item${counts.blocked_by_budget === 1 ? '' : 's'} will not fit in what is left of budget_usd ($${formatUsd(budgetLeft ?? 0)}): raise budget_usd to submit them`,
+      `${counts.blocked_by_budget} item${counts.blocked_by_budget === 1 ? '' : 's'} will not fit in what is left of budget_usd (${formatUsdHuman(budgetLeft ?? 0)}): raise budget_usd to submit them`,
     );
   }
   const planAccount = account === null ? null : toPlanAccount(account);
@@ -190,9 +190,10 @@ function blockedReason(need: Micros | null, left: Micros, reserved: Micros): str
   const shortBy =
     need === null
       ? 'nothing is left'
-      : `needs $${formatUsd(need)} but $${formatUsd(Math.max(0, left))} is left`;
+      : `needs ${formatUsdHuman(need)} but ${formatUsdHuman(Math.max(0, left))} is left`;
   // run waits for unanswered attempts before giving up on an item, so say what may still free up.
-  const pending = reserved > 0 ? `; $${formatUsd(reserved)} reserved by unanswered attempts may free up` : '';
+  const pending =
+    reserved > 0 ? `; ${formatUsdHuman(reserved)} reserved by unanswered attempts may free up` : '';
   return `${shortBy} of budget_usd${pending}`;
 }
 
@@ -239,10 +240,10 @@ function accountWarnings(
   if (toSubmit > 0 && balance !== null) {
     if (estimate !== null && balance < estimate) {
       warnings.push(
-        `the balance $${account.balance.amount_usd} is below the estimate $${formatUsd(estimate)} for the items to submit: some would be refused (402 insufficient_balance)`,
+        `the balance ${humanUsd(account.balance.amount_usd)} is below the estimate ${formatUsdHuman(estimate)} for the items to submit: some would be refused (402 insufficient_balance)`,
       );
     } else if (balance === 0) {
-      warnings.push('the balance is $0.000000: every submission would be refused (402 insufficient_balance)');
+      warnings.push('the balance is $0.00: every submission would be refused (402 insufficient_balance)');
     }
   }
   if (account.concurrency.limit === 0) {

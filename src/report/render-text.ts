@@ -1,6 +1,6 @@
 import { attemptSpentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord } from '../ledger/records.js';
-import { formatUsd } from '../money.js';
+import { formatUsd, humanUsd } from '../money.js';
 import type { PlanDocument, PlanLabel } from './plan-report.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 
@@ -76,8 +76,8 @@ function moneyLine(totals: StatusReport['totals']): string {
   const budget =
     totals.budget_usd === null
       ? 'no budget_usd'
-      : `budget left $${totals.budget_left_usd} of $${totals.budget_usd}`;
-  return `spent $${totals.spent_usd} net (charged $${totals.charged_usd}, refunded $${totals.refunded_usd}), reserved $${totals.reserved_usd}, ${budget}`;
+      : `budget left ${humanUsd(totals.budget_left_usd)} of ${humanUsd(totals.budget_usd)}`;
+  return `spent ${humanUsd(totals.spent_usd)} net (charged ${humanUsd(totals.charged_usd)}, refunded ${humanUsd(totals.refunded_usd)}), reserved ${humanUsd(totals.reserved_usd)}, ${budget}`;
 }
 
 function countsLine(report: StatusReport): string {
@@ -90,7 +90,7 @@ function statusTable(report: StatusReport): string {
     item.id,
     words(item.state),
     String(item.attempts),
-    `$${item.cost_usd}`,
+    humanUsd(item.cost_usd),
     item.job_id === null ? '-' : cleanText(item.job_id),
     filesOrError(item),
   ]);
@@ -124,7 +124,7 @@ export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
   const rows = doc.items.map((item) => [
     item.id,
     PLAN_WORDS[item.plan],
-    item.estimate_usd === null ? '-' : `$${item.estimate_usd}`,
+    item.estimate_usd === null ? '-' : humanUsd(item.estimate_usd),
     cleanText(item.reason ?? ''),
   ]);
   const t = doc.totals;
@@ -133,11 +133,13 @@ export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
     .map((label) => `${t[label]} ${PLAN_WORDS[label]}`)
     .join(', ');
   const budget =
-    t.budget_usd === null ? 'no budget_usd' : `budget left $${t.budget_left_usd} of $${t.budget_usd}`;
+    t.budget_usd === null
+      ? 'no budget_usd'
+      : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
   const lines = [
     `${doc.manifest}: ${t.items} items: ${counts}`,
-    `would submit ${toSubmit} item${toSubmit === 1 ? '' : 's'}, estimated ${t.estimate_usd === null ? 'unknown' : `$${t.estimate_usd}`}`,
-    `spent so far $${t.spent_usd} net of refunds (refunded $${t.refunded_usd}), reserved $${t.reserved_usd}, ${budget}`,
+    `would submit ${toSubmit} item${toSubmit === 1 ? '' : 's'}, estimated ${t.estimate_usd === null ? 'unknown' : humanUsd(t.estimate_usd)}`,
+    `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
   ];
   if (doc.account) {
     const a = doc.account;
@@ -145,7 +147,7 @@ export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
       lines.push(`account (${cleanText(a.base_url)}): GET /account failed: ${cleanText(a.error.message)}`);
     } else {
       lines.push(
-        `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance $${a.balance_usd}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`,
+        `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`,
       );
     }
   } else {
@@ -212,7 +214,7 @@ export function renderReportText(
     `${row.key_prefix}…`,
     row.job_id === null ? '-' : cleanText(row.job_id),
     cleanText(row.status),
-    `$${row.cost_usd}`,
+    humanUsd(row.cost_usd),
     row.sent_at,
     row.error ?? '',
   ]);

@@ -1,5 +1,5 @@
 import type { ItemState } from '../ledger/records.js';
-import { formatUsd } from '../money.js';
+import { formatUsdHuman } from '../money.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 
 /**
@@ -19,7 +19,7 @@ export function logLine(level: 'info' | 'warn' | 'error', message: string): stri
 export function summarize(snapshot: ProgressSnapshot): string {
   const { byState } = snapshot;
   const finished = byState.done + byState.failed + byState.budget_exceeded + byState.expired;
-  const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsd(snapshot.budgetMicros)}`;
+  const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsdHuman(snapshot.budgetMicros)}`;
   const parts = [
     `${finished}/${snapshot.total} finished`,
     `${byState.done} done`,
@@ -30,7 +30,7 @@ export function summarize(snapshot: ProgressSnapshot): string {
     snapshot.downloadsActive + snapshot.downloadsQueued
       ? `${snapshot.downloadsActive + snapshot.downloadsQueued} downloading`
       : '',
-    `spent $${formatUsd(snapshot.spentMicros)}${budget}`,
+    `spent ${formatUsdHuman(snapshot.spentMicros)}${budget}`,
     snapshot.draining ? 'draining' : '',
   ];
   return parts.filter(Boolean).join(', ');

@@ -1,3 +1,4 @@
+import { humanUsd } from '../money.js';
 import type { StatusReport } from '../report/status-report.js';
 import type { StopReason } from '../runner/policy.js';
 
@@ -7,7 +8,7 @@ export function formatRunSummary(report: StatusReport, stop: StopReason | null, 
   const lines = [
     '',
     `${report.manifest}: ${totals.done}/${totals.items} done, ${totals.failed} failed, ${totals.budget_exceeded} over budget, ${totals.expired} expired, ${totals.pending + totals.in_flight} unfinished`,
-    `spent $${totals.spent_usd} (refunded $${totals.refunded_usd})${totals.budget_usd === null ? '' : `, budget left $${totals.budget_left_usd} of $${totals.budget_usd}`}`,
+    `spent ${humanUsd(totals.spent_usd)} (refunded ${humanUsd(totals.refunded_usd)})${totals.budget_usd === null ? '' : `, budget left ${humanUsd(totals.budget_left_usd)} of ${humanUsd(totals.budget_usd)}`}`,
   ];
   const failed = report.items.filter((item) => item.state === 'failed');
   if (failed.length > 0) {

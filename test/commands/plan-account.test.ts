@@ -60,7 +60,7 @@ describe('mediabatch plan: GET /account', () => {
     });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      `account (${service.baseUrl}): wallet enabled, balance $100.000000, concurrency 0/3 active`,
+      `account (${service.baseUrl}): wallet enabled, balance $100.00, concurrency 0/3 active`,
     );
     const requests = service.records().requests.map((request) => `${request.method} ${request.path}`);
     expect(requests).toEqual(['GET /v1/account', 'GET /v1/account']);
@@ -81,13 +81,13 @@ describe('mediabatch plan: GET /account', () => {
     expect(doc.account).toMatchObject({ wallet_enabled: false, balance_usd: '0.300000', error: null });
     expect(doc.warnings).toEqual([
       expect.stringContaining('the API wallet is disabled'),
-      expect.stringContaining('the balance $0.300000 is below the estimate $0.500000'),
+      expect.stringContaining('the balance $0.30 is below the estimate $0.50'),
     ]);
     const text = await runCli(['plan', 'batch.yaml', '--base-url', service.baseUrl], {
       cwd: dir,
       env: { MEDIAGEN_API_KEY: service.apiKey },
     });
-    expect(text.stdout).toContain('wallet DISABLED, balance $0.300000');
+    expect(text.stdout).toContain('wallet DISABLED, balance $0.30');
     expect(text.stdout).toContain('warning: the API wallet is disabled');
   });
 

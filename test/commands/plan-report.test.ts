@@ -99,7 +99,7 @@ describe('plan report (pure)', () => {
       {
         id: 'long',
         plan: 'blocked_by_budget',
-        reason: 'needs $0.900000 but $0.600000 is left of budget_usd',
+        reason: 'needs $0.90 but $0.60 is left of budget_usd',
         estimate_usd: '0.900000',
       },
     ]);
@@ -127,7 +127,7 @@ describe('plan report (pure)', () => {
     expect(doc.items[0]).toMatchObject({
       plan: 'blocked_by_budget',
       reason:
-        'needs $0.200000 but $0.100000 is left of budget_usd; $0.200000 reserved by unanswered attempts may free up',
+        'needs $0.20 but $0.10 is left of budget_usd; $0.20 reserved by unanswered attempts may free up',
     });
   });
 
@@ -152,7 +152,7 @@ describe('plan report (pure)', () => {
     );
     expect(full.items[0]).toMatchObject({
       plan: 'blocked_by_budget',
-      reason: 'nothing is left of budget_usd; $0.001000 reserved by unanswered attempts may free up',
+      reason: 'nothing is left of budget_usd; $0.001 reserved by unanswered attempts may free up',
     });
   });
 
@@ -185,7 +185,7 @@ describe('plan report (pure)', () => {
     );
     expect(poor.warnings).toEqual([
       expect.stringMatching(/^the API wallet is disabled/),
-      expect.stringMatching(/^the balance \$0\.500000 is below the estimate \$0\.600000/),
+      expect.stringMatching(/^the balance \$0\.50 is below the estimate \$0\.60/),
       'the workspace is at its concurrency limit (3/3): run will wait for free slots',
     ]);
   });

@@ -93,7 +93,7 @@ describe('mediabatch plan', () => {
     expect(byId['new-capped']).toMatchObject({
       estimate_usd: '5.000000',
       reason:
-        'needs $5.000000 but $0.525000 is left of budget_usd; $0.300000 reserved by unanswered attempts may free up',
+        'needs $5.00 but $0.525 is left of budget_usd; $0.30 reserved by unanswered attempts may free up',
     });
     expect(doc.totals).toEqual({
       items: 10,
@@ -127,14 +127,14 @@ describe('mediabatch plan', () => {
     expect(lines[7]).toMatch(
       /^failed-1\s+failed \(skipped\)\s+-\s+content_rejected: moderation \(skipped\)$/,
     );
-    expect(lines[8]).toMatch(/^new-1\s+new\s+\$0\.250000$/);
-    expect(lines[10]).toMatch(/^new-capped\s+blocked by budget\s+\$5\.000000\s+needs \$5\.000000/);
+    expect(lines[8]).toMatch(/^new-1\s+new\s+\$0\.25$/);
+    expect(lines[10]).toMatch(/^new-capped\s+blocked by budget\s+\$5\.00\s+needs \$5\.00/);
     expect(result.stdout).toContain(
       'plan-test: 10 items: 2 new, 1 changed, 2 in flight, 1 done, 1 retry, 1 expired, 1 failed (skipped), 1 blocked by budget',
     );
-    expect(result.stdout).toContain('would submit 4 items, estimated $1.025000');
+    expect(result.stdout).toContain('would submit 4 items, estimated $1.025');
     expect(result.stdout).toContain(
-      'spent so far $1.150000 net of refunds (refunded $0.500000), reserved $0.300000, budget left $1.550000 of $3.000000',
+      'spent so far $1.15 net of refunds (refunded $0.50), reserved $0.30, budget left $1.55 of $3.00',
     );
     expect(result.stdout).toContain('account: not checked');
     expect(result.stdout).toContain(`ledger: ${ledger}`);
@@ -192,7 +192,7 @@ items:
       'blocked_by_budget',
       'blocked_by_budget',
     ]);
-    expect(doc.items[2].reason).toBe('needs $0.400000 but $0.200000 is left of budget_usd');
+    expect(doc.items[2].reason).toBe('needs $0.40 but $0.20 is left of budget_usd');
     expect(doc.totals).toMatchObject({
       new: 1,
       blocked_by_budget: 2,

@@ -40,13 +40,13 @@ describe('mediabatch report', () => {
     const out = result.stdout;
     expect(out).toMatch(/^mediabatch report: rep \(generated \d{4}-\d\d-\d\dT/);
     expect(out).toContain('rep: 3 items: 2 done, 1 failed');
-    expect(out).toContain('spent $0.600000 net (charged $1.200000, refunded $0.600000)');
+    expect(out).toContain('spent $0.60 net (charged $1.20, refunded $0.60)');
     expect(out).toMatch(/^ITEM\s+#\s+KEY\s+JOB\s+STATUS\s+COST\s+SENT\s+ERROR$/m);
-    expect(out).toMatch(/^good\s+1\s+mb_00\d{3}…\s+job_good_1\s+succeeded\s+\$0\.300000\s+\d{4}-/m);
+    expect(out).toMatch(/^good\s+1\s+mb_00\d{3}…\s+job_good_1\s+succeeded\s+\$0\.30\s+\d{4}-/m);
     expect(out).toMatch(
-      /^retried\s+1\s+mb_\d{5}…\s+job_retried_1\s+failed\s+\$0\.000000\s+\S+\s+processing_failed: generation failed$/m,
+      /^retried\s+1\s+mb_\d{5}…\s+job_retried_1\s+failed\s+\$0\.00\s+\S+\s+processing_failed: generation failed$/m,
     );
-    expect(out).toMatch(/^retried\s+2\s+mb_\d{5}…\s+job_retried_2\s+succeeded\s+\$0\.300000/m);
+    expect(out).toMatch(/^retried\s+2\s+mb_\d{5}…\s+job_retried_2\s+succeeded\s+\$0\.30/m);
     // Whole keys and signed URL queries stay in the ledger.
     expect(out).not.toContain('secret-tail');
     expect(out).not.toContain('TOPSECRET');

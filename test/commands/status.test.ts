@@ -90,18 +90,18 @@ describe('mediabatch status', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATE\s+ATTEMPTS\s+COST\s+JOB\s+FILES \/ ERROR$/);
     expect(lines[1]).toMatch(
-      /^beach-sunrise\s+done\s+1\s+\$0\.400000\s+job_beach-sunrise_1\s+out\/spring\/beach-sunrise\.mp4$/,
+      /^beach-sunrise\s+done\s+1\s+\$0\.40\s+job_beach-sunrise_1\s+out\/spring\/beach-sunrise\.mp4$/,
     );
     expect(lines[2]).toMatch(
-      /^city-night\s+failed\s+1\s+\$0\.000000\s+job_city-night_1\s+content_rejected: the provider/,
+      /^city-night\s+failed\s+1\s+\$0\.00\s+job_city-night_1\s+content_rejected: the provider/,
     );
-    expect(lines[3]).toMatch(/^late-save\s+in flight\s+1\s+\$0\.300000\s+job_late-save_1$/);
-    expect(lines[4]).toMatch(/^not-yet\s+pending\s+0\s+\$0\.000000\s+-$/);
+    expect(lines[3]).toMatch(/^late-save\s+in flight\s+1\s+\$0\.30\s+job_late-save_1$/);
+    expect(lines[4]).toMatch(/^not-yet\s+pending\s+0\s+\$0\.00\s+-$/);
     expect(result.stdout).toContain(
       'spring: 4 items: 1 done, 1 failed, 0 budget exceeded, 0 expired, 1 in flight, 1 pending',
     );
-    expect(result.stdout).toContain('spent $0.700000 net (charged $1.100000, refunded $0.400000)');
-    expect(result.stdout).toContain('budget left $4.300000 of $5.000000');
+    expect(result.stdout).toContain('spent $0.70 net (charged $1.10, refunded $0.40)');
+    expect(result.stdout).toContain('budget left $4.30 of $5.00');
     expect(result.stdout).toMatch(/warning: late-save: finished output not saved yet expires in/);
     expect(result.stdout).toContain(`ledger: ${ledger}`);
   });

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { humanUsd } from '../../money.js';
 import { cleanText } from '../render-text.js';
 
 /**
@@ -38,7 +39,7 @@ export function showValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** "$0.200000" as a person reads it: "$0.20" (cents kept, zeros beyond them dropped). */
+/** "$0.200000" as a person reads it: "$0.20", through the one money formatter of src/money.ts. */
 export function usd(sixDecimals: string): string {
-  return `$${sixDecimals.replace(/^(-?\d+\.\d\d\d*?)0+$/, '$1')}`;
+  return humanUsd(sixDecimals);
 }

@@ -85,7 +85,7 @@ function history(rows: readonly AttemptRow[]): string {
     return '<details class="history"><summary>Attempts</summary><p>No attempts yet.</p></details>';
   const cells = rows.map(
     (row) =>
-      `<tr><td><a href="#item-${h(row.item_id)}"><code>${h(row.item_id)}</code></a></td><td>${row.seq}</td><td><code>${h(row.key_prefix)}…</code></td><td><code>${h(row.job_id ?? '')}</code></td><td>${h(row.status)}</td><td>$${h(row.cost_usd)}</td><td>$${h(row.refunded_usd)}</td><td>${h(row.sent_at)}</td><td>${h(row.completed_at)}</td><td>${h(row.error)}</td></tr>`,
+      `<tr><td><a href="#item-${h(row.item_id)}"><code>${h(row.item_id)}</code></a></td><td>${row.seq}</td><td><code>${h(row.key_prefix)}…</code></td><td><code>${h(row.job_id ?? '')}</code></td><td>${h(row.status)}</td><td>${h(usd(row.cost_usd))}</td><td>${h(usd(row.refunded_usd))}</td><td>${h(row.sent_at)}</td><td>${h(row.completed_at)}</td><td>${h(row.error)}</td></tr>`,
   );
   return `<details class="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody>${cells.join('')}</tbody></table></details>`;
 }
