@@ -1,12 +1,18 @@
-import type { Account } from '../api/schemas.js';
+import { isAbsolute, relative } from 'node:path';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { ItemRecord } from '../ledger/records.js';
+import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
-import { formatUsd, formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
+import { formatProblem } from '../manifest/index.js';
+import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { latestAttempts, planItem } from '../runner/item-plan.js';
 import { requestHash } from '../runner/request.js';
 import { estimateItem, pricesSeen } from './cost-estimate.js';
+import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
+import { changedFields, type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
+import { planSummary } from './plan-summary.js';
 import { buildStatusReport, type LedgerView } from './status-report.js';
+
+export type { AccountCheck, PlanAccount } from './plan-account.js';
 
 /**
  * What `run` would do, computed from the manifest, the ledger and (optionally) GET /account
@@ -38,37 +44,51 @@ export interface PlanItem {
   id: string;
   plan: PlanLabel;
   reason?: string;
+  /** For a changed item: which fields differ from its last request (null: no request to compare). */
+  changed_fields?: string[] | null;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
   estimate_usd: string | null;
 }
 
-/** The outcome of GET /account, as the command saw it (the key never reaches this module). */
-export type AccountCheck =
-  | { baseUrl: string; ok: true; account: Account }
-  | { baseUrl: string; ok: false; status: number | null; code: string | null; message: string };
-
-export interface PlanAccount {
-  base_url: string;
-  wallet_enabled: boolean | null;
-  balance_usd: string | null;
-  concurrency: { active: number; limit: number } | null;
-  error: { status: number | null; code: string | null; message: string } | null;
+export interface PlanTotals extends Record<PlanLabel, number> {
+  items: number;
+  /** Items the next run would submit (new, changed, retry, and expired ones it regenerates). */
+  to_submit: number;
+  removed: number;
+  stray_files: number;
+  spent_usd: string;
+  refunded_usd: string;
+  reserved_usd: string;
+  budget_usd: string | null;
+  budget_left_usd: string | null;
+  /** Sum over the items that would be submitted; null when any of them has no estimate. */
+  estimate_usd: string | null;
+  /** The same as estimate_usd: prices already paid for the same model and shape, else the caps. */
+  expected_usd: string | null;
+  /** The caps of the items to submit, bounded by what is left of the budget; null: unbounded. */
+  at_most_usd: string | null;
 }
 
 export interface PlanDocument {
   manifest: string;
+  /** The one line `run` also prints before it spends anything. */
+  summary: string;
   items: PlanItem[];
-  totals: { items: number } & Record<PlanLabel, number> & {
-      spent_usd: string;
-      refunded_usd: string;
-      reserved_usd: string;
-      budget_usd: string | null;
-      budget_left_usd: string | null;
-      /** Sum over the items that would be submitted; null when any of them has no estimate. */
-      estimate_usd: string | null;
-    };
+  removed: RemovedItem[];
+  /** Files in the output folder that no item owns; null when the folder was not looked at. */
+  stray_files: string[] | null;
+  totals: PlanTotals;
   account: PlanAccount | null;
   warnings: string[];
+}
+
+/** What the command read besides the manifest and the ledger rows. */
+export interface PlanInputs {
+  /** The exact request body an attempt sent, to name the fields an edited item changed. */
+  previousBody?: (attempt: AttemptRecord) => string | undefined;
+  /** Every file under the output folder (absolute paths); null when it was not listed. */
+  outputFiles?: readonly string[] | null;
+  regenerateExpired?: boolean;
 }
 
 export function buildPlanReport(
@@ -76,6 +96,7 @@ export function buildPlanReport(
   view: LedgerView,
   account: AccountCheck | null,
   nowMs: number,
+  inputs: PlanInputs = {},
 ): PlanDocument {
   const money = moneyTotalsOf(view.attempts);
   const reserved = money.reservedMicros;
@@ -89,17 +110,25 @@ export function buildPlanReport(
   let left = budgetLeft;
   let estimateTotal: Micros | null = 0;
   let unknown = 0;
+  let capsTotal = 0;
+  let uncapped = 0;
+  let toSubmit = 0;
+  const regenerateExpired = inputs.regenerateExpired ?? false;
 
   const items = manifest.items.map((item): PlanItem => {
     const record = records.get(item.id);
     const attempt = latest.get(item.id);
-    const decided = planItem(requestHash(item), record, attempt, { regenerateExpired: false });
+    const decided = planItem(requestHash(item), record, attempt, { regenerateExpired });
     let label: PlanLabel = decided.label;
     let reason: string | undefined;
+    let fields: string[] | null | undefined;
     let estimate: Micros | null = null;
     switch (decided.label) {
       case 'changed':
-        reason = 'model, input, metadata or max_cost_usd changed since the last run';
+        fields = changedFields(item, attempt && inputs.previousBody?.(attempt));
+        reason = fields?.length
+          ? `changed since the last run: ${fields.join(', ')}`
+          : 'model, input, metadata or max_cost_usd changed since the last run';
         break;
       case 'retry':
         reason = retryReason(decided.reason, record);
@@ -111,13 +140,16 @@ export function buildPlanReport(
             : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
         break;
       case 'expired':
-        reason = 'outputs were deleted before they were saved; run --regenerate-expired pays for them again';
+        reason =
+          decided.action === 'submit'
+            ? 'outputs were deleted before they were saved: generated and paid for again'
+            : 'outputs were deleted before they were saved; run --regenerate-expired pays for them again';
         break;
       case 'failed':
         reason = `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`;
         break;
     }
-    if (decided.action === 'submit' && decided.label !== 'expired') {
+    if (decided.action === 'submit') {
       estimate = estimateItem(item, prices).micros;
       // run reserves the item's cap (or the whole remaining budget without one) before sending it.
       const need = item.maxCostMicros ?? estimate;
@@ -126,9 +158,12 @@ export function buildPlanReport(
         label = 'blocked_by_budget';
         reason = blockedReason(need, left!, reserved);
       } else {
+        toSubmit += 1;
         if (left !== null && estimate !== null) left -= estimate;
         if (estimate === null) unknown += 1;
         else if (estimateTotal !== null) estimateTotal += estimate;
+        if (item.maxCostMicros === null) uncapped += 1;
+        else capsTotal += item.maxCostMicros;
       }
     }
     counts[label] += 1;
@@ -136,12 +171,18 @@ export function buildPlanReport(
       id: item.id,
       plan: label,
       ...(reason === undefined ? {} : { reason }),
+      ...(fields === undefined ? {} : { changed_fields: fields }),
       estimate_usd: estimate === null ? null : formatUsd(estimate),
     };
   });
   if (unknown > 0) estimateTotal = null;
+  const atMost = mostItCanCost(capsTotal, uncapped, budgetLeft);
+  const shown = shownFrom(manifest.file);
+  const removed = removedItems(manifest, view, shown);
+  const stray = inputs.outputFiles ? strayFiles(inputs.outputFiles, view, shown) : null;
 
-  const warnings = expiringOutputs(manifest, view, nowMs);
+  const warnings = manifest.warnings.map(formatProblem);
+  warnings.push(...expiringOutputs(manifest, view, nowMs));
   if (unknown > 0) {
     warnings.push(
       `${unknown} item${unknown === 1 ? '' : 's'} to submit ${unknown === 1 ? 'has' : 'have'} no price seen in the ledger and no max_cost_usd: the cost estimate is unknown`,
@@ -153,23 +194,51 @@ export function buildPlanReport(
     );
   }
   const planAccount = account === null ? null : toPlanAccount(account);
-  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, counts));
+  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, toSubmit));
 
+  const totals: PlanTotals = {
+    items: items.length,
+    ...counts,
+    to_submit: toSubmit,
+    removed: removed.length,
+    stray_files: stray?.length ?? 0,
+    spent_usd: formatUsd(spentMicros(money)),
+    refunded_usd: formatUsd(money.refundedMicros),
+    reserved_usd: formatUsd(reserved),
+    budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
+    budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
+    estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
+    expected_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
+    at_most_usd: atMost === null ? null : formatUsd(atMost),
+  };
   return {
     manifest: manifest.name,
+    summary: planSummary(totals),
     items,
-    totals: {
-      items: items.length,
-      ...counts,
-      spent_usd: formatUsd(spentMicros(money)),
-      refunded_usd: formatUsd(money.refundedMicros),
-      reserved_usd: formatUsd(reserved),
-      budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
-      budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
-      estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
-    },
+    removed,
+    stray_files: stray,
+    totals,
     account: planAccount,
     warnings,
+  };
+}
+
+/**
+ * The caps bound what the items to submit can cost; an item without one reserves all that is
+ * left of the budget, and with no budget either nothing bounds it.
+ */
+function mostItCanCost(caps: Micros, uncapped: number, budgetLeft: Micros | null): Micros | null {
+  const bounded = Math.max(0, budgetLeft ?? Number.POSITIVE_INFINITY);
+  const most = Math.min(uncapped > 0 ? Number.POSITIVE_INFINITY : caps, bounded);
+  return Number.isFinite(most) ? most : null;
+}
+
+/** Paths relative to the manifest's folder when inside it, as status shows them. */
+function shownFrom(manifestFile: string): (path: string) => string {
+  const baseDir = manifestFile.replace(/[/\\][^/\\]*$/, '');
+  return (path) => {
+    const rel = relative(baseDir, path);
+    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
   };
 }
 
@@ -202,56 +271,4 @@ function retryReason(reason: string, record: ItemRecord | undefined): string {
   if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
   const message = record?.errorMessage ? `: ${record.errorMessage}` : '';
   return `last attempt ended with ${reason}${message}; a re-run tries again with a new key`;
-}
-
-function toPlanAccount(check: AccountCheck): PlanAccount {
-  if (!check.ok) {
-    return {
-      base_url: check.baseUrl,
-      wallet_enabled: null,
-      balance_usd: null,
-      concurrency: null,
-      error: { status: check.status, code: check.code, message: check.message },
-    };
-  }
-  const { account } = check;
-  return {
-    base_url: check.baseUrl,
-    wallet_enabled: account.balance.enabled,
-    balance_usd: account.balance.amount_usd,
-    concurrency: { active: account.concurrency.active, limit: account.concurrency.limit },
-    error: null,
-  };
-}
-
-function accountWarnings(
-  account: Account,
-  estimate: Micros | null,
-  counts: Record<PlanLabel, number>,
-): string[] {
-  const warnings: string[] = [];
-  const toSubmit = counts.new + counts.changed + counts.retry;
-  if (!account.balance.enabled) {
-    warnings.push(
-      'the API wallet is disabled: every submission would be refused (402 wallet_not_enabled); ask the operator to enable it',
-    );
-  }
-  const balance = parseUsd(account.balance.amount_usd);
-  if (toSubmit > 0 && balance !== null) {
-    if (estimate !== null && balance < estimate) {
-      warnings.push(
-        `the balance ${humanUsd(account.balance.amount_usd)} is below the estimate ${formatUsdHuman(estimate)} for the items to submit: some would be refused (402 insufficient_balance)`,
-      );
-    } else if (balance === 0) {
-      warnings.push('the balance is $0.00: every submission would be refused (402 insufficient_balance)');
-    }
-  }
-  if (account.concurrency.limit === 0) {
-    warnings.push('the workspace concurrency limit is 0: nothing can be submitted');
-  } else if (toSubmit > 0 && account.concurrency.active >= account.concurrency.limit) {
-    warnings.push(
-      `the workspace is at its concurrency limit (${account.concurrency.active}/${account.concurrency.limit}): run will wait for free slots`,
-    );
-  }
-  return warnings;
 }

@@ -1,7 +1,6 @@
 import { attemptSpentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { formatUsd, humanUsd } from '../money.js';
-import type { PlanDocument, PlanLabel } from './plan-report.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 
 /**
@@ -55,7 +54,7 @@ export interface LedgerNote {
   exists: boolean;
 }
 
-function ledgerLine(ledger: LedgerNote): string {
+export function ledgerLine(ledger: LedgerNote): string {
   return ledger.exists
     ? `ledger: ${ledger.path}`
     : `ledger: ${ledger.path} (not created yet: nothing has run)`;
@@ -97,7 +96,7 @@ function statusTable(report: StatusReport): string {
   return renderTable(['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', 'FILES / ERROR'], rows);
 }
 
-function footer(warnings: readonly string[], ledger: LedgerNote): string {
+export function footer(warnings: readonly string[], ledger: LedgerNote): string {
   const lines = warnings.map((warning) => `warning: ${cleanText(warning)}`);
   lines.push(ledgerLine(ledger));
   return `${lines.join('\n')}\n`;
@@ -105,55 +104,6 @@ function footer(warnings: readonly string[], ledger: LedgerNote): string {
 
 export function renderStatusText(report: StatusReport, ledger: LedgerNote): string {
   return `${statusTable(report)}\n${countsLine(report)}\n${moneyLine(report.totals)}\n${footer(report.warnings, ledger)}`;
-}
-
-// ---- plan ------------------------------------------------------------------------------------
-
-const PLAN_WORDS: Record<PlanLabel, string> = {
-  new: 'new',
-  changed: 'changed',
-  in_flight: 'in flight',
-  done: 'done',
-  retry: 'retry',
-  expired: 'expired',
-  failed: 'failed (skipped)',
-  blocked_by_budget: 'blocked by budget',
-};
-
-export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
-  const rows = doc.items.map((item) => [
-    item.id,
-    PLAN_WORDS[item.plan],
-    item.estimate_usd === null ? '-' : humanUsd(item.estimate_usd),
-    cleanText(item.reason ?? ''),
-  ]);
-  const t = doc.totals;
-  const toSubmit = t.new + t.changed + t.retry;
-  const counts = (Object.keys(PLAN_WORDS) as PlanLabel[])
-    .map((label) => `${t[label]} ${PLAN_WORDS[label]}`)
-    .join(', ');
-  const budget =
-    t.budget_usd === null
-      ? 'no budget_usd'
-      : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
-  const lines = [
-    `${doc.manifest}: ${t.items} items: ${counts}`,
-    `would submit ${toSubmit} item${toSubmit === 1 ? '' : 's'}, estimated ${t.estimate_usd === null ? 'unknown' : humanUsd(t.estimate_usd)}`,
-    `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
-  ];
-  if (doc.account) {
-    const a = doc.account;
-    if (a.error) {
-      lines.push(`account (${cleanText(a.base_url)}): GET /account failed: ${cleanText(a.error.message)}`);
-    } else {
-      lines.push(
-        `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`,
-      );
-    }
-  } else {
-    lines.push('account: not checked (pass --base-url or set MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY)');
-  }
-  return `${renderTable(['ID', 'PLAN', 'ESTIMATE', 'REASON'], rows)}\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}`;
 }
 
 // ---- report ----------------------------------------------------------------------------------

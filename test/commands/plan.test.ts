@@ -53,7 +53,21 @@ describe('mediabatch plan', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout);
-    expect(Object.keys(doc)).toEqual(['manifest', 'items', 'totals', 'account', 'warnings']);
+    expect(Object.keys(doc)).toEqual([
+      'manifest',
+      'summary',
+      'items',
+      'removed',
+      'stray_files',
+      'totals',
+      'account',
+      'warnings',
+    ]);
+    expect(doc.summary).toBe(
+      'Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $1.025, at most $1.55 (budget left $1.55 of $3.00).',
+    );
+    expect(doc.removed).toEqual([]);
+    expect(doc.stray_files).toEqual([]);
     expect(doc.manifest).toBe('plan-test');
     expect(doc.account).toBeNull();
     const byId = Object.fromEntries(doc.items.map((item: { id: string }) => [item.id, item]));
@@ -105,12 +119,17 @@ describe('mediabatch plan', () => {
       expired: 1,
       failed: 1,
       blocked_by_budget: 1,
+      to_submit: 4,
+      removed: 0,
+      stray_files: 0,
       spent_usd: '1.150000',
       refunded_usd: '0.500000',
       reserved_usd: '0.300000',
       budget_usd: '3.000000',
       budget_left_usd: '1.550000',
       estimate_usd: '1.025000',
+      expected_usd: '1.025000',
+      at_most_usd: '1.550000',
     });
     expect(doc.warnings).toEqual([
       expect.stringMatching(/^1 item will not fit in what is left of budget_usd/),
@@ -122,19 +141,27 @@ describe('mediabatch plan', () => {
     const result = await runCli(['plan', 'batch.yaml'], { cwd: dir });
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+PLAN\s+ESTIMATE\s+REASON$/);
-    expect(lines[1]).toMatch(/^done-1\s+done\s+-$/);
-    expect(lines[7]).toMatch(
-      /^failed-1\s+failed \(skipped\)\s+-\s+content_rejected: moderation \(skipped\)$/,
-    );
-    expect(lines[8]).toMatch(/^new-1\s+new\s+\$0\.25$/);
-    expect(lines[10]).toMatch(/^new-capped\s+blocked by budget\s+\$5\.00\s+needs \$5\.00/);
-    expect(result.stdout).toContain(
-      'plan-test: 10 items: 2 new, 1 changed, 2 in flight, 1 done, 1 retry, 1 expired, 1 failed (skipped), 1 blocked by budget',
-    );
-    expect(result.stdout).toContain('would submit 4 items, estimated $1.025');
+    expect(lines.slice(0, 12)).toEqual([
+      'plan-test: 10 items',
+      'ITEM            PLAN               EXPECTED  DETAIL',
+      '= done-1        unchanged (done)',
+      '~ changed-1     changed            $0.25     model, input, metadata or max_cost_usd changed since the last run',
+      '> unanswered-1  resume                       attempt 1 has no recorded answer: resent with its own key and body',
+      '> running-1     resume                       job job_running-1_1 running: watched and downloaded',
+      expect.stringMatching(/^\+ retry-1 {7}retry {14}\$0\.25 {5}last attempt ended with retries_exhausted/),
+      '! expired-1     expired                      outputs were deleted before they were saved; run --regenerate-expired pays for them again',
+      '! failed-1      failed                       content_rejected: moderation (skipped)',
+      '+ new-1         new                $0.25',
+      '+ new-long      new                $0.275',
+      expect.stringMatching(
+        /^! new-capped {4}blocked by budget {2}\$5\.00 {5}needs \$5\.00 but \$0\.525 is left/,
+      ),
+    ]);
     expect(result.stdout).toContain(
       'spent so far $1.15 net of refunds (refunded $0.50), reserved $0.30, budget left $1.55 of $3.00',
+    );
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $1.025, at most $1.55 (budget left $1.55 of $3.00).',
     );
     expect(result.stdout).toContain('account: not checked');
     expect(result.stdout).toContain(`ledger: ${ledger}`);
@@ -167,7 +194,9 @@ describe('mediabatch plan', () => {
     expect(doc.warnings[0]).toMatch(/^9 items to submit have no price seen/);
     expect(noLedgerIn(dir)).toBe(true);
     const text = await runCli(['plan', 'batch.yaml'], { cwd: dir });
-    expect(text.stdout).toContain('would submit 9 items, estimated unknown');
+    expect(text.stdout).toContain(
+      'Plan: 9 new, 1 skipped; expected cost unknown, at most $3.00 (budget left $3.00 of $3.00).',
+    );
     expect(noLedgerIn(dir)).toBe(true);
   });
 

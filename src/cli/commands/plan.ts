@@ -2,18 +2,27 @@ import { MediaGenClient } from '../../api/client.js';
 import { ApiConnectionError, ApiError } from '../../api/errors.js';
 import { ExitCode } from '../../errors.js';
 import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
-import { cleanText, renderPlanText } from '../../report/render-text.js';
+import { renderPlanText } from '../../report/render-plan.js';
+import { cleanText } from '../../report/render-text.js';
 import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
-import { readLedger } from './status.js';
+import { filesUnder } from '../output-files.js';
+import { withLedger } from './status.js';
 
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
-  // Price estimates read the priced part of accepted attempts' request bodies.
-  const ledger = readLedger(manifest, values.ledger, io, { view: 'pricing' });
   const account = connection ? await checkAccount(connection) : null;
-  const doc = buildPlanReport(manifest, ledger.view, account, Date.now());
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  // Price estimates read the priced part of accepted attempts' request bodies; an edited item's
+  // last whole body is read on its own, to name the fields that changed.
+  const { doc, ledger } = withLedger(manifest, values.ledger, io, { view: 'pricing' }, (read, open) => ({
+    ledger: read,
+    doc: buildPlanReport(manifest, read.view, account, Date.now(), {
+      outputFiles,
+      previousBody: (attempt) => open?.getAttempt(attempt.id).requestBody,
+    }),
+  }));
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));
 
   if (account === null || account.ok) return ExitCode.Ok;

@@ -4,6 +4,8 @@ import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { acquireLedgerLock } from '../../ledger/lock.js';
+import type { Manifest } from '../../manifest/index.js';
+import { buildPlanReport } from '../../report/plan-report.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import type { RunReporter } from '../../runner/reporter.js';
@@ -15,6 +17,7 @@ import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
 import type { Command } from '../io.js';
+import { filesUnder } from '../output-files.js';
 import { readRedoIds, redoProblem } from '../redo-list.js';
 
 export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
@@ -61,6 +64,9 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
       lock.release();
       io.exit(ExitCode.Interrupted);
     });
+
+    // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
+    if (!values.json) io.stdout.write(`${planLine(manifest, ledger, values['regenerate-expired'])}\n`);
 
     // --json keeps stdout for its one document; errors still reach the user, on stderr.
     let reporter: RunReporter = {
@@ -118,6 +124,17 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     await sandbox?.close();
   }
 };
+
+/** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
+function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean): string {
+  const view = {
+    items: ledger.listItems(),
+    attempts: ledger.listAttempts({ view: 'pricing' }),
+    files: ledger.listFiles(),
+  };
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  return buildPlanReport(manifest, view, null, Date.now(), { regenerateExpired, outputFiles }).summary;
+}
 
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
 function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {

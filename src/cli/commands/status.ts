@@ -23,12 +23,28 @@ export function readLedger(
   io: CliIo,
   options: { view?: AttemptView } = {},
 ): LedgerRead {
+  return withLedger(manifest, flag, io, options, (read) => read);
+}
+
+/**
+ * Like readLedger, and `use` may read more (single attempts, say) while the ledger is still open;
+ * `ledger` is null when there is none yet.
+ */
+export function withLedger<T>(
+  manifest: Manifest,
+  flag: string | undefined,
+  io: CliIo,
+  options: { view?: AttemptView },
+  use: (read: LedgerRead, ledger: Ledger | null) => T,
+): T {
   const path = ledgerPathFor(manifest, flag, io);
-  if (!existsSync(path)) return { path, exists: false, view: { items: [], attempts: [], files: [] } };
+  if (!existsSync(path))
+    return use({ path, exists: false, view: { items: [], attempts: [], files: [] } }, null);
   let ledger: Ledger | null = null;
+  let read: LedgerRead;
   try {
     ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
-    return {
+    read = {
       path,
       exists: true,
       view: {
@@ -38,9 +54,13 @@ export function readLedger(
       },
     };
   } catch (error) {
-    throw new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, ExitCode.ItemsNotDone);
-  } finally {
     ledger?.close();
+    throw new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, ExitCode.ItemsNotDone);
+  }
+  try {
+    return use(read, ledger);
+  } finally {
+    ledger.close();
   }
 }
 

@@ -1,0 +1,103 @@
+import { canonicalJson } from '../canonical-json.js';
+import type { FileRecord, ItemRecord, ItemState } from '../ledger/records.js';
+import type { Manifest, ManifestItem } from '../manifest/index.js';
+import { formatUsd } from '../money.js';
+import type { LedgerView } from './status-report.js';
+
+/**
+ * What changed between the ledger and the manifest, beyond each item's own plan: the fields of an
+ * edited item, the items no longer in the manifest, and files in the output folder nobody owns.
+ * Pure: the command lists the output folder and reads old request bodies, and passes them in.
+ */
+
+export interface RemovedItem {
+  id: string;
+  state: ItemState;
+  /** Saved files, as the ledger recorded them; mediabatch never deletes them. */
+  files: string[];
+}
+
+const RESERVED_METADATA = 'mediabatch.';
+
+function keyDiff(prefix: string, before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys]
+    .filter((key) => !key.startsWith(RESERVED_METADATA))
+    .filter((key) => canonicalJson(before[key] ?? null) !== canonicalJson(after[key] ?? null))
+    .sort()
+    .map((key) => `${prefix}.${key}`);
+}
+
+const asMap = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+/**
+ * The fields an edited item changed since the request its last attempt sent (`input.prompt`,
+ * `model`, `metadata.campaign`...), or null when no earlier request is known. The body's
+ * max_cost_usd may be a budget-derived cap, so a change nothing else explains is the cap's.
+ */
+export function changedFields(item: ManifestItem, previousBody: string | undefined): string[] | null {
+  if (previousBody === undefined) return null;
+  let body: Record<string, unknown>;
+  try {
+    body = asMap(JSON.parse(previousBody));
+  } catch {
+    return null;
+  }
+  const fields = [
+    ...((body.model ?? null) === item.model ? [] : ['model']),
+    ...keyDiff('input', asMap(body.input), item.input),
+    ...keyDiff('metadata', asMap(body.metadata), item.metadata),
+  ];
+  if (fields.length > 0) return fields;
+  const cap = item.maxCostMicros === null ? undefined : formatUsd(item.maxCostMicros);
+  return body.max_cost_usd === cap ? [] : ['max_cost_usd'];
+}
+
+function filesByItem(view: LedgerView): Map<string, FileRecord[]> {
+  const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));
+  const byItem = new Map<string, FileRecord[]>();
+  for (const file of view.files) {
+    const itemId = itemOf.get(file.attemptId);
+    if (itemId === undefined) continue;
+    const list = byItem.get(itemId);
+    if (list) list.push(file);
+    else byItem.set(itemId, [file]);
+  }
+  return byItem;
+}
+
+/** Items the ledger knows that the manifest no longer lists, with the files they left. */
+export function removedItems(
+  manifest: Manifest,
+  view: LedgerView,
+  shown: (path: string) => string,
+): RemovedItem[] {
+  const current = new Set(manifest.items.map((item) => item.id));
+  const files = filesByItem(view);
+  return view.items
+    .filter((record: ItemRecord) => !current.has(record.itemId))
+    .map((record) => ({
+      id: record.itemId,
+      state: record.state,
+      files: (files.get(record.itemId) ?? []).map((file) => shown(file.path)),
+    }));
+}
+
+/**
+ * Files under the output folder that no ledger record names, so no item owns them (a download's
+ * temporary `.mbtmp` file is in progress, not stray). Sorted, shown relative to the manifest.
+ */
+export function strayFiles(
+  outputFiles: readonly string[],
+  view: LedgerView,
+  shown: (path: string) => string,
+): string[] {
+  const owned = new Set(view.files.map((file) => file.path));
+  return outputFiles
+    .filter((path) => !owned.has(path) && !path.endsWith('.mbtmp'))
+    .map(shown)
+    .sort();
+}

@@ -1,0 +1,39 @@
+import { humanUsd } from '../money.js';
+import type { PlanTotals } from './plan-report.js';
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/**
+ * The plan in one line, printed by `plan` last and by `run` before it spends anything, e.g.
+ * `Plan: 2 new, 1 changed, 1 to resume, 5 unchanged; expected $0.75, at most $1.50 (budget left $8.50 of $10.00).`
+ */
+export function planSummary(t: PlanTotals): string {
+  const skipped =
+    t.failed + t.blocked_by_budget + (t.to_submit === t.new + t.changed + t.retry ? t.expired : 0);
+  const regenerated = t.to_submit - t.new - t.changed - t.retry;
+  const parts = [
+    t.new ? `${t.new} new` : '',
+    t.changed ? `${t.changed} changed` : '',
+    t.retry ? `${t.retry} to retry` : '',
+    regenerated ? `${regenerated} expired to generate again` : '',
+    t.in_flight ? `${t.in_flight} to resume` : '',
+    t.done ? `${t.done} unchanged` : '',
+    skipped ? `${skipped} skipped` : '',
+    t.removed ? `${t.removed} removed from the manifest` : '',
+    t.stray_files ? `${plural(t.stray_files, 'stray file')}` : '',
+  ].filter(Boolean);
+  const what = t.to_submit === 0 ? ['nothing to submit', ...parts] : parts;
+  return `Plan: ${what.join(', ')}${t.to_submit === 0 ? '' : `; ${cost(t)}`}${budget(t)}.`;
+}
+
+function cost(t: PlanTotals): string {
+  const expected = t.expected_usd === null ? 'expected cost unknown' : `expected ${humanUsd(t.expected_usd)}`;
+  const most = t.at_most_usd === null ? 'no upper bound' : `at most ${humanUsd(t.at_most_usd)}`;
+  return `${expected}, ${most}`;
+}
+
+function budget(t: PlanTotals): string {
+  return t.budget_usd === null
+    ? ''
+    : ` (budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)})`;
+}

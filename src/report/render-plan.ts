@@ -1,0 +1,85 @@
+import { humanUsd } from '../money.js';
+import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
+import { cleanText, footer, type LedgerNote, renderTable } from './render-text.js';
+
+/**
+ * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
+ * to it (+ submitted, ~ changed and submitted again, > resumed, = unchanged, ! skipped, - removed
+ * from the manifest), then stray files, the money, and the one summary line last.
+ */
+
+const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
+  new: { sign: '+', word: 'new' },
+  changed: { sign: '~', word: 'changed' },
+  retry: { sign: '+', word: 'retry' },
+  in_flight: { sign: '>', word: 'resume' },
+  done: { sign: '=', word: 'unchanged (done)' },
+  expired: { sign: '!', word: 'expired' },
+  failed: { sign: '!', word: 'failed' },
+  blocked_by_budget: { sign: '!', word: 'blocked by budget' },
+};
+
+const LISTED = 20;
+
+function itemRow(item: PlanItem): string[] {
+  const { sign, word } = WORDS[item.plan];
+  const regenerated = item.plan === 'expired' && item.estimate_usd !== null;
+  const detail =
+    item.plan === 'changed' && item.changed_fields?.length
+      ? item.changed_fields.join(', ')
+      : cleanText(item.reason ?? '');
+  return [
+    `${regenerated ? '+' : sign} ${item.id}`,
+    regenerated ? 'expired, again' : word,
+    item.estimate_usd === null ? '' : humanUsd(item.estimate_usd),
+    detail,
+  ];
+}
+
+function removedRows(doc: PlanDocument): string[][] {
+  return doc.removed.map((item) => [
+    `- ${item.id}`,
+    'removed',
+    '',
+    item.files.length === 0
+      ? `was ${item.state.replace(/_/g, ' ')}; no files saved`
+      : `files kept: ${item.files.map(cleanText).join(', ')}`,
+  ]);
+}
+
+function strayLines(doc: PlanDocument): string[] {
+  const stray = doc.stray_files ?? [];
+  if (stray.length === 0) return [];
+  const more =
+    stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
+  return [
+    'files in the output folder that no item owns (left as they are):',
+    ...stray.slice(0, LISTED).map((path) => `  ? ${cleanText(path)}`),
+    ...more,
+    '',
+  ];
+}
+
+function accountLine(doc: PlanDocument): string {
+  const a = doc.account;
+  if (!a) return 'account: not checked (pass --base-url or set MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY)';
+  if (a.error)
+    return `account (${cleanText(a.base_url)}): GET /account failed: ${cleanText(a.error.message)}`;
+  return `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`;
+}
+
+export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
+  const t = doc.totals;
+  const rows = [...doc.items.map(itemRow), ...removedRows(doc)];
+  const budget =
+    t.budget_usd === null
+      ? 'no budget_usd'
+      : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
+  const lines = [
+    ...strayLines(doc),
+    `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
+    accountLine(doc),
+  ];
+  const table = renderTable(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
+  return `${doc.manifest}: ${t.items} items\n${table}\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
+}
