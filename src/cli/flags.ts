@@ -127,6 +127,16 @@ export const FLAGS = [
     commands: ['run', 'plan', 'status'],
   },
   {
+    name: 'progress',
+    type: 'string',
+    value: 'FORMAT',
+    choices: ['ndjson'],
+    description:
+      'Also write each event as one JSON object per line on stderr, for scripts and dashboards ' +
+      '(see docs/commands.md).',
+    commands: ['run'],
+  },
+  {
     name: 'regenerate-expired',
     type: 'boolean',
     description: 'Pay again for items whose output expired before it could be saved.',

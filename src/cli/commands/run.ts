@@ -12,11 +12,12 @@ import type { RunReporter } from '../../runner/reporter.js';
 import { silentReporter } from '../../runner/reporter.js';
 import { runBatch } from '../../runner/run-loop.js';
 import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
-import { ListrReporter } from '../../ui/listr-reporter.js';
+import { bothReporters, NdjsonReporter } from '../../ui/ndjson-reporter.js';
 import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
+import { TtyReporter } from '../../ui/tty-reporter.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
-import type { Command } from '../io.js';
+import type { CliIo, Command } from '../io.js';
 import { filesUnder } from '../output-files.js';
 import { readRedoIds, redoProblem } from '../redo-list.js';
 
@@ -41,7 +42,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   }
   let sandbox: SandboxHandle | null = null;
   let ledger: Ledger | null = null;
-  let listr: ListrReporter | null = null;
+  let live: TtyReporter | null = null;
   try {
     if (values.sandbox) {
       sandbox = await startSandbox(demoSandboxConfig());
@@ -66,20 +67,18 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     });
 
     // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
-    if (!values.json) io.stdout.write(`${planLine(manifest, ledger, values['regenerate-expired'])}\n`);
-
-    // --json keeps stdout for its one document; errors still reach the user, on stderr.
-    let reporter: RunReporter = {
-      ...silentReporter,
-      log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
-    };
-    if (!values.json) {
-      if (io.stdout.isTTY) {
-        listr = new ListrReporter();
-        listr.start(`${manifest.name} (${manifest.items.length} items)`);
-        reporter = listr;
-      } else reporter = new PlainReporter(io.stdout);
-    }
+    const summary = planLine(manifest, ledger, values['regenerate-expired']);
+    if (!values.json) io.stdout.write(`${summary}\n`);
+    const ndjson = values.progress === 'ndjson' ? new NdjsonReporter(io.stderr) : null;
+    ndjson?.plan(summary);
+    const screen = screenReporter(
+      values.json,
+      ndjson !== null,
+      io,
+      `${manifest.name} (${manifest.items.length} items)`,
+    );
+    if (screen instanceof TtyReporter) live = screen;
+    const reporter = ndjson ? bothReporters(screen, ndjson) : screen;
     const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
     const client = new MediaGenClient({
       baseUrl: connection!.baseUrl,
@@ -100,8 +99,8 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     ).catch((error: unknown) => {
       throw ledgerWriteFailure(ledgerPath, error);
     });
-    await listr?.stop();
-    listr = null;
+    live?.stop();
+    live = null;
 
     const report = buildStatusReport(
       manifest,
@@ -114,16 +113,32 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     else if (result.stop?.kind === 'draining' && !settled) exitCode = ExitCode.Interrupted;
     else exitCode = report.totals.done === report.totals.items ? ExitCode.Ok : ExitCode.ItemsNotDone;
     ledger.endRun(runId, exitCode);
+    ndjson?.finished(exitCode);
     if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath));
     return exitCode;
   } finally {
-    await listr?.stop();
+    live?.stop();
     ledger?.close();
     lock.release();
     await sandbox?.close();
   }
 };
+
+/**
+ * What shows the run: the live view in a terminal, plain lines in a pipe, and with --json only
+ * errors, on stderr (unless --progress ndjson, which carries them, owns stderr).
+ */
+function screenReporter(json: boolean, ndjson: boolean, io: CliIo, title: string): RunReporter {
+  if (json) {
+    if (ndjson) return silentReporter;
+    return {
+      ...silentReporter,
+      log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
+    };
+  }
+  return io.stdout.isTTY ? new TtyReporter(io.stdout, title) : new PlainReporter(io.stdout);
+}
 
 /** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
 function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean): string {

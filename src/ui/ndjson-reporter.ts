@@ -1,0 +1,81 @@
+import type { ItemState } from '../ledger/records.js';
+import { formatUsd } from '../money.js';
+import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+
+/**
+ * `run --progress ndjson`: one JSON object per line, for scripts and dashboards. Every line has
+ * `event` and `at`; money is a six-decimal string, as in every JSON mediabatch writes.
+ * See docs/commands.md for the events.
+ */
+export class NdjsonReporter implements RunReporter {
+  readonly #out: NodeJS.WritableStream;
+  readonly #now: () => Date;
+  #lastProgress = '';
+
+  constructor(out: NodeJS.WritableStream, now: () => Date = () => new Date()) {
+    this.#out = out;
+    this.#now = now;
+  }
+
+  /** What `run` is about to do: the plan's summary line and totals. */
+  plan(summary: string): void {
+    this.#write({ event: 'plan', summary });
+  }
+
+  itemChanged(itemId: string, state: ItemState, detail: string | null): void {
+    if (state === 'pending' && detail === null) return;
+    this.#write({ event: 'item', item: itemId, state, detail });
+  }
+
+  log(level: 'info' | 'warn' | 'error', message: string): void {
+    if (level === 'info' && message.startsWith('polled:')) return;
+    this.#write({ event: 'log', level, message });
+  }
+
+  progress(snapshot: ProgressSnapshot): void {
+    const fields = {
+      total: snapshot.total,
+      by_state: snapshot.byState,
+      slots_in_use: snapshot.unfinished,
+      slot_limit: snapshot.slotLimit,
+      downloads_active: snapshot.downloadsActive,
+      downloads_queued: snapshot.downloadsQueued,
+      spent_usd: formatUsd(snapshot.spentMicros),
+      budget_usd: snapshot.budgetMicros === null ? null : formatUsd(snapshot.budgetMicros),
+      draining: snapshot.draining,
+    };
+    // The same numbers again say nothing new.
+    const key = JSON.stringify(fields);
+    if (key === this.#lastProgress) return;
+    this.#lastProgress = key;
+    this.#write({ event: 'progress', ...fields });
+  }
+
+  /** The last line: how the run ended. */
+  finished(exitCode: number): void {
+    this.#write({ event: 'finished', exit_code: exitCode });
+  }
+
+  #write(fields: Record<string, unknown>): void {
+    const { event, ...rest } = fields;
+    this.#out.write(`${JSON.stringify({ event, at: this.#now().toISOString(), ...rest })}\n`);
+  }
+}
+
+/** Several reporters as one: the screen and the NDJSON stream both hear every event. */
+export function bothReporters(first: RunReporter, second: RunReporter): RunReporter {
+  return {
+    itemChanged: (itemId, state, detail) => {
+      first.itemChanged(itemId, state, detail);
+      second.itemChanged(itemId, state, detail);
+    },
+    log: (level, message) => {
+      first.log(level, message);
+      second.log(level, message);
+    },
+    progress: (snapshot) => {
+      first.progress(snapshot);
+      second.progress(snapshot);
+    },
+  };
+}
