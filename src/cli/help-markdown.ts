@@ -84,6 +84,24 @@ function commandSection(command: CommandSpec): string[] {
   ];
 }
 
+/** What `run --progress ndjson` writes: src/ui/ndjson-reporter.ts makes these lines. */
+const PROGRESS_EVENTS = [
+  '## Progress events (`run --progress ndjson`)',
+  '',
+  'Each line on stderr is one JSON object with `event` and `at` (an ISO 8601 time). Amounts are',
+  'six-decimal strings. The live view or plain lines still go to stdout, or the final document',
+  'with `--json`, so `2>events.ndjson` separates the two.',
+  '',
+  '| `event` | Other fields |',
+  '|---|---|',
+  '| `plan` | `summary`: the line `plan` would print last, before anything is submitted. |',
+  '| `item` | `item` (id), `state` (`in_flight`, `done`, `failed`, `budget_exceeded`, `expired`, `pending`), `detail` (a reason, or null). |',
+  '| `log` | `level` (`info`, `warn`, `error`), `message`. |',
+  '| `progress` | `total`, `by_state` (items per state), `slots_in_use`, `slot_limit`, `downloads_active`, `downloads_queued`, `spent_usd`, `budget_usd` (or null), `draining`. Written when a number changes. |',
+  '| `finished` | `exit_code`: the last line. |',
+  '',
+];
+
 /** `docs/commands.md`, whole. */
 export function renderCommandsDoc(): string {
   return [
@@ -96,6 +114,7 @@ export function renderCommandsDoc(): string {
     'and the name that was probably meant.',
     '',
     ...COMMANDS.flatMap(commandSection),
+    ...PROGRESS_EVENTS,
     '## Environment',
     '',
     ...environmentTable(null),

@@ -28,7 +28,7 @@ function situation() {
 }
 
 describe('mediabatch status', () => {
-  it('--json prints the runner-spec §2 document from the ledger alone', async () => {
+  it('--json prints the status document from the ledger alone', async () => {
     const { dir } = situation();
     const result = await runCli(['status', 'batch.yaml', '--json'], { cwd: dir });
     expect(result.stderr).toBe('');
