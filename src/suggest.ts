@@ -24,7 +24,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** How far a typo may stray: one edit per three letters, at least one and at most three. */
-export function typoBudget(word: string): number {
+function typoBudget(word: string): number {
   return Math.min(3, Math.max(1, Math.floor(word.length / 3)));
 }
 

@@ -1,7 +1,7 @@
 import { ExitCode } from '../errors.js';
 
 /** One line per exit code, for help and docs; the record type makes a new code need a meaning. */
-export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
+const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Ok: 'every item is done, or the command did what it was asked',
   ItemsNotDone: 'the run finished, but some items failed, expired or did not fit the budget',
   Usage: 'a mistake in the command line or the manifest; nothing was submitted',

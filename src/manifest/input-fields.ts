@@ -31,7 +31,7 @@ export function inputFieldProblem(field: string, value: unknown): string | null 
 }
 
 /** Whether a key is one of the documented input fields (the prompt included). */
-export function isKnownInputField(key: string): boolean {
+function isKnownInputField(key: string): boolean {
   return key === 'prompt' || Object.hasOwn(KNOWN_INPUT_CHECKS, key);
 }
 
@@ -49,7 +49,7 @@ export function inputKeyTypo(key: string): string | null {
   return guess;
 }
 
-export function inputTypoMessage(key: string, guess: string): string {
+function inputTypoMessage(key: string, guess: string): string {
   return `unknown input field \`${key}\`, did you mean \`${guess}\`? (other unknown input fields are sent as written)`;
 }
 

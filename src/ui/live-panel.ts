@@ -42,7 +42,7 @@ const duration = (seconds: number) =>
   seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
 
 /** Time left at the pace so far, or the time taken once every item is finished. */
-export function eta(snapshot: ProgressSnapshot, elapsedMs: number): string {
+function eta(snapshot: ProgressSnapshot, elapsedMs: number): string {
   const finished = finishedOf(snapshot);
   if (finished >= snapshot.total) return `took ${duration(Math.round(elapsedMs / 1000))}`;
   if (finished === 0 || elapsedMs < 1000) return 'ETA -';
