@@ -86,6 +86,8 @@ export function removedItems(
     }));
 }
 
+const stem = (path: string) => path.replace(/\.[^./\\]*$/, '');
+
 /**
  * Files under the output folder that no ledger record names, so no item owns them (a download's
  * temporary `.mbtmp` file is in progress, not stray). Sorted, shown relative to the manifest.
@@ -96,8 +98,10 @@ export function strayFiles(
   shown: (path: string) => string,
 ): string[] {
   const owned = new Set(view.files.map((file) => file.path));
+  // A video's side files (`<name>.json` provenance) share its name without the extension.
+  const stems = new Set(view.files.map((file) => stem(file.path)));
   return outputFiles
-    .filter((path) => !owned.has(path) && !path.endsWith('.mbtmp'))
+    .filter((path) => !owned.has(path) && !stems.has(stem(path)) && !path.endsWith('.mbtmp'))
     .map(shown)
     .sort();
 }

@@ -1,5 +1,23 @@
 import { humanUsd } from '../money.js';
-import type { PlanTotals } from './plan-report.js';
+
+/** The totals the line is made of (plan-report's PlanTotals has them all). */
+interface SummaryTotals {
+  new: number;
+  changed: number;
+  retry: number;
+  in_flight: number;
+  done: number;
+  expired: number;
+  failed: number;
+  blocked_by_budget: number;
+  to_submit: number;
+  removed: number;
+  stray_files: number;
+  expected_usd: string | null;
+  at_most_usd: string | null;
+  budget_usd: string | null;
+  budget_left_usd: string | null;
+}
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
@@ -7,7 +25,7 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  * The plan in one line, printed by `plan` last and by `run` before it spends anything, e.g.
  * `Plan: 2 new, 1 changed, 1 to resume, 5 unchanged; expected $0.75, at most $1.50 (budget left $8.50 of $10.00).`
  */
-export function planSummary(t: PlanTotals): string {
+export function planSummary(t: SummaryTotals): string {
   const skipped =
     t.failed + t.blocked_by_budget + (t.to_submit === t.new + t.changed + t.retry ? t.expired : 0);
   const regenerated = t.to_submit - t.new - t.changed - t.retry;
@@ -26,13 +44,13 @@ export function planSummary(t: PlanTotals): string {
   return `Plan: ${what.join(', ')}${t.to_submit === 0 ? '' : `; ${cost(t)}`}${budget(t)}.`;
 }
 
-function cost(t: PlanTotals): string {
+function cost(t: SummaryTotals): string {
   const expected = t.expected_usd === null ? 'expected cost unknown' : `expected ${humanUsd(t.expected_usd)}`;
   const most = t.at_most_usd === null ? 'no upper bound' : `at most ${humanUsd(t.at_most_usd)}`;
   return `${expected}, ${most}`;
 }
 
-function budget(t: PlanTotals): string {
+function budget(t: SummaryTotals): string {
   return t.budget_usd === null
     ? ''
     : ` (budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)})`;

@@ -1,4 +1,3 @@
-import type { ItemState } from '../ledger/records.js';
 import { formatUsdHuman } from '../money.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 
@@ -21,10 +20,6 @@ export interface LiveState {
   snapshot: ProgressSnapshot | null;
   /** The latest events, oldest first, at most RECENT_EVENTS. */
   events: LiveEvent[];
-}
-
-export function eventText(itemId: string, state: ItemState, detail: string | null): string {
-  return `${itemId}: ${state.replace('_', ' ')}${detail ? ` (${detail})` : ''}`;
 }
 
 /** Adds an event to the rolling list: each event enters once and leaves when it is old. */

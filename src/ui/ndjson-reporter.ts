@@ -1,6 +1,7 @@
 import type { ItemState } from '../ledger/records.js';
 import { formatUsd } from '../money.js';
 import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+import { itemChangeLine, logLine } from './progress-text.js';
 
 /**
  * `run --progress ndjson`: one JSON object per line, for scripts and dashboards. Every line has
@@ -23,12 +24,13 @@ export class NdjsonReporter implements RunReporter {
   }
 
   itemChanged(itemId: string, state: ItemState, detail: string | null): void {
-    if (state === 'pending' && detail === null) return;
+    // The same events as the screen shows, with their fields apart.
+    if (itemChangeLine(itemId, state, detail) === null) return;
     this.#write({ event: 'item', item: itemId, state, detail });
   }
 
   log(level: 'info' | 'warn' | 'error', message: string): void {
-    if (level === 'info' && message.startsWith('polled:')) return;
+    if (logLine(level, message) === null) return;
     this.#write({ event: 'log', level, message });
   }
 

@@ -1,6 +1,7 @@
 import type { ItemState } from '../ledger/records.js';
 import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
-import { eventText, type LiveState, pushEvent, renderFrame } from './live-panel.js';
+import { type LiveState, pushEvent, renderFrame } from './live-panel.js';
+import { itemChangeLine, logLine } from './progress-text.js';
 
 type Terminal = NodeJS.WritableStream & { columns?: number };
 
@@ -35,13 +36,11 @@ export class TtyReporter implements RunReporter {
   }
 
   itemChanged(itemId: string, state: ItemState, detail: string | null): void {
-    if (state === 'pending' && detail === null) return;
-    this.#event(eventText(itemId, state, detail));
+    this.#event(itemChangeLine(itemId, state, detail));
   }
 
   log(level: 'info' | 'warn' | 'error', message: string): void {
-    if (level === 'info' && message.startsWith('polled:')) return;
-    this.#event(level === 'info' ? message : `${level}: ${message}`);
+    this.#event(logLine(level, message));
   }
 
   progress(snapshot: ProgressSnapshot): void {
@@ -58,7 +57,8 @@ export class TtyReporter implements RunReporter {
     this.#draw();
   }
 
-  #event(text: string): void {
+  #event(text: string | null): void {
+    if (text === null) return;
     const at = new Date(this.#now()).toTimeString().slice(0, 8);
     pushEvent(this.#state.events, { at, text });
     this.#schedule();
