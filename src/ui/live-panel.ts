@@ -76,12 +76,18 @@ function panel(state: LiveState, nowMs: number): string[] {
   ];
 }
 
-/** Every line of one frame, each cut to the terminal's width so that none wraps. */
-export function renderFrame(state: LiveState, nowMs: number, columns: number): string[] {
+/**
+ * Every line of one frame, each cut to the terminal's width so that none wraps, and no more lines
+ * than the terminal has rows (a frame taller than the screen could not be redrawn in place).
+ */
+export function renderFrame(state: LiveState, nowMs: number, columns: number, rows = 40): string[] {
+  const top = panel(state, nowMs);
+  const room = Math.max(0, rows - top.length - 2);
+  const shown = room === 0 ? [] : state.events.slice(-room);
   const lines = [
-    ...panel(state, nowMs),
+    ...top,
     state.events.length === 0 ? 'recent: nothing yet' : 'recent:',
-    ...state.events.map((event) => `  ${event.at}  ${event.text}`),
+    ...shown.map((event) => `  ${event.at}  ${event.text}`),
   ];
   // One column spare: a line exactly as wide as the terminal wraps on some terminals.
   const width = Math.max(20, columns - 1);

@@ -3,7 +3,7 @@ import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
 import { type LiveState, pushEvent, renderFrame } from './live-panel.js';
 import { itemChangeLine, logLine } from './progress-text.js';
 
-type Terminal = NodeJS.WritableStream & { columns?: number };
+type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
 
 const REDRAW_EVERY_MS = 100;
 // CSI sequences: cursor to the start of the line N lines up; erase the line; erase below.
@@ -74,7 +74,7 @@ export class TtyReporter implements RunReporter {
   }
 
   #draw(): void {
-    const lines = renderFrame(this.#state, this.#now(), this.#out.columns ?? 80);
+    const lines = renderFrame(this.#state, this.#now(), this.#out.columns ?? 80, this.#out.rows ?? 24);
     const body = lines.map((line) => `${ERASE_LINE}${line}\n`).join('');
     this.#out.write(`${up(this.#drawn)}${body}${ERASE_BELOW}`);
     this.#drawn = lines.length;

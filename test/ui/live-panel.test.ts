@@ -32,6 +32,19 @@ describe('the live panel (pure)', () => {
     expect(frame.at(-1)).toMatch(/…$/);
   });
 
+  it('never draws more lines than the terminal has rows', () => {
+    const events = Array.from({ length: 8 }, (_, i) => ({ at: '12:00:00', text: `event ${i + 1}` }));
+    const frame = renderFrame({ title: 't', startedAtMs: 0, snapshot, events }, 0, 120, 8);
+    // Seven lines and the cursor's row below them: the whole frame fits on an 8-row screen.
+    expect(frame).toHaveLength(7);
+    expect(frame.slice(-4)).toEqual([
+      'recent:',
+      '  12:00:00  event 6',
+      '  12:00:00  event 7',
+      '  12:00:00  event 8',
+    ]);
+  });
+
   it('keeps the latest events only, each once', () => {
     const events: LiveEvent[] = [];
     for (let i = 1; i <= 12; i++) pushEvent(events, { at: '12:00:00', text: `event ${i}` });
