@@ -320,7 +320,7 @@ export function checkSavedOutputs(
 
 /**
  * Replays the ledger's event log and returns the highest spent + reserved the runner ever held
- * (runner-spec §3 Budget: it must never pass budget_usd, even with several POSTs in flight).
+ * (the budget rule: it must never pass budget_usd, even with several POSTs in flight).
  */
 export function ledgerBudgetHighWater(p: E2eProject): number {
   const events = ledgerRows<{ attempt_id: number | null; kind: string; detail: string | null }>(
