@@ -23,11 +23,18 @@ export async function until(
   running?: Promise<CliResult>,
 ): Promise<void> {
   let ended: CliResult | undefined;
-  void running?.then((result) => {
-    ended = result;
-  });
+  let broke: unknown;
+  void running?.then(
+    (result) => {
+      ended = result;
+    },
+    (error: unknown) => {
+      broke = error;
+    },
+  );
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
+    if (broke) throw broke;
     if (ended)
       throw new Error(`the run ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
