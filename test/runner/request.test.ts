@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../src/manifest/index.js';
-import { buildRequestBody, canonicalJson, newIdempotencyKey, requestHash } from '../../src/runner/request.js';
+import { newIdempotencyKey } from '../../src/runner/idempotency.js';
+import { buildRequestBody, canonicalJson, requestHash } from '../../src/runner/request.js';
 
 const item = (over: Partial<ManifestItem> = {}): ManifestItem => ({
   id: 'beach',

@@ -43,6 +43,26 @@ export const urlsRefreshed =
   };
 
 /**
+ * A job of the manifest that succeeded more than `ms` ago (sandbox clock = wall clock) and has not
+ * been downloaded: the run is not watching it.
+ */
+export const finishedJobsFetchedWithin =
+  (manifestName: string, ms: number): Watch =>
+  (sandbox) => {
+    const records = sandbox.records();
+    const fetched = new Set(
+      records.requests.filter((r) => r.path.startsWith('/v1/files/') && r.status === 200).map((r) => r.jobId),
+    );
+    for (const job of records.jobs) {
+      if (job.metadata['mediabatch.manifest'] !== manifestName || job.status !== 'succeeded') continue;
+      const waited = Date.now() - Date.parse(job.completedAt!);
+      if (waited > ms && !fetched.has(job.id))
+        return `job ${job.id} succeeded ${waited} ms ago and was not downloaded: the run is not watching it`;
+    }
+    return null;
+  };
+
+/**
  * `mediabatch run` against the sandbox (fast poll interval), checked by `watches` every 25 ms: the
  * first violation kills the run and fails the test with its message.
  */
