@@ -13,6 +13,8 @@ export default defineConfig({
       'test/runner/request.test.ts',
       'test/runner/decision-model.test.ts',
       'test/manifest/money.test.ts',
+      'test/runner/money-edges.test.ts',
+      'test/runner/item-plan-table.test.ts',
       'test/downloads/*.test.ts',
     ],
     testTimeout: 30_000,
