@@ -3,7 +3,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.unit.config.ts', related: false },
+  // forks: a download test sets the process umask, which worker threads may not.
+  vitest: { configFile: 'vitest.unit.config.ts', related: false, pool: 'forks' },
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
     'src/runner/policy.ts',

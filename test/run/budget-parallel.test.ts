@@ -35,13 +35,15 @@ describe('mediabatch run: budget with POSTs in flight at once', () => {
       `${head}items:\n${ids.map((id) => `  - {id: ${id}, prompt: "shot ${id}"}\n`).join('')}`,
     );
     const run = await runAgainst(s, p, ['--json']);
-    expect(run.code, run.stderr).toBe(1);
     const posts = allPosts(s);
     expect(posts, 'POSTs sent under a budget of two reservations').toHaveLength(2);
     // The two went out together: the second arrived before the first could be answered.
     expect(posts[1]!.at - posts[0]!.at, 'ms between the two POSTs').toBeLessThan(400);
-    expect(sandboxSpendHighWater(s, 'parallel')).toBeLessThanOrEqual(100_000);
+    expect(sandboxSpendHighWater(s, 'parallel'), 'highest net charge at the service').toBeLessThanOrEqual(
+      100_000,
+    );
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(100_000);
+    expect(run.code, run.stderr).toBe(1);
     expect(JSON.parse(run.stdout).totals).toMatchObject({
       done: 2,
       budget_exceeded: 6,
