@@ -46,11 +46,11 @@ describe('mediabatch run without --poll-interval', () => {
       [0.5, fast],
     ] as const) {
       expect(gaps.length, `lists at Retry-After ${retryAfter}`).toBeGreaterThanOrEqual(2);
-      // Never sooner than Retry-After asks (a little timer slack allowed), never idly slower.
+      // Never sooner than Retry-After asks (timer and scheduling slack allowed), never idly slower.
       expect(Math.min(...gaps), `shortest gap at Retry-After ${retryAfter}`).toBeGreaterThanOrEqual(
-        retryAfter * 0.9,
+        retryAfter * 0.8,
       );
-      expect(Math.max(...gaps), `longest gap at Retry-After ${retryAfter}`).toBeLessThan(retryAfter * 2);
+      expect(Math.max(...gaps), `longest gap at Retry-After ${retryAfter}`).toBeLessThan(retryAfter * 3);
     }
     expect(fast.length).toBeGreaterThan(slow.length);
   }, 60_000);
