@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -159,6 +161,26 @@ describe('saveJobFiles', () => {
     expect(outcome).toEqual({ kind: 'error', message: `download of ${ORIGIN}/a answered HTTP 500` });
     expect(calls.count).toBe(0);
   });
+
+  it('passes its timeout on to each download', async () => {
+    // A host that answers nothing: without the timeout the download would wait a minute.
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a`;
+      const { refreshJob } = refresher();
+      const outcome = await saveJobFiles(job([url]), {
+        outputDir: tempDir(),
+        itemId: 'shot',
+        refreshJob,
+        timeoutMs: 200,
+      });
+      expect(outcome).toMatchObject({ kind: 'error' });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 5_000);
 
   it('calls an output folder it cannot create a local fault', async () => {
     const parent = tempDir();

@@ -10,6 +10,7 @@ describe('money at its edges', () => {
     expect(() => formatUsd(1.5)).toThrow(new RangeError('not an integer amount: 1.5'));
     expect(() => formatUsd(2 ** 53)).toThrow(RangeError);
     expect(formatUsd(-1)).toBe('-0.000001');
+    expect(formatUsd(0)).toBe('0.000000');
   });
   it('parseUsd takes up to nine whole digits and six decimals, nothing else', () => {
     expect(parseUsd('999999999.999999')).toBe(999_999_999_999_999);
