@@ -1,6 +1,5 @@
 // Mutation testing of the pure core and the download checks (docs/testing.md). `npm run mutate`;
 // not part of `npm test`. Only the fast unit tests run against each mutant (vitest.unit.config.ts).
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   // forks: a download test sets the process umask, which worker threads may not.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../src/manifest/index.js';
 import { newIdempotencyKey } from '../../src/runner/idempotency.js';
-import { buildRequestBody, canonicalJson, requestHash } from '../../src/runner/request.js';
+import { buildRequestBody, requestHash } from '../../src/runner/request.js';
 
 const item = (over: Partial<ManifestItem> = {}): ManifestItem => ({
   id: 'beach',
@@ -13,17 +13,6 @@ const item = (over: Partial<ManifestItem> = {}): ManifestItem => ({
   ...over,
 });
 
-describe('canonicalJson', () => {
-  it('sorts object keys at every depth, inside arrays too, and keeps array order and scalars', () => {
-    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: null }], c: 'x' } })).toBe(
-      '{"a":{"c":"x","d":[{"y":null,"z":1}]},"b":1}',
-    );
-    expect(canonicalJson([3, 1, 2])).toBe('[3,1,2]');
-    expect(canonicalJson(null)).toBe('null');
-    expect(canonicalJson('s')).toBe('"s"');
-  });
-});
-
 describe('requestHash', () => {
   it('is the SHA-256 of the canonical model, input, metadata and cap', () => {
     const expected = createHash('sha256')
@@ -32,6 +21,17 @@ describe('requestHash', () => {
       )
       .digest('hex');
     expect(requestHash(item())).toBe(expected);
+  });
+
+  it('hashes the exact text ledgers already store: keys sorted at every depth, integer-like keys in numeric order', () => {
+    const nested = item({
+      input: { prompt: 'p', shots: [{ z: 1, a: [2, 1] }], '10': 'ten', '9': 'nine' },
+      metadata: { b: { y: null, x: true } },
+    });
+    const text =
+      '{"input":{"9":"nine","10":"ten","prompt":"p","shots":[{"a":[2,1],"z":1}]},"max_cost":1500000,' +
+      '"metadata":{"b":{"x":true,"y":null}},"model":"acme-video-2"}';
+    expect(requestHash(nested)).toBe(createHash('sha256').update(text).digest('hex'));
   });
 
   it('ignores key order and the id, and changes with each field the user asked for', () => {
