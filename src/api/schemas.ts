@@ -5,7 +5,7 @@ import { z } from 'zod';
  * error, because the service promises exactly these fields and the runner's safety rests on them.
  */
 
-const usdString = z.string().regex(/^\d+(\.\d{1,6})?$/, 'decimal string with at most six decimal places');
+const usdString = z.string().regex(/^\d+\.\d{6}$/, 'decimal string with exactly six decimal places');
 const isoTimestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'ISO 8601 date-time');
 
 export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']);

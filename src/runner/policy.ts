@@ -141,7 +141,8 @@ export function decideJobFailure(
   retries: number,
   pollIntervalMs: number,
 ): JobFailureDecision {
-  const polls = RESUBMIT_DELAY_IN_POLLS[code];
+  // Own keys only: a code such as `constructor` must not find Object.prototype's member.
+  const polls = Object.hasOwn(RESUBMIT_DELAY_IN_POLLS, code) ? RESUBMIT_DELAY_IN_POLLS[code] : undefined;
   if (polls === undefined) return { kind: 'item_failed', code };
   if (retriesUsed >= retries) return { kind: 'item_failed', code: 'retries_exhausted' };
   return { kind: 'resubmit', delayMs: polls * pollIntervalMs };

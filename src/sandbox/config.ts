@@ -57,6 +57,8 @@ const faultsSchema = z.strictObject({
   drop_before_store: rate.default(0),
   drop_after_store: rate.default(0),
   download_cut: rate.default(0),
+  /** Downloads whose Content-Length disagrees with the whole body they send (half short, half long). */
+  download_wrong_length: rate.default(0),
   latency_ms: range.default({ min: 0, max: 0 }),
   download_bytes_per_second: z.number().positive().optional(),
 });

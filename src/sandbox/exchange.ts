@@ -20,7 +20,10 @@ export interface Exchange {
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'drop' }
-  | { kind: 'file'; bytes: Buffer; cut: boolean };
+  | { kind: 'file'; bytes: Buffer; cut: boolean; wrongLength: WrongLength };
+
+/** A download whose Content-Length lies: the body is shorter or longer than it says. */
+export type WrongLength = 'short' | 'long' | null;
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
   kind: 'json',

@@ -34,13 +34,20 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  *   [[drop-before]]      the connection is destroyed without an answer, nothing stored
  *   [[drop-after]]       the job is stored and charged, then the connection is destroyed
  *   [[cut-download]]     a download of the job's file sends half of the body, then drops
+ *   [[url-expired]]      a download of the job's file answers 403 url_expired, as a signed URL
+ *                        past its lifetime does (use a count: `[[url-expiredx1]]`)
+ *   [[short-body]]       a download sends the whole file, but its Content-Length promises twice
+ *                        as much; the server closes the connection once the body is out
+ *   [[long-body]]        a download sends the whole file in chunked encoding, but its
+ *                        Content-Length promises only half of it
  *   [[run:<seconds>]]    the job runs for exactly that long (decimal seconds)
  *   [[cost:<usd>]]       the job costs exactly that (decimal string), whatever the input
  *
  * Every fault marker takes an optional count suffix `xN` (`[[fail:model_busyx2]]`,
  * `[[500-beforex1]]`): only the first N occurrences for that exact prompt text are affected, so
  * that a retry or resubmission eventually goes through. Occurrences are counted per created job
- * for fail/reject, per POST for 500/drop, and per download for cut-download.
+ * for fail/reject, per POST for 500/drop, and per download for cut-download, url-expired,
+ * short-body and long-body.
  */
 export type MarkerKind =
   | 'fail'
@@ -49,7 +56,10 @@ export type MarkerKind =
   | '500-after'
   | 'drop-before'
   | 'drop-after'
-  | 'cut-download';
+  | 'cut-download'
+  | 'url-expired'
+  | 'short-body'
+  | 'long-body';
 
 export interface FaultMarker {
   kind: MarkerKind;
@@ -65,7 +75,7 @@ export interface PromptMarkers {
 }
 
 const FAULT_MARKER =
-  /\[\[(?:(fail|reject):([a-z_]+)|(500-before|500-after|drop-before|drop-after|cut-download))(?:x(\d+))?\]\]/g;
+  /\[\[(?:(fail|reject):([a-z_]+)|(500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body))(?:x(\d+))?\]\]/g;
 const RUN_MARKER = /\[\[run:(\d+(?:\.\d+)?)\]\]/;
 const COST_MARKER = /\[\[cost:(\d+(?:\.\d{1,6})?)\]\]/;
 

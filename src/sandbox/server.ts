@@ -20,6 +20,30 @@ function originFor(host: string, port: number): string {
 }
 
 /**
+ * A whole, cleanly ended download whose Content-Length lies. Node's response object frames bodies
+ * by their Content-Length, so the answer is written on the socket itself: a shorter body ends with
+ * the connection (Connection: close), a longer one is framed by chunked encoding.
+ */
+function sendWithWrongLength(res: ServerResponse, bytes: Buffer, side: 'short' | 'long'): void {
+  const declared = side === 'short' ? bytes.length * 2 : Math.floor(bytes.length / 2);
+  const head = [
+    'HTTP/1.1 200 OK',
+    'content-type: video/mp4',
+    `content-length: ${declared}`,
+    `x-request-id: ${String(res.getHeader('x-request-id'))}`,
+    'connection: close',
+    ...(side === 'long' ? ['transfer-encoding: chunked'] : []),
+  ].join('\r\n');
+  const socket = res.socket!;
+  socket.write(`${head}\r\n\r\n`);
+  if (side === 'long') {
+    socket.write(`${bytes.length.toString(16)}\r\n`);
+    socket.write(bytes);
+    socket.end('\r\n0\r\n\r\n');
+  } else socket.end(bytes);
+}
+
+/**
  * The HTTP listener in front of a SandboxStore. It can stop and listen again on the same port,
  * severing open connections in between, to simulate an outage while keeping all state.
  */
@@ -140,6 +164,10 @@ export class SandboxServer {
         'content-length': Buffer.byteLength(text),
       });
       res.end(text);
+      return;
+    }
+    if (reply.wrongLength !== null) {
+      sendWithWrongLength(res, reply.bytes, reply.wrongLength);
       return;
     }
     res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': reply.bytes.length });

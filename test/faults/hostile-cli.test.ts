@@ -5,7 +5,15 @@ import { outputPathFor, parseManifest } from '../../src/manifest/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli, tempProject } from '../support/cli.js';
 import { cliEnv, startTestSandbox } from '../support/e2e.js';
-import { expectNoStackTrace, FILE, noSibling, siblingText, wellFormed } from './support.js';
+import {
+  expectNoStackTrace,
+  FILE,
+  manifestOf,
+  noSibling,
+  problemsOf,
+  siblingText,
+  wellFormed,
+} from './support.js';
 
 const ESCAPES = [
   '../x',
@@ -39,14 +47,18 @@ describe('ids that try to leave output.dir are refused wherever they come from',
         siblingText(`${JSON.stringify({ id, prompt: 'p' })}\n`),
       );
       for (const result of [inYaml, csv, jsonl]) {
-        expect(result.ok, id).toBe(false);
-        if (!result.ok) expect(result.problems.map((p) => p.path).join(' ')).toMatch(/id/);
+        expect(
+          problemsOf(result)
+            .map((p) => p.path)
+            .join(' '),
+          id,
+        ).toMatch(/id/);
       }
       expect(() => outputPathFor('/out', id, 0, 1, 'mp4')).toThrow();
     }
     const matrix = `version: 1\nname: m\nmatrix:\n  style: ${JSON.stringify(ESCAPES)}\nitems:\n  - {id: base, prompt: p}\n  - {prompt: q}\n`;
-    const expanded = wellFormed(() => parseManifest(FILE, matrix, noSibling));
-    if (expanded.ok) expect(expanded.manifest.items).toHaveLength(2 * ESCAPES.length);
+    const expanded = manifestOf(wellFormed(() => parseManifest(FILE, matrix, noSibling)));
+    expect(expanded.items).toHaveLength(2 * ESCAPES.length);
   });
 });
 

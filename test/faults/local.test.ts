@@ -34,7 +34,7 @@ async function blockedThenRecovered(
   obstacle: (p: E2eProject) => () => void,
   expectMessage: RegExp,
   json = false,
-): Promise<void> {
+): Promise<CliResult> {
   const s = await startTestSandbox();
   sandbox = s;
   const p = project(name, `${manifestYaml(name)}${itemsYaml(ids)}`);
@@ -53,10 +53,6 @@ async function blockedThenRecovered(
   const said = json ? first.stderr : first.stdout;
   expect(said).toMatch(expectMessage);
   expect(said).toMatch(/re-run/);
-  if (json) {
-    const report = JSON.parse(first.stdout) as { items: Array<{ state: string }> };
-    expect(report.items.some((item) => item.state === 'in_flight')).toBe(true);
-  }
   // The ledger still knows every job succeeded and was paid once; nothing is lost.
   const rows = attemptRows(p);
   expect(rows.map((row) => [row.item_id, row.job_status])).toEqual(ids.map((id) => [id, 'succeeded']));
@@ -68,7 +64,12 @@ async function blockedThenRecovered(
   expectNoStackTrace(second);
   expectAllDoneOnce(s, p, name, second, ids);
   expect(allPosts(s)).toHaveLength(posts);
+  return first;
 }
+
+/** The states `run --json` reported for its items. */
+const jsonStates = (result: CliResult) =>
+  (JSON.parse(result.stdout) as { items: Array<{ state: string }> }).items.map((item) => item.state);
 
 describe('local faults while saving outputs', () => {
   it('reports an output folder that cannot be written, exits 1, and a re-run saves the files', async () => {
@@ -91,7 +92,7 @@ describe('local faults while saving outputs', () => {
   }, 60_000);
 
   it('reports a folder standing where an output file must go, and recovers once it is gone', async () => {
-    await blockedThenRecovered(
+    const first = await blockedThenRecovered(
       'blocked-file',
       ['a', 'b'],
       (p) => {
@@ -101,34 +102,43 @@ describe('local faults while saving outputs', () => {
       /a: files not saved: .*(EISDIR|ENOTEMPTY|EEXIST|directory)/i,
       true,
     );
+    expect(jsonStates(first)).toContain('in_flight');
   }, 60_000);
 
   // A real full disk: a 64 KiB tmpfs mounted on the output folder (needs CAP_SYS_ADMIN, as root here).
   it.skipIf(!canMount())(
     'reports a full disk (ENOSPC), exits 1, and a re-run after freeing space saves',
     async () => {
-      await blockedThenRecovered(
+      const first = await blockedThenRecovered(
         'disk-full',
         ['a', 'b'],
         (p) => {
           mkdirSync(p.outDir, { recursive: true });
           execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', p.outDir]);
           cleanups.push(() => execFileSync('umount', ['-l', p.outDir]));
+          // The filler must fill the disk: a write that fits would leave room for the outputs.
           const filler = join(p.outDir, 'filler.bin');
-          try {
-            writeFileSync(filler, Buffer.alloc(1024 * 1024));
-          } catch (error) {
-            expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-          }
+          expect(writeErrorCode(filler, Buffer.alloc(1024 * 1024))).toBe('ENOSPC');
           return () => rmSync(filler, { force: true });
         },
         /files not saved: .*(ENOSPC|no space left)/i,
         true,
       );
+      expect(jsonStates(first)).toContain('in_flight');
     },
     60_000,
   );
 });
+
+/** The error code of writing `data` to `path`, or 'written' when it fits. */
+function writeErrorCode(path: string, data: Buffer): string {
+  try {
+    writeFileSync(path, data);
+    return 'written';
+  } catch (error) {
+    return String((error as NodeJS.ErrnoException).code);
+  }
+}
 
 function canMount(): boolean {
   if (!isRoot) return false;

@@ -8,6 +8,7 @@ import {
   runAgainst,
   startTestSandbox,
 } from '../support/e2e.js';
+import { neverPaidTwice, runWatched, urlsRefreshed } from '../support/watchdog.js';
 import { expectAllDoneOnce, expectNoStackTrace, itemsYaml, sleep, until } from './support.js';
 
 let sandbox: SandboxHandle | undefined;
@@ -59,7 +60,7 @@ describe('network faults', () => {
     const all = ids('l', 4);
     const p = project(name, `${manifestYaml(name)}${itemsYaml(all)}`);
     // undici checks its timeouts on a coarse (~1 s) clock, so 0.5 s means "gone within 1.5 s".
-    const running = runAgainst(s, p, ['--json'], { MEDIABATCH_HTTP_TIMEOUT: '0.5' });
+    const running = runWatched(s, p, [neverPaidTwice(name)], ['--json'], { MEDIABATCH_HTTP_TIMEOUT: '0.5' });
 
     // The sandbox stores each job 2.5 s after its POST arrives, long after the client gave up, so
     // every first POST is a paid job whose answer was lost: only resending its own key finds it.
@@ -110,7 +111,7 @@ describe('network faults', () => {
     const all = ids('s', 8);
     const p = project(name, `${manifestYaml(name)}${itemsYaml(all)}`);
 
-    const result = await runAgainst(s, p, ['--json']);
+    const result = await runWatched(s, p, [urlsRefreshed()], ['--json']);
     expectNoStackTrace(result);
     expectAllDoneOnce(s, p, name, result, all);
     const requests = s.records().requests;

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type CliOptions, type CliResult, spawnCli } from '../support/cli.js';
+import { removeTempDir, tempDir } from '../support/temp.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -13,7 +13,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
  */
 export function snapshotCli(): { cli: string; remove: () => void } {
   for (let tries = 1; ; tries++) {
-    const dir = mkdtempSync(join(tmpdir(), 'mediabatch-cli-'));
+    const dir = tempDir('mediabatch-cli-');
     cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -22,8 +22,8 @@ export function snapshotCli(): { cli: string; remove: () => void } {
     // unless a module is torn (exit 70). `run --help` no longer loads the command at all.
     const missing = join(dir, 'no-such-manifest.yaml');
     const check = spawnSync(process.execPath, [cli, 'run', missing], { encoding: 'utf8', timeout: 20_000 });
-    if (check.status === 2) return { cli, remove: () => rmSync(dir, { recursive: true, force: true }) };
-    rmSync(dir, { recursive: true, force: true });
+    if (check.status === 2) return { cli, remove: () => removeTempDir(dir) };
+    removeTempDir(dir);
     if (tries >= 5) throw new Error(`no consistent build of the CLI to copy: ${check.stderr}`);
     execFileSync('sleep', ['2']);
   }

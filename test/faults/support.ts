@@ -23,11 +23,18 @@ export async function until(
   running?: Promise<CliResult>,
 ): Promise<void> {
   let ended: CliResult | undefined;
-  void running?.then((result) => {
-    ended = result;
-  });
+  let broke: unknown;
+  void running?.then(
+    (result) => {
+      ended = result;
+    },
+    (error: unknown) => {
+      broke = error;
+    },
+  );
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
+    if (broke) throw broke;
     if (ended)
       throw new Error(`the run ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -110,6 +117,19 @@ export function itemsYaml(
 export const FILE = '/m/batch.yaml';
 export const noSibling = (rel: string) => ({ file: `/m/${rel}`, error: 'file not found' });
 export const siblingText = (text: string) => (rel: string) => ({ file: `/m/${rel}`, text });
+
+/** The problems of a manifest that must be refused; fails the test when it was accepted. */
+export function problemsOf(result: ManifestResult): Extract<ManifestResult, { ok: false }>['problems'] {
+  if (result.ok)
+    throw new Error(`expected the manifest to be refused; it has ${result.manifest.items.length} items`);
+  return result.problems;
+}
+
+/** The manifest that must be accepted; fails the test with its problems when it was refused. */
+export function manifestOf(result: ManifestResult): Extract<ManifestResult, { ok: true }>['manifest'] {
+  if (!result.ok) throw new Error(`expected a manifest, got problems: ${JSON.stringify(result.problems)}`);
+  return result.manifest;
+}
 
 /** Never a throw; a manifest, or problems that each point at a positive line and column. */
 export function wellFormed(run: () => ManifestResult): ManifestResult {

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { acquireLedgerLock, Ledger, SCHEMA_VERSION } from '../../src/ledger/index.js';
+import { tempDir } from '../support/temp.js';
 
 const here = import.meta.dirname;
-const tempLedger = () => join(mkdtempSync(join(tmpdir(), 'mediabatch-ledger-')), 'nested', 'batch.sqlite');
+const tempLedger = () => join(tempDir('mediabatch-ledger-'), 'nested', 'batch.sqlite');
 
 function startChild(script: string, arg: string) {
   const child = spawn(process.execPath, [resolve(here, script), arg], {

@@ -31,7 +31,7 @@ const items = (ids: string[], prompt = (id: string) => `shot ${id}`) =>
   `items:\n${ids.map((id) => `  - {id: ${id}, prompt: "${prompt(id)}"}`).join('\n')}\n`;
 
 describe('mediabatch run: budget_usd', () => {
-  it('with per-item caps never lets spent + reserved pass the budget, and a raised budget resumes', async () => {
+  it('with per-item caps stops at the budget and a raised budget resumes (parallel reservations: budget-parallel.test.ts)', async () => {
     sandbox = await startTestSandbox({
       workspaces: [{ id: 'ws_test', balance_usd: '10', concurrency_limit: 5 }],
     });

@@ -16,6 +16,7 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../support/e2e.js';
+import { runWatched, urlsRefreshed } from '../support/watchdog.js';
 
 let sandbox: SandboxHandle;
 afterEach(async () => {
@@ -52,10 +53,10 @@ describe('mediabatch run: downloads', () => {
       'refresh',
       `${manifestYaml('refresh', 'concurrency: 8\n')}items:\n${ids.map((id) => `  - {id: ${id}, prompt: clip ${id}}\n`).join('')}`,
     );
-    const run = spawnRun(sandbox, p);
+    const running = runWatched(sandbox, p, [urlsRefreshed()]);
     await waitUntil(() => sandbox.records().jobs.length === 6, 10_000, 'six jobs');
     clocked.advance(31);
-    const result = await run.done;
+    const result = await running;
     expect(result.code, result.stderr).toBe(0);
     const requests = sandbox.records().requests;
     const refused = requests.flatMap((entry, index) =>

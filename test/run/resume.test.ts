@@ -21,6 +21,7 @@ import {
   unansweredSubmission,
   waitUntil,
 } from '../support/e2e.js';
+import { finishedJobsFetchedWithin, runWatched } from '../support/watchdog.js';
 
 const sandboxes: SandboxHandle[] = [];
 afterEach(async () => {
@@ -194,6 +195,32 @@ describe('mediabatch run: attempts unanswered for more than 23 hours', () => {
     expect(searches.length).toBeGreaterThan(lists);
     expect(JSON.parse(result.stdout).items[0]).toMatchObject({ state: 'done', job_id: job.id });
     expect(checkSavedOutputs(sandbox, p, 'old-found', ['a']).problems).toEqual([]);
+  });
+
+  it('watches an adopted job that is still running and saves it within seconds of its end', async () => {
+    const sandbox = await newSandbox();
+    const p = project(
+      'old-running',
+      `${manifestYaml('old-running')}items:\n  - {id: a, prompt: "slow [[run:4]]"}\n`,
+    );
+    const { job } = await unansweredSubmission(sandbox, p, 'old-running');
+    ageAttempts(p, 25);
+    const before = sandbox.records().requests.length;
+    const result = await runWatched(sandbox, p, [finishedJobsFetchedWithin('old-running', 3_000)]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`found job ${job.id} of an old unanswered submission; adopting it`);
+    const later = sandbox.records().requests.slice(before);
+    // It was adopted from the search while still running, without any POST.
+    const search = later.find((entry) => entry.path === '/v1/jobs' && entry.query?.includes('created_after'));
+    const done = jobsOf(sandbox, 'old-running', 'a')[0]!;
+    expect(search!.at).toBeLessThan(Date.parse(done.completedAt!));
+    expect(later.filter((entry) => entry.method === 'POST')).toEqual([]);
+    const download = later.find((entry) => entry.path.startsWith('/v1/files/') && entry.status === 200);
+    expect(
+      download!.at - Date.parse(done.completedAt!),
+      'ms from the end of the job to its download',
+    ).toBeLessThan(3_000);
+    expect(checkSavedOutputs(sandbox, p, 'old-running', ['a']).problems).toEqual([]);
   });
 
   it('resends with its own key and body when no matching job exists', async () => {

@@ -20,6 +20,7 @@ import {
   statusJson,
   waitUntil,
 } from '../support/e2e.js';
+import { neverPaidTwice, runWatched } from '../support/watchdog.js';
 
 let sandbox: SandboxHandle;
 afterEach(async () => {
@@ -86,7 +87,7 @@ describe('mediabatch run: submission outcomes', () => {
   - {id: dropAfter, prompt: "d [[drop-after]]"}
 `,
     );
-    const run = await runAgainst(sandbox, p, ['--json']);
+    const run = await runWatched(sandbox, p, [neverPaidTwice('faulty')], ['--json']);
     expect(run.code).toBe(0);
     const items = itemsById(run.stdout);
     const expectedAnswers: Record<string, Array<number | 'dropped'>> = {

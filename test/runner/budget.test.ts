@@ -91,3 +91,34 @@ describe('reserveBudget', () => {
     );
   });
 });
+
+describe('reserveBudget without a per-item cap, after a refused budget cap', () => {
+  const state: BudgetState = { budgetMicros: 1_000, spentMicros: 200, reservedMicros: 300 };
+  it('reserves what is left when that is more than the cap the service refused', () => {
+    expect(reserveBudget(state, null, 499)).toEqual({
+      kind: 'reserved',
+      reserveMicros: 500,
+      maxCostMicros: 500,
+      capFromBudget: true,
+    });
+  });
+  it('waits while what is left is no more than the refused cap, or nothing is left', () => {
+    expect(reserveBudget(state, null, 500)).toEqual({
+      kind: 'no_room',
+      needMicros: null,
+      remainingMicros: 500,
+    });
+    expect(reserveBudget({ ...state, reservedMicros: 800 }, null)).toEqual({
+      kind: 'no_room',
+      needMicros: null,
+      remainingMicros: 0,
+    });
+  });
+});
+
+describe('remainingBudget', () => {
+  it('is the budget minus spent minus reserved, or null without a budget', () => {
+    expect(remainingBudget({ budgetMicros: 1_000, spentMicros: 200, reservedMicros: 300 })).toBe(500);
+    expect(remainingBudget({ budgetMicros: null, spentMicros: 200, reservedMicros: 300 })).toBeNull();
+  });
+});

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { tempDir } from './temp.js';
 
 export const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
 
@@ -52,9 +52,9 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
   return spawnCli(args, options).done;
 }
 
-/** A fresh folder holding the given files (path -> content). */
+/** A fresh folder holding the given files (path -> content), removed when the test file ends. */
 export function tempProject(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mediabatch-test-'));
+  const dir = tempDir('mediabatch-test-');
   for (const [path, content] of Object.entries(files)) {
     const full = join(dir, path);
     mkdirSync(dirname(full), { recursive: true });

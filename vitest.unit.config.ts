@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The fast unit tests of the pure core and the download checks: no build, no CLI child process.
+ * Mutation testing (stryker.config.mjs) runs only these, so a run takes minutes.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/runner/policy.test.ts',
+      'test/runner/policy-rules.test.ts',
+      'test/runner/budget.test.ts',
+      'test/runner/item-plan.test.ts',
+      'test/runner/request.test.ts',
+      'test/runner/decision-model.test.ts',
+      'test/manifest/money.test.ts',
+      'test/runner/money-edges.test.ts',
+      'test/runner/item-plan-table.test.ts',
+      'test/downloads/*.test.ts',
+    ],
+    testTimeout: 30_000,
+  },
+});
