@@ -3,13 +3,15 @@ import { ExitCode, UserError } from '../../errors.js';
 import { type AttemptView, Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { renderStatusText } from '../../report/render-text.js';
-import { buildStatusReport, type LedgerView } from '../../report/status-report.js';
+import { buildStatusReport, type LedgerView, type StatusReport } from '../../report/status-report.js';
 import { ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 
 export interface LedgerRead {
   path: string;
   exists: boolean;
+  /** The service the ledger belongs to (docs/services.md); null while none has answered a run. */
+  service: string | null;
   view: LedgerView;
 }
 
@@ -21,16 +23,18 @@ export function readLedger(
   manifest: Manifest,
   flag: string | undefined,
   io: CliIo,
-  options: { view?: AttemptView } = {},
+  options: { view?: AttemptView; sandbox?: boolean } = {},
 ): LedgerRead {
-  const path = ledgerPathFor(manifest, flag, io);
-  if (!existsSync(path)) return { path, exists: false, view: { items: [], attempts: [], files: [] } };
+  const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
+  if (!existsSync(path))
+    return { path, exists: false, service: null, view: { items: [], attempts: [], files: [] } };
   let ledger: Ledger | null = null;
   try {
     ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
     return {
       path,
       exists: true,
+      service: ledger.service()?.identity ?? null,
       view: {
         items: ledger.listItems(),
         attempts: ledger.listAttempts({ view: options.view ?? 'summary' }),
@@ -46,8 +50,14 @@ export function readLedger(
 
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
-  const ledger = readLedger(manifest, values.ledger, io);
+  const ledger = readLedger(manifest, values.ledger, io, { sandbox: values.sandbox });
   const report = buildStatusReport(manifest, ledger.view, Date.now());
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusText(report, ledger));
+  io.stdout.write(values.json ? statusJson(report, ledger.service) : renderStatusText(report, ledger));
   return ExitCode.Ok;
 };
+
+/** The status document (run --json prints it too), with the ledger's service after the manifest's name. */
+export function statusJson(report: StatusReport, service: string | null): string {
+  const { manifest, ...rest } = report;
+  return `${JSON.stringify({ manifest, service, ...rest }, null, 2)}\n`;
+}
