@@ -39,7 +39,7 @@ describe('run --only', () => {
     expect(typo.stderr).toContain('--only citty-1 matches no item of subset, did you mean `city-1`?');
     expect(allPosts(sandbox)).toHaveLength(2);
 
-    const cities = await runAgainst(sandbox, p, ['--only', 'city-1,city-2', '--only', 'beach-1']);
+    const cities = await runAgainst(sandbox, p, ['--only', 'city-1', 'city-2', '--only', 'beach-1,beach-2']);
     expect(cities.code, cities.stderr).toBe(0);
     expect(Object.values(itemStates(p))).toEqual(['done', 'done', 'done', 'done']);
     for (const id of ['beach-1', 'beach-2', 'city-1', 'city-2'])
