@@ -11,7 +11,7 @@ export const ExitCode = {
   ItemsNotDone: 1,
   /** A usage or manifest mistake; nothing was submitted. */
   Usage: 2,
-  /** The service refused the account (401, 402), or another live run holds the ledger. */
+  /** The service refused the account (401, 402), does not know the ledger's jobs, or another live run holds the ledger. */
   Refused: 3,
   /** A bug in mediabatch, not a user mistake (BSD's EX_SOFTWARE). */
   Internal: 70,

@@ -20,6 +20,14 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Called once per HTTP request, for counting and tracing (never sees the key). */
   onRequest?: (method: string, path: string) => void;
+  /** Called after each successful answer of the promised shape: proof that this is the service. */
+  onAnswer?: () => void;
+}
+
+/** Per-call settings: a signal that abandons the request (Ctrl-C), a shorter wait than the client's. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
 }
 
 /** A successful answer, with the headers callers need. */
@@ -41,6 +49,7 @@ export class MediaGenClient {
   readonly #dispatcher: Dispatcher | undefined;
   readonly #timeoutMs: number;
   readonly #onRequest: ClientOptions['onRequest'];
+  readonly #onAnswer: ClientOptions['onAnswer'];
 
   constructor(options: ClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -48,6 +57,7 @@ export class MediaGenClient {
     this.#dispatcher = options.dispatcher;
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#onRequest = options.onRequest;
+    this.#onAnswer = options.onAnswer;
   }
 
   /** POST /videos/generation with the exact body text the ledger committed, so a retry is byte-identical. */
@@ -80,8 +90,8 @@ export class MediaGenClient {
     }
   }
 
-  getAccount(): Promise<ApiResult<Account>> {
-    return this.#send('GET', '/account', accountSchema);
+  getAccount(options: CallOptions = {}): Promise<ApiResult<Account>> {
+    return this.#send('GET', '/account', accountSchema, {}, options);
   }
 
   async #send<T>(
@@ -89,17 +99,20 @@ export class MediaGenClient {
     path: string,
     schema: z.ZodType<T>,
     extra: { body?: string; headers?: Record<string, string> } = {},
+    call: CallOptions = {},
   ): Promise<ApiResult<T>> {
     this.#onRequest?.(method, path);
+    const timeoutMs = call.timeoutMs ?? this.#timeoutMs;
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.#baseUrl}${path}`, {
         method,
         headers: { accept: 'application/json', authorization: `Bearer ${this.#apiKey}`, ...extra.headers },
         ...(extra.body === undefined ? {} : { body: extra.body }),
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
         ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
       });
     } catch (cause) {
       throw new ApiConnectionError(`${method} ${path}: ${describeNetworkError(cause)}`, { cause });
@@ -113,7 +126,11 @@ export class MediaGenClient {
     } catch (cause) {
       if (response.statusCode >= 400)
         throw ApiError.generate(response.statusCode, undefined, requestId, retryAfter);
-      throw new ApiConnectionError(`${method} ${path}: unreadable response body`, { cause, requestId });
+      throw new ApiConnectionError(`${method} ${path}: unreadable response body`, {
+        cause,
+        requestId,
+        kind: cause instanceof SyntaxError ? 'protocol' : 'network',
+      });
     }
     if (response.statusCode >= 400) throw ApiError.generate(response.statusCode, body, requestId, retryAfter);
     const parsed = schema.safeParse(body);
@@ -122,8 +139,10 @@ export class MediaGenClient {
       const where = issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'unexpected body';
       throw new ApiConnectionError(`${method} ${path}: response does not match the interface (${where})`, {
         requestId,
+        kind: 'protocol',
       });
     }
+    this.#onAnswer?.();
     return { data: parsed.data, status: response.statusCode, requestId, retryAfter };
   }
 }

@@ -70,10 +70,19 @@ export class ApiError extends Error {
  */
 export class ApiConnectionError extends Error {
   readonly requestId: string | null;
-  constructor(message: string, options: { cause?: unknown; requestId?: string | null } = {}) {
+  /**
+   * `network`: no answer came back (refused, DNS, TLS, reset, timeout). `protocol`: something
+   * answered, but not as the service does (not JSON, or not the promised shape).
+   */
+  readonly kind: 'network' | 'protocol';
+  constructor(
+    message: string,
+    options: { cause?: unknown; requestId?: string | null; kind?: 'network' | 'protocol' } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'ApiConnectionError';
     this.requestId = options.requestId ?? null;
+    this.kind = options.kind ?? 'network';
   }
 }
 

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatProblem, loadManifest, type Manifest } from '../manifest/index.js';
 import type { CliIo } from './io.js';
@@ -15,10 +15,29 @@ export function manifestOrExit(path: string | undefined, io: CliIo): Manifest {
   );
 }
 
-export function ledgerPathFor(manifest: Manifest, flag: string | undefined, io: CliIo): string {
-  return flag
-    ? resolve(io.cwd, flag)
-    : join(dirname(manifest.file), '.mediabatch', `${manifest.name}.sqlite`);
+/**
+ * `--ledger`, else `.mediabatch/<name>.sqlite` beside the manifest. Sandbox runs keep theirs in
+ * `.mediabatch/sandbox/`, so a demo's placeholder videos and spend never meet a real service's.
+ */
+export function ledgerPathFor(
+  manifest: Manifest,
+  flag: string | undefined,
+  io: CliIo,
+  options: { sandbox?: boolean } = {},
+): string {
+  if (flag) return resolve(io.cwd, flag);
+  const folder = join(dirname(manifest.file), '.mediabatch');
+  return join(options.sandbox ? join(folder, 'sandbox') : folder, `${manifest.name}.sqlite`);
+}
+
+/**
+ * The manifest as a sandbox run sees it: its files go to a `sandbox` folder beside the output
+ * folder (out/demo -> out/sandbox/demo), apart from real results (docs/services.md).
+ */
+export function forSandbox(manifest: Manifest, sandbox: boolean): Manifest {
+  if (!sandbox) return manifest;
+  const { outputDir } = manifest;
+  return { ...manifest, outputDir: join(dirname(outputDir), 'sandbox', basename(outputDir)) };
 }
 
 export interface Connection {

@@ -3,9 +3,15 @@ import { ExitCode } from '../errors.js';
 /** One line per exit code, for help and docs; the record type makes a new code need a meaning. */
 const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Ok: 'every item is done, or the command did what it was asked',
-  ItemsNotDone: 'the run finished, but some items failed, expired or did not fit the budget',
-  Usage: 'a mistake in the command line or the manifest; nothing was submitted',
-  Refused: 'the service refused the account (401, 402), or another live run holds the ledger',
+  ItemsNotDone:
+    'the run finished, but some items failed, expired or did not fit the budget; or it stopped early ' +
+    '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending',
+  Usage:
+    'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
+    "service than the ledger's); nothing was submitted",
+  Refused:
+    'the service refused the account (401, 402), does not know jobs the ledger holds, or another ' +
+    'live run holds the ledger',
   Internal: 'a bug in mediabatch; MEDIABATCH_DEBUG=1 shows where',
   Interrupted: 'interrupted; the ledger is consistent, and running the same command resumes',
 };

@@ -117,8 +117,11 @@ export const FLAGS = [
   {
     name: 'sandbox',
     type: 'boolean',
-    description: 'Run against an embedded sandbox on a free loopback port instead of the service.',
-    commands: ['run'],
+    description:
+      'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
+      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>); with status and report, ' +
+      'read that ledger.',
+    commands: ['run', 'status', 'report'],
   },
   {
     name: 'json',
@@ -150,6 +153,25 @@ export const FLAGS = [
     value: 'ID... | @FILE',
     description:
       'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
+    commands: ['run'],
+  },
+  {
+    name: 'only',
+    type: 'string',
+    multiple: true,
+    variadic: true,
+    value: 'ID|GLOB...',
+    description:
+      'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by ' +
+      'commas). Other items are left exactly as they are.',
+    commands: ['run'],
+  },
+  {
+    name: 'retry-failed',
+    type: 'boolean',
+    description:
+      'Also submit again items that failed for a final reason (content_rejected, a 400 code), with a new ' +
+      'key and within the budget; says how many and what they may cost first.',
     commands: ['run'],
   },
   {
@@ -199,6 +221,20 @@ export const ENVIRONMENT = [
     description:
       'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
       'with the same key and body.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_PREFLIGHT_SECONDS',
+    description:
+      'How long `run` keeps trying to reach the service before anything is sent (default 30); after ' +
+      'that it stops with exit 1, nothing submitted. See docs/services.md.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_MODEL_BUSY_SECONDS',
+    description:
+      'For test harnesses only: seconds before a model_busy job is resubmitted (default 30, as the ' +
+      'service asks). Leave it unset against the real service.',
     commands: ['run'],
   },
   {

@@ -2,3 +2,4 @@ export { type AttemptView, type ItemUpdate, Ledger, type NewAttempt } from './le
 export { acquireLedgerLock, type LedgerLock } from './lock.js';
 export { SCHEMA_VERSION } from './migrations.js';
 export * from './records.js';
+export { describeService, SANDBOX_IDENTITY } from './service.js';

@@ -9,6 +9,7 @@ import type {
   ItemState,
   JobSnapshot,
   MoneyTotals,
+  ServiceBinding,
 } from './records.js';
 
 export interface NewAttempt {
@@ -336,6 +337,34 @@ export class Ledger {
       const attempt = this.getAttempt(attemptId);
       this.#event(attempt.itemId, attemptId, 'file_moved', { idx, path });
     })();
+  }
+
+  // ---- service -----------------------------------------------------------------------------
+
+  /**
+   * The service this ledger belongs to, or null while none has answered a run's pre-flight. A
+   * ledger opened read-only at an older schema has no such table yet: it is unbound too.
+   */
+  service(): ServiceBinding | null {
+    const table = this.#db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'service'")
+      .get();
+    if (!table) return null;
+    const row = this.#db.prepare('SELECT identity, bound_at AS boundAt FROM service WHERE id = 1').get() as
+      | ServiceBinding
+      | undefined;
+    return row ?? null;
+  }
+
+  /** Binds the ledger to `identity` once; a ledger already bound keeps its service. */
+  bindService(identity: string): ServiceBinding {
+    this.#db.transaction(() => {
+      const info = this.#prepare(
+        'INSERT OR IGNORE INTO service (id, identity, bound_at) VALUES (1, ?, ?)',
+      ).run(identity, this.#now().toISOString());
+      if (info.changes > 0) this.#event(null, null, 'service_bound', { service: identity });
+    })();
+    return this.service()!;
   }
 
   // ---- money, runs, events -----------------------------------------------------------------

@@ -83,3 +83,9 @@ export interface MoneyTotals {
   /** Reservations of attempts still waiting for an answer. */
   reservedMicros: Micros;
 }
+
+/** The service a ledger belongs to: its normalised base URL, or `sandbox:embedded`. */
+export interface ServiceBinding {
+  identity: string;
+  boundAt: string;
+}

@@ -1,5 +1,6 @@
 import { attemptSpentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import { describeService } from '../ledger/service.js';
 import { formatUsd, humanUsd } from '../money.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 
@@ -52,12 +53,21 @@ export function renderTable(
 export interface LedgerNote {
   path: string;
   exists: boolean;
+  /** The service the ledger belongs to; null while none has answered a run. */
+  service?: string | null;
 }
 
 export function ledgerLine(ledger: LedgerNote): string {
   return ledger.exists
-    ? `ledger: ${ledger.path}`
+    ? `ledger: ${ledger.path}\n${serviceLine(ledger)}`
     : `ledger: ${ledger.path} (not created yet: nothing has run)`;
+}
+
+/** Which service the ledger's items, jobs and spend belong to (docs/services.md). */
+function serviceLine(ledger: LedgerNote): string {
+  return ledger.service
+    ? `service: ${cleanText(describeService(ledger.service))}`
+    : 'service: none yet (bound when a run first reaches a service)';
 }
 
 const words = (state: string) => state.replace(/_/g, ' ');

@@ -1,5 +1,5 @@
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
-import { isRetryableOnRerun } from './policy.js';
+import { isRetryableOnRerun, mayRetryFailed } from './policy.js';
 
 /**
  * What a run will do with one item, decided from the manifest's request hash and the ledger alone.
@@ -18,7 +18,7 @@ export function planItem(
   hash: string,
   record: ItemRecord | undefined,
   latest: AttemptRecord | undefined,
-  options: { regenerateExpired: boolean },
+  options: { regenerateExpired: boolean; retryFailed?: boolean },
 ): ItemPlan {
   // An unanswered attempt is resolved first with its own key and body, even if the item changed.
   if (latest?.state === 'prepared') return { label: 'in_flight', action: 'resume', attempt: latest };
@@ -44,9 +44,12 @@ export function planItem(
     case 'expired':
       return { label: 'expired', action: options.regenerateExpired ? 'submit' : 'skip' };
     case 'failed':
-      return isRetryableOnRerun(record.errorCode)
-        ? { label: 'retry', action: 'submit', reason: record.errorCode ?? 'failed' }
-        : { label: 'failed', action: 'skip', code: record.errorCode };
+      if (isRetryableOnRerun(record.errorCode))
+        return { label: 'retry', action: 'submit', reason: record.errorCode ?? 'failed' };
+      // --retry-failed: a final failure goes out again on purpose, with a new key and fresh retries.
+      if (options.retryFailed && mayRetryFailed(record.errorCode))
+        return { label: 'retry', action: 'submit', reason: `retry_failed: ${record.errorCode}` };
+      return { label: 'failed', action: 'skip', code: record.errorCode };
   }
 }
 

@@ -39,7 +39,12 @@ export function handleJob(
 function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
   const { retriesUsed } = run.state.item(attempt.itemId)!.record;
   const code = failureCode(job);
-  const decision = decideJobFailure(code, retriesUsed, run.deps.manifest.retries, run.pollIntervalMs);
+  const decision = decideJobFailure(
+    code,
+    retriesUsed,
+    run.deps.manifest.retries,
+    run.options.modelBusyDelayMs,
+  );
   if (decision.kind === 'resubmit') {
     run.setItem(attempt.itemId, 'pending', { retriesUsed: retriesUsed + 1, errorCode: code });
     run.enqueue(attempt.itemId, run.deps.clock.now() + decision.delayMs);

@@ -1,4 +1,3 @@
-import { ApiError } from '../api/errors.js';
 import { fileMatches } from '../downloads/verify-file.js';
 import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
@@ -12,6 +11,7 @@ import { writeSidecars } from './provenance.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { sendAttempt } from './submit.js';
+import { isJobUnknown, jobUnknown } from './watch.js';
 
 /** What restoring one item asks of the rest of the run. */
 type Next =
@@ -32,7 +32,10 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const latest = latestAttempts(ledger.listAttempts());
   const writes: ItemRecord[] = [];
   const steps: Next[] = [];
-  for (const item of manifest.items) {
+  // --only: the other items are left exactly as they are, unanswered attempts included.
+  const only = run.options.only ?? null;
+  const items = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+  for (const item of items) {
     const existing = records.get(item.id);
     const attempt = latest.get(item.id);
     const { record, next, hash, memoryOnly } = restoreItem(run, item, existing, attempt);
@@ -45,8 +48,7 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
     if (next.kind === 'submit') continue;
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   }
-  for (const [index, item] of manifest.items.entries())
-    if (steps[index]?.kind === 'submit') run.enqueue(item.id);
+  for (const [index, item] of items.entries()) if (steps[index]?.kind === 'submit') run.enqueue(item.id);
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.
   const listed = new Set(manifest.items.map((item) => item.id));
@@ -69,7 +71,10 @@ function restoreItem(
   attempt: AttemptRecord | undefined,
 ): { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean } {
   const hash = requestHash(item);
-  const plan = planItem(hash, existing, attempt, { regenerateExpired: run.options.regenerateExpired });
+  const plan = planItem(hash, existing, attempt, {
+    regenerateExpired: run.options.regenerateExpired,
+    retryFailed: run.options.retryFailed ?? false,
+  });
   const record = existing ?? newItemRecord(item.id, hash);
   if (plan.label === 'done' && run.options.redo?.includes(item.id)) {
     // A new take goes out like any attempt (key and body durable first); the earlier take stays.
@@ -174,11 +179,8 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
       const answer = await client.getJob(attempt.jobId!);
       handleJob(run, ledger.recordJob(attempt.id, jobSnapshot(answer.data)), answer.data, answer.retryAfter);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        run.setItem(attempt.itemId, 'failed', {
-          errorCode: 'job_not_found',
-          errorMessage: `job ${attempt.jobId} is unknown to the service`,
-        });
+      if (isJobUnknown(error)) {
+        jobUnknown(run, attempt.jobId!, attempt);
       } else {
         reporter.log(
           'warn',
@@ -231,8 +233,7 @@ export async function readAccount(run: RunContext): Promise<void> {
   } catch (error) {
     const refusal = accountRefusal(error);
     if (refusal) {
-      run.state.stopWith(refusal);
-      run.deps.reporter.log('error', `the service refused the account: ${refusal.message}`);
+      run.stopWith(refusal, `the service refused the account: ${refusal.message}`);
       return;
     }
     run.deps.reporter.log(

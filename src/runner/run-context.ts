@@ -7,6 +7,7 @@ import type { Manifest } from '../manifest/index.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
+import { formatDuration, outageReportDue, type StopLoss, type StopReason, stopLoss } from './policy.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
 
@@ -21,6 +22,12 @@ export interface RunOptions {
   downloadTimeoutMs?: number;
   /** Done items to generate a new take of, keeping the earlier one (run --redo). */
   redo?: readonly string[];
+  /** Wait before resubmitting a model_busy job; MODEL_BUSY_DELAY_MS unless a test harness shortens it. */
+  modelBusyDelayMs?: number;
+  /** `--only`: the items this run may touch; null for all. */
+  only?: ReadonlySet<string> | null;
+  /** `--retry-failed`: items failed for a final reason go out again with a new key. */
+  retryFailed?: boolean;
 }
 
 export interface RunDeps {
@@ -47,6 +54,7 @@ export class RunContext {
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
   #fatal: unknown = null;
   #wake = new AbortController();
+  readonly #stopped = new AbortController();
 
   constructor(deps: RunDeps, options: RunOptions, downloads: (context: RunContext) => DownloadQueue) {
     this.deps = deps;
@@ -91,12 +99,57 @@ export class RunContext {
   setItem(itemId: string, state: ItemState, change: ItemChange = {}): void {
     // An item no longer in the manifest (its unanswered attempt was resolved) has no state to keep.
     if (!this.state.item(itemId)) return;
-    this.deps.ledger.setItemState(itemId, { state, ...change });
-    this.state.changeItem(itemId, state, change);
+    const { signature, ...update } = change;
+    this.deps.ledger.setItemState(itemId, { state, ...update });
+    this.state.changeItem(itemId, state, update);
     const detail = change.errorCode
       ? `${change.errorCode}${change.errorMessage ? `: ${change.errorMessage}` : ''}`
       : null;
     this.deps.reporter.itemChanged(itemId, state, detail);
+    if (state === 'done' || state === 'failed') {
+      const streak = this.state.itemSettled(
+        itemId,
+        state === 'done' ? null : (signature ?? change.errorCode ?? 'failed'),
+      );
+      const stop = stopLoss(streak);
+      if (stop) this.stopWith(stop, stopLossMessage(stop, this.state.queueLength));
+    }
+  }
+
+  /** Applies a reason to stop and, when it changes the stop in force, says why. */
+  stopWith(reason: StopReason, message: string, level: 'warn' | 'error' = 'error'): void {
+    if (this.state.stopWith(reason)) this.deps.reporter.log(level, message);
+    if (!this.#stopped.signal.aborted) this.#stopped.abort();
+    this.wake();
+  }
+
+  /** Aborted once the run stops for any reason: waits between resends end early. */
+  get stopSignal(): AbortSignal {
+    return this.#stopped.signal;
+  }
+
+  /**
+   * A request got no answer (or the service failed as a whole): one line when the outage starts
+   * and one a minute while it lasts, instead of a warning per request.
+   */
+  serviceUnanswered(reason: string): void {
+    const now = this.deps.clock.now();
+    const since = this.state.noAnswer(now);
+    if (!outageReportDue(this.state.outageReportedAt, now)) return;
+    this.state.outageReported(now);
+    this.deps.reporter.log(
+      'warn',
+      since === now
+        ? `no answer from the service (${reason}); retrying, unanswered requests with the same key`
+        : `service unreachable for ${formatDuration(now - since)}, retrying (${reason})`,
+    );
+  }
+
+  /** The service answered: ends an outage, if there was one, with one line. */
+  serviceAnswered(): void {
+    const lasted = this.state.answered(this.deps.clock.now());
+    if (lasted !== null)
+      this.deps.reporter.log('info', `the service answers again, after ${formatDuration(lasted)}`);
   }
 
   budgetState(): BudgetState {
@@ -115,4 +168,11 @@ export class RunContext {
   capComesFromBudget(itemId: string): boolean {
     return this.deps.manifest.budgetMicros !== null && this.state.item(itemId)?.item.maxCostMicros === null;
   }
+}
+
+function stopLossMessage(stop: StopLoss, queued: number): string {
+  return (
+    `stopping: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}); ` +
+    `the ${queued} item(s) not yet submitted stay pending. Fix the cause and re-run`
+  );
 }

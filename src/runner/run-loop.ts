@@ -29,14 +29,13 @@ export async function runBatch(
   onInterrupt?: (drain: () => void) => void,
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
-  onInterrupt?.(() => {
-    if (run.state.stopWith({ kind: 'draining' }))
-      deps.reporter.log(
-        'warn',
-        'stopping: no new submissions; finishing jobs in flight (Ctrl-C again to quit now)',
-      );
-    run.wake();
-  });
+  onInterrupt?.(() =>
+    run.stopWith(
+      { kind: 'draining' },
+      'stopping: no new submissions; finishing jobs in flight (Ctrl-C again to quit now)',
+      'warn',
+    ),
+  );
   const removed = await removeTempFiles(deps.manifest.outputDir);
   if (removed > 0)
     deps.reporter.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
@@ -76,13 +75,21 @@ function isSettled(run: RunContext): boolean {
   return run.state.submissionsSettled && run.downloads.idle;
 }
 
+/**
+ * A drain waits for the jobs in flight, but not through an outage: nothing can be learnt until the
+ * service answers, and the ledger already holds every key and job, so the next run takes over.
+ */
+function drainingThroughOutage(run: RunContext): boolean {
+  return run.state.stop?.kind === 'draining' && run.state.outageSince !== null;
+}
+
 /** Submits into free slots, sleeps until something can change, and polls once per interval. */
 async function loopUntilSettled(run: RunContext): Promise<void> {
   const { clock } = run.deps;
   const { state } = run;
   let lastPoll = clock.now();
   let probed = run.options.pollIntervalMs !== null;
-  while (!isSettled(run) && !state.watchRefused) {
+  while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
     fillSlots(run);
     reportProgress(run);

@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import type { StopReason } from './policy.js';
+import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './policy.js';
 
 /** One manifest item as this run knows it. */
 export interface TrackedItem {
@@ -23,6 +23,8 @@ export interface ItemChange {
   errorCode?: string | null;
   errorMessage?: string | null;
   retriesUsed?: number;
+  /** What the stop-loss compares for a failed item when it differs from errorCode (the field named). */
+  signature?: string;
 }
 
 /**
@@ -41,6 +43,9 @@ export class RunState {
   #retryAfterMs: number | null = null;
   #watchRefused = false;
   #gateUntil = 0;
+  #streak: FailureStreak = NO_STREAK;
+  #outageSince: number | null = null;
+  #outageReportedAt: number | null = null;
   /** Attempts prepared by this run whose every answer so far was a 429: no job exists for them. */
   readonly #onlyRefused = new Set<number>();
   /** Done items this run generates a new take of (run --redo), until that take's first attempt. */
@@ -232,11 +237,48 @@ export class RunState {
     return this.#stop;
   }
 
-  /** The first reason to stop wins, except that a refused account outranks a drain. */
+  /** Applies a reason to stop (see combineStops); true when it changed the stop in force. */
   stopWith(reason: StopReason): boolean {
-    if (this.#stop?.kind === reason.kind || this.#stop?.kind === 'account_refused') return false;
-    this.#stop = reason;
+    const next = combineStops(this.#stop, reason);
+    if (next === this.#stop) return false;
+    this.#stop = next;
     return true;
+  }
+
+  /** Records an item's final outcome for the stop-loss (`failure` null: done); returns the streak. */
+  itemSettled(itemId: string, failure: string | null): FailureStreak {
+    this.#streak = extendStreak(this.#streak, itemId, failure);
+    return this.#streak;
+  }
+
+  // Outages ---------------------------------------------------------------------------------
+
+  /** Since when the service has not answered (ms), or null while it answers. */
+  get outageSince(): number | null {
+    return this.#outageSince;
+  }
+
+  /** A request went unanswered at `now`; returns since when the outage has lasted. */
+  noAnswer(now: number): number {
+    this.#outageSince ??= now;
+    return this.#outageSince;
+  }
+
+  /** The service answered: returns how long it had been unreachable, or null if it was not. */
+  answered(now: number): number | null {
+    if (this.#outageSince === null) return null;
+    const lasted = now - this.#outageSince;
+    this.#outageSince = null;
+    this.#outageReportedAt = null;
+    return lasted;
+  }
+
+  get outageReportedAt(): number | null {
+    return this.#outageReportedAt;
+  }
+
+  outageReported(now: number): void {
+    this.#outageReportedAt = now;
   }
 
   /** The key was refused while watching: nothing more can be learnt in this run. */

@@ -1,3 +1,4 @@
+import { ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
@@ -5,7 +6,7 @@ import { reserveBudget } from './budget.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
-import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
+import { decideSubmitError, isOutage, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
 import { buildRequestBody } from './request.js';
 import type { RunContext } from './run-context.js';
 
@@ -96,16 +97,18 @@ async function sendUntilDecided(
   attempt: AttemptRecord,
   capFromBudget: boolean,
 ): Promise<void> {
-  const { client, ledger, clock, random, reporter } = run.deps;
+  const { client, ledger, clock, random } = run.deps;
   for (let failures = 0; ; ) {
     let job: Job;
     try {
       const answer = await client.createVideoJob(attempt.requestBody, attempt.idempotencyKey);
+      run.serviceAnswered();
       job = answer.data;
       run.state.learnRetryAfter(answer.retryAfter);
       handleJob(run, ledger.recordAccepted(attempt.id, answer.status, jobSnapshot(job)), job);
       return;
     } catch (error) {
+      if (!isOutage(error) && error instanceof ApiError) run.serviceAnswered();
       const decision = decideSubmitError(error, failures, random, run.pollIntervalMs);
       if (decision.kind !== 'resend') {
         settleRefusal(run, attempt, decision, error as { status: number }, capFromBudget);
@@ -117,13 +120,13 @@ async function sendUntilDecided(
       } else {
         failures += 1;
         run.state.sendUnanswered(attempt.id);
-        reporter.log(
-          'warn',
-          `${attempt.itemId}: no answer to submission (${decision.reason}); resending the same request`,
-        );
+        run.serviceUnanswered(decision.reason);
       }
-      await clock.sleep(decision.delayMs);
+      await clock.sleep(decision.delayMs, run.stopSignal);
       if (decision.slotsBusy && dropWhenStopping(run, attempt, error)) return;
+      // A stopping run does not keep resending: the attempt stays unanswered in the ledger, and the
+      // next run resends it with the same key and body first, so Ctrl-C works during an outage.
+      if (!decision.slotsBusy && run.state.stop) return;
     }
   }
 }
@@ -140,10 +143,15 @@ function settleRefusal(
   // Only an attempt whose every earlier send was answered (429s) is settled by a 401/402.
   const settled = refusalSettlesAttempt(decision, !run.state.onlyRefusedSoFar(attempt.id));
   if (settled) ledger.recordRejected(attempt.id, error.status, decision.code, decision.message);
-  if (decision.kind === 'account_refused') {
+  if (decision.kind === 'account_refused' || decision.kind === 'service_route') {
+    // The same for every item: the item waits for the next run as it was, the run stops submitting.
     if (settled) run.setItem(attempt.itemId, 'pending');
-    if (run.state.stopWith(decision))
-      reporter.log('error', `the service refused the account (${decision.message}); no new submissions`);
+    run.stopWith(
+      decision,
+      decision.kind === 'account_refused'
+        ? `the service refused the account (${decision.message}); no new submissions`
+        : `the service has no route for submissions (${decision.message}); no new submissions: check --base-url`,
+    );
     return;
   }
   if (decision.code === 'max_cost_exceeded' && capFromBudget) {
@@ -156,7 +164,11 @@ function settleRefusal(
     run.setItem(attempt.itemId, 'pending');
     return;
   }
-  run.setItem(attempt.itemId, 'failed', { errorCode: decision.code, errorMessage: decision.message });
+  run.setItem(attempt.itemId, 'failed', {
+    errorCode: decision.code,
+    errorMessage: decision.message,
+    signature: decision.signature,
+  });
   if (decision.code === 'idempotency_key_reused')
     reporter.log('error', `${attempt.itemId}: ${decision.message}`);
 }

@@ -3,7 +3,7 @@ import type { Job } from '../api/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
-import { accountRefusal } from './policy.js';
+import { accountRefusal, isOutage } from './policy.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -25,6 +25,7 @@ export async function pollUnfinished(run: RunContext): Promise<void> {
     refuseOrWarn(run, error, 'listing unfinished jobs');
     return;
   }
+  run.serviceAnswered();
   for (const [jobId, entry] of state.watchedJobs()) {
     const seen = listed.get(jobId);
     if (seen) {
@@ -35,15 +36,16 @@ export async function pollUnfinished(run: RunContext): Promise<void> {
     if (entry.acceptedAt >= startedAt) continue;
     try {
       const answer = await client.getJob(jobId);
+      run.serviceAnswered();
       const attempt = ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
       handleJob(run, attempt, answer.data, answer.retryAfter);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
+      if (isJobUnknown(error)) {
         jobUnknown(run, jobId, entry.attempt);
         continue;
       }
       refuseOrWarn(run, error, `fetching job ${jobId}`);
-      if (state.stop?.kind === 'account_refused') return;
+      if (state.watchRefused || state.outageSince !== null) return;
     }
   }
   reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
@@ -56,6 +58,7 @@ export async function probePollInterval(run: RunContext): Promise<void> {
   const [jobId, entry] = first;
   try {
     const answer = await run.deps.client.getJob(jobId);
+    run.serviceAnswered();
     if (run.state.watched(jobId)) {
       const attempt = run.deps.ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
       handleJob(run, attempt, answer.data, answer.retryAfter);
@@ -63,16 +66,23 @@ export async function probePollInterval(run: RunContext): Promise<void> {
     // A final job names no Retry-After: assume the service's documented interval.
     if (answer.retryAfter === null && run.state.retryAfterMs === null) run.state.learnRetryAfter(10);
   } catch (error) {
-    refuseOrWarn(run, error, 'fetching a job');
+    if (isJobUnknown(error)) jobUnknown(run, jobId, entry.attempt);
+    else refuseOrWarn(run, error, 'fetching a job');
   }
 }
 
+/** 404 job_not_found: the service does not know a job the ledger holds. */
+export function isJobUnknown(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404 && error.code === 'job_not_found';
+}
+
 /**
- * The service says the job does not exist (another service or account than the ledger's): asking
- * again every poll would never end, so the item fails, as it does when a re-run finds it so. A job
- * that answered an older version of the item no longer matters: the item goes out afresh.
+ * The service does not know a job this ledger holds: the ledger belongs to another service or
+ * account, or the service lost it. Submitting the item again could pay twice for it, so the run
+ * stops submitting, names the job, and leaves the item as it was (docs/services.md). A job that
+ * answered an older version of the item no longer matters: the item goes out afresh.
  */
-function jobUnknown(run: RunContext, jobId: string, attempt: AttemptRecord): void {
+export function jobUnknown(run: RunContext, jobId: string, attempt: AttemptRecord): void {
   run.state.unwatch(jobId);
   const tracked = run.state.item(attempt.itemId);
   if (!tracked) return;
@@ -80,20 +90,32 @@ function jobUnknown(run: RunContext, jobId: string, attempt: AttemptRecord): voi
     run.enqueue(attempt.itemId);
     return;
   }
-  run.setItem(attempt.itemId, 'failed', {
-    errorCode: 'job_not_found',
-    errorMessage: `job ${jobId} is unknown to the service`,
-  });
+  run.stopWith(
+    { kind: 'ledger_disagrees', jobs: [{ jobId, itemId: attempt.itemId }] },
+    `the service does not know job ${jobId} (item ${attempt.itemId}) that the ledger holds; no new submissions`,
+  );
 }
 
 function refuseOrWarn(run: RunContext, error: unknown, doing: string): void {
   const refusal = accountRefusal(error);
   if (refusal) {
-    run.state.stopWith(refusal);
     run.state.refuseWatching();
-    run.deps.reporter.log('error', `the service refused the account while ${doing}: ${refusal.message}`);
+    run.stopWith(refusal, `the service refused the account while ${doing}: ${refusal.message}`);
+    return;
+  }
+  if (error instanceof ApiError && error.status === 404) {
+    run.state.refuseWatching();
+    const code = error.code ?? 'http_404';
+    run.stopWith(
+      { kind: 'service_route', code, message: error.message },
+      `the service has no route for ${doing} (${error.message}); stopping: check --base-url`,
+    );
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (isOutage(error)) {
+    run.serviceUnanswered(`${doing}: ${message}`);
+    return;
+  }
   run.deps.reporter.log('warn', `${doing} failed (${message}); trying again at the next poll`);
 }

@@ -3,10 +3,18 @@ import type { StatusReport } from '../report/status-report.js';
 import type { StopReason } from '../runner/policy.js';
 
 /** The closing words of a run: what happened, and what to do next. */
-export function formatRunSummary(report: StatusReport, stop: StopReason | null, ledgerPath: string): string {
+export function formatRunSummary(
+  report: StatusReport,
+  stop: StopReason | null,
+  ledgerPath: string,
+  only: ReadonlySet<string> | null = null,
+): string {
   const { totals } = report;
   const lines = [
     '',
+    ...(only
+      ? [`--only: ${only.size} of ${totals.items} items were run; the others were left as they were`]
+      : []),
     `${report.manifest}: ${totals.done}/${totals.items} done, ${totals.failed} failed, ${totals.budget_exceeded} over budget, ${totals.expired} expired, ${totals.pending + totals.in_flight} unfinished`,
     `spent ${humanUsd(totals.spent_usd)} (refunded ${humanUsd(totals.refunded_usd)})${totals.budget_usd === null ? '' : `, budget left ${humanUsd(totals.budget_left_usd)} of ${humanUsd(totals.budget_usd)}`}`,
   ];
@@ -25,13 +33,34 @@ export function formatRunSummary(report: StatusReport, stop: StopReason | null, 
       'expired outputs cannot be recovered: re-run with --regenerate-expired to pay for them again.',
     );
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
-  if (stop?.kind === 'account_refused') {
-    lines.push(
-      `the service refused the account (${stop.code}): fix the key or the wallet, then re-run; nothing is lost.`,
-    );
+  const stopLine = stop ? STOP_LINES[stop.kind]?.(stop as never) : undefined;
+  if (stopLine) {
+    lines.push(stopLine);
   } else if (stop?.kind === 'draining' || totals.pending + totals.in_flight > 0) {
     lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
   }
   lines.push(`ledger: ${ledgerPath}`, '');
   return lines.join('\n');
 }
+
+/**
+ * What to do after each stop that is the same for every item (docs/services.md). Items were left
+ * as they were, so a re-run after the fix goes on where this one stopped.
+ */
+const STOP_LINES: { [K in StopReason['kind']]?: (stop: Extract<StopReason, { kind: K }>) => string } = {
+  account_refused: (stop) =>
+    `the service refused the account (${stop.code}): fix the key or the wallet, then re-run; nothing is lost.`,
+  ledger_disagrees: (stop) =>
+    [
+      `the service does not know ${stop.jobs.length} job(s) this ledger holds: ${stop.jobs
+        .slice(0, 10)
+        .map((job) => `${job.jobId} (${job.itemId})`)
+        .join(', ')}${stop.jobs.length > 10 ? ', ...' : ''}.`,
+      '  The ledger and the service disagree (another service or account, or the service lost them), so',
+      '  nothing was resubmitted: that could pay twice. Check --base-url and MEDIAGEN_API_KEY, then re-run.',
+    ].join('\n'),
+  service_route: (stop) =>
+    `the service has no route for a request (${stop.message}): check --base-url (it ends in /v1); items were left as they were.`,
+  stop_loss: (stop) =>
+    `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so the rest were not submitted. Fix the cause (in the manifest, say) and re-run.`,
+};

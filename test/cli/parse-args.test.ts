@@ -75,6 +75,8 @@ describe('parsing against the flag table', () => {
         json: false,
         'regenerate-expired': false,
         redo: [],
+        only: [],
+        'retry-failed': false,
         help: false,
       },
       positionals: ['m.yaml'],

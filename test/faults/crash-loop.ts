@@ -161,7 +161,12 @@ async function runOnce(
   let killed = false;
   const { child, done } = spawnWith(cli, ['run', m.p.manifest, '--poll-interval', '0.05', '--json'], {
     cwd: m.p.dir,
-    env: { MEDIAGEN_API_KEY: sandbox.apiKey, MEDIAGEN_BASE_URL: proxy.baseUrl },
+    // model_busy jobs come back often here; the runner's real 30 s wait would only slow the loop.
+    env: {
+      MEDIAGEN_API_KEY: sandbox.apiKey,
+      MEDIAGEN_BASE_URL: proxy.baseUrl,
+      MEDIABATCH_MODEL_BUSY_SECONDS: '0.2',
+    },
     timeoutMs: 120_000,
   });
   const kill = () => {

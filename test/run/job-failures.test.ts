@@ -52,7 +52,7 @@ describe('mediabatch run: job failures', () => {
   - {id: slow, prompt: "t [[fail:timeoutx1]]"}
 `,
     );
-    const run = await runAgainst(sandbox, p, ['--json']);
+    const run = await runAgainst(sandbox, p, ['--json'], { MEDIABATCH_MODEL_BUSY_SECONDS: '0.6' });
     expect(run.code).toBe(0);
     const items = itemsById(run.stdout);
     const codes = {
@@ -75,9 +75,9 @@ describe('mediabatch run: job failures', () => {
     // The timed-out job ran into the sandbox's time limit, not a fast failure.
     const [timedOut] = jobsOfItem(sandbox, 'retryable', 'slow');
     expect(Date.parse(timedOut!.completedAt!) - Date.parse(timedOut!.createdAt)).toBe(600);
-    // model_busy waits about three poll intervals (0.1 s here) before the new submission.
+    // model_busy waits its own delay (MEDIABATCH_MODEL_BUSY_SECONDS, 0.6 s here), not poll intervals (0.1 s).
     const [busy, busyAgain] = jobsOfItem(sandbox, 'retryable', 'busy');
-    expect(Date.parse(busyAgain!.createdAt) - Date.parse(busy!.completedAt!)).toBeGreaterThanOrEqual(300);
+    expect(Date.parse(busyAgain!.createdAt) - Date.parse(busy!.completedAt!)).toBeGreaterThanOrEqual(600);
     await expectMoneyAgrees(sandbox, p, 'retryable');
   });
 

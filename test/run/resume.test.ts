@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../../src/api/index.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { waitForOutput } from '../support/cli.js';
 import {
   checkSavedOutputs,
   type E2eProject,
+  fastConfig,
   filesBelow,
   killRunWhen,
   ledgerRows,
@@ -17,7 +18,7 @@ import {
   runAgainst,
   sha256File,
   startClockedSandbox,
-  startTestSandbox,
+  type startTestSandbox,
   unansweredSubmission,
   waitUntil,
 } from '../support/e2e.js';
@@ -28,8 +29,11 @@ afterEach(async () => {
   await Promise.all(sandboxes.splice(0).map((sandbox) => sandbox.close()));
 });
 
-async function newSandbox(overrides: Parameters<typeof startTestSandbox>[0] = {}): Promise<SandboxHandle> {
-  const sandbox = await startTestSandbox(overrides);
+async function newSandbox(
+  overrides: Parameters<typeof startTestSandbox>[0] = {},
+  port = 0,
+): Promise<SandboxHandle> {
+  const sandbox = await startSandbox(fastConfig(overrides), { port });
   sandboxes.push(sandbox);
   return sandbox;
 }
@@ -228,8 +232,9 @@ describe('mediabatch run: attempts unanswered for more than 23 hours', () => {
     const p = project('old-lost', `${manifestYaml('old-lost')}${itemsYaml(['a'])}`);
     const { key, body } = await unansweredSubmission(first, p, 'old-lost');
     ageAttempts(p, 25);
-    // A service that never stored the job, holding only a job of another attempt of the same item.
-    const sandbox = await newSandbox();
+    // The same service, but it never stored the job: only a job of another attempt of the same item.
+    await first.close();
+    const sandbox = await newSandbox({}, first.port);
     const decoy = JSON.parse(body);
     decoy.metadata['mediabatch.attempt'] = '9';
     await new MediaGenClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey }).createVideoJob(

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../../src/api/index.js';
-import type { SandboxHandle, SandboxRecords } from '../../src/sandbox/index.js';
+import { type SandboxHandle, type SandboxRecords, startSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import {
   checkSavedOutputs,
   cliEnv,
+  fastConfig,
   jobFetches,
   ledgerRows,
   manifestYaml,
@@ -109,7 +110,7 @@ describe('mediabatch run: watching through the job list', () => {
     expect(checkSavedOutputs(sandbox, p, 'short-pages', ids).problems).toEqual([]);
   });
 
-  it('fails an item whose watched job the service does not know, instead of polling it forever', async () => {
+  it('stops (exit 3) when the service does not know a watched job, leaving its item as it was', async () => {
     const clocked = await startClockedSandbox({ running_seconds: { min: 30, max: 30 } });
     const p = project('unknown', `${manifestYaml('unknown')}${items(1).yaml}`);
     const { child, done } = spawnRun(clocked.sandbox, p);
@@ -121,20 +122,20 @@ describe('mediabatch run: watching through the job list', () => {
     );
     child.kill('SIGKILL');
     await done;
+    const port = clocked.sandbox.port;
     await clocked.sandbox.close();
-    // The same ledger against another service (another account, a reset sandbox).
-    sandbox = await startTestSandbox();
+    // The same address, but a service that lost its records (a reset sandbox).
+    sandbox = await startSandbox(fastConfig(), { port });
+    const [attempt] = ledgerRows<{ job_id: string }>(p, 'SELECT job_id FROM attempts');
     const result = await runCli(['run', p.manifest, '--poll-interval', '0.1', '--json'], {
       cwd: p.dir,
       env: cliEnv(sandbox),
       timeoutMs: 15_000,
     });
     expect(result.signal).toBeNull();
-    expect(result.code, result.stderr).toBe(1);
-    expect(JSON.parse(result.stdout).items[0]).toMatchObject({
-      state: 'failed',
-      error: { code: 'job_not_found' },
-    });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain(`the service does not know job ${attempt!.job_id}`);
+    expect(JSON.parse(result.stdout).items[0]).toMatchObject({ state: 'in_flight', error: null });
     expect(jobFetches(sandbox).length).toBeLessThanOrEqual(2);
     expect(requestsTo(sandbox, 'POST', '/v1/videos')).toHaveLength(0);
   });

@@ -97,15 +97,16 @@ describe('the retry rules as exact values', () => {
       expect(accountRefusal(other)).toBeNull();
   });
 
-  it('resubmits retryable job failures, model_busy three poll intervals later, until retries run out', () => {
-    expect(decideJobFailure('model_busy', 0, 2, 1_000)).toEqual({ kind: 'resubmit', delayMs: 3_000 });
+  it('resubmits retryable job failures, model_busy 30 s later, until retries run out', () => {
+    expect(decideJobFailure('model_busy', 0, 2)).toEqual({ kind: 'resubmit', delayMs: 30_000 });
+    expect(decideJobFailure('model_busy', 0, 2, 1_000)).toEqual({ kind: 'resubmit', delayMs: 1_000 });
     for (const code of ['provider_unavailable', 'processing_failed', 'timeout'])
       expect(decideJobFailure(code, 1, 2, 1_000)).toEqual({ kind: 'resubmit', delayMs: 0 });
     expect(decideJobFailure('timeout', 2, 2, 1_000)).toEqual({
       kind: 'item_failed',
       code: 'retries_exhausted',
     });
-    for (const code of ['content_rejected', 'canceled', 'toString', 'unknown_code'])
+    for (const code of ['content_rejected', 'canceled', 'toString', 'constructor', 'unknown_code'])
       expect(decideJobFailure(code, 0, 2, 1_000)).toEqual({ kind: 'item_failed', code });
   });
 

@@ -5,6 +5,7 @@ import {
   decideJobFailure,
   decideSubmitError,
   isRetryableOnRerun,
+  MODEL_BUSY_DELAY_MS,
 } from '../../src/runner/policy.js';
 
 function apiError(status: number, code: string | null, retryAfter: number | null = null): ApiError {
@@ -91,10 +92,13 @@ describe('backoffDelay', () => {
 });
 
 describe('decideJobFailure', () => {
-  it('resubmits model_busy after three poll intervals, other retryable codes at once', () => {
-    expect(decideJobFailure('model_busy', 0, 2, 10_000)).toEqual({ kind: 'resubmit', delayMs: 30_000 });
+  it('resubmits model_busy after 30 s whatever the poll interval, other retryable codes at once', () => {
+    expect(decideJobFailure('model_busy', 0, 2)).toEqual({ kind: 'resubmit', delayMs: 30_000 });
+    expect(MODEL_BUSY_DELAY_MS).toBe(30_000);
+    // Only a test harness passes a shorter wait (MEDIABATCH_MODEL_BUSY_SECONDS).
+    expect(decideJobFailure('model_busy', 0, 2, 500)).toEqual({ kind: 'resubmit', delayMs: 500 });
     for (const code of ['provider_unavailable', 'processing_failed', 'timeout']) {
-      expect(decideJobFailure(code, 1, 2, 10_000)).toEqual({ kind: 'resubmit', delayMs: 0 });
+      expect(decideJobFailure(code, 1, 2)).toEqual({ kind: 'resubmit', delayMs: 0 });
     }
   });
 

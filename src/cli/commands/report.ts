@@ -1,17 +1,18 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
+import { describeService } from '../../ledger/service.js';
 import { buildGallery } from '../../report/gallery/model.js';
 import { renderGallery } from '../../report/gallery/page.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
-import { manifestOrExit } from '../common.js';
+import { forSandbox, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { readLedger } from './status.js';
 
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  const manifest = manifestOrExit(positionals[0], io);
-  const ledger = readLedger(manifest, values.ledger, io, { view: 'full' });
+  const manifest = forSandbox(manifestOrExit(positionals[0], io), values.sandbox);
+  const ledger = readLedger(manifest, values.ledger, io, { view: 'full', sandbox: values.sandbox });
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));
@@ -29,7 +30,7 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     generatedAt,
   });
   const ledgerLine = ledger.exists
-    ? `Ledger: ${ledger.path}`
+    ? `Ledger: ${ledger.path}; service: ${ledger.service ? describeService(ledger.service) : 'none yet'}`
     : `No ledger yet at ${ledger.path}: nothing has run.`;
   writeAtomically(htmlPath, renderGallery(model, history, ledgerLine));
   io.stdout.write(`wrote the gallery of ${manifest.name} (${report.totals.items} items) to ${htmlPath}\n`);

@@ -8,6 +8,7 @@ import type { Manifest } from '../../manifest/index.js';
 import { buildPlanReport } from '../../report/plan-report.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
+import type { StopReason } from '../../runner/policy.js';
 import type { RunReporter } from '../../runner/reporter.js';
 import { silentReporter } from '../../runner/reporter.js';
 import { runBatch } from '../../runner/run-loop.js';
@@ -16,23 +17,45 @@ import { bothReporters, NdjsonReporter } from '../../ui/ndjson-reporter.js';
 import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import { TtyReporter } from '../../ui/tty-reporter.js';
-import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
+import {
+  connectionFromEnv,
+  forSandbox,
+  ledgerPathFor,
+  manifestOrExit,
+  parsePositiveSeconds,
+} from '../common.js';
 import type { CliIo, Command } from '../io.js';
+import { selectItems } from '../item-selection.js';
 import { filesUnder } from '../output-files.js';
+import { DEFAULT_PREFLIGHT_SECONDS, preflight } from '../preflight.js';
 import { readRedoIds, redoProblem } from '../redo-list.js';
+import { retryFailedNotice } from '../retry-failed.js';
+import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../service.js';
+import { statusJson } from './status.js';
 
 export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
-  const manifest = manifestOrExit(positionals[0], io);
+  // A sandbox run saves its placeholder videos apart from real results (docs/services.md).
+  const manifest = forSandbox(manifestOrExit(positionals[0], io), values.sandbox);
   const redo = readRedoIds(values.redo, io.cwd);
   const pollSeconds = parsePositiveSeconds(values['poll-interval'], '--poll-interval');
+  const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
+  const modelBusySeconds = parsePositiveSeconds(
+    io.env.MEDIABATCH_MODEL_BUSY_SECONDS,
+    'MEDIABATCH_MODEL_BUSY_SECONDS',
+  );
+  const only = selectItems(manifest, values.only);
+  const windowSeconds =
+    parsePositiveSeconds(io.env.MEDIABATCH_PREFLIGHT_SECONDS, 'MEDIABATCH_PREFLIGHT_SECONDS') ??
+    DEFAULT_PREFLIGHT_SECONDS;
   let connection = values.sandbox ? null : connectionFromEnv(values['base-url'], io);
   if (!values.sandbox && !connection) {
     throw new UserError(
       'no service to run against: pass --base-url URL (or set MEDIAGEN_BASE_URL), or try the manifest offline with --sandbox',
     );
   }
+  const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
 
-  const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
   const lock = lockLedger(ledgerPath);
   if (!lock) {
     io.stderr.write(
@@ -43,12 +66,8 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   let sandbox: SandboxHandle | null = null;
   let ledger: Ledger | null = null;
   let live: TtyReporter | null = null;
+  let interrupted = false;
   try {
-    if (values.sandbox) {
-      sandbox = await startSandbox(demoSandboxConfig());
-      connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
-      if (!values.json) io.stdout.write(`Running against the embedded sandbox at ${sandbox.baseUrl}\n`);
-    }
     try {
       ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
     } catch (error) {
@@ -56,15 +75,68 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     }
     const redoRefused = redo.length === 0 ? null : redoProblem(redo, manifest, ledger.listItems());
     if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
-    const runId = ledger.startRun(process.pid);
+    ensureSameService(ledger.service()?.identity ?? null, identity, ledgerPath, io.cwd);
+    if (values.sandbox) {
+      sandbox = await startSandbox(demoSandboxConfig());
+      connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+      if (!values.json)
+        io.stdout.write(
+          `Running against the embedded sandbox at ${sandbox.baseUrl}: placeholder videos, no real spend.\n` +
+            `  ledger ${ledgerPath}, files in ${manifest.outputDir}\n`,
+        );
+    }
+    // Bound once the service has answered (pre-flight, or later if it was slow), so a mistyped
+    // address that never answered leaves the ledger free.
     const openLedger = ledger;
+    let bound = openLedger.service() !== null;
+    const client = new MediaGenClient({
+      baseUrl: connection!.baseUrl,
+      apiKey: connection!.apiKey,
+      ...(timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 }),
+      onAnswer: () => {
+        if (!bound) openLedger.bindService(identity);
+        bound = true;
+      },
+    });
+
+    let checking = true;
+    const stopChecking = new AbortController();
     io.onInterrupt((count) => {
-      if (count < 2) return;
+      if (checking) stopChecking.abort();
+      if (checking || count < 2) return;
       // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
       openLedger.close();
       lock.release();
       io.exit(ExitCode.Interrupted);
     });
+    const windowMs = windowSeconds * 1000;
+    const checked = await preflight({
+      client,
+      identity: serviceIdentity(connection!.baseUrl),
+      windowMs,
+      timeoutMs: Math.min((timeoutSeconds ?? 60) * 1000, Math.max(2000, windowMs / 2)),
+      signal: stopChecking.signal,
+      sleep: (ms, signal) => systemClock.sleep(ms, signal),
+      say: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
+    });
+    if (checked.kind === 'interrupted') {
+      io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
+      return ExitCode.Interrupted;
+    }
+    checking = false;
+    const runId = ledger.startRun(process.pid);
+    if (values['retry-failed']) {
+      const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+      const money = ledger.moneyTotals();
+      const left =
+        manifest.budgetMicros === null
+          ? null
+          : manifest.budgetMicros - (money.chargedMicros - money.refundedMicros) - money.reservedMicros;
+      const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
+      (values.json ? io.stderr : io.stdout).write(
+        notice ?? '--retry-failed: no item failed for a final reason\n',
+      );
+    }
 
     // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
     const summary = planLine(manifest, ledger, values['regenerate-expired']);
@@ -79,12 +151,6 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     );
     if (screen instanceof TtyReporter) live = screen;
     const reporter = ndjson ? bothReporters(screen, ndjson) : screen;
-    const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
-    const client = new MediaGenClient({
-      baseUrl: connection!.baseUrl,
-      apiKey: connection!.apiKey,
-      ...(timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 }),
-    });
     const result = await runBatch(
       { client, ledger, manifest, clock: systemClock, random: Math.random, reporter },
       {
@@ -94,6 +160,9 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
         defaultSlotLimit: 3,
         redo,
         ...(timeoutSeconds === null ? {} : { downloadTimeoutMs: timeoutSeconds * 1000 }),
+        ...(modelBusySeconds === null ? {} : { modelBusyDelayMs: modelBusySeconds * 1000 }),
+        only,
+        retryFailed: values['retry-failed'],
       },
       (drain) => io.onInterrupt((count) => count === 1 && drain()),
     ).catch((error: unknown) => {
@@ -107,21 +176,24 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
       { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
       Date.now(),
     );
-    const settled = report.items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
-    let exitCode: ExitCode;
-    if (result.stop?.kind === 'account_refused') exitCode = ExitCode.Refused;
-    else if (result.stop?.kind === 'draining' && !settled) exitCode = ExitCode.Interrupted;
-    else exitCode = report.totals.done === report.totals.items ? ExitCode.Ok : ExitCode.ItemsNotDone;
+    const exitCode = runExitCode(
+      result.stop,
+      report.items.filter((item) => only?.has(item.id) ?? true),
+    );
     ledger.endRun(runId, exitCode);
     ndjson?.finished(exitCode);
-    if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath));
+    if (values.json) io.stdout.write(statusJson(report, ledger.service()?.identity ?? null));
+    else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath, only));
+    interrupted = exitCode === ExitCode.Interrupted;
     return exitCode;
   } finally {
     live?.stop();
     ledger?.close();
     lock.release();
     await sandbox?.close();
+    // A drain through an outage leaves resends waiting in the background: the ledger is closed and
+    // consistent, so the process ends now instead of after their timers.
+    if (interrupted) io.exit(ExitCode.Interrupted);
   }
 };
 
@@ -149,6 +221,14 @@ function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean
   };
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return buildPlanReport(manifest, view, null, Date.now(), { regenerateExpired, outputFiles }).summary;
+}
+
+/** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
+export function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
+  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees') return ExitCode.Refused;
+  const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
+  if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
+  return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
 }
 
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */

@@ -3,13 +3,15 @@ import { ExitCode, UserError } from '../../errors.js';
 import { type AttemptView, Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { renderStatusText } from '../../report/render-text.js';
-import { buildStatusReport, type LedgerView } from '../../report/status-report.js';
+import { buildStatusReport, type LedgerView, type StatusReport } from '../../report/status-report.js';
 import { ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 
 export interface LedgerRead {
   path: string;
   exists: boolean;
+  /** The service the ledger belongs to (docs/services.md); null while none has answered a run. */
+  service: string | null;
   view: LedgerView;
 }
 
@@ -21,7 +23,7 @@ export function readLedger(
   manifest: Manifest,
   flag: string | undefined,
   io: CliIo,
-  options: { view?: AttemptView } = {},
+  options: { view?: AttemptView; sandbox?: boolean } = {},
 ): LedgerRead {
   return withLedger(manifest, flag, io, options, (read) => read);
 }
@@ -34,12 +36,12 @@ export function withLedger<T>(
   manifest: Manifest,
   flag: string | undefined,
   io: CliIo,
-  options: { view?: AttemptView },
+  options: { view?: AttemptView; sandbox?: boolean },
   use: (read: LedgerRead, ledger: Ledger | null) => T,
 ): T {
-  const path = ledgerPathFor(manifest, flag, io);
+  const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
   if (!existsSync(path))
-    return use({ path, exists: false, view: { items: [], attempts: [], files: [] } }, null);
+    return use({ path, exists: false, service: null, view: { items: [], attempts: [], files: [] } }, null);
   let ledger: Ledger | null = null;
   let read: LedgerRead;
   try {
@@ -47,6 +49,7 @@ export function withLedger<T>(
     read = {
       path,
       exists: true,
+      service: ledger.service()?.identity ?? null,
       view: {
         items: ledger.listItems(),
         attempts: ledger.listAttempts({ view: options.view ?? 'summary' }),
@@ -66,8 +69,14 @@ export function withLedger<T>(
 
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
-  const ledger = readLedger(manifest, values.ledger, io);
+  const ledger = readLedger(manifest, values.ledger, io, { sandbox: values.sandbox });
   const report = buildStatusReport(manifest, ledger.view, Date.now());
-  io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusText(report, ledger));
+  io.stdout.write(values.json ? statusJson(report, ledger.service) : renderStatusText(report, ledger));
   return ExitCode.Ok;
 };
+
+/** The status document (run --json prints it too), with the ledger's service after the manifest's name. */
+export function statusJson(report: StatusReport, service: string | null): string {
+  const { manifest, ...rest } = report;
+  return `${JSON.stringify({ manifest, service, ...rest }, null, 2)}\n`;
+}

@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
+import {
+  combineStops,
+  decideSubmitError,
+  extendStreak,
+  type FailureStreak,
+  formatDuration,
+  isOutage,
+  NO_STREAK,
+  OUTAGE_REPORT_EVERY_MS,
+  outageReportDue,
+  refusalSettlesAttempt,
+  stopLoss,
+} from '../../src/runner/policy.js';
+
+function apiError(status: number, code: string | null, param: string | null = null): ApiError {
+  return new ApiError({
+    status,
+    type: null,
+    code,
+    param,
+    requestId: 'req_1',
+    retryAfter: null,
+    message: `${status} ${code}`,
+  });
+}
+
+const half = () => 0.5;
+
+describe('causes that are the same for every item', () => {
+  it('a 404 on a submission stops the run instead of failing the item', () => {
+    expect(decideSubmitError(apiError(404, 'route_not_found'), 0, half, 1)).toMatchObject({
+      kind: 'service_route',
+      code: 'route_not_found',
+    });
+    expect(decideSubmitError(apiError(404, null), 0, half, 1)).toMatchObject({
+      kind: 'service_route',
+      code: 'http_404',
+    });
+  });
+
+  it('a 404 settles an attempt only if no earlier send of it went unanswered', () => {
+    const decision = decideSubmitError(apiError(404, 'route_not_found'), 0, half, 1);
+    expect(refusalSettlesAttempt(decision, false)).toBe(true);
+    expect(refusalSettlesAttempt(decision, true)).toBe(false);
+  });
+
+  it('a 400 carries the field it names, for the stop-loss', () => {
+    expect(decideSubmitError(apiError(400, 'invalid_parameter', 'model'), 0, half, 1)).toMatchObject({
+      kind: 'item_failed',
+      code: 'invalid_parameter',
+      signature: 'invalid_parameter on model',
+    });
+  });
+});
+
+describe('combineStops', () => {
+  const drain = { kind: 'draining' } as const;
+  const refused = { kind: 'account_refused', code: 'invalid_api_key', message: 'no' } as const;
+  const unknown = (jobId: string) =>
+    ({ kind: 'ledger_disagrees', jobs: [{ jobId, itemId: `item-${jobId}` }] }) as const;
+
+  it('keeps the stop that asks most of the user, and the first of equals', () => {
+    expect(combineStops(null, drain)).toBe(drain);
+    expect(combineStops(drain, refused)).toBe(refused);
+    expect(combineStops(refused, drain)).toBe(refused);
+    expect(combineStops(unknown('a'), refused)).toBe(refused);
+    expect(combineStops(drain, unknown('a'))).toEqual(unknown('a'));
+    const loss = { kind: 'stop_loss', signature: 'x', items: ['a', 'b', 'c'] } as const;
+    expect(combineStops(loss, drain)).toBe(loss);
+    expect(combineStops(loss, { ...loss, signature: 'y' })).toBe(loss);
+  });
+
+  it('adds up unknown jobs, each once', () => {
+    const both = combineStops(combineStops(unknown('a'), unknown('b')), unknown('a'));
+    expect(both).toEqual({
+      kind: 'ledger_disagrees',
+      jobs: [
+        { jobId: 'a', itemId: 'item-a' },
+        { jobId: 'b', itemId: 'item-b' },
+      ],
+    });
+  });
+});
+
+describe('the stop-loss', () => {
+  const fold = (outcomes: Array<[string, string | null]>): FailureStreak =>
+    outcomes.reduce((streak, [item, failure]) => extendStreak(streak, item, failure), NO_STREAK);
+
+  it('stops after three different items in a row fail alike', () => {
+    const streak = fold([
+      ['a', 'invalid_parameter on model'],
+      ['b', 'invalid_parameter on model'],
+      ['c', 'invalid_parameter on model'],
+    ]);
+    expect(stopLoss(streak)).toEqual({
+      kind: 'stop_loss',
+      signature: 'invalid_parameter on model',
+      items: ['a', 'b', 'c'],
+    });
+  });
+
+  it('a success or a different failure in between starts over; one item twice counts once', () => {
+    expect(
+      stopLoss(
+        fold([
+          ['a', 'x'],
+          ['b', 'x'],
+          ['c', null],
+          ['d', 'x'],
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      stopLoss(
+        fold([
+          ['a', 'x'],
+          ['b', 'y'],
+          ['c', 'x'],
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      stopLoss(
+        fold([
+          ['a', 'x'],
+          ['a', 'x'],
+          ['b', 'x'],
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      stopLoss(
+        fold([
+          ['a', 'x'],
+          ['a', 'x'],
+          ['b', 'x'],
+          ['c', 'x'],
+        ]),
+      ),
+    ).not.toBeNull();
+  });
+
+  it('never counts content_rejected, which judges one prompt', () => {
+    expect(
+      stopLoss(
+        fold([
+          ['a', 'content_rejected'],
+          ['b', 'content_rejected'],
+          ['c', 'content_rejected'],
+        ]),
+      ),
+    ).toBeNull();
+  });
+});
+
+describe('outages', () => {
+  it('counts only answers that never came or a failing service', () => {
+    expect(isOutage(new ApiConnectionError('reset'))).toBe(true);
+    expect(isOutage(new ApiConnectionError('not json', { kind: 'protocol' }))).toBe(false);
+    expect(isOutage(apiError(503, null))).toBe(true);
+    expect(isOutage(apiError(400, 'invalid_parameter'))).toBe(false);
+    expect(isOutage(apiError(429, 'concurrency_limited'))).toBe(false);
+  });
+
+  it('reports at the start, then once a minute', () => {
+    expect(outageReportDue(null, 5)).toBe(true);
+    expect(outageReportDue(0, OUTAGE_REPORT_EVERY_MS - 1)).toBe(false);
+    expect(outageReportDue(0, OUTAGE_REPORT_EVERY_MS)).toBe(true);
+  });
+
+  it('says how long in words a person reads at a glance', () => {
+    expect(formatDuration(45_400)).toBe('45s');
+    expect(formatDuration(130_000)).toBe('2m10s');
+    expect(formatDuration(3_720_000)).toBe('1h02m');
+  });
+});
