@@ -169,6 +169,14 @@ export const FLAGS = [
     commands: ['sandbox'],
   },
   {
+    name: 'state',
+    type: 'string',
+    value: 'FILE',
+    default: 'none: everything is forgotten when the sandbox stops',
+    description: 'Keep jobs, keys and wallets in FILE, so a restarted sandbox knows its old jobs.',
+    commands: ['sandbox'],
+  },
+  {
     name: 'help',
     type: 'boolean',
     short: 'h',

@@ -41,7 +41,8 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   let listr: ListrReporter | null = null;
   try {
     if (values.sandbox) {
-      sandbox = await startSandbox(demoSandboxConfig());
+      // Its state lives beside the ledger, so a killed run resumes against the jobs it left behind.
+      sandbox = await startSandbox(demoSandboxConfig(), { statePath: `${ledgerPath}.sandbox.jsonl` });
       connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
       if (!values.json) io.stdout.write(`Running against the embedded sandbox at ${sandbox.baseUrl}\n`);
     }
