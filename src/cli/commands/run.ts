@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
+import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { acquireLedgerLock } from '../../ledger/lock.js';
 import { buildStatusReport } from '../../report/status-report.js';
@@ -42,7 +43,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   try {
     if (values.sandbox) {
       // Its state lives beside the ledger, so a killed run resumes against the jobs it left behind.
-      sandbox = await startSandbox(demoSandboxConfig(), { statePath: `${ledgerPath}.sandbox.jsonl` });
+      sandbox = await startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
       connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
       if (!values.json) io.stdout.write(`Running against the embedded sandbox at ${sandbox.baseUrl}\n`);
     }
@@ -53,6 +54,15 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     }
     const redoRefused = redo.length === 0 ? null : redoProblem(redo, manifest, ledger.listItems());
     if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
+    // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
+    await stopOnJobsUnknownToLedger(connection!, ledger, {
+      manifestName: manifest.name,
+      manifestArg: positionals[0]!,
+      ledgerPath,
+      ledgerFlag: values.ledger,
+      baseUrlFlag: values['base-url'],
+      sandboxState: sandbox ? sandboxStatePath(ledgerPath) : undefined,
+    });
     const runId = ledger.startRun(process.pid);
     const openLedger = ledger;
     io.onInterrupt((count) => {
@@ -119,6 +129,9 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     await sandbox?.close();
   }
 };
+
+/** The embedded sandbox keeps its jobs beside the ledger (docs/sandbox-state.md). */
+const sandboxStatePath = (ledgerPath: string): string => `${ledgerPath}.sandbox.jsonl`;
 
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
 function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
