@@ -17,6 +17,7 @@ export interface ImportSummary {
     state: string;
     job_id: string | null;
     job_status: string | null;
+    error: string | null;
     jobs: number;
     files: string[];
     problem: string | null;
@@ -45,6 +46,7 @@ export function importSummary(
       state: item.jobs === 0 ? 'new' : importedItemState(item.job, item.save).state,
       job_id: item.job?.id ?? null,
       job_status: item.job?.status ?? null,
+      error: item.job === null ? null : importedItemState(item.job, item.save).errorCode,
       jobs: item.jobs,
       files: item.files,
       problem: item.problem,
@@ -70,6 +72,7 @@ function note(item: ImportSummary['items'][number], baseDir: string): string {
   if (item.problem !== null) return `not saved (${item.problem}): the next run retries`;
   if (item.state === 'in_flight') return 'the next run follows it';
   if (item.state === 'expired') return 'outputs already deleted by the service';
+  if (item.state === 'failed') return `failed with ${item.error}: the next run decides as after any failure`;
   return '';
 }
 
