@@ -9,7 +9,7 @@ import { requestHash } from '../runner/request.js';
 import { type ImportPlan, importedItemState, jobItemId, planImport, type SaveResult } from './plan.js';
 
 /** 1,000 pages of 100: far beyond any batch within 48 hours, yet a bound on a runaway listing. */
-export const MAX_PAGES = 1000;
+const MAX_PAGES = 1000;
 
 export interface Listing {
   jobs: Job[];

@@ -15,7 +15,7 @@ const CHECK_TIMEOUT_MS = 10_000;
  * when the ledger is not new, nothing was found, or the service could not answer (the run's own
  * checks deal with that).
  */
-export async function jobsUnknownToLedger(
+async function jobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
   ledger: Ledger,
   manifestName: string,
@@ -40,7 +40,7 @@ export async function jobsUnknownToLedger(
 }
 
 /** What `run` says when it stops on such jobs (docs/import.md). */
-export function unknownJobsMessage(
+function unknownJobsMessage(
   items: readonly string[],
   context: { manifestName: string; ledgerPath: string; importCommand: string; sandboxState?: string },
 ): string {

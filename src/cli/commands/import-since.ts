@@ -1,7 +1,7 @@
 import { UserError } from '../../errors.js';
 
 /** Outputs live 48 hours after they complete, so older jobs have nothing left to save. */
-export const DEFAULT_SINCE_MS = 48 * 60 * 60 * 1000;
+const DEFAULT_SINCE_MS = 48 * 60 * 60 * 1000;
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
