@@ -11,6 +11,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
   plan: async () => (await import('./commands/plan.js')).planCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,
 };
 

@@ -48,6 +48,16 @@ export const COMMANDS = [
       'self-contained page instead, with the videos playable in place.',
   },
   {
+    name: 'import',
+    args: ['manifest'],
+    summary: 'Rebuild a lost ledger from the jobs the service still holds',
+    description:
+      'Lists the jobs of the last 48 hours (or --since), matches them to items by their mediabatch ' +
+      'metadata and request, adopts the best job per item (succeeded first), records every job of the ' +
+      'manifest in a new ledger so spend and budget stay right, and saves the outputs still available. ' +
+      'A later `run` submits only what is missing. `docs/import.md` explains what it matches.',
+  },
+  {
     name: 'sandbox',
     args: [],
     summary: 'Serve a local emulator of the video service',
@@ -87,7 +97,7 @@ export interface FlagSpec {
 }
 
 const ALL: readonly CommandName[] = COMMANDS.map((command) => command.name);
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import'] as const;
 
 export const FLAGS = [
   {
@@ -96,7 +106,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan'],
+    commands: ['run', 'plan', 'import'],
   },
   {
     name: 'ledger',
@@ -127,7 +137,7 @@ export const FLAGS = [
     name: 'json',
     type: 'boolean',
     description: 'Print one JSON document on stdout instead of text.',
-    commands: ['run', 'plan', 'status'],
+    commands: ['run', 'plan', 'status', 'import'],
   },
   {
     name: 'progress',
@@ -175,6 +185,14 @@ export const FLAGS = [
     commands: ['run'],
   },
   {
+    name: 'since',
+    type: 'string',
+    value: 'DURATION',
+    default: '48h, how long the service keeps outputs',
+    description: 'How far back to look for jobs: minutes, hours or days, as in 90m, 6h or 2d.',
+    commands: ['import'],
+  },
+  {
     name: 'html',
     type: 'string',
     value: 'FILE',
@@ -201,6 +219,14 @@ export const FLAGS = [
     commands: ['sandbox'],
   },
   {
+    name: 'state',
+    type: 'string',
+    value: 'FILE',
+    default: 'none: everything is forgotten when the sandbox stops',
+    description: 'Keep jobs, keys and wallets in FILE, so a restarted sandbox knows its old jobs.',
+    commands: ['sandbox'],
+  },
+  {
     name: 'help',
     type: 'boolean',
     short: 'h',
@@ -214,14 +240,14 @@ export const ENVIRONMENT = [
   {
     name: 'MEDIAGEN_API_KEY',
     description: "The service's API key. It is read from here only, and never stored or printed.",
-    commands: ['run', 'plan'],
+    commands: ['run', 'plan', 'import'],
   },
   {
     name: 'MEDIABATCH_HTTP_TIMEOUT',
     description:
       'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
       'with the same key and body.',
-    commands: ['run'],
+    commands: ['run', 'import'],
   },
   {
     name: 'MEDIABATCH_PREFLIGHT_SECONDS',

@@ -247,6 +247,50 @@ export class Ledger {
     })();
   }
 
+  /** False for a new ledger (or one whose runs never got as far as preparing a request). */
+  hasAttempts(): boolean {
+    return this.#prepare('SELECT 1 FROM attempts WHERE batch_id = ? LIMIT 1').get(this.batchId) !== undefined;
+  }
+
+  /**
+   * A job found on the service by `mediabatch import` (docs/import.md), recorded as an accepted
+   * attempt so that spend, budget and resumption see it as if this ledger had submitted it. Its
+   * real Idempotency-Key is unknown; the placeholder is never sent, since an accepted attempt is
+   * never resent.
+   */
+  recordImportedJob(imported: {
+    itemId: string;
+    seq: number;
+    requestBody: string;
+    requestHash: string;
+    job: JobSnapshot;
+  }): AttemptRecord {
+    return this.#db.transaction(() => {
+      const at = this.#now().toISOString();
+      const info = this.#prepare(
+        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at)
+           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?)`,
+      ).run(
+        this.batchId,
+        imported.itemId,
+        imported.seq,
+        `imported:${imported.job.jobId}`,
+        imported.requestBody,
+        imported.requestHash,
+        at,
+        at,
+      );
+      const id = Number(info.lastInsertRowid);
+      this.#updateJob(id, imported.job);
+      this.#event(imported.itemId, id, 'job_imported', {
+        job: imported.job.jobId,
+        status: imported.job.status,
+        amount: imported.job.amountMicros,
+      });
+      return this.getAttempt(id);
+    })();
+  }
+
   /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
   recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord {
     return this.#db.transaction(() => {

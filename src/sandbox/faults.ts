@@ -97,6 +97,19 @@ export function parseMarkers(prompt: string): PromptMarkers {
 /** Counts marker occurrences per exact prompt text, so that `xN` limits hold across keys and jobs. */
 export class MarkerCounter {
   readonly #seen = new Map<string, number>();
+  readonly #onCount: (name: string, value: number) => void;
+
+  constructor(onCount: (name: string, value: number) => void = () => {}) {
+    this.#onCount = onCount;
+  }
+
+  entries(): Array<[string, number]> {
+    return [...this.#seen];
+  }
+
+  restore(name: string, value: number): void {
+    this.#seen.set(name, value);
+  }
 
   /**
    * Registers one occurrence of `kind` for `prompt` and returns the marker to apply, if any:
@@ -108,6 +121,7 @@ export class MarkerCounter {
     const key = `${kind}\u0000${prompt}`;
     const occurrence = (this.#seen.get(key) ?? 0) + 1;
     this.#seen.set(key, occurrence);
+    this.#onCount(key, occurrence);
     return marker.times === null || occurrence <= marker.times ? marker : null;
   }
 }

@@ -142,6 +142,14 @@ export class SandboxServer {
         headers: failure.headers,
       };
     }
+    // Durable before answered: a job the client was told about survives a restart of the sandbox.
+    try {
+      store.commit();
+    } catch (error) {
+      // The client resends on a 500 with the same key, and the job is replayed from memory.
+      console.error('mediabatch sandbox: cannot write its state file', error);
+      reply = { kind: 'json', status: 500, body: fail.internal().envelope(requestId) };
+    }
     await this.#send(req, res, reply, record);
   }
 

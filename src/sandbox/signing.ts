@@ -11,6 +11,11 @@ export class UrlSigner {
     this.#secret = secret;
   }
 
+  /** For a state file: a restarted sandbox must accept the URLs it handed out before. */
+  get secretHex(): string {
+    return this.#secret.toString('hex');
+  }
+
   sign(jobId: string, index: number, expiresMs: number): string {
     return createHmac('sha256', this.#secret).update(`${jobId}\n${index}\n${expiresMs}`).digest('hex');
   }

@@ -4,6 +4,7 @@ import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';
 import { SandboxServer } from './server.js';
+import { attachStateFile } from './state-file.js';
 import { type RequestRecord, SandboxStore } from './store.js';
 
 export interface SandboxRecords {
@@ -52,6 +53,11 @@ export interface SandboxOptions {
   host?: string;
   /** Injected clock in epoch milliseconds; job lifecycles are computed from it. */
   now?: () => number;
+  /**
+   * File that keeps jobs, idempotency keys, wallets and fault counts across restarts (created when
+   * missing). Without it the sandbox forgets everything when it stops.
+   */
+  statePath?: string;
 }
 
 function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
@@ -72,8 +78,14 @@ export async function startSandbox(
 ): Promise<SandboxHandle> {
   let input: Record<string, unknown> = { ...config };
   const store = new SandboxStore(parseSandboxConfig(input), options.now ?? Date.now);
+  const stateFile = options.statePath === undefined ? null : attachStateFile(store, options.statePath);
   const server = new SandboxServer(store, options.host ?? '127.0.0.1');
-  await server.listen(options.port ?? 0);
+  try {
+    await server.listen(options.port ?? 0);
+  } catch (error) {
+    stateFile?.close();
+    throw error;
+  }
   const port = server.port;
   const firstKey = store.config.keys[0];
   if (!firstKey) throw new Error('sandbox config has no key');
@@ -121,10 +133,14 @@ export async function startSandbox(
     update(patch) {
       const next = deepMerge(input, patch as Record<string, unknown>);
       store.applyConfig(parseSandboxConfig(next));
+      store.commit();
       input = next;
     },
     stopListening: () => server.stop(),
     resumeListening: () => server.listen(port),
-    close: () => server.stop(),
+    close: async () => {
+      await server.stop();
+      stateFile?.close();
+    },
   };
 }

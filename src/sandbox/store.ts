@@ -20,10 +20,26 @@ export interface RequestRecord {
 type Key = SandboxConfig['keys'][number];
 type Workspace = SandboxConfig['workspaces'][number];
 
-interface Wallet {
+export interface Wallet {
   /** Balance before any job: balance(t) = base - charges + refunds of jobs ended unsuccessfully by t. */
   baseMicros: number;
   configuredUsd: string;
+}
+
+/** One change of the store's durable state, as a state file records it (see state-file.ts). */
+export type StateChange =
+  | { kind: 'job'; job: StoredJob }
+  | { kind: 'count'; name: string; value: number }
+  | { kind: 'marker'; name: string; value: number }
+  | { kind: 'wallet'; workspaceId: string; wallet: Wallet };
+
+/** Everything a restarted sandbox needs to know its old jobs, keys, wallets and fault counts. */
+export interface StoreState {
+  secretHex: string;
+  jobs: StoredJob[];
+  counters: Array<[string, number]>;
+  markers: Array<[string, number]>;
+  wallets: Array<[string, Wallet]>;
 }
 
 /**
@@ -44,8 +60,8 @@ interface Tally {
 export class SandboxStore {
   config: SandboxConfig;
   readonly now: () => number;
-  readonly signer = new UrlSigner();
-  readonly markers = new MarkerCounter();
+  signer = new UrlSigner();
+  readonly markers = new MarkerCounter((name, value) => this.#changed({ kind: 'marker', name, value }));
   readonly requests: RequestRecord[] = [];
   readonly #jobs: StoredJob[] = [];
   readonly #byId = new Map<string, StoredJob>();
@@ -56,6 +72,8 @@ export class SandboxStore {
   readonly #videos = new Map<string, Buffer>();
   readonly #tallies = new Map<string, Tally>();
   #seq = 0;
+  /** Told of every durable change before the request that made it is answered. */
+  onChange: ((change: StateChange) => void) | null = null;
 
   constructor(config: SandboxConfig, now: () => number) {
     this.config = config;
@@ -72,8 +90,46 @@ export class SandboxStore {
       if (wallet?.configuredUsd === workspace.balance_usd) continue;
       const target = parseUsdStrict(workspace.balance_usd);
       const spent = wallet ? wallet.baseMicros - this.balanceMicros(workspace.id, now) : 0;
-      this.#wallets.set(workspace.id, { baseMicros: target + spent, configuredUsd: workspace.balance_usd });
+      const next = { baseMicros: target + spent, configuredUsd: workspace.balance_usd };
+      this.#wallets.set(workspace.id, next);
+      this.#changed({ kind: 'wallet', workspaceId: workspace.id, wallet: next });
     }
+  }
+
+  #changed(change: StateChange): void {
+    this.onChange?.(change);
+  }
+
+  /** Called once a request's changes are complete and before it is answered (state files write here). */
+  onCommit: (() => void) | null = null;
+
+  commit(): void {
+    this.onCommit?.();
+  }
+
+  /** The durable part of the store (jobs, keys, counts, wallets), for a state file. */
+  exportState(): StoreState {
+    return {
+      secretHex: this.signer.secretHex,
+      jobs: [...this.#jobs],
+      counters: [...this.#counters],
+      markers: this.markers.entries(),
+      wallets: [...this.#wallets],
+    };
+  }
+
+  /**
+   * Takes over a saved state on a fresh store: the old jobs keep their ids, keys, timelines and
+   * charges. Wallets are then reconciled with the current config, as any config change would be.
+   */
+  restoreState(state: StoreState): void {
+    this.signer = new UrlSigner(Buffer.from(state.secretHex, 'hex'));
+    for (const job of state.jobs) this.#add(job);
+    for (const [name, value] of state.counters) this.#counters.set(name, value);
+    for (const [name, value] of state.markers) this.markers.restore(name, value);
+    for (const [id, wallet] of state.wallets) this.#wallets.set(id, { ...wallet });
+    this.#tallies.clear();
+    this.applyConfig(this.config);
   }
 
   authenticate(authorization: string | undefined): Key | null {
@@ -148,6 +204,7 @@ export class SandboxStore {
     const name = scope.join('\u0000');
     const count = (this.#counters.get(name) ?? 0) + 1;
     this.#counters.set(name, count);
+    this.#changed({ kind: 'count', name, value: count });
     return count;
   }
 
@@ -164,8 +221,14 @@ export class SandboxStore {
   }
 
   insert(fields: Omit<StoredJob, 'seq' | 'id'>): StoredJob {
-    this.#seq += 1;
-    const job: StoredJob = { ...fields, seq: this.#seq, id: `job_${randomBytes(12).toString('hex')}` };
+    const job: StoredJob = { ...fields, seq: this.#seq + 1, id: `job_${randomBytes(12).toString('hex')}` };
+    this.#add(job);
+    this.#changed({ kind: 'job', job });
+    return job;
+  }
+
+  #add(job: StoredJob): void {
+    this.#seq = Math.max(this.#seq, job.seq);
     const scope = `${job.workspaceId}\u0000${job.idempotencyKey}`;
     this.#jobs.push(job);
     this.#byId.set(job.id, job);
@@ -176,7 +239,6 @@ export class SandboxStore {
       tally.chargedMicros += job.amountMicros;
       tally.open.push(job);
     }
-    return job;
   }
 
   video(job: StoredJob): Buffer {

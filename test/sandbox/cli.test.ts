@@ -101,6 +101,33 @@ describe('mediabatch sandbox (CLI)', () => {
     expect(await running).toBe(0);
   });
 
+  it('with --state knows the jobs of its previous life', async () => {
+    const start = async () => {
+      const fake = fakeIo();
+      const running = main(['sandbox', '--port', '0', '--state', 'state.jsonl'], fake.io);
+      await expect.poll(() => STARTUP.exec(fake.out())).not.toBeNull();
+      const [, baseUrl, , apiKey] = STARTUP.exec(fake.out()) ?? [];
+      expect(fake.out()).toContain(`state kept in ${join(dir, 'state.jsonl')}`);
+      return { fake, running, baseUrl: baseUrl!, auth: { authorization: `Bearer ${apiKey}` } };
+    };
+    const first = await start();
+    const posted = await request(`${first.baseUrl}/videos/generation`, {
+      method: 'POST',
+      headers: { ...first.auth, 'content-type': 'application/json', 'idempotency-key': 'state-1' },
+      body: JSON.stringify({ input: { prompt: 'kept across restarts' } }),
+    });
+    const job = jobSchema.parse(await posted.body.json());
+    first.fake.interrupt();
+    expect(await first.running).toBe(0);
+
+    const second = await start();
+    const fetched = await request(`${second.baseUrl}/jobs/${job.id}`, { headers: second.auth });
+    expect(fetched.statusCode).toBe(200);
+    expect(jobSchema.parse(await fetched.body.json()).created_at).toBe(job.created_at);
+    second.fake.interrupt();
+    expect(await second.running).toBe(0);
+  });
+
   it('exits 2 with a message on bad flags, bad ports and bad config files', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'workspaces: [{id: w, balance_usd: "x"}]\n');
     const cases: Array<[string[], RegExp]> = [
@@ -110,6 +137,7 @@ describe('mediabatch sandbox (CLI)', () => {
       [['sandbox', '--port', '70000'], /--port/],
       [['sandbox', '--config', 'nope.yaml'], /nope\.yaml/],
       [['sandbox', '--config', 'bad.yaml'], /bad\.yaml.*workspaces\[0\]\.balance_usd/],
+      [['sandbox', '--state', ''], /--state needs a file name/],
     ];
     for (const [argv, message] of cases) {
       const fake = fakeIo();

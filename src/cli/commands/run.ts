@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
+import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { acquireLedgerLock } from '../../ledger/lock.js';
 import type { Manifest } from '../../manifest/index.js';
@@ -77,7 +78,8 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
     ensureSameService(ledger.service()?.identity ?? null, identity, ledgerPath, io.cwd);
     if (values.sandbox) {
-      sandbox = await startSandbox(demoSandboxConfig());
+      // Its state lives beside the ledger, so a killed run resumes against the jobs it left behind.
+      sandbox = await startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
       connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
       if (!values.json)
         io.stdout.write(
@@ -124,6 +126,15 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
       return ExitCode.Interrupted;
     }
     checking = false;
+    // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
+    await stopOnJobsUnknownToLedger(connection!, ledger, {
+      manifestName: manifest.name,
+      manifestArg: positionals[0]!,
+      ledgerPath,
+      ledgerFlag: values.ledger,
+      baseUrlFlag: values['base-url'],
+      sandboxState: sandbox ? sandboxStatePath(ledgerPath) : undefined,
+    });
     const runId = ledger.startRun(process.pid);
     if (values['retry-failed']) {
       const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
@@ -230,6 +241,9 @@ export function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ stat
   if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
   return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
 }
+
+/** The embedded sandbox keeps its jobs beside the ledger (docs/sandbox-state.md). */
+const sandboxStatePath = (ledgerPath: string): string => `${ledgerPath}.sandbox.jsonl`;
 
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
 function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {

@@ -18,16 +18,21 @@ function parsePort(text: string | undefined): number {
   return port;
 }
 
-/** `mediabatch sandbox`: serves the emulator until Ctrl-C or SIGTERM. */
+/**
+ * `mediabatch sandbox`: serves the emulator until Ctrl-C or SIGTERM. With --state its jobs outlive
+ * the process (docs/sandbox-state.md).
+ */
 export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   const port = parsePort(values.port);
+  if (values.state === '') throw new UserError('--state needs a file name');
+  const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
   // A config file is already validated; re-validation in startSandbox is harmless (defaults are idempotent).
   const config: SandboxConfigInput =
     values.config === undefined ? demoSandboxConfig() : loadSandboxConfig(resolve(io.cwd, values.config));
 
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
-    sandbox = await startSandbox(config, { port });
+    sandbox = await startSandbox(config, { port, ...(statePath === undefined ? {} : { statePath }) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
@@ -43,6 +48,7 @@ export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
     }),
   );
   io.stdout.write(`mediabatch sandbox listening on ${sandbox.baseUrl}  API key: ${sandbox.apiKey}\n`);
+  if (statePath !== undefined) io.stdout.write(`  state kept in ${statePath}\n`);
   io.stdout.write(
     `  export MEDIAGEN_BASE_URL=${sandbox.baseUrl} MEDIAGEN_API_KEY=${sandbox.apiKey}  (Ctrl-C stops)\n`,
   );

@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MediaGenClient } from '../../api/client.js';
+import { ExitCode, UserError } from '../../errors.js';
+import { importJobs, listManifestJobs } from '../../import/import-jobs.js';
+import { importSummary, renderImportText } from '../../import/render.js';
+import { Ledger } from '../../ledger/ledger.js';
+import { acquireLedgerLock, type LedgerLock } from '../../ledger/lock.js';
+import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
+import type { Command } from '../io.js';
+import { parseSince } from './import-since.js';
+
+/**
+ * `mediabatch import <manifest> [--base-url URL] [--ledger PATH] [--since DURATION] [--json]`:
+ * rebuilds a lost ledger from the service's own job list (docs/import.md).
+ */
+export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
+  const manifest = manifestOrExit(positionals[0], io);
+  const sinceMs = parseSince(values.since);
+  const connection = connectionFromEnv(values['base-url'], io);
+  if (!connection)
+    throw new UserError('no service to import from: pass --base-url URL (or set MEDIAGEN_BASE_URL)');
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
+  const lock = lockFor(ledgerPath);
+  let ledger: Ledger | null = null;
+  try {
+    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    if (ledger.hasAttempts()) {
+      throw new UserError(
+        `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
+          'ledger. Run the manifest as usual, or import into a new file with --ledger PATH',
+      );
+    }
+    const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
+    const timeoutMs = timeoutSeconds === null ? undefined : timeoutSeconds * 1000;
+    const client = new MediaGenClient({ ...connection, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    const since = new Date(Date.now() - sinceMs);
+    const listing = await listManifestJobs(client, manifest.name, since).catch((error: unknown) => {
+      throw new UserError(
+        `cannot list the service's jobs: ${(error as Error).message}; nothing was imported`,
+        ExitCode.Refused,
+      );
+    });
+    const result = await importJobs(
+      { client, ledger, manifest, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+      listing.jobs,
+    );
+    ledger.appendEvent(null, null, 'ledger_imported', {
+      since: since.toISOString(),
+      jobs: listing.jobs.length,
+    });
+    const summary = importSummary(result, {
+      manifest: manifest.name,
+      ledger: ledgerPath,
+      since,
+      listed: listing.listed,
+      truncated: listing.truncated,
+    });
+    const command = [
+      'mediabatch run',
+      positionals[0],
+      ...(values.ledger ? ['--ledger', values.ledger] : []),
+    ].join(' ');
+    io.stdout.write(
+      values.json
+        ? `${JSON.stringify(summary, null, 2)}\n`
+        : renderImportText(summary, dirname(manifest.file), command),
+    );
+    return ExitCode.Ok;
+  } finally {
+    ledger?.close();
+    lock.release();
+  }
+};
+
+/** Import writes the ledger, so it takes the same lock as a run: never both at once. */
+function lockFor(ledgerPath: string): LedgerLock {
+  mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
+  const lock = acquireLedgerLock(ledgerPath);
+  if (!lock)
+    throw new UserError(
+      `the ledger ${ledgerPath} is held by a live run; nothing was imported`,
+      ExitCode.Refused,
+    );
+  return lock;
+}

@@ -1,0 +1,146 @@
+import pLimit from 'p-limit';
+import type { MediaGenClient } from '../api/client.js';
+import type { Job } from '../api/schemas.js';
+import { saveJobFiles } from '../downloads/save-job-files.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Manifest } from '../manifest/index.js';
+import { jobSnapshot } from '../runner/job-snapshot.js';
+import { requestHash } from '../runner/request.js';
+import { type ImportPlan, importedItemState, jobItemId, planImport, type SaveResult } from './plan.js';
+
+/** 1,000 pages of 100: far beyond any batch within 48 hours, yet a bound on a runaway listing. */
+const MAX_PAGES = 1000;
+
+export interface Listing {
+  jobs: Job[];
+  /** Jobs of every manifest the listing went through. */
+  listed: number;
+  pages: number;
+  /** The page bound was reached before the end of the list. */
+  truncated: boolean;
+}
+
+/** Every page of GET /jobs since `since`, all statuses, keeping the jobs of this manifest. */
+export async function listManifestJobs(
+  client: MediaGenClient,
+  manifestName: string,
+  since: Date,
+  maxPages = MAX_PAGES,
+): Promise<Listing> {
+  const listing: Listing = { jobs: [], listed: 0, pages: 0, truncated: false };
+  for await (const page of client.listJobPages({ created_after: since.toISOString(), limit: 100 })) {
+    listing.pages += 1;
+    listing.listed += page.data.data.length;
+    for (const job of page.data.data) if (jobItemId(job, manifestName) !== null) listing.jobs.push(job);
+    if (listing.pages >= maxPages && page.data.has_more) {
+      listing.truncated = true;
+      break;
+    }
+  }
+  return listing;
+}
+
+export interface ItemImport {
+  itemId: string;
+  job: Job | null;
+  jobs: number;
+  save: SaveResult | null;
+  files: string[];
+  /** Why the files were not saved, when they were not. */
+  problem: string | null;
+}
+
+export interface ImportResult {
+  plan: ImportPlan;
+  items: ItemImport[];
+}
+
+/**
+ * Writes the plan into the fresh ledger in one transaction, then saves the adopted outputs (four
+ * at a time, like a run) and settles each item's state from what was saved.
+ */
+export async function importJobs(
+  deps: { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number },
+  listed: readonly Job[],
+): Promise<ImportResult> {
+  const { ledger, manifest } = deps;
+  const plan = planImport(manifest.name, manifest.items, listed);
+  const hashes = new Map(manifest.items.map((item) => [item.id, requestHash(item)]));
+  const attemptIds = new Map<string, number>();
+  const jobCounts = new Map<string, number>();
+  ledger.atomically(() => {
+    for (const entry of plan.attempts) {
+      const hash = hashes.get(entry.itemId);
+      const attempt = ledger.recordImportedJob({
+        itemId: entry.itemId,
+        seq: entry.seq,
+        requestBody: JSON.stringify({
+          model: entry.job.model,
+          input: entry.job.input,
+          metadata: entry.job.metadata,
+        }),
+        // A job of an older request keeps a hash of its own, so a run sees it answers no current item.
+        requestHash: entry.current && hash ? hash : `imported:${entry.job.id}`,
+        job: jobSnapshot(entry.job),
+      });
+      if (entry.adopted) attemptIds.set(entry.itemId, attempt.id);
+      jobCounts.set(entry.itemId, (jobCounts.get(entry.itemId) ?? 0) + 1);
+    }
+    ledger.putItems(
+      manifest.items
+        .filter((item) => jobCounts.has(item.id))
+        .map((item) => ({ itemId: item.id, requestHash: hashes.get(item.id)!, state: 'pending' as const })),
+    );
+  });
+
+  const limit = pLimit(4);
+  const items = await Promise.all(
+    manifest.items.map((item) =>
+      limit(async (): Promise<ItemImport> => {
+        const job = plan.adopted.get(item.id) ?? null;
+        const outcome: ItemImport = {
+          itemId: item.id,
+          job,
+          jobs: jobCounts.get(item.id) ?? 0,
+          save: null,
+          files: [],
+          problem: null,
+        };
+        if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(item.id)!, outcome);
+        const { state, errorCode } = importedItemState(job, outcome.save);
+        if (outcome.jobs > 0) {
+          ledger.setItemState(item.id, {
+            state,
+            errorCode,
+            errorMessage: errorCode === null ? null : (job?.error?.message ?? null),
+          });
+        }
+        return outcome;
+      }),
+    ),
+  );
+  return { plan, items };
+}
+
+async function save(
+  deps: { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number },
+  job: Job,
+  attemptId: number,
+  outcome: ItemImport,
+): Promise<void> {
+  const result = await saveJobFiles(job, {
+    outputDir: deps.manifest.outputDir,
+    itemId: outcome.itemId,
+    refreshJob: async () => (await deps.client.getJob(job.id)).data,
+    ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
+  }).catch((error: unknown) => ({ kind: 'error' as const, message: (error as Error).message }));
+  if (result.kind === 'saved') {
+    deps.ledger.recordFilesSaved(attemptId, result.files);
+    outcome.save = 'saved';
+    outcome.files = result.files.map((file) => file.path);
+  } else if (result.kind === 'expired') outcome.save = 'expired';
+  else {
+    outcome.save = 'not_saved';
+    outcome.problem = result.message;
+  }
+}
