@@ -1,12 +1,13 @@
 import type { Account } from '../api/schemas.js';
-import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { ItemRecord } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
+import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
+import type { PlanEntry } from '../ledger/read-views.js';
+import type { AttemptRecord, ItemRecord, MoneyTotals } from '../ledger/records.js';
+import type { Manifest, ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros, parseUsd } from '../money.js';
 import { latestAttempts, planItem } from '../runner/item-plan.js';
 import { requestHash } from '../runner/request.js';
-import { estimateItem, pricesSeen } from './cost-estimate.js';
-import { buildStatusReport, type LedgerView } from './status-report.js';
+import { estimateItem, type PriceTable, pricesSeen } from './cost-estimate.js';
+import { buildStatus, type LedgerView, summarizeView } from './status-report.js';
 
 /**
  * What `run` would do, computed from the manifest, the ledger and (optionally) GET /account
@@ -71,18 +72,108 @@ export interface PlanDocument {
   warnings: string[];
 }
 
+/**
+ * What the plan is computed from: each item's row and latest attempt (any order), the money sums,
+ * the prices seen and the succeeded jobs whose files are not saved yet. `plan` streams the
+ * entries from SQLite; planSourceOf derives the same from a ledger held in memory.
+ */
+export interface PlanSource {
+  entries: Iterable<PlanEntry>;
+  money: MoneyTotals;
+  prices: PriceTable;
+  unsaved: readonly AttemptRecord[];
+}
+
 export function buildPlanReport(
   manifest: Manifest,
   view: LedgerView,
   account: AccountCheck | null,
   nowMs: number,
 ): PlanDocument {
-  const money = moneyTotalsOf(view.attempts);
-  const reserved = money.reservedMicros;
-  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
+  return buildPlan(manifest, planSourceOf(view), account, nowMs);
+}
+
+export function planSourceOf(view: LedgerView): PlanSource {
   const records = new Map<string, ItemRecord>(view.items.map((record) => [record.itemId, record]));
   const latest = latestAttempts(view.attempts);
-  const prices = pricesSeen(view.attempts);
+  const ids = new Set([...records.keys(), ...latest.keys()]);
+  const status = summarizeView({ items: [], attempts: view.attempts, files: [] });
+  return {
+    entries: [...ids].map((itemId) => ({ itemId, record: records.get(itemId), attempt: latest.get(itemId) })),
+    money: status.money,
+    prices: pricesSeen(view.attempts),
+    unsaved: status.unsaved,
+  };
+}
+
+/** An item's plan before the budget walk: what planItem decided, said in words. */
+interface Decided {
+  label: PlanLabel;
+  submit: boolean;
+  reason?: string;
+}
+
+function decide(item: ManifestItem, entry: PlanEntry | undefined): Decided {
+  const record = entry?.record;
+  // Without a row or an attempt an item is new whatever it holds: no need to hash it.
+  const decided = entry
+    ? planItem(requestHash(item), record, entry.attempt, { regenerateExpired: false })
+    : planItem('', undefined, undefined, { regenerateExpired: false });
+  const submit = decided.action === 'submit' && decided.label !== 'expired';
+  switch (decided.label) {
+    case 'changed':
+      return {
+        label: 'changed',
+        submit,
+        reason: 'model, input, metadata or max_cost_usd changed since the last run',
+      };
+    case 'retry':
+      return { label: 'retry', submit, reason: retryReason(decided.reason, record) };
+    case 'in_flight':
+      return {
+        label: 'in_flight',
+        submit,
+        reason:
+          decided.attempt.state === 'prepared'
+            ? `attempt ${decided.attempt.seq} has no recorded answer: resent with its own key and body`
+            : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`,
+      };
+    case 'expired':
+      return {
+        label: 'expired',
+        submit,
+        reason: 'outputs were deleted before they were saved; run --regenerate-expired pays for them again',
+      };
+    case 'failed':
+      return {
+        label: 'failed',
+        submit,
+        reason: `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`,
+      };
+    default:
+      return { label: decided.label, submit };
+  }
+}
+
+export function buildPlan(
+  manifest: Manifest,
+  source: PlanSource,
+  account: AccountCheck | null,
+  nowMs: number,
+): PlanDocument {
+  const money = source.money;
+  const reserved = money.reservedMicros;
+  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
+  const position = new Map<string, number>();
+  manifest.items.forEach((item, index) => {
+    position.set(item.id, index);
+  });
+  const decisions = new Array<Decided | undefined>(manifest.items.length);
+  for (const entry of source.entries) {
+    const index = position.get(entry.itemId);
+    if (index !== undefined) decisions[index] = decide(manifest.items[index]!, entry);
+  }
+  const prices = source.prices;
   const counts = Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>;
 
   // Walk the items to submit in manifest order, as run queues them, spending the estimates.
@@ -90,34 +181,12 @@ export function buildPlanReport(
   let estimateTotal: Micros | null = 0;
   let unknown = 0;
 
-  const items = manifest.items.map((item): PlanItem => {
-    const record = records.get(item.id);
-    const attempt = latest.get(item.id);
-    const decided = planItem(requestHash(item), record, attempt, { regenerateExpired: false });
-    let label: PlanLabel = decided.label;
-    let reason: string | undefined;
+  const items = manifest.items.map((item, index): PlanItem => {
+    const decided = decisions[index] ?? decide(item, undefined);
+    let label = decided.label;
+    let reason = decided.reason;
     let estimate: Micros | null = null;
-    switch (decided.label) {
-      case 'changed':
-        reason = 'model, input, metadata or max_cost_usd changed since the last run';
-        break;
-      case 'retry':
-        reason = retryReason(decided.reason, record);
-        break;
-      case 'in_flight':
-        reason =
-          decided.attempt.state === 'prepared'
-            ? `attempt ${decided.attempt.seq} has no recorded answer: resent with its own key and body`
-            : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
-        break;
-      case 'expired':
-        reason = 'outputs were deleted before they were saved; run --regenerate-expired pays for them again';
-        break;
-      case 'failed':
-        reason = `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`;
-        break;
-    }
-    if (decided.action === 'submit' && decided.label !== 'expired') {
+    if (decided.submit) {
       estimate = estimateItem(item, prices).micros;
       // run reserves the item's cap (or the whole remaining budget without one) before sending it.
       const need = item.maxCostMicros ?? estimate;
@@ -141,7 +210,7 @@ export function buildPlanReport(
   });
   if (unknown > 0) estimateTotal = null;
 
-  const warnings = expiringOutputs(manifest, view, nowMs);
+  const warnings = expiringOutputs(manifest, source, nowMs);
   if (unknown > 0) {
     warnings.push(
       `${unknown} item${unknown === 1 ? '' : 's'} to submit ${unknown === 1 ? 'has' : 'have'} no price seen in the ledger and no max_cost_usd: the cost estimate is unknown`,
@@ -173,16 +242,10 @@ export function buildPlanReport(
   };
 }
 
-/**
- * The same "expires within 6 hours" warnings as status, from the status report itself so that
- * both commands say the same words; only the candidate attempts go in, because a full status
- * report of 100,000 items is work this command does not need.
- */
-function expiringOutputs(manifest: Manifest, view: LedgerView, nowMs: number): string[] {
-  const candidates = view.attempts.filter(
-    (attempt) => attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null,
-  );
-  return buildStatusReport({ ...manifest, items: [] }, { items: [], attempts: candidates, files: [] }, nowMs)
+/** The same "expires within 6 hours" warnings as status, from the status report itself. */
+function expiringOutputs(manifest: Manifest, source: PlanSource, nowMs: number): string[] {
+  const money = { chargedMicros: 0, refundedMicros: 0, reservedMicros: 0 };
+  return buildStatus({ ...manifest, items: [] }, { summaries: [], money, unsaved: source.unsaved }, nowMs)
     .warnings;
 }
 

@@ -24,14 +24,24 @@ export function cleanText(text: string): string {
 }
 
 /**
- * Pads every column but the last. Built as one string so that 100,000 rows cost one write.
- * Very wide cells do not widen the whole column past `maxWidth`; they only push their own row.
+ * Pads every column but the last. Very wide cells do not widen the whole column past `maxWidth`;
+ * they only push their own row.
  */
 export function renderTable(
   headers: readonly string[],
   rows: readonly (readonly string[])[],
   maxWidth = 48,
 ): string {
+  return [...tableChunks(headers, rows, maxWidth)].join('');
+}
+
+/** The same table in chunks of lines, so that 100,000 rows never become one string. */
+export function* tableChunks(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  maxWidth = 48,
+  perChunk = 1000,
+): Generator<string> {
   const widths = headers.map((header) => header.length);
   for (const row of rows) {
     for (let i = 0; i < row.length - 1; i++) {
@@ -44,10 +54,12 @@ export function renderTable(
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const out = new Array<string>(rows.length + 1);
-  out[0] = line(headers);
-  for (let i = 0; i < rows.length; i++) out[i + 1] = line(rows[i]!);
-  return `${out.join('\n')}\n`;
+  yield `${line(headers)}\n`;
+  for (let start = 0; start < rows.length; start += perChunk) {
+    const out: string[] = [];
+    for (let i = start; i < Math.min(rows.length, start + perChunk); i++) out.push(line(rows[i]!));
+    yield `${out.join('\n')}\n`;
+  }
 }
 
 export interface LedgerNote {
@@ -85,8 +97,8 @@ function countsLine(report: StatusReport): string {
   return `${report.manifest}: ${t.items} items: ${t.done} done, ${t.failed} failed, ${t.budget_exceeded} budget exceeded, ${t.expired} expired, ${t.in_flight} in flight, ${t.pending} pending`;
 }
 
-function statusTable(report: StatusReport): string {
-  const rows = report.items.map((item) => [
+function statusRows(report: StatusReport): string[][] {
+  return report.items.map((item) => [
     item.id,
     words(item.state),
     String(item.attempts),
@@ -94,7 +106,12 @@ function statusTable(report: StatusReport): string {
     item.job_id === null ? '-' : cleanText(item.job_id),
     filesOrError(item),
   ]);
-  return renderTable(['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', 'FILES / ERROR'], rows);
+}
+
+const STATUS_HEADERS = ['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', 'FILES / ERROR'];
+
+function statusTable(report: StatusReport): string {
+  return renderTable(STATUS_HEADERS, statusRows(report));
 }
 
 function footer(warnings: readonly string[], ledger: LedgerNote): string {
@@ -104,7 +121,12 @@ function footer(warnings: readonly string[], ledger: LedgerNote): string {
 }
 
 export function renderStatusText(report: StatusReport, ledger: LedgerNote): string {
-  return `${statusTable(report)}\n${countsLine(report)}\n${moneyLine(report.totals)}\n${footer(report.warnings, ledger)}`;
+  return [...renderStatusChunks(report, ledger)].join('');
+}
+
+export function* renderStatusChunks(report: StatusReport, ledger: LedgerNote): Generator<string> {
+  yield* tableChunks(STATUS_HEADERS, statusRows(report));
+  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${footer(report.warnings, ledger)}`;
 }
 
 // ---- plan ------------------------------------------------------------------------------------
@@ -121,6 +143,10 @@ const PLAN_WORDS: Record<PlanLabel, string> = {
 };
 
 export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
+  return [...renderPlanChunks(doc, ledger)].join('');
+}
+
+export function* renderPlanChunks(doc: PlanDocument, ledger: LedgerNote): Generator<string> {
   const rows = doc.items.map((item) => [
     item.id,
     PLAN_WORDS[item.plan],
@@ -151,7 +177,8 @@ export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
   } else {
     lines.push('account: not checked (pass --base-url or set MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY)');
   }
-  return `${renderTable(['ID', 'PLAN', 'ESTIMATE', 'REASON'], rows)}\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}`;
+  yield* tableChunks(['ID', 'PLAN', 'ESTIMATE', 'REASON'], rows);
+  yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}`;
 }
 
 // ---- report ----------------------------------------------------------------------------------

@@ -1,20 +1,37 @@
+import { existsSync } from 'node:fs';
 import { MediaGenClient } from '../../api/client.js';
 import { ApiConnectionError, ApiError } from '../../api/errors.js';
 import { ExitCode } from '../../errors.js';
-import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
-import { cleanText, renderPlanText } from '../../report/render-text.js';
-import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
+import { priceTable } from '../../report/cost-estimate.js';
+import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
+import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
+import { cleanText, renderPlanChunks } from '../../report/render-text.js';
+import { type Connection, connectionFromEnv, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
-import { readLedger } from './status.js';
+import { NO_MONEY, withLedger } from './status.js';
 
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
-  // Price estimates read the priced part of accepted attempts' request bodies.
-  const ledger = readLedger(manifest, values.ledger, io, { view: 'pricing' });
   const account = connection ? await checkAccount(connection) : null;
-  const doc = buildPlanReport(manifest, ledger.view, account, Date.now());
-  io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));
+  const path = ledgerPathFor(manifest, values.ledger, io);
+  const doc = withLedger(manifest, path, (ledger) =>
+    buildPlan(
+      manifest,
+      ledger
+        ? {
+            entries: ledger.planEntries(),
+            money: ledger.moneyTotals(),
+            prices: priceTable(ledger.priceSamples()),
+            unsaved: ledger.unsavedSucceeded(),
+          }
+        : { entries: [], money: NO_MONEY, prices: priceTable([]), unsaved: [] },
+      account,
+      Date.now(),
+    ),
+  );
+  const note = { path, exists: existsSync(path) };
+  await writeChunks(io.stdout, values.json ? jsonChunks({ ...doc }) : renderPlanChunks(doc, note));
 
   if (account === null || account.ok) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;
