@@ -81,7 +81,7 @@ export function scaleRows(label: string, samples: readonly ScaleSample[], withTa
   const target = (value: Target) => (withTargets ? value : undefined);
   return rowsOf(`3 scale${label}`, samples, [
     ['items per second = 5,000 / CLI wall time', 'items/s', 1, (x) => x.itemsPerSecond, target(atLeast(300))],
-    ['CPU per item, user + system', 'ms', 3, (x) => x.cpuMsPerItem, target(below(3))],
+    ['CPU per item, user + system', 'ms', 3, (x) => x.cpuMsPerItem, target(below(2))],
     ['  of which user', 'ms', 3, (x) => x.userCpuMsPerItem],
     ['  of which system', 'ms', 3, (x) => x.systemCpuMsPerItem],
     ['peak RSS of the CLI', 'MB', 1, (x) => x.peakRssMb],
@@ -90,9 +90,9 @@ export function scaleRows(label: string, samples: readonly ScaleSample[], withTa
 
 export function largeRows(command: string, samples: readonly BigSample[]): Row[] {
   return rowsOf('4 100k ledger', samples, [
-    [`${command}: wall time`, 's', 2, (x) => x.wallMs / 1000, below(5)],
+    [`${command}: wall time`, 's', 2, (x) => x.wallMs / 1000, below(2)],
     [`${command}: CPU time, user + system`, 's', 2, (x) => x.cpuMs / 1000],
-    [`${command}: peak RSS`, 'MB', 1, (x) => x.peakRssMb, below(400)],
+    [`${command}: peak RSS`, 'MB', 1, (x) => x.peakRssMb, below(300)],
   ]);
 }
 
