@@ -97,6 +97,8 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     fillSlots(run);
     reportProgress(run);
     if (isSettled(run)) break;
+    // A service that named its Retry-After on a submission needs no probe.
+    if (!probed && state.retryAfterMs !== null) probed = true;
     if (!probed && state.watchingCount > 0) {
       probed = true;
       await probePollInterval(run);
