@@ -93,7 +93,7 @@ export function buildPlanReport(
   return buildPlan(manifest, planSourceOf(view), account, nowMs);
 }
 
-export function planSourceOf(view: LedgerView): PlanSource {
+function planSourceOf(view: LedgerView): PlanSource {
   const records = new Map<string, ItemRecord>(view.items.map((record) => [record.itemId, record]));
   const latest = latestAttempts(view.attempts);
   const ids = new Set([...records.keys(), ...latest.keys()]);

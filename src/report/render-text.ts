@@ -120,10 +120,6 @@ function footer(warnings: readonly string[], ledger: LedgerNote): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderStatusText(report: StatusReport, ledger: LedgerNote): string {
-  return [...renderStatusChunks(report, ledger)].join('');
-}
-
 export function* renderStatusChunks(report: StatusReport, ledger: LedgerNote): Generator<string> {
   yield* tableChunks(STATUS_HEADERS, statusRows(report));
   yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${footer(report.warnings, ledger)}`;
@@ -141,10 +137,6 @@ const PLAN_WORDS: Record<PlanLabel, string> = {
   failed: 'failed (skipped)',
   blocked_by_budget: 'blocked by budget',
 };
-
-export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
-  return [...renderPlanChunks(doc, ledger)].join('');
-}
 
 export function* renderPlanChunks(doc: PlanDocument, ledger: LedgerNote): Generator<string> {
   const rows = doc.items.map((item) => [

@@ -25,7 +25,7 @@ export interface PollTimingInput {
 }
 
 /** A look is due when this many finishes are expected to have gone unnoticed since the last. */
-export const EXPECTED_FINISHES_TO_POLL = 0.5;
+const EXPECTED_FINISHES_TO_POLL = 0.5;
 /** Only the newest durations shape the model: it follows a service that speeds up or slows down. */
 const DURATIONS_KEPT = 64;
 
