@@ -1,3 +1,4 @@
+import type { PriceSample } from '../ledger/read-views.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Micros } from '../money.js';
@@ -40,30 +41,47 @@ function scalar(value: unknown): string | number | null {
  * same key, because a price change is better reflected by the newest answer.
  */
 export function pricesSeen(attempts: readonly AttemptRecord[]): PriceTable {
+  return priceTable(
+    attempts
+      .filter((attempt) => attempt.state === 'accepted' && attempt.jobId !== null)
+      .map((attempt) => ({
+        id: attempt.id,
+        requestBody: attempt.requestBody,
+        amountMicros: attempt.amountMicros,
+        samples: 1,
+        sumMicros: attempt.amountMicros,
+      })),
+  );
+}
+
+/**
+ * The same table from price samples: each is the newest charge of a group of accepted attempts
+ * (the ledger groups them by kind of request, so 100,000 attempts arrive as a handful of rows).
+ */
+export function priceTable(samples: readonly PriceSample[]): PriceTable {
   const byKey = new Map<string, Micros>();
   let sum = 0;
-  let samples = 0;
+  let count = 0;
   const newest = new Map<string, number>();
-  for (const attempt of attempts) {
-    if (attempt.state !== 'accepted' || attempt.jobId === null) continue;
+  for (const sample of samples) {
     let body: unknown;
     try {
-      body = JSON.parse(attempt.requestBody);
+      body = JSON.parse(sample.requestBody);
     } catch {
       continue; // a body we cannot read tells us nothing about the price
     }
     if (typeof body !== 'object' || body === null) continue;
     const { model, input } = body as { model?: unknown; input?: unknown };
     const key = priceKey(model ?? null, input);
-    sum += attempt.amountMicros;
-    samples += 1;
-    // Attempts come in id order from the ledger, but do not rely on it.
-    if ((newest.get(key) ?? -1) <= attempt.id) {
-      byKey.set(key, attempt.amountMicros);
-      newest.set(key, attempt.id);
+    sum += sample.sumMicros;
+    count += sample.samples;
+    // Samples come in id order from the ledger, but do not rely on it.
+    if ((newest.get(key) ?? -1) <= sample.id) {
+      byKey.set(key, sample.amountMicros);
+      newest.set(key, sample.id);
     }
   }
-  return { byKey, meanMicros: samples === 0 ? null : Math.round(sum / samples), samples };
+  return { byKey, meanMicros: count === 0 ? null : Math.round(sum / count), samples: count };
 }
 
 /**

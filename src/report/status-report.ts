@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, FileRecord, ItemRecord, ItemState } from '../ledger/records.js';
+import type { ItemSummary } from '../ledger/read-views.js';
+import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 
@@ -52,21 +53,37 @@ export interface LedgerView {
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 
+/**
+ * What the status document is computed from: one summary per item (any order), the money sums
+ * and the succeeded jobs whose files are not saved yet. `status` reads it from SQLite row by row;
+ * `run` and `report`, which hold the whole ledger anyway, derive it with summarizeView.
+ */
+export interface StatusSource {
+  summaries: Iterable<ItemSummary>;
+  money: MoneyTotals;
+  unsaved: readonly AttemptRecord[];
+}
+
 /** The document `status --json` prints, from the manifest and the ledger alone (pure). */
 export function buildStatusReport(manifest: Manifest, view: LedgerView, now: number): StatusReport {
-  const records = new Map(view.items.map((record) => [record.itemId, record]));
-  const attemptsByItem = new Map<string, AttemptRecord[]>();
-  for (const attempt of view.attempts) {
-    pushTo(attemptsByItem, attempt.itemId, attempt);
-  }
-  const filesByAttempt = new Map<number, FileRecord[]>();
-  for (const file of view.files) pushTo(filesByAttempt, file.attemptId, file);
+  return buildStatus(manifest, summarizeView(view), now);
+}
+
+export function buildStatus(manifest: Manifest, source: StatusSource, now: number): StatusReport {
   const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
   const shown = (path: string) => {
     const rel = relative(baseDir, path);
     return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
   };
-
+  const position = new Map<string, number>();
+  manifest.items.forEach((item, index) => {
+    position.set(item.id, index);
+  });
+  const items = new Array<StatusItem>(manifest.items.length);
+  for (const summary of source.summaries) {
+    const index = position.get(summary.itemId);
+    if (index !== undefined) items[index] = statusItem(summary, shown);
+  }
   const counts: Record<ItemState, number> = {
     pending: 0,
     in_flight: 0,
@@ -75,39 +92,15 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
     budget_exceeded: 0,
     expired: 0,
   };
-  const items = manifest.items.map((item): StatusItem => {
-    const record = records.get(item.id);
-    const attempts = attemptsByItem.get(item.id) ?? [];
-    const state = record?.state ?? 'pending';
-    counts[state] += 1;
-    const last = attempts.findLast((attempt) => attempt.jobId !== null);
-    const saved = attempts.findLast((attempt) => attempt.filesSaved);
-    const takes = takesOf(attempts).map(
-      (attempt): StatusTake => ({
-        take: attempt.take ?? 1,
-        job_id: attempt.jobId,
-        cost_usd: formatUsd(attempt.amountMicros - attempt.refundedMicros),
-        files: (filesByAttempt.get(attempt.id) ?? []).map((file) => shown(file.path)),
-      }),
-    );
-    return {
-      id: item.id,
-      state,
-      job_id: last?.jobId ?? null,
-      attempts: attempts.length,
-      cost_usd: formatUsd(spentMicros(moneyTotalsOf(attempts))),
-      files: saved ? (filesByAttempt.get(saved.id) ?? []).map((file) => shown(file.path)) : [],
-      error:
-        state === 'done' || !record?.errorCode || state === 'pending' || state === 'in_flight'
-          ? null
-          : { code: record.errorCode, message: record.errorMessage ?? '' },
-      ...(takes.length > 1 ? { takes } : {}),
-    };
+  manifest.items.forEach((item, index) => {
+    const entry = items[index] ?? statusItem(emptySummary(item.id), shown);
+    items[index] = entry;
+    counts[entry.state] += 1;
   });
 
-  const money = moneyTotalsOf(view.attempts);
+  const money = source.money;
   const warnings: string[] = [];
-  for (const attempt of view.attempts) {
+  for (const attempt of source.unsaved) {
     if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
       const left = Date.parse(attempt.expiresAt) - now;
       if (left > 0 && left <= SIX_HOURS_MS) {
@@ -148,6 +141,99 @@ export function takesOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
   const byTake = new Map<number, AttemptRecord>();
   for (const attempt of attempts) if (attempt.filesSaved) byTake.set(attempt.take ?? 1, attempt);
   return [...byTake.entries()].sort((a, b) => b[0] - a[0]).map(([, attempt]) => attempt);
+}
+
+function statusItem(summary: ItemSummary, shown: (path: string) => string): StatusItem {
+  const state = summary.state ?? 'pending';
+  const paths = summary.savedPaths === null ? [] : (JSON.parse(summary.savedPaths) as string[]);
+  const takes = (summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[])).map(
+    (take): StatusTake => ({
+      take: take.take,
+      job_id: take.job_id,
+      cost_usd: formatUsd(take.net),
+      files: take.files.map(shown),
+    }),
+  );
+  return {
+    id: summary.itemId,
+    state,
+    job_id: summary.lastJobId,
+    attempts: summary.attempts,
+    cost_usd: formatUsd(summary.netMicros),
+    files: paths.map(shown),
+    error:
+      state === 'done' || !summary.errorCode || state === 'pending' || state === 'in_flight'
+        ? null
+        : { code: summary.errorCode, message: summary.errorMessage ?? '' },
+    ...(takes.length > 1 ? { takes } : {}),
+  };
+}
+
+interface SavedTake {
+  take: number;
+  job_id: string | null;
+  net: number;
+  files: string[];
+}
+
+function emptySummary(itemId: string): ItemSummary {
+  return {
+    itemId,
+    state: null,
+    errorCode: null,
+    errorMessage: null,
+    attempts: 0,
+    netMicros: 0,
+    lastJobId: null,
+    savedPaths: null,
+    takes: null,
+  };
+}
+
+/** The same source from a ledger held in memory whole (attempts in id order, as the ledger lists them). */
+export function summarizeView(view: LedgerView): StatusSource {
+  const records = new Map(view.items.map((record) => [record.itemId, record]));
+  const attemptsByItem = new Map<string, AttemptRecord[]>();
+  for (const attempt of view.attempts) pushTo(attemptsByItem, attempt.itemId, attempt);
+  const filesByAttempt = new Map<number, FileRecord[]>();
+  for (const file of view.files) pushTo(filesByAttempt, file.attemptId, file);
+  const ids = new Set([...records.keys(), ...attemptsByItem.keys()]);
+  const summaries = [...ids].map((itemId): ItemSummary => {
+    const record = records.get(itemId);
+    const attempts = attemptsByItem.get(itemId) ?? [];
+    const saved = attempts.findLast((attempt) => attempt.filesSaved);
+    const files = saved ? (filesByAttempt.get(saved.id) ?? []) : [];
+    return {
+      itemId,
+      state: record?.state ?? null,
+      errorCode: record?.errorCode ?? null,
+      errorMessage: record?.errorMessage ?? null,
+      attempts: attempts.length,
+      netMicros: spentMicros(moneyTotalsOf(attempts)),
+      lastJobId: attempts.findLast((attempt) => attempt.jobId !== null)?.jobId ?? null,
+      savedPaths: saved ? JSON.stringify(files.map((file) => file.path)) : null,
+      takes: savedTakes(takesOf(attempts), filesByAttempt),
+    };
+  });
+  const money = moneyTotalsOf(view.attempts);
+  const unsaved = view.attempts.filter(
+    (attempt) => attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null,
+  );
+  return { summaries, money, unsaved };
+}
+
+function savedTakes(takes: AttemptRecord[], filesByAttempt: Map<number, FileRecord[]>): string | null {
+  if (takes.length < 2) return null;
+  return JSON.stringify(
+    takes.map(
+      (attempt): SavedTake => ({
+        take: attempt.take ?? 1,
+        job_id: attempt.jobId,
+        net: attempt.amountMicros - attempt.refundedMicros,
+        files: (filesByAttempt.get(attempt.id) ?? []).map((file) => file.path),
+      }),
+    ),
+  );
 }
 
 /** Grouping by push: at 100,000 items, a fresh array per row is garbage the peak RSS pays for. */

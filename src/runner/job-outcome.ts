@@ -17,7 +17,7 @@ export function handleJob(
   if (!tracked) return;
   if (job.status === 'queued' || job.status === 'running') {
     const known = run.state.watched(job.id) !== undefined;
-    run.state.watch(job.id, attempt, run.deps.clock.now());
+    run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
     // A job adopted outside a POST (a resumed or reconciled attempt) must start the poll timer now,
     // not after whatever the loop is sleeping on.
     if (!known) run.wake();
@@ -30,6 +30,8 @@ export function handleJob(
     return;
   }
   if (job.status === 'succeeded') {
+    if (job.completed_at !== null)
+      run.state.jobSucceeded(Date.parse(job.completed_at) - Date.parse(job.created_at));
     run.downloads.add({ attempt, job });
     return;
   }

@@ -3,12 +3,17 @@ import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import type { StopReason } from './policy.js';
+import { nextPollAt, type PollTimingInput } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
+import type { WatchedJob } from './run-state.js';
 import { fillSlots } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
 
 export type { RunDeps, RunOptions } from './run-context.js';
+
+/** The longest a redoable ledger step waits for its group's commit (docs/performance.md). */
+const GROUP_COMMIT_MS = 100;
 
 export interface RunResult {
   stop: StopReason | null;
@@ -29,6 +34,8 @@ export async function runBatch(
   onInterrupt?: (drain: () => void) => void,
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
+  // Only prepareAttempt must be durable at once (before its POST); the rest shares commits.
+  deps.ledger.groupCommits(GROUP_COMMIT_MS);
   onInterrupt?.(() =>
     run.stopWith(
       { kind: 'draining' },
@@ -83,32 +90,58 @@ function drainingThroughOutage(run: RunContext): boolean {
   return run.state.stop?.kind === 'draining' && run.state.outageSince !== null;
 }
 
-/** Submits into free slots, sleeps until something can change, and polls once per interval. */
+/**
+ * Submits into free slots, sleeps until something can change, and looks at the jobs when
+ * poll-timing says a finish has become likely (or at --poll-interval).
+ */
 async function loopUntilSettled(run: RunContext): Promise<void> {
   const { clock } = run.deps;
   const { state } = run;
-  let lastPoll = clock.now();
+  let lastPoll: number | null = null;
   let probed = run.options.pollIntervalMs !== null;
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
     fillSlots(run);
     reportProgress(run);
     if (isSettled(run)) break;
+    // A service that named its Retry-After on a submission needs no probe.
+    if (!probed && state.retryAfterMs !== null) probed = true;
     if (!probed && state.watchingCount > 0) {
       probed = true;
       await probePollInterval(run);
       continue;
     }
-    const untilPoll =
-      state.watchingCount > 0 ? lastPoll + run.pollIntervalMs - clock.now() : Number.POSITIVE_INFINITY;
+    const pollAt = nextPollAt(pollTimingInput(run, lastPoll));
     // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
-    const wait = Math.max(1, Math.min(untilPoll, state.nextQueueDelay(clock.now()), 60_000));
+    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.nextQueueDelay(clock.now()), 60_000));
     await run.sleepUntilWoken(wait);
-    if (state.watchingCount > 0 && clock.now() >= lastPoll + run.pollIntervalMs) {
+    // Woken by one answer, let every answer already received be handled before acting: the
+    // submissions they free then share one ledger commit instead of one commit each.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (state.watchingCount > 0 && clock.now() >= nextPollAt(pollTimingInput(run, lastPoll))) {
       lastPoll = clock.now();
       await pollUnfinished(run);
     }
   }
+}
+
+function pollTimingInput(run: RunContext, lastPollAt: number | null): PollTimingInput {
+  const now = run.deps.clock.now();
+  return {
+    now,
+    lastPollAt,
+    fixedIntervalMs: run.options.pollIntervalMs,
+    retryAfterMs: run.pollIntervalMs,
+    running: run.state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) })),
+    durationsMs: run.state.durationsMs,
+  };
+}
+
+/** When a watched job began on the run's clock; a job restored from the ledger, when it was sent. */
+function startedAt(entry: WatchedJob, now: number): number {
+  if (Number.isFinite(entry.acceptedAt)) return entry.acceptedAt;
+  const sent = Date.parse(entry.attempt.createdAt);
+  return Number.isFinite(sent) ? Math.min(sent, now) : now;
 }
 
 /**

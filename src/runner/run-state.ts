@@ -17,6 +17,8 @@ export interface WatchedJob {
   readonly attempt: AttemptRecord;
   /** When this run learnt of it; a job accepted after a listing began may be missing from it. */
   readonly acceptedAt: number;
+  /** The service's created_at of the job, when this run has seen it: where a listing may start. */
+  readonly createdAt: string | null;
 }
 
 export interface ItemChange {
@@ -50,6 +52,8 @@ export class RunState {
   readonly #onlyRefused = new Set<number>();
   /** Done items this run generates a new take of (run --redo), until that take's first attempt. */
   readonly #redo = new Set<string>();
+  /** How long this batch's succeeded jobs took, newest last: it times the next look. */
+  readonly #durationsMs: number[] = [];
 
   constructor(slotLimit: number) {
     this.#slotLimit = slotLimit;
@@ -209,9 +213,21 @@ export class RunState {
 
   // Watched jobs ----------------------------------------------------------------------------
 
-  watch(jobId: string, attempt: AttemptRecord, acceptedAt: number): void {
+  watch(jobId: string, attempt: AttemptRecord, acceptedAt: number, createdAt: string | null = null): void {
     const known = this.#watching.get(jobId);
-    this.#watching.set(jobId, { attempt, acceptedAt: known?.acceptedAt ?? acceptedAt });
+    this.#watching.set(jobId, {
+      attempt,
+      acceptedAt: known?.acceptedAt ?? acceptedAt,
+      createdAt: createdAt ?? known?.createdAt ?? null,
+    });
+  }
+
+  jobSucceeded(durationMs: number): void {
+    if (Number.isFinite(durationMs) && durationMs >= 0) this.#durationsMs.push(durationMs);
+  }
+
+  get durationsMs(): readonly number[] {
+    return this.#durationsMs;
   }
 
   unwatch(jobId: string): void {

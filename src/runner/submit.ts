@@ -2,7 +2,7 @@ import { ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
-import { reserveBudget } from './budget.js';
+import { type Reservation, reserveBudget } from './budget.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
@@ -10,22 +10,26 @@ import { decideSubmitError, isOutage, refusalSettlesAttempt, type SubmitDecision
 import { buildRequestBody } from './request.js';
 import type { RunContext } from './run-context.js';
 
-/** Starts as many submissions as free slots, budget and the 429 gate allow. */
+type Reserved = Extract<Reservation, { kind: 'reserved' }>;
+
+/**
+ * Starts as many submissions as free slots, budget and the 429 gate allow. Their attempts are
+ * made durable together, with one disk sync, before any of their POSTs goes out.
+ */
 export function fillSlots(run: RunContext): void {
   const { state } = run;
   const now = run.deps.clock.now();
   if (state.stop || !state.gateOpen(now)) return;
+  const batch: Array<{ itemId: string; reservation: Reserved }> = [];
+  const free = state.slotLimit - state.unfinished;
+  let budget = run.budgetState();
   for (const itemId of state.readyItems(now)) {
-    if (!state.hasFreeSlot) return;
+    if (batch.length >= free) break;
     const tracked = state.item(itemId)!;
-    const reservation = reserveBudget(
-      run.budgetState(),
-      tracked.item.maxCostMicros,
-      tracked.refusedCapMicros,
-    );
+    const reservation = reserveBudget(budget, tracked.item.maxCostMicros, tracked.refusedCapMicros);
     if (reservation.kind === 'no_room') {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
-      if (state.unfinished === 0) {
+      if (state.unfinished === 0 && batch.length === 0) {
         state.dequeue(itemId);
         if (state.cancelRedo(itemId)) {
           // A redo that does not fit leaves the item as it was: done, its take kept.
@@ -44,32 +48,38 @@ export function fillSlots(run: RunContext): void {
       continue;
     }
     state.dequeue(itemId);
-    startAttempt(run, itemId, reservation);
+    batch.push({ itemId, reservation });
+    budget = { ...budget, reservedMicros: budget.reservedMicros + reservation.reserveMicros };
   }
+  if (batch.length > 0) startAttempts(run, batch);
 }
 
-function startAttempt(
+function startAttempts(
   run: RunContext,
-  itemId: string,
-  reservation: { reserveMicros: number; maxCostMicros: number | null; capFromBudget: boolean },
+  batch: ReadonlyArray<{ itemId: string; reservation: Reserved }>,
 ): void {
   const { manifest, ledger, reporter } = run.deps;
-  const tracked = run.state.item(itemId)!;
-  const seq = (tracked.latest?.seq ?? 0) + 1;
-  // The key and the exact body are durable before the POST: a kill after it resends the same pair.
-  const attempt = ledger.prepareAttempt({
-    itemId,
-    seq,
-    idempotencyKey: newIdempotencyKey(),
-    requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
-    requestHash: tracked.hash,
-    reservedMicros: reservation.reserveMicros,
-    take: run.state.takeForNewAttempt(itemId),
+  const fresh = batch.map(({ itemId, reservation }) => {
+    const tracked = run.state.item(itemId)!;
+    const seq = (tracked.latest?.seq ?? 0) + 1;
+    return {
+      itemId,
+      seq,
+      idempotencyKey: newIdempotencyKey(),
+      requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
+      requestHash: tracked.hash,
+      reservedMicros: reservation.reserveMicros,
+      take: run.state.takeForNewAttempt(itemId),
+    };
   });
-  run.state.attemptPrepared(attempt);
-  reporter.itemChanged(itemId, 'in_flight', null);
-  run.state.sendsBegan(attempt.id);
-  run.background(sendAttempt(run, attempt, reservation.capFromBudget));
+  // The keys and the exact bodies are durable before the POSTs: a kill after one resends the same pair.
+  const attempts = ledger.prepareAttempts(fresh);
+  attempts.forEach((attempt, index) => {
+    run.state.attemptPrepared(attempt);
+    reporter.itemChanged(attempt.itemId, 'in_flight', null);
+    run.state.sendsBegan(attempt.id);
+    run.background(sendAttempt(run, attempt, batch[index]!.reservation.capFromBudget));
+  });
 }
 
 /**

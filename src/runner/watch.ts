@@ -6,39 +6,50 @@ import { jobSnapshot } from './job-snapshot.js';
 import { accountRefusal, isOutage } from './policy.js';
 import type { RunContext } from './run-context.js';
 
+/** Pages one look reads at most, beyond what this batch's own jobs fill: other clients share the list. */
+const EXTRA_PAGES = 4;
+const PAGE = 100;
+/** A job restored from the ledger has no service created_at yet: list from well before our own record. */
+const RESTORED_MARGIN_MS = 60 * 60 * 1000;
+
 /**
- * One poll of this batch's unfinished jobs: every page of the workspace's queued and running jobs,
- * then a single GET /jobs/{id} for each of ours that left the list. No per-job polling loop.
- * A job accepted after the listing began may simply be missing from it, so it waits for the next.
+ * One look at this batch's unfinished jobs: GET /jobs over every status, created since the oldest
+ * of them, so that the jobs that finished come back with their fresh output URLs and no per-job
+ * GET is needed (docs/performance.md). The pages are bounded, because a workspace may hold many
+ * other jobs; a job of ours the bounded listing did not show is fetched on its own. A job accepted
+ * after the listing began may simply be missing from it, so it waits for the next look.
  */
 export async function pollUnfinished(run: RunContext): Promise<void> {
-  const { client, ledger, clock, reporter } = run.deps;
+  const { client, clock, reporter } = run.deps;
   const { state } = run;
   if (state.watchingCount === 0) return;
   const startedAt = clock.now();
   const listed = new Map<string, Job>();
   try {
-    for await (const page of client.listJobPages({ status: ['queued', 'running'], limit: 100 })) {
+    const query = { created_after: oldestCreatedAt(run), limit: PAGE };
+    let pages = 0;
+    const maxPages = Math.ceil(state.watchingCount / PAGE) + EXTRA_PAGES;
+    for await (const page of client.listJobPages(query)) {
       for (const job of page.data.data) if (state.watched(job.id)) listed.set(job.id, job);
+      pages += 1;
+      if (listed.size === state.watchingCount || pages >= maxPages) break;
     }
   } catch (error) {
-    refuseOrWarn(run, error, 'listing unfinished jobs');
+    refuseOrWarn(run, error, 'listing jobs');
     return;
   }
   run.serviceAnswered();
   for (const [jobId, entry] of state.watchedJobs()) {
     const seen = listed.get(jobId);
     if (seen) {
-      if (seen.status !== entry.attempt.jobStatus)
-        state.watch(jobId, ledger.recordJob(entry.attempt.id, jobSnapshot(seen)), entry.acceptedAt);
+      noteJob(run, entry.attempt, seen);
       continue;
     }
     if (entry.acceptedAt >= startedAt) continue;
     try {
       const answer = await client.getJob(jobId);
       run.serviceAnswered();
-      const attempt = ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
-      handleJob(run, attempt, answer.data, answer.retryAfter);
+      noteJob(run, entry.attempt, answer.data, answer.retryAfter);
     } catch (error) {
       if (isJobUnknown(error)) {
         jobUnknown(run, jobId, entry.attempt);
@@ -49,6 +60,33 @@ export async function pollUnfinished(run: RunContext): Promise<void> {
     }
   }
   reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
+}
+
+/** Records what the service said of a watched job, and acts on it once it is final. */
+function noteJob(run: RunContext, attempt: AttemptRecord, job: Job, retryAfter: number | null = null): void {
+  const final = job.status !== 'queued' && job.status !== 'running';
+  if (!final && job.status === attempt.jobStatus) {
+    run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
+    return;
+  }
+  handleJob(run, run.deps.ledger.recordJob(attempt.id, jobSnapshot(job)), job, retryAfter);
+}
+
+/** The earliest creation time of the watched jobs, as the service wrote it where known. */
+function oldestCreatedAt(run: RunContext): string {
+  let oldest = Number.POSITIVE_INFINITY;
+  let text: string | null = null;
+  for (const [, entry] of run.state.watchedJobs()) {
+    const at = entry.createdAt
+      ? Date.parse(entry.createdAt)
+      : Date.parse(entry.attempt.createdAt) - RESTORED_MARGIN_MS;
+    if (at < oldest) {
+      oldest = at;
+      text = entry.createdAt ?? null;
+    }
+  }
+  if (text !== null && Date.parse(text) === oldest) return text;
+  return new Date(Number.isFinite(oldest) ? oldest : 0).toISOString();
 }
 
 /** Learns the service's poll interval from one job's Retry-After when nothing told it yet. */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
- * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large`.
+ * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide`.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -10,9 +10,26 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { largeRows, scaleRows, series, single, slotRows, writeRows } from './bench-rows.js';
+import {
+  largeRows,
+  paceRows,
+  scaleRows,
+  series,
+  single,
+  slotRows,
+  wideRows,
+  writeRows,
+} from './bench-rows.js';
 import { BIG_COMMANDS, BIG_ITEMS, type BigSample, bigCommand, buildBigLedger } from './big-ledger-bench.js';
 import { removeDir } from './fixtures.js';
+import {
+  DOCUMENTED_PACE,
+  type PaceCase,
+  type PaceSample,
+  paceRun,
+  SCALED_PACE,
+  WIDE_SLOTS,
+} from './pace-bench.js';
 import { pollingMakespanMs } from './poll-bound.js';
 import { SCALE_ITEMS, type ScaleSample, scaleSample } from './scale-bench.js';
 import {
@@ -108,6 +125,31 @@ async function largeScenario(): Promise<void> {
   }
 }
 
+/**
+ * The repetitions run side by side (each pair on its own sandboxes; both clients mostly sleep),
+ * each with its own seed, so the median is over different sets of job durations.
+ */
+async function paceSamples(pace: PaceCase, runs: number): Promise<PaceSample[]> {
+  log(
+    `${pace.name}: ${runs} x (mediabatch${pace.withNaive ? ' + naive client' : ''}), ${pace.items} items, limit ${pace.limit}, jobs ${pace.minSeconds}-${pace.maxSeconds} s`,
+  );
+  return Promise.all(Array.from({ length: runs }, (_, i) => paceRun(pace, 7001 + i)));
+}
+
+async function paceScenarios(): Promise<void> {
+  const documented = await paceSamples(DOCUMENTED_PACE, LONG_RUNS);
+  const scaled = await paceSamples(SCALED_PACE, CHEAP_RUNS);
+  details.pace = { documented, scaled };
+  rows.push(...paceRows('6 pace', documented), ...paceRows('7 pace/10', scaled));
+}
+
+async function wideScenario(): Promise<void> {
+  const samples: PaceSample[] = [];
+  for (let i = 0; i < LONG_RUNS; i += 1) samples.push(...(await paceSamples(WIDE_SLOTS, 1)));
+  details.wide = samples;
+  rows.push(...wideRows(samples));
+}
+
 async function main(): Promise<void> {
   const loadavgBefore = loadavg();
   log('building the CLI: tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
@@ -119,6 +161,8 @@ async function main(): Promise<void> {
     if (existsSync(TMPFS)) await scaleScenario(TMPFS, ' on tmpfs (diagnostic)', false);
   }
   if (runs('large')) await largeScenario();
+  if (runs('pace')) await paceScenarios();
+  if (runs('wide')) await wideScenario();
   // From this process's start (build included) to here; only npm's own start-up is left out.
   const totalMs = performance.now();
   rows.push({

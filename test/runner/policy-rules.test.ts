@@ -69,6 +69,7 @@ describe('the retry rules as exact values', () => {
       kind: 'item_failed',
       code: 'http_400',
       message: 'm400',
+      signature: 'http_400',
     });
     const conflict = decideSubmitError(apiError(409, 'idempotency_key_reused'), 0, half, 7);
     expect(conflict).toMatchObject({ kind: 'item_failed', code: 'idempotency_key_reused' });

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempLedger(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mediabatch-group-'));
+  dirs.push(dir);
+  return join(dir, 'batch.sqlite');
+}
+
+const attempt = (itemId: string) => ({
+  itemId,
+  seq: 1,
+  idempotencyKey: `mb_key_${itemId}`,
+  requestBody: `{"input":{"prompt":"${itemId}"}}`,
+  requestHash: 'h',
+  reservedMicros: 0,
+});
+
+const job = {
+  status: 'queued',
+  amountMicros: 40_000,
+  refundedMicros: 0,
+  errorCode: null,
+  errorMessage: null,
+};
+const snapshot = (jobId: string) => ({ ...job, jobId, expiresAt: null, completedAt: null });
+
+/** What another process reading the file sees: only what was committed (and synced). */
+function committed(path: string): { items: number; attempts: Array<{ item_id: string; state: string }> } {
+  const db = new Database(path, { readonly: true });
+  try {
+    return {
+      items: (db.prepare('SELECT COUNT(*) AS n FROM items').get() as { n: number }).n,
+      attempts: db.prepare('SELECT item_id, state FROM attempts ORDER BY id').all() as Array<{
+        item_id: string;
+        state: string;
+      }>,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('ledger group commit', () => {
+  it('commits an attempt before prepareAttempt returns, taking the waiting redoable steps with it', () => {
+    const path = tempLedger();
+    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    ledger.groupCommits(60_000);
+    ledger.putItems([
+      { itemId: 'a', requestHash: 'h', state: 'pending' },
+      { itemId: 'b', requestHash: 'h', state: 'pending' },
+    ]);
+    expect(committed(path).items).toBe(0);
+
+    const first = ledger.prepareAttempt(attempt('a'));
+    expect(committed(path)).toEqual({ items: 2, attempts: [{ item_id: 'a', state: 'prepared' }] });
+
+    ledger.recordAccepted(first.id, 202, snapshot('job_a'));
+    expect(ledger.getAttempt(first.id).state).toBe('accepted');
+    expect(committed(path).attempts).toEqual([{ item_id: 'a', state: 'prepared' }]);
+
+    const [second] = ledger.prepareAttempts([attempt('b')]);
+    expect(committed(path).attempts).toEqual([
+      { item_id: 'a', state: 'accepted' },
+      { item_id: 'b', state: 'prepared' },
+    ]);
+    ledger.recordAccepted(second!.id, 202, snapshot('job_b'));
+    ledger.close();
+    expect(committed(path).attempts.map((row) => row.state)).toEqual(['accepted', 'accepted']);
+  });
+
+  it('commits a group on its own within the given time', async () => {
+    const path = tempLedger();
+    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    ledger.groupCommits(50);
+    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    expect(committed(path).items).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(committed(path).items).toBe(1);
+    ledger.close();
+  });
+
+  it('a failing step inside a group leaves the group and the earlier steps intact', () => {
+    const path = tempLedger();
+    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    ledger.groupCommits(60_000);
+    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    ledger.prepareAttempt(attempt('a'));
+    // The same idempotency key twice breaks a UNIQUE constraint: that step alone is undone.
+    expect(() => ledger.prepareAttempt({ ...attempt('a'), seq: 2 })).toThrow(/UNIQUE/);
+    ledger.putItems([{ itemId: 'c', requestHash: 'h', state: 'pending' }]);
+    ledger.close();
+    expect(committed(path)).toEqual({ items: 2, attempts: [{ item_id: 'a', state: 'prepared' }] });
+  });
+});
