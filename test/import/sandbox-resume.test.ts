@@ -2,7 +2,14 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoSandboxConfig, startSandbox } from '../../src/sandbox/index.js';
 import { runCli, spawnCli } from '../support/cli.js';
-import { checkSavedOutputs, ledgerRows, manifestYaml, project, waitUntil } from '../support/e2e.js';
+import {
+  asSandboxRun,
+  checkSavedOutputs,
+  ledgerRows,
+  manifestYaml,
+  project,
+  waitUntil,
+} from '../support/e2e.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -46,7 +53,10 @@ describe('run --sandbox: the embedded sandbox keeps its jobs across a kill', () 
       statePath: `${p.ledger}.sandbox.jsonl`,
     });
     try {
-      expect(checkSavedOutputs(records, p, 'demo-kill', ids).problems).toEqual([]);
+      expect(
+        checkSavedOutputs(records, { ...asSandboxRun(p, 'demo-kill'), ledger: p.ledger }, 'demo-kill', ids)
+          .problems,
+      ).toEqual([]);
       expect(records.records().jobs).toHaveLength(ids.length);
     } finally {
       await records.close();

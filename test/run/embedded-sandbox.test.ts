@@ -3,20 +3,25 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobVideo } from '../../src/sandbox/mp4.js';
 import { runCli } from '../support/cli.js';
-import { attemptRows, manifestYaml, project, statusJson } from '../support/e2e.js';
+import { asSandboxRun, attemptRows, manifestYaml, project, statusJson } from '../support/e2e.js';
 
 describe('mediabatch run --sandbox', () => {
   it('runs a manifest end to end against the embedded sandbox, with no key or URL, and a re-run sends nothing', async () => {
     const ids = ['one', 'two', 'three'];
-    const p = project(
+    const p = asSandboxRun(
+      project(
+        'offline',
+        `${manifestYaml('offline')}items:\n${ids.map((id) => `  - {id: ${id}, prompt: "offline ${id}"}\n`).join('')}`,
+      ),
       'offline',
-      `${manifestYaml('offline')}items:\n${ids.map((id) => `  - {id: ${id}, prompt: "offline ${id}"}\n`).join('')}`,
     );
     // No MEDIAGEN_API_KEY and no MEDIAGEN_BASE_URL: --sandbox needs neither. No --poll-interval: the
     // embedded sandbox's Retry-After sets the pace.
     const first = await runCli(['run', p.manifest, '--sandbox'], { cwd: p.dir });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^Running against the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+    expect(first.stdout).toMatch(
+      /^Running against the embedded sandbox at http:\/\/127\.0\.0\.1:\d+\/v1: placeholder videos, no real spend\.$/m,
+    );
 
     const status = await statusJson(p);
     expect(status.items.map((item) => [item.id, item.state])).toEqual(ids.map((id) => [id, 'done']));

@@ -46,6 +46,15 @@ export function project(name: string, yaml: string, files: Record<string, string
   };
 }
 
+/** The same project as `run --sandbox` sees it: its own ledger and output folder (docs/services.md). */
+export function asSandboxRun(p: E2eProject, name: string): E2eProject {
+  return {
+    ...p,
+    ledger: join(p.dir, '.mediabatch', 'sandbox', `${name}.sqlite`),
+    outDir: join(p.dir, 'out', 'sandbox', name),
+  };
+}
+
 export function cliEnv(sandbox: SandboxHandle, key = sandbox.apiKey): Record<string, string> {
   return { MEDIAGEN_API_KEY: key, MEDIAGEN_BASE_URL: sandbox.baseUrl };
 }
@@ -93,7 +102,7 @@ export function sandboxNetByItem(sandbox: SandboxHandle, manifestName: string): 
 
 /** `mediabatch status --json`, parsed. */
 export async function statusJson(p: E2eProject): Promise<StatusJson> {
-  const result = await runCli(['status', p.manifest, '--json'], { cwd: p.dir });
+  const result = await runCli(['status', p.manifest, '--json', '--ledger', p.ledger], { cwd: p.dir });
   if (result.code !== 0) throw new Error(`status exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as StatusJson;
 }

@@ -18,9 +18,14 @@ afterAll(async () => {
   await sandbox.close();
 });
 
+let runs = 0;
+
 async function runInTerminal(ids: string[]) {
   const items = ids.map((id) => `  - {id: ${id}, prompt: ${id} at dawn}`).join('\n');
-  const p = project('live', manifestYaml('live', `items:\n${items}\n`));
+  // Its own manifest name per run: the sandbox is shared, and a new ledger meeting another run's
+  // jobs of the same manifest stops with the import hint (docs/import.md).
+  const name = `live-${++runs}`;
+  const p = project(name, manifestYaml(name, `items:\n${items}\n`));
   const ndjson = join(p.dir, 'events.ndjson');
   const argv = [process.execPath, CLI, 'run', p.manifest, '--poll-interval', '0.1', '--progress', 'ndjson'];
   const pane = startInTmux(argv, {
@@ -63,14 +68,14 @@ describe.runIf(hasTmux)('the live view in a real terminal (tmux, 120x40)', () =>
     const { lines, events, streamed } = await runInTerminal(['alpha', 'bravo', 'charlie']);
     expect(events).toEqual(streamed);
     expect(lines).toContain('EXIT=0');
-    expect(lines.filter((line) => line.startsWith('live (3 items)'))).toEqual([
-      expect.stringMatching(/^live \(3 items\) {2}█{24} {2}3\/3 finished {2}took \d+s$/),
+    expect(lines.filter((line) => line.startsWith('live-1 (3 items)'))).toEqual([
+      expect.stringMatching(/^live-1 \(3 items\) {2}█{24} {2}3\/3 finished {2}took \d+s$/),
     ]);
     expect(count(lines, '  done 3   failed 0   over budget 0   expired 0   in flight 0   pending 0')).toBe(1);
     expect([...events].sort()).toEqual(
       ['alpha', 'bravo', 'charlie'].flatMap((id) => [`${id}: done`, `${id}: in flight`]).sort(),
     );
-    expect(lines.filter((line) => line.startsWith('live: 3/3 done'))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('live-1: 3/3 done'))).toHaveLength(1);
   });
 
   it('keeps a short rolling list: the latest eight events, none twice', async () => {
