@@ -2,17 +2,6 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Database as Db, type Statement } from 'better-sqlite3';
 import { migrate } from './migrations.js';
-import {
-  ITEM_SUMMARIES,
-  type ItemSummary,
-  PLAN_ROWS,
-  type PlanEntry,
-  type PlanRow,
-  PRICE_SAMPLES,
-  type PriceSample,
-  planEntry,
-  UNSAVED_SUCCEEDED,
-} from './read-views.js';
 import type {
   AttemptRecord,
   FileRecord,
@@ -446,32 +435,6 @@ export class Ledger {
       const attempt = this.getAttempt(attemptId);
       this.#event(attempt.itemId, attemptId, 'file_moved', { idx, path });
     });
-  }
-
-  // ---- per-item views for status and plan (see read-views.ts) -------------------------------
-
-  /** One row per item, streamed: status's counts, cost, last job and saved files. */
-  itemSummaries(): IterableIterator<ItemSummary> {
-    return this.#prepare(ITEM_SUMMARIES).iterate({ batchId: this.batchId }) as IterableIterator<ItemSummary>;
-  }
-
-  /** One row per item, streamed: its item row and latest attempt, as plan decides from them. */
-  *planEntries(): Generator<PlanEntry> {
-    const rows = this.#prepare(PLAN_ROWS).iterate({ batchId: this.batchId }) as IterableIterator<PlanRow>;
-    for (const row of rows) yield planEntry(row);
-  }
-
-  /** The prices charged so far, one row per kind of request. */
-  priceSamples(): PriceSample[] {
-    return this.#prepare(PRICE_SAMPLES).all({ batchId: this.batchId }) as PriceSample[];
-  }
-
-  /** Succeeded jobs whose files are not saved yet (summary columns). */
-  unsavedSucceeded(): AttemptRecord[] {
-    const rows = this.#prepare(`${ATTEMPT_VIEWS.summary} ${UNSAVED_SUCCEEDED}`).all({
-      batchId: this.batchId,
-    }) as AttemptRow[];
-    return rows.map(toAttempt);
   }
 
   // ---- service -----------------------------------------------------------------------------

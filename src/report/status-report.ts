@@ -1,9 +1,28 @@
 import { isAbsolute, relative } from 'node:path';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { ItemSummary } from '../ledger/read-views.js';
 import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
+
+/** What `status` shows for one item, derived from the ledger's rows by summarizeView. */
+export interface ItemSummary {
+  itemId: string;
+  /** Null when only attempts know the item (the status report reads it as pending). */
+  state: ItemState | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  attempts: number;
+  netMicros: number;
+  /** The job of the newest attempt that has one. */
+  lastJobId: string | null;
+  /** JSON array of the file paths of the newest attempt whose files were saved, or null. */
+  savedPaths: string | null;
+  /**
+   * JSON array, newest take first, of each take's last saved attempt ({take, job_id, net, files});
+   * null unless more than one take has saved files.
+   */
+  takes: string | null;
+}
 
 export interface StatusItem {
   id: string;
