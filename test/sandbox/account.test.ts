@@ -5,7 +5,7 @@ const limited = (limit: number, balance = '10') => ({
   workspaces: [{ id: 'ws_demo', balance_usd: balance, wallet_enabled: true, concurrency_limit: limit }],
 });
 
-describe('sandbox: account, wallet, concurrency and prices (interface-spec §2.3, §4.4, §5, §8)', () => {
+describe('sandbox: account, wallet, concurrency and prices', () => {
   it('GET /account reports balance with six decimals, wallet state and concurrency', async () => {
     const { sandbox, client } = await setup(limited(3, '12.5'));
     const before = await client.getAccount();

@@ -19,7 +19,7 @@ async function fetchBytes(url: string) {
   return { status: response.statusCode, headers: response.headers, bytes };
 }
 
-describe('sandbox: outputs and signed URLs (interface-spec §2.1 rules 3-4, §8)', () => {
+describe('sandbox: outputs and signed URLs', () => {
   it('serves a real MP4 (ftyp first), unique per job, matching the recorded sha256', async () => {
     const { sandbox, client, clock } = await setup();
     const a = await succeeded(client, clock, 'first');

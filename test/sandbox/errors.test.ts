@@ -13,7 +13,7 @@ const WORKSPACES = {
   ],
 };
 
-describe('sandbox: HTTP error table (interface-spec §7.2)', () => {
+describe('sandbox: HTTP error table', () => {
   it('400 invalid_request for a body that is not JSON or not an object', async () => {
     const { sandbox } = await setup();
     expectEnvelope(await rawPost(sandbox, '{"input": {'), 400, 'invalid_request', 'invalid_request');
@@ -32,7 +32,7 @@ describe('sandbox: HTTP error table (interface-spec §7.2)', () => {
     expectEnvelope(noInput, 400, 'invalid_request', 'missing_parameter', 'input');
   });
 
-  it('400 invalid_parameter with param input.prompt for a missing or empty prompt (§2.1)', async () => {
+  it('400 invalid_parameter with param input.prompt for a missing or empty prompt', async () => {
     const { sandbox } = await setup();
     for (const input of [{}, { prompt: '' }, { prompt: 42 }]) {
       const response = await rawPost(sandbox, JSON.stringify({ input }));

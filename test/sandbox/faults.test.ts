@@ -35,7 +35,7 @@ const NOISY: SandboxConfigInput = {
   },
 };
 
-describe('sandbox: faults (runner-spec §4)', () => {
+describe('sandbox: faults', () => {
   it('reproduces every fault from the seed, and a different seed gives different faults', async () => {
     const first = await outcomes({ ...NOISY, seed: 42 });
     const second = await outcomes({ ...NOISY, seed: 42 });

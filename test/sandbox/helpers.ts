@@ -105,7 +105,7 @@ export function rawPost(
   return raw(sandbox, 'POST', '/videos/generation', { headers: defined, body: bodyText });
 }
 
-/** Checks the §7.1 envelope strictly, the status/type/code row, and X-Request-Id = request_id. */
+/** Checks the error envelope strictly, the status/type/code row, and X-Request-Id = request_id. */
 export function expectEnvelope(
   response: RawResponse,
   status: number,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiConnectionError } from '../../src/api/index.js';
 import { body, clientFor, expectApiError, expectEnvelope, newKey, rawPost, setup } from './helpers.js';
 
-describe('sandbox: idempotency (interface-spec §4.1)', () => {
+describe('sandbox: idempotency', () => {
   it('replays the same job with 202 and its current state, charging once', async () => {
     const { sandbox, client, clock } = await setup();
     const key = newKey();

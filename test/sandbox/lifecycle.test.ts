@@ -4,7 +4,7 @@ import { body, newKey, raw, setup, T0 } from './helpers.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOURS_48 = 48 * 3600 * 1000;
 
-describe('sandbox: job lifecycle (interface-spec §2.1, §3, §4.2)', () => {
+describe('sandbox: job lifecycle', () => {
   it('moves queued -> running -> succeeded on the injected clock, with Retry-After only while unfinished', async () => {
     const { sandbox, client, clock } = await setup();
     const created = await client.createVideoJob(body('a lake', { metadata: { shot: '1' } }), newKey());

@@ -22,7 +22,7 @@ async function createJobs(
 
 const ids = (page: { data: { data: Array<{ id: string }> } }) => page.data.data.map((job) => job.id);
 
-describe('sandbox: GET /jobs (interface-spec §4.3)', () => {
+describe('sandbox: GET /jobs', () => {
   it('lists newest first; jobs created in the same millisecond keep a stable order', async () => {
     const { client, clock } = await setup(MANY);
     const spaced = await createJobs(client, 3, clock);
