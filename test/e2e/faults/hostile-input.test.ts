@@ -53,7 +53,7 @@ const hostileValue = fc.oneof(
     1e308,
     '',
     ' ',
-    '../../..',
+    '../..',
     '/etc/passwd',
     'CON',
     'nul.txt',

@@ -39,7 +39,7 @@ function hostileService() {
       error: null,
       // Returned "unchanged"? Not by this server: it claims the job belongs elsewhere.
       metadata: {
-        'mediabatch.manifest': '../../..',
+        'mediabatch.manifest': '../..',
         'mediabatch.item': '../../evil',
         'mediabatch.attempt': '1',
       },

@@ -79,7 +79,7 @@ describe('local faults while saving outputs', () => {
       (p) => {
         if (isRoot) {
           // chmod does not stop root: a regular file where the folder should be stops everyone.
-          mkdirSync(join(p.outDir, '../..'), { recursive: true });
+          mkdirSync(join(p.outDir, '..'), { recursive: true });
           writeFileSync(p.outDir, 'not a folder');
           return () => rmSync(p.outDir, { force: true });
         }

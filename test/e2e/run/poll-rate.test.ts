@@ -21,7 +21,7 @@ async function listGaps(retryAfter: number, runSeconds: number): Promise<number[
     running_seconds: { min: runSeconds, max: runSeconds },
   });
   sandbox = s;
-  const name = `rate-${String(retryAfter).replace('../../run', '-')}`;
+  const name = `rate-${String(retryAfter).replace('.', '-')}`;
   const p = project(
     name,
     `${manifestYaml(name)}items:\n${ids.map((id) => `  - {id: ${id}, prompt: ${id}}\n`).join('')}`,
