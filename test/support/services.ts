@@ -119,3 +119,8 @@ export async function routeBlockingProxy(
   const { port } = server.address() as AddressInfo;
   return { baseUrl: `http://127.0.0.1:${port}${upstream.pathname}` };
 }
+
+/** An items block of one "take <id>" prompt per id; `marker` adds a sandbox prompt marker. */
+export function takeItems(ids: readonly string[], marker = ''): string {
+  return `items:\n${ids.map((id) => `  - {id: ${id}, prompt: "take ${id}${marker}"}\n`).join('')}`;
+}

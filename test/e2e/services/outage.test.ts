@@ -11,7 +11,7 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
-import { itemStates, ownProject } from '../../support/services.js';
+import { itemStates, ownProject, takeItems } from '../../support/services.js';
 
 let sandbox: SandboxHandle | undefined;
 afterEach(async () => {
@@ -19,8 +19,7 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const items = (ids: string[]) =>
-  `items:\n${ids.map((id) => `  - {id: ${id}, prompt: "take ${id} [[run:1.5]]"}\n`).join('')}`;
+const items = (ids: string[]) => takeItems(ids, ' [[run:1.5]]');
 const IDS = ['a', 'b', 'c', 'd'];
 const workspace = [{ id: 'ws_test', balance_usd: '100', wallet_enabled: true, concurrency_limit: 2 }];
 

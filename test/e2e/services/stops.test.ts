@@ -16,7 +16,7 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
-import { itemStates, ownProject, routeBlockingProxy } from '../../support/services.js';
+import { itemStates, ownProject, routeBlockingProxy, takeItems } from '../../support/services.js';
 
 let sandbox: SandboxHandle | undefined;
 afterEach(async () => {
@@ -24,14 +24,12 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const items = (ids: string[]) =>
-  `items:\n${ids.map((id) => `  - {id: ${id}, prompt: "take ${id}"}\n`).join('')}`;
 const SIX = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 describe('only per-item causes fail an item', () => {
   it('jobs the service does not know stop the run (exit 3), named, their items untouched', async () => {
     const clocked = await startClockedSandbox({ running_seconds: { min: 30, max: 30 } });
-    const p = ownProject('lost', `${manifestYaml('lost', 'concurrency: 2\n')}${items(['a', 'b', 'c'])}`);
+    const p = ownProject('lost', `${manifestYaml('lost', 'concurrency: 2\n')}${takeItems(['a', 'b', 'c'])}`);
     await killRunWhen(clocked.sandbox, p, () =>
       waitUntil(
         () => attemptRows(p).filter((row) => row.state === 'accepted').length === 2,
@@ -60,7 +58,7 @@ describe('only per-item causes fail an item', () => {
     sandbox = await startTestSandbox();
     const p = ownProject(
       'typo',
-      `${manifestYaml('typo', 'model: acme-video-9\nconcurrency: 1\n')}${items(SIX)}`,
+      `${manifestYaml('typo', 'model: acme-video-9\nconcurrency: 1\n')}${takeItems(SIX)}`,
     );
     const run = await runAgainst(sandbox, p);
     expect(run.code, run.stderr).toBe(1);
@@ -119,7 +117,7 @@ describe('only per-item causes fail an item', () => {
   it('a 404 on submissions (a misrouted gateway) stops the run and fails no item', async () => {
     sandbox = await startTestSandbox();
     const gateway = await routeBlockingProxy(sandbox.baseUrl, (method) => method === 'POST');
-    const p = ownProject('gateway', `${manifestYaml('gateway')}${items(SIX)}`);
+    const p = ownProject('gateway', `${manifestYaml('gateway')}${takeItems(SIX)}`);
     const run = await runAgainst(sandbox, p, ['--base-url', gateway.baseUrl, '--json']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the service has no route for submissions');

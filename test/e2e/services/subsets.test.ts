@@ -10,7 +10,7 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
-import { itemStates, ownProject, requestLog } from '../../support/services.js';
+import { itemStates, ownProject, requestLog, takeItems } from '../../support/services.js';
 
 let sandbox: SandboxHandle | undefined;
 afterEach(async () => {
@@ -18,15 +18,12 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const items = (ids: string[]) =>
-  `items:\n${ids.map((id) => `  - {id: ${id}, prompt: "take ${id}"}\n`).join('')}`;
-
 describe('run --only', () => {
   it('runs just the items named or matched, and leaves the others as they are', async () => {
     sandbox = await startTestSandbox();
     const p = ownProject(
       'subset',
-      `${manifestYaml('subset')}${items(['beach-1', 'beach-2', 'city-1', 'city-2'])}`,
+      `${manifestYaml('subset')}${takeItems(['beach-1', 'beach-2', 'city-1', 'city-2'])}`,
     );
     const beaches = await runAgainst(sandbox, p, ['--only', 'beach-*']);
     expect(beaches.code, beaches.stderr).toBe(0);
