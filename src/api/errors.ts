@@ -24,7 +24,7 @@ export class ApiError extends Error {
     message: string;
   }) {
     super(fields.message);
-    this.name = 'ApiError';
+    this.name = new.target.name;
     this.status = fields.status;
     this.type = fields.type;
     this.code = fields.code;
@@ -41,7 +41,7 @@ export class ApiError extends Error {
   ): ApiError {
     const parsed = errorEnvelopeSchema.safeParse(body);
     if (!parsed.success) {
-      return new ApiError({
+      return new (errorClassFor(status))({
         status,
         type: null,
         code: null,
@@ -52,7 +52,7 @@ export class ApiError extends Error {
       });
     }
     const { error } = parsed.data;
-    return new ApiError({
+    return new (errorClassFor(status))({
       status,
       type: error.type,
       code: error.code,
@@ -62,6 +62,38 @@ export class ApiError extends Error {
       message: `${status} ${error.code}${error.param ? ` (${error.param})` : ''}: ${error.message}`,
     });
   }
+}
+
+type ApiErrorFields = ConstructorParameters<typeof ApiError>[0];
+
+/** 400: the request itself is wrong (invalid or missing field, max_cost_exceeded); nothing is created. */
+export class BadRequestError extends ApiError {}
+/** 401: the key is missing, malformed, unknown or revoked. */
+export class AuthenticationError extends ApiError {}
+/** 402: the wallet is not enabled or its balance is too low. */
+export class BillingError extends ApiError {}
+/** 404: no such job (or route) in this workspace. */
+export class NotFoundError extends ApiError {}
+/** 409: the idempotency key was used for a different request. */
+export class ConflictError extends ApiError {}
+/** 429: the workspace is at its concurrency limit; Retry-After says when to try again. */
+export class RateLimitError extends ApiError {}
+/** 5xx: a server fault; a POST is resent with the same key and body. */
+export class InternalServerError extends ApiError {}
+
+/** The class for an HTTP status; any other status stays a plain ApiError. */
+const CLASS_BY_STATUS: Readonly<Record<number, new (fields: ApiErrorFields) => ApiError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: BillingError,
+  404: NotFoundError,
+  409: ConflictError,
+  429: RateLimitError,
+};
+
+function errorClassFor(status: number): new (fields: ApiErrorFields) => ApiError {
+  if (status >= 500) return InternalServerError;
+  return CLASS_BY_STATUS[status] ?? ApiError;
 }
 
 /**
