@@ -428,3 +428,16 @@ export async function expectMoneyAgrees(sandbox: SandboxHandle, p: E2eProject, n
   expect(money.ledger).toEqual(money.sandbox);
   expect(money.status).toEqual(money.expectedStatus);
 }
+
+/** Runs the manifest again and asserts its exit code and that it sent no POST at all. */
+export async function expectRerunSendsNothing(
+  sandbox: SandboxHandle,
+  p: E2eProject,
+  exitCode: number,
+  args: string[] = [],
+): Promise<void> {
+  const posts = allPosts(sandbox).length;
+  const again = await runAgainst(sandbox, p, args);
+  expect(again.code, again.stderr).toBe(exitCode);
+  expect(allPosts(sandbox)).toHaveLength(posts);
+}

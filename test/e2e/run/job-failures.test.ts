@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import {
-  allPosts,
   attemptRows,
   type E2eProject,
   expectMoneyAgrees,
+  expectRerunSendsNothing,
   itemsById,
   jobsOfItem,
   manifestYaml,
@@ -109,9 +109,7 @@ describe('mediabatch run: job failures', () => {
     }
     await expectMoneyAgrees(sandbox, p, 'final');
 
-    const posts = allPosts(sandbox).length;
-    expect((await runAgainst(sandbox, p, ['--json'])).code).toBe(1);
-    expect(allPosts(sandbox)).toHaveLength(posts);
+    await expectRerunSendsNothing(sandbox, p, 1, ['--json']);
   });
 
   it('gives up with retries_exhausted past `retries`, and a re-run tries again', async () => {
