@@ -1,61 +1,42 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { MediaGenClient } from '../../api/client.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
-import { Ledger } from '../../ledger/ledger.js';
-import { acquireLedgerLock } from '../../ledger/lock.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import type { Manifest } from '../../manifest/index.js';
 import { buildPlanReport } from '../../report/plan-report.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import type { StopReason } from '../../runner/policy.js';
-import type { RunReporter } from '../../runner/reporter.js';
-import { silentReporter } from '../../runner/reporter.js';
 import { runBatch } from '../../runner/run-loop.js';
 import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
-import { bothReporters, NdjsonReporter } from '../../ui/ndjson-reporter.js';
-import { PlainReporter } from '../../ui/plain-reporter.js';
 import { formatRunSummary } from '../../ui/summary.js';
-import { TtyReporter } from '../../ui/tty-reporter.js';
-import {
-  connectionFromEnv,
-  forSandbox,
-  ledgerPathFor,
-  manifestOrExit,
-  parsePositiveSeconds,
-} from '../common.js';
+import type { TtyReporter } from '../../ui/tty-reporter.js';
+import { type Connection, forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
-import { selectItems } from '../item-selection.js';
 import { filesUnder } from '../output-files.js';
-import { DEFAULT_PREFLIGHT_SECONDS, preflight } from '../preflight.js';
-import { readRedoIds, redoProblem } from '../redo-list.js';
+import type { CommandArgs } from '../parse-args.js';
+import { preflight } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../service.js';
+import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../run-ledger.js';
+import { runProgress } from '../run-progress.js';
+import { type RunSettings, readRunSettings } from '../run-settings.js';
+import { serviceIdentity } from '../service.js';
 import { statusJson } from './status.js';
 
-export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
-  // A sandbox run saves its placeholder videos apart from real results (docs/services.md).
-  const manifest = forSandbox(manifestOrExit(positionals[0], io), values.sandbox);
-  const redo = readRedoIds(values.redo, io.cwd);
-  const pollSeconds = parsePositiveSeconds(values['poll-interval'], '--poll-interval');
-  const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
-  const modelBusySeconds = parsePositiveSeconds(
-    io.env.MEDIABATCH_MODEL_BUSY_SECONDS,
-    'MEDIABATCH_MODEL_BUSY_SECONDS',
-  );
-  const only = selectItems(manifest, values.only);
-  const windowSeconds =
-    parsePositiveSeconds(io.env.MEDIABATCH_PREFLIGHT_SECONDS, 'MEDIABATCH_PREFLIGHT_SECONDS') ??
-    DEFAULT_PREFLIGHT_SECONDS;
-  let connection = values.sandbox ? null : connectionFromEnv(values['base-url'], io);
-  if (!values.sandbox && !connection) {
-    throw new UserError(
-      'no service to run against: pass --base-url URL (or set MEDIAGEN_BASE_URL), or try the manifest offline with --sandbox',
-    );
-  }
-  const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
+/** What a run holds open; the command's `finally` closes whatever of it was opened. */
+interface Held {
+  ledger: Ledger | null;
+  sandbox: SandboxHandle | null;
+  live: TtyReporter | null;
+  interrupted: boolean;
+}
 
+export const runCommand: Command<'run'> = async (args, io) => {
+  const { values } = args;
+  // A sandbox run saves its placeholder videos apart from real results (docs/services.md).
+  const manifest = forSandbox(manifestOrExit(args.positionals[0], io), values.sandbox);
+  const settings = readRunSettings(args, manifest, io);
   const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
   const lock = lockLedger(ledgerPath);
   if (!lock) {
@@ -64,163 +45,180 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     );
     return ExitCode.Refused;
   }
-  let sandbox: SandboxHandle | null = null;
-  let ledger: Ledger | null = null;
-  let live: TtyReporter | null = null;
-  let interrupted = false;
+  const held: Held = { ledger: null, sandbox: null, live: null, interrupted: false };
   try {
-    try {
-      ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
-    } catch (error) {
-      throw unusableLedger(ledgerPath, error);
-    }
-    const redoRefused = redo.length === 0 ? null : redoProblem(redo, manifest, ledger.listItems());
-    if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
-    ensureSameService(ledger.service()?.identity ?? null, identity, ledgerPath, io.cwd);
-    if (values.sandbox) {
-      // Its state lives beside the ledger, so a killed run resumes against the jobs it left behind.
-      sandbox = await startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
-      connection = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
-      if (!values.json)
-        io.stdout.write(
-          `Running against the embedded sandbox at ${sandbox.baseUrl}: placeholder videos, no real spend.\n` +
-            `  ledger ${ledgerPath}, files in ${manifest.outputDir}\n`,
-        );
-    }
-    // Bound once the service has answered (pre-flight, or later if it was slow), so a mistyped
-    // address that never answered leaves the ledger free.
-    const openLedger = ledger;
-    let bound = openLedger.service() !== null;
-    const client = new MediaGenClient({
-      baseUrl: connection!.baseUrl,
-      apiKey: connection!.apiKey,
-      ...(timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 }),
-      onAnswer: () => {
-        if (!bound) openLedger.bindService(identity);
-        bound = true;
-      },
+    const ledger = openRunLedger(ledgerPath, manifest, {
+      redo: settings.runner.redo ?? [],
+      identity: settings.identity,
+      cwd: io.cwd,
     });
-
-    let checking = true;
-    const stopChecking = new AbortController();
-    io.onInterrupt((count) => {
-      if (checking) stopChecking.abort();
-      if (checking || count < 2) return;
-      // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
-      openLedger.close();
-      lock.release();
-      io.exit(ExitCode.Interrupted);
-    });
-    const windowMs = windowSeconds * 1000;
-    const checked = await preflight({
-      client,
-      identity: serviceIdentity(connection!.baseUrl),
-      windowMs,
-      timeoutMs: Math.min((timeoutSeconds ?? 60) * 1000, Math.max(2000, windowMs / 2)),
-      signal: stopChecking.signal,
-      sleep: (ms, signal) => systemClock.sleep(ms, signal),
-      say: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
-    });
-    if (checked.kind === 'interrupted') {
+    held.ledger = ledger;
+    const connection =
+      settings.connection ?? (await startEmbeddedSandbox(held, ledgerPath, manifest, args, io));
+    const client = clientBindingLedger(connection, settings, ledger);
+    const release = () => lock.release();
+    if (!(await serviceAnswers(client, connection, settings, ledger, release, io))) {
       io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
       return ExitCode.Interrupted;
     }
-    checking = false;
     // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
-    await stopOnJobsUnknownToLedger(connection!, ledger, {
+    await stopOnJobsUnknownToLedger(connection, ledger, {
       manifestName: manifest.name,
-      manifestArg: positionals[0]!,
+      manifestArg: args.positionals[0]!,
       ledgerPath,
       ledgerFlag: values.ledger,
       baseUrlFlag: values['base-url'],
-      sandboxState: sandbox ? sandboxStatePath(ledgerPath) : undefined,
+      sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
-    const runId = ledger.startRun(process.pid);
-    if (values['retry-failed']) {
-      const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
-      const money = ledger.moneyTotals();
-      const left =
-        manifest.budgetMicros === null
-          ? null
-          : manifest.budgetMicros - (money.chargedMicros - money.refundedMicros) - money.reservedMicros;
-      const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
-      (values.json ? io.stderr : io.stdout).write(
-        notice ?? '--retry-failed: no item failed for a final reason\n',
-      );
-    }
-
-    // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
-    const summary = planLine(manifest, ledger, values['regenerate-expired']);
-    if (!values.json) io.stdout.write(`${summary}\n`);
-    const ndjson = values.progress === 'ndjson' ? new NdjsonReporter(io.stderr) : null;
-    ndjson?.plan(summary);
-    const screen = screenReporter(
-      values.json,
-      ndjson !== null,
+    const exitCode = await runAndSummarise(
+      { client, ledger, manifest, settings, ledgerPath, args, held },
       io,
-      `${manifest.name} (${manifest.items.length} items)`,
     );
-    if (screen instanceof TtyReporter) live = screen;
-    const reporter = ndjson ? bothReporters(screen, ndjson) : screen;
-    const result = await runBatch(
-      { client, ledger, manifest, clock: systemClock, random: Math.random, reporter },
-      {
-        pollIntervalMs: pollSeconds === null ? null : pollSeconds * 1000,
-        regenerateExpired: values['regenerate-expired'],
-        downloadConcurrency: 4,
-        defaultSlotLimit: 3,
-        redo,
-        ...(timeoutSeconds === null ? {} : { downloadTimeoutMs: timeoutSeconds * 1000 }),
-        ...(modelBusySeconds === null ? {} : { modelBusyDelayMs: modelBusySeconds * 1000 }),
-        only,
-        retryFailed: values['retry-failed'],
-      },
-      (drain) => io.onInterrupt((count) => count === 1 && drain()),
-    ).catch((error: unknown) => {
-      throw ledgerWriteFailure(ledgerPath, error);
-    });
-    live?.stop();
-    live = null;
-
-    const report = buildStatusReport(
-      manifest,
-      { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
-      Date.now(),
-    );
-    const exitCode = runExitCode(
-      result.stop,
-      report.items.filter((item) => only?.has(item.id) ?? true),
-    );
-    ledger.endRun(runId, exitCode);
-    ndjson?.finished(exitCode);
-    if (values.json) io.stdout.write(statusJson(report, ledger.service()?.identity ?? null));
-    else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath, only));
-    interrupted = exitCode === ExitCode.Interrupted;
+    held.interrupted = exitCode === ExitCode.Interrupted;
     return exitCode;
   } finally {
-    live?.stop();
-    ledger?.close();
+    held.live?.stop();
+    held.ledger?.close();
     lock.release();
-    await sandbox?.close();
+    await held.sandbox?.close();
     // A drain through an outage leaves resends waiting in the background: the ledger is closed and
     // consistent, so the process ends now instead of after their timers.
-    if (interrupted) io.exit(ExitCode.Interrupted);
+    if (held.interrupted) io.exit(ExitCode.Interrupted);
   }
 };
 
+/** --sandbox: its state lives beside the ledger, so a killed run resumes against the jobs it left. */
+async function startEmbeddedSandbox(
+  held: Held,
+  ledgerPath: string,
+  manifest: Manifest,
+  args: CommandArgs<'run'>,
+  io: CliIo,
+): Promise<Connection> {
+  const sandbox = await startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
+  held.sandbox = sandbox;
+  if (!args.values.json)
+    io.stdout.write(
+      `Running against the embedded sandbox at ${sandbox.baseUrl}: placeholder videos, no real spend.\n` +
+        `  ledger ${ledgerPath}, files in ${manifest.outputDir}\n`,
+    );
+  return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+}
+
 /**
- * What shows the run: the live view in a terminal, plain lines in a pipe, and with --json only
- * errors, on stderr (unless --progress ndjson, which carries them, owns stderr).
+ * The ledger is bound to the service once it has answered (pre-flight, or later if it was slow),
+ * so a mistyped address that never answered leaves the ledger free.
  */
-function screenReporter(json: boolean, ndjson: boolean, io: CliIo, title: string): RunReporter {
-  if (json) {
-    if (ndjson) return silentReporter;
-    return {
-      ...silentReporter,
-      log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
-    };
+function clientBindingLedger(connection: Connection, settings: RunSettings, ledger: Ledger): MediaGenClient {
+  let bound = ledger.service() !== null;
+  return new MediaGenClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    ...(settings.httpTimeoutMs === null ? {} : { timeoutMs: settings.httpTimeoutMs }),
+    onAnswer: () => {
+      if (!bound) ledger.bindService(settings.identity);
+      bound = true;
+    },
+  });
+}
+
+/**
+ * Pre-flight: false when the person stopped it. Ctrl-C while checking stops the check; after it,
+ * the first asks the run to drain and a second ends the process at once.
+ */
+async function serviceAnswers(
+  client: MediaGenClient,
+  connection: Connection,
+  settings: RunSettings,
+  ledger: Ledger,
+  releaseLock: () => void,
+  io: CliIo,
+): Promise<boolean> {
+  let checking = true;
+  const stopChecking = new AbortController();
+  io.onInterrupt((count) => {
+    if (checking) stopChecking.abort();
+    if (checking || count < 2) return;
+    // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
+    ledger.close();
+    releaseLock();
+    io.exit(ExitCode.Interrupted);
+  });
+  const windowMs = settings.preflightWindowMs;
+  const checked = await preflight({
+    client,
+    identity: serviceIdentity(connection.baseUrl),
+    windowMs,
+    timeoutMs: Math.min(settings.httpTimeoutMs ?? 60_000, Math.max(2000, windowMs / 2)),
+    signal: stopChecking.signal,
+    sleep: (ms, signal) => systemClock.sleep(ms, signal),
+    say: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
+  });
+  checking = false;
+  return checked.kind !== 'interrupted';
+}
+
+interface RunParts {
+  client: MediaGenClient;
+  ledger: Ledger;
+  manifest: Manifest;
+  settings: RunSettings;
+  ledgerPath: string;
+  args: CommandArgs<'run'>;
+  held: Held;
+}
+
+/** Says what the run is about to do, runs the batch, and prints its summary; returns the exit code. */
+async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
+  const { client, ledger, manifest, settings, ledgerPath, held } = parts;
+  const { values } = parts.args;
+  const only = settings.runner.only ?? null;
+  const runId = ledger.startRun(process.pid);
+  if (values['retry-failed']) {
+    const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+    const left = budgetLeftMicros(manifest.budgetMicros, ledger.moneyTotals());
+    const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
+    (values.json ? io.stderr : io.stdout).write(
+      notice ?? '--retry-failed: no item failed for a final reason\n',
+    );
   }
-  return io.stdout.isTTY ? new TtyReporter(io.stdout, title) : new PlainReporter(io.stdout);
+  // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
+  const summary = planLine(manifest, ledger, values['regenerate-expired']);
+  if (!values.json) io.stdout.write(`${summary}\n`);
+  const progress = runProgress(
+    {
+      json: values.json,
+      ndjson: values.progress === 'ndjson',
+      title: `${manifest.name} (${manifest.items.length} items)`,
+      planLine: summary,
+    },
+    io,
+  );
+  held.live = progress.live;
+  const result = await runBatch(
+    { client, ledger, manifest, clock: systemClock, random: Math.random, reporter: progress.reporter },
+    settings.runner,
+    (drain) => io.onInterrupt((count) => count === 1 && drain()),
+  ).catch((error: unknown) => {
+    throw ledgerWriteFailure(ledgerPath, error);
+  });
+  held.live?.stop();
+  held.live = null;
+
+  const report = buildStatusReport(
+    manifest,
+    { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
+    Date.now(),
+  );
+  const exitCode = runExitCode(
+    result.stop,
+    report.items.filter((item) => only?.has(item.id) ?? true),
+  );
+  ledger.endRun(runId, exitCode);
+  progress.ndjson?.finished(exitCode);
+  if (values.json) io.stdout.write(statusJson(report, ledger.service()?.identity ?? null));
+  else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath, only));
+  return exitCode;
 }
 
 /** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
@@ -235,48 +233,9 @@ function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean
 }
 
 /** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
-export function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
+function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
   if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees') return ExitCode.Refused;
   const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
   if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
   return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
-}
-
-/** The embedded sandbox keeps its jobs beside the ledger (docs/sandbox-state.md). */
-const sandboxStatePath = (ledgerPath: string): string => `${ledgerPath}.sandbox.jsonl`;
-
-/** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
-function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
-  try {
-    mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
-    return acquireLedgerLock(ledgerPath);
-  } catch (error) {
-    throw unusableLedger(ledgerPath, error);
-  }
-}
-
-/** The ledger failed mid-run (disk full, I/O error): the run stops, and says how to go on. */
-function ledgerWriteFailure(path: string, error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
-  return new UserError(
-    `cannot write the ledger ${path}: ${(error as Error).message} (${code}); the run stopped. ` +
-      'Fix the cause (free disk space, say) and re-run: every committed step is kept and nothing is paid twice',
-    1,
-  );
-}
-
-/** A ledger that cannot be created or opened is the user's to fix: say which file and why, no stack. */
-function unusableLedger(path: string, error: unknown): UserError {
-  const code = (error as { code?: unknown }).code;
-  const hint =
-    code === 'EEXIST' || code === 'ENOTDIR'
-      ? ' (a file stands where a folder of its path should be)'
-      : code === 'EISDIR'
-        ? ' (it is a folder)'
-        : code === 'SQLITE_NOTADB'
-          ? ' (it is not a mediabatch ledger)'
-          : '';
-  const reason = error instanceof Error ? error.message : String(error);
-  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`);
 }
