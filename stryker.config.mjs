@@ -7,6 +7,7 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
     'src/runner/policy.ts',
+    'src/runner/stop-rules.ts',
     'src/runner/budget.ts',
     'src/runner/item-plan.ts',
     'src/runner/request.ts',

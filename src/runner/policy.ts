@@ -1,52 +1,12 @@
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 
 /**
- * Every retry, backoff and stop rule of the runner, as data and pure functions over plain values:
- * what to do after each answer to a POST, after a failed job, and after a failed download.
+ * Every retry and backoff rule of the runner, as data and pure functions over plain values: what
+ * to do after each answer to a POST, after a failed job, and after a failed download. When a run
+ * stops altogether is stop-rules.ts.
  * `docs/architecture.md` points here for "what happens after a 500 on a POST" and "when is a
  * download retried".
  */
-
-export type AccountRefused = { kind: 'account_refused'; code: string; message: string };
-
-/**
- * Why a run stops submitting before every item is settled. Apart from a drain (Ctrl-C), each is
- * a cause that is the same for every item, so items are left as they were (docs/services.md).
- */
-export type StopReason =
-  | AccountRefused
-  | { kind: 'draining' }
-  /** The service does not know jobs this ledger holds: they disagree, and resubmitting could pay twice. */
-  | { kind: 'ledger_disagrees'; jobs: ReadonlyArray<{ jobId: string; itemId: string }> }
-  /** The service has no such route (404 on a POST or a listing): the address, not an item. */
-  | { kind: 'service_route'; code: string; message: string }
-  /** Several different items in a row failed with the same final code. */
-  | { kind: 'stop_loss'; signature: string; items: readonly string[] };
-
-/** Which stop a run reports when several apply: the one that asks most of the user. */
-const STOP_RANK: Readonly<Record<StopReason['kind'], number>> = {
-  draining: 0,
-  stop_loss: 1,
-  service_route: 2,
-  ledger_disagrees: 3,
-  account_refused: 4,
-};
-
-/**
- * The stop in force after `next` happens. A higher rank replaces a lower one (a refused account
- * outranks a drain); unknown jobs add up, so the message names them all; otherwise the first stays.
- */
-export function combineStops(current: StopReason | null, next: StopReason): StopReason {
-  if (current === null) return next;
-  if (current.kind === 'ledger_disagrees' && next.kind === 'ledger_disagrees') {
-    const known = new Set(current.jobs.map((job) => job.jobId));
-    return {
-      kind: 'ledger_disagrees',
-      jobs: [...current.jobs, ...next.jobs.filter((job) => !known.has(job.jobId))],
-    };
-  }
-  return STOP_RANK[next.kind] > STOP_RANK[current.kind] ? next : current;
-}
 
 // Backoff -------------------------------------------------------------------------------------
 
@@ -170,12 +130,6 @@ export function refusalSettlesAttempt(decision: SubmitDecision, earlierSendUnans
   );
 }
 
-/** The stop a 401 or 402 on any call means: the key or the wallet, the same for every item. */
-export function accountRefusal(error: unknown): AccountRefused | null {
-  if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 402)) return null;
-  return { kind: 'account_refused', code: error.code ?? `http_${error.status}`, message: error.message };
-}
-
 // Failed jobs ---------------------------------------------------------------------------------
 
 /** What to do when a job reached `failed` or `canceled`. */
@@ -219,66 +173,6 @@ export function isRetryableOnRerun(code: string | null): boolean {
 /** A 409 is never retried under a new key on its own, not even by --retry-failed. */
 export function mayRetryFailed(code: string | null): boolean {
   return code !== 'idempotency_key_reused';
-}
-
-// Stop-loss -----------------------------------------------------------------------------------
-
-/** Different items failing in a row with the same code before the run stops submitting. */
-export const STOP_LOSS_STREAK = 3;
-
-/**
- * Codes that judge one item's own content, so that a run of them says nothing about the rest:
- * they never count towards the stop-loss.
- */
-const PER_ITEM_CODES = new Set(['content_rejected']);
-
-/** Items that failed one after another with the same signature; any other final outcome resets it. */
-export interface FailureStreak {
-  signature: string | null;
-  items: readonly string[];
-}
-
-export const NO_STREAK: FailureStreak = { signature: null, items: [] };
-
-/** Folds one item's final outcome (`failure` null: done) into the streak. */
-export function extendStreak(streak: FailureStreak, itemId: string, failure: string | null): FailureStreak {
-  if (failure === null || PER_ITEM_CODES.has(failure.split(' ')[0]!)) return NO_STREAK;
-  if (failure !== streak.signature) return { signature: failure, items: [itemId] };
-  if (streak.items.includes(itemId)) return streak;
-  return { signature: failure, items: [...streak.items, itemId] };
-}
-
-/** The stop-loss: enough different items in a row failed alike to stop before submitting the rest. */
-export type StopLoss = Extract<StopReason, { kind: 'stop_loss' }>;
-
-export function stopLoss(streak: FailureStreak, limit: number = STOP_LOSS_STREAK): StopLoss | null {
-  if (streak.signature === null || streak.items.length < limit) return null;
-  return { kind: 'stop_loss', signature: streak.signature, items: streak.items };
-}
-
-// Outages -------------------------------------------------------------------------------------
-
-/** While the service does not answer, one line says so at most this often. */
-export const OUTAGE_REPORT_EVERY_MS = 60_000;
-
-/** Whether a failed request is part of an outage (no answer, or the service failing as a whole). */
-export function isOutage(error: unknown): boolean {
-  if (error instanceof ApiConnectionError) return error.kind === 'network';
-  return error instanceof ApiError && (error.status >= 500 || error.status === 408);
-}
-
-/** Whether the outage line is due: at its start, then once per OUTAGE_REPORT_EVERY_MS. */
-export function outageReportDue(lastReportAt: number | null, now: number): boolean {
-  return lastReportAt === null || now - lastReportAt >= OUTAGE_REPORT_EVERY_MS;
-}
-
-/** `2m10s`, `45s`, `1h02m`: how long an outage has lasted, for people. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
 // Downloads -----------------------------------------------------------------------------------

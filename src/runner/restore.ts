@@ -6,10 +6,10 @@ import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import { type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
-import { accountRefusal } from './policy.js';
 import { writeSidecars } from './provenance.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
+import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
 import { isJobUnknown, jobUnknown } from './watch.js';
 

@@ -7,9 +7,9 @@ import type { Manifest } from '../manifest/index.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
-import { formatDuration, outageReportDue, type StopLoss, type StopReason, stopLoss } from './policy.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
+import { formatDuration, outageReportDue, type StopLoss, type StopReason, stopLoss } from './stop-rules.js';
 
 export interface RunOptions {
   /** Fixed poll interval; null means the service's last Retry-After, else 10 s. */

@@ -2,11 +2,11 @@ import { removeTempFiles } from '../downloads/verify-file.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
-import type { StopReason } from './policy.js';
 import { nextPollAt, type PollTimingInput } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import type { StopReason } from './stop-rules.js';
 import { fillSlots } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
 

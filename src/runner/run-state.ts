@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './policy.js';
+import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './stop-rules.js';
 
 /** One manifest item as this run knows it. */
 export interface TrackedItem {

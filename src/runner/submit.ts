@@ -6,9 +6,10 @@ import { type Reservation, reserveBudget } from './budget.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
-import { decideSubmitError, isOutage, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
+import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
 import { buildRequestBody } from './request.js';
 import type { RunContext } from './run-context.js';
+import { isOutage } from './stop-rules.js';
 
 type Reserved = Extract<Reservation, { kind: 'reserved' }>;
 

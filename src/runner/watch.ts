@@ -3,8 +3,8 @@ import type { Job } from '../api/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
-import { accountRefusal, isOutage } from './policy.js';
 import type { RunContext } from './run-context.js';
+import { accountRefusal, isOutage } from './stop-rules.js';
 
 /** Pages one look reads at most, beyond what this batch's own jobs fill: other clients share the list. */
 const EXTRA_PAGES = 4;

@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { StatusReport } from '../report/status-report.js';
-import type { StopReason } from '../runner/policy.js';
+import type { StopReason } from '../runner/stop-rules.js';
 
 /** The closing words of a run: what happened, and what to do next. */
 export function formatRunSummary(

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
 import {
-  accountRefusal,
   backoffDelay,
   DOWNLOAD_BACKOFF,
   decideDownloadRetry,
@@ -10,6 +9,7 @@ import {
   isRetryableOnRerun,
   SUBMIT_BACKOFF,
 } from '../../src/runner/policy.js';
+import { accountRefusal } from '../../src/runner/stop-rules.js';
 
 const apiError = (status: number, code: string | null = 'some_code', retryAfter: number | null = null) =>
   new ApiError({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
+import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
 import {
   combineStops,
-  decideSubmitError,
   extendStreak,
   type FailureStreak,
   formatDuration,
@@ -10,9 +10,8 @@ import {
   NO_STREAK,
   OUTAGE_REPORT_EVERY_MS,
   outageReportDue,
-  refusalSettlesAttempt,
   stopLoss,
-} from '../../src/runner/policy.js';
+} from '../../src/runner/stop-rules.js';
 
 function apiError(status: number, code: string | null, param: string | null = null): ApiError {
   return new ApiError({
