@@ -63,13 +63,15 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   return unanswered;
 }
 
+type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };
+
 /** One item's record as this run starts it, and what it needs next. Pure apart from the plan. */
 function restoreItem(
   run: RunContext,
   item: ManifestItem,
   existing: ItemRecord | undefined,
   attempt: AttemptRecord | undefined,
-): { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean } {
+): Restored {
   const hash = requestHash(item);
   const plan = planItem(hash, existing, attempt, {
     regenerateExpired: run.options.regenerateExpired,
@@ -77,55 +79,66 @@ function restoreItem(
   });
   const record = existing ?? newItemRecord(item.id, hash);
   if (plan.label === 'done' && run.options.redo?.includes(item.id)) {
-    // A new take goes out like any attempt (key and body durable first); the earlier take stays.
-    // The ledger keeps the item done until that attempt is prepared: a run stopped before then
-    // leaves no trace of the redo, instead of an item that a plain re-run would regenerate in place.
     run.state.redo(item.id);
-    return {
-      hash,
-      record: { ...record, state: 'pending', retriesUsed: 0 },
-      next: { kind: 'submit' },
-      memoryOnly: true,
-    };
+    return newTake(record, hash);
   }
-  if (plan.action === 'submit') {
-    // A job of this item still unfinished when last seen (the item changed while it ran) is followed
-    // before anything new goes out: it holds a slot of this batch and its refund belongs in the
-    // ledger. Once it is final, handleJob submits the item again since it answered an old request.
-    const earlier =
-      attempt?.state === 'accepted' && (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
-        ? attempt
-        : null;
-    return {
-      hash,
-      record: {
-        ...record,
-        requestHash: hash,
-        state: earlier ? 'in_flight' : 'pending',
-        retriesUsed: retriesCarried(plan, existing),
-        errorCode: null,
-        errorMessage: null,
-      },
-      next: earlier ? { kind: 'watch', attempt: earlier } : { kind: 'submit' },
-    };
-  }
+  if (plan.action === 'submit') return toSubmit(record, hash, retriesCarried(plan, existing), attempt);
   const next = nextForPlan(plan, hash);
   if (record.requestHash !== hash)
     return { hash, record: { ...record, requestHash: hash, state: 'in_flight' }, next };
   if (plan.label === 'failed' && record.state !== 'failed') {
     // The item's fate was decided by its last attempt's answer before the run was killed.
-    return {
-      hash,
-      record: {
-        ...record,
-        state: 'failed',
-        errorCode: plan.code,
-        errorMessage: attempt?.errorMessage ?? null,
-      },
-      next,
+    const failed = {
+      state: 'failed' as const,
+      errorCode: plan.code,
+      errorMessage: attempt?.errorMessage ?? null,
     };
+    return { hash, record: { ...record, ...failed }, next };
   }
   return { hash, record, next };
+}
+
+/**
+ * A new take goes out like any attempt (key and body durable first); the earlier take stays. The
+ * ledger keeps the item done until that attempt is prepared: a run stopped before then leaves no
+ * trace of the redo, instead of an item that a plain re-run would regenerate in place.
+ */
+function newTake(record: ItemRecord, hash: string): Restored {
+  return {
+    hash,
+    record: { ...record, state: 'pending', retriesUsed: 0 },
+    next: { kind: 'submit' },
+    memoryOnly: true,
+  };
+}
+
+/**
+ * An item that goes out (again). A job of it still unfinished when last seen (the item changed
+ * while it ran) is followed first: it holds a slot of this batch and its refund belongs in the
+ * ledger. Once it is final, handleJob submits the item again since it answered an old request.
+ */
+function toSubmit(
+  record: ItemRecord,
+  hash: string,
+  retriesUsed: number,
+  attempt: AttemptRecord | undefined,
+): Restored {
+  const earlier =
+    attempt?.state === 'accepted' && (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
+      ? attempt
+      : null;
+  return {
+    hash,
+    record: {
+      ...record,
+      requestHash: hash,
+      state: earlier ? 'in_flight' : 'pending',
+      retriesUsed,
+      errorCode: null,
+      errorMessage: null,
+    },
+    next: earlier ? { kind: 'watch', attempt: earlier } : { kind: 'submit' },
+  };
 }
 
 function nextForPlan(plan: ItemPlan, hash: string): Next {
