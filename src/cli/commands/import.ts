@@ -1,13 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
 import { importJobs, listManifestJobs } from '../../import/import-jobs.js';
 import { importSummary, renderImportText } from '../../import/render.js';
 import { Ledger } from '../../ledger/ledger.js';
-import { acquireLedgerLock, type LedgerLock } from '../../ledger/lock.js';
+import type { Manifest } from '../../manifest/index.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
 import type { Command } from '../io.js';
+import { lockLedger } from '../ledger-access.js';
 import { parseSince } from './import-since.js';
 
 /**
@@ -21,19 +21,18 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
   if (!connection)
     throw new UserError('no service to import from: pass --base-url URL (or set MEDIAGEN_BASE_URL)');
   const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
-  const lock = lockFor(ledgerPath);
+  const lock = lockLedger(ledgerPath);
+  if (!lock)
+    throw new UserError(
+      `the ledger ${ledgerPath} is held by a live run; nothing was imported`,
+      ExitCode.Refused,
+    );
   let ledger: Ledger | null = null;
   try {
-    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
-    if (ledger.hasAttempts()) {
-      throw new UserError(
-        `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
-          'ledger. Run the manifest as usual, or import into a new file with --ledger PATH',
-      );
-    }
+    ledger = openEmptyLedger(ledgerPath, manifest);
     const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
-    const timeoutMs = timeoutSeconds === null ? undefined : timeoutSeconds * 1000;
-    const client = new MediaGenClient({ ...connection, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    const timeoutMs = timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 };
+    const client = new MediaGenClient({ ...connection, ...timeoutMs });
     const since = new Date(Date.now() - sinceMs);
     const listing = await listManifestJobs(client, manifest.name, since).catch((error: unknown) => {
       throw new UserError(
@@ -41,10 +40,7 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
         ExitCode.Refused,
       );
     });
-    const result = await importJobs(
-      { client, ledger, manifest, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-      listing.jobs,
-    );
+    const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),
       jobs: listing.jobs.length,
@@ -56,15 +52,11 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
       listed: listing.listed,
       truncated: listing.truncated,
     });
-    const command = [
-      'mediabatch run',
-      positionals[0],
-      ...(values.ledger ? ['--ledger', values.ledger] : []),
-    ].join(' ');
+    const rerun = ['mediabatch run', positionals[0], ...(values.ledger ? ['--ledger', values.ledger] : [])];
     io.stdout.write(
       values.json
         ? `${JSON.stringify(summary, null, 2)}\n`
-        : renderImportText(summary, dirname(manifest.file), command),
+        : renderImportText(summary, dirname(manifest.file), rerun.join(' ')),
     );
     return ExitCode.Ok;
   } finally {
@@ -73,14 +65,13 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
   }
 };
 
-/** Import writes the ledger, so it takes the same lock as a run: never both at once. */
-function lockFor(ledgerPath: string): LedgerLock {
-  mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
-  const lock = acquireLedgerLock(ledgerPath);
-  if (!lock)
-    throw new UserError(
-      `the ledger ${ledgerPath} is held by a live run; nothing was imported`,
-      ExitCode.Refused,
-    );
-  return lock;
+/** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */
+function openEmptyLedger(ledgerPath: string, manifest: Manifest): Ledger {
+  const ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+  if (!ledger.hasAttempts()) return ledger;
+  ledger.close();
+  throw new UserError(
+    `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
+      'ledger. Run the manifest as usual, or import into a new file with --ledger PATH',
+  );
 }
