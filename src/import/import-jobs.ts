@@ -6,7 +6,14 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';
 import { requestHash } from '../runner/request.js';
-import { type ImportPlan, importedItemState, jobItemId, planImport, type SaveResult } from './plan.js';
+import {
+  type ImportedAttempt,
+  type ImportPlan,
+  importedItemState,
+  jobItemId,
+  planImport,
+  type SaveResult,
+} from './plan.js';
 
 /** 1,000 pages of 100: far beyond any batch within 48 hours, yet a bound on a runaway listing. */
 const MAX_PAGES = 1000;
@@ -55,34 +62,37 @@ export interface ImportResult {
   items: ItemImport[];
 }
 
+type ImportDeps = { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number };
+
+/** What writing the plan leaves for the saving step: each item's adopted attempt and its job count. */
+interface RecordedPlan {
+  attemptIds: Map<string, number>;
+  jobCounts: Map<string, number>;
+}
+
 /**
  * Writes the plan into the fresh ledger in one transaction, then saves the adopted outputs (four
  * at a time, like a run) and settles each item's state from what was saved.
  */
-export async function importJobs(
-  deps: { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number },
-  listed: readonly Job[],
-): Promise<ImportResult> {
+export async function importJobs(deps: ImportDeps, listed: readonly Job[]): Promise<ImportResult> {
   const { ledger, manifest } = deps;
   const plan = planImport(manifest.name, manifest.items, listed);
+  const recorded = recordPlan(ledger, manifest, plan);
+  const limit = pLimit(4);
+  const items = await Promise.all(
+    manifest.items.map((item) => limit(() => importItem(deps, item.id, plan, recorded))),
+  );
+  return { plan, items };
+}
+
+/** Every listed job as an accepted attempt, and a pending item for each item that has one. */
+function recordPlan(ledger: Ledger, manifest: Manifest, plan: ImportPlan): RecordedPlan {
   const hashes = new Map(manifest.items.map((item) => [item.id, requestHash(item)]));
   const attemptIds = new Map<string, number>();
   const jobCounts = new Map<string, number>();
   ledger.atomically(() => {
     for (const entry of plan.attempts) {
-      const hash = hashes.get(entry.itemId);
-      const attempt = ledger.recordImportedJob({
-        itemId: entry.itemId,
-        seq: entry.seq,
-        requestBody: JSON.stringify({
-          model: entry.job.model,
-          input: entry.job.input,
-          metadata: entry.job.metadata,
-        }),
-        // A job of an older request keeps a hash of its own, so a run sees it answers no current item.
-        requestHash: entry.current && hash ? hash : `imported:${entry.job.id}`,
-        job: jobSnapshot(entry.job),
-      });
+      const attempt = ledger.recordImportedJob(importedAttempt(entry, hashes.get(entry.itemId)));
       if (entry.adopted) attemptIds.set(entry.itemId, attempt.id);
       jobCounts.set(entry.itemId, (jobCounts.get(entry.itemId) ?? 0) + 1);
     }
@@ -92,42 +102,56 @@ export async function importJobs(
         .map((item) => ({ itemId: item.id, requestHash: hashes.get(item.id)!, state: 'pending' as const })),
     );
   });
-
-  const limit = pLimit(4);
-  const items = await Promise.all(
-    manifest.items.map((item) =>
-      limit(async (): Promise<ItemImport> => {
-        const job = plan.adopted.get(item.id) ?? null;
-        const outcome: ItemImport = {
-          itemId: item.id,
-          job,
-          jobs: jobCounts.get(item.id) ?? 0,
-          save: null,
-          files: [],
-          problem: null,
-        };
-        if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(item.id)!, outcome);
-        const { state, errorCode } = importedItemState(job, outcome.save);
-        if (outcome.jobs > 0) {
-          ledger.setItemState(item.id, {
-            state,
-            errorCode,
-            errorMessage: errorCode === null ? null : (job?.error?.message ?? null),
-          });
-        }
-        return outcome;
-      }),
-    ),
-  );
-  return { plan, items };
+  return { attemptIds, jobCounts };
 }
 
-async function save(
-  deps: { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number },
-  job: Job,
-  attemptId: number,
-  outcome: ItemImport,
-): Promise<void> {
+function importedAttempt(
+  entry: ImportedAttempt,
+  hash: string | undefined,
+): Parameters<Ledger['recordImportedJob']>[0] {
+  return {
+    itemId: entry.itemId,
+    seq: entry.seq,
+    requestBody: JSON.stringify({
+      model: entry.job.model,
+      input: entry.job.input,
+      metadata: entry.job.metadata,
+    }),
+    // A job of an older request keeps a hash of its own, so a run sees it answers no current item.
+    requestHash: entry.current && hash ? hash : `imported:${entry.job.id}`,
+    job: jobSnapshot(entry.job),
+  };
+}
+
+/** Saves an item's adopted job when it succeeded, then settles the item's state from the result. */
+async function importItem(
+  deps: ImportDeps,
+  itemId: string,
+  plan: ImportPlan,
+  { attemptIds, jobCounts }: RecordedPlan,
+): Promise<ItemImport> {
+  const job = plan.adopted.get(itemId) ?? null;
+  const outcome: ItemImport = {
+    itemId,
+    job,
+    jobs: jobCounts.get(itemId) ?? 0,
+    save: null,
+    files: [],
+    problem: null,
+  };
+  if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(itemId)!, outcome);
+  const { state, errorCode } = importedItemState(job, outcome.save);
+  if (outcome.jobs > 0) {
+    deps.ledger.setItemState(itemId, {
+      state,
+      errorCode,
+      errorMessage: errorCode === null ? null : (job?.error?.message ?? null),
+    });
+  }
+  return outcome;
+}
+
+async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: ItemImport): Promise<void> {
   const result = await saveJobFiles(job, {
     outputDir: deps.manifest.outputDir,
     itemId: outcome.itemId,

@@ -48,22 +48,59 @@ export function expandItems(
     for (const { draft } of bases) sources.push(draft.source);
     return bases.map(({ draft, id }) => buildItem(defaults, draft, id, {}));
   }
-
   const lists = matrixKeys.map((key) => defaults.matrix[key]!);
+  if (matrixTooLarge(bases.length, lists, defaults.source, problems)) return [];
+  const planned = planMatrixIds(bases, matrixCombos(matrixKeys, lists));
+  return buildMatrixItems(defaults, planned, problems, sources);
+}
+
+interface BaseId {
+  draft: ItemDraft;
+  id: string;
+}
+
+/** One matrix combination: its values in axis order, as input fields, and as id segments. */
+interface Combo {
+  values: unknown[];
+  input: Record<string, unknown>;
+  suffix: string[];
+}
+
+/** An item crossed with one combination, and the id that pair will get. */
+interface PlannedItem {
+  draft: ItemDraft;
+  combo: Combo;
+  id: string;
+}
+
+function matrixTooLarge(
+  baseCount: number,
+  lists: readonly unknown[][],
+  source: Source,
+  problems: ProblemList,
+): boolean {
   const combinations = lists.reduce((product, list) => product * list.length, 1);
-  if (bases.length * combinations > MAX_EXPANDED_ITEMS) {
-    const total = bases.length * combinations;
-    const items = bases.length === 1 ? '1 item' : `${bases.length} items`;
-    const message = `the matrix expands ${items} to ${total}; at most ${MAX_EXPANDED_ITEMS} are allowed`;
-    problems.at(defaults.source, ['matrix'], message, 'key');
-    return [];
-  }
-  const combos = cartesian(lists).map((values) => ({
+  const total = baseCount * combinations;
+  if (total <= MAX_EXPANDED_ITEMS) return false;
+  const items = baseCount === 1 ? '1 item' : `${baseCount} items`;
+  const message = `the matrix expands ${items} to ${total}; at most ${MAX_EXPANDED_ITEMS} are allowed`;
+  problems.at(source, ['matrix'], message, 'key');
+  return true;
+}
+
+function matrixCombos(matrixKeys: readonly string[], lists: readonly unknown[][]): Combo[] {
+  return cartesian(lists).map((values) => ({
     values,
     input: Object.fromEntries(matrixKeys.map((key, i) => [key, values[i]])),
     suffix: values.map(idSegment),
   }));
+}
 
+/**
+ * The readable id (`base.value1.value2`) where it is short, made only of non-empty segments and
+ * unique ignoring case; otherwise a readable prefix with a hash.
+ */
+function planMatrixIds(bases: readonly BaseId[], combos: readonly Combo[]): PlannedItem[] {
   const planned = bases.flatMap(({ draft, id }) =>
     combos.map((combo) => ({ draft, base: id, combo, readable: [id, ...combo.suffix].join('.') })),
   );
@@ -72,15 +109,25 @@ export function expandItems(
     const key = readable.toLowerCase();
     readableCount.set(key, (readableCount.get(key) ?? 0) + 1);
   }
-
-  const items: ManifestItem[] = [];
-  const taken = new Map<string, ItemDraft>();
-  for (const { draft, base, combo, readable } of planned) {
+  return planned.map(({ draft, base, combo, readable }) => {
     const readableOk =
       readable.length <= MAX_ID_LENGTH &&
       readableCount.get(readable.toLowerCase()) === 1 &&
       combo.suffix.every((segment) => segment !== '');
-    const id = readableOk ? readable : hashedId(readable, base, combo.values);
+    return { draft, combo, id: readableOk ? readable : hashedId(readable, base, combo.values) };
+  });
+}
+
+/** The planned items whose ids are valid and unique ignoring case; the others become problems. */
+function buildMatrixItems(
+  defaults: Defaults,
+  planned: readonly PlannedItem[],
+  problems: ProblemList,
+  sources: Source[],
+): ManifestItem[] {
+  const items: ManifestItem[] = [];
+  const taken = new Map<string, ItemDraft>();
+  for (const { draft, combo, id } of planned) {
     const first = taken.get(id.toLowerCase());
     const invalid = idProblem(id);
     if (invalid !== null) problems.at(draft.source, [], `matrix expansion: ${invalid}`);
@@ -161,12 +208,9 @@ function where(source: Source): string {
  * Declared ids, or ids derived from content, unique ignoring letter case: ids name files, and two
  * names that differ only in case are one file on macOS and Windows.
  */
-function assignBaseIds(
-  drafts: readonly ItemDraft[],
-  problems: ProblemList,
-): { draft: ItemDraft; id: string }[] {
-  const bases: { draft: ItemDraft; id: string }[] = [];
-  const byKey = new Map<string, { draft: ItemDraft; id: string }>();
+function assignBaseIds(drafts: readonly ItemDraft[], problems: ProblemList): BaseId[] {
+  const bases: BaseId[] = [];
+  const byKey = new Map<string, BaseId>();
   for (const draft of drafts) {
     const id = draft.id ?? stableItemId(draft);
     const key = id.toLowerCase();

@@ -63,6 +63,20 @@ function lineBreaks(cells: readonly string[]): number {
 }
 
 function csvItems(file: string, text: string, problems: ProblemList): RawItem[] {
+  const records = parseCsvRecords(file, text, problems);
+  if (records === null) return [];
+  const [head, ...rows] = records;
+  if (!head) {
+    problems.atDocument(file, 'the CSV file is empty: expected a header row such as "id,prompt"');
+    return [];
+  }
+  const header = readHeader(file, head, problems);
+  if (header === null) return [];
+  return rowItems(file, header, rows, problems);
+}
+
+/** Every record with its line; rows csv-parse skipped become problems, a fatal error ends with null. */
+function parseCsvRecords(file: string, text: string, problems: ProblemList): CsvRecord[] | null {
   const skipped: { message: string; lines?: number; index?: number }[] = [];
   let records: CsvRecord[];
   try {
@@ -82,18 +96,24 @@ function csvItems(file: string, text: string, problems: ProblemList): RawItem[] 
   } catch (error) {
     const { message, lines } = error as { message?: string; lines?: number };
     problems.atDocument(file, `CSV: ${message ?? String(error)}`, { line: lines ?? 1, column: 1 });
-    return [];
+    return null;
   }
   for (const error of skipped) {
     const position = { line: error.lines ?? 1, column: (error.index ?? 0) + 1 };
     problems.atDocument(file, `CSV: ${error.message}`, position);
   }
+  return records;
+}
 
-  const [head, ...rows] = records;
-  if (!head) {
-    problems.atDocument(file, 'the CSV file is empty: expected a header row such as "id,prompt"');
-    return [];
-  }
+interface CsvHeader {
+  /** Column count of the header row, which every row must match. */
+  width: number;
+  /** Usable column names to their index; unnamed, repeated and refused columns are left out. */
+  columns: Map<string, number>;
+}
+
+/** The header's usable columns, or null when it has no 'prompt' column (then no row can be read). */
+function readHeader(file: string, head: CsvRecord, problems: ProblemList): CsvHeader | null {
   const headerLine = head.info.lines - lineBreaks(head.record);
   const columns = new Map<string, number>();
   head.record.forEach((name, index) => {
@@ -115,9 +135,17 @@ function csvItems(file: string, text: string, problems: ProblemList): RawItem[] 
       line: headerLine,
       column: 1,
     });
-    return [];
+    return null;
   }
+  return { width: head.record.length, columns };
+}
 
+function rowItems(
+  file: string,
+  header: CsvHeader,
+  rows: readonly CsvRecord[],
+  problems: ProblemList,
+): RawItem[] {
   const items: RawItem[] = [];
   let rowIndex = 0;
   for (const { record, info } of rows) {
@@ -125,26 +153,31 @@ function csvItems(file: string, text: string, problems: ProblemList): RawItem[] 
     if (record.every((cell) => cell === '')) continue;
     const line = info.lines - lineBreaks(record);
     const prefix = ['items_from', rowIndex++];
-    if (record.length !== head.record.length) {
-      const column = Math.min(record.length, head.record.length) + 1;
-      const message = `this row has ${record.length} fields but the header has ${head.record.length}`;
+    if (record.length !== header.width) {
+      const column = Math.min(record.length, header.width) + 1;
+      const message = `this row has ${record.length} fields but the header has ${header.width}`;
       problems.push({ file, line, column, path: formatPath(prefix), message });
       continue;
     }
-    const fields: [string, unknown][] = [];
-    const inputs: [string, unknown][] = [];
-    for (const [name, index] of columns) {
-      const cell = record[index]!;
-      if (cell === '') continue;
-      if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
-      else inputs.push([name, name === 'seconds' && /^[0-9]+$/.test(cell) ? Number(cell) : cell]);
-    }
-    // fromEntries defines own properties, so a column named like an Object.prototype member stays data.
-    if (inputs.length > 0) fields.push(['input', Object.fromEntries(inputs)]);
-    const value = Object.fromEntries(fields);
-    items.push({ value, source: new CsvSource(file, line, columns, prefix) });
+    const value = rowValue(record, header.columns);
+    items.push({ value, source: new CsvSource(file, line, header.columns, prefix) });
   }
   return items;
+}
+
+/** A row as an item: item columns as fields, every other non-empty cell as an input field. */
+function rowValue(record: readonly string[], columns: ReadonlyMap<string, number>): Record<string, unknown> {
+  const fields: [string, unknown][] = [];
+  const inputs: [string, unknown][] = [];
+  for (const [name, index] of columns) {
+    const cell = record[index]!;
+    if (cell === '') continue;
+    if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
+    else inputs.push([name, name === 'seconds' && /^[0-9]+$/.test(cell) ? Number(cell) : cell]);
+  }
+  // fromEntries defines own properties, so a column named like an Object.prototype member stays data.
+  if (inputs.length > 0) fields.push(['input', Object.fromEntries(inputs)]);
+  return Object.fromEntries(fields);
 }
 
 /** Classes rather than closures: one of these exists per item, and 100,000 items are normal. */

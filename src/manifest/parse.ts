@@ -3,6 +3,7 @@
  * injected reader for items_from files, so it is tested without touching the disk.
  */
 import { dirname, join, resolve } from 'node:path';
+import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
@@ -13,7 +14,7 @@ import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
 import { readYaml } from './read-yaml.js';
 import { itemSchema, topSchema } from './schema.js';
-import type { Manifest, ManifestResult } from './types.js';
+import type { Manifest, ManifestItem, ManifestResult } from './types.js';
 import { itemKeysAt, reportIssues, topKeysAt } from './zod-issues.js';
 
 export const DEFAULT_RETRIES = 2;
@@ -34,6 +35,18 @@ export function parseManifest(file: string, text: string, readSibling: SiblingRe
 }
 
 type TopShape = typeof topSchema.shape;
+type TopSettings = z.output<typeof topSchema>;
+/** One top-level setting read on its own: undefined when absent or invalid. */
+type TopField = <K extends keyof TopShape>(key: K) => z.output<TopShape[K]> | undefined;
+
+/** The manifest's top-level map, with the YAML document kept for locating problems. */
+interface TopMap {
+  file: string;
+  doc: Document;
+  lineCounter: LineCounter;
+  top: YamlSource;
+  value: Record<string, unknown>;
+}
 
 function build(
   file: string,
@@ -41,6 +54,32 @@ function build(
   readSibling: SiblingReader,
   problems: ProblemList,
 ): Manifest | null {
+  const topMap = readTopMap(file, text, problems);
+  if (topMap === null) return null;
+  const { top, value } = topMap;
+  const parsed = topSchema.safeParse(value);
+  if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
+  const field = fieldReader(value);
+
+  const { raws, failed } = collectRawItems(topMap, field, readSibling, problems);
+  const { drafts, inputs } = draftItems(raws, problems);
+  if (raws.length === 0 && !failed) {
+    problems.atDocument(
+      file,
+      "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
+    );
+  }
+  const defaults = readDefaults(top, field);
+  const warnings = checkInputs(defaults, value, inputs, problems);
+  const items = expandAndName(defaults, drafts, field('output')?.name, problems);
+
+  const name = field('name');
+  if (!parsed.success || name === undefined || problems.size > 0) return null;
+  return assembleManifest(file, name, parsed.data, items, warnings);
+}
+
+/** The YAML as a map of settings, or null after reporting why it is not one. */
+function readTopMap(file: string, text: string, problems: ProblemList): TopMap | null {
   const { doc, lineCounter, value: document } = readYaml(file, String(text), problems);
   if (document === undefined) return null;
   if (document === null) {
@@ -54,30 +93,49 @@ function build(
   }
   // Top-level keys starting with x- are the user's own (a home for YAML anchors), as in Compose files.
   const value = Object.fromEntries(Object.entries(document).filter(([key]) => !key.startsWith('x-')));
+  return { file, doc, lineCounter, top, value };
+}
 
-  const parsed = topSchema.safeParse(value);
-  if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
-  // Each setting is also read on its own, so one bad setting does not hide the items' problems.
-  const field = <K extends keyof TopShape>(key: K): z.output<TopShape[K]> | undefined => {
+/** Each setting is also read on its own, so one bad setting does not hide the items' problems. */
+function fieldReader(value: Record<string, unknown>): TopField {
+  return <K extends keyof TopShape>(key: K) => {
     const result = topSchema.shape[key].safeParse(value[key]);
     return result.success ? (result.data as z.output<TopShape[K]>) : undefined;
   };
+}
 
+/**
+ * The items under `items`, then those of the `items_from` file. `failed` says a source itself was
+ * invalid or unreadable, so that "no items" would only repeat the real problem.
+ */
+function collectRawItems(
+  { file, doc, lineCounter, top, value }: TopMap,
+  field: TopField,
+  readSibling: SiblingReader,
+  problems: ProblemList,
+): { raws: RawItem[]; failed: boolean } {
   const raws: RawItem[] = [];
-  let itemSourceFailed = false;
+  let failed = false;
   const yamlItems = field('items');
-  if (value.items !== undefined && yamlItems === undefined) itemSourceFailed = true;
+  if (value.items !== undefined && yamlItems === undefined) failed = true;
   yamlItems?.forEach((item, index) => {
     raws.push({ value: item, source: new YamlSource(file, doc, lineCounter, ['items', index]) });
   });
   const itemsFrom = field('items_from');
-  if (value.items_from !== undefined && itemsFrom === undefined) itemSourceFailed = true;
+  if (value.items_from !== undefined && itemsFrom === undefined) failed = true;
   if (itemsFrom !== undefined) {
     const fromFile = readItemsFrom(itemsFrom, top, readSibling, problems);
     for (const raw of fromFile.items) raws.push(raw);
-    if (fromFile.failed) itemSourceFailed = true;
+    if (fromFile.failed) failed = true;
   }
+  return { raws, failed };
+}
 
+/** Items that pass their schema as drafts, and every item's own input for the input-field checks. */
+function draftItems(
+  raws: readonly RawItem[],
+  problems: ProblemList,
+): { drafts: ItemDraft[]; inputs: ItemInput[] } {
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
   for (const raw of raws) {
@@ -87,14 +145,11 @@ function build(
     const input = draft ? draft.input : isPlainObject(raw.value) ? raw.value.input : undefined;
     if (input === undefined || isPlainObject(input)) inputs.push({ source: raw.source, input });
   }
-  if (raws.length === 0 && !itemSourceFailed) {
-    problems.atDocument(
-      file,
-      "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
-    );
-  }
+  return { drafts, inputs };
+}
 
-  const defaults: Defaults = {
+function readDefaults(top: YamlSource, field: TopField): Defaults {
+  return {
     source: top,
     input: field('input') ?? {},
     model: field('model') ?? null,
@@ -102,6 +157,15 @@ function build(
     maxCostMicros: field('max_cost_usd') ?? null,
     matrix: (field('matrix') ?? {}) as Record<string, unknown[]>,
   };
+}
+
+/** Checks known input fields as problems and notes unknown ones; returns the notes as warnings. */
+function checkInputs(
+  defaults: Defaults,
+  value: Record<string, unknown>,
+  inputs: readonly ItemInput[],
+  problems: ProblemList,
+): ProblemList {
   // Known input fields are checked even where a neighbouring mistake made the whole map invalid.
   const usable = (map: unknown, keep: (entry: unknown) => boolean) =>
     isPlainObject(map) ? Object.fromEntries(Object.entries(map).filter(([, entry]) => keep(entry))) : {};
@@ -113,18 +177,33 @@ function build(
   checkInputFields(checkDefaults, inputs, problems);
   const warnings = new ProblemList();
   notePassThroughFields(checkDefaults, inputs, warnings);
+  return warnings;
+}
+
+/** The expanded items, named from output.name once every item is known to be sound. */
+function expandAndName(
+  defaults: Defaults,
+  drafts: readonly ItemDraft[],
+  nameTemplate: string | undefined,
+  problems: ProblemList,
+): ManifestItem[] {
   const sources: Source[] = [];
   const items = expandItems(defaults, drafts, problems, sources);
-  const nameTemplate = field('output')?.name;
   if (nameTemplate !== undefined && problems.size === 0) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
-    assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, top, problems);
+    assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
   }
+  return items;
+}
 
-  const name = field('name');
-  if (!parsed.success || name === undefined || problems.size > 0) return null;
+function assembleManifest(
+  file: string,
+  name: string,
+  data: TopSettings,
+  items: ManifestItem[],
+  warnings: ProblemList,
+): Manifest {
   const absolute = resolve(file);
-  const data = parsed.data;
   return {
     file: absolute,
     name,

@@ -5,7 +5,7 @@
  */
 import { type Document, isAlias, LineCounter, parseDocument, visit } from 'yaml';
 import { duplicateKeys, pathAtOffset, toPosition } from './locate.js';
-import { formatPath, type ProblemList } from './problems.js';
+import { formatPath, type ManifestProblem, type Path, type Position, type ProblemList } from './problems.js';
 
 export interface YamlRead {
   doc: Document;
@@ -17,9 +17,26 @@ export interface YamlRead {
 /** Aliases can multiply a small text into a huge value; no real manifest needs more than this. */
 const MAX_ALIAS_COUNT = 100;
 
+/** What every step of reading reports against. */
+interface Reading {
+  file: string;
+  doc: Document;
+  lineCounter: LineCounter;
+  problems: ProblemList;
+}
+
 export function readYaml(file: string, text: string, problems: ProblemList): YamlRead {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
+  const doc = parseYaml(text, lineCounter);
+  const reading = { file, doc, lineCounter, problems };
+  const fatal = reportErrors(reading);
+  reportDuplicateKeys(reading);
+  reportWarnings(reading);
+  return { doc, lineCounter, value: fatal ? undefined : toData(reading) };
+}
+
+function parseYaml(text: string, lineCounter: LineCounter): Document {
+  return parseDocument(text, {
     lineCounter,
     // The parser's own check compares each key with every earlier one: a 10 MB map would take
     // hours. duplicateKeys does the same check in one pass.
@@ -32,19 +49,15 @@ export function readYaml(file: string, text: string, problems: ProblemList): Yam
     // `<<: *defaults` is how people share settings between items; YAML 1.2 only has it as an option.
     merge: true,
   });
+}
+
+/** Reports the parser's errors; true when one of them means the text cannot be read as data. */
+function reportErrors({ file, doc, lineCounter, problems }: Reading): boolean {
   let fatal = false;
   for (const error of doc.errors) {
     const position = toPosition(lineCounter, error.pos[0]);
     if (error.code === 'DUPLICATE_KEY') {
-      const path = pathAtOffset(doc, error.pos[0]);
-      const key = path[path.length - 1];
-      const named = key === undefined ? '' : `'${String(key)}' `;
-      problems.push({
-        file,
-        ...position,
-        path: formatPath(path),
-        message: `duplicate key ${named}(each key may appear once in a map)`,
-      });
+      problems.push(duplicateKeyProblem(file, position, pathAtOffset(doc, error.pos[0])));
     } else {
       fatal = true;
       const message =
@@ -54,15 +67,28 @@ export function readYaml(file: string, text: string, problems: ProblemList): Yam
       problems.atDocument(file, `YAML: ${message}`, position);
     }
   }
+  return fatal;
+}
+
+function reportDuplicateKeys({ file, doc, lineCounter, problems }: Reading): void {
   for (const duplicate of duplicateKeys(doc)) {
-    problems.push({
-      file,
-      ...toPosition(lineCounter, duplicate.offset),
-      path: formatPath(duplicate.path),
-      message: `duplicate key '${String(duplicate.path.at(-1))}' (each key may appear once in a map)`,
-    });
+    problems.push(duplicateKeyProblem(file, toPosition(lineCounter, duplicate.offset), duplicate.path));
   }
-  // Warnings (unresolved tags and the like) mean the text does not say what the user thinks it says.
+}
+
+function duplicateKeyProblem(file: string, position: Position, path: Path): ManifestProblem {
+  const key = path.at(-1);
+  const named = key === undefined ? '' : `'${String(key)}' `;
+  return {
+    file,
+    ...position,
+    path: formatPath(path),
+    message: `duplicate key ${named}(each key may appear once in a map)`,
+  };
+}
+
+/** Warnings (unresolved tags and the like) mean the text does not say what the user thinks it says. */
+function reportWarnings({ file, doc, lineCounter, problems }: Reading): void {
   for (const warning of doc.warnings) {
     const position = toPosition(lineCounter, warning.pos[0]);
     problems.push({
@@ -72,14 +98,16 @@ export function readYaml(file: string, text: string, problems: ProblemList): Yam
       message: `YAML: ${warning.message}`,
     });
   }
-  if (fatal) return { doc, lineCounter, value: undefined };
+}
 
+/** The document as data, or undefined after reporting why not (too many or broken aliases). */
+function toData({ file, doc, lineCounter, problems }: Reading): unknown {
   try {
-    return { doc, lineCounter, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     problems.atDocument(file, `YAML: ${message}`, toPosition(lineCounter, brokenAliasOffset(doc)));
-    return { doc, lineCounter, value: undefined };
+    return undefined;
   }
 }
 

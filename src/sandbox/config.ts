@@ -86,92 +86,100 @@ const inputRulesSchema = z.strictObject({
 
 const DEFAULT_PRICES = { '480p': '0.020000', '720p': '0.050000', '1080p': '0.100000' };
 
-export const sandboxConfigSchema = z
-  .strictObject({
-    seed: z.union([z.number(), z.string()]).default(1),
-    keys: z
-      .array(keySchema)
-      .min(1)
-      .default([{ key: DEMO_API_KEY, id: 1, workspace: DEMO_WORKSPACE, revoked: false }]),
-    workspaces: z
-      .array(workspaceSchema)
-      .min(1)
-      .default([
-        { id: DEMO_WORKSPACE, balance_usd: '100.000000', wallet_enabled: true, concurrency_limit: 3 },
-      ]),
-    models: z.array(z.string().min(1)).min(1).default(['acme-video-2', 'acme-video-3']),
-    prices: z
-      .strictObject({ per_second_usd: z.record(z.string(), usd) })
-      .default({ per_second_usd: DEFAULT_PRICES }),
-    input: inputRulesSchema.default(inputRulesSchema.parse({})),
-    unknown_body_fields: z.enum(['accept', 'reject']).default('reject'),
-    queued_seconds: seconds.default(1),
-    running_seconds: range.default({ min: 3, max: 8 }),
-    job_timeout_seconds: z.number().positive().default(1800),
-    retention_seconds: z
-      .number()
-      .positive()
-      .default(48 * 3600),
-    url_lifetime_seconds: z.number().positive().default(3600),
-    retry_after_seconds: z.number().positive().default(10),
-    /** The service may forget an Idempotency-Key after a day: a resend after that is a new job. */
-    idempotency_ttl_seconds: z
-      .number()
-      .positive()
-      .default(24 * 3600),
-    /** Pages shorter than `limit`, as some implementations return. */
-    page_size_cap: z.number().int().min(1).optional(),
-    faults: faultsSchema.default(faultsSchema.parse({})),
-  })
-  .superRefine((config, ctx) => {
-    const workspaceIds = new Set<string>();
-    config.workspaces.forEach((workspace, index) => {
-      if (workspaceIds.has(workspace.id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['workspaces', index, 'id'],
-          message: 'duplicate workspace id',
-        });
-      }
-      workspaceIds.add(workspace.id);
-    });
-    const keyIds = new Set<number>();
-    const keyTexts = new Set<string>();
-    config.keys.forEach((key, index) => {
-      if (!workspaceIds.has(key.workspace)) {
-        ctx.addIssue({ code: 'custom', path: ['keys', index, 'workspace'], message: 'no such workspace' });
-      }
-      if (keyIds.has(key.id))
-        ctx.addIssue({ code: 'custom', path: ['keys', index, 'id'], message: 'duplicate key id' });
-      if (keyTexts.has(key.key))
-        ctx.addIssue({ code: 'custom', path: ['keys', index, 'key'], message: 'duplicate key' });
-      keyIds.add(key.id);
-      keyTexts.add(key.key);
-    });
-    const rules = config.input;
-    if (rules.seconds.min > rules.seconds.max) {
-      ctx.addIssue({ code: 'custom', path: ['input', 'seconds'], message: 'min must not exceed max' });
-    }
-    if (rules.seconds.default < rules.seconds.min || rules.seconds.default > rules.seconds.max) {
-      ctx.addIssue({ code: 'custom', path: ['input', 'seconds', 'default'], message: 'outside min..max' });
-    }
-    if (!rules.definitions.includes(rules.default_definition)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['input', 'default_definition'],
-        message: 'not in input.definitions',
-      });
-    }
-    for (const definition of rules.definitions) {
-      if (config.prices.per_second_usd[definition] === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['prices', 'per_second_usd', definition],
-          message: 'missing price',
-        });
-      }
-    }
+const configShape = z.strictObject({
+  seed: z.union([z.number(), z.string()]).default(1),
+  keys: z
+    .array(keySchema)
+    .min(1)
+    .default([{ key: DEMO_API_KEY, id: 1, workspace: DEMO_WORKSPACE, revoked: false }]),
+  workspaces: z
+    .array(workspaceSchema)
+    .min(1)
+    .default([{ id: DEMO_WORKSPACE, balance_usd: '100.000000', wallet_enabled: true, concurrency_limit: 3 }]),
+  models: z.array(z.string().min(1)).min(1).default(['acme-video-2', 'acme-video-3']),
+  prices: z
+    .strictObject({ per_second_usd: z.record(z.string(), usd) })
+    .default({ per_second_usd: DEFAULT_PRICES }),
+  input: inputRulesSchema.default(inputRulesSchema.parse({})),
+  unknown_body_fields: z.enum(['accept', 'reject']).default('reject'),
+  queued_seconds: seconds.default(1),
+  running_seconds: range.default({ min: 3, max: 8 }),
+  job_timeout_seconds: z.number().positive().default(1800),
+  retention_seconds: z
+    .number()
+    .positive()
+    .default(48 * 3600),
+  url_lifetime_seconds: z.number().positive().default(3600),
+  retry_after_seconds: z.number().positive().default(10),
+  /** The service may forget an Idempotency-Key after a day: a resend after that is a new job. */
+  idempotency_ttl_seconds: z
+    .number()
+    .positive()
+    .default(24 * 3600),
+  /** Pages shorter than `limit`, as some implementations return. */
+  page_size_cap: z.number().int().min(1).optional(),
+  faults: faultsSchema.default(faultsSchema.parse({})),
+});
+
+type CheckedConfig = z.output<typeof configShape>;
+type CrossCheck = (config: CheckedConfig, ctx: z.RefinementCtx) => void;
+
+const addIssue = (ctx: z.RefinementCtx, path: PropertyKey[], message: string) =>
+  ctx.addIssue({ code: 'custom', path, message });
+
+const uniqueWorkspaces: CrossCheck = (config, ctx) => {
+  const seen = new Set<string>();
+  config.workspaces.forEach((workspace, index) => {
+    if (seen.has(workspace.id)) addIssue(ctx, ['workspaces', index, 'id'], 'duplicate workspace id');
+    seen.add(workspace.id);
   });
+};
+
+const keysOfKnownWorkspaces: CrossCheck = (config, ctx) => {
+  const workspaceIds = new Set(config.workspaces.map((workspace) => workspace.id));
+  const keyIds = new Set<number>();
+  const keyTexts = new Set<string>();
+  config.keys.forEach((key, index) => {
+    if (!workspaceIds.has(key.workspace)) addIssue(ctx, ['keys', index, 'workspace'], 'no such workspace');
+    if (keyIds.has(key.id)) addIssue(ctx, ['keys', index, 'id'], 'duplicate key id');
+    if (keyTexts.has(key.key)) addIssue(ctx, ['keys', index, 'key'], 'duplicate key');
+    keyIds.add(key.id);
+    keyTexts.add(key.key);
+  });
+};
+
+const secondsInOrder: CrossCheck = ({ input: { seconds } }, ctx) => {
+  if (seconds.min > seconds.max) addIssue(ctx, ['input', 'seconds'], 'min must not exceed max');
+  if (seconds.default < seconds.min || seconds.default > seconds.max) {
+    addIssue(ctx, ['input', 'seconds', 'default'], 'outside min..max');
+  }
+};
+
+const definitionsPriced: CrossCheck = ({ input, prices }, ctx) => {
+  if (!input.definitions.includes(input.default_definition)) {
+    addIssue(ctx, ['input', 'default_definition'], 'not in input.definitions');
+  }
+  for (const definition of input.definitions) {
+    if (prices.per_second_usd[definition] === undefined) {
+      addIssue(ctx, ['prices', 'per_second_usd', definition], 'missing price');
+    }
+  }
+};
+
+/**
+ * Rules between settings, in this order: only the first issue is shown (describeConfigIssue), so
+ * the order decides which mistake a config with several is answered with.
+ */
+const CROSS_CHECKS: readonly CrossCheck[] = [
+  uniqueWorkspaces,
+  keysOfKnownWorkspaces,
+  secondsInOrder,
+  definitionsPriced,
+];
+
+export const sandboxConfigSchema = configShape.superRefine((config, ctx) => {
+  for (const check of CROSS_CHECKS) check(config, ctx);
+});
 
 export type SandboxConfigInput = z.input<typeof sandboxConfigSchema>;
 export type SandboxConfig = z.output<typeof sandboxConfigSchema>;

@@ -43,6 +43,35 @@ function sendWithWrongLength(res: ServerResponse, bytes: Buffer, side: 'short' |
   } else socket.end(bytes);
 }
 
+/** A thrown HttpError as the service's JSON error; anything else as its 500. */
+function errorReply(error: unknown, requestId: string): Reply {
+  let httpError = error;
+  if (!(error instanceof HttpError)) {
+    // A sandbox bug must still look like the service's own 500, but it should not go unnoticed.
+    console.error('mediabatch sandbox: internal error', error);
+    httpError = fail.internal();
+  }
+  const failure = httpError as HttpError;
+  return {
+    kind: 'json',
+    status: failure.status,
+    body: failure.envelope(requestId),
+    headers: failure.headers,
+  };
+}
+
+/** Durable before answered: a job the client was told about survives a restart of the sandbox. */
+function commitBeforeAnswering(store: SandboxStore, reply: Reply, requestId: string): Reply {
+  try {
+    store.commit();
+    return reply;
+  } catch (error) {
+    // The client resends on a 500 with the same key, and the job is replayed from memory.
+    console.error('mediabatch sandbox: cannot write its state file', error);
+    return { kind: 'json', status: 500, body: fail.internal().envelope(requestId) };
+  }
+}
+
 /**
  * The HTTP listener in front of a SandboxStore. It can stop and listen again on the same port,
  * severing open connections in between, to simulate an outage while keeping all state.
@@ -94,9 +123,22 @@ export class SandboxServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const store = this.#store;
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const requestId = `req_${randomBytes(12).toString('hex')}`;
+    const record = this.#recordRequest(req, url);
+    res.setHeader('x-request-id', requestId);
+    let reply: Reply;
+    try {
+      reply = await this.#answer(req, url, record);
+    } catch (error) {
+      reply = errorReply(error, requestId);
+    }
+    reply = commitBeforeAnswering(this.#store, reply, requestId);
+    await this.#send(req, res, reply, record);
+  }
+
+  /** Recorded on arrival, before the body is read, so a request that fails or is dropped is still listed. */
+  #recordRequest(req: IncomingMessage, url: URL): RequestRecord {
     const record: RequestRecord = {
       method: req.method ?? 'GET',
       path: url.pathname,
@@ -104,53 +146,35 @@ export class SandboxServer {
       idempotencyKey:
         typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null,
       jobId: null,
-      at: store.now(),
+      at: this.#store.now(),
       ...(url.search === '' ? {} : { query: url.search }),
     };
-    store.requests.push(record);
-    res.setHeader('x-request-id', requestId);
+    this.#store.requests.push(record);
+    return record;
+  }
 
-    let reply: Reply;
-    try {
-      const bodyText = await readBody(req);
-      const { min, max } = store.config.faults.latency_ms;
-      this.#requests += 1;
-      if (max > 0) await sleep(min + draw(store.config.seed, 'latency', this.#requests) * (max - min));
-      const ex: Exchange = {
-        req,
-        store,
-        record,
-        path: url.pathname,
-        query: url.searchParams,
-        bodyText,
-        now: store.now(),
-        origin: this.origin,
-      };
-      reply = route(ex);
-    } catch (error) {
-      let httpError = error;
-      if (!(error instanceof HttpError)) {
-        // A sandbox bug must still look like the service's own 500, but it should not go unnoticed.
-        console.error('mediabatch sandbox: internal error', error);
-        httpError = fail.internal();
-      }
-      const failure = httpError as HttpError;
-      reply = {
-        kind: 'json',
-        status: failure.status,
-        body: failure.envelope(requestId),
-        headers: failure.headers,
-      };
-    }
-    // Durable before answered: a job the client was told about survives a restart of the sandbox.
-    try {
-      store.commit();
-    } catch (error) {
-      // The client resends on a 500 with the same key, and the job is replayed from memory.
-      console.error('mediabatch sandbox: cannot write its state file', error);
-      reply = { kind: 'json', status: 500, body: fail.internal().envelope(requestId) };
-    }
-    await this.#send(req, res, reply, record);
+  async #answer(req: IncomingMessage, url: URL, record: RequestRecord): Promise<Reply> {
+    const store = this.#store;
+    const bodyText = await readBody(req);
+    await this.#simulateLatency();
+    const ex: Exchange = {
+      req,
+      store,
+      record,
+      path: url.pathname,
+      query: url.searchParams,
+      bodyText,
+      now: store.now(),
+      origin: this.origin,
+    };
+    return route(ex);
+  }
+
+  async #simulateLatency(): Promise<void> {
+    const store = this.#store;
+    const { min, max } = store.config.faults.latency_ms;
+    this.#requests += 1;
+    if (max > 0) await sleep(min + draw(store.config.seed, 'latency', this.#requests) * (max - min));
   }
 
   async #send(req: IncomingMessage, res: ServerResponse, reply: Reply, record: RequestRecord): Promise<void> {
@@ -174,6 +198,11 @@ export class SandboxServer {
       res.end(text);
       return;
     }
+    await this.#sendFile(res, reply);
+  }
+
+  /** A video body, throttled to download_bytes_per_second when set, or cut halfway as a fault. */
+  async #sendFile(res: ServerResponse, reply: Extract<Reply, { kind: 'file' }>): Promise<void> {
     if (reply.wrongLength !== null) {
       sendWithWrongLength(res, reply.bytes, reply.wrongLength);
       return;

@@ -1,7 +1,7 @@
 import type { JobStatus } from '../api/schemas.js';
 import { isPlainObject } from '../plain-object.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
-import { viewJob } from './lifecycle.js';
+import { type StoredJob, viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';
 import { SandboxServer } from './server.js';
 import { attachStateFile } from './state-file.js';
@@ -94,42 +94,8 @@ export async function startSandbox(
     baseUrl: `${server.origin}/v1`,
     apiKey: firstKey.key,
     port,
-    records() {
-      const now = store.now();
-      return {
-        jobs: store.jobs().map((job) => {
-          const view = viewJob(job, now);
-          const bytes = job.outcome.status === 'succeeded' && view.final ? store.video(job) : null;
-          return {
-            id: job.id,
-            workspaceId: job.workspaceId,
-            apiKeyId: job.apiKeyId,
-            idempotencyKey: job.idempotencyKey,
-            status: view.status,
-            amountMicros: job.amountMicros,
-            refundedMicros: view.refundedMicros,
-            errorCode: view.errorCode,
-            input: structuredClone(job.input),
-            metadata: structuredClone(job.metadata),
-            createdAt: new Date(job.createdAt).toISOString(),
-            completedAt: iso(view.completedAt),
-            expiresAt: iso(view.expiresAt),
-            files: bytes ? [{ sha256: sha256Hex(bytes), bytes: bytes.length, contentType: 'video/mp4' }] : [],
-          };
-        }),
-        requests: store.requests.map((request) => ({ ...request })),
-      };
-    },
-    account(workspaceId = firstKey.workspace) {
-      const now = store.now();
-      const workspace = store.workspace(workspaceId);
-      return {
-        balanceMicros: store.balanceMicros(workspaceId, now),
-        enabled: workspace.wallet_enabled,
-        active: store.activeJobs(workspaceId, now),
-        limit: workspace.concurrency_limit,
-      };
-    },
+    records: () => snapshotRecords(store),
+    account: (workspaceId = firstKey.workspace) => accountOf(store, workspaceId),
     update(patch) {
       const next = deepMerge(input, patch as Record<string, unknown>);
       store.applyConfig(parseSandboxConfig(next));
@@ -142,5 +108,46 @@ export async function startSandbox(
       await server.stop();
       stateFile?.close();
     },
+  };
+}
+
+function snapshotRecords(store: SandboxStore): SandboxRecords {
+  const now = store.now();
+  return {
+    jobs: store.jobs().map((job) => jobRecord(store, job, now)),
+    requests: store.requests.map((request) => ({ ...request })),
+  };
+}
+
+/** A job as it stands at `now`, copied so that a test cannot change the sandbox through it. */
+function jobRecord(store: SandboxStore, job: StoredJob, now: number): SandboxRecords['jobs'][number] {
+  const view = viewJob(job, now);
+  const bytes = job.outcome.status === 'succeeded' && view.final ? store.video(job) : null;
+  return {
+    id: job.id,
+    workspaceId: job.workspaceId,
+    apiKeyId: job.apiKeyId,
+    idempotencyKey: job.idempotencyKey,
+    status: view.status,
+    amountMicros: job.amountMicros,
+    refundedMicros: view.refundedMicros,
+    errorCode: view.errorCode,
+    input: structuredClone(job.input),
+    metadata: structuredClone(job.metadata),
+    createdAt: new Date(job.createdAt).toISOString(),
+    completedAt: iso(view.completedAt),
+    expiresAt: iso(view.expiresAt),
+    files: bytes ? [{ sha256: sha256Hex(bytes), bytes: bytes.length, contentType: 'video/mp4' }] : [],
+  };
+}
+
+function accountOf(store: SandboxStore, workspaceId: string): ReturnType<SandboxHandle['account']> {
+  const now = store.now();
+  const workspace = store.workspace(workspaceId);
+  return {
+    balanceMicros: store.balanceMicros(workspaceId, now),
+    enabled: workspace.wallet_enabled,
+    active: store.activeJobs(workspaceId, now),
+    limit: workspace.concurrency_limit,
   };
 }

@@ -6,14 +6,25 @@ import type { SandboxConfig } from './config.js';
 import { type Exchange, header, json, type Reply, retryAfterHeader } from './exchange.js';
 import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
 import { fail } from './http-error.js';
-import { type FinalStatus, planTimeline, type Timeline } from './lifecycle.js';
+import { type FinalStatus, planTimeline, type StoredJob, type Timeline } from './lifecycle.js';
 import { priceMicros } from './pricing.js';
-import { validateSubmission } from './validate.js';
+import { type ValidSubmission, validateSubmission } from './validate.js';
 import { wireJob } from './wire.js';
 
 type Key = SandboxConfig['keys'][number];
 
 const MAX_KEY_LENGTH = 255;
+
+/** What identifies one POST: the caller's key, its Idempotency-Key, and the prompt's fault markers. */
+interface Post {
+  key: Key;
+  idempotencyKey: string;
+  prompt: string;
+  markers: PromptMarkers;
+}
+
+/** The configured fault rates a POST can draw against, named as in the config. */
+type PostFault = 'drop_before_store' | 'http500_before_store' | 'drop_after_store' | 'http500_after_store';
 
 /**
  * POST /videos/generation. The order of checks matters to clients: the Idempotency-Key lookup
@@ -22,9 +33,35 @@ const MAX_KEY_LENGTH = 255;
  */
 export function submit(ex: Exchange, key: Key): Reply {
   const { store, now } = ex;
-  const config = store.config;
-  const workspaceId = key.workspace;
+  const body = readJsonBody(ex);
+  const post = readPost(ex, key, body);
+  const strikes = faultStrikes(ex, post);
 
+  // Faults "before store" come ahead of the key lookup, so a retry that would replay can fail too,
+  // as it can against a real server; each POST of a key draws afresh, so retries eventually pass.
+  if (strikes('drop-before', 'drop_before_store')) return { kind: 'drop' };
+  if (strikes('500-before', 'http500_before_store')) throw fail.internal();
+
+  // Key order and whitespace do not make two bodies different requests.
+  const bodyHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
+  const known = store.remembered(key.workspace, post.idempotencyKey, now);
+  if (known) {
+    if (known.bodyHash !== bodyHash) throw fail.idempotencyKeyReused();
+    ex.record.jobId = known.id;
+    return json(202, wireJob(store, known, now, ex.origin));
+  }
+
+  const valid = validateSubmission(body, store.config);
+  const cost = affordableCost(ex, post, valid);
+  const job = storeJob(ex, post, { bodyHash, valid, cost });
+  ex.record.jobId = job.id;
+
+  if (strikes('drop-after', 'drop_after_store')) return { kind: 'drop' };
+  if (strikes('500-after', 'http500_after_store')) throw fail.internal();
+  return json(202, wireJob(store, job, now, ex.origin));
+}
+
+function readJsonBody(ex: Exchange): Record<string, unknown> {
   const contentType = header(ex.req, 'content-type');
   if (contentType === undefined) throw fail.missingParameter('Content-Type');
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
@@ -37,7 +74,10 @@ export function submit(ex: Exchange, key: Key): Reply {
     throw fail.invalidJson();
   }
   if (!isPlainObject(body)) throw fail.invalidJson('The request body must be a JSON object.');
+  return body;
+}
 
+function readPost(ex: Exchange, key: Key, body: Record<string, unknown>): Post {
   const idempotencyKey = header(ex.req, 'idempotency-key')?.trim();
   if (!idempotencyKey) {
     throw fail.missingParameter('Idempotency-Key', 'The Idempotency-Key header is required.');
@@ -48,33 +88,32 @@ export function submit(ex: Exchange, key: Key): Reply {
       `Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters.`,
     );
   }
-
   const prompt = isPlainObject(body.input) && typeof body.input.prompt === 'string' ? body.input.prompt : '';
-  const markers = parseMarkers(prompt);
-  const faults = config.faults;
-  const post = store.count('post', workspaceId, idempotencyKey);
-  const strikes = (kind: MarkerKind, rate: number, purpose: string): boolean =>
-    store.markers.take(prompt, markers, kind) !== null ||
-    draw(config.seed, workspaceId, idempotencyKey, post, purpose) < rate;
+  return { key, idempotencyKey, prompt, markers: parseMarkers(prompt) };
+}
 
-  // Faults "before store" come ahead of the key lookup, so a retry that would replay can fail too,
-  // as it can against a real server; each POST of a key draws afresh, so retries eventually pass.
-  if (strikes('drop-before', faults.drop_before_store, 'drop_before_store')) return { kind: 'drop' };
-  if (strikes('500-before', faults.http500_before_store, 'http500_before_store')) throw fail.internal();
+/**
+ * Whether a fault strikes this POST: a marker in the prompt forces it once, otherwise a draw against
+ * the configured rate. The draw counts this POST of the key, so each resend draws afresh.
+ */
+function faultStrikes(ex: Exchange, post: Post): (kind: MarkerKind, fault: PostFault) => boolean {
+  const { store } = ex;
+  const config = store.config;
+  const workspaceId = post.key.workspace;
+  const count = store.count('post', workspaceId, post.idempotencyKey);
+  return (kind, fault) =>
+    store.markers.take(post.prompt, post.markers, kind) !== null ||
+    draw(config.seed, workspaceId, post.idempotencyKey, count, fault) < config.faults[fault];
+}
 
-  // Key order and whitespace do not make two bodies different requests.
-  const bodyHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
-  const known = store.remembered(workspaceId, idempotencyKey, now);
-  if (known) {
-    if (known.bodyHash !== bodyHash) throw fail.idempotencyKeyReused();
-    ex.record.jobId = known.id;
-    return json(202, wireJob(store, known, now, ex.origin));
-  }
-
-  const valid = validateSubmission(body, config);
+/** The job's price, once the wallet, max_cost_usd, the balance and the concurrency limit allow it. */
+function affordableCost(ex: Exchange, post: Post, valid: ValidSubmission): number {
+  const { store, now } = ex;
+  const config = store.config;
+  const workspaceId = post.key.workspace;
   const workspace = store.workspace(workspaceId);
   if (!workspace.wallet_enabled) throw fail.walletNotEnabled();
-  const cost = markers.costMicros ?? priceMicros(config, valid.priced);
+  const cost = post.markers.costMicros ?? priceMicros(config, valid.priced);
   if (valid.maxCostMicros !== null && cost > valid.maxCostMicros) {
     throw fail.maxCostExceeded(
       `The job costs ${formatUsd(cost)} USD, more than max_cost_usd ${formatUsd(valid.maxCostMicros)}.`,
@@ -89,29 +128,36 @@ export function submit(ex: Exchange, key: Key): Reply {
   if (store.activeJobs(workspaceId, now) >= workspace.concurrency_limit) {
     throw fail.concurrencyLimited(retryAfterHeader(config), workspace.concurrency_limit);
   }
+  return cost;
+}
 
-  const creation = store.creations(workspaceId, idempotencyKey) + 1;
-  const job = store.insert({
-    workspaceId,
+function storeJob(
+  ex: Exchange,
+  post: Post,
+  accepted: { bodyHash: string; valid: ValidSubmission; cost: number },
+): StoredJob {
+  const { store, now } = ex;
+  const config = store.config;
+  const { key, idempotencyKey, prompt, markers } = post;
+  const { valid } = accepted;
+  // Counted per creation, not per POST: a key the service forgot starts a new job with new draws.
+  const creation = store.creations(key.workspace, idempotencyKey) + 1;
+  return store.insert({
+    workspaceId: key.workspace,
     apiKeyId: key.id,
     idempotencyKey,
-    bodyHash,
+    bodyHash: accepted.bodyHash,
     prompt,
     model: valid.model,
     input: valid.input,
     metadata: valid.metadata,
-    amountMicros: cost,
+    amountMicros: accepted.cost,
     createdAt: now,
     retentionMs: Math.round(config.retention_seconds * 1000),
     ...decideTimeline(ex, markers, prompt, (purpose) =>
-      draw(config.seed, workspaceId, idempotencyKey, creation, purpose),
+      draw(config.seed, key.workspace, idempotencyKey, creation, purpose),
     ),
   });
-  ex.record.jobId = job.id;
-
-  if (strikes('drop-after', faults.drop_after_store, 'drop_after_store')) return { kind: 'drop' };
-  if (strikes('500-after', faults.http500_after_store, 'http500_after_store')) throw fail.internal();
-  return json(202, wireJob(store, job, now, ex.origin));
 }
 
 const finalStatus = (code: string): FinalStatus => (code === 'canceled' ? 'canceled' : 'failed');

@@ -16,91 +16,85 @@ export interface ValidSubmission {
 const BODY_FIELDS = new Set(['model', 'input', 'max_cost_usd', 'metadata']);
 const INPUT_FIELDS = new Set(['prompt', 'seconds', 'definition', 'orientation']);
 
-/** Checks a POST /videos/generation body against the configured bounds; throws the first HttpError. */
+type InputRules = SandboxConfig['input'];
+
+/**
+ * Checks a POST /videos/generation body against the configured bounds; throws the first HttpError.
+ * The order of the checks decides which mistake a body with several is answered with.
+ */
 export function validateSubmission(body: Record<string, unknown>, config: SandboxConfig): ValidSubmission {
   if (config.unknown_body_fields === 'reject') {
-    const extra = Object.keys(body).find((field) => !BODY_FIELDS.has(field));
+    const extra = unknownField(body, BODY_FIELDS);
     if (extra !== undefined) throw fail.invalidParameter(extra, `Unknown field ${extra}.`);
   }
+  const model = oneOf(body.model, 'model', config.models) ?? config.models[0] ?? '';
+  const { input, prompt, priced } = validateInput(body.input, config.input);
+  const maxCostMicros = validateMaxCost(body.max_cost_usd);
+  const metadata = validateMetadata(body.metadata);
+  return { model, prompt, input, metadata, maxCostMicros, priced };
+}
 
-  let model = config.models[0] ?? '';
-  if (body.model !== undefined) {
-    if (typeof body.model !== 'string' || !config.models.includes(body.model)) {
-      throw fail.invalidParameter('model', `model must be one of: ${config.models.join(', ')}.`);
-    }
-    model = body.model;
-  }
-
-  if (body.input === undefined) throw fail.missingParameter('input');
-  if (!isPlainObject(body.input)) throw fail.invalidParameter('input', 'input must be an object.');
-  const input = body.input;
-  const rules = config.input;
-
+function validateInput(
+  value: unknown,
+  rules: InputRules,
+): { input: Record<string, unknown>; prompt: string; priced: PricedInput } {
+  if (value === undefined) throw fail.missingParameter('input');
+  if (!isPlainObject(value)) throw fail.invalidParameter('input', 'input must be an object.');
+  const input = value;
   // The service answers invalid_parameter, not missing_parameter, for a missing prompt: `input`
   // itself is present, one of its fields is wrong.
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') {
     throw fail.invalidParameter('input.prompt', 'input.prompt is required and must be a non-empty string.');
   }
-
-  let seconds = rules.seconds.default;
-  if (input.seconds !== undefined) {
-    const value = input.seconds;
-    if (
-      typeof value !== 'number' ||
-      !Number.isInteger(value) ||
-      value < rules.seconds.min ||
-      value > rules.seconds.max
-    ) {
-      throw fail.invalidParameter(
-        'input.seconds',
-        `input.seconds must be an integer from ${rules.seconds.min} to ${rules.seconds.max}.`,
-      );
-    }
-    seconds = value;
-  }
-
-  let definition = rules.default_definition;
-  if (input.definition !== undefined) {
-    if (typeof input.definition !== 'string' || !rules.definitions.includes(input.definition)) {
-      throw fail.invalidParameter(
-        'input.definition',
-        `input.definition must be one of: ${rules.definitions.join(', ')}.`,
-      );
-    }
-    definition = input.definition;
-  }
-
-  if (input.orientation !== undefined) {
-    if (typeof input.orientation !== 'string' || !rules.orientations.includes(input.orientation)) {
-      throw fail.invalidParameter(
-        'input.orientation',
-        `input.orientation must be one of: ${rules.orientations.join(', ')}.`,
-      );
-    }
-  }
-
+  const seconds = wholeSeconds(input.seconds, rules.seconds);
+  const definition =
+    oneOf(input.definition, 'input.definition', rules.definitions) ?? rules.default_definition;
+  oneOf(input.orientation, 'input.orientation', rules.orientations);
   if (rules.unknown_fields === 'reject') {
-    const extra = Object.keys(input).find((field) => !INPUT_FIELDS.has(field));
+    const extra = unknownField(input, INPUT_FIELDS);
     if (extra !== undefined) throw fail.invalidParameter(`input.${extra}`, `Unknown input field ${extra}.`);
   }
+  return { input, prompt: input.prompt, priced: { seconds, definition } };
+}
 
-  let maxCostMicros: number | null = null;
-  if (body.max_cost_usd !== undefined) {
-    const parsed = typeof body.max_cost_usd === 'string' ? parseUsd(body.max_cost_usd) : null;
-    if (parsed === null) {
-      throw fail.invalidParameter(
-        'max_cost_usd',
-        'max_cost_usd must be a decimal string with at most six decimals.',
-      );
-    }
-    maxCostMicros = parsed;
+function unknownField(fields: Record<string, unknown>, known: ReadonlySet<string>): string | undefined {
+  return Object.keys(fields).find((field) => !known.has(field));
+}
+
+/** A string from a configured list, or undefined when absent. */
+function oneOf(value: unknown, param: string, allowed: readonly string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value)) {
+    throw fail.invalidParameter(param, `${param} must be one of: ${allowed.join(', ')}.`);
   }
+  return value;
+}
 
-  let metadata: Record<string, unknown> = {};
-  if (body.metadata !== undefined) {
-    if (!isPlainObject(body.metadata)) throw fail.invalidParameter('metadata', 'metadata must be an object.');
-    metadata = body.metadata;
+function wholeSeconds(value: unknown, bounds: InputRules['seconds']): number {
+  if (value === undefined) return bounds.default;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw fail.invalidParameter(
+      'input.seconds',
+      `input.seconds must be an integer from ${bounds.min} to ${bounds.max}.`,
+    );
   }
+  return value;
+}
 
-  return { model, prompt: input.prompt, input, metadata, maxCostMicros, priced: { seconds, definition } };
+function validateMaxCost(value: unknown): number | null {
+  if (value === undefined) return null;
+  const parsed = typeof value === 'string' ? parseUsd(value) : null;
+  if (parsed === null) {
+    throw fail.invalidParameter(
+      'max_cost_usd',
+      'max_cost_usd must be a decimal string with at most six decimals.',
+    );
+  }
+  return parsed;
+}
+
+function validateMetadata(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) throw fail.invalidParameter('metadata', 'metadata must be an object.');
+  return value;
 }
