@@ -91,7 +91,7 @@ export class RunContext {
   }
 
   enqueue(itemId: string, notBefore = 0): void {
-    this.state.enqueue(itemId, notBefore);
+    this.state.queue.add(itemId, notBefore);
     this.wake();
   }
 
@@ -112,7 +112,7 @@ export class RunContext {
         state === 'done' ? null : (signature ?? change.errorCode ?? 'failed'),
       );
       const stop = stopLoss(streak);
-      if (stop) this.stopWith(stop, stopLossMessage(stop, this.state.queueLength));
+      if (stop) this.stopWith(stop, stopLossMessage(stop, this.state.queue.length));
     }
   }
 
@@ -134,9 +134,9 @@ export class RunContext {
    */
   serviceUnanswered(reason: string): void {
     const now = this.deps.clock.now();
-    const since = this.state.noAnswer(now);
-    if (!outageReportDue(this.state.outageReportedAt, now)) return;
-    this.state.outageReported(now);
+    const since = this.state.outage.noAnswer(now);
+    if (!outageReportDue(this.state.outage.reportedAt, now)) return;
+    this.state.outage.reported(now);
     this.deps.reporter.log(
       'warn',
       since === now
@@ -147,7 +147,7 @@ export class RunContext {
 
   /** The service answered: ends an outage, if there was one, with one line. */
   serviceAnswered(): void {
-    const lasted = this.state.answered(this.deps.clock.now());
+    const lasted = this.state.outage.answered(this.deps.clock.now());
     if (lasted !== null)
       this.deps.reporter.log('info', `the service answers again, after ${formatDuration(lasted)}`);
   }

@@ -87,7 +87,7 @@ function isSettled(run: RunContext): boolean {
  * service answers, and the ledger already holds every key and job, so the next run takes over.
  */
 function drainingThroughOutage(run: RunContext): boolean {
-  return run.state.stop?.kind === 'draining' && run.state.outageSince !== null;
+  return run.state.stop?.kind === 'draining' && run.state.outage.since !== null;
 }
 
 /**
@@ -113,7 +113,7 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     }
     const pollAt = nextPollAt(pollTimingInput(run, lastPoll));
     // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
-    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.nextQueueDelay(clock.now()), 60_000));
+    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), 60_000));
     await run.sleepUntilWoken(wait);
     // Woken by one answer, let every answer already received be handled before acting: the
     // submissions they free then share one ledger commit instead of one commit each.

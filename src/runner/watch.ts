@@ -56,7 +56,7 @@ export async function pollUnfinished(run: RunContext): Promise<void> {
         continue;
       }
       refuseOrWarn(run, error, `fetching job ${jobId}`);
-      if (state.watchRefused || state.outageSince !== null) return;
+      if (state.watchRefused || state.outage.since !== null) return;
     }
   }
   reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
