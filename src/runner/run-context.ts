@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
+import type { Account } from '../api/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
@@ -14,6 +15,8 @@ import { type ItemChange, RunState } from './run-state.js';
 export interface RunOptions {
   /** Fixed poll interval; null means the service's last Retry-After, else 10 s. */
   pollIntervalMs: number | null;
+  /** The account as the pre-flight just read it, if it answered. */
+  account?: Account | null;
   regenerateExpired: boolean;
   downloadConcurrency: number;
   /** Workspace limit when GET /account cannot tell (the service's documented default). */

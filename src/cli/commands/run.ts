@@ -166,6 +166,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
       { client, ledger, manifest, clock: systemClock, random: Math.random, reporter },
       {
         pollIntervalMs: pollSeconds === null ? null : pollSeconds * 1000,
+        account: checked.kind === 'answered' ? checked.account : null,
         regenerateExpired: values['regenerate-expired'],
         downloadConcurrency: 4,
         defaultSlotLimit: 3,
