@@ -1,5 +1,6 @@
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import type { RecentLook } from './look-limits.js';
 import { OutageState } from './outage-state.js';
 import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './policy.js';
 import { SubmitQueue } from './submit-queue.js';
@@ -31,6 +32,9 @@ export interface ItemChange {
   signature?: string;
 }
 
+/** Looks remembered: more than the most that one Retry-After allows (look-limits.ts). */
+const LOOKS_KEPT = 32;
+
 /**
  * The in-memory state of one run: what each item is, what waits to be submitted, which jobs are
  * watched, how many slots are taken, and why the run stops. It does no I/O and changes only
@@ -57,6 +61,8 @@ export class RunState {
   readonly #redo = new Set<string>();
   /** How long this batch's succeeded jobs took, newest last: it times the next look. */
   readonly #durationsMs: number[] = [];
+  /** The newest looks at the jobs, oldest first: no more than ten fall in one Retry-After. */
+  readonly #looks: RecentLook[] = [];
 
   constructor(slotLimit: number) {
     this.#slotLimit = slotLimit;
@@ -193,6 +199,21 @@ export class RunState {
 
   get durationsMs(): readonly number[] {
     return this.#durationsMs;
+  }
+
+  /** A look at the jobs went out at `at` and found `finished` of them final. */
+  looked(at: number, finished: number): void {
+    this.#looks.push({ at, finished });
+    if (this.#looks.length > LOOKS_KEPT) this.#looks.shift();
+  }
+
+  get lastLookAt(): number | null {
+    return this.#looks.at(-1)?.at ?? null;
+  }
+
+  /** The looks after `since`, oldest first. */
+  looksSince(since: number): RecentLook[] {
+    return this.#looks.filter((look) => look.at > since);
   }
 
   unwatch(jobId: string): void {
