@@ -17,9 +17,7 @@ export interface PollTimingInput {
   now: number;
   /** The previous look at the jobs; null before the first. */
   lastPollAt: number | null;
-  /** A --poll-interval: then the run simply looks at that pace. */
-  fixedIntervalMs: number | null;
-  /** The service's Retry-After (or its documented 10 s). */
+  /** The service's Retry-After, or --poll-interval in its place (else the documented 10 s). */
   retryAfterMs: number;
   running: readonly RunningJob[];
   /** How long this batch's finished jobs took, newest last. */
@@ -53,8 +51,6 @@ export function nextPollAt(input: PollTimingInput): number {
   const { running, retryAfterMs, lastPollAt } = input;
   if (running.length === 0) return Number.POSITIVE_INFINITY;
   const oldestStart = Math.min(...running.map((job) => job.startedAt));
-  if (input.fixedIntervalMs !== null)
-    return Math.max(input.now, (lastPollAt ?? oldestStart) + input.fixedIntervalMs);
   const earliest = earliestLookAt({ ...input, following: running.length, oldestStart });
   const previous = lastPollAt ?? oldestStart;
   const learnt = durationModel(input.durationsMs);

@@ -13,7 +13,7 @@ import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
 
 export interface RunOptions {
-  /** Fixed poll interval; null means the service's last Retry-After, else 10 s. */
+  /** --poll-interval: taken in place of the service's Retry-After; null: learn it, else 10 s. */
   pollIntervalMs: number | null;
   /** The account as the pre-flight just read it, if it answered. */
   account?: Account | null;

@@ -131,7 +131,6 @@ function pollTimingInput(run: RunContext): PollTimingInput {
   return {
     now,
     lastPollAt: state.lastLookAt,
-    fixedIntervalMs: run.options.pollIntervalMs,
     retryAfterMs,
     running: state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) })),
     durationsMs: state.durationsMs,

@@ -60,7 +60,6 @@ export function simulateRun(
     const at = timing({
       now,
       lastPollAt: looks.at(-1)?.at ?? null,
-      fixedIntervalMs: pace.pollIntervalMs,
       retryAfterMs,
       running,
       durationsMs: seen,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextPollAt } from '../../src/runner/poll-timing.js';
-import { SIM_PACE, summarise } from '../bench/pace-sim.js';
+import { SIM_PACE, SIM_WIDE, summarise } from '../bench/pace-sim.js';
 
 /**
  * The look timing as a whole, in the zero-cost model of the benchmark's scenarios
@@ -13,5 +13,11 @@ describe('nextPollAt in the simulated scenarios', () => {
     expect(figures.requestRatio).toBeLessThanOrEqual(0.6);
     expect(figures.makespanRatio).toBeLessThan(0.97);
     expect(figures.utilisation).toBeGreaterThan(figures.naiveUtilisation + 0.03);
+  });
+
+  it('with 200 slots and --poll-interval 1, keeps the slots busy where a look a second could not', () => {
+    const figures = summarise(SIM_WIDE, nextPollAt, 3);
+    expect(figures.utilisation).toBeGreaterThan(0.75);
+    expect(figures.naiveUtilisation).toBeLessThan(0.7);
   });
 });

@@ -8,7 +8,6 @@ const S = 1000;
 const base: PollTimingInput = {
   now: 0,
   lastPollAt: null,
-  fixedIntervalMs: null,
   retryAfterMs: 10 * S,
   running: [{ startedAt: 0 }, { startedAt: 0 }, { startedAt: 0 }],
   durationsMs: [],
@@ -36,12 +35,7 @@ describe('nextPollAt', () => {
     expect(first).toBeLessThan(1.2 * S);
   });
 
-  it('follows --poll-interval exactly when one is given', () => {
-    expect(nextPollAt({ ...base, fixedIntervalMs: S, lastPollAt: 5 * S, now: 5.2 * S })).toBe(6 * S);
-    expect(nextPollAt({ ...base, fixedIntervalMs: S, lastPollAt: 5 * S, now: 7 * S })).toBe(7 * S);
-  });
-
-  it('scales with Retry-After', () => {
+  it('scales with Retry-After, which --poll-interval replaces', () => {
     const fast = nextPollAt({ ...base, retryAfterMs: S, durationsMs: about20s.map((d) => d / 10) });
     const slow = nextPollAt({ ...base, durationsMs: about20s });
     expect(fast).toBeCloseTo(slow / 10, -2);
