@@ -121,7 +121,9 @@ export const FLAGS = [
     type: 'string',
     value: 'SECONDS',
     default: "learned from the service's Retry-After, else 10",
-    description: 'How often unfinished jobs are checked.',
+    description:
+      "The poll interval to assume in place of the service's Retry-After: looks at unfinished jobs are timed " +
+      'by how long jobs take, never more often than polling each job every SECONDS would.',
     commands: ['run'],
   },
   {

@@ -1,10 +1,12 @@
 /**
  * When to look at this batch's unfinished jobs next: pure, over plain numbers (times in ms on the
  * run's clock). The time between a job finishing and the run noticing is slot time lost; every
- * look is a request. So the run looks when a finish has become likely, judged from how long this
- * batch's finished jobs took, and never faster than a client polling each job at the service's
- * Retry-After would (docs/performance.md).
+ * look is a request. So the run looks once the time a look would save is worth a request, judged
+ * from how long this batch's finished jobs took, and never more often than a client polling each
+ * job at the service's Retry-After would (look-limits.ts, docs/performance.md).
  */
+import { type DurationModel, durationModel, priorModel } from './duration-model.js';
+import { earliestLookAt, type RecentLook } from './look-limits.js';
 
 export interface RunningJob {
   /** When the job started on the run's clock (its submission was answered). */
@@ -15,93 +17,79 @@ export interface PollTimingInput {
   now: number;
   /** The previous look at the jobs; null before the first. */
   lastPollAt: number | null;
-  /** A --poll-interval: then the run simply looks at that pace. */
-  fixedIntervalMs: number | null;
-  /** The service's Retry-After (or its documented 10 s). */
+  /** The service's Retry-After, or --poll-interval in its place (else the documented 10 s). */
   retryAfterMs: number;
   running: readonly RunningJob[];
   /** How long this batch's finished jobs took, newest last. */
   durationsMs: readonly number[];
-}
-
-/** A look is due when this many finishes are expected to have gone unnoticed since the last. */
-const EXPECTED_FINISHES_TO_POLL = 0.5;
-/** Only the newest durations shape the model: it follows a service that speeds up or slows down. */
-const DURATIONS_KEPT = 64;
-
-/** The earliest time the next look may go out, and when it should. */
-export function nextPollAt(input: PollTimingInput): number {
-  const { now, lastPollAt, fixedIntervalMs, retryAfterMs, running } = input;
-  if (running.length === 0) return Number.POSITIVE_INFINITY;
-  const oldestStart = Math.min(...running.map((job) => job.startedAt));
-  const previous = lastPollAt ?? oldestStart;
-  if (fixedIntervalMs !== null) return Math.max(now, previous + fixedIntervalMs);
-  // A per-job poller sends one request per job per Retry-After: never more often than that.
-  const earliest = Math.max(now, previous + minimumGapMs(retryAfterMs, running.length));
-  const cadence = Math.max(earliest, previous + retryAfterMs);
-  const model = durationModel(input.durationsMs);
-  if (model === null) return cadence;
-  const seenAt = (job: RunningJob) => Math.max(job.startedAt, lastPollAt ?? job.startedAt);
-  // A job older than anything the model knows is looked at on the service's own cadence.
-  const modelled = running.filter((job) => model.survival(seenAt(job) - job.startedAt) > 0);
-  if (modelled.length === 0) return cadence;
-  const expected = (at: number) =>
-    modelled.reduce((sum, job) => {
-      const alive = model.survival(seenAt(job) - job.startedAt);
-      return sum + (alive - model.survival(at - job.startedAt)) / alive;
-    }, 0);
-  const allDone = Math.max(...modelled.map((job) => job.startedAt)) + model.horizonMs;
-  const due = firstTimeReaching(expected, EXPECTED_FINISHES_TO_POLL, earliest, Math.max(earliest, allDone));
-  return modelled.length < running.length ? Math.min(due, cadence) : due;
-}
-
-/** Many jobs at once do not make the run look more than this often per Retry-After. */
-const MAX_LOOKS_PER_RETRY_AFTER = 10;
-
-/** At most one look per Retry-After per job being followed, as a per-job poller would send. */
-export function minimumGapMs(retryAfterMs: number, jobs: number): number {
-  return retryAfterMs / Math.min(Math.max(1, jobs), MAX_LOOKS_PER_RETRY_AFTER);
-}
-
-export interface DurationModel {
-  /** Probability that a job is still unfinished at this age. */
-  survival(ageMs: number): number;
-  /** Beyond this age every modelled job is finished. */
-  horizonMs: number;
+  /** Items waiting to be submitted: a finish noticed sooner lets one of them start sooner. */
+  queued: number;
+  /** This run's looks of the last Retry-After, oldest first. */
+  recentLooks: readonly RecentLook[];
 }
 
 /**
- * The finished durations smoothed with a box kernel: wide when there are few (one job says little
- * about the next) and never narrower than the spread the samples leave between them.
+ * What a look costs, in slot time it must be expected to save, as a share of Retry-After. While
+ * items wait, every unnoticed finish holds a slot idle; once none wait, only the last finish
+ * matters (it ends the batch). Tuned in the pace simulator (test/bench/pace-sim.ts) for the fewest
+ * requests at the shortest makespan; see docs/performance.md for the trade-off.
  */
-export function durationModel(durationsMs: readonly number[]): DurationModel | null {
-  const samples = durationsMs.slice(-DURATIONS_KEPT).filter((value) => value >= 0);
-  if (samples.length === 0) return null;
-  const low = Math.min(...samples);
-  const high = Math.max(...samples);
-  const mean = samples.reduce((sum, value) => sum + value, 0) / samples.length;
-  const width = Math.max((high - low) / (samples.length + 1), (0.15 * mean) / Math.sqrt(samples.length), 1);
-  const survival = (ageMs: number) => {
-    let finished = 0;
-    for (const value of samples) {
-      const from = value - width;
-      finished += ageMs <= from ? 0 : ageMs >= value + width ? 1 : (ageMs - from) / (2 * width);
-    }
-    return 1 - finished / samples.length;
-  };
-  return { survival, horizonMs: high + width };
+const SLOT_TIME_PER_LOOK = 0.3;
+const END_TIME_PER_LOOK = 0.1;
+/**
+ * Once nothing waits, a job noticed late still has its files to fetch after the last look: each
+ * unnoticed finish counts for this share of a slot beside the chance that all have finished.
+ */
+const FETCH_SHARE = 0.05;
+/** Resolution of the search for the next look, as a share of Retry-After. */
+const STEPS_PER_RETRY_AFTER = 100;
+/** Longest the search looks ahead, in Retry-After; the model's tail ends it long before. */
+const SEARCH_RETRY_AFTERS = 50;
+
+/** The time the next look should go out (never before it may: see look-limits.ts). */
+export function nextPollAt(input: PollTimingInput): number {
+  const { running, retryAfterMs, lastPollAt } = input;
+  if (running.length === 0) return Number.POSITIVE_INFINITY;
+  const oldestStart = Math.min(...running.map((job) => job.startedAt));
+  const earliest = earliestLookAt({ ...input, following: running.length, oldestStart });
+  const previous = lastPollAt ?? oldestStart;
+  const learnt = durationModel(input.durationsMs);
+  // Until a job has finished, one guess times the first look; after it, the service's cadence.
+  if (learnt === null && lastPollAt !== null) return Math.max(earliest, lastPollAt + retryAfterMs);
+  const model = learnt ?? priorModel(retryAfterMs);
+  const level = (input.queued > 0 ? SLOT_TIME_PER_LOOK : END_TIME_PER_LOOK) * retryAfterMs;
+  const step = retryAfterMs / STEPS_PER_RETRY_AFTER;
+  const rate = lossRate(input, model);
+  let lost = 0;
+  for (let at = previous; at < previous + SEARCH_RETRY_AFTERS * retryAfterMs; at += step) {
+    lost += rate(at) * step;
+    if (lost >= level && at >= earliest) return at;
+  }
+  return Math.max(earliest, previous + retryAfterMs);
 }
 
-/** Bisection over a non-decreasing function: the first time in [from, to] it reaches `level`. */
-function firstTimeReaching(value: (at: number) => number, level: number, from: number, to: number): number {
-  if (value(from) >= level) return from;
-  if (value(to) < level) return to;
-  let low = from;
-  let high = to;
-  while (high - low > 10) {
-    const middle = (low + high) / 2;
-    if (value(middle) >= level) high = middle;
-    else low = middle;
+/**
+ * How fast time is being lost at `at` for lack of a look (slot-ms per ms): while items wait, the
+ * expected number of jobs finished since the last look, at most one per waiting item; once none
+ * wait, mostly the probability that every job has finished, for then the batch waits only on us.
+ */
+function lossRate(input: PollTimingInput, model: DurationModel): (at: number) => number {
+  const seen = input.running.map((job) => {
+    const age = Math.max(0, (input.lastPollAt ?? job.startedAt) - job.startedAt);
+    return { startedAt: job.startedAt, alive: model.survival(age) };
+  });
+  const finished = (job: { startedAt: number; alive: number }, at: number) =>
+    job.alive <= 0 ? 1 : Math.max(0, 1 - model.survival(at - job.startedAt) / job.alive);
+  if (input.queued > 0) {
+    return (at) =>
+      Math.min(
+        input.queued,
+        seen.reduce((sum, job) => sum + finished(job, at), 0),
+      );
   }
-  return high;
+  return (at) => {
+    const chances = seen.map((job) => finished(job, at));
+    const all = chances.reduce((product, chance) => product * chance, 1);
+    return all + FETCH_SHARE * chances.reduce((sum, chance) => sum + chance, 0);
+  };
 }

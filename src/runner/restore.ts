@@ -238,7 +238,8 @@ export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord):
 /** Learns the workspace's slot limit; a refused key or wallet stops the run before it submits. */
 export async function readAccount(run: RunContext): Promise<void> {
   try {
-    const { data } = await run.deps.client.getAccount();
+    // The pre-flight read it a moment ago: asking again would tell nothing new for one request.
+    const data = run.options.account ?? (await run.deps.client.getAccount()).data;
     const limit = data.concurrency.limit;
     run.state.setSlotLimit(Math.min(run.deps.manifest.concurrency ?? limit, limit));
     if (!data.balance.enabled)

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
+import type { Account } from '../api/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
@@ -12,8 +13,10 @@ import { type ItemChange, RunState } from './run-state.js';
 import { formatDuration, outageReportDue, type StopLoss, type StopReason, stopLoss } from './stop-rules.js';
 
 export interface RunOptions {
-  /** Fixed poll interval; null means the service's last Retry-After, else 10 s. */
+  /** --poll-interval: taken in place of the service's Retry-After; null: learn it, else 10 s. */
   pollIntervalMs: number | null;
+  /** The account as the pre-flight just read it, if it answered. */
+  account?: Account | null;
   regenerateExpired: boolean;
   downloadConcurrency: number;
   /** Workspace limit when GET /account cannot tell (the service's documented default). */
@@ -91,7 +94,7 @@ export class RunContext {
   }
 
   enqueue(itemId: string, notBefore = 0): void {
-    this.state.enqueue(itemId, notBefore);
+    this.state.queue.add(itemId, notBefore);
     this.wake();
   }
 
@@ -112,7 +115,7 @@ export class RunContext {
         state === 'done' ? null : (signature ?? change.errorCode ?? 'failed'),
       );
       const stop = stopLoss(streak);
-      if (stop) this.stopWith(stop, stopLossMessage(stop, this.state.queueLength));
+      if (stop) this.stopWith(stop, stopLossMessage(stop, this.state.queue.length));
     }
   }
 
@@ -134,9 +137,9 @@ export class RunContext {
    */
   serviceUnanswered(reason: string): void {
     const now = this.deps.clock.now();
-    const since = this.state.noAnswer(now);
-    if (!outageReportDue(this.state.outageReportedAt, now)) return;
-    this.state.outageReported(now);
+    const since = this.state.outage.noAnswer(now);
+    if (!outageReportDue(this.state.outage.reportedAt, now)) return;
+    this.state.outage.reported(now);
     this.deps.reporter.log(
       'warn',
       since === now
@@ -147,7 +150,7 @@ export class RunContext {
 
   /** The service answered: ends an outage, if there was one, with one line. */
   serviceAnswered(): void {
-    const lasted = this.state.answered(this.deps.clock.now());
+    const lasted = this.state.outage.answered(this.deps.clock.now());
     if (lasted !== null)
       this.deps.reporter.log('info', `the service answers again, after ${formatDuration(lasted)}`);
   }

@@ -87,17 +87,16 @@ function isSettled(run: RunContext): boolean {
  * service answers, and the ledger already holds every key and job, so the next run takes over.
  */
 function drainingThroughOutage(run: RunContext): boolean {
-  return run.state.stop?.kind === 'draining' && run.state.outageSince !== null;
+  return run.state.stop?.kind === 'draining' && run.state.outage.since !== null;
 }
 
 /**
  * Submits into free slots, sleeps until something can change, and looks at the jobs when
- * poll-timing says a finish has become likely (or at --poll-interval).
+ * poll-timing says a look has become worth its request.
  */
 async function loopUntilSettled(run: RunContext): Promise<void> {
   const { clock } = run.deps;
   const { state } = run;
-  let lastPoll: number | null = null;
   let probed = run.options.pollIntervalMs !== null;
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
@@ -111,29 +110,33 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
       await probePollInterval(run);
       continue;
     }
-    const pollAt = nextPollAt(pollTimingInput(run, lastPoll));
+    const pollAt = nextPollAt(pollTimingInput(run));
     // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
-    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.nextQueueDelay(clock.now()), 60_000));
+    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), 60_000));
     await run.sleepUntilWoken(wait);
     // Woken by one answer, let every answer already received be handled before acting: the
     // submissions they free then share one ledger commit instead of one commit each.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (state.watchingCount > 0 && clock.now() >= nextPollAt(pollTimingInput(run, lastPoll))) {
-      lastPoll = clock.now();
-      await pollUnfinished(run);
+    if (state.watchingCount > 0 && clock.now() >= nextPollAt(pollTimingInput(run))) {
+      const at = clock.now();
+      state.looked(at, await pollUnfinished(run));
     }
   }
 }
 
-function pollTimingInput(run: RunContext, lastPollAt: number | null): PollTimingInput {
+function pollTimingInput(run: RunContext): PollTimingInput {
+  const { state } = run;
   const now = run.deps.clock.now();
+  const retryAfterMs = run.pollIntervalMs;
   return {
     now,
-    lastPollAt,
-    fixedIntervalMs: run.options.pollIntervalMs,
-    retryAfterMs: run.pollIntervalMs,
-    running: run.state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) })),
-    durationsMs: run.state.durationsMs,
+    lastPollAt: state.lastLookAt,
+    retryAfterMs,
+    running: state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) })),
+    durationsMs: state.durationsMs,
+    // A stopped run submits nothing more: no finish frees a slot for anyone.
+    queued: state.stop ? 0 : state.queue.length,
+    recentLooks: state.looksSince(now - retryAfterMs),
   };
 }
 

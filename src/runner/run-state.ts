@@ -1,6 +1,9 @@
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import type { RecentLook } from './look-limits.js';
+import { OutageState } from './outage-state.js';
 import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './stop-rules.js';
+import { SubmitQueue } from './submit-queue.js';
 
 /** One manifest item as this run knows it. */
 export interface TrackedItem {
@@ -29,31 +32,37 @@ export interface ItemChange {
   signature?: string;
 }
 
+/** Looks remembered: more than the most that one Retry-After allows (look-limits.ts). */
+const LOOKS_KEPT = 32;
+
 /**
  * The in-memory state of one run: what each item is, what waits to be submitted, which jobs are
  * watched, how many slots are taken, and why the run stops. It does no I/O and changes only
- * through its own methods; the loop around it writes the ledger and talks to the service.
+ * through its own methods; the loop around it writes the ledger and talks to the service. The
+ * submission queue and the outage record are parts of it with their own files and methods, held
+ * in read-only fields so that no caller can replace them.
  */
 export class RunState {
+  /** Items waiting to be submitted, and the 429 gate (submit-queue.ts). */
+  readonly queue = new SubmitQueue();
+  /** Whether the service answers (outage-state.ts). */
+  readonly outage = new OutageState();
   readonly #items = new Map<string, TrackedItem>();
-  /** Items waiting to be submitted, with the earliest time each may go. */
-  #queue: Array<{ itemId: string; notBefore: number }> = [];
   readonly #watching = new Map<string, WatchedJob>();
   #postsInFlight = 0;
   #slotLimit: number;
   #stop: StopReason | null = null;
   #retryAfterMs: number | null = null;
   #watchRefused = false;
-  #gateUntil = 0;
   #streak: FailureStreak = NO_STREAK;
-  #outageSince: number | null = null;
-  #outageReportedAt: number | null = null;
   /** Attempts prepared by this run whose every answer so far was a 429: no job exists for them. */
   readonly #onlyRefused = new Set<number>();
   /** Done items this run generates a new take of (run --redo), until that take's first attempt. */
   readonly #redo = new Set<string>();
   /** How long this batch's succeeded jobs took, newest last: it times the next look. */
   readonly #durationsMs: number[] = [];
+  /** The newest looks at the jobs, oldest first: no more than ten fall in one Retry-After. */
+  readonly #looks: RecentLook[] = [];
 
   constructor(slotLimit: number) {
     this.#slotLimit = slotLimit;
@@ -133,44 +142,6 @@ export class RunState {
     });
   }
 
-  // Queue -----------------------------------------------------------------------------------
-
-  enqueue(itemId: string, notBefore = 0): void {
-    this.#queue.push({ itemId, notBefore });
-  }
-
-  get queueLength(): number {
-    return this.#queue.length;
-  }
-
-  /** Queued items whose delay has passed, oldest first. */
-  readyItems(now: number): string[] {
-    return this.#queue.filter((entry) => entry.notBefore <= now).map((entry) => entry.itemId);
-  }
-
-  dequeue(itemId: string): void {
-    const index = this.#queue.findIndex((entry) => entry.itemId === itemId);
-    if (index >= 0) this.#queue.splice(index, 1);
-  }
-
-  /** Time until a queued item's delay or the 429 gate ends. */
-  nextQueueDelay(now: number): number {
-    let soonest = Number.POSITIVE_INFINITY;
-    for (const entry of this.#queue)
-      if (entry.notBefore > now) soonest = Math.min(soonest, entry.notBefore - now);
-    if (this.#gateUntil > now) soonest = Math.min(soonest, this.#gateUntil - now);
-    return soonest;
-  }
-
-  /** After a 429 no submission goes out before `until`. */
-  closeGate(until: number): void {
-    this.#gateUntil = Math.max(this.#gateUntil, until);
-  }
-
-  gateOpen(now: number): boolean {
-    return now >= this.#gateUntil;
-  }
-
   // Slots -----------------------------------------------------------------------------------
 
   get slotLimit(): number {
@@ -230,6 +201,21 @@ export class RunState {
     return this.#durationsMs;
   }
 
+  /** A look at the jobs went out at `at` and found `finished` of them final. */
+  looked(at: number, finished: number): void {
+    this.#looks.push({ at, finished });
+    if (this.#looks.length > LOOKS_KEPT) this.#looks.shift();
+  }
+
+  get lastLookAt(): number | null {
+    return this.#looks.at(-1)?.at ?? null;
+  }
+
+  /** The looks after `since`, oldest first. */
+  looksSince(since: number): RecentLook[] {
+    return this.#looks.filter((look) => look.at > since);
+  }
+
   unwatch(jobId: string): void {
     this.#watching.delete(jobId);
   }
@@ -267,36 +253,6 @@ export class RunState {
     return this.#streak;
   }
 
-  // Outages ---------------------------------------------------------------------------------
-
-  /** Since when the service has not answered (ms), or null while it answers. */
-  get outageSince(): number | null {
-    return this.#outageSince;
-  }
-
-  /** A request went unanswered at `now`; returns since when the outage has lasted. */
-  noAnswer(now: number): number {
-    this.#outageSince ??= now;
-    return this.#outageSince;
-  }
-
-  /** The service answered: returns how long it had been unreachable, or null if it was not. */
-  answered(now: number): number | null {
-    if (this.#outageSince === null) return null;
-    const lasted = now - this.#outageSince;
-    this.#outageSince = null;
-    this.#outageReportedAt = null;
-    return lasted;
-  }
-
-  get outageReportedAt(): number | null {
-    return this.#outageReportedAt;
-  }
-
-  outageReported(now: number): void {
-    this.#outageReportedAt = now;
-  }
-
   /** The key was refused while watching: nothing more can be learnt in this run. */
   get watchRefused(): boolean {
     return this.#watchRefused;
@@ -316,6 +272,6 @@ export class RunState {
 
   /** True when nothing is in flight and nothing more will be submitted (downloads aside). */
   get submissionsSettled(): boolean {
-    return this.unfinished === 0 && (this.#stop !== null || this.#queue.length === 0);
+    return this.unfinished === 0 && (this.#stop !== null || this.queue.length === 0);
   }
 }

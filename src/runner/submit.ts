@@ -20,18 +20,18 @@ type Reserved = Extract<Reservation, { kind: 'reserved' }>;
 export function fillSlots(run: RunContext): void {
   const { state } = run;
   const now = run.deps.clock.now();
-  if (state.stop || !state.gateOpen(now)) return;
+  if (state.stop || !state.queue.gateOpen(now)) return;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
   const free = state.slotLimit - state.unfinished;
   let budget = run.budgetState();
-  for (const itemId of state.readyItems(now)) {
+  for (const itemId of state.queue.ready(now)) {
     if (batch.length >= free) break;
     const tracked = state.item(itemId)!;
     const reservation = reserveBudget(budget, tracked.item.maxCostMicros, tracked.refusedCapMicros);
     if (reservation.kind === 'no_room') {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
       if (state.unfinished === 0 && batch.length === 0) {
-        state.dequeue(itemId);
+        state.queue.remove(itemId);
         if (state.cancelRedo(itemId)) {
           // A redo that does not fit leaves the item as it was: done, its take kept.
           run.setItem(itemId, 'done');
@@ -48,7 +48,7 @@ export function fillSlots(run: RunContext): void {
       }
       continue;
     }
-    state.dequeue(itemId);
+    state.queue.remove(itemId);
     batch.push({ itemId, reservation });
     budget = { ...budget, reservedMicros: budget.reservedMicros + reservation.reserveMicros };
   }
@@ -126,7 +126,7 @@ async function sendUntilDecided(
         return;
       }
       if (decision.slotsBusy) {
-        run.state.closeGate(clock.now() + decision.delayMs);
+        run.state.queue.closeGate(clock.now() + decision.delayMs);
         if (dropWhenStopping(run, attempt, error)) return;
       } else {
         failures += 1;

@@ -17,12 +17,13 @@ const RESTORED_MARGIN_MS = 60 * 60 * 1000;
  * of them, so that the jobs that finished come back with their fresh output URLs and no per-job
  * GET is needed (docs/performance.md). The pages are bounded, because a workspace may hold many
  * other jobs; a job of ours the bounded listing did not show is fetched on its own. A job accepted
- * after the listing began may simply be missing from it, so it waits for the next look.
+ * after the listing began may simply be missing from it, so it waits for the next look. Returns
+ * how many watched jobs it found final (the look limits count the jobs followed).
  */
-export async function pollUnfinished(run: RunContext): Promise<void> {
+export async function pollUnfinished(run: RunContext): Promise<number> {
   const { client, clock, reporter } = run.deps;
   const { state } = run;
-  if (state.watchingCount === 0) return;
+  if (state.watchingCount === 0) return 0;
   const startedAt = clock.now();
   const listed = new Map<string, Job>();
   try {
@@ -36,40 +37,48 @@ export async function pollUnfinished(run: RunContext): Promise<void> {
     }
   } catch (error) {
     refuseOrWarn(run, error, 'listing jobs');
-    return;
+    return 0;
   }
   run.serviceAnswered();
+  let finished = 0;
   for (const [jobId, entry] of state.watchedJobs()) {
     const seen = listed.get(jobId);
     if (seen) {
-      noteJob(run, entry.attempt, seen);
+      if (noteJob(run, entry.attempt, seen)) finished += 1;
       continue;
     }
     if (entry.acceptedAt >= startedAt) continue;
     try {
       const answer = await client.getJob(jobId);
       run.serviceAnswered();
-      noteJob(run, entry.attempt, answer.data, answer.retryAfter);
+      if (noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
     } catch (error) {
       if (isJobUnknown(error)) {
         jobUnknown(run, jobId, entry.attempt);
         continue;
       }
       refuseOrWarn(run, error, `fetching job ${jobId}`);
-      if (state.watchRefused || state.outageSince !== null) return;
+      if (state.watchRefused || state.outage.since !== null) return finished;
     }
   }
   reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
+  return finished;
 }
 
-/** Records what the service said of a watched job, and acts on it once it is final. */
-function noteJob(run: RunContext, attempt: AttemptRecord, job: Job, retryAfter: number | null = null): void {
+/** Records what the service said of a watched job, and acts on it once it is final; true if it is. */
+function noteJob(
+  run: RunContext,
+  attempt: AttemptRecord,
+  job: Job,
+  retryAfter: number | null = null,
+): boolean {
   const final = job.status !== 'queued' && job.status !== 'running';
   if (!final && job.status === attempt.jobStatus) {
     run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
-    return;
+    return false;
   }
   handleJob(run, run.deps.ledger.recordJob(attempt.id, jobSnapshot(job)), job, retryAfter);
+  return final;
 }
 
 /** The earliest creation time of the watched jobs, as the service wrote it where known. */

@@ -1,4 +1,5 @@
 import { MediaGenClient } from '../../api/client.js';
+import type { Account } from '../../api/schemas.js';
 import { ExitCode } from '../../errors.js';
 import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
 import type { Ledger } from '../../ledger/ledger.js';
@@ -17,7 +18,7 @@ import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
 import { filesUnder } from '../output-files.js';
 import type { CommandArgs } from '../parse-args.js';
-import { preflight } from '../preflight.js';
+import { type PreflightResult, preflight } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
 import { runProgress } from '../run-progress.js';
 import { type RunSettings, readRunSettings } from '../run-settings.js';
@@ -57,7 +58,8 @@ export const runCommand: Command<'run'> = async (args, io) => {
       settings.connection ?? (await startEmbeddedSandbox(held, ledgerPath, manifest, args, io));
     const client = clientBindingLedger(connection, settings, ledger);
     const release = () => lock.release();
-    if (!(await serviceAnswers(client, connection, settings, ledger, release, io))) {
+    const checked = await checkService(client, connection, settings, ledger, release, io);
+    if (checked.kind === 'interrupted') {
       io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
       return ExitCode.Interrupted;
     }
@@ -70,8 +72,10 @@ export const runCommand: Command<'run'> = async (args, io) => {
       baseUrlFlag: values['base-url'],
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
+    // The pre-flight's answer is the account the runner starts from: no second read.
+    const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(
-      { client, ledger, manifest, settings, ledgerPath, args, held },
+      { client, ledger, manifest, settings: withAccount(settings, account), ledgerPath, args, held },
       io,
     );
     held.interrupted = exitCode === ExitCode.Interrupted;
@@ -122,18 +126,23 @@ function clientBindingLedger(connection: Connection, settings: RunSettings, ledg
   });
 }
 
+const withAccount = (settings: RunSettings, account: Account | null): RunSettings => ({
+  ...settings,
+  runner: { ...settings.runner, account },
+});
+
 /**
- * Pre-flight: false when the person stopped it. Ctrl-C while checking stops the check; after it,
+ * Pre-flight: whether the service answers, and the account it gave. Ctrl-C while checking stops the check; after it,
  * the first asks the run to drain and a second ends the process at once.
  */
-async function serviceAnswers(
+async function checkService(
   client: MediaGenClient,
   connection: Connection,
   settings: RunSettings,
   ledger: Ledger,
   releaseLock: () => void,
   io: CliIo,
-): Promise<boolean> {
+): Promise<PreflightResult> {
   let checking = true;
   const stopChecking = new AbortController();
   io.onInterrupt((count) => {
@@ -155,7 +164,7 @@ async function serviceAnswers(
     say: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
   });
   checking = false;
-  return checked.kind !== 'interrupted';
+  return checked;
 }
 
 interface RunParts {
