@@ -14,13 +14,11 @@ const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS id
   created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt, take FROM attempts`;
 
 /**
- * How much of each attempt a reader needs. At 100,000 items the text columns are most of the
- * memory: `summary` leaves them empty (status), `pricing` keeps only the part of each request body
- * that prices it (plan's estimates); resends and the report read everything.
+ * An attempt without its text columns: at 100,000 attempts they are most of the memory, and the
+ * readers of the summary (status's warnings) look at state, job and expiry only.
  */
-export type AttemptView = 'full' | 'summary' | 'pricing';
-
 const BLANKED_IN_SUMMARY = [
+  'request_body AS',
   'idempotency_key AS',
   'request_hash AS',
   'error_message AS',
@@ -31,34 +29,42 @@ const BLANKED_IN_SUMMARY = [
 
 const SUMMARY_SELECT = BLANKED_IN_SUMMARY.reduce(
   (select, column) => select.replace(column, "'' AS"),
-  ATTEMPT_SELECT.replace('request_body AS', "'' AS"),
+  ATTEMPT_SELECT,
 );
 
-const PRICE_BODY = `CASE WHEN json_valid(request_body) THEN json_object(
-  'model', json_extract(request_body, '$.model'),
-  'input', json_object('seconds', json_extract(request_body, '$.input.seconds'),
-                       'definition', json_extract(request_body, '$.input.definition'))) ELSE '' END AS`;
-
-const ATTEMPT_VIEWS: Record<AttemptView, string> = {
-  full: ATTEMPT_SELECT,
-  summary: SUMMARY_SELECT,
-  pricing: SUMMARY_SELECT.replace("'' AS requestBody", `${PRICE_BODY} requestBody`),
-};
-
 /** A ledger opened read-only is never migrated: one written before takes reads as take 1. */
-function withTakes(c: LedgerConnection, select: string): string {
-  return c.hasColumn('attempts', 'take') ? select : select.replace(' take FROM', ' 1 AS take FROM');
+export function takeColumn(c: LedgerConnection): string {
+  return c.hasColumn('attempts', 'take') ? 'take' : '1';
 }
 
-/** Every attempt of the batch, in id order, with as many of its columns as `view` asks for. */
-export function listAttempts(c: LedgerConnection, view: AttemptView = 'full'): AttemptRecord[] {
-  const select = withTakes(c, ATTEMPT_VIEWS[view]);
+function withTakes(c: LedgerConnection, select: string): string {
+  return takeColumn(c) === 'take' ? select : select.replace(' take FROM', ' 1 AS take FROM');
+}
+
+/** Every attempt of the batch, whole, in id order. */
+export function listAttempts(c: LedgerConnection): AttemptRecord[] {
+  const select = withTakes(c, ATTEMPT_SELECT);
   const rows = c.prepare(`${select} WHERE batch_id = ? ORDER BY id`).all(c.batchId) as AttemptRow[];
   return rows.map(toAttempt);
 }
 
 export function getAttempt(c: LedgerConnection, id: number): AttemptRecord {
   return toAttempt(c.prepare(`${withTakes(c, ATTEMPT_SELECT)} WHERE id = ?`).get(id) as AttemptRow);
+}
+
+/**
+ * Succeeded jobs whose files are not saved yet, in id order, without their text columns: what
+ * status-report.ts's unsavedOf picks from a whole ledger, for its expiry warnings.
+ */
+export function unsavedSucceeded(c: LedgerConnection): AttemptRecord[] {
+  const select = withTakes(c, SUMMARY_SELECT);
+  const rows = c
+    .prepare(
+      `${select} WHERE batch_id = ? AND job_status = 'succeeded' AND files_saved = 0 AND expires_at IS NOT NULL
+         ORDER BY id`,
+    )
+    .all(c.batchId) as AttemptRow[];
+  return rows.map(toAttempt);
 }
 
 /** False for a new ledger (or one whose runs never got as far as preparing a request). */

@@ -5,13 +5,23 @@ import { appendEvent } from './runs-and-events.js';
 
 /** The files table: every saved output, by attempt and index. */
 
+const SAVED_FILES = `FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ?`;
+
 export function listFiles(c: LedgerConnection): FileRecord[] {
   return c
     .prepare(
       `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt
-         FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ? ORDER BY f.attempt_id, f.idx`,
+         ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`,
     )
     .all(c.batchId) as FileRecord[];
+}
+
+/** Each saved file as [item id, path], in listFiles order, streamed. */
+export function itemFilePaths(c: LedgerConnection): IterableIterator<[string, string]> {
+  return c
+    .prepare(`SELECT a.item_id, f.path ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`)
+    .raw()
+    .iterate(c.batchId) as IterableIterator<[string, string]>;
 }
 
 /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */

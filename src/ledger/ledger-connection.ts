@@ -126,6 +126,11 @@ export class LedgerConnection {
   }
 }
 
+/** Whether `error` came from SQLite: a ledger it cannot read, rather than a bug of ours. */
+export function isLedgerReadError(error: unknown): boolean {
+  return error instanceof Database.SqliteError;
+}
+
 /** The batch's id; a read-only look at a batch never added reads as -1 (no rows match it). */
 function findBatch(
   db: Db,

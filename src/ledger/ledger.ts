@@ -1,4 +1,4 @@
-import { type AttemptView, getAttempt, hasAttempts, listAttempts, moneyTotals } from './attempt-reads.js';
+import { getAttempt, hasAttempts, listAttempts, moneyTotals, unsavedSucceeded } from './attempt-reads.js';
 import {
   type NewAttempt,
   prepareAttempts,
@@ -7,9 +7,12 @@ import {
   recordJob,
   recordRejected,
 } from './attempt-writes.js';
-import { listFiles, recordFileMoved, recordFilesSaved } from './file-rows.js';
+import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved } from './file-rows.js';
+import { type ItemEntry, itemEntries } from './item-entries.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
+import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
+import { type PriceSample, priceSamples } from './price-samples.js';
 import type {
   AttemptRecord,
   FileRecord,
@@ -21,9 +24,12 @@ import type {
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
 import { bindService, boundService } from './service-binding.js';
 
-export type { AttemptView } from './attempt-reads.js';
 export type { NewAttempt } from './attempt-writes.js';
+export type { ItemEntry } from './item-entries.js';
 export type { ItemUpdate } from './item-rows.js';
+export type { ItemSummary } from './item-summaries.js';
+export { isLedgerReadError } from './ledger-connection.js';
+export type { PriceSample } from './price-samples.js';
 
 /**
  * The durable record of one batch. Every method is one transaction, so a kill at any instant
@@ -105,9 +111,9 @@ export class Ledger {
 
   // ---- attempts (attempt-reads.ts, attempt-writes.ts) --------------------------------------
 
-  /** Every attempt of the batch, with as many of its columns as `view` asks for (see AttemptView). */
-  listAttempts(options: { view?: AttemptView } = {}): AttemptRecord[] {
-    return listAttempts(this.#c, options.view);
+  /** Every attempt of the batch, whole, in id order. */
+  listAttempts(): AttemptRecord[] {
+    return listAttempts(this.#c);
   }
 
   getAttempt(id: number): AttemptRecord {
@@ -174,6 +180,35 @@ export class Ledger {
   /** An earlier take's file now lives under a new name (kept beside the newer take). */
   recordFileMoved(attemptId: number, idx: number, path: string): void {
     recordFileMoved(this.#c, attemptId, idx, path);
+  }
+
+  // ---- one row per item, for the read-only commands (item-summaries.ts, item-entries.ts) ----
+  // Streamed from SQLite: at 100,000 items, holding every attempt was most of status's and plan's
+  // time and memory. Each must be read to its end before the ledger closes.
+
+  /** What `status` shows of each item the ledger knows. */
+  itemSummaries(): IterableIterator<ItemSummary> {
+    return itemSummaries(this.#c);
+  }
+
+  /** Each item's row and latest attempt, as `plan` decides from them (see ItemEntry). */
+  itemEntries(): IterableIterator<ItemEntry> {
+    return itemEntries(this.#c);
+  }
+
+  /** The prices charged so far, one row per kind of request (price-samples.ts). */
+  priceSamples(): PriceSample[] {
+    return priceSamples(this.#c);
+  }
+
+  /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */
+  unsavedSucceeded(): AttemptRecord[] {
+    return unsavedSucceeded(this.#c);
+  }
+
+  /** Each saved file as [item id, path], in listFiles order. */
+  itemFilePaths(): IterableIterator<[string, string]> {
+    return itemFilePaths(this.#c);
   }
 
   // ---- service (service-binding.ts) --------------------------------------------------------

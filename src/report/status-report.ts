@@ -1,28 +1,9 @@
-import { isAbsolute, relative } from 'node:path';
+import type { ItemSummary } from '../ledger/item-summaries.js';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
-
-/** What `status` shows for one item, derived from the ledger's rows by summarizeView. */
-export interface ItemSummary {
-  itemId: string;
-  /** Null when only attempts know the item (the status report reads it as pending). */
-  state: ItemState | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  attempts: number;
-  netMicros: number;
-  /** The job of the newest attempt that has one. */
-  lastJobId: string | null;
-  /** JSON array of the file paths of the newest attempt whose files were saved, or null. */
-  savedPaths: string | null;
-  /**
-   * JSON array, newest take first, of each take's last saved attempt ({take, job_id, net, files});
-   * null unless more than one take has saved files.
-   */
-  takes: string | null;
-}
+import { shownFrom } from './shown-path.js';
 
 export interface StatusItem {
   id: string;
@@ -89,11 +70,7 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
 }
 
 export function buildStatus(manifest: Manifest, source: StatusSource, now: number): StatusReport {
-  const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
-  const shown = (path: string) => {
-    const rel = relative(baseDir, path);
-    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
-  };
+  const shown = shownFrom(manifest.file);
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
     position.set(item.id, index);
@@ -118,17 +95,7 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
   });
 
   const money = source.money;
-  const warnings: string[] = [];
-  for (const attempt of source.unsaved) {
-    if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
-      const left = Date.parse(attempt.expiresAt) - now;
-      if (left > 0 && left <= SIX_HOURS_MS) {
-        warnings.push(
-          `${attempt.itemId}: finished output not saved yet expires in ${Math.ceil(left / 60_000)} min (${attempt.expiresAt}); run mediabatch run now`,
-        );
-      }
-    }
-  }
+  const warnings = expiryWarnings(source.unsaved, now);
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   return {
     manifest: manifest.name,
@@ -150,6 +117,25 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
     items,
     warnings,
   };
+}
+
+/**
+ * Succeeded jobs whose files are not saved yet and expire within six hours: `status` and `plan`
+ * both warn of them, in these words.
+ */
+export function expiryWarnings(unsaved: readonly AttemptRecord[], now: number): string[] {
+  const warnings: string[] = [];
+  for (const attempt of unsaved) {
+    if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
+      const left = Date.parse(attempt.expiresAt) - now;
+      if (left > 0 && left <= SIX_HOURS_MS) {
+        warnings.push(
+          `${attempt.itemId}: finished output not saved yet expires in ${Math.ceil(left / 60_000)} min (${attempt.expiresAt}); run mediabatch run now`,
+        );
+      }
+    }
+  }
+  return warnings;
 }
 
 /**
@@ -234,11 +220,14 @@ export function summarizeView(view: LedgerView): StatusSource {
       takes: savedTakes(takesOf(attempts), filesByAttempt),
     };
   });
-  const money = moneyTotalsOf(view.attempts);
-  const unsaved = view.attempts.filter(
+  return { summaries, money: moneyTotalsOf(view.attempts), unsaved: unsavedOf(view.attempts) };
+}
+
+/** Succeeded jobs whose files are not saved yet: the candidates of expiryWarnings. */
+export function unsavedOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
+  return attempts.filter(
     (attempt) => attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null,
   );
-  return { summaries, money, unsaved };
 }
 
 function savedTakes(takes: AttemptRecord[], filesByAttempt: Map<number, FileRecord[]>): string | null {

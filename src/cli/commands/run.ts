@@ -6,8 +6,8 @@ import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { acquireLedgerLock } from '../../ledger/lock.js';
 import type { Manifest } from '../../manifest/index.js';
-import { buildPlanReport } from '../../report/plan-report.js';
-import { buildStatusReport } from '../../report/status-report.js';
+import { buildPlan } from '../../report/plan-report.js';
+import { buildStatus } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import type { StopReason } from '../../runner/policy.js';
 import type { RunReporter } from '../../runner/reporter.js';
@@ -27,6 +27,7 @@ import {
 } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { selectItems } from '../item-selection.js';
+import { planSource, statusSource } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
 import { DEFAULT_PREFLIGHT_SECONDS, preflight } from '../preflight.js';
 import { readRedoIds, redoProblem } from '../redo-list.js';
@@ -182,11 +183,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     live?.stop();
     live = null;
 
-    const report = buildStatusReport(
-      manifest,
-      { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
-      Date.now(),
-    );
+    const report = buildStatus(manifest, statusSource(ledger), Date.now());
     const exitCode = runExitCode(
       result.stop,
       report.items.filter((item) => only?.has(item.id) ?? true),
@@ -225,13 +222,9 @@ function screenReporter(json: boolean, ndjson: boolean, io: CliIo, title: string
 
 /** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
 function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean): string {
-  const view = {
-    items: ledger.listItems(),
-    attempts: ledger.listAttempts({ view: 'pricing' }),
-    files: ledger.listFiles(),
-  };
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  return buildPlanReport(manifest, view, null, Date.now(), { regenerateExpired, outputFiles }).summary;
+  return buildPlan(manifest, planSource(ledger), null, Date.now(), { regenerateExpired, outputFiles })
+    .summary;
 }
 
 /** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
