@@ -7,6 +7,7 @@ import type { AttemptRecord, ItemRecord } from './records.js';
  */
 export interface ItemEntry {
   itemId: string;
+  /** The item's row; its updatedAt is blank. */
   record: ItemRecord | undefined;
   /**
    * What deciding an item reads of its latest attempt: id, seq, state, HTTP answer and job. The
@@ -15,81 +16,82 @@ export interface ItemEntry {
   attempt: AttemptRecord | undefined;
 }
 
-interface EntryRow {
-  itemId: string;
-  requestHash: string | null;
-  state: ItemRecord['state'] | null;
-  retriesUsed: number | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  updatedAt: string | null;
-  attemptId: number | null;
-  seq: number | null;
-  attemptState: AttemptRecord['state'] | null;
-  httpStatus: number | null;
-  httpCode: string | null;
-  jobId: string | null;
-  jobStatus: string | null;
-  filesSaved: number | null;
-}
+/** One row, as an array: better-sqlite3 builds arrays in about half the time of named rows. */
+type EntryRow = [
+  itemId: string,
+  requestHash: string | null,
+  state: ItemRecord['state'] | null,
+  retriesUsed: number | null,
+  errorCode: string | null,
+  errorMessage: string | null,
+  attemptId: number | null,
+  seq: number | null,
+  attemptState: AttemptRecord['state'] | null,
+  httpStatus: number | null,
+  httpCode: string | null,
+  jobId: string | null,
+  jobStatus: string | null,
+  filesSaved: number | null,
+];
 
-const ATTEMPT_COLUMNS = `a.id AS attemptId, a.seq AS seq, a.state AS attemptState, a.http_status AS httpStatus,
-  a.http_code AS httpCode, a.job_id AS jobId, a.job_status AS jobStatus, a.files_saved AS filesSaved`;
+const ATTEMPT_COLUMNS =
+  'a.id, a.seq, a.state, a.http_status, a.http_code, a.job_id, a.job_status, a.files_saved';
 
 const LATEST_OF = (itemId: string) =>
   `(SELECT x.id FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = ${itemId} ORDER BY x.seq DESC LIMIT 1)`;
 
 /** Items in the order listItems gives them, then items only attempts know (safety: none expected). */
-const ENTRIES = `SELECT i.item_id AS itemId, i.request_hash AS requestHash, i.state AS state,
-  i.retries_used AS retriesUsed, i.error_code AS errorCode, i.error_message AS errorMessage,
-  i.updated_at AS updatedAt, ${ATTEMPT_COLUMNS}
+const ENTRIES = `SELECT i.item_id, i.request_hash, i.state, i.retries_used, i.error_code, i.error_message,
+  ${ATTEMPT_COLUMNS}
 FROM items i LEFT JOIN attempts a ON a.id = ${LATEST_OF('i.item_id')}
 WHERE i.batch_id = @batchId
 UNION ALL
-SELECT a.item_id, NULL, NULL, NULL, NULL, NULL, NULL, ${ATTEMPT_COLUMNS}
+SELECT a.item_id, NULL, NULL, NULL, NULL, NULL, ${ATTEMPT_COLUMNS}
 FROM (SELECT DISTINCT item_id FROM attempts WHERE batch_id = @batchId) o JOIN attempts a ON a.id = ${LATEST_OF('o.item_id')}
 WHERE NOT EXISTS (SELECT 1 FROM items i WHERE i.batch_id = @batchId AND i.item_id = o.item_id)`;
 
 /** Streamed: the caller must finish with the entries before the ledger closes. */
 export function* itemEntries(c: LedgerConnection): Generator<ItemEntry> {
-  const rows = c.prepare(ENTRIES).iterate({ batchId: c.batchId }) as IterableIterator<EntryRow>;
-  for (const row of rows) yield { itemId: row.itemId, record: recordOf(row), attempt: attemptOf(row) };
+  const rows = c.prepare(ENTRIES).raw().iterate({ batchId: c.batchId }) as IterableIterator<EntryRow>;
+  for (const row of rows) yield { itemId: row[0], record: recordOf(row), attempt: attemptOf(row) };
 }
 
 function recordOf(row: EntryRow): ItemRecord | undefined {
-  if (row.state === null) return undefined;
+  const [itemId, requestHash, state, retriesUsed, errorCode, errorMessage] = row;
+  if (state === null) return undefined;
   return {
-    itemId: row.itemId,
-    requestHash: row.requestHash ?? '',
-    state: row.state,
-    retriesUsed: row.retriesUsed ?? 0,
-    errorCode: row.errorCode,
-    errorMessage: row.errorMessage,
-    updatedAt: row.updatedAt ?? '',
+    itemId,
+    requestHash: requestHash ?? '',
+    state,
+    retriesUsed: retriesUsed ?? 0,
+    errorCode,
+    errorMessage,
+    updatedAt: '',
   };
 }
 
 function attemptOf(row: EntryRow): AttemptRecord | undefined {
-  if (row.attemptId === null) return undefined;
+  const [itemId, , , , , , id, seq, state, httpStatus, httpCode, jobId, jobStatus, filesSaved] = row;
+  if (id === null) return undefined;
   return {
-    id: row.attemptId,
-    itemId: row.itemId,
-    seq: row.seq ?? 0,
+    id,
+    itemId,
+    seq: seq ?? 0,
     idempotencyKey: '',
     requestBody: '',
     requestHash: '',
     reservedMicros: 0,
-    state: row.attemptState ?? 'prepared',
-    httpStatus: row.httpStatus,
-    httpCode: row.httpCode,
-    jobId: row.jobId,
-    jobStatus: row.jobStatus,
+    state: state ?? 'prepared',
+    httpStatus,
+    httpCode,
+    jobId,
+    jobStatus,
     amountMicros: 0,
     refundedMicros: 0,
     errorCode: null,
     errorMessage: null,
     expiresAt: null,
-    filesSaved: row.filesSaved === 1,
+    filesSaved: filesSaved === 1,
     createdAt: '',
     answeredAt: null,
     completedAt: null,

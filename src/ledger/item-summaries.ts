@@ -41,25 +41,39 @@ const summariesSql = (take: string) => `WITH per AS (
     MIN(CASE WHEN files_saved = 1 THEN ${take} END) AS first_take,
     MAX(CASE WHEN files_saved = 1 THEN ${take} END) AS last_take
   FROM attempts WHERE batch_id = @batchId GROUP BY item_id)
-SELECT per.item_id AS itemId, i.state AS state, i.error_code AS errorCode, i.error_message AS errorMessage,
-  per.attempts AS attempts, per.net AS netMicros,
-  (SELECT job_id FROM attempts WHERE id = per.job_attempt) AS lastJobId,
-  CASE WHEN per.saved_attempt IS NOT NULL THEN ${PATHS_OF('per.saved_attempt')} END AS savedPaths,
+SELECT per.item_id, i.state, i.error_code, i.error_message, per.attempts, per.net,
+  (SELECT job_id FROM attempts WHERE id = per.job_attempt),
+  CASE WHEN per.saved_attempt IS NOT NULL THEN ${PATHS_OF('per.saved_attempt')} END,
   CASE WHEN per.first_take < per.last_take THEN (
     SELECT json_group_array(json_object('take', t.take, 'job_id', a.job_id,
       'net', a.amount_micros - a.refunded_micros, 'files', json(${PATHS_OF('a.id')})) ORDER BY t.take DESC)
     FROM (SELECT ${take} AS take, MAX(id) AS id FROM attempts
           WHERE batch_id = @batchId AND item_id = per.item_id AND files_saved = 1 GROUP BY ${take}) t
-    JOIN attempts a ON a.id = t.id) END AS takes
+    JOIN attempts a ON a.id = t.id) END
 FROM per LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = per.item_id
 UNION ALL
 SELECT item_id, state, error_code, error_message, 0, 0, NULL, NULL, NULL FROM items i
 WHERE batch_id = @batchId
   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.batch_id = @batchId AND a.item_id = i.item_id)`;
 
+/** One row as an array, in ItemSummary's order: better-sqlite3 builds arrays in half the time. */
+type SummaryRow = [
+  string,
+  ItemState | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  string | null,
+  string | null,
+  string | null,
+];
+
 /** Streamed: the caller keeps only what it shows, and must finish before the ledger closes. */
-export function itemSummaries(c: LedgerConnection): IterableIterator<ItemSummary> {
-  return c
-    .prepare(summariesSql(takeColumn(c)))
-    .iterate({ batchId: c.batchId }) as IterableIterator<ItemSummary>;
+export function* itemSummaries(c: LedgerConnection): Generator<ItemSummary> {
+  const statement = c.prepare(summariesSql(takeColumn(c))).raw();
+  for (const row of statement.iterate({ batchId: c.batchId }) as IterableIterator<SummaryRow>) {
+    const [itemId, state, errorCode, errorMessage, attempts, netMicros, lastJobId, savedPaths, takes] = row;
+    yield { itemId, state, errorCode, errorMessage, attempts, netMicros, lastJobId, savedPaths, takes };
+  }
 }

@@ -1,4 +1,3 @@
-import { MediaGenClient } from '../../api/client.js';
 import { ApiConnectionError, ApiError } from '../../api/errors.js';
 import { ExitCode } from '../../errors.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
@@ -57,6 +56,9 @@ function accountConnection(flag: string | undefined, io: CliIo): Connection | nu
 
 /** GET /account only: plan never sends a POST. Messages never carry the key or a URL's query. */
 async function checkAccount(connection: Connection): Promise<AccountCheck> {
+  // Loaded here, not with the command: the HTTP client and undici take about 80 ms to load, and
+  // most plans check no account.
+  const { MediaGenClient } = await import('../../api/client.js');
   const baseUrl = displayUrl(connection.baseUrl);
   const client = new MediaGenClient({
     baseUrl: connection.baseUrl,
