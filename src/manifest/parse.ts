@@ -63,31 +63,30 @@ function build(
     return result.success ? (result.data as z.output<TopShape[K]>) : undefined;
   };
 
-  const raws: RawItem[] = [];
-  let itemSourceFailed = false;
-  const yamlItems = field('items');
-  if (value.items !== undefined && yamlItems === undefined) itemSourceFailed = true;
-  yamlItems?.forEach((item, index) => {
-    raws.push({ value: item, source: new YamlSource(file, doc, lineCounter, ['items', index]) });
-  });
-  const itemsFrom = field('items_from');
-  if (value.items_from !== undefined && itemsFrom === undefined) itemSourceFailed = true;
-  if (itemsFrom !== undefined) {
-    const fromFile = readItemsFrom(itemsFrom, top, readSibling, problems);
-    for (const raw of fromFile.items) raws.push(raw);
-    if (fromFile.failed) itemSourceFailed = true;
-  }
-
+  // Each item becomes a draft as soon as it is read, so its parsed value can be let go at once.
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
-  for (const raw of raws) {
+  let itemCount = 0;
+  const take = (raw: RawItem) => {
+    itemCount += 1;
     const draft = toDraft(raw, problems);
     if (draft) drafts.push(draft);
     // An item with another mistake still has its input checked, so that all problems show at once.
     const input = draft ? draft.input : isPlainObject(raw.value) ? raw.value.input : undefined;
-    if (input === undefined || isPlainObject(input)) inputs.push({ source: raw.source, input });
+    if (input === undefined || isPlainObject(input)) inputs.push(draft ?? { source: raw.source, input });
+  };
+  let itemSourceFailed = false;
+  const yamlItems = field('items');
+  if (value.items !== undefined && yamlItems === undefined) itemSourceFailed = true;
+  yamlItems?.forEach((item, index) => {
+    take({ value: item, source: new YamlSource(file, doc, lineCounter, ['items', index]) });
+  });
+  const itemsFrom = field('items_from');
+  if (value.items_from !== undefined && itemsFrom === undefined) itemSourceFailed = true;
+  if (itemsFrom !== undefined && readItemsFrom(itemsFrom, top, readSibling, problems, take)) {
+    itemSourceFailed = true;
   }
-  if (raws.length === 0 && !itemSourceFailed) {
+  if (itemCount === 0 && !itemSourceFailed) {
     problems.atDocument(
       file,
       "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
