@@ -48,11 +48,12 @@ export function* tableChunks(
       if (length > widths[i]! && length <= maxWidth) widths[i] = length;
     }
   }
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  // Concatenated, not mapped and joined: this runs once per row, 100,000 times for a big batch.
+  const line = (cells: readonly string[]) => {
+    let text = '';
+    for (let i = 0; i < cells.length - 1; i++) text += `${cells[i]!.padEnd(widths[i]!)}  `;
+    return `${text}${cells[cells.length - 1] ?? ''}`.trimEnd();
+  };
   yield `${line(headers)}\n`;
   for (let start = 0; start < rows.length; start += LINES_PER_CHUNK) {
     const end = Math.min(rows.length, start + LINES_PER_CHUNK);

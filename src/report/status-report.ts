@@ -151,15 +151,7 @@ export function takesOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
 function statusItem(summary: ItemSummary, shown: (path: string) => string): StatusItem {
   const state = summary.state ?? 'pending';
   const paths = summary.savedPaths === null ? [] : (JSON.parse(summary.savedPaths) as string[]);
-  const takes = (summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[])).map(
-    (take): StatusTake => ({
-      take: take.take,
-      job_id: take.job_id,
-      cost_usd: formatUsd(take.net),
-      files: take.files.map(shown),
-    }),
-  );
-  return {
+  const item: StatusItem = {
     id: summary.itemId,
     state,
     job_id: summary.lastJobId,
@@ -170,8 +162,18 @@ function statusItem(summary: ItemSummary, shown: (path: string) => string): Stat
       state === 'done' || !summary.errorCode || state === 'pending' || state === 'in_flight'
         ? null
         : { code: summary.errorCode, message: summary.errorMessage ?? '' },
-    ...(takes.length > 1 ? { takes } : {}),
   };
+  // Added last, as the last key; most items have one take and no such key.
+  const takes = summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[]);
+  if (takes.length > 1) {
+    item.takes = takes.map((take) => ({
+      take: take.take,
+      job_id: take.job_id,
+      cost_usd: formatUsd(take.net),
+      files: take.files.map(shown),
+    }));
+  }
+  return item;
 }
 
 interface SavedTake {
