@@ -1,4 +1,3 @@
-import { ApiConnectionError, ApiError } from '../../api/errors.js';
 import { ExitCode } from '../../errors.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
@@ -56,9 +55,12 @@ function accountConnection(flag: string | undefined, io: CliIo): Connection | nu
 
 /** GET /account only: plan never sends a POST. Messages never carry the key or a URL's query. */
 async function checkAccount(connection: Connection): Promise<AccountCheck> {
-  // Loaded here, not with the command: the HTTP client and undici take about 80 ms to load, and
-  // most plans check no account.
-  const { MediaGenClient } = await import('../../api/client.js');
+  // Loaded here, not with the command: the HTTP client, undici and the wire schemas take about
+  // 100 ms to load, and most plans check no account.
+  const [{ MediaGenClient }, { ApiConnectionError, ApiError }] = await Promise.all([
+    import('../../api/client.js'),
+    import('../../api/errors.js'),
+  ]);
   const baseUrl = displayUrl(connection.baseUrl);
   const client = new MediaGenClient({
     baseUrl: connection.baseUrl,
