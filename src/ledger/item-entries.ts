@@ -40,7 +40,10 @@ const ATTEMPT_COLUMNS =
 const LATEST_OF = (itemId: string) =>
   `(SELECT x.id FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = ${itemId} ORDER BY x.seq DESC LIMIT 1)`;
 
-/** Items in the order listItems gives them, then items only attempts know (safety: none expected). */
+/**
+ * Item rows in their table's order (the one listItems gives, which plan's removed items keep),
+ * then items only attempts know: none is expected, but a run would still decide them.
+ */
 const ENTRIES = `SELECT i.item_id, i.request_hash, i.state, i.retries_used, i.error_code, i.error_message,
   ${ATTEMPT_COLUMNS}
 FROM items i LEFT JOIN attempts a ON a.id = ${LATEST_OF('i.item_id')}

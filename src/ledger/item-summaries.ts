@@ -58,15 +58,15 @@ WHERE batch_id = @batchId
 
 /** One row as an array, in ItemSummary's order: better-sqlite3 builds arrays in half the time. */
 type SummaryRow = [
-  string,
-  ItemState | null,
-  string | null,
-  string | null,
-  number,
-  number,
-  string | null,
-  string | null,
-  string | null,
+  itemId: string,
+  state: ItemState | null,
+  errorCode: string | null,
+  errorMessage: string | null,
+  attempts: number,
+  netMicros: number,
+  lastJobId: string | null,
+  savedPaths: string | null,
+  takes: string | null,
 ];
 
 /** Streamed: the caller keeps only what it shows, and must finish before the ledger closes. */
