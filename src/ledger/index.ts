@@ -1,4 +1,4 @@
-export { type AttemptView, type ItemUpdate, Ledger, type NewAttempt } from './ledger.js';
+export { type ItemUpdate, Ledger, type NewAttempt } from './ledger.js';
 export { acquireLedgerLock, type LedgerLock } from './lock.js';
 export { SCHEMA_VERSION } from './migrations.js';
 export * from './records.js';

@@ -17,18 +17,19 @@ export type SiblingReader = (
   relPath: string,
 ) => { file: string; text: string } | { file: string; error: string };
 
-export interface ItemsFromResult {
-  items: RawItem[];
-  /** True when the file itself failed, so "no items" would only repeat the real problem. */
-  failed: boolean;
-}
-
+/**
+ * Hands each item of the file to `take` as it is read, so that a 100,000-line file's parsed values
+ * can be let go one by one instead of living until the last line (most of loading's garbage
+ * collection was copying them). Returns true when the file itself failed, so that "no items" would
+ * only repeat the real problem.
+ */
 export function readItemsFrom(
   relPath: string,
   manifest: Source,
   readSibling: SiblingReader,
   problems: ProblemList,
-): ItemsFromResult {
+  take: (raw: RawItem) => void,
+): boolean {
   let read: ReturnType<SiblingReader>;
   try {
     read = readSibling(relPath);
@@ -37,13 +38,12 @@ export function readItemsFrom(
   }
   if ('error' in read) {
     problems.at(manifest, ['items_from'], `cannot read '${relPath}': ${read.error}`);
-    return { items: [], failed: true };
+    return true;
   }
   const before = problems.size;
-  const items = /\.csv$/i.test(relPath)
-    ? csvItems(read.file, read.text, problems)
-    : jsonlItems(read.file, read.text, problems);
-  return { items, failed: problems.size > before };
+  if (/\.csv$/i.test(relPath)) csvItems(read.file, read.text, problems, take);
+  else jsonlItems(read.file, read.text, problems, take);
+  return problems.size > before;
 }
 
 /** Columns that are item fields; every other column is an input field. */
@@ -62,17 +62,17 @@ function lineBreaks(cells: readonly string[]): number {
   return count;
 }
 
-function csvItems(file: string, text: string, problems: ProblemList): RawItem[] {
+function csvItems(file: string, text: string, problems: ProblemList, take: (raw: RawItem) => void): void {
   const records = parseCsvRecords(file, text, problems);
-  if (records === null) return [];
+  if (records === null) return;
   const [head, ...rows] = records;
   if (!head) {
     problems.atDocument(file, 'the CSV file is empty: expected a header row such as "id,prompt"');
-    return [];
+    return;
   }
   const header = readHeader(file, head, problems);
-  if (header === null) return [];
-  return rowItems(file, header, rows, problems);
+  if (header === null) return;
+  takeRows(file, header, rows, problems, take);
 }
 
 /** Every record with its line; rows csv-parse skipped become problems, a fatal error ends with null. */
@@ -140,13 +140,13 @@ function readHeader(file: string, head: CsvRecord, problems: ProblemList): CsvHe
   return { width: head.record.length, columns };
 }
 
-function rowItems(
+function takeRows(
   file: string,
   header: CsvHeader,
   rows: readonly CsvRecord[],
   problems: ProblemList,
-): RawItem[] {
-  const items: RawItem[] = [];
+  take: (raw: RawItem) => void,
+): void {
   let rowIndex = 0;
   for (const { record, info } of rows) {
     // A row of empty cells is how spreadsheets save a blank line.
@@ -160,9 +160,8 @@ function rowItems(
       continue;
     }
     const value = rowValue(record, header.columns);
-    items.push({ value, source: new CsvSource(file, line, header.columns, prefix) });
+    take({ value, source: new CsvSource(file, line, header.columns, prefix) });
   }
-  return items;
 }
 
 /** A row as an item: item columns as fields, every other non-empty cell as an input field. */
@@ -196,15 +195,25 @@ class CsvSource implements Source {
   }
 }
 
-function jsonlItems(file: string, text: string, problems: ProblemList): RawItem[] {
-  const items: RawItem[] = [];
+/** Line breaks as the JSONL reader splits them: \r\n, \n or \r. */
+const LINE_BREAK = /\r\n|\n|\r/g;
+
+function jsonlItems(file: string, text: string, problems: ProblemList, take: (raw: RawItem) => void): void {
   let index = 0;
-  const lines = text.split(/\r\n|\n|\r/);
-  for (let i = 0; i < lines.length; i++) {
-    const lineText = i === 0 ? lines[i]!.replace(/^\uFEFF/, '') : lines[i]!;
+  let line = 0;
+  // Offsets, not a split: the line's text is needed again only to locate a problem.
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  LINE_BREAK.lastIndex = start;
+  while (start <= text.length) {
+    const found = LINE_BREAK.exec(text);
+    const end = found ? found.index : text.length;
+    const next = found ? found.index + found[0].length : text.length + 1;
+    line += 1;
+    const lineText = text.slice(start, end);
+    const lineStart = start;
+    start = next;
     if (lineText.trim() === '') continue;
-    const prefix = ['items_from', index++];
-    const line = i + 1;
+    const itemIndex = index++;
     let value: unknown;
     try {
       value = JSON.parse(lineText);
@@ -213,10 +222,11 @@ function jsonlItems(file: string, text: string, problems: ProblemList): RawItem[
       const offset = /at position (\d+)/.exec(message)?.[1];
       const detail = message.replace(/\s*in JSON at position \d+.*$/s, '');
       const column = offset === undefined ? 1 : Number(offset) + 1;
-      problems.push({ file, line, column, path: formatPath(prefix), message: `invalid JSON: ${detail}` });
+      const path = formatPath(['items_from', itemIndex]);
+      problems.push({ file, line, column, path, message: `invalid JSON: ${detail}` });
       continue;
     }
-    const source = new JsonlSource(file, line, lineText, prefix);
+    const source = new JsonlSource(file, line, text, lineStart, end, itemIndex);
     if (!isPlainObject(value)) {
       problems.at(source, [], 'each line must be a JSON object describing one item');
       continue;
@@ -228,24 +238,30 @@ function jsonlItems(file: string, text: string, problems: ProblemList): RawItem[
         file,
         line,
         column: duplicate.offset + 1,
-        path: formatPath([...prefix, ...duplicate.path]),
+        path: formatPath([...source.prefix, ...duplicate.path]),
         message: `duplicate key '${key}' (each key may appear once in an object)`,
       });
     }
-    items.push({ value, source });
+    take({ value, source });
   }
-  return items;
 }
 
+/** Keeps the file's text and the line's offsets rather than a copy of each of 100,000 lines. */
 class JsonlSource implements Source {
   constructor(
     readonly file: string,
     private readonly line: number,
     private readonly text: string,
-    readonly prefix: Path,
+    private readonly start: number,
+    private readonly end: number,
+    private readonly index: number,
   ) {}
 
+  get prefix(): Path {
+    return ['items_from', this.index];
+  }
+
   position(rel: Path): Position {
-    return { line: this.line, column: offsetOfPath(this.text, rel) + 1 };
+    return { line: this.line, column: offsetOfPath(this.text.slice(this.start, this.end), rel) + 1 };
   }
 }

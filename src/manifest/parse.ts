@@ -61,9 +61,8 @@ function build(
   if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
   const field = fieldReader(value);
 
-  const { raws, failed } = collectRawItems(topMap, field, readSibling, problems);
-  const { drafts, inputs } = draftItems(raws, problems);
-  if (raws.length === 0 && !failed) {
+  const { drafts, inputs, count, failed } = readItems(topMap, field, readSibling, problems);
+  if (count === 0 && !failed) {
     problems.atDocument(
       file,
       "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
@@ -105,47 +104,38 @@ function fieldReader(value: Record<string, unknown>): TopField {
 }
 
 /**
- * The items under `items`, then those of the `items_from` file. `failed` says a source itself was
+ * The items under `items`, then those of the `items_from` file, each made a draft as soon as it is
+ * read so that its parsed value can be let go at once (100,000-line files are normal). `inputs`
+ * holds every item's own input for the input-field checks; `failed` says a source itself was
  * invalid or unreadable, so that "no items" would only repeat the real problem.
  */
-function collectRawItems(
+function readItems(
   { file, doc, lineCounter, top, value }: TopMap,
   field: TopField,
   readSibling: SiblingReader,
   problems: ProblemList,
-): { raws: RawItem[]; failed: boolean } {
-  const raws: RawItem[] = [];
-  let failed = false;
-  const yamlItems = field('items');
-  if (value.items !== undefined && yamlItems === undefined) failed = true;
-  yamlItems?.forEach((item, index) => {
-    raws.push({ value: item, source: new YamlSource(file, doc, lineCounter, ['items', index]) });
-  });
-  const itemsFrom = field('items_from');
-  if (value.items_from !== undefined && itemsFrom === undefined) failed = true;
-  if (itemsFrom !== undefined) {
-    const fromFile = readItemsFrom(itemsFrom, top, readSibling, problems);
-    for (const raw of fromFile.items) raws.push(raw);
-    if (fromFile.failed) failed = true;
-  }
-  return { raws, failed };
-}
-
-/** Items that pass their schema as drafts, and every item's own input for the input-field checks. */
-function draftItems(
-  raws: readonly RawItem[],
-  problems: ProblemList,
-): { drafts: ItemDraft[]; inputs: ItemInput[] } {
+): { drafts: ItemDraft[]; inputs: ItemInput[]; count: number; failed: boolean } {
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
-  for (const raw of raws) {
+  let count = 0;
+  const take = (raw: RawItem) => {
+    count += 1;
     const draft = toDraft(raw, problems);
     if (draft) drafts.push(draft);
     // An item with another mistake still has its input checked, so that all problems show at once.
     const input = draft ? draft.input : isPlainObject(raw.value) ? raw.value.input : undefined;
-    if (input === undefined || isPlainObject(input)) inputs.push({ source: raw.source, input });
-  }
-  return { drafts, inputs };
+    if (input === undefined || isPlainObject(input)) inputs.push(draft ?? { source: raw.source, input });
+  };
+  let failed = false;
+  const yamlItems = field('items');
+  if (value.items !== undefined && yamlItems === undefined) failed = true;
+  yamlItems?.forEach((item, index) => {
+    take({ value: item, source: new YamlSource(file, doc, lineCounter, ['items', index]) });
+  });
+  const itemsFrom = field('items_from');
+  if (value.items_from !== undefined && itemsFrom === undefined) failed = true;
+  if (itemsFrom !== undefined && readItemsFrom(itemsFrom, top, readSibling, problems, take)) failed = true;
+  return { drafts, inputs, count, failed };
 }
 
 function readDefaults(top: YamlSource, field: TopField): Defaults {

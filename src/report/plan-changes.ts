@@ -1,8 +1,7 @@
 import { canonicalJson } from '../canonical-json.js';
-import type { FileRecord, ItemRecord, ItemState } from '../ledger/records.js';
-import type { Manifest, ManifestItem } from '../manifest/index.js';
+import type { ItemRecord, ItemState } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
-import type { LedgerView } from './status-report.js';
 
 /**
  * What changed between the ledger and the manifest, beyond each item's own plan: the fields of an
@@ -56,34 +55,22 @@ export function changedFields(item: ManifestItem, previousBody: string | undefin
   return body.max_cost_usd === cap ? [] : ['max_cost_usd'];
 }
 
-function filesByItem(view: LedgerView): Map<string, FileRecord[]> {
-  const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));
-  const byItem = new Map<string, FileRecord[]>();
-  for (const file of view.files) {
-    const itemId = itemOf.get(file.attemptId);
-    if (itemId === undefined) continue;
-    const list = byItem.get(itemId);
-    if (list) list.push(file);
-    else byItem.set(itemId, [file]);
-  }
-  return byItem;
-}
-
-/** Items the ledger knows that the manifest no longer lists, with the files they left. */
+/**
+ * Items the ledger knows that the manifest no longer lists, with the files they left: `paths` is
+ * every saved file as [item id, path], in the ledger's order.
+ */
 export function removedItems(
-  manifest: Manifest,
-  view: LedgerView,
+  unlisted: readonly ItemRecord[],
+  paths: Iterable<readonly [string, string]>,
   shown: (path: string) => string,
 ): RemovedItem[] {
-  const current = new Set(manifest.items.map((item) => item.id));
-  const files = filesByItem(view);
-  return view.items
-    .filter((record: ItemRecord) => !current.has(record.itemId))
-    .map((record) => ({
-      id: record.itemId,
-      state: record.state,
-      files: (files.get(record.itemId) ?? []).map((file) => shown(file.path)),
-    }));
+  const files = new Map(unlisted.map((record) => [record.itemId, [] as string[]]));
+  for (const [itemId, path] of paths) files.get(itemId)?.push(shown(path));
+  return unlisted.map((record) => ({
+    id: record.itemId,
+    state: record.state,
+    files: files.get(record.itemId)!,
+  }));
 }
 
 const stem = (path: string) => path.replace(/\.[^./\\]*$/, '');
@@ -94,12 +81,16 @@ const stem = (path: string) => path.replace(/\.[^./\\]*$/, '');
  */
 export function strayFiles(
   outputFiles: readonly string[],
-  view: LedgerView,
+  paths: Iterable<readonly [string, string]>,
   shown: (path: string) => string,
 ): string[] {
-  const owned = new Set(view.files.map((file) => file.path));
+  const owned = new Set<string>();
   // A video's side files (`<name>.json` provenance) share its name without the extension.
-  const stems = new Set(view.files.map((file) => stem(file.path)));
+  const stems = new Set<string>();
+  for (const [, path] of paths) {
+    owned.add(path);
+    stems.add(stem(path));
+  }
   return outputFiles
     .filter((path) => !owned.has(path) && !stems.has(stem(path)) && !path.endsWith('.mbtmp'))
     .map(shown)

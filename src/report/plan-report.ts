@@ -1,44 +1,25 @@
-import { isAbsolute, relative } from 'node:path';
-import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
+import type { ItemEntry } from '../ledger/item-entries.js';
+import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
-import { latestAttempts, planItem } from '../runner/item-plan.js';
-import { requestHash } from '../runner/request.js';
-import { estimateItem, pricesSeen } from './cost-estimate.js';
+import { estimateItem, type PriceTable } from './cost-estimate.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { changedFields, type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
+import { type Decision, decideItem, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
+import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
-import { buildStatusReport, type LedgerView } from './status-report.js';
+import { shownFrom } from './shown-path.js';
+import { expiryWarnings, type LedgerView } from './status-report.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';
+export type { PlanLabel } from './plan-decisions.js';
 
 /**
  * What `run` would do, computed from the manifest, the ledger and (optionally) GET /account
  * alone. Pure, so the same decisions are testable without a process, a file or a network.
  */
-
-export type PlanLabel =
-  | 'new'
-  | 'changed'
-  | 'in_flight'
-  | 'done'
-  | 'retry'
-  | 'expired'
-  | 'failed'
-  | 'blocked_by_budget';
-
-export const PLAN_LABELS: readonly PlanLabel[] = [
-  'new',
-  'changed',
-  'in_flight',
-  'done',
-  'retry',
-  'expired',
-  'failed',
-  'blocked_by_budget',
-];
 
 export interface PlanItem {
   id: string;
@@ -91,6 +72,7 @@ export interface PlanInputs {
   regenerateExpired?: boolean;
 }
 
+/** The plan from a ledger held in memory whole (run's summary line, tests). */
 export function buildPlanReport(
   manifest: Manifest,
   view: LedgerView,
@@ -98,91 +80,32 @@ export function buildPlanReport(
   nowMs: number,
   inputs: PlanInputs = {},
 ): PlanDocument {
-  const money = moneyTotalsOf(view.attempts);
-  const reserved = money.reservedMicros;
+  return buildPlan(manifest, planSourceOf(view), account, nowMs, inputs);
+}
+
+export function buildPlan(
+  manifest: Manifest,
+  source: PlanSource,
+  account: AccountCheck | null,
+  nowMs: number,
+  inputs: PlanInputs = {},
+): PlanDocument {
+  const money = source.money;
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
-  const records = new Map<string, ItemRecord>(view.items.map((record) => [record.itemId, record]));
-  const latest = latestAttempts(view.attempts);
-  const prices = pricesSeen(view.attempts);
-  const counts = Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>;
-
-  // Walk the items to submit in manifest order, as run queues them, spending the estimates.
-  let left = budgetLeft;
-  let estimateTotal: Micros | null = 0;
-  let unknown = 0;
-  let capsTotal = 0;
-  let uncapped = 0;
-  let toSubmit = 0;
-  const regenerateExpired = inputs.regenerateExpired ?? false;
-
-  const items = manifest.items.map((item): PlanItem => {
-    const record = records.get(item.id);
-    const attempt = latest.get(item.id);
-    const decided = planItem(requestHash(item), record, attempt, { regenerateExpired });
-    let label: PlanLabel = decided.label;
-    let reason: string | undefined;
-    let fields: string[] | null | undefined;
-    let estimate: Micros | null = null;
-    switch (decided.label) {
-      case 'changed':
-        fields = changedFields(item, attempt && inputs.previousBody?.(attempt));
-        reason = fields?.length
-          ? `changed since the last run: ${fields.join(', ')}`
-          : 'model, input, metadata or max_cost_usd changed since the last run';
-        break;
-      case 'retry':
-        reason = retryReason(decided.reason, record);
-        break;
-      case 'in_flight':
-        reason =
-          decided.attempt.state === 'prepared'
-            ? `attempt ${decided.attempt.seq} has no recorded answer: resent with its own key and body`
-            : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
-        break;
-      case 'expired':
-        reason =
-          decided.action === 'submit'
-            ? 'outputs were deleted before they were saved: generated and paid for again'
-            : 'outputs were deleted before they were saved; run --regenerate-expired pays for them again';
-        break;
-      case 'failed':
-        reason = `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`;
-        break;
-    }
-    if (decided.action === 'submit') {
-      estimate = estimateItem(item, prices).micros;
-      // run reserves the item's cap (or the whole remaining budget without one) before sending it.
-      const need = item.maxCostMicros ?? estimate;
-      const fits = left === null || (need === null ? left > 0 : need <= left);
-      if (!fits) {
-        label = 'blocked_by_budget';
-        reason = blockedReason(need, left!, reserved);
-      } else {
-        toSubmit += 1;
-        if (left !== null && estimate !== null) left -= estimate;
-        if (estimate === null) unknown += 1;
-        else if (estimateTotal !== null) estimateTotal += estimate;
-        if (item.maxCostMicros === null) uncapped += 1;
-        else capsTotal += item.maxCostMicros;
-      }
-    }
-    counts[label] += 1;
-    return {
-      id: item.id,
-      plan: label,
-      ...(reason === undefined ? {} : { reason }),
-      ...(fields === undefined ? {} : { changed_fields: fields }),
-      estimate_usd: estimate === null ? null : formatUsd(estimate),
-    };
-  });
-  if (unknown > 0) estimateTotal = null;
-  const atMost = mostItCanCost(capsTotal, uncapped, budgetLeft);
+  const { decisions, unlisted } = decideAll(manifest, source.entries, inputs.regenerateExpired ?? false);
+  const walk = walkItems(manifest, decisions, source, budgetLeft, money.reservedMicros, inputs);
   const shown = shownFrom(manifest.file);
-  const removed = removedItems(manifest, view, shown);
-  const stray = inputs.outputFiles ? strayFiles(inputs.outputFiles, view, shown) : null;
+  const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
+  // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
+  const stray = inputs.outputFiles
+    ? strayFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [], shown)
+    : null;
+  const { counts, toSubmit, unknown } = walk;
+  const estimateTotal = unknown > 0 ? null : walk.estimateTotal;
+  const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
   const warnings = manifest.warnings.map(formatProblem);
-  warnings.push(...expiringOutputs(manifest, view, nowMs));
+  warnings.push(...expiryWarnings(source.unsaved, nowMs));
   if (unknown > 0) {
     warnings.push(
       `${unknown} item${unknown === 1 ? '' : 's'} to submit ${unknown === 1 ? 'has' : 'have'} no price seen in the ledger and no max_cost_usd: the cost estimate is unknown`,
@@ -197,14 +120,14 @@ export function buildPlanReport(
   if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, toSubmit));
 
   const totals: PlanTotals = {
-    items: items.length,
+    items: walk.items.length,
     ...counts,
     to_submit: toSubmit,
     removed: removed.length,
     stray_files: stray?.length ?? 0,
     spent_usd: formatUsd(spentMicros(money)),
     refunded_usd: formatUsd(money.refundedMicros),
-    reserved_usd: formatUsd(reserved),
+    reserved_usd: formatUsd(money.reservedMicros),
     budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
     budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
     estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
@@ -214,12 +137,125 @@ export function buildPlanReport(
   return {
     manifest: manifest.name,
     summary: planSummary(totals),
-    items,
+    items: walk.items,
     removed,
     stray_files: stray,
     totals,
     account: planAccount,
     warnings,
+  };
+}
+
+/**
+ * Each manifest item's decision, by position, as the ledger's entries stream past (so no entry is
+ * kept), and the rows of items the manifest no longer lists, in the ledger's order.
+ */
+function decideAll(
+  manifest: Manifest,
+  entries: Iterable<ItemEntry>,
+  regenerateExpired: boolean,
+): { decisions: Array<Decision | undefined>; unlisted: ItemRecord[] } {
+  const position = new Map<string, number>();
+  manifest.items.forEach((item, index) => {
+    position.set(item.id, index);
+  });
+  const decisions = new Array<Decision | undefined>(manifest.items.length);
+  const unlisted: ItemRecord[] = [];
+  for (const entry of entries) {
+    const index = position.get(entry.itemId);
+    if (index !== undefined)
+      decisions[index] = decideItem(manifest.items[index]!, entry, { regenerateExpired });
+    else if (entry.record) unlisted.push(entry.record);
+  }
+  manifest.items.forEach((item, index) => {
+    decisions[index] ??= decideItem(item, undefined, { regenerateExpired });
+  });
+  return { decisions, unlisted };
+}
+
+interface Walk {
+  items: PlanItem[];
+  counts: Record<PlanLabel, number>;
+  toSubmit: number;
+  /** Items to submit with no estimate at all. */
+  unknown: number;
+  estimateTotal: Micros;
+  capsTotal: Micros;
+  uncapped: number;
+}
+
+/** The items to submit in manifest order, as run queues them, spending the estimates. */
+function walkItems(
+  manifest: Manifest,
+  decisions: ReadonlyArray<Decision | undefined>,
+  source: PlanSource,
+  budgetLeft: Micros | null,
+  reserved: Micros,
+  inputs: PlanInputs,
+): Walk {
+  const walk: Walk = {
+    items: [],
+    counts: Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>,
+    toSubmit: 0,
+    unknown: 0,
+    estimateTotal: 0,
+    capsTotal: 0,
+    uncapped: 0,
+  };
+  let left = budgetLeft;
+  let prices: PriceTable | undefined;
+  walk.items = manifest.items.map((item, index): PlanItem => {
+    const decided = decisions[index]!;
+    let label: PlanLabel = decided.label;
+    let reason = decided.reason;
+    let fields: string[] | null | undefined;
+    let estimate: Micros | null = null;
+    if (decided.label === 'changed') {
+      fields = changedFields(item, decided.changedSince && inputs.previousBody?.(decided.changedSince));
+      reason = fields?.length
+        ? `changed since the last run: ${fields.join(', ')}`
+        : 'model, input, metadata or max_cost_usd changed since the last run';
+    }
+    if (decided.submit) {
+      prices ??= source.prices();
+      estimate = estimateItem(item, prices).micros;
+      // run reserves the item's cap (or the whole remaining budget without one) before sending it.
+      const need = item.maxCostMicros ?? estimate;
+      const fits = left === null || (need === null ? left > 0 : need <= left);
+      if (!fits) {
+        label = 'blocked_by_budget';
+        reason = blockedReason(need, left!, reserved);
+      } else {
+        walk.toSubmit += 1;
+        if (left !== null && estimate !== null) left -= estimate;
+        if (estimate === null) walk.unknown += 1;
+        else walk.estimateTotal += estimate;
+        if (item.maxCostMicros === null) walk.uncapped += 1;
+        else walk.capsTotal += item.maxCostMicros;
+      }
+    }
+    walk.counts[label] += 1;
+    return planItemOf(item.id, label, reason, fields, estimate === null ? null : formatUsd(estimate));
+  });
+  return walk;
+}
+
+function planItemOf(
+  id: string,
+  plan: PlanLabel,
+  reason: string | undefined,
+  fields: string[] | null | undefined,
+  estimate_usd: string | null,
+): PlanItem {
+  // The common item has neither: spreading two empty objects into 100,000 literals cost more
+  // than the rest of the walk.
+  if (reason === undefined && fields === undefined) return { id, plan, estimate_usd };
+  return {
+    id,
+    plan,
+    ...(reason === undefined ? {} : { reason }),
+    ...(fields === undefined ? {} : { changed_fields: fields }),
+    estimate_usd,
   };
 }
 
@@ -233,28 +269,6 @@ function mostItCanCost(caps: Micros, uncapped: number, budgetLeft: Micros | null
   return Number.isFinite(most) ? most : null;
 }
 
-/** Paths relative to the manifest's folder when inside it, as status shows them. */
-function shownFrom(manifestFile: string): (path: string) => string {
-  const baseDir = manifestFile.replace(/[/\\][^/\\]*$/, '');
-  return (path) => {
-    const rel = relative(baseDir, path);
-    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
-  };
-}
-
-/**
- * The same "expires within 6 hours" warnings as status, from the status report itself so that
- * both commands say the same words; only the candidate attempts go in, because a full status
- * report of 100,000 items is work this command does not need.
- */
-function expiringOutputs(manifest: Manifest, view: LedgerView, nowMs: number): string[] {
-  const candidates = view.attempts.filter(
-    (attempt) => attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null,
-  );
-  return buildStatusReport({ ...manifest, items: [] }, { items: [], attempts: candidates, files: [] }, nowMs)
-    .warnings;
-}
-
 function blockedReason(need: Micros | null, left: Micros, reserved: Micros): string {
   const shortBy =
     need === null
@@ -264,11 +278,4 @@ function blockedReason(need: Micros | null, left: Micros, reserved: Micros): str
   const pending =
     reserved > 0 ? `; ${formatUsdHuman(reserved)} reserved by unanswered attempts may free up` : '';
   return `${shortBy} of budget_usd${pending}`;
-}
-
-function retryReason(reason: string, record: ItemRecord | undefined): string {
-  if (reason === 'interrupted') return 'an earlier run stopped before this item was answered';
-  if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
-  const message = record?.errorMessage ? `: ${record.errorMessage}` : '';
-  return `last attempt ended with ${reason}${message}; a re-run tries again with a new key`;
 }

@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
-import { cleanText, footer, type LedgerNote, renderTable } from './render-text.js';
+import { cleanText, footer, humanUsdCached, type LedgerNote, tableChunks } from './render-text.js';
 
 /**
  * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
@@ -21,7 +21,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
 
 const LISTED = 20;
 
-function itemRow(item: PlanItem): string[] {
+function itemRow(item: PlanItem, usd: (decimal: string) => string): string[] {
   const { sign, word } = WORDS[item.plan];
   const regenerated = item.plan === 'expired' && item.estimate_usd !== null;
   const detail =
@@ -31,7 +31,7 @@ function itemRow(item: PlanItem): string[] {
   return [
     `${regenerated ? '+' : sign} ${item.id}`,
     regenerated ? 'expired, again' : word,
-    item.estimate_usd === null ? '' : humanUsd(item.estimate_usd),
+    item.estimate_usd === null ? '' : usd(item.estimate_usd),
     detail,
   ];
 }
@@ -68,9 +68,11 @@ function accountLine(doc: PlanDocument): string {
   return `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`;
 }
 
-export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
+/** `plan` for people, in chunks for writeChunks: at 100,000 items the table is never one string. */
+export function* planTextChunks(doc: PlanDocument, ledger: LedgerNote): Generator<string> {
   const t = doc.totals;
-  const rows = [...doc.items.map(itemRow), ...removedRows(doc)];
+  const usd = humanUsdCached();
+  const rows = [...doc.items.map((item) => itemRow(item, usd)), ...removedRows(doc)];
   const budget =
     t.budget_usd === null
       ? 'no budget_usd'
@@ -80,6 +82,7 @@ export function renderPlanText(doc: PlanDocument, ledger: LedgerNote): string {
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
   ];
-  const table = renderTable(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
-  return `${doc.manifest}: ${t.items} items\n${table}\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
+  yield `${doc.manifest}: ${t.items} items\n`;
+  yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
+  yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
 }

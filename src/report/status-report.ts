@@ -1,28 +1,9 @@
-import { isAbsolute, relative } from 'node:path';
+import type { ItemSummary } from '../ledger/item-summaries.js';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
-
-/** What `status` shows for one item, derived from the ledger's rows by summarizeView. */
-export interface ItemSummary {
-  itemId: string;
-  /** Null when only attempts know the item (the status report reads it as pending). */
-  state: ItemState | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  attempts: number;
-  netMicros: number;
-  /** The job of the newest attempt that has one. */
-  lastJobId: string | null;
-  /** JSON array of the file paths of the newest attempt whose files were saved, or null. */
-  savedPaths: string | null;
-  /**
-   * JSON array, newest take first, of each take's last saved attempt ({take, job_id, net, files});
-   * null unless more than one take has saved files.
-   */
-  takes: string | null;
-}
+import { shownFrom } from './shown-path.js';
 
 export interface StatusItem {
   id: string;
@@ -89,11 +70,7 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
 }
 
 export function buildStatus(manifest: Manifest, source: StatusSource, now: number): StatusReport {
-  const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
-  const shown = (path: string) => {
-    const rel = relative(baseDir, path);
-    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
-  };
+  const shown = shownFrom(manifest.file);
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
     position.set(item.id, index);
@@ -118,17 +95,7 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
   });
 
   const money = source.money;
-  const warnings: string[] = [];
-  for (const attempt of source.unsaved) {
-    if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
-      const left = Date.parse(attempt.expiresAt) - now;
-      if (left > 0 && left <= SIX_HOURS_MS) {
-        warnings.push(
-          `${attempt.itemId}: finished output not saved yet expires in ${Math.ceil(left / 60_000)} min (${attempt.expiresAt}); run mediabatch run now`,
-        );
-      }
-    }
-  }
+  const warnings = expiryWarnings(source.unsaved, now);
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   return {
     manifest: manifest.name,
@@ -153,6 +120,25 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
 }
 
 /**
+ * Succeeded jobs whose files are not saved yet and expire within six hours: `status` and `plan`
+ * both warn of them, in these words.
+ */
+export function expiryWarnings(unsaved: readonly AttemptRecord[], now: number): string[] {
+  const warnings: string[] = [];
+  for (const attempt of unsaved) {
+    if (attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null) {
+      const left = Date.parse(attempt.expiresAt) - now;
+      if (left > 0 && left <= SIX_HOURS_MS) {
+        warnings.push(
+          `${attempt.itemId}: finished output not saved yet expires in ${Math.ceil(left / 60_000)} min (${attempt.expiresAt}); run mediabatch run now`,
+        );
+      }
+    }
+  }
+  return warnings;
+}
+
+/**
  * The attempt that holds each take's files, newest take first. An edited item regenerates within
  * its take, so the last saved attempt of a take is the one on disk.
  */
@@ -165,15 +151,7 @@ export function takesOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
 function statusItem(summary: ItemSummary, shown: (path: string) => string): StatusItem {
   const state = summary.state ?? 'pending';
   const paths = summary.savedPaths === null ? [] : (JSON.parse(summary.savedPaths) as string[]);
-  const takes = (summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[])).map(
-    (take): StatusTake => ({
-      take: take.take,
-      job_id: take.job_id,
-      cost_usd: formatUsd(take.net),
-      files: take.files.map(shown),
-    }),
-  );
-  return {
+  const item: StatusItem = {
     id: summary.itemId,
     state,
     job_id: summary.lastJobId,
@@ -184,8 +162,18 @@ function statusItem(summary: ItemSummary, shown: (path: string) => string): Stat
       state === 'done' || !summary.errorCode || state === 'pending' || state === 'in_flight'
         ? null
         : { code: summary.errorCode, message: summary.errorMessage ?? '' },
-    ...(takes.length > 1 ? { takes } : {}),
   };
+  // Added last, as the last key; most items have one take and no such key.
+  const takes = summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[]);
+  if (takes.length > 1) {
+    item.takes = takes.map((take) => ({
+      take: take.take,
+      job_id: take.job_id,
+      cost_usd: formatUsd(take.net),
+      files: take.files.map(shown),
+    }));
+  }
+  return item;
 }
 
 interface SavedTake {
@@ -234,11 +222,14 @@ export function summarizeView(view: LedgerView): StatusSource {
       takes: savedTakes(takesOf(attempts), filesByAttempt),
     };
   });
-  const money = moneyTotalsOf(view.attempts);
-  const unsaved = view.attempts.filter(
+  return { summaries, money: moneyTotalsOf(view.attempts), unsaved: unsavedOf(view.attempts) };
+}
+
+/** Succeeded jobs whose files are not saved yet: the candidates of expiryWarnings. */
+export function unsavedOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
+  return attempts.filter(
     (attempt) => attempt.jobStatus === 'succeeded' && !attempt.filesSaved && attempt.expiresAt !== null,
   );
-  return { summaries, money, unsaved };
 }
 
 function savedTakes(takes: AttemptRecord[], filesByAttempt: Map<number, FileRecord[]>): string | null {

@@ -217,3 +217,29 @@ describe('scale', () => {
     expect(elapsed).toBeLessThan(10_000);
   });
 });
+
+describe('JSONL lines', () => {
+  it('are split at \\r\\n, \\n or \\r after a BOM, blank lines skipped, each problem on its own line', () => {
+    const text = [
+      '\uFEFF{"prompt": "a", "input": {"seconds": 0}}',
+      '\r\n',
+      '\r\n',
+      '{"prompt": "b"}\r',
+      '{"prompt": "c", "prompt": "d"}\n',
+      '   \n',
+      '{"promt": "e"}\r',
+      'not json\n',
+      '{"prompt": "f", "input": {"seconds": -1}}',
+    ].join('');
+    const manifest = 'version: 1\nname: j\nitems_from: a.jsonl\n';
+    const result = parseManifest('/m/x.yaml', manifest, () => ({ file: '/m/a.jsonl', text }));
+    const where = problemsOf(result).map((p) => `${p.line}:${p.column} ${p.path}`);
+    expect(where).toEqual([
+      '1:27 items_from[0].input.seconds',
+      '4:17 items_from[2].prompt',
+      '6:2 items_from[3].promt',
+      '7:1 items_from[4]',
+      '8:27 items_from[5].input.seconds',
+    ]);
+  });
+});

@@ -1,29 +1,27 @@
-import { MediaGenClient } from '../../api/client.js';
-import { ApiConnectionError, ApiError } from '../../api/errors.js';
 import { ExitCode } from '../../errors.js';
-import { type AccountCheck, buildPlanReport } from '../../report/plan-report.js';
-import { renderPlanText } from '../../report/render-plan.js';
+import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
+import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
+import { planTextChunks } from '../../report/render-plan.js';
 import { cleanText } from '../../report/render-text.js';
 import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
+import { planSource, withLedger } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
-import { withLedger } from './status.js';
 
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
   const account = connection ? await checkAccount(connection) : null;
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  // Price estimates read the priced part of accepted attempts' request bodies; an edited item's
-  // last whole body is read on its own, to name the fields that changed.
-  const { doc, ledger } = withLedger(manifest, values.ledger, io, { view: 'pricing' }, (read, open) => ({
-    ledger: read,
-    doc: buildPlanReport(manifest, read.view, account, Date.now(), {
+  const { doc, note } = withLedger(manifest, values.ledger, io, {}, (ledger, note) => ({
+    note,
+    doc: buildPlan(manifest, planSource(ledger), account, Date.now(), {
       outputFiles,
-      previousBody: (attempt) => open?.getAttempt(attempt.id).requestBody,
+      // An edited item's last whole body is read on its own, to name the fields that changed.
+      previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
     }),
   }));
-  io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderPlanText(doc, ledger));
+  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note));
 
   if (account === null || account.ok) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;
@@ -57,6 +55,12 @@ function accountConnection(flag: string | undefined, io: CliIo): Connection | nu
 
 /** GET /account only: plan never sends a POST. Messages never carry the key or a URL's query. */
 async function checkAccount(connection: Connection): Promise<AccountCheck> {
+  // Loaded here, not with the command: the HTTP client, undici and the wire schemas take about
+  // 100 ms to load, and most plans check no account.
+  const [{ MediaGenClient }, { ApiConnectionError, ApiError }] = await Promise.all([
+    import('../../api/client.js'),
+    import('../../api/errors.js'),
+  ]);
   const baseUrl = displayUrl(connection.baseUrl);
   const client = new MediaGenClient({
     baseUrl: connection.baseUrl,

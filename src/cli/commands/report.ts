@@ -8,11 +8,11 @@ import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { forSandbox, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
-import { readLedger } from './status.js';
+import { readLedger } from '../ledger-read.js';
 
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
   const manifest = forSandbox(manifestOrExit(positionals[0], io), values.sandbox);
-  const ledger = readLedger(manifest, values.ledger, io, { view: 'full', sandbox: values.sandbox });
+  const ledger = readLedger(manifest, values.ledger, io, { sandbox: values.sandbox });
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));

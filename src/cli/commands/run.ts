@@ -5,8 +5,8 @@ import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import type { Manifest } from '../../manifest/index.js';
-import { buildPlanReport } from '../../report/plan-report.js';
-import { buildStatusReport } from '../../report/status-report.js';
+import { buildPlan } from '../../report/plan-report.js';
+import { buildStatus } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
 import type { StopReason } from '../../runner/stop-rules.js';
@@ -16,6 +16,7 @@ import type { TtyReporter } from '../../ui/tty-reporter.js';
 import { type Connection, forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
+import { planSource, statusSource } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
 import type { CommandArgs } from '../parse-args.js';
 import { type PreflightResult, preflight } from '../preflight.js';
@@ -214,11 +215,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   held.live?.stop();
   held.live = null;
 
-  const report = buildStatusReport(
-    manifest,
-    { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
-    Date.now(),
-  );
+  const report = buildStatus(manifest, statusSource(ledger), Date.now());
   const exitCode = runExitCode(
     result.stop,
     report.items.filter((item) => only?.has(item.id) ?? true),
@@ -232,13 +229,9 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
 
 /** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
 function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean): string {
-  const view = {
-    items: ledger.listItems(),
-    attempts: ledger.listAttempts({ view: 'pricing' }),
-    files: ledger.listFiles(),
-  };
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  return buildPlanReport(manifest, view, null, Date.now(), { regenerateExpired, outputFiles }).summary;
+  return buildPlan(manifest, planSource(ledger), null, Date.now(), { regenerateExpired, outputFiles })
+    .summary;
 }
 
 /** The exit code of a run, from why it stopped and the state of the items it was asked to run. */

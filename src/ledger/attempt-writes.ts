@@ -1,0 +1,154 @@
+import { getAttempt } from './attempt-reads.js';
+import type { LedgerConnection } from './ledger-connection.js';
+import type { AttemptRecord, JobSnapshot } from './records.js';
+import { appendEvent } from './runs-and-events.js';
+
+/** Every change to an attempt: prepared before its POST, then answered, then followed. */
+
+export interface NewAttempt {
+  itemId: string;
+  seq: number;
+  idempotencyKey: string;
+  requestBody: string;
+  requestHash: string;
+  reservedMicros: number;
+  /** Default 1; a redo prepares the next take. */
+  take?: number;
+}
+
+/** Several attempts made durable together, with one disk sync: each before its own POST. */
+export function prepareAttempts(c: LedgerConnection, attempts: readonly NewAttempt[]): AttemptRecord[] {
+  return c.write(() => attempts.map((attempt) => insertAttempt(c, attempt)), true);
+}
+
+function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord {
+  const at = c.at();
+  const info = c
+    .prepare(
+      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, take)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
+    )
+    .run(
+      c.batchId,
+      attempt.itemId,
+      attempt.seq,
+      attempt.idempotencyKey,
+      attempt.requestBody,
+      attempt.requestHash,
+      attempt.reservedMicros,
+      at,
+      attempt.take ?? 1,
+    );
+  const id = Number(info.lastInsertRowid);
+  c.prepare(`UPDATE items SET state = 'in_flight', updated_at = ? WHERE batch_id = ? AND item_id = ?`).run(
+    at,
+    c.batchId,
+    attempt.itemId,
+  );
+  appendEvent(c, attempt.itemId, id, 'attempt_prepared', {
+    seq: attempt.seq,
+    reserved: attempt.reservedMicros,
+    ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
+  });
+  return getAttempt(c, id);
+}
+
+/** A job found on the service by `mediabatch import`: see Ledger.recordImportedJob. */
+export function recordImportedJob(
+  c: LedgerConnection,
+  imported: { itemId: string; seq: number; requestBody: string; requestHash: string; job: JobSnapshot },
+): AttemptRecord {
+  return c.db.transaction(() => {
+    const at = c.at();
+    const info = c
+      .prepare(
+        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at)
+           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?)`,
+      )
+      .run(
+        c.batchId,
+        imported.itemId,
+        imported.seq,
+        `imported:${imported.job.jobId}`,
+        imported.requestBody,
+        imported.requestHash,
+        at,
+        at,
+      );
+    const id = Number(info.lastInsertRowid);
+    updateJob(c, id, imported.job);
+    appendEvent(c, imported.itemId, id, 'job_imported', jobDetail(imported.job));
+    return getAttempt(c, id);
+  })();
+}
+
+/** The service answered with a job (202, a replay, or an adoption after reconciliation). */
+export function recordAccepted(
+  c: LedgerConnection,
+  attemptId: number,
+  httpStatus: number | null,
+  job: JobSnapshot,
+): AttemptRecord {
+  return c.write(() => {
+    c.prepare(
+      `UPDATE attempts SET state = 'accepted', reserved_micros = 0, http_status = ?, answered_at = COALESCE(answered_at, ?)
+           WHERE id = ?`,
+    ).run(httpStatus, c.at(), attemptId);
+    updateJob(c, attemptId, job);
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'job_accepted', jobDetail(job));
+    return attempt;
+  });
+}
+
+/** The service refused the request with an HTTP error: no job, no charge, reservation released. */
+export function recordRejected(
+  c: LedgerConnection,
+  attemptId: number,
+  httpStatus: number,
+  code: string | null,
+  message: string,
+): AttemptRecord {
+  return c.write(() => {
+    c.prepare(
+      `UPDATE attempts SET state = 'rejected', reserved_micros = 0, http_status = ?, http_code = ?,
+             error_code = ?, error_message = ?, answered_at = ? WHERE id = ?`,
+    ).run(httpStatus, code, code, message, c.at(), attemptId);
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'attempt_rejected', { status: httpStatus, code });
+    return attempt;
+  });
+}
+
+/** A later view of an accepted job (status, refund, expiry). */
+export function recordJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): AttemptRecord {
+  return c.write(() => {
+    const before = getAttempt(c, attemptId);
+    updateJob(c, attemptId, job);
+    if (before.jobStatus !== job.status) {
+      appendEvent(c, before.itemId, attemptId, 'job_status', { status: job.status, error: job.errorCode });
+    }
+    return getAttempt(c, attemptId);
+  });
+}
+
+function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
+  return { job: job.jobId, status: job.status, amount: job.amountMicros };
+}
+
+function updateJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): void {
+  c.prepare(
+    `UPDATE attempts SET job_id = ?, job_status = ?, amount_micros = ?, refunded_micros = ?,
+           error_code = ?, error_message = ?, expires_at = ?, completed_at = ? WHERE id = ?`,
+  ).run(
+    job.jobId,
+    job.status,
+    job.amountMicros,
+    job.refundedMicros,
+    job.errorCode,
+    job.errorMessage,
+    job.expiresAt,
+    job.completedAt,
+    attemptId,
+  );
+}

@@ -1,0 +1,52 @@
+import { getAttempt } from './attempt-reads.js';
+import type { LedgerConnection } from './ledger-connection.js';
+import type { FileRecord } from './records.js';
+import { appendEvent } from './runs-and-events.js';
+
+/** The files table: every saved output, by attempt and index. */
+
+const SAVED_FILES = `FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ?`;
+
+export function listFiles(c: LedgerConnection): FileRecord[] {
+  return c
+    .prepare(
+      `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt
+         ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`,
+    )
+    .all(c.batchId) as FileRecord[];
+}
+
+/** Each saved file as [item id, path], in listFiles order, streamed. */
+export function itemFilePaths(c: LedgerConnection): IterableIterator<[string, string]> {
+  return c
+    .prepare(`SELECT a.item_id, f.path ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`)
+    .raw()
+    .iterate(c.batchId) as IterableIterator<[string, string]>;
+}
+
+/** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
+export function recordFilesSaved(
+  c: LedgerConnection,
+  attemptId: number,
+  files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
+): void {
+  c.write(() => {
+    const at = c.at();
+    const insert = c.prepare(
+      `INSERT OR REPLACE INTO files (attempt_id, idx, path, bytes, sha256, saved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    for (const file of files) insert.run(attemptId, file.idx, file.path, file.bytes, file.sha256, at);
+    c.prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'files_saved', { count: files.length });
+  });
+}
+
+/** An earlier take's file now lives under a new name (kept beside the newer take). */
+export function recordFileMoved(c: LedgerConnection, attemptId: number, idx: number, path: string): void {
+  c.write(() => {
+    c.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?').run(path, attemptId, idx);
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'file_moved', { idx, path });
+  });
+}

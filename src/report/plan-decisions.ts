@@ -1,0 +1,96 @@
+import type { ItemEntry } from '../ledger/item-entries.js';
+import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { planItem } from '../runner/item-plan.js';
+import { requestHash } from '../runner/request.js';
+
+/**
+ * What `plan` says run would do with one item, before the budget walk: runner's planItem
+ * decision, in the words plan prints. Pure.
+ */
+
+export type PlanLabel =
+  | 'new'
+  | 'changed'
+  | 'in_flight'
+  | 'done'
+  | 'retry'
+  | 'expired'
+  | 'failed'
+  | 'blocked_by_budget';
+
+export const PLAN_LABELS: readonly PlanLabel[] = [
+  'new',
+  'changed',
+  'in_flight',
+  'done',
+  'retry',
+  'expired',
+  'failed',
+  'blocked_by_budget',
+];
+
+export interface Decision {
+  label: Exclude<PlanLabel, 'blocked_by_budget'>;
+  /** Whether run would submit it (and so reserve and spend for it). */
+  submit: boolean;
+  reason?: string;
+  /** A changed item's latest attempt, whose request names the fields that changed. */
+  changedSince?: AttemptRecord | undefined;
+}
+
+// Shared: at 100,000 items most decisions are one of these, and need no object of their own.
+const NEW: Decision = { label: 'new', submit: true };
+const DONE: Decision = { label: 'done', submit: false };
+
+/** An item the ledger does not know (no entry) is new whatever it holds: it is not even hashed. */
+export function decideItem(
+  item: ManifestItem,
+  entry: ItemEntry | undefined,
+  options: { regenerateExpired: boolean },
+): Decision {
+  if (entry === undefined) return NEW;
+  const record = entry.record;
+  const decided = planItem(requestHash(item), record, entry.attempt, options);
+  const submit = decided.action === 'submit';
+  switch (decided.label) {
+    case 'new':
+      return NEW;
+    case 'done':
+      return DONE;
+    case 'changed':
+      return { label: 'changed', submit, changedSince: entry.attempt };
+    case 'retry':
+      return { label: 'retry', submit, reason: retryReason(decided.reason, record) };
+    case 'in_flight':
+      return {
+        label: 'in_flight',
+        submit,
+        reason:
+          decided.attempt.state === 'prepared'
+            ? `attempt ${decided.attempt.seq} has no recorded answer: resent with its own key and body`
+            : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`,
+      };
+    case 'expired':
+      return {
+        label: 'expired',
+        submit,
+        reason: submit
+          ? 'outputs were deleted before they were saved: generated and paid for again'
+          : 'outputs were deleted before they were saved; run --regenerate-expired pays for them again',
+      };
+    case 'failed':
+      return {
+        label: 'failed',
+        submit,
+        reason: `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`,
+      };
+  }
+}
+
+function retryReason(reason: string, record: ItemRecord | undefined): string {
+  if (reason === 'interrupted') return 'an earlier run stopped before this item was answered';
+  if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
+  const message = record?.errorMessage ? `: ${record.errorMessage}` : '';
+  return `last attempt ended with ${reason}${message}; a re-run tries again with a new key`;
+}

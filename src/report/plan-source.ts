@@ -1,0 +1,49 @@
+import type { ItemEntry } from '../ledger/item-entries.js';
+import { moneyTotalsOf } from '../ledger/money-totals.js';
+import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
+import { latestAttempts } from '../runner/item-plan.js';
+import { type PriceTable, pricesSeen } from './cost-estimate.js';
+import { type LedgerView, unsavedOf } from './status-report.js';
+
+/**
+ * What the plan is computed from besides the manifest. `plan` reads it from SQLite, one row per
+ * item and only what it uses (docs/performance.md); planSourceOf derives the same from a ledger
+ * held in memory whole.
+ */
+export interface PlanSource {
+  /** Each item the ledger knows, with its row and latest attempt: those with a row first. */
+  entries: Iterable<ItemEntry>;
+  money: MoneyTotals;
+  /** Read only when an item is to be submitted: a plan with nothing to submit prices nothing. */
+  prices: () => PriceTable;
+  /** Succeeded jobs whose files are not saved yet. */
+  unsaved: readonly AttemptRecord[];
+  /** Every saved file as [item id, path], in the ledger's file order; read only when needed. */
+  itemFilePaths: () => Iterable<readonly [string, string]>;
+}
+
+export function planSourceOf(view: LedgerView): PlanSource {
+  const latest = latestAttempts(view.attempts);
+  const withRecord = new Set(view.items.map((record) => record.itemId));
+  const entries: ItemEntry[] = view.items.map((record) => ({
+    itemId: record.itemId,
+    record,
+    attempt: latest.get(record.itemId),
+  }));
+  for (const [itemId, attempt] of latest) {
+    if (!withRecord.has(itemId)) entries.push({ itemId, record: undefined, attempt });
+  }
+  return {
+    entries,
+    money: moneyTotalsOf(view.attempts),
+    prices: () => pricesSeen(view.attempts),
+    unsaved: unsavedOf(view.attempts),
+    itemFilePaths: () => {
+      const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));
+      return view.files.flatMap((file) => {
+        const itemId = itemOf.get(file.attemptId);
+        return itemId === undefined ? [] : [[itemId, file.path] as const];
+      });
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** An empty, `.` or `..` segment: a path that path.relative would normalise first. */
+const UNNORMAL_SEGMENT = /(^|\/)\.{0,2}(\/|$)/;
+
+/**
+ * How status and plan show a saved file: relative to the manifest's folder when inside it, else
+ * absolute. The ledger stores normalised absolute paths, so for the usual file inside the folder
+ * the answer is the text after the folder: taking it directly saves path.relative's work, a tenth
+ * of `status`'s time at 100,000 items. Anything else goes through path.relative.
+ */
+export function shownFrom(manifestFile: string): (path: string) => string {
+  const baseDir = manifestFile.replace(/[/\\][^/\\]*$/, '');
+  const prefix = `${baseDir}/`;
+  const direct = sep === '/' && baseDir !== '' && resolve(baseDir) === baseDir;
+  return (path) => {
+    if (direct && path.startsWith(prefix)) {
+      const rest = path.slice(prefix.length);
+      if (!UNNORMAL_SEGMENT.test(rest)) return rest.startsWith('..') ? path : rest;
+    }
+    const rel = relative(baseDir, path);
+    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  };
+}

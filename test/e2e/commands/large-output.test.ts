@@ -1,0 +1,107 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { statusJson } from '../../../src/cli/commands/status.js';
+import { filesUnder } from '../../../src/cli/output-files.js';
+import { Ledger } from '../../../src/ledger/ledger.js';
+import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
+import { buildPlanReport } from '../../../src/report/plan-report.js';
+import { planTextChunks } from '../../../src/report/render-plan.js';
+import { statusTextChunks } from '../../../src/report/render-text.js';
+import { buildStatusReport, type LedgerView } from '../../../src/report/status-report.js';
+import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
+import { runCli } from '../../support/cli.js';
+import { finished, LedgerBuilder, ledgerPath, project } from './fixtures.js';
+
+/**
+ * Past a thousand items `status` and `plan` read their rows from SQLite one at a time and write
+ * the document in several chunks. What the built CLI prints must be, byte for byte, the document
+ * built from the whole ledger in memory.
+ */
+
+const ITEMS = 2_500;
+const id = (n: number) => `clip-${String(n).padStart(4, '0')}`;
+const line = (n: number) => JSON.stringify({ id: id(n), prompt: `clip ${n}` });
+const jsonl = (count: number) => `${Array.from({ length: count }, (_, n) => line(n)).join('\n')}\n`;
+const YAML = 'version: 1\nname: big\ninput: {seconds: 6, definition: 720p}\nitems_from: all.jsonl\n';
+
+/** An item of a later take with its file saved, as run --redo leaves it. */
+function redo(b: LedgerBuilder, n: number): void {
+  const item = b.item(id(n));
+  const attempt = b.ledger.prepareAttempt({
+    itemId: id(n),
+    seq: 2,
+    idempotencyKey: `mb_take2_${n}`,
+    requestBody: buildRequestBody('big', item, 2, null),
+    requestHash: requestHash(item),
+    reservedMicros: 0,
+    take: 2,
+  });
+  b.job(attempt, '0.45', 'succeeded', finished(48));
+  const path = join(b.manifest.outputDir, `${id(n)}.take2.mp4`);
+  b.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: 1, sha256: 'x' }]);
+  b.ledger.setItemState(id(n), { state: 'done' });
+}
+
+/** Done, failed, running, interrupted and new items, takes, three removed items, a stray file. */
+function bigProject(): { dir: string; manifest: Manifest; path: string } {
+  const { dir, manifest: earlier } = project(YAML, { 'all.jsonl': jsonl(ITEMS + 3) });
+  const b = new LedgerBuilder(dir, earlier);
+  b.ledger.atomically(() => {
+    for (let n = 0; n < ITEMS + 3; n += 1) {
+      if (n % 50 === 0) b.failed(id(n), '0.40', 'content_rejected', `clip ${n} was refused`);
+      else if (n % 50 === 25) b.failed(id(n), '0.40', 'retries_exhausted', `clip ${n} kept failing`);
+      else if (n % 40 === 1) {
+        b.put(id(n), 'pending');
+        b.job(b.prepare(id(n)), '0.40', 'running');
+      } else if (n % 50 === 2) b.put(id(n), 'pending');
+      else if (n < 2_300 || n >= ITEMS) b.done(id(n), '0.40');
+    }
+    for (const n of [3, 103, 203]) redo(b, n);
+  });
+  b.close();
+  writeFileSync(join(dir, 'all.jsonl'), jsonl(ITEMS));
+  writeFileSync(join(earlier.outputDir, 'stranger.mp4'), 'not ours');
+  const current = loadManifest(join(dir, 'batch.yaml'));
+  if (!current.ok) throw new Error('the shortened manifest is invalid');
+  return { dir, manifest: current.manifest, path: ledgerPath(dir, earlier) };
+}
+
+describe('status and plan over 2,500 items', () => {
+  let big: ReturnType<typeof bigProject>;
+  let view: LedgerView;
+  let previousBodies: Map<number, string>;
+  beforeAll(() => {
+    big = bigProject();
+    const ledger = Ledger.open(big.path, big.manifest.name, big.manifest.file, { readonly: true });
+    view = { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() };
+    previousBodies = new Map(view.attempts.map((attempt) => [attempt.id, attempt.requestBody]));
+    ledger.close();
+  });
+  const note = () => ({ path: big.path, exists: true, service: null });
+  const cli = async (args: string[]) => {
+    const result = await runCli([...args.slice(0, 1), 'batch.yaml', ...args.slice(1)], { cwd: big.dir });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return result.stdout;
+  };
+
+  it('status prints the whole-ledger document, as JSON and as text', async () => {
+    const report = buildStatusReport(big.manifest, view, Date.now());
+    expect(report.items.filter((item) => item.takes).length).toBe(3);
+    expect(await cli(['status', '--json'])).toBe(statusJson(report, null));
+    expect(await cli(['status'])).toBe([...statusTextChunks(report, note())].join(''));
+  });
+
+  it('plan prints the whole-ledger document, as JSON and as text', async () => {
+    const doc = buildPlanReport(big.manifest, view, null, Date.now(), {
+      outputFiles: filesUnder(big.manifest.outputDir, big.manifest.file),
+      previousBody: (attempt) => previousBodies.get(attempt.id),
+    });
+    expect(doc.removed).toHaveLength(3);
+    expect(doc.stray_files).toEqual(['out/big/stranger.mp4']);
+    expect(doc.totals).toMatchObject({ new: 233, retry: 50, in_flight: 63, failed: 50 });
+    expect(await cli(['plan', '--json'])).toBe(`${JSON.stringify(doc, null, 2)}\n`);
+    expect(await cli(['plan'])).toBe([...planTextChunks(doc, note())].join(''));
+  });
+});
