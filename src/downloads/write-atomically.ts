@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TEMP_SUFFIX } from './save-file.js';
+import { syncFolder } from './sync-folder.js';
 
 /**
  * Writes a small file the way downloads are written: a temporary name beside the target (one a
@@ -10,10 +11,9 @@ import { TEMP_SUFFIX } from './save-file.js';
  */
 export async function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
-    const handle = await open(temp, 'w', 0o644);
+    const handle = await openMakingFolder(temp);
     try {
       await handle.writeFile(content);
       await handle.sync();
@@ -27,10 +27,19 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
       code: (error as { code?: unknown }).code,
     });
   }
-  const folder = await open(dir, 'r');
+  await syncFolder(dir);
+}
+
+/**
+ * Opens a new file, making its folder only when the open finds none: a sidecar goes beside a
+ * file just saved, so a mkdir before every write would almost always be one file operation spent.
+ */
+async function openMakingFolder(path: string): Promise<FileHandle> {
   try {
-    await folder.sync();
-  } finally {
-    await folder.close();
+    return await open(path, 'w', 0o644);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    await mkdir(dirname(path), { recursive: true });
+    return await open(path, 'w', 0o644);
   }
 }
