@@ -59,6 +59,11 @@ export async function downloadToFile(
     timeoutMs?: number;
     /** Runs once the whole file is on disk, just before it takes the target's name. */
     beforeRename?: (target: string) => Promise<void>;
+    /**
+     * false: the caller fsyncs the folder (syncFolder) before it counts on the file, so that one
+     * fsync covers every file it places there.
+     */
+    syncFolder?: boolean;
   } = {},
 ): Promise<FetchOutcome & { path?: string }> {
   let response: Dispatcher.ResponseData;
@@ -107,7 +112,7 @@ export async function downloadToFile(
     }
     await options.beforeRename?.(target);
     await rename(temp, target);
-    await syncFolder(dirname(target));
+    if (options.syncFolder !== false) await syncFolder(dirname(target));
   } catch (error) {
     // A body left unread (the temporary file could not be opened) would hold its connection.
     response.body.destroy();

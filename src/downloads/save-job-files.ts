@@ -28,6 +28,8 @@ export interface SaveJobFilesOptions {
   refreshJob: () => Promise<Job>;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
+  /** false: the caller fsyncs the files' folders before it counts on them (see downloadToFile). */
+  syncFolder?: boolean;
 }
 
 const MAX_URL_REFRESHES = 3;
@@ -65,6 +67,7 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
         ...(options.beforePlace ? { beforeRename: options.beforePlace } : {}),
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.syncFolder === false ? { syncFolder: false } : {}),
       },
     );
     if (outcome.kind === 'saved') {

@@ -7,9 +7,13 @@ import { syncFolder } from './sync-folder.js';
 /**
  * Writes a small file the way downloads are written: a temporary name beside the target (one a
  * re-run sweeps up), fsync, rename into place, fsync the folder. A crash leaves the old file or the
- * whole new one, never a torn one.
+ * whole new one, never a torn one. With `syncFolder: false` the caller fsyncs the folder.
  */
-export async function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  content: string | Uint8Array,
+  options: { syncFolder?: boolean } = {},
+): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
@@ -27,7 +31,7 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
       code: (error as { code?: unknown }).code,
     });
   }
-  await syncFolder(dir);
+  if (options.syncFolder !== false) await syncFolder(dir);
 }
 
 /**

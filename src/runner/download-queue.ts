@@ -1,8 +1,10 @@
+import { dirname } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
 import { type SavedFile, type SaveOutcome, saveJobFiles } from '../downloads/save-job-files.js';
+import { syncFolder } from '../downloads/sync-folder.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Clock } from './clock.js';
@@ -107,7 +109,11 @@ export class DownloadQueue {
     this.#deps.settled(task, outcome);
   }
 
-  /** The files, each placed after any earlier take is kept, then their provenance sidecars. */
+  /**
+   * The files, each placed after any earlier take is kept, then their provenance sidecars, then
+   * one fsync of their folder that makes every rename durable before the ledger records them:
+   * files and sidecars share their folder, so one fsync (an open, fsync, close) covers them all.
+   */
   async #saveWithSidecars(task: DownloadTask, job: Job): Promise<SaveOutcome> {
     const { client, ledger } = this.#deps;
     const outcome = await saveJobFiles(job, {
@@ -117,9 +123,12 @@ export class DownloadQueue {
       beforePlace: (target) => keepEarlierTake(ledger, task.attempt, target),
       refreshJob: async () => (await client.getJob(job.id)).data,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
+      syncFolder: false,
     });
-    if (outcome.kind === 'saved' && this.#deps.sidecars)
-      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files);
+    if (outcome.kind !== 'saved') return outcome;
+    if (this.#deps.sidecars)
+      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files, { syncFolder: false });
+    await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
     return outcome;
   }
 
