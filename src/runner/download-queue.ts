@@ -8,6 +8,7 @@ import { syncFolder } from '../downloads/sync-folder.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Clock } from './clock.js';
+import { MinHeap } from './min-heap.js';
 import { decideDownloadRetry } from './policy.js';
 import { keepEarlierTake, writeSidecars } from './provenance.js';
 
@@ -49,8 +50,12 @@ export interface DownloadQueueDeps {
 export class DownloadQueue {
   readonly #deps: DownloadQueueDeps;
   readonly #limit: LimitFunction;
-  /** Waiting tasks with their deadline, parsed once: a scan per download must stay cheap. */
-  readonly #waiting = new Map<number, { task: DownloadTask; deadline: number }>();
+  /** Waiting tasks by attempt id, and the same in order: earliest deadline, then arrival. */
+  readonly #waiting = new Map<number, Waiting>();
+  readonly #urgent = new MinHeap<Waiting>(
+    (a, b) => a.deadline < b.deadline || (a.deadline === b.deadline && a.order < b.order),
+  );
+  #arrivals = 0;
   #active = 0;
 
   constructor(deps: DownloadQueueDeps) {
@@ -72,15 +77,14 @@ export class DownloadQueue {
 
   add(task: DownloadTask): void {
     if (this.#waiting.has(task.attempt.id)) return;
-    this.#waiting.set(task.attempt.id, { task, deadline: deadline(task) });
+    const waiting = { task, deadline: deadline(task), order: this.#arrivals++ };
+    this.#waiting.set(task.attempt.id, waiting);
+    this.#urgent.push(waiting);
     this.#deps.background(this.#limit(() => this.#downloadMostUrgent()));
   }
 
   #takeMostUrgent(): DownloadTask | undefined {
-    let best: { task: DownloadTask; deadline: number } | undefined;
-    for (const waiting of this.#waiting.values()) {
-      if (!best || waiting.deadline < best.deadline) best = waiting;
-    }
+    const best = this.#urgent.pop();
     if (best) this.#waiting.delete(best.task.attempt.id);
     return best?.task;
   }
@@ -153,6 +157,13 @@ export class DownloadQueue {
         .catch(() => job);
     }
   }
+}
+
+interface Waiting {
+  task: DownloadTask;
+  /** expires_at, parsed once. */
+  deadline: number;
+  order: number;
 }
 
 function deadline(task: DownloadTask): number {
