@@ -41,6 +41,8 @@ export class Ledger {
   readonly #db: Db;
   readonly #now: () => Date;
   readonly #statements = new Map<string, Statement>();
+  /** Runs one step as a transaction, or a savepoint inside the open one (see #write). */
+  readonly #step: (work: () => unknown) => unknown;
   #hasTakes: boolean | undefined;
   #groupMs: number | null = null;
   #flushTimer: NodeJS.Timeout | null = null;
@@ -51,6 +53,8 @@ export class Ledger {
     this.#db = db;
     this.batchId = batchId;
     this.#now = now;
+    // Made once: each transaction() call builds four wrapper functions, a few per ledger step.
+    this.#step = db.transaction((work: () => unknown) => work());
   }
 
   /** Opens (creating with mode 0600 when new) and migrates the ledger, and finds or adds the batch. */
@@ -136,7 +140,7 @@ export class Ledger {
 
   /** One step, atomic on its own (a savepoint inside an open group), durable at once if `durable`. */
   #write<T>(work: () => T, durable = false): T {
-    if (this.#groupMs === null) return this.#db.transaction(work)();
+    if (this.#groupMs === null) return this.#step(work) as T;
     if (this.#flushError !== null) this.flush();
     if (!this.#db.inTransaction) {
       this.#db.exec('BEGIN IMMEDIATE');
@@ -149,7 +153,7 @@ export class Ledger {
       }, this.#groupMs);
       this.#flushTimer.unref();
     }
-    const result = this.#db.transaction(work)();
+    const result = this.#step(work) as T;
     if (durable) this.flush();
     return result;
   }
