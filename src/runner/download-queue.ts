@@ -57,6 +57,8 @@ export class DownloadQueue {
   );
   #arrivals = 0;
   #active = 0;
+  /** Output folders this queue has made (see saveJobFiles). */
+  readonly #madeFolders = new Set<string>();
 
   constructor(deps: DownloadQueueDeps) {
     this.#deps = deps;
@@ -128,6 +130,7 @@ export class DownloadQueue {
       refreshJob: async () => (await client.getJob(job.id)).data,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
       syncFolder: false,
+      madeFolders: this.#madeFolders,
     });
     if (outcome.kind !== 'saved') return outcome;
     if (this.#deps.sidecars)
