@@ -134,7 +134,10 @@ export class DownloadQueue {
     });
     if (outcome.kind !== 'saved') return outcome;
     if (this.#deps.sidecars)
-      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files, { syncFolder: false });
+      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files, {
+        syncFolder: false,
+        fresh: true,
+      });
     await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
     return outcome;
   }

@@ -29,7 +29,7 @@ export function writeSidecars(
   manifestName: string,
   attempt: AttemptRecord,
   files: readonly SidecarFile[],
-  options: { syncFolder?: boolean } = {},
+  options: { syncFolder?: boolean; fresh?: boolean } = {},
 ): Promise<number> {
   return ensureSidecars(sidecarFacts(manifestName, attempt), files, options);
 }
