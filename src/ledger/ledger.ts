@@ -302,7 +302,31 @@ export class Ledger {
       reserved: attempt.reservedMicros,
       ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
     });
-    return this.getAttempt(id);
+    // The row as getAttempt would read it back: a query and a 22-property row object spared per attempt.
+    return {
+      id,
+      itemId: attempt.itemId,
+      seq: attempt.seq,
+      idempotencyKey: attempt.idempotencyKey,
+      requestBody: attempt.requestBody,
+      requestHash: attempt.requestHash,
+      reservedMicros: attempt.reservedMicros,
+      state: 'prepared',
+      httpStatus: null,
+      httpCode: null,
+      jobId: null,
+      jobStatus: null,
+      amountMicros: 0,
+      refundedMicros: 0,
+      errorCode: null,
+      errorMessage: null,
+      expiresAt: null,
+      filesSaved: false,
+      createdAt: at,
+      answeredAt: null,
+      completedAt: null,
+      take: attempt.take ?? 1,
+    };
   }
 
   /** False for a new ledger (or one whose runs never got as far as preparing a request). */
@@ -427,8 +451,8 @@ export class Ledger {
       );
       for (const file of files) insert.run(attemptId, file.idx, file.path, file.bytes, file.sha256, at);
       this.#prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
-      const attempt = this.getAttempt(attemptId);
-      this.#event(attempt.itemId, attemptId, 'files_saved', { count: files.length });
+      const owner = this.#prepare('SELECT item_id AS itemId FROM attempts WHERE id = ?').get(attemptId);
+      this.#event((owner as { itemId: string }).itemId, attemptId, 'files_saved', { count: files.length });
     });
   }
 
