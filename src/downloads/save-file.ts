@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Dispatcher, request } from 'undici';
+import { NewFile } from './new-file.js';
 import { syncFolder } from './sync-folder.js';
 
 export const TEMP_SUFFIX = '.mbtmp';
@@ -92,15 +93,14 @@ export async function downloadToFile(
   let bytes = 0;
   let storing = false;
   try {
-    // One handle writes, syncs and closes the file: a write stream and a second open to fsync
-    // cost two more file operations per download, each a round trip through the thread pool.
-    const file = await open(temp, 'w', 0o644);
+    // One descriptor writes, syncs and closes the file: a write stream and a second open to
+    // fsync cost two more file operations per download, each a round trip through the thread pool.
+    const file = await NewFile.create(temp);
     try {
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         hash.update(chunk);
         bytes += chunk.length;
-        // At the current position, looping over short writes as a write stream would.
-        await file.writeFile(chunk);
+        await file.write(chunk);
       }
       if (expected !== null && bytes !== expected) {
         throw new Error(`received ${bytes} bytes of ${expected}`);
@@ -108,7 +108,7 @@ export async function downloadToFile(
       storing = true;
       await file.sync();
     } finally {
-      await file.close();
+      file.close();
     }
     await options.beforeRename?.(target);
     await rename(temp, target);

@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { fsyncDescriptor } from './new-file.js';
 
 /**
  * A rename is durable once an fsync of its folder that began after the rename has ended. Every
@@ -43,13 +44,17 @@ interface FolderSyncs {
   next: Promise<void> | null;
 }
 
-/** fsync(2) of a file or folder by path. */
+/**
+ * fsync(2) of a folder by path. Only the fsync goes through the thread pool: opening a folder
+ * that was just written to finds it in the kernel's caches and closing it does no I/O, and each
+ * of them cost 20-30 µs of CPU through the pool against a few µs as a plain system call.
+ */
 export async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
-    await handle.sync();
+    await fsyncDescriptor(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { NewFile } from './new-file.js';
 import { TEMP_SUFFIX } from './save-file.js';
 import { syncFolder } from './sync-folder.js';
 
@@ -17,12 +18,12 @@ export async function writeFileAtomically(
   const dir = dirname(path);
   const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
-    const handle = await openMakingFolder(temp);
+    const file = await createMakingFolder(temp);
     try {
-      await handle.writeFile(content);
-      await handle.sync();
+      await file.write(typeof content === 'string' ? Buffer.from(content) : content);
+      await file.sync();
     } finally {
-      await handle.close();
+      file.close();
     }
     await rename(temp, path);
   } catch (error) {
@@ -35,15 +36,15 @@ export async function writeFileAtomically(
 }
 
 /**
- * Opens a new file, making its folder only when the open finds none: a sidecar goes beside a
+ * Creates a new file, making its folder only when the open finds none: a sidecar goes beside a
  * file just saved, so a mkdir before every write would almost always be one file operation spent.
  */
-async function openMakingFolder(path: string): Promise<FileHandle> {
+async function createMakingFolder(path: string): Promise<NewFile> {
   try {
-    return await open(path, 'w', 0o644);
+    return await NewFile.create(path);
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
     await mkdir(dirname(path), { recursive: true });
-    return await open(path, 'w', 0o644);
+    return await NewFile.create(path);
   }
 }
