@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, request } from 'undici';
+import { NewFile } from './new-file.js';
+import { syncFolder } from './sync-folder.js';
 
 export const TEMP_SUFFIX = '.mbtmp';
 
@@ -60,6 +60,11 @@ export async function downloadToFile(
     timeoutMs?: number;
     /** Runs once the whole file is on disk, just before it takes the target's name. */
     beforeRename?: (target: string) => Promise<void>;
+    /**
+     * false: the caller fsyncs the folder (syncFolder) before it counts on the file, so that one
+     * fsync covers every file it places there.
+     */
+    syncFolder?: boolean;
   } = {},
 ): Promise<FetchOutcome & { path?: string }> {
   let response: Dispatcher.ResponseData;
@@ -88,42 +93,35 @@ export async function downloadToFile(
   let bytes = 0;
   let storing = false;
   try {
-    const file = createWriteStream(temp, { mode: 0o644 });
-    await pipeline(
-      response.body,
-      async function* (source) {
-        for await (const chunk of source as AsyncIterable<Buffer>) {
-          hash.update(chunk);
-          bytes += chunk.length;
-          yield chunk;
-        }
-      },
-      file,
-    );
-    if (expected !== null && bytes !== expected) {
-      throw new Error(`received ${bytes} bytes of ${expected}`);
+    // One descriptor writes, syncs and closes the file: a write stream and a second open to
+    // fsync cost two more file operations per download, each a round trip through the thread pool.
+    const file = await NewFile.create(temp);
+    try {
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        await file.write(chunk);
+      }
+      if (expected !== null && bytes !== expected) {
+        throw new Error(`received ${bytes} bytes of ${expected}`);
+      }
+      storing = true;
+      await file.sync();
+    } finally {
+      file.close();
     }
-    storing = true;
-    await fsyncPath(temp);
     await options.beforeRename?.(target);
     await rename(temp, target);
-    await fsyncPath(dirname(target));
+    if (options.syncFolder !== false) await syncFolder(dirname(target));
   } catch (error) {
+    // A body left unread (the temporary file could not be opened) would hold its connection.
+    response.body.destroy();
     await rm(temp, { force: true }).catch(() => undefined);
     const local = storing || isLocalFsError(error);
     const what = local ? `saving ${target} from ${redactUrl(url)}` : `download of ${redactUrl(url)}`;
     return { kind: 'error', message: `${what} failed: ${errorText(error)}`, local };
   }
   return { kind: 'saved', bytes, sha256: hash.digest('hex'), contentType, path: target };
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function headerText(value: string | string[] | undefined): string | null {

@@ -28,6 +28,14 @@ export interface SaveJobFilesOptions {
   refreshJob: () => Promise<Job>;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
+  /** false: the caller fsyncs the files' folders before it counts on them (see downloadToFile). */
+  syncFolder?: boolean;
+  /**
+   * Folders made by earlier calls, shared by the caller: each is made once instead of before every
+   * job (a thread-pool round trip each). One is forgotten when a save fails, so a folder removed
+   * meanwhile is made again by the next try.
+   */
+  madeFolders?: Set<string>;
 }
 
 const MAX_URL_REFRESHES = 3;
@@ -38,13 +46,13 @@ const MAX_URL_REFRESHES = 3;
  */
 export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Promise<SaveOutcome> {
   // The service, not our clock, says when outputs are gone: an empty file list after success.
-  let current = job;
-  if (current.output.files.length === 0) return { kind: 'expired' };
+  if (job.output.files.length === 0) return { kind: 'expired' };
   const name = options.name ?? options.itemId;
   const target = (idx: number, count: number, ext: string) =>
     namedOutputPath(options.outputDir, name, idx, count, ext);
+  const folder = dirname(target(0, 1, 'bin'));
   try {
-    await mkdir(dirname(target(0, 1, 'bin')), { recursive: true });
+    if (!options.madeFolders?.has(folder)) await mkdir(folder, { recursive: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -53,6 +61,21 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
       local: true,
     };
   }
+  options.madeFolders?.add(folder);
+  const outcome = await saveEveryFile(job, target, options).catch((error: unknown) => {
+    options.madeFolders?.delete(folder);
+    throw error;
+  });
+  if (outcome.kind === 'error') options.madeFolders?.delete(folder);
+  return outcome;
+}
+
+async function saveEveryFile(
+  job: Job,
+  target: (idx: number, count: number, ext: string) => string,
+  options: SaveJobFilesOptions,
+): Promise<SaveOutcome> {
+  let current = job;
   const saved: SavedFile[] = [];
   let refreshes = 0;
   for (let idx = 0; idx < current.output.files.length; ) {
@@ -65,6 +88,7 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
         ...(options.beforePlace ? { beforeRename: options.beforePlace } : {}),
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.syncFolder === false ? { syncFolder: false } : {}),
       },
     );
     if (outcome.kind === 'saved') {

@@ -59,16 +59,22 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
 
 /**
  * Writes each file's sidecar unless an identical one is already there; returns how many were
- * (re)written. Called after a download and again when a re-run verifies saved files.
+ * (re)written. Called after a download and again when a re-run verifies saved files. With
+ * `syncFolder: false` the caller fsyncs the folders (see writeFileAtomically). With `fresh` the
+ * files were just downloaded, so their sidecars are written without first reading what lies
+ * there: at most the sidecar of a run killed before it recorded them, which may be replaced.
  */
-export async function ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number> {
+export async function ensureSidecars(
+  facts: SidecarFacts,
+  files: readonly SidecarFile[],
+  options: { syncFolder?: boolean; fresh?: boolean } = {},
+): Promise<number> {
   let written = 0;
   for (const file of files) {
     const path = sidecarPathFor(file.path);
     const text = renderSidecar(facts, file);
-    const current = await readFile(path, 'utf8').catch(() => null);
-    if (current === text) continue;
-    await writeFileAtomically(path, text);
+    if (!options.fresh && (await readFile(path, 'utf8').catch(() => null)) === text) continue;
+    await writeFileAtomically(path, text, options.syncFolder === false ? { syncFolder: false } : {});
     written += 1;
   }
   return written;

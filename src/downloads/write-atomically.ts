@@ -1,24 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { NewFile } from './new-file.js';
 import { TEMP_SUFFIX } from './save-file.js';
+import { syncFolder } from './sync-folder.js';
 
 /**
  * Writes a small file the way downloads are written: a temporary name beside the target (one a
  * re-run sweeps up), fsync, rename into place, fsync the folder. A crash leaves the old file or the
- * whole new one, never a torn one.
+ * whole new one, never a torn one. With `syncFolder: false` the caller fsyncs the folder.
  */
-export async function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  content: string | Uint8Array,
+  options: { syncFolder?: boolean } = {},
+): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
-    const handle = await open(temp, 'w', 0o644);
+    const file = await createMakingFolder(temp);
     try {
-      await handle.writeFile(content);
-      await handle.sync();
+      await file.write(typeof content === 'string' ? Buffer.from(content) : content);
+      await file.sync();
     } finally {
-      await handle.close();
+      file.close();
     }
     await rename(temp, path);
   } catch (error) {
@@ -27,10 +32,19 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
       code: (error as { code?: unknown }).code,
     });
   }
-  const folder = await open(dir, 'r');
+  if (options.syncFolder !== false) await syncFolder(dir);
+}
+
+/**
+ * Creates a new file, making its folder only when the open finds none: a sidecar goes beside a
+ * file just saved, so a mkdir before every write would almost always be one file operation spent.
+ */
+async function createMakingFolder(path: string): Promise<NewFile> {
   try {
-    await folder.sync();
-  } finally {
-    await folder.close();
+    return await NewFile.create(path);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    await mkdir(dirname(path), { recursive: true });
+    return await NewFile.create(path);
   }
 }

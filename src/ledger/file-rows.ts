@@ -37,8 +37,8 @@ export function recordFilesSaved(
     );
     for (const file of files) insert.run(attemptId, file.idx, file.path, file.bytes, file.sha256, at);
     c.prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
-    const attempt = getAttempt(c, attemptId);
-    appendEvent(c, attempt.itemId, attemptId, 'files_saved', { count: files.length });
+    const owner = c.prepare('SELECT item_id AS itemId FROM attempts WHERE id = ?').get(attemptId);
+    appendEvent(c, (owner as { itemId: string }).itemId, attemptId, 'files_saved', { count: files.length });
   });
 }
 

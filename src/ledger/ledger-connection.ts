@@ -21,11 +21,15 @@ export class LedgerConnection {
   #groupMs: number | null = null;
   #flushTimer: NodeJS.Timeout | null = null;
   #flushError: unknown = null;
+  /** Runs one step as a transaction, or a savepoint inside the open one (see write). */
+  readonly #step: (work: () => unknown) => unknown;
 
   private constructor(db: Db, batchId: number, now: () => Date) {
     this.db = db;
     this.batchId = batchId;
     this.now = now;
+    // Made once: each transaction() call builds four wrapper functions, a few per ledger step.
+    this.#step = db.transaction((work: () => unknown) => work());
   }
 
   /** Opens (creating with mode 0600 when new) and migrates the ledger, and finds or adds the batch. */
@@ -107,7 +111,7 @@ export class LedgerConnection {
 
   /** One step, atomic on its own (a savepoint inside an open group), durable at once if `durable`. */
   write<T>(work: () => T, durable = false): T {
-    if (this.#groupMs === null) return this.db.transaction(work)();
+    if (this.#groupMs === null) return this.#step(work) as T;
     if (this.#flushError !== null) this.flush();
     if (!this.db.inTransaction) {
       this.db.exec('BEGIN IMMEDIATE');
@@ -120,7 +124,7 @@ export class LedgerConnection {
       }, this.#groupMs);
       this.#flushTimer.unref();
     }
-    const result = this.db.transaction(work)();
+    const result = this.#step(work) as T;
     if (durable) this.flush();
     return result;
   }

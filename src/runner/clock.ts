@@ -5,6 +5,8 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, or early (without error) when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Calls `fire` after `ms` unless the returned function cancels it first. */
+  timer(ms: number, fire: () => void): () => void;
 }
 
 export const systemClock: Clock = {
@@ -15,5 +17,9 @@ export const systemClock: Clock = {
     } catch {
       // aborted: the caller was woken on purpose
     }
+  },
+  timer: (ms, fire) => {
+    const timeout = setTimeout(fire, Math.max(0, ms));
+    return () => clearTimeout(timeout);
   },
 };

@@ -1,11 +1,14 @@
+import { dirname } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
 import { type SavedFile, type SaveOutcome, saveJobFiles } from '../downloads/save-job-files.js';
+import { syncFolder } from '../downloads/sync-folder.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Clock } from './clock.js';
+import { MinHeap } from './min-heap.js';
 import { decideDownloadRetry } from './policy.js';
 import { keepEarlierTake, writeSidecars } from './provenance.js';
 
@@ -47,9 +50,15 @@ export interface DownloadQueueDeps {
 export class DownloadQueue {
   readonly #deps: DownloadQueueDeps;
   readonly #limit: LimitFunction;
-  /** Waiting tasks with their deadline, parsed once: a scan per download must stay cheap. */
-  readonly #waiting = new Map<number, { task: DownloadTask; deadline: number }>();
+  /** Waiting tasks by attempt id, and the same in order: earliest deadline, then arrival. */
+  readonly #waiting = new Map<number, Waiting>();
+  readonly #urgent = new MinHeap<Waiting>(
+    (a, b) => a.deadline < b.deadline || (a.deadline === b.deadline && a.order < b.order),
+  );
+  #arrivals = 0;
   #active = 0;
+  /** Output folders this queue has made (see saveJobFiles). */
+  readonly #madeFolders = new Set<string>();
 
   constructor(deps: DownloadQueueDeps) {
     this.#deps = deps;
@@ -70,15 +79,14 @@ export class DownloadQueue {
 
   add(task: DownloadTask): void {
     if (this.#waiting.has(task.attempt.id)) return;
-    this.#waiting.set(task.attempt.id, { task, deadline: deadline(task) });
+    const waiting = { task, deadline: deadline(task), order: this.#arrivals++ };
+    this.#waiting.set(task.attempt.id, waiting);
+    this.#urgent.push(waiting);
     this.#deps.background(this.#limit(() => this.#downloadMostUrgent()));
   }
 
   #takeMostUrgent(): DownloadTask | undefined {
-    let best: { task: DownloadTask; deadline: number } | undefined;
-    for (const waiting of this.#waiting.values()) {
-      if (!best || waiting.deadline < best.deadline) best = waiting;
-    }
+    const best = this.#urgent.pop();
     if (best) this.#waiting.delete(best.task.attempt.id);
     return best?.task;
   }
@@ -107,7 +115,11 @@ export class DownloadQueue {
     this.#deps.settled(task, outcome);
   }
 
-  /** The files, each placed after any earlier take is kept, then their provenance sidecars. */
+  /**
+   * The files, each placed after any earlier take is kept, then their provenance sidecars, then
+   * one fsync of their folder that makes every rename durable before the ledger records them:
+   * files and sidecars share their folder, so one fsync (an open, fsync, close) covers them all.
+   */
   async #saveWithSidecars(task: DownloadTask, job: Job): Promise<SaveOutcome> {
     const { client, ledger } = this.#deps;
     const outcome = await saveJobFiles(job, {
@@ -117,9 +129,16 @@ export class DownloadQueue {
       beforePlace: (target) => keepEarlierTake(ledger, task.attempt, target),
       refreshJob: async () => (await client.getJob(job.id)).data,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
+      syncFolder: false,
+      madeFolders: this.#madeFolders,
     });
-    if (outcome.kind === 'saved' && this.#deps.sidecars)
-      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files);
+    if (outcome.kind !== 'saved') return outcome;
+    if (this.#deps.sidecars)
+      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files, {
+        syncFolder: false,
+        fresh: true,
+      });
+    await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
     return outcome;
   }
 
@@ -144,6 +163,13 @@ export class DownloadQueue {
         .catch(() => job);
     }
   }
+}
+
+interface Waiting {
+  task: DownloadTask;
+  /** expires_at, parsed once. */
+  deadline: number;
+  order: number;
 }
 
 function deadline(task: DownloadTask): number {

@@ -29,8 +29,9 @@ export function writeSidecars(
   manifestName: string,
   attempt: AttemptRecord,
   files: readonly SidecarFile[],
+  options: { syncFolder?: boolean; fresh?: boolean } = {},
 ): Promise<number> {
-  return ensureSidecars(sidecarFacts(manifestName, attempt), files);
+  return ensureSidecars(sidecarFacts(manifestName, attempt), files, options);
 }
 
 /**

@@ -56,7 +56,8 @@ export class RunContext {
   readonly downloads: DownloadQueue;
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
   #fatal: unknown = null;
-  #wake = new AbortController();
+  /** Ends the loop's current sleep; null while it is not sleeping. */
+  #wakeSleeper: (() => void) | null = null;
   readonly #stopped = new AbortController();
 
   constructor(deps: RunDeps, options: RunOptions, downloads: (context: RunContext) => DownloadQueue) {
@@ -82,15 +83,29 @@ export class RunContext {
     if (this.#fatal !== null) throw this.#fatal;
   }
 
+  /** Ends the loop's sleep early. A wake while the loop is awake is dropped: it looks at everything before sleeping. */
   wake(): void {
-    // abort() builds a DOMException (with a stack) on every call, even on an aborted signal: once is enough.
-    if (!this.#wake.signal.aborted) this.#wake.abort();
+    const sleeper = this.#wakeSleeper;
+    this.#wakeSleeper = null;
+    sleeper?.();
   }
 
-  async sleepUntilWoken(ms: number): Promise<void> {
-    if (this.#wake.signal.aborted) this.#wake = new AbortController();
-    await this.deps.clock.sleep(ms, this.#wake.signal);
-    if (this.#wake.signal.aborted) this.#wake = new AbortController();
+  /**
+   * Sleeps `ms` or until woken. The loop sleeps once per answer: a timer and a callback, because
+   * an AbortController per sleep, with the DOMException and AbortError an abort builds (each with
+   * a stack), was a twentieth of a 5,000-item run's CPU.
+   */
+  sleepUntilWoken(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const cancel = this.deps.clock.timer(ms, () => {
+        this.#wakeSleeper = null;
+        resolve();
+      });
+      this.#wakeSleeper = () => {
+        cancel();
+        resolve();
+      };
+    });
   }
 
   enqueue(itemId: string, notBefore = 0): void {

@@ -31,7 +31,7 @@ import {
   WIDE_SLOTS,
 } from './pace-bench.js';
 import { pollingMakespanMs } from './poll-bound.js';
-import { SCALE_ITEMS, type ScaleSample, scaleSample } from './scale-bench.js';
+import { SCALE_ITEMS, scaleSamples } from './scale-bench.js';
 import {
   RETRY_AFTER_SECONDS,
   SLOT_ITEMS,
@@ -88,15 +88,13 @@ async function slotScenarios(): Promise<void> {
 }
 
 async function scaleScenario(root: string | undefined, label: string, withTargets: boolean): Promise<void> {
-  const samples: ScaleSample[] = [];
   // The temp dir's disk is shared with whatever else the machine does, and its sync latency moves
   // a lot from minute to minute: a short scenario-5 probe before each run shows what it was.
   const commitMs: number[] = [];
-  for (let i = 1; i <= LONG_RUNS; i += 1) {
+  const samples = await scaleSamples(root, LONG_RUNS, (i) => {
     if (root === undefined) commitMs.push(writeRateRun(50).msPerCommit);
     log(`scale${label}: run ${i}/${LONG_RUNS}, ${SCALE_ITEMS} instant jobs, limit and concurrency 500`);
-    samples.push(await scaleSample(root));
-  }
+  });
   details[`scale${label}`] = { samples, commitMs };
   rows.push(...scaleRows(label, samples, withTargets));
   if (commitMs.length > 0) {

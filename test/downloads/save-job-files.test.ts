@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -78,6 +78,23 @@ describe('saveJobFiles', () => {
     });
     expect(readdirSync(dir).sort()).toEqual(['shot-1.mp4', 'shot-2.mp4']);
     expect(calls.count).toBe(0);
+  });
+
+  it('makes a folder the caller has made before only again after a save finds it gone', async () => {
+    const outputDir = join(tempDir(), 'out');
+    const madeFolders = new Set<string>();
+    const dispatcher = host({ '/a': 200 });
+    const { refreshJob } = refresher();
+    const save = () =>
+      saveJobFiles(job([`${ORIGIN}/a`]), { outputDir, itemId: 'shot', refreshJob, dispatcher, madeFolders });
+    expect(await save()).toMatchObject({ kind: 'saved' });
+    expect([...madeFolders]).toEqual([outputDir]);
+    rmSync(outputDir, { recursive: true });
+    // Trusting the caller's record, the save finds no folder: a local fault, and the record goes.
+    expect(await save()).toMatchObject({ kind: 'error', local: true });
+    expect(madeFolders.size).toBe(0);
+    expect(await save()).toMatchObject({ kind: 'saved' });
+    expect(readFileSync(join(outputDir, 'shot.mp4'))).toEqual(BODY);
   });
 
   it('on a refused URL fetches the job once and saves from the fresh URL', async () => {

@@ -68,6 +68,35 @@ describe('ledger file', () => {
     db.close();
   });
 
+  it('returns from prepareAttempts exactly the rows it wrote, as getAttempt reads them', () => {
+    const ledger = Ledger.open(tempLedger(), 'demo', '/m.yaml');
+    ledger.putItems([
+      { itemId: 'a', requestHash: 'h', state: 'pending' },
+      { itemId: 'b', requestHash: 'h', state: 'pending' },
+    ]);
+    const prepared = ledger.prepareAttempts([
+      {
+        itemId: 'a',
+        seq: 1,
+        idempotencyKey: 'k1',
+        requestBody: '{"a":1}',
+        requestHash: 'h',
+        reservedMicros: 5,
+      },
+      {
+        itemId: 'b',
+        seq: 2,
+        idempotencyKey: 'k2',
+        requestBody: '{}',
+        requestHash: 'h2',
+        reservedMicros: 0,
+        take: 3,
+      },
+    ]);
+    expect(prepared).toEqual(prepared.map((attempt) => ledger.getAttempt(attempt.id)));
+    ledger.close();
+  });
+
   it('keeps money exact: totals are integer sums of micro-dollars', () => {
     const ledger = Ledger.open(tempLedger(), 'demo', '/m.yaml');
     ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
