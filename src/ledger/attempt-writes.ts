@@ -1,6 +1,6 @@
 import { getAttempt } from './attempt-reads.js';
 import type { LedgerConnection } from './ledger-connection.js';
-import type { AttemptRecord, JobSnapshot } from './records.js';
+import { type AttemptRecord, type JobSnapshot, preparedAttempt } from './records.js';
 import { appendEvent } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
@@ -51,7 +51,7 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
     ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
   });
   // The row as getAttempt would read it back: a query and a 22-property row object spared per attempt.
-  return {
+  return preparedAttempt({
     id,
     itemId: attempt.itemId,
     seq: attempt.seq,
@@ -59,22 +59,9 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
     requestBody: attempt.requestBody,
     requestHash: attempt.requestHash,
     reservedMicros: attempt.reservedMicros,
-    state: 'prepared',
-    httpStatus: null,
-    httpCode: null,
-    jobId: null,
-    jobStatus: null,
-    amountMicros: 0,
-    refundedMicros: 0,
-    errorCode: null,
-    errorMessage: null,
-    expiresAt: null,
-    filesSaved: false,
     createdAt: at,
-    answeredAt: null,
-    completedAt: null,
     take: attempt.take ?? 1,
-  };
+  });
 }
 
 /** A job found on the service by `mediabatch import`: see Ledger.recordImportedJob. */

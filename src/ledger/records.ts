@@ -89,3 +89,36 @@ export interface ServiceBinding {
   identity: string;
   boundAt: string;
 }
+
+/** An attempt as it stands once prepared: key, exact body and reservation, no answer yet. */
+export function preparedAttempt(
+  fields: Pick<
+    AttemptRecord,
+    | 'id'
+    | 'itemId'
+    | 'seq'
+    | 'idempotencyKey'
+    | 'requestBody'
+    | 'requestHash'
+    | 'reservedMicros'
+    | 'createdAt'
+    | 'take'
+  >,
+): AttemptRecord {
+  return {
+    ...fields,
+    state: 'prepared',
+    httpStatus: null,
+    httpCode: null,
+    jobId: null,
+    jobStatus: null,
+    amountMicros: 0,
+    refundedMicros: 0,
+    errorCode: null,
+    errorMessage: null,
+    expiresAt: null,
+    filesSaved: false,
+    answeredAt: null,
+    completedAt: null,
+  };
+}

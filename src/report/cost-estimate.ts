@@ -1,15 +1,7 @@
+import type { PriceSample } from '../ledger/price-samples.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Micros } from '../money.js';
-
-/** The prices charged so far for one kind of request. */
-export interface PriceSample {
-  id: number;
-  requestBody: string;
-  amountMicros: number;
-  samples: number;
-  sumMicros: number;
-}
 
 /**
  * The service publishes no price list, so the only honest estimate is what

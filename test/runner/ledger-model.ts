@@ -3,6 +3,7 @@ import {
   type ItemRecord,
   type ItemState,
   newItemRecord,
+  preparedAttempt,
 } from '../../src/ledger/records.js';
 import { formatUsd } from '../../src/money.js';
 import type { BudgetState } from '../../src/runner/budget.js';
@@ -64,7 +65,7 @@ export class LedgerModel {
   /** Ledger.prepareAttempt: key, body and reservation committed, item in flight. */
   prepare(itemId: string, hash: string, seq: number, reserve: number, maxCost: number | null): AttemptRecord {
     const id = this.attempts.length + 1;
-    const attempt: AttemptRecord = {
+    const attempt = preparedAttempt({
       id,
       itemId,
       seq,
@@ -72,21 +73,8 @@ export class LedgerModel {
       requestBody: JSON.stringify(maxCost === null ? {} : { max_cost_usd: formatUsd(maxCost) }),
       requestHash: hash,
       reservedMicros: reserve,
-      state: 'prepared',
-      httpStatus: null,
-      httpCode: null,
-      jobId: null,
-      jobStatus: null,
-      amountMicros: 0,
-      refundedMicros: 0,
-      errorCode: null,
-      errorMessage: null,
-      expiresAt: null,
-      filesSaved: false,
       createdAt: '',
-      answeredAt: null,
-      completedAt: null,
-    };
+    });
     this.write(() => {
       this.attempts.push(attempt);
       this.items.set(itemId, { ...this.items.get(itemId)!, state: 'in_flight' });
