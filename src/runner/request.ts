@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CreateVideoJobBody } from '../api/schemas.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
@@ -36,7 +36,8 @@ export function requestHash(item: ManifestItem): string {
     metadata: item.metadata,
     max_cost: item.maxCostMicros,
   };
-  return createHash('sha256').update(requestHashText(content)).digest('hex');
+  // One-shot hash: a Hash object per item was a tenth of `plan`'s time over 100,000 items.
+  return hash('sha256', requestHashText(content), 'hex');
 }
 
 /** The exact POST body of one attempt; the ledger stores this text and every resend reuses it. */
