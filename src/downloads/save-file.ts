@@ -67,6 +67,39 @@ export async function downloadToFile(
     syncFolder?: boolean;
   } = {},
 ): Promise<FetchOutcome & { path?: string }> {
+  const response = await openDownload(url, options);
+  if (!('statusCode' in response)) return response;
+  const contentType = headerText(response.headers['content-type']);
+  const lengthHeader = headerText(response.headers['content-length']);
+  const target = chooseTarget(contentType);
+  const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const stage = { storing: false };
+  try {
+    const written = await writeTemp(
+      response,
+      temp,
+      lengthHeader === null ? null : Number(lengthHeader),
+      stage,
+    );
+    await options.beforeRename?.(target);
+    await rename(temp, target);
+    if (options.syncFolder !== false) await syncFolder(dirname(target));
+    return { kind: 'saved', ...written, contentType, path: target };
+  } catch (error) {
+    // A body left unread (the temporary file could not be opened) would hold its connection.
+    response.body.destroy();
+    await rm(temp, { force: true }).catch(() => undefined);
+    const local = stage.storing || isLocalFsError(error);
+    const what = local ? `saving ${target} from ${redactUrl(url)}` : `download of ${redactUrl(url)}`;
+    return { kind: 'error', message: `${what} failed: ${errorText(error)}`, local };
+  }
+}
+
+/** The GET of a file: its response when it is 200, else what the answer means. */
+async function openDownload(
+  url: string,
+  options: { dispatcher?: Dispatcher; timeoutMs?: number },
+): Promise<Dispatcher.ResponseData | FetchOutcome> {
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
@@ -78,50 +111,41 @@ export async function downloadToFile(
   } catch (error) {
     return { kind: 'error', message: `download of ${redactUrl(url)} failed: ${errorText(error)}` };
   }
-  if (response.statusCode !== 200) {
-    await response.body.dump().catch(() => undefined);
-    if ([401, 403, 404, 410].includes(response.statusCode))
-      return { kind: 'url_expired', status: response.statusCode };
-    return { kind: 'error', message: `download of ${redactUrl(url)} answered HTTP ${response.statusCode}` };
-  }
-  const contentType = headerText(response.headers['content-type']);
-  const lengthHeader = headerText(response.headers['content-length']);
-  const expected = lengthHeader === null ? null : Number(lengthHeader);
-  const target = chooseTarget(contentType);
-  const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  if (response.statusCode === 200) return response;
+  await response.body.dump().catch(() => undefined);
+  if ([401, 403, 404, 410].includes(response.statusCode))
+    return { kind: 'url_expired', status: response.statusCode };
+  return { kind: 'error', message: `download of ${redactUrl(url)} answered HTTP ${response.statusCode}` };
+}
+
+/**
+ * Streams the body into `temp`, checks the length the server promised and syncs the file.
+ * `stage.storing` turns true once every byte arrived: a failure after that is our own disk's.
+ */
+async function writeTemp(
+  response: Dispatcher.ResponseData,
+  temp: string,
+  expected: number | null,
+  stage: { storing: boolean },
+): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  let storing = false;
+  // One descriptor writes, syncs and closes the file: a write stream and a second open to
+  // fsync cost two more file operations per download, each a round trip through the thread pool.
+  const file = await NewFile.create(temp);
   try {
-    // One descriptor writes, syncs and closes the file: a write stream and a second open to
-    // fsync cost two more file operations per download, each a round trip through the thread pool.
-    const file = await NewFile.create(temp);
-    try {
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        await file.write(chunk);
-      }
-      if (expected !== null && bytes !== expected) {
-        throw new Error(`received ${bytes} bytes of ${expected}`);
-      }
-      storing = true;
-      await file.sync();
-    } finally {
-      file.close();
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      await file.write(chunk);
     }
-    await options.beforeRename?.(target);
-    await rename(temp, target);
-    if (options.syncFolder !== false) await syncFolder(dirname(target));
-  } catch (error) {
-    // A body left unread (the temporary file could not be opened) would hold its connection.
-    response.body.destroy();
-    await rm(temp, { force: true }).catch(() => undefined);
-    const local = storing || isLocalFsError(error);
-    const what = local ? `saving ${target} from ${redactUrl(url)}` : `download of ${redactUrl(url)}`;
-    return { kind: 'error', message: `${what} failed: ${errorText(error)}`, local };
+    if (expected !== null && bytes !== expected) throw new Error(`received ${bytes} bytes of ${expected}`);
+    stage.storing = true;
+    await file.sync();
+  } finally {
+    file.close();
   }
-  return { kind: 'saved', bytes, sha256: hash.digest('hex'), contentType, path: target };
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 function headerText(value: string | string[] | undefined): string | null {
