@@ -1,35 +1,26 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
-import { estimateItem, type PriceTable } from './cost-estimate.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
-import { changedFields, type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
-import { type Decision, decideItem, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
+import { type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
+import { type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
+import { mostItCanCost, type PlanItem, type PreviousBody, type Walk, walkItems } from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
 import { expiryWarnings, type LedgerView } from './status-report.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';
 export type { PlanLabel } from './plan-decisions.js';
+export type { PlanItem } from './plan-walk.js';
 
 /**
  * What `run` would do, computed from the manifest, the ledger and (optionally) GET /account
  * alone. Pure, so the same decisions are testable without a process, a file or a network.
  */
-
-export interface PlanItem {
-  id: string;
-  plan: PlanLabel;
-  reason?: string;
-  /** For a changed item: which fields differ from its last request (null: no request to compare). */
-  changed_fields?: string[] | null;
-  /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
-  estimate_usd: string | null;
-}
 
 export interface PlanTotals extends Record<PlanLabel, number> {
   items: number;
@@ -65,8 +56,7 @@ export interface PlanDocument {
 
 /** What the command read besides the manifest and the ledger rows. */
 export interface PlanInputs {
-  /** The exact request body an attempt sent, to name the fields an edited item changed. */
-  previousBody?: (attempt: AttemptRecord) => string | undefined;
+  previousBody?: PreviousBody;
   /** Every file under the output folder (absolute paths); null when it was not listed. */
   outputFiles?: readonly string[] | null;
   regenerateExpired?: boolean;
@@ -93,38 +83,82 @@ export function buildPlan(
   const money = source.money;
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   const { decisions, unlisted } = decideAll(manifest, source.entries, inputs.regenerateExpired ?? false);
-  const walk = walkItems(manifest, decisions, source, budgetLeft, money.reservedMicros, inputs);
+  const walk = walkItems(manifest, decisions, source, budgetLeft, money.reservedMicros, inputs.previousBody);
   const shown = shownFrom(manifest.file);
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
   const stray = inputs.outputFiles
     ? strayFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [], shown)
     : null;
-  const { counts, toSubmit, unknown } = walk;
-  const estimateTotal = unknown > 0 ? null : walk.estimateTotal;
+  const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
+  const warnings = planWarnings(manifest, source.unsaved, nowMs, walk, budgetLeft);
+  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
+
+  const totals = planTotals(manifest, walk, money, {
+    removed: removed.length,
+    strayFiles: stray?.length ?? 0,
+    budgetLeft,
+    estimateTotal,
+    atMost,
+  });
+  return {
+    manifest: manifest.name,
+    summary: planSummary(totals),
+    items: walk.items,
+    removed,
+    stray_files: stray,
+    totals,
+    account: account === null ? null : toPlanAccount(account),
+    warnings,
+  };
+}
+
+/** The manifest's own warnings, then what the plan found: expiring files, unknown prices, budget. */
+function planWarnings(
+  manifest: Manifest,
+  unsaved: PlanSource['unsaved'],
+  nowMs: number,
+  walk: Walk,
+  budgetLeft: Micros | null,
+): string[] {
   const warnings = manifest.warnings.map(formatProblem);
-  warnings.push(...expiryWarnings(source.unsaved, nowMs));
+  warnings.push(...expiryWarnings(unsaved, nowMs));
+  const { unknown } = walk;
   if (unknown > 0) {
     warnings.push(
       `${unknown} item${unknown === 1 ? '' : 's'} to submit ${unknown === 1 ? 'has' : 'have'} no price seen in the ledger and no max_cost_usd: the cost estimate is unknown`,
     );
   }
-  if (counts.blocked_by_budget > 0) {
+  const blocked = walk.counts.blocked_by_budget;
+  if (blocked > 0) {
     warnings.push(
-      `${counts.blocked_by_budget} item${counts.blocked_by_budget === 1 ? '' : 's'} will not fit in what is left of budget_usd (${formatUsdHuman(budgetLeft ?? 0)}): raise budget_usd to submit them`,
+      `${blocked} item${blocked === 1 ? '' : 's'} will not fit in what is left of budget_usd (${formatUsdHuman(budgetLeft ?? 0)}): raise budget_usd to submit them`,
     );
   }
-  const planAccount = account === null ? null : toPlanAccount(account);
-  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, toSubmit));
+  return warnings;
+}
 
-  const totals: PlanTotals = {
+function planTotals(
+  manifest: Manifest,
+  walk: Walk,
+  money: PlanSource['money'],
+  found: {
+    removed: number;
+    strayFiles: number;
+    budgetLeft: Micros | null;
+    estimateTotal: Micros | null;
+    atMost: Micros | null;
+  },
+): PlanTotals {
+  const { budgetLeft, estimateTotal, atMost } = found;
+  return {
     items: walk.items.length,
-    ...counts,
-    to_submit: toSubmit,
-    removed: removed.length,
-    stray_files: stray?.length ?? 0,
+    ...walk.counts,
+    to_submit: walk.toSubmit,
+    removed: found.removed,
+    stray_files: found.strayFiles,
     spent_usd: formatUsd(spentMicros(money)),
     refunded_usd: formatUsd(money.refundedMicros),
     reserved_usd: formatUsd(money.reservedMicros),
@@ -133,16 +167,6 @@ export function buildPlan(
     estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
     expected_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
     at_most_usd: atMost === null ? null : formatUsd(atMost),
-  };
-  return {
-    manifest: manifest.name,
-    summary: planSummary(totals),
-    items: walk.items,
-    removed,
-    stray_files: stray,
-    totals,
-    account: planAccount,
-    warnings,
   };
 }
 
@@ -171,111 +195,4 @@ function decideAll(
     decisions[index] ??= decideItem(item, undefined, { regenerateExpired });
   });
   return { decisions, unlisted };
-}
-
-interface Walk {
-  items: PlanItem[];
-  counts: Record<PlanLabel, number>;
-  toSubmit: number;
-  /** Items to submit with no estimate at all. */
-  unknown: number;
-  estimateTotal: Micros;
-  capsTotal: Micros;
-  uncapped: number;
-}
-
-/** The items to submit in manifest order, as run queues them, spending the estimates. */
-function walkItems(
-  manifest: Manifest,
-  decisions: ReadonlyArray<Decision | undefined>,
-  source: PlanSource,
-  budgetLeft: Micros | null,
-  reserved: Micros,
-  inputs: PlanInputs,
-): Walk {
-  const walk: Walk = {
-    items: [],
-    counts: Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>,
-    toSubmit: 0,
-    unknown: 0,
-    estimateTotal: 0,
-    capsTotal: 0,
-    uncapped: 0,
-  };
-  let left = budgetLeft;
-  let prices: PriceTable | undefined;
-  walk.items = manifest.items.map((item, index): PlanItem => {
-    const decided = decisions[index]!;
-    let label: PlanLabel = decided.label;
-    let reason = decided.reason;
-    let fields: string[] | null | undefined;
-    let estimate: Micros | null = null;
-    if (decided.label === 'changed') {
-      fields = changedFields(item, decided.changedSince && inputs.previousBody?.(decided.changedSince));
-      reason = fields?.length
-        ? `changed since the last run: ${fields.join(', ')}`
-        : 'model, input, metadata or max_cost_usd changed since the last run';
-    }
-    if (decided.submit) {
-      prices ??= source.prices();
-      estimate = estimateItem(item, prices).micros;
-      // run reserves the item's cap (or the whole remaining budget without one) before sending it.
-      const need = item.maxCostMicros ?? estimate;
-      const fits = left === null || (need === null ? left > 0 : need <= left);
-      if (!fits) {
-        label = 'blocked_by_budget';
-        reason = blockedReason(need, left!, reserved);
-      } else {
-        walk.toSubmit += 1;
-        if (left !== null && estimate !== null) left -= estimate;
-        if (estimate === null) walk.unknown += 1;
-        else walk.estimateTotal += estimate;
-        if (item.maxCostMicros === null) walk.uncapped += 1;
-        else walk.capsTotal += item.maxCostMicros;
-      }
-    }
-    walk.counts[label] += 1;
-    return planItemOf(item.id, label, reason, fields, estimate === null ? null : formatUsd(estimate));
-  });
-  return walk;
-}
-
-function planItemOf(
-  id: string,
-  plan: PlanLabel,
-  reason: string | undefined,
-  fields: string[] | null | undefined,
-  estimate_usd: string | null,
-): PlanItem {
-  // The common item has neither: spreading two empty objects into 100,000 literals cost more
-  // than the rest of the walk.
-  if (reason === undefined && fields === undefined) return { id, plan, estimate_usd };
-  return {
-    id,
-    plan,
-    ...(reason === undefined ? {} : { reason }),
-    ...(fields === undefined ? {} : { changed_fields: fields }),
-    estimate_usd,
-  };
-}
-
-/**
- * The caps bound what the items to submit can cost; an item without one reserves all that is
- * left of the budget, and with no budget either nothing bounds it.
- */
-function mostItCanCost(caps: Micros, uncapped: number, budgetLeft: Micros | null): Micros | null {
-  const bounded = Math.max(0, budgetLeft ?? Number.POSITIVE_INFINITY);
-  const most = Math.min(uncapped > 0 ? Number.POSITIVE_INFINITY : caps, bounded);
-  return Number.isFinite(most) ? most : null;
-}
-
-function blockedReason(need: Micros | null, left: Micros, reserved: Micros): string {
-  const shortBy =
-    need === null
-      ? 'nothing is left'
-      : `needs ${formatUsdHuman(need)} but ${formatUsdHuman(Math.max(0, left))} is left`;
-  // run waits for unanswered attempts before giving up on an item, so say what may still free up.
-  const pending =
-    reserved > 0 ? `; ${formatUsdHuman(reserved)} reserved by unanswered attempts may free up` : '';
-  return `${shortBy} of budget_usd${pending}`;
 }

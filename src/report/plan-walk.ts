@@ -1,0 +1,153 @@
+import type { AttemptRecord } from '../ledger/records.js';
+import type { Manifest, ManifestItem } from '../manifest/index.js';
+import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
+import { estimateItem, type PriceTable } from './cost-estimate.js';
+import { changedFields } from './plan-changes.js';
+import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
+import type { PlanSource } from './plan-source.js';
+
+/** The exact request body an attempt sent, to name the fields an edited item changed. */
+export type PreviousBody = (attempt: AttemptRecord) => string | undefined;
+
+/**
+ * The plan's walk over the manifest: each item's line, and the items to submit counted against
+ * the budget in manifest order, as run queues them, spending the estimates.
+ */
+
+export interface PlanItem {
+  id: string;
+  plan: PlanLabel;
+  reason?: string;
+  /** For a changed item: which fields differ from its last request (null: no request to compare). */
+  changed_fields?: string[] | null;
+  /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
+  estimate_usd: string | null;
+}
+
+export interface Walk {
+  items: PlanItem[];
+  counts: Record<PlanLabel, number>;
+  toSubmit: number;
+  /** Items to submit with no estimate at all. */
+  unknown: number;
+  estimateTotal: Micros;
+  capsTotal: Micros;
+  uncapped: number;
+}
+
+/** The items to submit in manifest order, as run queues them, spending the estimates. */
+export function walkItems(
+  manifest: Manifest,
+  decisions: ReadonlyArray<Decision | undefined>,
+  source: PlanSource,
+  budgetLeft: Micros | null,
+  reserved: Micros,
+  previousBody: PreviousBody | undefined,
+): Walk {
+  const walk: Walk = {
+    items: [],
+    counts: Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>,
+    toSubmit: 0,
+    unknown: 0,
+    estimateTotal: 0,
+    capsTotal: 0,
+    uncapped: 0,
+  };
+  let left = budgetLeft;
+  let prices: PriceTable | undefined;
+  walk.items = manifest.items.map((item, index): PlanItem => {
+    const decided = decisions[index]!;
+    let label: PlanLabel = decided.label;
+    let { reason } = decided;
+    let fields: string[] | null | undefined;
+    let estimate: Micros | null = null;
+    if (decided.label === 'changed') ({ fields, reason } = changedReason(item, decided, previousBody));
+    if (decided.submit) {
+      prices ??= source.prices();
+      estimate = estimateItem(item, prices).micros;
+      const taken = takeFromBudget(walk, item, estimate, left);
+      if (taken.fits) left = taken.left;
+      else {
+        label = 'blocked_by_budget';
+        reason = blockedReason(taken.need, left!, reserved);
+      }
+    }
+    walk.counts[label] += 1;
+    return planItemOf(item.id, label, reason, fields, estimate === null ? null : formatUsd(estimate));
+  });
+  return walk;
+}
+
+/** What an edited item's line says: the fields that changed, when the earlier request is known. */
+function changedReason(
+  item: ManifestItem,
+  decided: Decision,
+  previousBody: PreviousBody | undefined,
+): { fields: string[] | null; reason: string } {
+  const fields = changedFields(item, decided.changedSince && previousBody?.(decided.changedSince));
+  const reason = fields?.length
+    ? `changed since the last run: ${fields.join(', ')}`
+    : 'model, input, metadata or max_cost_usd changed since the last run';
+  return { fields, reason };
+}
+
+/**
+ * Counts an item to submit against what is left, as run does: it reserves the item's cap (or the
+ * whole remaining budget without one) before sending it.
+ */
+function takeFromBudget(
+  walk: Walk,
+  item: ManifestItem,
+  estimate: Micros | null,
+  left: Micros | null,
+): { fits: true; left: Micros | null } | { fits: false; need: Micros | null } {
+  const need = item.maxCostMicros ?? estimate;
+  const fits = left === null || (need === null ? left > 0 : need <= left);
+  if (!fits) return { fits: false, need };
+  walk.toSubmit += 1;
+  if (estimate === null) walk.unknown += 1;
+  else walk.estimateTotal += estimate;
+  if (item.maxCostMicros === null) walk.uncapped += 1;
+  else walk.capsTotal += item.maxCostMicros;
+  return { fits: true, left: left !== null && estimate !== null ? left - estimate : left };
+}
+
+function planItemOf(
+  id: string,
+  plan: PlanLabel,
+  reason: string | undefined,
+  fields: string[] | null | undefined,
+  estimate_usd: string | null,
+): PlanItem {
+  // The common item has neither: spreading two empty objects into 100,000 literals cost more
+  // than the rest of the walk.
+  if (reason === undefined && fields === undefined) return { id, plan, estimate_usd };
+  return {
+    id,
+    plan,
+    ...(reason === undefined ? {} : { reason }),
+    ...(fields === undefined ? {} : { changed_fields: fields }),
+    estimate_usd,
+  };
+}
+
+/**
+ * The caps bound what the items to submit can cost; an item without one reserves all that is
+ * left of the budget, and with no budget either nothing bounds it.
+ */
+export function mostItCanCost(caps: Micros, uncapped: number, budgetLeft: Micros | null): Micros | null {
+  const bounded = Math.max(0, budgetLeft ?? Number.POSITIVE_INFINITY);
+  const most = Math.min(uncapped > 0 ? Number.POSITIVE_INFINITY : caps, bounded);
+  return Number.isFinite(most) ? most : null;
+}
+
+function blockedReason(need: Micros | null, left: Micros, reserved: Micros): string {
+  const shortBy =
+    need === null
+      ? 'nothing is left'
+      : `needs ${formatUsdHuman(need)} but ${formatUsdHuman(Math.max(0, left))} is left`;
+  // run waits for unanswered attempts before giving up on an item, so say what may still free up.
+  const pending =
+    reserved > 0 ? `; ${formatUsdHuman(reserved)} reserved by unanswered attempts may free up` : '';
+  return `${shortBy} of budget_usd${pending}`;
+}
