@@ -51,11 +51,16 @@ export function nextPollAt(input: PollTimingInput): number {
   const { running, retryAfterMs, lastPollAt } = input;
   if (running.length === 0) return Number.POSITIVE_INFINITY;
   const oldestStart = Math.min(...running.map((job) => job.startedAt));
-  const earliest = earliestLookAt({ ...input, following: running.length, oldestStart });
+  // The limit is not monotone in time (a look that found jobs finished leaves the window, and with
+  // it their share), so whatever time is chosen is checked again from there.
+  const allowedFrom = (at: number) =>
+    earliestLookAt({ ...input, now: at, following: running.length, oldestStart });
+  const earliest = allowedFrom(input.now);
   const previous = lastPollAt ?? oldestStart;
   const learnt = durationModel(input.durationsMs);
   // Until a job has finished, one guess times the first look; after it, the service's cadence.
-  if (learnt === null && lastPollAt !== null) return Math.max(earliest, lastPollAt + retryAfterMs);
+  if (learnt === null && lastPollAt !== null)
+    return allowedFrom(Math.max(earliest, lastPollAt + retryAfterMs));
   const model = learnt ?? priorModel(retryAfterMs);
   const level = (input.queued > 0 ? SLOT_TIME_PER_LOOK : END_TIME_PER_LOOK) * retryAfterMs;
   const step = retryAfterMs / STEPS_PER_RETRY_AFTER;
@@ -63,9 +68,9 @@ export function nextPollAt(input: PollTimingInput): number {
   let lost = 0;
   for (let at = previous; at < previous + SEARCH_RETRY_AFTERS * retryAfterMs; at += step) {
     lost += rate(at) * step;
-    if (lost >= level && at >= earliest) return at;
+    if (lost >= level && at >= earliest) return allowedFrom(at);
   }
-  return Math.max(earliest, previous + retryAfterMs);
+  return allowedFrom(Math.max(earliest, previous + retryAfterMs));
 }
 
 /**

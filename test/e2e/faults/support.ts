@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { type ManifestResult, outputPathFor } from '../../../src/manifest/index.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -146,7 +146,9 @@ export function wellFormed(run: () => ManifestResult): ManifestResult {
   if (result!.ok) {
     for (const item of result!.manifest.items) {
       const target = outputPathFor(result!.manifest.outputDir, item.id, 0, 1, 'mp4');
-      expect(target.startsWith(`${result!.manifest.outputDir}/`)).toBe(true);
+      // Inside the output folder, also when that folder is the root (output.dir ../.. from /m).
+      const inside = relative(result!.manifest.outputDir, target);
+      expect(inside !== '' && !inside.startsWith('..') && !isAbsolute(inside), target).toBe(true);
     }
     return result!;
   }
