@@ -1,4 +1,4 @@
-import type { AttemptRecord, ItemRecord } from '../../src/ledger/records.js';
+import { type AttemptRecord, type ItemRecord, preparedAttempt } from '../../src/ledger/records.js';
 import type { Manifest, ManifestItem } from '../../src/manifest/index.js';
 import { requestHash } from '../../src/runner/request.js';
 
@@ -8,28 +8,22 @@ let nextId = 0;
 export function attempt(fields: Partial<AttemptRecord> & { body?: unknown }): AttemptRecord {
   nextId += 1;
   const { body, ...rest } = fields;
+  // An accepted, succeeded attempt unless the test says otherwise.
   return {
-    id: nextId,
-    itemId: `item-${nextId}`,
-    seq: 1,
-    idempotencyKey: `mb_key_${nextId}`,
-    requestBody: JSON.stringify(body ?? { input: { prompt: 'x', seconds: 6, definition: '720p' } }),
-    requestHash: 'h',
-    reservedMicros: 0,
+    ...preparedAttempt({
+      id: nextId,
+      itemId: `item-${nextId}`,
+      seq: 1,
+      idempotencyKey: `mb_key_${nextId}`,
+      requestBody: JSON.stringify(body ?? { input: { prompt: 'x', seconds: 6, definition: '720p' } }),
+      requestHash: 'h',
+      reservedMicros: 0,
+      createdAt: '2030-01-01T00:00:00.000Z',
+    }),
     state: 'accepted',
     httpStatus: 202,
-    httpCode: null,
     jobId: `job_${nextId}`,
     jobStatus: 'succeeded',
-    amountMicros: 0,
-    refundedMicros: 0,
-    errorCode: null,
-    errorMessage: null,
-    expiresAt: null,
-    filesSaved: false,
-    createdAt: '2030-01-01T00:00:00.000Z',
-    answeredAt: null,
-    completedAt: null,
     ...rest,
   };
 }
