@@ -9,6 +9,7 @@ export default defineConfig({
     include: [
       'test/runner/policy.test.ts',
       'test/runner/policy-rules.test.ts',
+      'test/runner/stop-rules.test.ts',
       'test/runner/budget.test.ts',
       'test/runner/item-plan.test.ts',
       'test/runner/request.test.ts',
