@@ -36,7 +36,7 @@ export async function checkOutputFolder(
 function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEstimate {
   const states = new Map(ledger.listItems().map((record) => [record.itemId, record.state]));
   const only = options.only ?? null;
-  const toSubmit = manifest.items.filter((item) => {
+  const waiting = manifest.items.filter((item) => {
     const state = states.get(item.id);
     return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
   }).length;
@@ -47,7 +47,7 @@ function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEs
     outputs.add(file.attemptId);
   }
   return nextWaveBytes({
-    toSubmit,
+    waiting,
     slots: manifest.concurrency ?? options.defaultSlotLimit,
     unsaved: ledger.unsavedSucceeded().length,
     savedBytes,

@@ -94,6 +94,9 @@ export async function downloadToFile(
     return { kind: 'saved', ...written, contentType, path: target };
   } catch (error) {
     // A body left unread (the temporary file could not be opened) would hold its connection.
+    // Destroying it unread makes undici emit an abort error, which nobody else listens for: a
+    // read-only disk must not turn into an unhandled 'error' event that ends the process.
+    response.body.on('error', () => undefined);
     response.body.destroy();
     await rm(temp, { force: true }).catch(() => undefined);
     const local = stage.storing || isLocalFsError(error);

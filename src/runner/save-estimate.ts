@@ -12,8 +12,8 @@
 export const DEFAULT_BYTES_PER_OUTPUT = 16 * 1024 * 1024;
 
 export interface WaveInputs {
-  /** Items this run may still submit (neither done nor finally failed). */
-  toSubmit: number;
+  /** Items this run may still save files for: neither done nor finally failed (in flight or to submit). */
+  waiting: number;
   /** How many jobs run at once: the manifest's concurrency, else the service's default. */
   slots: number;
   /** Succeeded jobs whose files wait to be saved: they are saved first. */
@@ -36,6 +36,7 @@ export function nextWaveBytes(inputs: WaveInputs): WaveEstimate {
   const bytesPerOutput = learnt
     ? Math.ceil(inputs.savedBytes / inputs.savedOutputs)
     : DEFAULT_BYTES_PER_OUTPUT;
-  const outputs = inputs.unsaved + Math.min(Math.max(0, inputs.toSubmit), Math.max(1, inputs.slots));
+  // The finished jobs waiting to be saved, and one job per slot after them: no more than the items left.
+  const outputs = Math.min(Math.max(0, inputs.waiting), inputs.unsaved + Math.max(1, inputs.slots));
   return { outputs, bytesPerOutput, learnt, bytes: outputs * bytesPerOutput };
 }
