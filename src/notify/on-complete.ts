@@ -8,7 +8,7 @@ import { parse } from 'shell-quote';
  * a shell; a person who wants one writes it: `sh -c 'notify-send "$MEDIABATCH_SUMMARY"'`.
  */
 export function parseCommand(text: string): { argv: string[] } | { problem: string } {
-  // A variable is kept as written: expanding it is what the shell the user did not ask for would do.
+  // A variable is not expanded (it stays `$NAME`): expanding it is the job of a shell, asked for or not at all.
   const words = parse(text, (name) => `$${name}`);
   const argv: string[] = [];
   for (const word of words) {
