@@ -11,7 +11,11 @@ export const ExitCode = {
   ItemsNotDone: 1,
   /** A usage or manifest mistake; nothing was submitted. */
   Usage: 2,
-  /** The service refused the account (401, 402), does not know the ledger's jobs, or another live run holds the ledger. */
+  /**
+   * Something outside mediabatch refuses and a person must act before a re-run helps: the service
+   * refused the account (401, 402) or does not know the ledger's jobs, another live run holds the
+   * ledger, or the output disk refused files mid-run (full, read-only, not writable).
+   */
   Refused: 3,
   /** A bug in mediabatch, not a user mistake (BSD's EX_SOFTWARE). */
   Internal: 70,

@@ -68,3 +68,16 @@ export function parsePositiveSeconds(text: string | undefined, flag: string): nu
     throw new UserError(`${flag} must be a positive number of seconds, got '${text}'`);
   return value;
 }
+
+/**
+ * The `run` that saves a batch's outputs, as the user would type it again: the manifest as they
+ * named it, and the ledger flags that pick the same ledger. Quoted only where a shell would need it.
+ */
+export function saveCommand(manifestArg: string, options: { ledger?: string; sandbox?: boolean }): string {
+  const quote = (word: string) =>
+    /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  const words = ['mediabatch', 'run', quote(manifestArg)];
+  if (options.sandbox) words.push('--sandbox');
+  if (options.ledger) words.push('--ledger', quote(options.ledger));
+  return words.join(' ');
+}

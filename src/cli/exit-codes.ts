@@ -8,10 +8,11 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
     '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending',
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
-    "service than the ledger's); nothing was submitted",
+    "service than the ledger's), or an output folder that cannot take the files; nothing was submitted",
   Refused:
-    'the service refused the account (401, 402), does not know jobs the ledger holds, or another ' +
-    'live run holds the ledger',
+    'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
+    'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +
+    'writable); items were left resumable',
   Internal: 'a bug in mediabatch; MEDIABATCH_DEBUG=1 shows where',
   Interrupted: 'interrupted; the ledger is consistent, and running the same command resumes',
 };

@@ -187,6 +187,27 @@ export const FLAGS = [
     commands: ['run'],
   },
   {
+    name: 'notify',
+    type: 'string',
+    value: 'URL',
+    env: 'MEDIABATCH_NOTIFY_URL',
+    default: "the manifest's notify.url, else none",
+    description:
+      'POST a JSON summary to URL when the run stops or ends, signed with MEDIABATCH_NOTIFY_SECRET; ' +
+      'a notification that cannot be delivered never changes the outcome (see docs/overnight.md).',
+    commands: ['run'],
+  },
+  {
+    name: 'on-complete',
+    type: 'string',
+    value: 'CMD',
+    description:
+      'Run CMD once when the run ends, with the summary as JSON on its stdin and in MEDIABATCH_* ' +
+      "variables. CMD is split into words like a shell would, but no shell runs it: write sh -c '...' " +
+      'for one. Its failure is reported, not fatal (see docs/overnight.md).',
+    commands: ['run'],
+  },
+  {
     name: 'since',
     type: 'string',
     value: 'DURATION',
@@ -263,6 +284,19 @@ export const ENVIRONMENT = [
     description:
       'For test harnesses only: seconds before a model_busy job is resubmitted (default 30, as the ' +
       'service asks). Leave it unset against the real service.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_NOTIFY_SECRET',
+    description:
+      'The key of the HMAC-SHA256 signature of every --notify POST (header X-Mediabatch-Signature, ' +
+      'see docs/overnight.md). Never printed; without it notifications go unsigned.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_NOTIFY_SECONDS',
+    description:
+      'How long one notification is tried again while its receiver fails or does not answer (default 60).',
     commands: ['run'],
   },
   {

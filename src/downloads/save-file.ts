@@ -10,7 +10,8 @@ export const TEMP_SUFFIX = '.mbtmp';
 export type FetchOutcome =
   | { kind: 'saved'; bytes: number; sha256: string; contentType: string | null }
   | { kind: 'url_expired'; status: number }
-  | { kind: 'error'; message: string; local?: boolean };
+  /** `code`: the errno code (ENOSPC, EROFS, ...) when our own disk failed. */
+  | { kind: 'error'; message: string; local?: boolean; code?: string };
 
 /** Errors of our own disk, not of the transfer: retrying soon rarely helps, the user must act. */
 const LOCAL_FS_CODES = new Set([
@@ -34,6 +35,12 @@ const LOCAL_FS_CODES = new Set([
 export function isLocalFsError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && LOCAL_FS_CODES.has(code);
+}
+
+/** The errno code of a file-system error (ENOSPC, EROFS, ...), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** Signed URLs carry credentials in their query: only origin and path may appear in messages. */
@@ -87,11 +94,20 @@ export async function downloadToFile(
     return { kind: 'saved', ...written, contentType, path: target };
   } catch (error) {
     // A body left unread (the temporary file could not be opened) would hold its connection.
+    // Destroying it unread makes undici emit an abort error, which nobody else listens for: a
+    // read-only disk must not turn into an unhandled 'error' event that ends the process.
+    response.body.on('error', () => undefined);
     response.body.destroy();
     await rm(temp, { force: true }).catch(() => undefined);
     const local = stage.storing || isLocalFsError(error);
     const what = local ? `saving ${target} from ${redactUrl(url)}` : `download of ${redactUrl(url)}`;
-    return { kind: 'error', message: `${what} failed: ${errorText(error)}`, local };
+    const code = errorCode(error);
+    return {
+      kind: 'error',
+      message: `${what} failed: ${errorText(error)}`,
+      local,
+      ...(local && code ? { code } : {}),
+    };
   }
 }
 

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Job } from '../api/schemas.js';
 import { extensionFor, namedOutputPath } from '../manifest/index.js';
-import { downloadToFile } from './save-file.js';
+import { downloadToFile, errorCode } from './save-file.js';
 
 export interface SavedFile {
   idx: number;
@@ -15,7 +15,8 @@ export interface SavedFile {
 export type SaveOutcome =
   | { kind: 'saved'; files: SavedFile[] }
   | { kind: 'expired' }
-  | { kind: 'error'; message: string /** our own disk failed, not the transfer */; local?: boolean };
+  /** `local`: our own disk failed, not the transfer; `code` its errno code. */
+  | { kind: 'error'; message: string; local?: boolean; code?: string };
 
 export interface SaveJobFilesOptions {
   outputDir: string;
@@ -55,10 +56,12 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
     if (!options.madeFolders?.has(folder)) await mkdir(folder, { recursive: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    const code = errorCode(error);
     return {
       kind: 'error',
       message: `cannot create the output folder ${options.outputDir}: ${reason}`,
       local: true,
+      ...(code ? { code } : {}),
     };
   }
   options.madeFolders?.add(folder);

@@ -203,6 +203,7 @@ function assembleManifest(
     outputDir: resolve(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
+    ...(data.notify?.url ? { notifyUrl: data.notify.url } : {}),
     warnings: warnings.sorted(),
   };
 }

@@ -22,12 +22,14 @@ export const TOP_KEYS = [
   'concurrency',
   'retries',
   'output',
+  'notify',
   'items',
   'items_from',
   'matrix',
 ] as const;
 export const ITEM_KEYS = ['id', 'prompt', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
+export const NOTIFY_KEYS = ['url'] as const;
 
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const RESERVED_METADATA_PREFIX = 'mediabatch.';
@@ -207,6 +209,19 @@ export const topSchema = z.strictObject({
           .min(1, { error: 'must not be empty' })
           .optional(),
         sidecars: z.boolean({ error: expected('true or false') }).optional(),
+      },
+      { error: expected('a map') },
+    )
+    .optional(),
+  notify: z
+    .strictObject(
+      {
+        url: z
+          .string({ error: expected('an http(s) URL') })
+          .refine((text) => /^https?:\/\/[^\s]+$/i.test(text) && URL.canParse(text), {
+            error: (issue) => `must be an http(s) URL, not ${show(issue.input)}`,
+          })
+          .optional(),
       },
       { error: expected('a map') },
     )

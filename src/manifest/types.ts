@@ -32,6 +32,8 @@ export interface Manifest {
   outputDir: string;
   /** output.sidecars: absent means on (a provenance JSON beside every output). */
   sidecars?: false;
+  /** notify.url: where `run` posts its summary when it ends or stops (docs/overnight.md). */
+  notifyUrl?: string;
   /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
   items: ManifestItem[];
   /** Not mistakes, but worth a look (input fields mediabatch does not know); `plan` lists them. */

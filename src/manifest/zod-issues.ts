@@ -7,13 +7,16 @@ import { isPlainObject } from '../plain-object.js';
 import { closestMatch } from '../suggest.js';
 import { CHECKED_INPUT_FIELDS } from './input-fields.js';
 import type { Anchor, Path, PathSegment, ProblemList, Source } from './problems.js';
-import { ITEM_KEYS, OUTPUT_KEYS, TOP_KEYS } from './schema.js';
+import { ITEM_KEYS, NOTIFY_KEYS, OUTPUT_KEYS, TOP_KEYS } from './schema.js';
 
 /** Which strict object a zod path points into, to suggest keys from the right list. */
 export type KeysAt = (path: Path) => readonly string[];
 
+/** The keys of each strict map inside the manifest's top level. */
+const NESTED_KEYS: Readonly<Record<string, readonly string[]>> = { output: OUTPUT_KEYS, notify: NOTIFY_KEYS };
+
 export const topKeysAt: KeysAt = (path) =>
-  path.length === 0 ? TOP_KEYS : path[0] === 'output' ? OUTPUT_KEYS : [];
+  path.length === 0 ? TOP_KEYS : (Object.hasOwn(NESTED_KEYS, path[0]!) && NESTED_KEYS[path[0]!]) || [];
 export const itemKeysAt: KeysAt = (path) => (path.length === 0 ? ITEM_KEYS : []);
 
 export function unknownKeyMessage(key: string, known: readonly string[]): string {

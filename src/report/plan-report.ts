@@ -12,6 +12,7 @@ import { planSummary } from './plan-summary.js';
 import { mostItCanCost, type PlanItem, type PreviousBody, type Walk, walkItems } from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
 import { expiryWarnings, type LedgerView } from './status-report.js';
+import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';
 export type { PlanLabel } from './plan-decisions.js';
@@ -50,6 +51,8 @@ export interface PlanDocument {
   /** Files in the output folder that no item owns; null when the folder was not looked at. */
   stray_files: string[] | null;
   totals: PlanTotals;
+  /** Outputs paid for and not saved yet (value-at-risk.ts). */
+  value_at_risk: ValueAtRisk;
   account: PlanAccount | null;
   warnings: string[];
 }
@@ -110,6 +113,7 @@ export function buildPlan(
     removed,
     stray_files: stray,
     totals,
+    value_at_risk: valueAtRisk(source.unsaved, nowMs),
     account: account === null ? null : toPlanAccount(account),
     warnings,
   };

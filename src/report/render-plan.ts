@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
-import { cleanText, footer, humanUsdCached, type LedgerNote, tableChunks } from './render-text.js';
+import { cleanText, footer, humanUsdCached, type LedgerNote, riskLines, tableChunks } from './render-text.js';
 
 /**
  * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
@@ -69,7 +69,11 @@ function accountLine(doc: PlanDocument): string {
 }
 
 /** `plan` for people, in chunks for writeChunks: at 100,000 items the table is never one string. */
-export function* planTextChunks(doc: PlanDocument, ledger: LedgerNote): Generator<string> {
+export function* planTextChunks(
+  doc: PlanDocument,
+  ledger: LedgerNote,
+  saveCommand = 'mediabatch run',
+): Generator<string> {
   const t = doc.totals;
   const usd = humanUsdCached();
   const rows = [...doc.items.map((item) => itemRow(item, usd)), ...removedRows(doc)];
@@ -82,6 +86,9 @@ export function* planTextChunks(doc: PlanDocument, ledger: LedgerNote): Generato
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
   ];
+  const risk = riskLines(doc.value_at_risk, saveCommand, false);
+  if (risk) lines.push(risk.trimEnd());
+  yield riskLines(doc.value_at_risk, saveCommand, true);
   yield `${doc.manifest}: ${t.items} items\n`;
   yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
   yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;

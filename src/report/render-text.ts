@@ -3,6 +3,7 @@ import type { AttemptRecord } from '../ledger/records.js';
 import { describeService } from '../ledger/service.js';
 import { formatUsd, humanUsd } from '../money.js';
 import type { StatusItem, StatusReport } from './status-report.js';
+import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
 /**
  * Plain-text tables for people. Everything shown comes from the ledger or the service, so every
@@ -144,10 +145,24 @@ export function footer(warnings: readonly string[], ledger: LedgerNote): string 
   return `${lines.join('\n')}\n`;
 }
 
-/** `status` for people, in chunks for writeChunks. */
-export function* statusTextChunks(report: StatusReport, ledger: LedgerNote): Generator<string> {
+/**
+ * The value-at-risk sentence where it belongs: first of all when the earliest output expires
+ * within six hours (`first`), else after the money. Empty when nothing is at risk.
+ */
+export function riskLines(risk: ValueAtRisk, saveCommand: string, first: boolean): string {
+  const text = risk.urgent === first ? valueAtRiskText(risk, saveCommand) : null;
+  return text === null ? '' : `${cleanText(text)}\n${first ? '\n' : ''}`;
+}
+
+/** `status` for people, in chunks for writeChunks; `saveCommand` is the run that saves outputs at risk. */
+export function* statusTextChunks(
+  report: StatusReport,
+  ledger: LedgerNote,
+  saveCommand = 'mediabatch run',
+): Generator<string> {
+  yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
-  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${footer(report.warnings, ledger)}`;
+  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${footer(report.warnings, ledger)}`;
 }
 
 // ---- report ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } fr
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { shownFrom } from './shown-path.js';
+import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
 export interface StatusItem {
   id: string;
@@ -41,6 +42,8 @@ export interface StatusReport {
     budget_usd: string | null;
     budget_left_usd: string | null;
   };
+  /** Outputs paid for and not saved yet (value-at-risk.ts). */
+  value_at_risk: ValueAtRisk;
   items: StatusItem[];
   warnings: string[];
 }
@@ -114,6 +117,7 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
       budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
       budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
     },
+    value_at_risk: valueAtRisk(source.unsaved, now),
     items,
     warnings,
   };

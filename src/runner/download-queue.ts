@@ -11,6 +11,7 @@ import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
 import { decideDownloadRetry } from './policy.js';
 import { keepEarlierTake, writeSidecars } from './provenance.js';
+import { type DiskRefuses, diskRefusal } from './stop-rules.js';
 
 export interface DownloadTask {
   attempt: AttemptRecord;
@@ -41,6 +42,8 @@ export interface DownloadQueueDeps {
   settled: (task: DownloadTask, outcome: DownloadOutcome) => void;
   /** Called whenever a download slot frees. */
   freed: () => void;
+  /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
+  diskRefused: (refusal: DiskRefuses) => void;
 }
 
 /**
@@ -150,9 +153,18 @@ export class DownloadQueue {
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),
+        code: (error as { code?: unknown } | null)?.code,
       }));
       if (outcome.kind === 'saved') return { saved: outcome.files };
       if (outcome.kind === 'expired') return 'expired';
+      const refusal = outcome.local
+        ? diskRefusal(typeof outcome.code === 'string' ? outcome.code : undefined, this.#deps.outputDir)
+        : null;
+      if (refusal) {
+        // Trying again soon cannot help: the item stays in flight and the re-run saves it.
+        this.#deps.diskRefused(refusal);
+        return { error: outcome.message };
+      }
       const decision = decideDownloadRetry(tries, outcome.local ? 'local' : 'network', random);
       if (decision.kind === 'give_up') return { error: outcome.message };
       await clock.sleep(decision.delayMs);

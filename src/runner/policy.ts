@@ -196,3 +196,8 @@ export function decideDownloadRetry(
   if (tries >= DOWNLOAD_TRIES[cause]) return { kind: 'give_up' };
   return { kind: 'retry', delayMs: backoffDelay(tries, random, DOWNLOAD_BACKOFF) };
 }
+
+// Notifications ---------------------------------------------------------------------------------
+
+/** Between tries of a notification whose receiver failed or did not answer (src/notify/deliver.ts). */
+export const NOTIFY_BACKOFF: BackoffOptions = { baseMs: 250, capMs: 8_000 };

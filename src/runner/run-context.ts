@@ -10,7 +10,14 @@ import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
-import { formatDuration, outageReportDue, type StopLoss, type StopReason, stopLoss } from './stop-rules.js';
+import {
+  type DiskRefuses,
+  formatDuration,
+  outageReportDue,
+  type StopLoss,
+  type StopReason,
+  stopLoss,
+} from './stop-rules.js';
 
 export interface RunOptions {
   /** --poll-interval: taken in place of the service's Retry-After; null: learn it, else 10 s. */
@@ -40,6 +47,8 @@ export interface RunDeps {
   clock: Clock;
   random: () => number;
   reporter: RunReporter;
+  /** Told each time a new reason to stop takes effect (the run's notifications send it on). */
+  onStop?: (reason: StopReason, message: string) => void;
 }
 
 /** Unanswered POSTs sent at once; far above any slot limit, it only bounds a runaway. */
@@ -136,9 +145,21 @@ export class RunContext {
 
   /** Applies a reason to stop and, when it changes the stop in force, says why. */
   stopWith(reason: StopReason, message: string, level: 'warn' | 'error' = 'error'): void {
-    if (this.state.stopWith(reason)) this.deps.reporter.log(level, message);
+    if (this.state.stopWith(reason)) {
+      this.deps.reporter.log(level, message);
+      this.deps.onStop?.(this.state.stop!, message);
+    }
     if (!this.#stopped.signal.aborted) this.#stopped.abort();
     this.wake();
+  }
+
+  /** A save failed because of the disk: stop submitting, keep watching what is in flight. */
+  diskRefused(refusal: DiskRefuses): void {
+    this.stopWith(
+      refusal,
+      `stopping: cannot save files (${refusal.code}): ${refusal.message}. No new submissions; jobs in flight ` +
+        'are still watched. Their items stay in flight: re-run once it is fixed to save them (nothing is paid again)',
+    );
   }
 
   /** Aborted once the run stops for any reason: waits between resends end early. */

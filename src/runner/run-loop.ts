@@ -75,6 +75,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     background: (task) => run.background(task),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
+    diskRefused: (refusal) => run.diskRefused(refusal),
   });
 }
 

@@ -21,15 +21,20 @@ export type StopReason =
   /** The service has no such route (404 on a POST or a listing): the address, not an item. */
   | { kind: 'service_route'; code: string; message: string }
   /** Several different items in a row failed with the same final code. */
-  | { kind: 'stop_loss'; signature: string; items: readonly string[] };
+  | { kind: 'stop_loss'; signature: string; items: readonly string[] }
+  /** Our own disk refused a file for a cause no item can change (full, read-only, not ours to write). */
+  | DiskRefuses;
+
+export type DiskRefuses = { kind: 'disk_refuses'; code: string; folder: string; message: string };
 
 /** Which stop a run reports when several apply: the one that asks most of the user. */
 const STOP_RANK: Readonly<Record<StopReason['kind'], number>> = {
   draining: 0,
   stop_loss: 1,
-  service_route: 2,
-  ledger_disagrees: 3,
-  account_refused: 4,
+  disk_refuses: 2,
+  service_route: 3,
+  ledger_disagrees: 4,
+  account_refused: 5,
 };
 
 /**
@@ -52,6 +57,25 @@ export function combineStops(current: StopReason | null, next: StopReason): Stop
 export function accountRefusal(error: unknown): AccountRefused | null {
   if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 402)) return null;
   return { kind: 'account_refused', code: error.code ?? `http_${error.status}`, message: error.message };
+}
+
+// Our own disk -------------------------------------------------------------------------------
+
+/**
+ * Save errors that are the same for every item: the next file fails like this one, so the run
+ * stops paying for files it cannot keep. Each says what a person must fix.
+ */
+const DISK_REFUSALS: Readonly<Record<string, (folder: string) => string>> = {
+  ENOSPC: (folder) => `the disk holding ${folder} is full: free some space`,
+  EDQUOT: (folder) => `the disk quota for ${folder} is used up: free some space or raise the quota`,
+  EROFS: (folder) => `${folder} is on a read-only file system: remount it read-write`,
+  EACCES: (folder) => `mediabatch may not write in ${folder}: fix the folder's owner or permissions`,
+};
+
+/** The stop a failed save means, when its cause is the disk and not the item; else null. */
+export function diskRefusal(code: string | undefined, folder: string): DiskRefuses | null {
+  if (code === undefined || !Object.hasOwn(DISK_REFUSALS, code)) return null;
+  return { kind: 'disk_refuses', code, folder, message: DISK_REFUSALS[code]!(folder) };
 }
 
 // Stop-loss -----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
 import {
   combineStops,
+  diskRefusal,
   extendStreak,
   type FailureStreak,
   formatDuration,
@@ -173,5 +174,32 @@ describe('outages', () => {
     expect(formatDuration(45_400)).toBe('45s');
     expect(formatDuration(130_000)).toBe('2m10s');
     expect(formatDuration(3_720_000)).toBe('1h02m');
+  });
+});
+
+describe('diskRefusal: save errors that are the same for every item', () => {
+  it.each([
+    ['ENOSPC', 'the disk holding /out is full: free some space'],
+    ['EDQUOT', 'the disk quota for /out is used up: free some space or raise the quota'],
+    ['EROFS', '/out is on a read-only file system: remount it read-write'],
+    ['EACCES', "mediabatch may not write in /out: fix the folder's owner or permissions"],
+  ])('%s stops the run and says what to fix', (code, message) => {
+    expect(diskRefusal(code, '/out')).toEqual({ kind: 'disk_refuses', code, folder: '/out', message });
+  });
+
+  it.each([['EISDIR'], ['ENOTEMPTY'], ['EIO'], ['ECONNRESET'], ['toString'], [undefined]])(
+    '%s concerns one item or the transfer: no stop',
+    (code) => {
+      expect(diskRefusal(code, '/out')).toBeNull();
+    },
+  );
+
+  it('outranks a drain and the stop-loss, and yields to a refused account', () => {
+    const disk = diskRefusal('ENOSPC', '/out')!;
+    expect(combineStops({ kind: 'draining' }, disk)).toBe(disk);
+    expect(combineStops({ kind: 'stop_loss', signature: 'x', items: ['a'] }, disk)).toBe(disk);
+    const refused = { kind: 'account_refused', code: 'c', message: 'm' } as const;
+    expect(combineStops(disk, refused)).toBe(refused);
+    expect(combineStops(refused, disk)).toBe(refused);
   });
 });

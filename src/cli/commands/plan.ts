@@ -3,7 +3,7 @@ import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
 import { planTextChunks } from '../../report/render-plan.js';
 import { cleanText } from '../../report/render-text.js';
-import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
+import { type Connection, connectionFromEnv, manifestOrExit, saveCommand } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { planSource, withLedger } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
@@ -21,7 +21,8 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
       previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
     }),
   }));
-  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note));
+  const save = saveCommand(positionals[0]!, { ledger: values.ledger });
+  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note, save));
 
   if (account === null || account.ok) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;

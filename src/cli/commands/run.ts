@@ -21,8 +21,10 @@ import { filesUnder } from '../output-files.js';
 import type { CommandArgs } from '../parse-args.js';
 import { type PreflightResult, preflight } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
+import { RunNotices, readNoticeSettings } from '../run-notices.js';
 import { runProgress } from '../run-progress.js';
 import { type RunSettings, readRunSettings } from '../run-settings.js';
+import { checkOutputFolder } from '../save-check.js';
 import { serviceIdentity } from '../service.js';
 import { statusJson } from './status.js';
 
@@ -39,6 +41,7 @@ export const runCommand: Command<'run'> = async (args, io) => {
   // A sandbox run saves its placeholder videos apart from real results (docs/services.md).
   const manifest = forSandbox(manifestOrExit(args.positionals[0], io), values.sandbox);
   const settings = readRunSettings(args, manifest, io);
+  const notices = readNoticeSettings(args, manifest, io);
   const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
   const lock = lockLedger(ledgerPath);
   if (!lock) {
@@ -55,6 +58,8 @@ export const runCommand: Command<'run'> = async (args, io) => {
       cwd: io.cwd,
     });
     held.ledger = ledger;
+    // Saving comes before spending: a folder that cannot take the files stops the run here.
+    await checkOutputFolder(manifest, ledger, settings.runner);
     const connection =
       settings.connection ?? (await startEmbeddedSandbox(held, ledgerPath, manifest, args, io));
     const client = clientBindingLedger(connection, settings, ledger);
@@ -76,7 +81,16 @@ export const runCommand: Command<'run'> = async (args, io) => {
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(
-      { client, ledger, manifest, settings: withAccount(settings, account), ledgerPath, args, held },
+      {
+        client,
+        ledger,
+        manifest,
+        settings: withAccount(settings, account),
+        ledgerPath,
+        args,
+        held,
+        notices: new RunNotices(notices, { manifest, ledgerPath, ledger }, io),
+      },
       io,
     );
     held.interrupted = exitCode === ExitCode.Interrupted;
@@ -176,11 +190,12 @@ interface RunParts {
   ledgerPath: string;
   args: CommandArgs<'run'>;
   held: Held;
+  notices: RunNotices;
 }
 
 /** Says what the run is about to do, runs the batch, and prints its summary; returns the exit code. */
 async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
-  const { client, ledger, manifest, settings, ledgerPath, held } = parts;
+  const { client, ledger, manifest, settings, ledgerPath, held, notices } = parts;
   const { values } = parts.args;
   const only = settings.runner.only ?? null;
   const runId = ledger.startRun(process.pid);
@@ -206,7 +221,15 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   );
   held.live = progress.live;
   const result = await runBatch(
-    { client, ledger, manifest, clock: systemClock, random: Math.random, reporter: progress.reporter },
+    {
+      client,
+      ledger,
+      manifest,
+      clock: systemClock,
+      random: Math.random,
+      reporter: notices.reporter(progress.reporter),
+      onStop: notices.stopped,
+    },
     settings.runner,
     (drain) => io.onInterrupt((count) => count === 1 && drain()),
   ).catch((error: unknown) => {
@@ -224,6 +247,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   progress.ndjson?.finished(exitCode);
   if (values.json) io.stdout.write(statusJson(report, ledger.service()?.identity ?? null));
   else io.stdout.write(formatRunSummary(report, result.stop, ledgerPath, only));
+  await notices.finished(report, result.stop, exitCode);
   return exitCode;
 }
 
@@ -236,7 +260,8 @@ function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean
 
 /** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
 function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
-  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees') return ExitCode.Refused;
+  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
+    return ExitCode.Refused;
   const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
   if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
   return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;

@@ -2,7 +2,7 @@ import { ExitCode } from '../../errors.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { statusTextChunks } from '../../report/render-text.js';
 import { buildStatus, type StatusReport } from '../../report/status-report.js';
-import { manifestOrExit } from '../common.js';
+import { manifestOrExit, saveCommand } from '../common.js';
 import type { Command } from '../io.js';
 import { statusSource, withLedger } from '../ledger-read.js';
 
@@ -21,7 +21,11 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(statusDocument(report, note.service))
-    : statusTextChunks(report, note);
+    : statusTextChunks(
+        report,
+        note,
+        saveCommand(positionals[0]!, { ledger: values.ledger, sandbox: values.sandbox }),
+      );
   await writeChunks(io.stdout, chunks);
   return ExitCode.Ok;
 };

@@ -60,6 +60,7 @@ describe('mediabatch plan', () => {
       'removed',
       'stray_files',
       'totals',
+      'value_at_risk',
       'account',
       'warnings',
     ]);

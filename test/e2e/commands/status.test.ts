@@ -87,7 +87,12 @@ describe('mediabatch status', () => {
     const { dir, ledger } = situation();
     const result = await runCli(['status', 'batch.yaml'], { cwd: dir });
     expect(result.code).toBe(0);
-    const lines = result.stdout.split('\n');
+    const [risk, blank, ...lines] = result.stdout.split('\n');
+    // Under six hours left, the paid output not saved yet comes first, with the command that saves it.
+    expect(risk).toMatch(
+      /^AT RISK: 1 paid output is not saved yet \(\$0\.30\); the first expires in 2h5\dm \(.+Z\)\. Save them now: mediabatch run batch\.yaml$/,
+    );
+    expect(blank).toBe('');
     expect(lines[0]).toMatch(/^ID\s+STATE\s+ATTEMPTS\s+COST\s+JOB\s+FILES \/ ERROR$/);
     expect(lines[1]).toMatch(
       /^beach-sunrise\s+done\s+1\s+\$0\.40\s+job_beach-sunrise_1\s+out\/spring\/beach-sunrise\.mp4$/,

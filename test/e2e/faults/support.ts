@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { type ManifestResult, outputPathFor } from '../../../src/manifest/index.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import type { CliResult } from '../../support/cli.js';
@@ -159,4 +160,41 @@ export function wellFormed(run: () => ManifestResult): ManifestResult {
     expect(problem.message).not.toContain('internal error');
   }
   return result!;
+}
+
+/** Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): a real full or read-only disk. */
+export function canMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = join(process.env.TMPDIR ?? '/tmp', `mediabatch-mount-probe-${process.pid}`);
+  try {
+    mkdirSync(probe, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `it` for a test that needs a real tmpfs. Where mounting is not allowed it is skipped with a
+ * notice on the console, except under CI=true, where it runs (and fails at its first mount): CI
+ * must prove these promises, not skip them.
+ */
+export function itWithMount(): typeof it.skip {
+  if (canMount() || process.env.CI === 'true') return it.skipIf(false);
+  console.warn('NOTICE: tests on a real tmpfs are skipped: this process may not mount one (run as root)');
+  return it.skip;
+}
+
+/** The error code of writing `data` to `path`, or 'written' when it fits. */
+export function writeErrorCode(path: string, data: Buffer): string {
+  try {
+    writeFileSync(path, data);
+    return 'written';
+  } catch (error) {
+    return String((error as NodeJS.ErrnoException).code);
+  }
 }

@@ -1,0 +1,193 @@
+import { UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Manifest } from '../manifest/index.js';
+import { deliver } from '../notify/deliver.js';
+import { parseCommand, runHook } from '../notify/on-complete.js';
+import { noticeStop, type RunNotice, runNotice } from '../report/run-notice.js';
+import { buildStatus, type StatusReport } from '../report/status-report.js';
+import type { RunReporter } from '../runner/reporter.js';
+import type { StopReason } from '../runner/stop-rules.js';
+import { parsePositiveSeconds } from './common.js';
+import type { CliIo } from './io.js';
+import { statusSource } from './ledger-read.js';
+import type { CommandArgs } from './parse-args.js';
+
+/** How `run` tells someone: both off unless asked for (docs/overnight.md). */
+export interface NoticeSettings {
+  url: string | null;
+  secret: string | null;
+  windowMs: number;
+  onComplete: string[] | null;
+}
+
+const DEFAULT_NOTIFY_SECONDS = 60;
+
+/** --notify, else MEDIABATCH_NOTIFY_URL, else the manifest's notify.url; checked before anything runs. */
+export function readNoticeSettings(args: CommandArgs<'run'>, manifest: Manifest, io: CliIo): NoticeSettings {
+  const url = args.values.notify ?? io.env.MEDIABATCH_NOTIFY_URL ?? manifest.notifyUrl ?? null;
+  if (url !== null && !(/^https?:\/\//i.test(url) && URL.canParse(url)))
+    throw new UserError('--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL');
+  const seconds = parsePositiveSeconds(io.env.MEDIABATCH_NOTIFY_SECONDS, 'MEDIABATCH_NOTIFY_SECONDS');
+  let onComplete: string[] | null = null;
+  const command = args.values['on-complete'];
+  if (command !== undefined) {
+    const parsed = parseCommand(command);
+    if ('problem' in parsed) throw new UserError(`--on-complete ${parsed.problem}`);
+    onComplete = parsed.argv;
+  }
+  return {
+    url,
+    secret: io.env.MEDIABATCH_NOTIFY_SECRET || null,
+    windowMs: (seconds ?? DEFAULT_NOTIFY_SECONDS) * 1000,
+    onComplete,
+  };
+}
+
+/** Variables an --on-complete command finds, besides MEDIABATCH_SUMMARY (the whole JSON). */
+const HOOK_ENV: ReadonlyArray<[string, (notice: RunNotice) => string | number | null]> = [
+  ['MEDIABATCH_EVENT', (n) => n.event],
+  ['MEDIABATCH_EXIT_CODE', (n) => n.exit_code],
+  ['MEDIABATCH_MANIFEST', (n) => n.manifest],
+  ['MEDIABATCH_STOP', (n) => n.stop?.kind ?? null],
+  ['MEDIABATCH_ITEMS', (n) => n.totals.items],
+  ['MEDIABATCH_DONE', (n) => n.totals.done],
+  ['MEDIABATCH_FAILED', (n) => n.totals.failed],
+  ['MEDIABATCH_PENDING', (n) => n.totals.pending],
+  ['MEDIABATCH_IN_FLIGHT', (n) => n.totals.in_flight],
+  ['MEDIABATCH_BUDGET_EXCEEDED', (n) => n.totals.budget_exceeded],
+  ['MEDIABATCH_EXPIRED', (n) => n.totals.expired],
+  ['MEDIABATCH_SPENT_USD', (n) => n.totals.spent_usd],
+  ['MEDIABATCH_BUDGET_LEFT_USD', (n) => n.totals.budget_left_usd],
+  ['MEDIABATCH_AT_RISK_OUTPUTS', (n) => n.value_at_risk.outputs],
+  ['MEDIABATCH_AT_RISK_USD', (n) => n.value_at_risk.cost_usd],
+  ['MEDIABATCH_LEDGER', (n) => n.ledger],
+  ['MEDIABATCH_OUTPUT_DIR', (n) => n.output_dir],
+];
+
+/** What a run's hook must never inherit. */
+const SECRET_VARIABLES = ['MEDIAGEN_API_KEY', 'MEDIABATCH_NOTIFY_SECRET'];
+
+interface Where {
+  manifest: Manifest;
+  ledgerPath: string;
+  ledger: Ledger;
+}
+
+/**
+ * The run's notifications: one POST each time the run stops (a new reason, or the first item kept
+ * back by the budget) and one when it ends, then the --on-complete command. Deliveries run in the
+ * background and the end waits for them, each bounded by MEDIABATCH_NOTIFY_SECONDS; none of them
+ * can change the run's exit code.
+ */
+export class RunNotices {
+  readonly #settings: NoticeSettings;
+  readonly #where: Where;
+  readonly #io: CliIo;
+  readonly #deliveries: Promise<void>[] = [];
+  #stopMessage: string | null = null;
+  #budgetTold = false;
+
+  constructor(settings: NoticeSettings, where: Where, io: CliIo) {
+    this.#settings = settings;
+    this.#where = where;
+    this.#io = io;
+    if (settings.url !== null && settings.secret === null)
+      this.#say('MEDIABATCH_NOTIFY_SECRET is not set: notifications are sent unsigned');
+  }
+
+  /** For RunDeps.onStop: a new reason to stop, told at once. */
+  readonly stopped = (reason: StopReason, message: string): void => {
+    this.#stopMessage = message;
+    if (reason.kind === 'draining' || this.#settings.url === null) return;
+    const report = this.#status();
+    this.#send(
+      runNotice('run.stopped', this.#context(report), noticeStop(reason, message, report.totals), null),
+    );
+  };
+
+  /** The run's reporter, also watching for the first item the budget keeps back. */
+  reporter(inner: RunReporter): RunReporter {
+    return {
+      log: (level, message) => inner.log(level, message),
+      progress: (snapshot) => inner.progress(snapshot),
+      itemChanged: (itemId, state, detail) => {
+        inner.itemChanged(itemId, state, detail);
+        if (state !== 'budget_exceeded' || this.#budgetTold || this.#settings.url === null) return;
+        this.#budgetTold = true;
+        const report = this.#status();
+        this.#send(
+          runNotice('run.stopped', this.#context(report), noticeStop(null, null, report.totals), null),
+        );
+      },
+    };
+  }
+
+  /** The end: the last notification and the hook; resolves once both are over. */
+  async finished(report: StatusReport, stop: StopReason | null, exitCode: number): Promise<void> {
+    const notice = runNotice(
+      'run.finished',
+      this.#context(report),
+      noticeStop(stop, this.#stopMessage, report.totals),
+      exitCode,
+    );
+    if (this.#settings.url !== null) this.#send(notice);
+    const hook = this.#settings.onComplete === null ? null : this.#runHook(this.#settings.onComplete, notice);
+    await Promise.all([...this.#deliveries, hook]);
+  }
+
+  #status(): StatusReport {
+    return buildStatus(this.#where.manifest, statusSource(this.#where.ledger), Date.now());
+  }
+
+  #context(report: StatusReport) {
+    return {
+      report,
+      service: this.#where.ledger.service()?.identity ?? null,
+      ledger: this.#where.ledgerPath,
+      outputDir: this.#where.manifest.outputDir,
+      now: Date.now(),
+    };
+  }
+
+  #send(notice: RunNotice): void {
+    const url = this.#settings.url!;
+    // Only the origin is ever printed: a webhook URL often carries its token in the path or query.
+    const shown = new URL(url).origin;
+    const task = deliver({
+      url,
+      body: JSON.stringify(notice),
+      event: notice.event,
+      secret: this.#settings.secret,
+      windowMs: this.#settings.windowMs,
+    }).then((result) => {
+      if (result.delivered) this.#say(`notified ${shown} (${notice.event})`);
+      else
+        this.#say(
+          `could not deliver the ${notice.event} notification to ${shown} after ${result.tries} tr${result.tries === 1 ? 'y' : 'ies'} (${result.reason}); the run's outcome is unchanged`,
+        );
+    });
+    this.#deliveries.push(task);
+  }
+
+  async #runHook(argv: string[], notice: RunNotice): Promise<void> {
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.#io.env))
+      if (value !== undefined && !SECRET_VARIABLES.includes(name)) env[name] = value;
+    for (const [name, of] of HOOK_ENV) env[name] = String(of(notice) ?? '');
+    const json = JSON.stringify(notice);
+    env.MEDIABATCH_SUMMARY = json;
+    const result = await runHook(argv, env, `${json}\n`, this.#io.stderr);
+    if (result.kind === 'exited' && result.code === 0) return;
+    const what =
+      result.kind === 'exited'
+        ? `exited with code ${result.code}`
+        : result.kind === 'signal'
+          ? `was ended by ${result.signal}`
+          : `could not be started (${result.reason})`;
+    this.#say(`--on-complete ${argv[0]} ${what}; the run's outcome is unchanged`);
+  }
+
+  #say(line: string): void {
+    this.#io.stderr.write(`mediabatch run: ${line}\n`);
+  }
+}

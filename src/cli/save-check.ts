@@ -1,0 +1,61 @@
+import { probeFolder } from '../downloads/save-probe.js';
+import { ExitCode, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Manifest } from '../manifest/index.js';
+import type { RunOptions } from '../runner/run-context.js';
+import { nextWaveBytes, type WaveEstimate } from '../runner/save-estimate.js';
+import { diskRefusal } from '../runner/stop-rules.js';
+
+/**
+ * Saving comes before spending: before `run` submits anything, the output folder must take a file
+ * the way a download is saved (probeFolder) and have room for the next wave's files
+ * (nextWaveBytes). Otherwise the run ends with exit 2 and nothing submitted (docs/overnight.md).
+ */
+export async function checkOutputFolder(
+  manifest: Manifest,
+  ledger: Ledger,
+  options: RunOptions,
+): Promise<void> {
+  const wave = waveOf(manifest, ledger, options);
+  const folder = manifest.outputDir;
+  const probe = await probeFolder(folder, wave.bytes);
+  if (probe.ok) return;
+  const fix = diskRefusal(probe.code ?? undefined, folder)?.message;
+  if ('freeBytes' in probe) {
+    throw new UserError(
+      `the output folder ${folder} has ${mib(probe.freeBytes)} free, and the next ${wave.outputs} output(s) are expected to take about ${mib(wave.bytes)} (${mib(wave.bytesPerOutput)} each, ${wave.learnt ? "this batch's mean so far" : 'a guess until a file is saved'}); nothing was submitted. Free some space, or set output.dir to a larger disk`,
+      ExitCode.Usage,
+    );
+  }
+  throw new UserError(
+    `the output folder ${folder} cannot take files: could not ${probe.step} (${probe.reason}); nothing was submitted${fix ? `. ${capitalised(fix)}` : ''}`,
+    ExitCode.Usage,
+  );
+}
+
+function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEstimate {
+  const states = new Map(ledger.listItems().map((record) => [record.itemId, record.state]));
+  const only = options.only ?? null;
+  const waiting = manifest.items.filter((item) => {
+    const state = states.get(item.id);
+    return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
+  }).length;
+  let savedBytes = 0;
+  const outputs = new Set<number>();
+  for (const file of ledger.listFiles()) {
+    savedBytes += file.bytes;
+    outputs.add(file.attemptId);
+  }
+  return nextWaveBytes({
+    waiting,
+    slots: manifest.concurrency ?? options.defaultSlotLimit,
+    unsaved: ledger.unsavedSucceeded().length,
+    savedBytes,
+    savedOutputs: outputs.size,
+  });
+}
+
+const mib = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+
+const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
