@@ -9,6 +9,8 @@ export interface CommandSpec {
   name: string;
   /** Positional arguments, in order; all are required. */
   args: readonly string[];
+  /** Any number of further positionals of this kind may follow (`forget <manifest> [id...]`). */
+  rest?: string;
   summary: string;
   description: string;
 }
@@ -58,6 +60,18 @@ export const COMMANDS = [
       'A later `run` submits only what is missing. `docs/import.md` explains what it matches.',
   },
   {
+    name: 'forget',
+    args: ['manifest'],
+    rest: 'id',
+    summary: 'Give up on jobs the service no longer knows, so their items can be paid for again',
+    description:
+      'For each job in flight of the items named (all in flight when none is named), asks the service ' +
+      'GET /jobs/{id}: only a job it answers 404 job_not_found is marked lost in the ledger, with what ' +
+      'it cost, and its item goes back to pending. Any other answer leaves the job as it is, and says ' +
+      'why. The next `run` says which items it pays for again, and how much at most. See ' +
+      '`docs/troubleshooting.md`.',
+  },
+  {
     name: 'sandbox',
     args: [],
     summary: 'Serve a local emulator of the video service',
@@ -97,7 +111,7 @@ export interface FlagSpec {
 }
 
 const ALL: readonly CommandName[] = COMMANDS.map((command) => command.name);
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget'] as const;
 
 export const FLAGS = [
   {
@@ -106,7 +120,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import'],
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'ledger',
@@ -131,9 +145,24 @@ export const FLAGS = [
     type: 'boolean',
     description:
       'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
-      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>); with status and report, ' +
-      'read that ledger.',
-    commands: ['run', 'status', 'report'],
+      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    commands: ['run'],
+  },
+  {
+    name: 'sandbox',
+    type: 'boolean',
+    description:
+      'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
+      'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    commands: ['import', 'forget'],
+  },
+  {
+    name: 'sandbox',
+    type: 'boolean',
+    description:
+      'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
+      'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
+    commands: ['plan', 'status', 'report'],
   },
   {
     name: 'json',
@@ -162,7 +191,7 @@ export const FLAGS = [
     type: 'string',
     multiple: true,
     variadic: true,
-    value: 'ID... | @FILE',
+    value: 'ID|@FILE',
     description:
       'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
     commands: ['run'],
@@ -172,10 +201,11 @@ export const FLAGS = [
     type: 'string',
     multiple: true,
     variadic: true,
-    value: 'ID|GLOB...',
+    value: 'ID|GLOB',
     description:
       'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by ' +
-      'commas). Other items are left exactly as they are.',
+      'commas). An id also selects the items expanded from it (matrix and template children, ' +
+      '<id>.<suffix>). Other items are left exactly as they are.',
     commands: ['run'],
   },
   {
@@ -242,21 +272,21 @@ export const ENVIRONMENT = [
   {
     name: 'MEDIAGEN_API_KEY',
     description: "The service's API key. It is read from here only, and never stored or printed.",
-    commands: ['run', 'plan', 'import'],
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_HTTP_TIMEOUT',
     description:
       'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
       'with the same key and body.',
-    commands: ['run', 'import'],
+    commands: ['run', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_PREFLIGHT_SECONDS',
     description:
-      'How long `run` keeps trying to reach the service before anything is sent (default 30); after ' +
-      'that it stops with exit 1, nothing submitted. See docs/services.md.',
-    commands: ['run'],
+      'How long `run` (and `plan`, `import`, `forget`) keeps trying to reach the service before anything ' +
+      'is sent (default 30); after that it stops with exit 1, nothing submitted. See docs/services.md.',
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_MODEL_BUSY_SECONDS',
