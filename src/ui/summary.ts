@@ -36,7 +36,7 @@ export function formatRunSummary(
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
   const stopLine = stop ? STOP_LINES[stop.kind]?.(stop as never) : undefined;
   if (stopLine) {
-    lines.push(stopLine);
+    lines.push(stop?.kind === 'stop_loss' ? `${stopLine}${alreadySent(report, stop)}` : stopLine);
   } else if (stop?.kind === 'draining' || unfinished(report, only) > 0) {
     lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
   }
@@ -86,5 +86,20 @@ const STOP_LINES: { [K in StopReason['kind']]?: (stop: Extract<StopReason, { kin
   service_route: (stop) =>
     `the service has no route for a request (${stop.message}): check --base-url (it ends in /v1); items were left as they were.`,
   stop_loss: (stop) =>
-    `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so the rest were not submitted. Fix the cause (in the manifest, say) and re-run.`,
+    `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so nothing more was submitted. Fix the cause (in the manifest, say) and re-run.`,
 };
+
+/**
+ * With several slots, requests already on their way when the stop-loss tripped are answered too
+ * (docs/services.md): say how many of them failed, so the count matches the failed items.
+ */
+function alreadySent(report: StatusReport, stop: Extract<StopReason, { kind: 'stop_loss' }>): string {
+  const code = stop.signature.split(' ')[0];
+  const counted = new Set(stop.items);
+  const more = report.items.filter(
+    (item) => item.state === 'failed' && item.error?.code === code && !counted.has(item.id),
+  );
+  if (more.length === 0) return '';
+  const names = more.slice(0, 10).map((item) => item.id);
+  return `\n  ${more.length} more (${names.join(', ')}${more.length > 10 ? ', ...' : ''}) had been sent before the stop and failed alike.`;
+}

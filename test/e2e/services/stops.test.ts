@@ -63,7 +63,7 @@ describe('only per-item causes fail an item', () => {
     const run = await runAgainst(sandbox, p);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('stopped: 3 items in a row failed with invalid_parameter on model');
-    expect(run.stdout).toContain('so the rest were not submitted');
+    expect(run.stdout).toContain('so nothing more was submitted');
     // One slot, so answers come in item order: three refusals, then nothing more was sent.
     expect(allPosts(sandbox).map((post) => post.status)).toEqual([400, 400, 400]);
     const states = Object.values(itemStates(p));
