@@ -105,8 +105,11 @@ describe('only per-item causes fail an item', () => {
     const retried = await runAgainst(sandbox, p, ['--retry-failed']);
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toContain(
-      '--retry-failed: 1 failed item(s) go out again with new keys (content_rejected: 1), for about $0.040000 more',
+      '--retry-failed: 1 failed item(s) go out again with new keys (content_rejected: 1), for about $0.04 more',
     );
+    // The plan line before it says the same: one to retry, not "nothing to submit".
+    expect(retried.stdout).toContain('Plan: 1 to retry, 3 unchanged;');
+    expect(retried.stdout).not.toContain('nothing to submit');
     const jobs = jobsOfItem(sandbox, 'fixed', 'shy');
     expect(jobs.map((job) => job.status)).toEqual(['failed', 'succeeded']);
     expect(new Set(jobs.map((job) => job.idempotencyKey)).size).toBe(2);
