@@ -23,7 +23,9 @@ export const COMMANDS = [
     description:
       'Submits each item once, follows the jobs and saves every video before the service deletes it. ' +
       'It can be stopped and started again at any moment: nothing is paid twice, and budget_usd holds ' +
-      'across runs. Before it spends anything it prints the same one-line summary as `plan`.',
+      'across runs. Before it spends anything it prints the same one-line summary as `plan` (with its own ' +
+      '--only, --redo and --retry-failed). When its output is closed (a pipe into `head`), it keeps running ' +
+      'and saving to the end, and what it would print is dropped.',
   },
   {
     name: 'plan',
@@ -33,7 +35,8 @@ export const COMMANDS = [
       'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
       'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
       'folder that no item owns; and a cost estimate. With --base-url (or MEDIAGEN_BASE_URL and ' +
-      'MEDIAGEN_API_KEY set) it also checks the account with one GET /account.',
+      "MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost " +
+      'ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.',
   },
   {
     name: 'status',
