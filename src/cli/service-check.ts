@@ -1,10 +1,8 @@
 import { MediaGenClient } from '../api/client.js';
 import { ExitCode, UserError } from '../errors.js';
 import { systemClock } from '../runner/clock.js';
-import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../sandbox/index.js';
 import { type Connection, connectionFromEnv, parsePositiveSeconds } from './common.js';
 import type { CliIo } from './io.js';
-import { sandboxStatePath } from './ledger-access.js';
 import { DEFAULT_PREFLIGHT_SECONDS, type PreflightResult, preflight } from './preflight.js';
 import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service.js';
 
@@ -50,11 +48,6 @@ export function serviceTarget(
       `${missing.what}: pass --base-url URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with --sandbox`,
     );
   return { connection, identity: serviceIdentity(connection.baseUrl) };
-}
-
-/** --sandbox: the embedded sandbox, its jobs kept beside the ledger, so it knows what earlier runs made. */
-export function startEmbeddedSandbox(ledgerPath: string): Promise<SandboxHandle> {
-  return startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
 }
 
 /** The HTTP client for a connection, with MEDIABATCH_HTTP_TIMEOUT applied. */

@@ -11,12 +11,8 @@ import { forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { lockLedger } from '../ledger-access.js';
 import { describeFailure } from '../preflight.js';
-import {
-  checkServiceForLedger,
-  serviceTarget,
-  serviceTimings,
-  startEmbeddedSandbox,
-} from '../service-check.js';
+import { checkServiceForLedger, serviceTarget, serviceTimings } from '../service-check.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 
 /**
  * `mediabatch forget <manifest> [id...]`: the way out when the service lost jobs the ledger holds

@@ -8,12 +8,8 @@ import type { SandboxHandle } from '../../sandbox/index.js';
 import { forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { lockLedger } from '../ledger-access.js';
-import {
-  checkServiceForLedger,
-  serviceTarget,
-  serviceTimings,
-  startEmbeddedSandbox,
-} from '../service-check.js';
+import { checkServiceForLedger, serviceTarget, serviceTimings } from '../service-check.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { parseSince } from './import-since.js';
 
 /**

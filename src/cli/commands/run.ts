@@ -23,7 +23,8 @@ import type { PreflightResult } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
 import { runProgress } from '../run-progress.js';
 import { type RunSettings, readRunSettings } from '../run-settings.js';
-import { checkAccount, clientFor, startEmbeddedSandbox } from '../service-check.js';
+import { checkAccount, clientFor } from '../service-check.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { statusJson } from './status.js';
 
 /** What a run holds open; the command's `finally` closes whatever of it was opened. */

@@ -32,7 +32,10 @@ async function sandbox(): Promise<SandboxHandle> {
 }
 
 function twoItems(name: string): E2eProject {
-  return project(name, `${manifestYaml(name)}items:\n  - {id: a, prompt: "shot a"}\n  - {id: b, prompt: "shot b"}\n`);
+  return project(
+    name,
+    `${manifestYaml(name)}items:\n  - {id: a, prompt: "shot a"}\n  - {id: b, prompt: "shot b"}\n`,
+  );
 }
 
 function hashes(dir: string): Record<string, string> {
@@ -40,7 +43,12 @@ function hashes(dir: string): Record<string, string> {
   return Object.fromEntries(
     readdirSync(dir)
       .sort()
-      .map((name) => [name, createHash('sha256').update(readFileSync(join(dir, name))).digest('hex')]),
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(readFileSync(join(dir, name)))
+          .digest('hex'),
+      ]),
   );
 }
 

@@ -79,7 +79,9 @@ describe('mediabatch forget (case 6)', () => {
     expect(badKey.stderr + badKey.stdout).not.toContain('mg_wrong_key');
     const unknownId = await forget(p, cliEnv(live), ['aa']);
     expect(unknownId.code).toBe(2);
-    expect(unknownId.stderr).toContain("no item 'aa' in the manifest, did you mean 'a'?; nothing was forgotten");
+    expect(unknownId.stderr).toContain(
+      "no item 'aa' in the manifest, did you mean 'a'?; nothing was forgotten",
+    );
     expect({ states: itemStates(p), jobs: jobStatuses(p) }).toEqual(before);
     expect(allPosts(live)).toHaveLength(2);
   });
