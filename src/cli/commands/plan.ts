@@ -13,6 +13,9 @@ import type { CommandArgs } from '../parse-args.js';
 import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../service.js';
 import { checkAccount, clientFor, serviceTimings } from '../service-check.js';
 
+/** The code plan gives an account check that got no answer in time (not the service's). */
+const SLOW = 'no_answer_in_time';
+
 export const planCommand: Command<'plan'> = async (args, io) => {
   const { values, positionals } = args;
   const manifest = forSandbox(
@@ -37,7 +40,8 @@ export const planCommand: Command<'plan'> = async (args, io) => {
   );
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note));
 
-  if (account === null || account.ok) return ExitCode.Ok;
+  // A slow service does not stop run (its requests are resent with the same keys): nor plan.
+  if (account === null || account.ok || account.code === SLOW) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;
   const hint =
     account.status === 401
@@ -131,7 +135,7 @@ async function accountOf(connection: Connection, io: CliIo): Promise<AccountChec
     if (checked.kind === 'answered') return { baseUrl, ok: true, account: checked.account };
     if (checked.kind === 'refused')
       return failed(checked.error.status, checked.error.code, checked.error.message);
-    return failed(null, null, 'no answer in time');
+    return failed(null, SLOW, 'no answer in time; run would go on, resending what goes unanswered');
   } catch (error) {
     if (error instanceof UserError && error.exitCode === ExitCode.ItemsNotDone)
       return failed(null, null, error.message);
