@@ -3,16 +3,21 @@ import { UserError } from '../errors.js';
 import { formatProblem, loadManifest, type Manifest } from '../manifest/index.js';
 import type { CliIo } from './io.js';
 
-/** Loads the manifest or fails with every problem listed, file:line:column first (exit 2). */
-export function manifestOrExit(path: string | undefined, io: CliIo): Manifest {
+/**
+ * Loads the manifest or fails with every problem listed, file:line:column first (exit 2); `outcome`
+ * says what that means for this command (only `run` and `import` could have submitted anything).
+ */
+export function manifestOrExit(
+  path: string | undefined,
+  io: CliIo,
+  outcome = 'nothing was submitted',
+): Manifest {
   if (!path) throw new UserError('missing <manifest> argument');
   const result = loadManifest(resolve(io.cwd, path));
   if (result.ok) return result.manifest;
   const lines = result.problems.map(formatProblem).join('\n');
   const count = result.problems.length;
-  throw new UserError(
-    `${count} problem${count === 1 ? '' : 's'} in the manifest; nothing was submitted:\n${lines}`,
-  );
+  throw new UserError(`${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${lines}`);
 }
 
 /**

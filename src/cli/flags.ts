@@ -9,6 +9,8 @@ export interface CommandSpec {
   name: string;
   /** Positional arguments, in order; all are required. */
   args: readonly string[];
+  /** Any number of further positionals of this kind may follow (`forget <manifest> [id...]`). */
+  rest?: string;
   summary: string;
   description: string;
 }
@@ -21,7 +23,9 @@ export const COMMANDS = [
     description:
       'Submits each item once, follows the jobs and saves every video before the service deletes it. ' +
       'It can be stopped and started again at any moment: nothing is paid twice, and budget_usd holds ' +
-      'across runs. Before it spends anything it prints the same one-line summary as `plan`.',
+      'across runs. Before it spends anything it prints the same one-line summary as `plan` (with its own ' +
+      '--only, --redo and --retry-failed). When its output is closed (a pipe into `head`), it keeps running ' +
+      'and saving to the end, and what it would print is dropped.',
   },
   {
     name: 'plan',
@@ -31,7 +35,8 @@ export const COMMANDS = [
       'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
       'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
       'folder that no item owns; and a cost estimate. With --base-url (or MEDIAGEN_BASE_URL and ' +
-      'MEDIAGEN_API_KEY set) it also checks the account with one GET /account.',
+      "MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost " +
+      'ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.',
   },
   {
     name: 'status',
@@ -56,6 +61,18 @@ export const COMMANDS = [
       'metadata and request, adopts the best job per item (succeeded first), records every job of the ' +
       'manifest in a new ledger so spend and budget stay right, and saves the outputs still available. ' +
       'A later `run` submits only what is missing. `docs/import.md` explains what it matches.',
+  },
+  {
+    name: 'forget',
+    args: ['manifest'],
+    rest: 'id',
+    summary: 'Give up on jobs the service no longer knows, so their items can be paid for again',
+    description:
+      'For each job in flight of the items named (all in flight when none is named), asks the service ' +
+      'GET /jobs/{id}: only a job it answers 404 job_not_found is marked lost in the ledger, with what ' +
+      'it cost, and its item goes back to pending. Any other answer leaves the job as it is, and says ' +
+      'why. The next `run` says which items it pays for again, and how much at most. See ' +
+      '`docs/troubleshooting.md`.',
   },
   {
     name: 'sandbox',
@@ -97,7 +114,7 @@ export interface FlagSpec {
 }
 
 const ALL: readonly CommandName[] = COMMANDS.map((command) => command.name);
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget'] as const;
 
 export const FLAGS = [
   {
@@ -106,7 +123,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import'],
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'ledger',
@@ -131,9 +148,24 @@ export const FLAGS = [
     type: 'boolean',
     description:
       'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
-      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>); with status and report, ' +
-      'read that ledger.',
-    commands: ['run', 'status', 'report'],
+      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    commands: ['run'],
+  },
+  {
+    name: 'sandbox',
+    type: 'boolean',
+    description:
+      'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
+      'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    commands: ['import', 'forget'],
+  },
+  {
+    name: 'sandbox',
+    type: 'boolean',
+    description:
+      'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
+      'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
+    commands: ['plan', 'status', 'report'],
   },
   {
     name: 'json',
@@ -162,7 +194,7 @@ export const FLAGS = [
     type: 'string',
     multiple: true,
     variadic: true,
-    value: 'ID... | @FILE',
+    value: 'ID|@FILE',
     description:
       'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
     commands: ['run'],
@@ -172,10 +204,11 @@ export const FLAGS = [
     type: 'string',
     multiple: true,
     variadic: true,
-    value: 'ID|GLOB...',
+    value: 'ID|GLOB',
     description:
       'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by ' +
-      'commas). Other items are left exactly as they are.',
+      'commas). An id also selects the items expanded from it (matrix and template children, ' +
+      '<id>.<suffix>). Other items are left exactly as they are.',
     commands: ['run'],
   },
   {
@@ -263,21 +296,21 @@ export const ENVIRONMENT = [
   {
     name: 'MEDIAGEN_API_KEY',
     description: "The service's API key. It is read from here only, and never stored or printed.",
-    commands: ['run', 'plan', 'import'],
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_HTTP_TIMEOUT',
     description:
       'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
       'with the same key and body.',
-    commands: ['run', 'import'],
+    commands: ['run', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_PREFLIGHT_SECONDS',
     description:
-      'How long `run` keeps trying to reach the service before anything is sent (default 30); after ' +
-      'that it stops with exit 1, nothing submitted. See docs/services.md.',
-    commands: ['run'],
+      'How long `run` (and `plan`, `import`, `forget`) keeps trying to reach the service before anything ' +
+      'is sent (default 30); after that it stops with exit 1, nothing submitted. See docs/services.md.',
+    commands: ['run', 'plan', 'import', 'forget'],
   },
   {
     name: 'MEDIABATCH_MODEL_BUSY_SECONDS',

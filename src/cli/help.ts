@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { exitCodeRows } from './exit-codes.js';
-import { COMMANDS, type CommandSpec, ENVIRONMENT, type FlagSpec, flagsOf } from './flags.js';
+import { COMMANDS, type CommandSpec, ENVIRONMENT, FLAGS, type FlagSpec, flagsOf } from './flags.js';
 
 const WIDTH = 100;
 
@@ -12,7 +12,8 @@ export function version(): string {
 
 export function synopsis(command: CommandSpec): string {
   const args = command.args.map((arg) => ` <${arg}>`).join('');
-  return `mediabatch ${command.name}${args} [options]`;
+  const rest = command.rest ? ` [${command.rest}...]` : '';
+  return `mediabatch ${command.name}${args}${rest} [options]`;
 }
 
 /** `--ledger PATH`, `-h, --help`, `--only ID...`. */
@@ -83,7 +84,7 @@ export function renderMainHelp(): string {
     ]),
     '',
     'environment:',
-    ...table(ENVIRONMENT.map((variable) => [variable.name, variable.description])),
+    ...table(environmentRows(null)),
     '',
     'exit codes:',
     ...exitCodeLines(),
@@ -93,10 +94,24 @@ export function renderMainHelp(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Variables that stand in for a flag (MEDIAGEN_BASE_URL), then the others; all, or one command's. */
+function environmentRows(command: string | null): Array<[string, string]> {
+  const used = (commands: readonly string[]) => command === null || commands.includes(command);
+  const flags = (FLAGS as readonly FlagSpec[]).filter((flag) => flag.env && used(flag.commands));
+  const names = new Set<string>();
+  const rows: Array<[string, string]> = [];
+  for (const flag of flags) {
+    if (names.has(flag.env!)) continue;
+    names.add(flag.env!);
+    rows.push([flag.env!, `Used when --${flag.name} is not given: ${flag.description}`]);
+  }
+  for (const variable of ENVIRONMENT)
+    if (used(variable.commands)) rows.push([variable.name, variable.description]);
+  return rows;
+}
+
 export function renderCommandHelp(command: CommandSpec): string {
-  const environment = ENVIRONMENT.filter((variable) =>
-    (variable.commands as readonly string[]).includes(command.name),
-  );
+  const environment = environmentRows(command.name);
   const lines = [
     `usage: ${synopsis(command)}`,
     '',
@@ -104,9 +119,7 @@ export function renderCommandHelp(command: CommandSpec): string {
     '',
     'options:',
     ...table(flagsOf(command.name).map((flag) => [flagLabel(flag), flagDetails(flag)])),
-    ...(environment.length > 0
-      ? ['', 'environment:', ...table(environment.map((variable) => [variable.name, variable.description]))]
-      : []),
+    ...(environment.length > 0 ? ['', 'environment:', ...table(environment)] : []),
     '',
     'exit codes:',
     ...exitCodeLines(),

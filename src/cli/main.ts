@@ -3,7 +3,21 @@ import { ExitCode } from '../errors.js';
 import { main } from './cli.js';
 import type { CliIo } from './io.js';
 
+/**
+ * A reader that goes away (`mediabatch status x.yaml | head -3`) closes stdout under us. That is
+ * no error of the command: what it prints next is dropped, quietly, and the command finishes its
+ * work as usual, so a run keeps running and saving, and the ledger stays whole (docs/commands.md).
+ */
+function dropOutputWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    process.stderr.write(`mediabatch: cannot write to standard output: ${error.message}\n`);
+    process.exitCode = ExitCode.Internal;
+  });
+}
+
 function processIo(): CliIo {
+  dropOutputWhenReaderLeaves(process.stdout);
   let interrupts = 0;
   const listeners: Array<(count: number) => void> = [];
   const onSignal = () => {

@@ -32,7 +32,8 @@ function optionsOf(flags: readonly FlagSpec[]): Options {
  * that names the flag and, for a typo, the flag that was probably meant.
  */
 export function parseCommandArgs<C extends CommandName>(command: C, argv: string[]): Parsed<C> {
-  return parseWithFlags(command, flagsOf(command), commandSpec(command)?.args ?? [], argv) as Parsed<C>;
+  const spec = commandSpec(command);
+  return parseWithFlags(command, flagsOf(command), spec?.args ?? [], argv, spec?.rest) as Parsed<C>;
 }
 
 /** The parser itself, over any list of flags (tests give it rows the real table lacks yet). */
@@ -41,6 +42,7 @@ export function parseWithFlags(
   flags: readonly FlagSpec[],
   args: readonly string[],
   given: string[],
+  rest?: string,
 ): { help: true } | { help: false; values: Record<string, unknown>; positionals: string[] } {
   const options = optionsOf(flags);
   const argv = withOptionalValues(given, flags);
@@ -68,7 +70,7 @@ export function parseWithFlags(
     values[flag.name] = value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined);
     checkChoices(flag, value, hint);
   }
-  checkPositionals(args, parsed.positionals, hint);
+  checkPositionals(args, parsed.positionals, hint, rest);
   return { help: false, values, positionals: parsed.positionals };
 }
 
@@ -104,10 +106,15 @@ function checkChoices(flag: FlagSpec, value: unknown, hint: string): void {
   }
 }
 
-function checkPositionals(expected: readonly string[], positionals: string[], hint: string): void {
+function checkPositionals(
+  expected: readonly string[],
+  positionals: string[],
+  hint: string,
+  rest: string | undefined,
+): void {
   const missing = expected[positionals.length];
   if (missing !== undefined) throw new UserError(`missing <${missing}> argument ${hint}`);
-  if (positionals.length > expected.length) {
+  if (rest === undefined && positionals.length > expected.length) {
     const extra = positionals.slice(expected.length).join(' ');
     const wanted = expected.length === 0 ? 'no arguments' : expected.map((arg) => `one <${arg}>`).join(', ');
     throw new UserError(`expected ${wanted}, but also got: ${extra} ${hint}`);

@@ -75,7 +75,7 @@ export interface PreflightDeps {
 
 export type PreflightResult =
   | { kind: 'answered'; account: Account }
-  | { kind: 'refused' }
+  | { kind: 'refused'; error: ApiError }
   | { kind: 'slow' }
   | { kind: 'interrupted' };
 
@@ -92,7 +92,7 @@ export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {
       error = caught;
     }
     const verdict = classifyPreflightError(error);
-    if (verdict === 'refused') return { kind: 'refused' };
+    if (verdict === 'refused') return { kind: 'refused', error: error as ApiError };
     const detail = describeFailure(error);
     if (verdict === 'slow') {
       deps.say(

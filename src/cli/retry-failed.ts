@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import { formatUsd } from '../money.js';
+import { formatUsdHuman } from '../money.js';
 import { estimateItem, pricesSeen } from '../report/cost-estimate.js';
 import { isRetryableOnRerun, mayRetryFailed } from '../runner/policy.js';
 import { requestHash } from '../runner/request.js';
@@ -47,9 +47,9 @@ export function retryFailedNotice(
     const cost =
       unknown === retried.length
         ? 'at a cost not known yet (no price seen and no max_cost_usd)'
-        : `for about $${formatUsd(total)} more${unknown > 0 ? ` plus ${unknown} item(s) of unknown price` : ''}`;
+        : `for about ${formatUsdHuman(total)} more${unknown > 0 ? ` plus ${unknown} item(s) of unknown price` : ''}`;
     const budget =
-      budgetLeftMicros === null ? '' : `, within the $${formatUsd(budgetLeftMicros)} left of budget_usd`;
+      budgetLeftMicros === null ? '' : `, within the ${formatUsdHuman(budgetLeftMicros)} left of budget_usd`;
     lines.push(
       `--retry-failed: ${retried.length} failed item(s) go out again with new keys (${why}), ${cost}${budget}`,
     );

@@ -5,6 +5,7 @@ import { saveJobFiles } from '../downloads/save-job-files.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';
+import { writeSidecars } from '../runner/provenance.js';
 import { requestHash } from '../runner/request.js';
 import {
   type ImportedAttempt,
@@ -160,6 +161,8 @@ async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: Item
   }).catch((error: unknown) => ({ kind: 'error' as const, message: (error as Error).message }));
   if (result.kind === 'saved') {
     deps.ledger.recordFilesSaved(attemptId, result.files);
+    // The provenance beside each file, as a run leaves it: what was asked, which job, what it cost.
+    await writeSidecars(deps.manifest.name, deps.ledger.getAttempt(attemptId), result.files);
     outcome.save = 'saved';
     outcome.files = result.files.map((file) => file.path);
   } else if (result.kind === 'expired') outcome.save = 'expired';

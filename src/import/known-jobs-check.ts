@@ -17,7 +17,7 @@ const CHECK_TIMEOUT_MS = 10_000;
  */
 async function jobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
-  ledger: Ledger,
+  ledger: Pick<Ledger, 'hasAttempts'>,
   manifestName: string,
   now = Date.now(),
 ): Promise<string[] | null> {
@@ -58,7 +58,7 @@ function unknownJobsMessage(
 /** The check and its message in one step, for `run`: throws when the run must not go on. */
 export async function stopOnJobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
-  ledger: Ledger,
+  ledger: Pick<Ledger, 'hasAttempts'>,
   context: {
     manifestName: string;
     manifestArg: string;

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { formatUsd, parseUsdStrict } from '../money.js';
+import { formatUsd, humanUsd, parseUsdStrict } from '../money.js';
 import { cleanText, renderTable } from '../report/render-text.js';
 import type { ImportResult } from './import-jobs.js';
 import { importedItemState } from './plan.js';
@@ -86,7 +86,7 @@ export function renderImportText(summary: ImportSummary, baseDir: string, comman
   ]);
   let text =
     `Imported ${summary.manifest}: ${summary.listed} job(s) listed since ${summary.since}, ` +
-    `${summary.of_manifest} of this manifest, net spend $${summary.spent_usd}.\n` +
+    `${summary.of_manifest} of this manifest, net spend ${humanUsd(summary.spent_usd)}.\n` +
     renderTable(
       ['item', 'state', 'adopted job', 'job status', ''],
       rows.map((row) => row.map(cleanText)),

@@ -1,6 +1,6 @@
 import { getAttempt } from './attempt-reads.js';
 import type { LedgerConnection } from './ledger-connection.js';
-import { type AttemptRecord, type JobSnapshot, preparedAttempt } from './records.js';
+import { type AttemptRecord, type JobSnapshot, LOST_JOB_STATUS, preparedAttempt } from './records.js';
 import { appendEvent } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
@@ -162,4 +162,29 @@ function updateJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): vo
     job.completedAt,
     attemptId,
   );
+}
+
+/**
+ * The service answered 404 for an accepted job: the attempt keeps what it cost (it was charged),
+ * is marked lost, and its item goes back to pending, so the next run pays for it again, saying so.
+ */
+export function recordJobLost(c: LedgerConnection, attemptId: number, message: string): AttemptRecord {
+  return c.write(() => {
+    const at = c.at();
+    c.prepare(
+      `UPDATE attempts SET job_status = ?, error_code = 'job_not_found', error_message = ?, completed_at = ?
+         WHERE id = ?`,
+    ).run(LOST_JOB_STATUS, message, at, attemptId);
+    const attempt = getAttempt(c, attemptId);
+    c.prepare(
+      `UPDATE items SET state = 'pending', error_code = NULL, error_message = NULL, updated_at = ?
+         WHERE batch_id = ? AND item_id = ?`,
+    ).run(at, c.batchId, attempt.itemId);
+    appendEvent(c, attempt.itemId, attemptId, 'job_lost', {
+      job: attempt.jobId,
+      amount: attempt.amountMicros,
+      refunded: attempt.refundedMicros,
+    });
+    return attempt;
+  });
 }

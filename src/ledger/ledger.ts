@@ -5,6 +5,7 @@ import {
   recordAccepted,
   recordImportedJob,
   recordJob,
+  recordJobLost,
   recordRejected,
 } from './attempt-writes.js';
 import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved } from './file-rows.js';
@@ -159,6 +160,11 @@ export class Ledger {
   /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
   recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): AttemptRecord {
     return recordRejected(this.#c, attemptId, httpStatus, code, message);
+  }
+
+  /** The service no longer knows the attempt's job: it stays charged, and its item is pending again. */
+  recordJobLost(attemptId: number, message: string): AttemptRecord {
+    return recordJobLost(this.#c, attemptId, message);
   }
 
   /** A later view of an accepted job (status, refund, expiry). */

@@ -27,6 +27,12 @@ export function newItemRecord(itemId: string, requestHash: string): ItemRecord {
   };
 }
 
+/**
+ * The job status an attempt gets when the service answered 404 for its job and `mediabatch forget`
+ * gave it up: charged, never to be seen again, its item pending (docs/troubleshooting.md).
+ */
+export const LOST_JOB_STATUS = 'lost';
+
 /** prepared: key and body committed, no answer yet; accepted: a job exists; rejected: HTTP error, no job. */
 export type AttemptState = 'prepared' | 'accepted' | 'rejected';
 

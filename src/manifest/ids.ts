@@ -21,8 +21,8 @@ export function idProblem(id: string): string | null {
     const shown = JSON.stringify(id.length > 60 ? `${id.slice(0, 57)}...` : id);
     if (id.length > MAX_ID_LENGTH) return `id ${shown} is longer than ${MAX_ID_LENGTH} characters`;
     return (
-      `invalid id ${shown}: ids become file names, so they must start with a letter or digit ` +
-      `and contain only letters, digits, '.', '_' and '-'`
+      `invalid id ${shown}: ids become file names, so they must start with an ASCII letter or digit ` +
+      `and contain only ASCII letters (a-z, A-Z, no accents), digits, '.', '_' and '-'`
     );
   }
   if (isReservedDeviceName(id)) {

@@ -43,9 +43,26 @@ function elements(slice: readonly unknown[]): string {
   return text.slice(OPEN.length, text.length - CLOSE.length);
 }
 
-/** Writes the chunks, waiting whenever the stream's buffer is full, so memory stays flat. */
+/**
+ * Writes the chunks, waiting whenever the stream's buffer is full, so memory stays flat. A stream
+ * closed by its reader (a pipe into `head`) ends the writing: the rest would be dropped anyway.
+ */
 export async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  const closed = () => (out as { destroyed?: boolean }).destroyed === true;
   for (const chunk of chunks) {
-    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    if (closed()) return;
+    if (!out.write(chunk)) await drainedOrClosed(out);
   }
+}
+
+function drainedOrClosed(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.once('drain', done);
+    out.once('close', done);
+  });
 }

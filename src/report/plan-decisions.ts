@@ -15,6 +15,7 @@ export type PlanLabel =
   | 'in_flight'
   | 'done'
   | 'retry'
+  | 'redo'
   | 'expired'
   | 'failed'
   | 'blocked_by_budget';
@@ -25,6 +26,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'in_flight',
   'done',
   'retry',
+  'redo',
   'expired',
   'failed',
   'blocked_by_budget',
@@ -37,6 +39,17 @@ export interface Decision {
   reason?: string;
   /** A changed item's latest attempt, whose request names the fields that changed. */
   changedSince?: AttemptRecord | undefined;
+  /** Its last job was paid for and lost by the service (`mediabatch forget`): it is paid for again. */
+  paysAgain?: boolean;
+}
+
+/** What the run is asked besides the manifest: the flags that change what it submits. */
+export interface DecideOptions {
+  regenerateExpired: boolean;
+  /** `run --retry-failed`. */
+  retryFailed?: boolean;
+  /** `run --redo`: done items that get a new take. */
+  redo?: ReadonlySet<string>;
 }
 
 // Shared: at 100,000 items most decisions are one of these, and need no object of their own.
@@ -47,7 +60,7 @@ const DONE: Decision = { label: 'done', submit: false };
 export function decideItem(
   item: ManifestItem,
   entry: ItemEntry | undefined,
-  options: { regenerateExpired: boolean },
+  options: DecideOptions,
 ): Decision {
   if (entry === undefined) return NEW;
   const record = entry.record;
@@ -57,11 +70,19 @@ export function decideItem(
     case 'new':
       return NEW;
     case 'done':
-      return DONE;
+      return options.redo?.has(item.id)
+        ? {
+            label: 'redo',
+            submit: true,
+            reason: '--redo: a new take; the current one is kept as a take file',
+          }
+        : DONE;
     case 'changed':
       return { label: 'changed', submit, changedSince: entry.attempt };
     case 'retry':
-      return { label: 'retry', submit, reason: retryReason(decided.reason, record) };
+      return decided.reason === 'job_lost'
+        ? { label: 'retry', submit, paysAgain: true, reason: lostReason(entry.attempt) }
+        : { label: 'retry', submit, reason: retryReason(decided.reason, record) };
     case 'in_flight':
       return {
         label: 'in_flight',
@@ -88,9 +109,15 @@ export function decideItem(
   }
 }
 
+function lostReason(attempt: AttemptRecord | undefined): string {
+  return `the service lost job ${attempt?.jobId ?? '?'} (mediabatch forget): paid for again`;
+}
+
 function retryReason(reason: string, record: ItemRecord | undefined): string {
   if (reason === 'interrupted') return 'an earlier run stopped before this item was answered';
   if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
+  if (reason.startsWith('retry_failed'))
+    return `--retry-failed: failed with ${record?.errorCode ?? 'an error'}; sent again with a new key`;
   const message = record?.errorMessage ? `: ${record.errorMessage}` : '';
   return `last attempt ended with ${reason}${message}; a re-run tries again with a new key`;
 }

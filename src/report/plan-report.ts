@@ -6,7 +6,7 @@ import { formatProblem } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
-import { type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
+import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
 import { mostItCanCost, type PlanItem, type PreviousBody, type Walk, walkItems } from './plan-walk.js';
@@ -54,6 +54,11 @@ export interface PlanDocument {
   /** Outputs paid for and not saved yet (value-at-risk.ts). */
   value_at_risk: ValueAtRisk;
   account: PlanAccount | null;
+  /**
+   * What `run` says before it pays again for items whose jobs the service lost (`mediabatch
+   * forget`); null when there are none.
+   */
+  pays_again: string | null;
   warnings: string[];
 }
 
@@ -63,6 +68,10 @@ export interface PlanInputs {
   /** Every file under the output folder (absolute paths); null when it was not listed. */
   outputFiles?: readonly string[] | null;
   regenerateExpired?: boolean;
+  /** run's flags: --retry-failed, --redo and --only change what it submits. */
+  retryFailed?: boolean;
+  redo?: readonly string[];
+  only?: ReadonlySet<string> | null;
 }
 
 /** The plan from a ledger held in memory whole (run's summary line, tests). */
@@ -85,8 +94,17 @@ export function buildPlan(
 ): PlanDocument {
   const money = source.money;
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
-  const { decisions, unlisted } = decideAll(manifest, source.entries, inputs.regenerateExpired ?? false);
-  const walk = walkItems(manifest, decisions, source, budgetLeft, money.reservedMicros, inputs.previousBody);
+  // --only: the plan speaks of the selected items; the others are neither run nor removed.
+  const only = inputs.only ?? null;
+  const listed = only ? { ...manifest, items: manifest.items.filter((item) => only.has(item.id)) } : manifest;
+  const decided = decideAll(listed, source.entries, {
+    regenerateExpired: inputs.regenerateExpired ?? false,
+    retryFailed: inputs.retryFailed ?? false,
+    redo: new Set(inputs.redo ?? []),
+  });
+  const { decisions } = decided;
+  const unlisted = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
+  const walk = walkItems(listed, decisions, source, budgetLeft, money.reservedMicros, inputs.previousBody);
   const shown = shownFrom(manifest.file);
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
@@ -97,6 +115,8 @@ export function buildPlan(
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
   const warnings = planWarnings(manifest, source.unsaved, nowMs, walk, budgetLeft);
+  const again = paysAgainLine(walk, budgetLeft);
+  if (again) warnings.push(again);
   if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
 
   const totals = planTotals(manifest, walk, money, {
@@ -115,8 +135,27 @@ export function buildPlan(
     totals,
     value_at_risk: valueAtRisk(source.unsaved, nowMs),
     account: account === null ? null : toPlanAccount(account),
+    pays_again: again,
     warnings,
   };
+}
+
+/** Of the rows the selection left out, those of items the manifest no longer lists at all. */
+function notListed(manifest: Manifest, rows: readonly ItemRecord[]): ItemRecord[] {
+  const ids = new Set(manifest.items.map((item) => item.id));
+  return rows.filter((record) => !ids.has(record.itemId));
+}
+
+/** `2 items whose paid jobs the service lost are paid for again: expected $0.80, at most $2.00.` */
+function paysAgainLine(walk: Walk, budgetLeft: Micros | null): string | null {
+  const { again } = walk;
+  if (again.items === 0) return null;
+  const expected = again.unknown > 0 ? 'expected cost unknown' : `expected ${formatUsdHuman(again.estimate)}`;
+  const most = mostItCanCost(again.caps, again.uncapped, budgetLeft);
+  const bound =
+    most === null ? 'no upper bound (no max_cost_usd, no budget_usd)' : `at most ${formatUsdHuman(most)}`;
+  const items = again.items === 1 ? '1 item whose paid job' : `${again.items} items whose paid jobs`;
+  return `${items} the service lost (mediabatch forget) ${again.items === 1 ? 'is' : 'are'} paid for again: ${expected}, ${bound}`;
 }
 
 /** The manifest's own warnings, then what the plan found: expiring files, unknown prices, budget. */
@@ -181,7 +220,7 @@ function planTotals(
 function decideAll(
   manifest: Manifest,
   entries: Iterable<ItemEntry>,
-  regenerateExpired: boolean,
+  options: DecideOptions,
 ): { decisions: Array<Decision | undefined>; unlisted: ItemRecord[] } {
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
@@ -191,12 +230,11 @@ function decideAll(
   const unlisted: ItemRecord[] = [];
   for (const entry of entries) {
     const index = position.get(entry.itemId);
-    if (index !== undefined)
-      decisions[index] = decideItem(manifest.items[index]!, entry, { regenerateExpired });
+    if (index !== undefined) decisions[index] = decideItem(manifest.items[index]!, entry, options);
     else if (entry.record) unlisted.push(entry.record);
   }
   manifest.items.forEach((item, index) => {
-    decisions[index] ??= decideItem(item, undefined, { regenerateExpired });
+    decisions[index] ??= decideItem(item, undefined, options);
   });
   return { decisions, unlisted };
 }

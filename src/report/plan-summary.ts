@@ -5,6 +5,7 @@ interface SummaryTotals {
   new: number;
   changed: number;
   retry: number;
+  redo: number;
   in_flight: number;
   done: number;
   expired: number;
@@ -27,12 +28,13 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  */
 export function planSummary(t: SummaryTotals): string {
   const skipped =
-    t.failed + t.blocked_by_budget + (t.to_submit === t.new + t.changed + t.retry ? t.expired : 0);
-  const regenerated = t.to_submit - t.new - t.changed - t.retry;
+    t.failed + t.blocked_by_budget + (t.to_submit === t.new + t.changed + t.retry + t.redo ? t.expired : 0);
+  const regenerated = t.to_submit - t.new - t.changed - t.retry - t.redo;
   const parts = [
     t.new ? `${t.new} new` : '',
     t.changed ? `${t.changed} changed` : '',
     t.retry ? `${t.retry} to retry` : '',
+    t.redo ? plural(t.redo, 'new take') : '',
     regenerated ? `${regenerated} expired to generate again` : '',
     t.in_flight ? `${t.in_flight} to resume` : '',
     t.done ? `${t.done} unchanged` : '',

@@ -33,6 +33,8 @@ export interface Walk {
   estimateTotal: Micros;
   capsTotal: Micros;
   uncapped: number;
+  /** Of the items to submit, those whose paid job the service lost: paid for again. */
+  again: { items: number; estimate: Micros; unknown: number; caps: Micros; uncapped: number };
 }
 
 /** The items to submit in manifest order, as run queues them, spending the estimates. */
@@ -52,6 +54,7 @@ export function walkItems(
     estimateTotal: 0,
     capsTotal: 0,
     uncapped: 0,
+    again: { items: 0, estimate: 0, unknown: 0, caps: 0, uncapped: 0 },
   };
   let left = budgetLeft;
   let prices: PriceTable | undefined;
@@ -66,8 +69,10 @@ export function walkItems(
       prices ??= source.prices();
       estimate = estimateItem(item, prices).micros;
       const taken = takeFromBudget(walk, item, estimate, left);
-      if (taken.fits) left = taken.left;
-      else {
+      if (taken.fits) {
+        left = taken.left;
+        if (decided.paysAgain) countAgain(walk.again, item, estimate);
+      } else {
         label = 'blocked_by_budget';
         reason = blockedReason(taken.need, left!, reserved);
       }
@@ -110,6 +115,14 @@ function takeFromBudget(
   if (item.maxCostMicros === null) walk.uncapped += 1;
   else walk.capsTotal += item.maxCostMicros;
   return { fits: true, left: left !== null && estimate !== null ? left - estimate : left };
+}
+
+function countAgain(again: Walk['again'], item: ManifestItem, estimate: Micros | null): void {
+  again.items += 1;
+  if (estimate === null) again.unknown += 1;
+  else again.estimate += estimate;
+  if (item.maxCostMicros === null) again.uncapped += 1;
+  else again.caps += item.maxCostMicros;
 }
 
 function planItemOf(

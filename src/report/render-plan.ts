@@ -12,6 +12,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
   new: { sign: '+', word: 'new' },
   changed: { sign: '~', word: 'changed' },
   retry: { sign: '+', word: 'retry' },
+  redo: { sign: '+', word: 'new take' },
   in_flight: { sign: '>', word: 'resume' },
   done: { sign: '=', word: 'unchanged (done)' },
   expired: { sign: '!', word: 'expired' },

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/records.js';
 import { isRetryableOnRerun, mayRetryFailed } from './policy.js';
 
 /**
@@ -26,6 +26,9 @@ export function planItem(
   if (record.requestHash !== hash) return { label: 'changed', action: 'submit' };
   switch (record.state) {
     case 'pending':
+      // `mediabatch forget`: the service lost the job, which was paid; this submission pays again.
+      if (latest?.jobStatus === LOST_JOB_STATUS)
+        return { label: 'retry', action: 'submit', reason: 'job_lost' };
       return latest
         ? { label: 'retry', action: 'submit', reason: 'interrupted' }
         : { label: 'new', action: 'submit' };

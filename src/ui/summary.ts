@@ -24,7 +24,8 @@ export function formatRunSummary(
     for (const item of failed.slice(0, 20))
       lines.push(`  ${item.id}: ${item.error?.code}: ${item.error?.message}`);
     if (failed.length > 20) lines.push(`  ... and ${failed.length - 20} more (mediabatch status --json)`);
-    lines.push('  content_rejected: change the prompt; retries_exhausted: re-run to try again.');
+    const hints = failureHints(new Set(failed.map((item) => item.error?.code ?? '')));
+    if (hints) lines.push(`  ${hints}`);
   }
   if (totals.budget_exceeded > 0)
     lines.push('some items did not fit in budget_usd: raise it and re-run to submit them.');
@@ -35,12 +36,33 @@ export function formatRunSummary(
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
   const stopLine = stop ? STOP_LINES[stop.kind]?.(stop as never) : undefined;
   if (stopLine) {
-    lines.push(stopLine);
-  } else if (stop?.kind === 'draining' || totals.pending + totals.in_flight > 0) {
+    lines.push(stop?.kind === 'stop_loss' ? `${stopLine}${alreadySent(report, stop)}` : stopLine);
+  } else if (stop?.kind === 'draining' || unfinished(report, only) > 0) {
     lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
   }
   lines.push(`ledger: ${ledgerPath}`, '');
   return lines.join('\n');
+}
+
+/** Items left pending or in flight among those the run was asked to run (--only: the selected ones). */
+function unfinished(report: StatusReport, only: ReadonlySet<string> | null): number {
+  return report.items.filter(
+    (item) => (only?.has(item.id) ?? true) && (item.state === 'pending' || item.state === 'in_flight'),
+  ).length;
+}
+
+/** What to do about each final code that comes back often, for the codes that did fail only. */
+const FAILURE_HINTS: Readonly<Record<string, string>> = {
+  content_rejected: 'content_rejected: change the prompt',
+  retries_exhausted: 'retries_exhausted: re-run to try again',
+  canceled: 'canceled: run --retry-failed to submit again',
+  max_cost_exceeded: 'max_cost_exceeded: raise max_cost_usd',
+  invalid_parameter: 'invalid_parameter: fix the field it names in the manifest',
+};
+
+function failureHints(codes: ReadonlySet<string>): string {
+  const hints = Object.entries(FAILURE_HINTS).filter(([code]) => codes.has(code));
+  return hints.length === 0 ? '' : `${hints.map(([, hint]) => hint).join('; ')}.`;
 }
 
 /**
@@ -58,11 +80,28 @@ const STOP_LINES: { [K in StopReason['kind']]?: (stop: Extract<StopReason, { kin
         .join(', ')}${stop.jobs.length > 10 ? ', ...' : ''}.`,
       '  The ledger and the service disagree (another service or account, or the service lost them), so',
       '  nothing was resubmitted: that could pay twice. Check --base-url and MEDIAGEN_API_KEY, then re-run.',
+      '  If the service really lost them, `mediabatch forget <manifest>` gives them up (after the service',
+      '  confirms it does not know them) and the next run pays for their items again.',
     ].join('\n'),
   service_route: (stop) =>
     `the service has no route for a request (${stop.message}): check --base-url (it ends in /v1); items were left as they were.`,
   disk_refuses: (stop) =>
     `stopped: files could not be saved (${stop.code}): ${stop.message}. Nothing more was submitted; items in flight stay resumable. Fix it, then re-run to save what is still on the service (nothing is paid again).`,
   stop_loss: (stop) =>
-    `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so the rest were not submitted. Fix the cause (in the manifest, say) and re-run.`,
+    `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so nothing more was submitted. Fix the cause (in the manifest, say) and re-run.`,
 };
+
+/**
+ * With several slots, requests already on their way when the stop-loss tripped are answered too
+ * (docs/services.md): say how many of them failed, so the count matches the failed items.
+ */
+function alreadySent(report: StatusReport, stop: Extract<StopReason, { kind: 'stop_loss' }>): string {
+  const code = stop.signature.split(' ')[0];
+  const counted = new Set(stop.items);
+  const more = report.items.filter(
+    (item) => item.state === 'failed' && item.error?.code === code && !counted.has(item.id),
+  );
+  if (more.length === 0) return '';
+  const names = more.slice(0, 10).map((item) => item.id);
+  return `\n  ${more.length} more (${names.join(', ')}${more.length > 10 ? ', ...' : ''}) had been sent before the stop and failed alike.`;
+}

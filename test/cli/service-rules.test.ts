@@ -107,7 +107,7 @@ describe('--retry-failed notice', () => {
     ];
     const notice = retryFailedNotice(items, records, [] as AttemptRecord[], 1_000_000);
     expect(notice).toBe(
-      '--retry-failed: 2 failed item(s) go out again with new keys (content_rejected: 1, invalid_parameter: 1), for about $0.150000 more, within the $1.000000 left of budget_usd\n' +
+      '--retry-failed: 2 failed item(s) go out again with new keys (content_rejected: 1, invalid_parameter: 1), for about $0.15 more, within the $1.00 left of budget_usd\n' +
         '--retry-failed: 1 item(s) refused with idempotency_key_reused (409) are not retried: inspect the ledger, then edit them\n',
     );
     expect(retryFailedNotice(items, [records[4]!], [], null)).toBeNull();

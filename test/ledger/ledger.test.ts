@@ -57,6 +57,39 @@ describe('ledger file', () => {
     expect(() => Ledger.open(path, 'demo', '/m.yaml')).toThrow(/newer than this mediabatch/);
   });
 
+  it('a lost job keeps its charge, puts its item back to pending, and is recorded as an event', () => {
+    const path = tempLedger();
+    const ledger = Ledger.open(path, 'demo', '/m.yaml');
+    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    const prepared = ledger.prepareAttempt({
+      itemId: 'a',
+      seq: 1,
+      idempotencyKey: 'k1',
+      requestBody: '{}',
+      requestHash: 'h',
+      reservedMicros: 500_000,
+    });
+    ledger.recordAccepted(prepared.id, 202, {
+      jobId: 'job_1',
+      status: 'running',
+      amountMicros: 400_000,
+      refundedMicros: 0,
+      errorCode: null,
+      errorMessage: null,
+      expiresAt: null,
+      completedAt: null,
+    });
+    const lost = ledger.recordJobLost(prepared.id, 'gone');
+    expect(lost).toMatchObject({ jobStatus: 'lost', amountMicros: 400_000, errorCode: 'job_not_found' });
+    expect(ledger.listItems()).toMatchObject([{ itemId: 'a', state: 'pending', errorCode: null }]);
+    expect(ledger.moneyTotals()).toEqual({ chargedMicros: 400_000, refundedMicros: 0, reservedMicros: 0 });
+    ledger.close();
+    const db = new Database(path, { readonly: true });
+    const event = db.prepare("SELECT detail FROM events WHERE kind = 'job_lost'").get() as { detail: string };
+    db.close();
+    expect(JSON.parse(event.detail)).toEqual({ job: 'job_1', amount: 400_000, refunded: 0 });
+  });
+
   it('keeps the event log append-only', () => {
     const path = tempLedger();
     const ledger = Ledger.open(path, 'demo', '/m.yaml');

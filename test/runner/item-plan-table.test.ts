@@ -54,6 +54,12 @@ const cases: Array<[string, ItemRecord | undefined, AttemptRecord | undefined, I
     { label: 'retry', action: 'submit', reason: 'interrupted' },
   ],
   [
+    'pending after forget: the service lost its paid job',
+    record('pending'),
+    attempt({ jobStatus: 'lost', errorCode: 'job_not_found' }),
+    { label: 'retry', action: 'submit', reason: 'job_lost' },
+  ],
+  [
     'in flight, job accepted',
     record('in_flight'),
     accepted,
@@ -149,6 +155,10 @@ describe('retriesCarried', () => {
       0,
     );
     expect(retriesCarried({ label: 'changed', action: 'submit' }, record('in_flight'))).toBe(0);
+    // A forgotten job starts the item afresh: the service lost it, the item did not fail.
+    expect(retriesCarried({ label: 'retry', action: 'submit', reason: 'job_lost' }, record('pending'))).toBe(
+      0,
+    );
   });
 });
 

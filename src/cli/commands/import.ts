@@ -1,26 +1,30 @@
 import { dirname } from 'node:path';
-import { MediaGenClient } from '../../api/client.js';
 import { ExitCode, UserError } from '../../errors.js';
 import { importJobs, listManifestJobs } from '../../import/import-jobs.js';
 import { importSummary, renderImportText } from '../../import/render.js';
 import { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
-import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
+import type { SandboxHandle } from '../../sandbox/index.js';
+import { forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { lockLedger } from '../ledger-access.js';
+import { checkServiceForLedger, serviceTarget, serviceTimings } from '../service-check.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { parseSince } from './import-since.js';
 
 /**
- * `mediabatch import <manifest> [--base-url URL] [--ledger PATH] [--since DURATION] [--json]`:
+ * `mediabatch import <manifest> [--base-url URL | --sandbox] [--ledger PATH] [--since DURATION] [--json]`:
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
-  const manifest = manifestOrExit(positionals[0], io);
+  const manifest = forSandbox(manifestOrExit(positionals[0], io, 'nothing was imported'), values.sandbox);
   const sinceMs = parseSince(values.since);
-  const connection = connectionFromEnv(values['base-url'], io);
-  if (!connection)
-    throw new UserError('no service to import from: pass --base-url URL (or set MEDIAGEN_BASE_URL)');
-  const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
+  const timings = serviceTimings(io);
+  const target = serviceTarget(values.sandbox, values['base-url'], io, {
+    what: 'no service to import from',
+    sandbox: 'rebuild the sandbox ledger from the embedded sandbox',
+  });
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
   const lock = lockLedger(ledgerPath);
   if (!lock)
     throw new UserError(
@@ -28,11 +32,20 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
       ExitCode.Refused,
     );
   let ledger: Ledger | null = null;
+  let sandbox: SandboxHandle | null = null;
   try {
     ledger = openEmptyLedger(ledgerPath, manifest);
-    const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
-    const timeoutMs = timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 };
-    const client = new MediaGenClient({ ...connection, ...timeoutMs });
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
+    const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
+    // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
+    const client = await checkServiceForLedger(
+      'import',
+      { connection, identity: target.identity },
+      { bound: ledger.service()?.identity ?? null, path: ledgerPath },
+      timings,
+      io,
+    );
+    const timeoutMs = timings.httpTimeoutMs === null ? {} : { timeoutMs: timings.httpTimeoutMs };
     const since = new Date(Date.now() - sinceMs);
     const listing = await listManifestJobs(client, manifest.name, since).catch((error: unknown) => {
       throw new UserError(
@@ -40,6 +53,8 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
         ExitCode.Refused,
       );
     });
+    // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
+    ledger.bindService(target.identity);
     const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),
@@ -52,7 +67,12 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
       listed: listing.listed,
       truncated: listing.truncated,
     });
-    const rerun = ['mediabatch run', positionals[0], ...(values.ledger ? ['--ledger', values.ledger] : [])];
+    const rerun = [
+      'mediabatch run',
+      positionals[0],
+      ...(values.ledger ? ['--ledger', values.ledger] : []),
+      ...(values.sandbox ? ['--sandbox'] : []),
+    ];
     io.stdout.write(
       values.json
         ? `${JSON.stringify(summary, null, 2)}\n`
@@ -62,6 +82,7 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
   } finally {
     ledger?.close();
     lock.release();
+    await sandbox?.close();
   }
 };
 

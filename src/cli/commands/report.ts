@@ -11,7 +11,7 @@ import type { Command } from '../io.js';
 import { readLedger } from '../ledger-read.js';
 
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  const manifest = forSandbox(manifestOrExit(positionals[0], io), values.sandbox);
+  const manifest = forSandbox(manifestOrExit(positionals[0], io, 'no report was made'), values.sandbox);
   const ledger = readLedger(manifest, values.ledger, io, { sandbox: values.sandbox });
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());

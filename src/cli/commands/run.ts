@@ -1,4 +1,4 @@
-import { MediaGenClient } from '../../api/client.js';
+import type { MediaGenClient } from '../../api/client.js';
 import type { Account } from '../../api/schemas.js';
 import { ExitCode } from '../../errors.js';
 import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
@@ -10,7 +10,7 @@ import { buildStatus } from '../../report/status-report.js';
 import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
 import type { StopReason } from '../../runner/stop-rules.js';
-import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
+import type { SandboxHandle } from '../../sandbox/index.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import type { TtyReporter } from '../../ui/tty-reporter.js';
 import { type Connection, forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
@@ -19,13 +19,14 @@ import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from 
 import { planSource, statusSource } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
 import type { CommandArgs } from '../parse-args.js';
-import { type PreflightResult, preflight } from '../preflight.js';
+import type { PreflightResult } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
 import { RunNotices, readNoticeSettings } from '../run-notices.js';
 import { runProgress } from '../run-progress.js';
 import { type RunSettings, readRunSettings } from '../run-settings.js';
 import { checkOutputFolder } from '../save-check.js';
-import { serviceIdentity } from '../service.js';
+import { checkAccount, clientFor } from '../service-check.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { statusJson } from './status.js';
 
 /** What a run holds open; the command's `finally` closes whatever of it was opened. */
@@ -60,8 +61,7 @@ export const runCommand: Command<'run'> = async (args, io) => {
     held.ledger = ledger;
     // Saving comes before spending: a folder that cannot take the files stops the run here.
     await checkOutputFolder(manifest, ledger, settings.runner);
-    const connection =
-      settings.connection ?? (await startEmbeddedSandbox(held, ledgerPath, manifest, args, io));
+    const connection = settings.connection ?? (await startRunSandbox(held, ledgerPath, manifest, args, io));
     const client = clientBindingLedger(connection, settings, ledger);
     const release = () => lock.release();
     const checked = await checkService(client, connection, settings, ledger, release, io);
@@ -107,14 +107,14 @@ export const runCommand: Command<'run'> = async (args, io) => {
 };
 
 /** --sandbox: its state lives beside the ledger, so a killed run resumes against the jobs it left. */
-async function startEmbeddedSandbox(
+async function startRunSandbox(
   held: Held,
   ledgerPath: string,
   manifest: Manifest,
   args: CommandArgs<'run'>,
   io: CliIo,
 ): Promise<Connection> {
-  const sandbox = await startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
+  const sandbox = await startEmbeddedSandbox(ledgerPath);
   held.sandbox = sandbox;
   if (!args.values.json)
     io.stdout.write(
@@ -130,14 +130,9 @@ async function startEmbeddedSandbox(
  */
 function clientBindingLedger(connection: Connection, settings: RunSettings, ledger: Ledger): MediaGenClient {
   let bound = ledger.service() !== null;
-  return new MediaGenClient({
-    baseUrl: connection.baseUrl,
-    apiKey: connection.apiKey,
-    ...(settings.httpTimeoutMs === null ? {} : { timeoutMs: settings.httpTimeoutMs }),
-    onAnswer: () => {
-      if (!bound) ledger.bindService(settings.identity);
-      bound = true;
-    },
+  return clientFor(connection, settings, () => {
+    if (!bound) ledger.bindService(settings.identity);
+    bound = true;
   });
 }
 
@@ -168,16 +163,13 @@ async function checkService(
     releaseLock();
     io.exit(ExitCode.Interrupted);
   });
-  const windowMs = settings.preflightWindowMs;
-  const checked = await preflight({
+  const checked = await checkAccount(
     client,
-    identity: serviceIdentity(connection.baseUrl),
-    windowMs,
-    timeoutMs: Math.min(settings.httpTimeoutMs ?? 60_000, Math.max(2000, windowMs / 2)),
-    signal: stopChecking.signal,
-    sleep: (ms, signal) => systemClock.sleep(ms, signal),
-    say: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
-  });
+    connection,
+    settings,
+    (line) => io.stderr.write(`mediabatch run: ${line}\n`),
+    stopChecking.signal,
+  );
   checking = false;
   return checked;
 }
@@ -208,7 +200,9 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
     );
   }
   // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
-  const summary = planLine(manifest, ledger, values['regenerate-expired']);
+  const plan = planOfRun(manifest, ledger, settings);
+  if (plan.pays_again) (values.json ? io.stderr : io.stdout).write(`${plan.pays_again}\n`);
+  const summary = plan.summary;
   if (!values.json) io.stdout.write(`${summary}\n`);
   const progress = runProgress(
     {
@@ -251,11 +245,17 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   return exitCode;
 }
 
-/** `plan`'s summary line for this run: the ledger's prices and what it would submit. */
-function planLine(manifest: Manifest, ledger: Ledger, regenerateExpired: boolean): string {
+/** `plan` for this run: the ledger's prices and what it would submit with the run's own flags. */
+function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  return buildPlan(manifest, planSource(ledger), null, Date.now(), { regenerateExpired, outputFiles })
-    .summary;
+  const { runner } = settings;
+  return buildPlan(manifest, planSource(ledger), null, Date.now(), {
+    regenerateExpired: runner.regenerateExpired,
+    outputFiles,
+    retryFailed: runner.retryFailed ?? false,
+    redo: runner.redo ?? [],
+    only: runner.only ?? null,
+  });
 }
 
 /** The exit code of a run, from why it stopped and the state of the items it was asked to run. */

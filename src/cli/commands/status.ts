@@ -7,7 +7,7 @@ import type { Command } from '../io.js';
 import { statusSource, withLedger } from '../ledger-read.js';
 
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const manifest = manifestOrExit(positionals[0], io);
+  const manifest = manifestOrExit(positionals[0], io, 'no status can be shown');
   const { report, note } = withLedger(
     manifest,
     values.ledger,

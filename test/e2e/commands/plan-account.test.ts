@@ -122,18 +122,18 @@ describe('mediabatch plan: GET /account', () => {
     expect(service.records().requests.every((request) => request.method === 'GET')).toBe(true);
   });
 
-  it('an unreachable service exits 1 with a clear message', async () => {
+  it('an unreachable service exits 1 as run would, after the pre-flight window, with the plan', async () => {
     const service = await sandbox();
     const closedUrl = service.baseUrl;
     await service.close();
     const dir = pricedProject();
     const result = await runCli(['plan', 'batch.yaml', '--base-url', closedUrl], {
       cwd: dir,
-      env: { MEDIAGEN_API_KEY: 'mg_some_key_0123456789' },
+      env: { MEDIAGEN_API_KEY: 'mg_some_key_0123456789', MEDIABATCH_PREFLIGHT_SECONDS: '0.3' },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /GET \/account at http:\/\/127\.0\.0\.1:\d+\/v1 failed: .*ECONNREFUSED.*reachable/,
+      /GET \/account at http:\/\/127\.0\.0\.1:\d+\/v1 failed: cannot reach the service .*connection refused.*run would stop the same way/,
     );
     expect(result.stdout).toContain('Plan: 2 new, 1 unchanged; expected $0.50, no upper bound.');
     expect(result.stdout + result.stderr).not.toContain('mg_some_key');

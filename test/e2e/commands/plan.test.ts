@@ -62,8 +62,10 @@ describe('mediabatch plan', () => {
       'totals',
       'value_at_risk',
       'account',
+      'pays_again',
       'warnings',
     ]);
+    expect(doc.pays_again).toBeNull();
     expect(doc.summary).toBe(
       'Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $1.025, at most $1.55 (budget left $1.55 of $3.00).',
     );
@@ -117,6 +119,7 @@ describe('mediabatch plan', () => {
       in_flight: 2,
       done: 1,
       retry: 1,
+      redo: 0,
       expired: 1,
       failed: 1,
       blocked_by_budget: 1,

@@ -63,7 +63,7 @@ describe('only per-item causes fail an item', () => {
     const run = await runAgainst(sandbox, p);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('stopped: 3 items in a row failed with invalid_parameter on model');
-    expect(run.stdout).toContain('so the rest were not submitted');
+    expect(run.stdout).toContain('so nothing more was submitted');
     // One slot, so answers come in item order: three refusals, then nothing more was sent.
     expect(allPosts(sandbox).map((post) => post.status)).toEqual([400, 400, 400]);
     const states = Object.values(itemStates(p));
@@ -105,8 +105,11 @@ describe('only per-item causes fail an item', () => {
     const retried = await runAgainst(sandbox, p, ['--retry-failed']);
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toContain(
-      '--retry-failed: 1 failed item(s) go out again with new keys (content_rejected: 1), for about $0.040000 more',
+      '--retry-failed: 1 failed item(s) go out again with new keys (content_rejected: 1), for about $0.04 more',
     );
+    // The plan line before it says the same: one to retry, not "nothing to submit".
+    expect(retried.stdout).toContain('Plan: 1 to retry, 3 unchanged;');
+    expect(retried.stdout).not.toContain('nothing to submit');
     const jobs = jobsOfItem(sandbox, 'fixed', 'shy');
     expect(jobs.map((job) => job.status)).toEqual(['failed', 'succeeded']);
     expect(new Set(jobs.map((job) => job.idempotencyKey)).size).toBe(2);
