@@ -9,7 +9,14 @@ import { type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
 import { type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
-import { mostItCanCost, type PlanItem, type PreviousBody, type Walk, walkItems } from './plan-walk.js';
+import {
+  mostItCanCost,
+  type PlanItem,
+  type PreviousBody,
+  type PreviousVars,
+  type Walk,
+  walkItems,
+} from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
 import { expiryWarnings, type LedgerView } from './status-report.js';
 
@@ -57,6 +64,7 @@ export interface PlanDocument {
 /** What the command read besides the manifest and the ledger rows. */
 export interface PlanInputs {
   previousBody?: PreviousBody;
+  previousVars?: PreviousVars;
   /** Every file under the output folder (absolute paths); null when it was not listed. */
   outputFiles?: readonly string[] | null;
   regenerateExpired?: boolean;
@@ -83,7 +91,15 @@ export function buildPlan(
   const money = source.money;
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   const { decisions, unlisted } = decideAll(manifest, source.entries, inputs.regenerateExpired ?? false);
-  const walk = walkItems(manifest, decisions, source, budgetLeft, money.reservedMicros, inputs.previousBody);
+  const walk = walkItems(
+    manifest,
+    decisions,
+    source,
+    budgetLeft,
+    money.reservedMicros,
+    inputs.previousBody,
+    inputs.previousVars,
+  );
   const shown = shownFrom(manifest.file);
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.

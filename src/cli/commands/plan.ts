@@ -19,6 +19,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
       outputFiles,
       // An edited item's last whole body is read on its own, to name the fields that changed.
       previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
+      previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
     }),
   }));
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note));
