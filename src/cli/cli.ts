@@ -12,6 +12,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
   status: async () => (await import('./commands/status.js')).statusCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,
 };
 
