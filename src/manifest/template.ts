@@ -76,17 +76,6 @@ export function renderTemplate(template: Template, vars: Readonly<Record<string,
   return out;
 }
 
-/** Offset of the placeholder `{name}` in the text, for locating a problem about it. */
-export function placeholderOffset(text: string, name: string): number {
-  let i = 0;
-  while (i < text.length) {
-    if ((text[i] === '{' || text[i] === '}') && text[i + 1] === text[i]) i += 2;
-    else if (text.startsWith(`{${name}}`, i)) return i;
-    else i += 1;
-  }
-  return 0;
-}
-
 /**
  * Every combination of the list-valued variables, the first varying slowest; scalars are the same
  * in each. A map with no lists gives one combination.
