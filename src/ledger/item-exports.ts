@@ -14,7 +14,8 @@ export interface ItemExport {
   attempts: number;
   /** Charged net of refunds over every attempt. */
   netMicros: number;
-  /** The attempt's `input` as JSON text, exactly as it was sent, and its model. */
+  /** The attempt's prompt, its other `input` fields as JSON text, and its model, as sent. */
+  prompt: string | null;
   input: string | null;
   model: string | null;
   /** The variables the attempt's prompt was rendered from, as JSON text. */
@@ -32,6 +33,7 @@ type ExportRow = [
   errorCode: string | null,
   attempts: number | null,
   netMicros: number | null,
+  prompt: string | null,
   input: string | null,
   model: string | null,
   vars: string | null,
@@ -41,21 +43,24 @@ type ExportRow = [
   files: string | null,
 ];
 
-const exportSql = (vars: string) => `WITH m(pos, item_id) AS (SELECT key, value FROM json_each(@ids)),
-per AS (
-  SELECT item_id, COUNT(*) AS attempts, SUM(amount_micros - refunded_micros) AS net,
-    COALESCE(MAX(CASE WHEN files_saved = 1 THEN id END), MAX(id)) AS shown
-  FROM attempts WHERE batch_id = @batchId GROUP BY item_id)
-SELECT m.item_id, i.state, i.error_code, per.attempts, per.net,
-  json_extract(a.request_body, '$.input'), json_extract(a.request_body, '$.model'), ${vars},
+/**
+ * The ids drive the walk: json_each is the outer loop (a LEFT JOIN keeps it there), so rows come
+ * in the ids' order without a sort holding them all. Each item's attempts are found through the
+ * (batch_id, item_id, seq) index; ids grow with every attempt, so the newest is the highest.
+ */
+const exportSql = (vars: string) => `SELECT m.value, i.state, i.error_code,
+  (SELECT COUNT(*) FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = m.value),
+  (SELECT SUM(x.amount_micros - x.refunded_micros) FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = m.value),
+  json_extract(a.request_body, '$.input.prompt'), json_remove(json_extract(a.request_body, '$.input'), '$.prompt'),
+  json_extract(a.request_body, '$.model'), ${vars},
   a.job_id, a.completed_at, a.expires_at,
   CASE WHEN a.files_saved = 1 THEN (SELECT json_group_array(json_array(path, sha256, bytes) ORDER BY idx)
     FROM files WHERE attempt_id = a.id) END
-FROM m
-LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = m.item_id
-LEFT JOIN per ON per.item_id = m.item_id
-LEFT JOIN attempts a ON a.id = per.shown
-ORDER BY m.pos`;
+FROM json_each(@ids) m
+LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = m.value
+LEFT JOIN attempts a ON a.id = COALESCE(
+  (SELECT MAX(x.id) FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = m.value AND x.files_saved = 1),
+  (SELECT MAX(x.id) FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = m.value))`;
 
 /** Streamed: the caller must finish with the rows before the ledger closes. */
 export function* itemExports(c: LedgerConnection, ids: readonly string[]): Generator<ItemExport> {
@@ -73,6 +78,7 @@ export function* itemExports(c: LedgerConnection, ids: readonly string[]): Gener
       errorCode,
       attempts,
       netMicros,
+      prompt,
       input,
       model,
       varsText,
@@ -87,6 +93,7 @@ export function* itemExports(c: LedgerConnection, ids: readonly string[]): Gener
       errorCode,
       attempts: attempts ?? 0,
       netMicros: netMicros ?? 0,
+      prompt,
       input,
       model,
       vars: varsText,

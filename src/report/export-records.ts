@@ -16,13 +16,18 @@ export interface ExportFile {
   bytes: number;
 }
 
+/**
+ * One item's record. `vars` and `input` are JSON text as the ledger holds them: at 100,000
+ * items, parsing them only to write them again was a fifth of the time.
+ */
 export interface ExportRecord {
   id: string;
   state: ItemState;
   prompt: string;
-  vars: Record<string, unknown> | null;
-  /** The input fields sent besides the prompt. */
-  input: Record<string, unknown>;
+  /** A JSON object, or null for an item without variables. */
+  vars: string | null;
+  /** The input fields sent besides the prompt, as a JSON object. */
+  input: string;
   model: string | null;
   job_id: string | null;
   attempts: number;
@@ -56,16 +61,15 @@ export function exportRecord(
   item: ManifestItem,
   row: ItemExport | undefined,
   shown: (path: string) => string,
-) {
-  const sent = row?.input ? (JSON.parse(row.input) as Record<string, unknown>) : null;
-  const { prompt, ...input } = sent ?? item.input;
-  const record: ExportRecord = {
+): ExportRecord {
+  const sent = row !== undefined && row.input !== null;
+  return {
     id: item.id,
     state: row?.state ?? 'pending',
-    prompt: String(prompt ?? ''),
-    vars: sent ? (row?.vars ? (JSON.parse(row.vars) as Record<string, unknown>) : null) : (item.vars ?? null),
-    input,
-    model: sent ? (row?.model ?? null) : item.model,
+    prompt: sent ? (row.prompt ?? '') : String(item.input.prompt),
+    vars: sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null,
+    input: sent ? row.input! : unsentInput(item.input),
+    model: sent ? row.model : item.model,
     job_id: row?.jobId ?? null,
     attempts: row?.attempts ?? 0,
     net_cost_usd: formatUsd(row?.netMicros ?? 0),
@@ -74,7 +78,11 @@ export function exportRecord(
     expires_at: row?.expiresAt ?? null,
     error_code: row?.errorCode ?? null,
   };
-  return record;
+}
+
+function unsentInput(input: Record<string, unknown>): string {
+  const { prompt: _prompt, ...rest } = input;
+  return JSON.stringify(rest);
 }
 
 function filesOf(text: string | null, shown: (path: string) => string): ExportFile[] {
@@ -86,24 +94,38 @@ function filesOf(text: string | null, shown: (path: string) => string): ExportFi
   }));
 }
 
-const cell = (value: ExportRecord[keyof ExportRecord]): string | number =>
-  value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : value;
+const json = JSON.stringify;
+
+/** One JSON Lines record, keys in the documented order; the JSON texts are spliced in as they are. */
+function jsonLine(r: ExportRecord): string {
+  return (
+    `{"id":${json(r.id)},"state":${json(r.state)},"prompt":${json(r.prompt)},"vars":${r.vars ?? 'null'},` +
+    `"input":${r.input},"model":${json(r.model)},"job_id":${json(r.job_id)},"attempts":${r.attempts},` +
+    `"net_cost_usd":${json(r.net_cost_usd)},"files":${json(r.files)},"completed_at":${json(r.completed_at)},` +
+    `"expires_at":${json(r.expires_at)},"error_code":${json(r.error_code)}}\n`
+  );
+}
+
+function csvCells(r: ExportRecord): Array<string | number> {
+  return CSV_COLUMNS.map((column) => {
+    const value = r[column];
+    if (column === 'files') return json(value);
+    return value === null ? '' : (value as string | number);
+  });
+}
 
 /**
- * The records as text, a thousand at a time, so that 100,000 of them are never one string. CSV
+ * The records as text, a few hundred at a time, so that 100,000 of them are never one string. CSV
  * quoting is csv-stringify's: a prompt holds commas, quotes and line breaks.
  */
 export function* exportChunks(
   records: Iterable<ExportRecord>,
   format: ExportFormat,
-  perChunk = 1000,
+  perChunk = 250,
 ): Generator<string> {
   if (format === 'csv') yield stringify([CSV_COLUMNS as readonly string[]]);
   let batch: ExportRecord[] = [];
-  const flush = () =>
-    format === 'csv'
-      ? stringify(batch.map((record) => CSV_COLUMNS.map((column) => cell(record[column]))))
-      : batch.map((record) => `${JSON.stringify(record)}\n`).join('');
+  const flush = () => (format === 'csv' ? stringify(batch.map(csvCells)) : batch.map(jsonLine).join(''));
   for (const record of records) {
     batch.push(record);
     if (batch.length < perChunk) continue;
