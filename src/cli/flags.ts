@@ -140,8 +140,8 @@ export const FLAGS = [
     type: 'boolean',
     description:
       'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
-      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>); with status and report, ' +
-      'read that ledger.',
+      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>); with status, report and ' +
+      'export, read that ledger.',
     commands: ['run', 'status', 'report', 'export'],
   },
   {
