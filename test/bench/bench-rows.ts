@@ -97,7 +97,7 @@ export function largeRows(command: string, samples: readonly BigSample[]): Row[]
 }
 
 export function exportRows(command: string, samples: readonly BigSample[]): Row[] {
-  return rowsOf('8 100k export', samples, [
+  return rowsOf('9 100k export', samples, [
     [`${command}: wall time`, 's', 2, (x) => x.wallMs / 1000, below(2)],
     [`${command}: CPU time, user + system`, 's', 2, (x) => x.cpuMs / 1000],
     [`${command}: peak RSS`, 'MB', 1, (x) => x.peakRssMb, below(200)],

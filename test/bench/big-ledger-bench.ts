@@ -126,7 +126,7 @@ export type BigCommand =
   | 'export'
   | 'export --format csv';
 export const BIG_COMMANDS: readonly BigCommand[] = ['status', 'status --json', 'plan', 'plan --json'];
-/** Scenario 8, on the same ledger: `export` must stream, at most 2 s and 200 MB for 100,000 items. */
+/** Scenario 9, on the same ledger: `export` must stream, at most 2 s and 200 MB for 100,000 items. */
 export const EXPORT_COMMANDS: readonly BigCommand[] = ['export', 'export --format csv'];
 
 export interface BigSample {
