@@ -161,6 +161,27 @@ items_from: rows.csv
     expect(m.items[0]!.input.seconds).toBe(4);
   });
 
+  it('reads vars of JSONL lines, and locates a placeholder with no variable at the line', () => {
+    const head = 'version: 1\nname: t\nitems_from: rows.jsonl\n';
+    const m = ok(head, {
+      'rows.jsonl': '{"id": "a", "prompt": "{x} and {y}", "vars": {"x": [1, 2], "y": true}}\n',
+    });
+    expect(idsAndPrompts(m)).toEqual([
+      ['a.1', '1 and true'],
+      ['a.2', '2 and true'],
+    ]);
+    const bad = parse(head, { 'rows.jsonl': '\n{"id": "b", "prompt": "{z}", "vars": {"x": 1}}\n' });
+    expect(bad.ok ? [] : bad.problems.map((p) => [p.file, p.line, p.column, p.path, p.message])).toEqual([
+      [
+        '/batches/rows.jsonl',
+        2,
+        13,
+        'items_from[0].prompt',
+        'placeholder {z} has no variable, did you mean `x`?',
+      ],
+    ]);
+  });
+
   it('warns about a variable no prompt uses, at the variable', () => {
     const m = ok(`
 version: 1
