@@ -157,6 +157,21 @@ items:
   });
 });
 
+describe('a variable no prompt uses', () => {
+  it('is a warning in plan, at the variable, and not a mistake', async () => {
+    const p = project(
+      'unused',
+      manifestYaml('unused', 'prompt: "A {animal}"\nvars: {animal: [fox, owl], spare: x}\n'),
+    );
+    const plan = await runCli(['plan', p.manifest], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(
+      /^warning: .*batch\.yaml:5:28: vars\.spare: variable `spare` is not used by any prompt$/m,
+    );
+    expect(plan.stdout).toMatch(/^\+ fox +new .*"A fox"$/m);
+  });
+});
+
 describe('a template mistake stops everything before a request', () => {
   const cases: Array<[string, string, RegExp]> = [
     [
