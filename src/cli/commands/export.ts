@@ -12,7 +12,6 @@ import {
   exportChunks,
   exportRecord,
 } from '../../report/export-records.js';
-import { writeChunks } from '../../report/json-chunks.js';
 import { shownFrom } from '../../report/shown-path.js';
 import { manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
@@ -29,7 +28,7 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   const out = values.out === undefined ? null : resolve(io.cwd, values.out);
   await withLedgerAsync(manifest, values.ledger, io, { sandbox: values.sandbox }, async (ledger) => {
     const chunks = exportChunks(records(manifest, ledger, states), format);
-    if (out === null) await writeChunks(io.stdout, chunks);
+    if (out === null) await writeUntilClosed(io.stdout, chunks);
     else await writeFileWhole(out, chunks);
   });
   return ExitCode.Ok;
@@ -54,6 +53,36 @@ function* records(
   } finally {
     // Ends the statement, which would otherwise keep the connection busy as the ledger closes.
     rows?.return?.();
+  }
+}
+
+/**
+ * Writes the chunks, waiting whenever the stream's buffer is full. A reader that stops early
+ * (`export ... | head`) is a normal end of a pipeline, not an error: the rest is not written.
+ */
+async function writeUntilClosed(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  let closed = false;
+  let wake: (() => void) | null = null;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+    wake?.();
+  };
+  out.on('error', onError);
+  try {
+    for (const chunk of chunks) {
+      if (closed) break;
+      if (out.write(chunk)) continue;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        out.once('drain', resolve);
+      });
+      wake = null;
+    }
+  } finally {
+    out.off('error', onError);
+    // A later write error (the last chunk's) must not surface as an unhandled event either.
+    if (closed) out.on('error', () => undefined);
   }
 }
 

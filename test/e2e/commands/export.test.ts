@@ -4,7 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../../src/money.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
-import { runCli } from '../../support/cli.js';
+import { runCli, spawnCli } from '../../support/cli.js';
 import {
   asSandboxRun,
   ledgerRows,
@@ -186,6 +186,17 @@ describe('mediabatch export', () => {
     const missing = await runCli(['export', p.manifest, '--out', 'no/such/folder/x.jsonl'], { cwd: p.dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('cannot write');
+  });
+
+  it('stops quietly, exit 0, when the reader of its output goes away (export | head)', async () => {
+    const values = Array.from({ length: 3000 }, (_, i) => i).join(', ');
+    const big = project('many', manifestYaml('many', `prompt: "Take {n}"\nvars: {n: [${values}]}\n`));
+    const { child, done } = spawnCli(['export', big.manifest], { cwd: big.dir });
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const result = await done;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.length).toBeLessThan(3000 * 200);
   });
 
   it('--sandbox reads the ledger of run --sandbox', async () => {
