@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../../src/ledger/migrations.js';
 import { formatUsd } from '../../../src/money.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli, spawnCli } from '../../support/cli.js';
@@ -186,6 +188,22 @@ describe('mediabatch export', () => {
     const missing = await runCli(['export', p.manifest, '--out', 'no/such/folder/x.jsonl'], { cwd: p.dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('cannot write');
+  });
+
+  it('reads a ledger written before variables were recorded (read-only: not migrated)', async () => {
+    const old = project('older', `${manifestYaml('older')}items:\n  - {id: one, prompt: one}\n`);
+    const run = await runAgainst(sandbox, old);
+    expect(run.code, run.stderr).toBe(0);
+    const db = new Database(old.ledger);
+    db.exec('ALTER TABLE attempts DROP COLUMN vars');
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+    const result = await runCli(['export', old.manifest], { cwd: old.dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(jsonl(result.stdout)).toMatchObject([{ id: 'one', state: 'done', prompt: 'one', vars: null }]);
+    const db2 = new Database(old.ledger, { readonly: true });
+    expect(db2.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION - 1);
+    db2.close();
   });
 
   it('stops quietly, exit 0, when the reader of its output goes away (export | head)', async () => {
