@@ -75,6 +75,15 @@ export const COMMANDS = [
       '`docs/troubleshooting.md`.',
   },
   {
+    name: 'export',
+    args: ['manifest'],
+    summary: 'Write one record per item (prompt, variables, job, cost, files) for pipelines',
+    description:
+      'Streams one record per item, in manifest order, as JSON Lines or CSV: id, state, the prompt as sent, ' +
+      'its variables, input, model, job id, attempts, net cost, files with their SHA-256 and size, completion ' +
+      'and expiry times, and the error code. Reads the ledger only. `docs/results.md` shows it feeding a script.',
+  },
+  {
     name: 'sandbox',
     args: [],
     summary: 'Serve a local emulator of the video service',
@@ -114,7 +123,7 @@ export interface FlagSpec {
 }
 
 const ALL: readonly CommandName[] = COMMANDS.map((command) => command.name);
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export'] as const;
 
 export const FLAGS = [
   {
@@ -165,7 +174,7 @@ export const FLAGS = [
     description:
       'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
       'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
-    commands: ['plan', 'status', 'report'],
+    commands: ['plan', 'status', 'report', 'export'],
   },
   {
     name: 'json',
@@ -257,6 +266,34 @@ export const FLAGS = [
     description:
       'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md).',
     commands: ['report'],
+  },
+  {
+    name: 'format',
+    type: 'string',
+    value: 'FORMAT',
+    choices: ['jsonl', 'csv'],
+    default: 'jsonl',
+    description:
+      'jsonl: one JSON object per line. csv: a header row, then one row per item; vars, input and files are JSON text in their cell.',
+    commands: ['export'],
+  },
+  {
+    name: 'state',
+    type: 'string',
+    multiple: true,
+    value: 'STATE',
+    choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'],
+    default: 'every item',
+    description: 'Only items in this state; give it again for more states (--state done --state failed).',
+    commands: ['export'],
+  },
+  {
+    name: 'out',
+    type: 'string',
+    value: 'FILE',
+    default: 'stdout',
+    description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
+    commands: ['export'],
   },
   {
     name: 'port',

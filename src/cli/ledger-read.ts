@@ -26,23 +26,51 @@ export function withLedger<T>(
   options: { sandbox?: boolean },
   use: (ledger: Ledger | null, note: LedgerRead) => T,
 ): T {
-  const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
-  if (!existsSync(path)) return use(null, { path, exists: false, service: null });
-  let ledger: Ledger | null = null;
-  let note: LedgerRead;
-  try {
-    ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
-    note = { path, exists: true, service: ledger.service()?.identity ?? null };
-  } catch (error) {
-    ledger?.close();
-    throw cannotRead(path, error);
-  }
+  const { ledger, note } = openForReading(manifest, flag, io, options);
+  if (ledger === null) return use(null, note);
   try {
     return use(ledger, note);
   } catch (error) {
-    throw isLedgerReadError(error) ? cannotRead(path, error) : error;
+    throw isLedgerReadError(error) ? cannotRead(note.path, error) : error;
   } finally {
     ledger.close();
+  }
+}
+
+/** withLedger for a reader that writes as it reads (`export`): the ledger stays open until it ends. */
+export async function withLedgerAsync<T>(
+  manifest: Manifest,
+  flag: string | undefined,
+  io: CliIo,
+  options: { sandbox?: boolean },
+  use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
+): Promise<T> {
+  const { ledger, note } = openForReading(manifest, flag, io, options);
+  if (ledger === null) return use(null, note);
+  try {
+    return await use(ledger, note);
+  } catch (error) {
+    throw isLedgerReadError(error) ? cannotRead(note.path, error) : error;
+  } finally {
+    ledger.close();
+  }
+}
+
+function openForReading(
+  manifest: Manifest,
+  flag: string | undefined,
+  io: CliIo,
+  options: { sandbox?: boolean },
+): { ledger: Ledger | null; note: LedgerRead } {
+  const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
+  if (!existsSync(path)) return { ledger: null, note: { path, exists: false, service: null } };
+  let ledger: Ledger | null = null;
+  try {
+    ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
+    return { ledger, note: { path, exists: true, service: ledger.service()?.identity ?? null } };
+  } catch (error) {
+    ledger?.close();
+    throw cannotRead(path, error);
   }
 }
 

@@ -22,6 +22,8 @@ export interface SidecarFacts {
   createdAt: string;
   /** When the service finished the job. */
   completedAt: string | null;
+  /** The template variables the prompt was rendered from, as the ledger keeps them (JSON text). */
+  vars?: string | null;
 }
 
 export interface SidecarFile {
@@ -46,6 +48,8 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
     item: facts.itemId,
     take: facts.take,
     prompt: typeof request.input?.prompt === 'string' ? request.input.prompt : null,
+    // Only where there are variables: sidecars written before templates stay byte for byte the same.
+    ...(facts.vars ? { vars: JSON.parse(facts.vars) as unknown } : {}),
     request,
     job_id: facts.jobId,
     cost_usd: formatUsd(facts.amountMicros),

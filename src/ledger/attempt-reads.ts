@@ -11,7 +11,7 @@ const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS id
   request_hash AS requestHash, reserved_micros AS reservedMicros, state, http_status AS httpStatus, http_code AS httpCode,
   job_id AS jobId, job_status AS jobStatus, amount_micros AS amountMicros, refunded_micros AS refundedMicros,
   error_code AS errorCode, error_message AS errorMessage, expires_at AS expiresAt, files_saved AS filesSaved,
-  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt, take FROM attempts`;
+  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt, take, vars FROM attempts`;
 
 /**
  * An attempt without its text columns: at 100,000 attempts they are most of the memory, and the
@@ -25,10 +25,11 @@ const BLANKED_IN_SUMMARY = [
   'created_at AS',
   'answered_at AS',
   'completed_at AS',
+  ', vars FROM',
 ];
 
 const SUMMARY_SELECT = BLANKED_IN_SUMMARY.reduce(
-  (select, column) => select.replace(column, "'' AS"),
+  (select, column) => select.replace(column, column.startsWith(',') ? ', NULL AS vars FROM' : "'' AS"),
   ATTEMPT_SELECT,
 );
 
@@ -37,8 +38,12 @@ export function takeColumn(c: LedgerConnection): string {
   return c.hasColumn('attempts', 'take') ? 'take' : '1';
 }
 
+/** Columns later migrations added, read as their defaults from a ledger written before them. */
 function withTakes(c: LedgerConnection, select: string): string {
-  return takeColumn(c) === 'take' ? select : select.replace(' take FROM', ' 1 AS take FROM');
+  const withVars = c.hasColumn('attempts', 'vars')
+    ? select
+    : select.replace(', vars FROM', ', NULL AS vars FROM');
+  return takeColumn(c) === 'take' ? withVars : withVars.replace(' take,', ' 1 AS take,');
 }
 
 /** Every attempt of the batch, whole, in id order. */

@@ -14,6 +14,8 @@ export interface NewAttempt {
   reservedMicros: number;
   /** Default 1; a redo prepares the next take. */
   take?: number;
+  /** The item's template variables as JSON text, or null. */
+  vars?: string | null;
 }
 
 /** Several attempts made durable together, with one disk sync: each before its own POST. */
@@ -25,8 +27,8 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
   const at = c.at();
   const info = c
     .prepare(
-      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, take)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
+      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, take, vars)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)`,
     )
     .run(
       c.batchId,
@@ -38,6 +40,7 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
       attempt.reservedMicros,
       at,
       attempt.take ?? 1,
+      attempt.vars ?? null,
     );
   const id = Number(info.lastInsertRowid);
   c.prepare(`UPDATE items SET state = 'in_flight', updated_at = ? WHERE batch_id = ? AND item_id = ?`).run(
@@ -61,6 +64,7 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
     reservedMicros: attempt.reservedMicros,
     createdAt: at,
     take: attempt.take ?? 1,
+    vars: attempt.vars ?? null,
   });
 }
 

@@ -10,6 +10,7 @@ import {
 } from './attempt-writes.js';
 import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved } from './file-rows.js';
 import { type ItemEntry, itemEntries } from './item-entries.js';
+import { type ItemExport, itemExports } from './item-exports.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
@@ -200,6 +201,11 @@ export class Ledger {
   /** Each item's row and latest attempt, as `plan` decides from them (see ItemEntry). */
   itemEntries(): IterableIterator<ItemEntry> {
     return itemEntries(this.#c);
+  }
+
+  /** What `export` writes of each of these items, in their order (see ItemExport). */
+  itemExports(ids: readonly string[]): IterableIterator<ItemExport> {
+    return itemExports(this.#c, ids);
   }
 
   /** The prices charged so far, one row per kind of request (price-samples.ts). */

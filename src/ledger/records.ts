@@ -60,6 +60,8 @@ export interface AttemptRecord {
   completedAt: string | null;
   /** Which take of the item this attempt makes: 1, then one more per redo. Absent means 1. */
   take?: number;
+  /** The template variables its prompt was rendered from, as JSON text; null or absent: none. */
+  vars?: string | null;
 }
 
 export interface FileRecord {
@@ -109,6 +111,7 @@ export function preparedAttempt(
     | 'reservedMicros'
     | 'createdAt'
     | 'take'
+    | 'vars'
   >,
 ): AttemptRecord {
   return {

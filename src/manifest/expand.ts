@@ -1,24 +1,36 @@
 /**
  * Pure expansion of validated items into the final list: known input fields checked on what each
- * item will actually send, ids assigned (declared, derived from content, or derived from the matrix
- * combination) and proven unique, and defaults merged in.
+ * item will actually send, ids assigned (declared, derived from content, or derived from the
+ * combination of list variables and matrix values) and proven unique, prompts rendered from their
+ * templates, and defaults merged in.
  */
 import { basename } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
 import { idProblem, MAX_ID_LENGTH, sha256Hex, stableItemId } from './ids.js';
 import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './input-fields.js';
 import { formatPath, type ProblemList, type Source } from './problems.js';
+import { combinationCount, renderTemplate, type VarValue, varCombinations } from './template.js';
+import type { ItemTemplate, Vars } from './templates.js';
 import type { ManifestItem } from './types.js';
 
 /** An item that passed its own schema, before defaults and the matrix are applied. */
 export interface ItemDraft {
   source: Source;
   id: string | undefined;
-  prompt: string;
+  /** Its own prompt; absent means the manifest's. */
+  prompt: string | undefined;
+  vars: Vars | undefined;
   input: Record<string, unknown> | undefined;
   model: string | undefined;
   metadata: Record<string, unknown> | undefined;
   maxCostMicros: number | undefined;
+  /** The one item a manifest with a prompt and no items stands for: its ids are its values alone. */
+  bare?: true;
+}
+
+/** A draft whose template was checked (templates.ts). */
+export interface ReadyDraft extends ItemDraft {
+  template: ItemTemplate;
 }
 
 /** Manifest-wide settings that apply to every item (absent or invalid ones are empty). */
@@ -36,7 +48,7 @@ export const MAX_EXPANDED_ITEMS = 1_000_000;
 
 export function expandItems(
   defaults: Defaults,
-  drafts: readonly ItemDraft[],
+  drafts: readonly ReadyDraft[],
   problems: ProblemList,
   /** Filled with each returned item's source, in the same order (for later located checks). */
   sources: Source[] = [],
@@ -44,65 +56,110 @@ export function expandItems(
   const bases = assignBaseIds(drafts, problems);
   const matrixKeys = Object.keys(defaults.matrix);
   if (bases.length === 0) return [];
-  if (matrixKeys.length === 0) {
+  if (
+    matrixKeys.length === 0 &&
+    bases.every(({ draft }) => combinationCount(draft.template.vars ?? {}) === 1)
+  ) {
     for (const { draft } of bases) sources.push(draft.source);
-    return bases.map(({ draft, id }) => buildItem(defaults, draft, id, {}));
+    return bases.map(({ draft, id }) => buildItem(defaults, draft, id, ONLY_COMBO));
   }
   const lists = matrixKeys.map((key) => defaults.matrix[key]!);
-  if (matrixTooLarge(bases.length, lists, defaults.source, problems)) return [];
-  const planned = planMatrixIds(bases, matrixCombos(matrixKeys, lists));
-  return buildMatrixItems(defaults, planned, problems, sources);
+  if (tooLarge(bases, lists, defaults.source, problems)) return [];
+  const matrixCombos = matrixCombinations(matrixKeys, lists);
+  const planned = planIds(bases, (draft) => combosOf(draft, matrixCombos));
+  return buildExpandedItems(defaults, planned, problems, sources);
 }
 
 interface BaseId {
-  draft: ItemDraft;
+  draft: ReadyDraft;
   id: string;
 }
 
-/** One matrix combination: its values in axis order, as input fields, and as id segments. */
+/**
+ * One combination: its values (list variables, then matrix axes), the matrix part as input
+ * fields, the values as id segments, and every variable's value in it.
+ */
 interface Combo {
   values: unknown[];
   input: Record<string, unknown>;
   suffix: string[];
+  vars: Record<string, VarValue> | null;
+  matrix?: Record<string, unknown>;
 }
+
+const ONLY_COMBO: Combo = { values: [], input: {}, suffix: [], vars: null };
 
 /** An item crossed with one combination, and the id that pair will get. */
 interface PlannedItem {
-  draft: ItemDraft;
+  draft: ReadyDraft;
   combo: Combo;
   id: string;
 }
 
-function matrixTooLarge(
-  baseCount: number,
+/** Counted before anything is built; reported where the variables or the matrix are written. */
+function tooLarge(
+  bases: readonly BaseId[],
   lists: readonly unknown[][],
   source: Source,
   problems: ProblemList,
 ): boolean {
-  const combinations = lists.reduce((product, list) => product * list.length, 1);
-  const total = baseCount * combinations;
-  if (total <= MAX_EXPANDED_ITEMS) return false;
-  const items = baseCount === 1 ? '1 item' : `${baseCount} items`;
-  const message = `the matrix expands ${items} to ${total}; at most ${MAX_EXPANDED_ITEMS} are allowed`;
-  problems.at(source, ['matrix'], message, 'key');
+  const matrix = lists.reduce((product, list) => product * list.length, 1);
+  let total = 0;
+  let first: ReadyDraft | undefined;
+  for (const { draft } of bases) {
+    total += combinationCount(draft.template.vars ?? {}) * matrix;
+    if (total > MAX_EXPANDED_ITEMS) first ??= draft;
+  }
+  if (first === undefined) return false;
+  const items = bases.length === 1 ? '1 item' : `${bases.length} items`;
+  const listed = (vars: Vars | null | undefined) => Object.values(vars ?? {}).some(Array.isArray);
+  if (!bases.some(({ draft }) => listed(draft.template.vars))) {
+    const message = `the matrix expands ${items} to ${total}; at most ${MAX_EXPANDED_ITEMS} are allowed`;
+    problems.at(source, ['matrix'], message, 'key');
+    return true;
+  }
+  const message = `the variables${lists.length > 0 ? ' and the matrix' : ''} expand ${items} to ${total}; at most ${MAX_EXPANDED_ITEMS} are allowed`;
+  problems.at(
+    ...(listed(first.vars) ? ([first.source, ['vars']] as const) : ([source, ['vars']] as const)),
+    message,
+    'key',
+  );
   return true;
 }
 
-function matrixCombos(matrixKeys: readonly string[], lists: readonly unknown[][]): Combo[] {
-  return cartesian(lists).map((values) => ({
-    values,
-    input: Object.fromEntries(matrixKeys.map((key, i) => [key, values[i]])),
-    suffix: values.map(idSegment),
-  }));
+function matrixCombinations(matrixKeys: readonly string[], lists: readonly unknown[][]): Combo[] {
+  if (matrixKeys.length === 0) return [ONLY_COMBO];
+  return cartesian(lists).map((values) => {
+    const input = Object.fromEntries(matrixKeys.map((key, i) => [key, values[i]]));
+    return { values, input, suffix: values.map(idSegment), vars: null, matrix: input };
+  });
+}
+
+/** Every variable combination of the item crossed with every matrix combination, variables slowest. */
+function combosOf(draft: ReadyDraft, matrixCombos: readonly Combo[]): Combo[] {
+  const vars = draft.template.vars;
+  if (vars === null) return matrixCombos as Combo[];
+  return varCombinations(vars).flatMap(({ vars: values, listed }) =>
+    matrixCombos.map((m) => ({
+      values: [...listed, ...m.values],
+      input: m.input,
+      suffix: [...listed.map(idSegment), ...m.suffix],
+      vars: values,
+      ...(m.matrix ? { matrix: m.matrix } : {}),
+    })),
+  );
 }
 
 /**
  * The readable id (`base.value1.value2`) where it is short, made only of non-empty segments and
  * unique ignoring case; otherwise a readable prefix with a hash.
  */
-function planMatrixIds(bases: readonly BaseId[], combos: readonly Combo[]): PlannedItem[] {
+function planIds(bases: readonly BaseId[], combosOf: (draft: ReadyDraft) => readonly Combo[]): PlannedItem[] {
   const planned = bases.flatMap(({ draft, id }) =>
-    combos.map((combo) => ({ draft, base: id, combo, readable: [id, ...combo.suffix].join('.') })),
+    combosOf(draft).map((combo) => {
+      const segments = draft.bare && combo.suffix.length > 0 ? combo.suffix : [id, ...combo.suffix];
+      return { draft, base: id, combo, readable: segments.join('.') };
+    }),
   );
   const readableCount = new Map<string, number>();
   for (const { readable } of planned) {
@@ -119,7 +176,7 @@ function planMatrixIds(bases: readonly BaseId[], combos: readonly Combo[]): Plan
 }
 
 /** The planned items whose ids are valid and unique ignoring case; the others become problems. */
-function buildMatrixItems(
+function buildExpandedItems(
   defaults: Defaults,
   planned: readonly PlannedItem[],
   problems: ProblemList,
@@ -130,35 +187,39 @@ function buildMatrixItems(
   for (const { draft, combo, id } of planned) {
     const first = taken.get(id.toLowerCase());
     const invalid = idProblem(id);
-    if (invalid !== null) problems.at(draft.source, [], `matrix expansion: ${invalid}`);
+    if (invalid !== null) problems.at(draft.source, [], `expansion: ${invalid}`);
     else if (first)
-      problems.at(draft.source, [], `matrix expansion gives the id '${id}' twice (${where(first.source)})`);
+      problems.at(draft.source, [], `expansion gives the id '${id}' twice (${where(first.source)})`);
     else {
       taken.set(id.toLowerCase(), draft);
-      const item = buildItem(defaults, draft, id, combo.input);
-      item.matrix = combo.input;
-      items.push(item);
+      items.push(buildItem(defaults, draft, id, combo));
       sources.push(draft.source);
     }
   }
   return items;
 }
 
-function buildItem(
-  defaults: Defaults,
-  draft: ItemDraft,
-  id: string,
-  combo: Record<string, unknown>,
-): ManifestItem {
+function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Combo): ManifestItem {
+  const { template, text } = draft.template;
+  const vars = combo.vars ?? singleVars(draft.template.vars);
+  const prompt = template === null ? text : renderTemplate(template, vars ?? {});
   // Object.assign rather than spread: several times faster for 100,000 items on Node 20. It is safe
   // because the schema refuses '__proto__' keys, the only ones assignment treats specially.
-  return {
+  const item: ManifestItem = {
     id,
     model: draft.model ?? defaults.model,
-    input: Object.assign({}, defaults.input, draft.input, combo, { prompt: draft.prompt }),
+    input: Object.assign({}, defaults.input, draft.input, combo.input, { prompt }),
     metadata: Object.assign({}, defaults.metadata, draft.metadata),
     maxCostMicros: draft.maxCostMicros ?? defaults.maxCostMicros,
   };
+  if (combo.matrix) item.matrix = combo.matrix;
+  if (vars !== null) item.vars = vars;
+  return item;
+}
+
+/** The variables of an item none of whose variables is a list (so it has one combination). */
+function singleVars(vars: Vars | null): Record<string, VarValue> | null {
+  return vars === null ? null : (vars as Record<string, VarValue>);
 }
 
 /** Where an item's own input was written; also given for items that failed other checks. */
@@ -208,11 +269,11 @@ function where(source: Source): string {
  * Declared ids, or ids derived from content, unique ignoring letter case: ids name files, and two
  * names that differ only in case are one file on macOS and Windows.
  */
-function assignBaseIds(drafts: readonly ItemDraft[], problems: ProblemList): BaseId[] {
+function assignBaseIds(drafts: readonly ReadyDraft[], problems: ProblemList): BaseId[] {
   const bases: BaseId[] = [];
   const byKey = new Map<string, BaseId>();
   for (const draft of drafts) {
-    const id = draft.id ?? stableItemId(draft);
+    const id = draft.id ?? stableItemId(contentOf(draft));
     const key = id.toLowerCase();
     const first = byKey.get(key);
     if (!first) {
@@ -232,6 +293,12 @@ function assignBaseIds(drafts: readonly ItemDraft[], problems: ProblemList): Bas
     }
   }
   return bases;
+}
+
+/** What an item declares about itself, its prompt as written (a template, not yet rendered). */
+function contentOf(draft: ReadyDraft) {
+  const { input, model, metadata, maxCostMicros, vars } = draft;
+  return { prompt: draft.template.text, input, model, metadata, maxCostMicros, vars };
 }
 
 /** Every combination, first matrix key varying slowest (the order the user reads the matrix in). */

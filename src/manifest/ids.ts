@@ -42,6 +42,8 @@ export interface ItemContent {
   model?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
   maxCostMicros?: number | undefined;
+  /** The item's own template variables; absent and empty are the same content. */
+  vars?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -56,6 +58,8 @@ export function stableItemId(content: ItemContent): string {
     `,"max_cost_micros":${JSON.stringify(content.maxCostMicros ?? null)}` +
     `,"metadata":${canonicalJson(content.metadata ?? {})}` +
     `,"model":${JSON.stringify(content.model ?? null)}` +
-    `,"prompt":${JSON.stringify(content.prompt)}}`;
+    `,"prompt":${JSON.stringify(content.prompt)}` +
+    // Last in sorted order, and left out when empty so that ids made before variables stay the same.
+    (content.vars && Object.keys(content.vars).length > 0 ? `,"vars":${canonicalJson(content.vars)}}` : '}');
   return `item-${sha256Hex(canonical).slice(0, 12)}`;
 }

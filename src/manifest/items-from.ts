@@ -29,6 +29,8 @@ export function readItemsFrom(
   readSibling: SiblingReader,
   problems: ProblemList,
   take: (raw: RawItem) => void,
+  /** The manifest has a prompt of its own, so a CSV may leave out the 'prompt' column. */
+  sharedPrompt = false,
 ): boolean {
   let read: ReturnType<SiblingReader>;
   try {
@@ -41,7 +43,7 @@ export function readItemsFrom(
     return true;
   }
   const before = problems.size;
-  if (/\.csv$/i.test(relPath)) csvItems(read.file, read.text, problems, take);
+  if (/\.csv$/i.test(relPath)) csvItems(read.file, read.text, problems, take, sharedPrompt);
   else jsonlItems(read.file, read.text, problems, take);
   return problems.size > before;
 }
@@ -49,7 +51,9 @@ export function readItemsFrom(
 /** Columns that are item fields; every other column is an input field. */
 const ITEM_COLUMNS = new Set(['id', 'prompt', 'model', 'max_cost_usd']);
 /** Item fields a flat row cannot express; taking them as input fields would surprise. */
-const REFUSED_COLUMNS = new Set(['input', 'metadata']);
+const REFUSED_COLUMNS = new Set(['input', 'metadata', 'vars']);
+/** `vars.product` is the template variable `product`: a row's variables are its own columns. */
+const VARS_PREFIX = 'vars.';
 
 interface CsvRecord {
   record: string[];
@@ -62,7 +66,13 @@ function lineBreaks(cells: readonly string[]): number {
   return count;
 }
 
-function csvItems(file: string, text: string, problems: ProblemList, take: (raw: RawItem) => void): void {
+function csvItems(
+  file: string,
+  text: string,
+  problems: ProblemList,
+  take: (raw: RawItem) => void,
+  sharedPrompt: boolean,
+): void {
   const records = parseCsvRecords(file, text, problems);
   if (records === null) return;
   const [head, ...rows] = records;
@@ -70,7 +80,7 @@ function csvItems(file: string, text: string, problems: ProblemList, take: (raw:
     problems.atDocument(file, 'the CSV file is empty: expected a header row such as "id,prompt"');
     return;
   }
-  const header = readHeader(file, head, problems);
+  const header = readHeader(file, head, problems, sharedPrompt);
   if (header === null) return;
   takeRows(file, header, rows, problems, take);
 }
@@ -113,7 +123,12 @@ interface CsvHeader {
 }
 
 /** The header's usable columns, or null when it has no 'prompt' column (then no row can be read). */
-function readHeader(file: string, head: CsvRecord, problems: ProblemList): CsvHeader | null {
+function readHeader(
+  file: string,
+  head: CsvRecord,
+  problems: ProblemList,
+  sharedPrompt: boolean,
+): CsvHeader | null {
   const headerLine = head.info.lines - lineBreaks(head.record);
   const columns = new Map<string, number>();
   head.record.forEach((name, index) => {
@@ -125,7 +140,7 @@ function readHeader(file: string, head: CsvRecord, problems: ProblemList): CsvHe
       problems.atDocument(file, `a CSV cannot set '${name}' per item; use a .jsonl file for that`, at);
     } else columns.set(name, index);
   });
-  if (!columns.has('prompt')) {
+  if (!columns.has('prompt') && !sharedPrompt) {
     const guess = closestMatch(
       'prompt',
       [...columns.keys()].map((c) => c.toLowerCase()),
@@ -164,18 +179,24 @@ function takeRows(
   }
 }
 
-/** A row as an item: item columns as fields, every other non-empty cell as an input field. */
+/**
+ * A row as an item: item columns as fields, `vars.NAME` cells as text variables, every other
+ * non-empty cell as an input field. An empty cell is absent, so the manifest's value applies.
+ */
 function rowValue(record: readonly string[], columns: ReadonlyMap<string, number>): Record<string, unknown> {
   const fields: [string, unknown][] = [];
   const inputs: [string, unknown][] = [];
+  const vars: [string, unknown][] = [];
   for (const [name, index] of columns) {
     const cell = record[index]!;
     if (cell === '') continue;
     if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
+    else if (name.startsWith(VARS_PREFIX)) vars.push([name.slice(VARS_PREFIX.length), cell]);
     else inputs.push([name, name === 'seconds' && /^[0-9]+$/.test(cell) ? Number(cell) : cell]);
   }
   // fromEntries defines own properties, so a column named like an Object.prototype member stays data.
   if (inputs.length > 0) fields.push(['input', Object.fromEntries(inputs)]);
+  if (vars.length > 0) fields.push(['vars', Object.fromEntries(vars)]);
   return Object.fromEntries(fields);
 }
 
@@ -189,7 +210,8 @@ class CsvSource implements Source {
   ) {}
 
   position(rel: Path): Position {
-    const field = rel[0] === 'input' ? rel[1] : rel[0];
+    const field =
+      rel[0] === 'input' ? rel[1] : rel[0] === 'vars' ? `${VARS_PREFIX}${String(rel[1])}` : rel[0];
     const index = typeof field === 'string' ? this.columns.get(field) : undefined;
     return { line: this.line, column: index === undefined ? 1 : index + 1 };
   }

@@ -6,14 +6,22 @@ import { dirname, join, resolve } from 'node:path';
 import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
-import { checkInputFields, type Defaults, expandItems, type ItemDraft, type ItemInput } from './expand.js';
+import {
+  checkInputFields,
+  type Defaults,
+  expandItems,
+  type ItemDraft,
+  type ItemInput,
+  type ReadyDraft,
+} from './expand.js';
 import { notePassThroughFields } from './input-fields.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
 import { readYaml } from './read-yaml.js';
-import { itemSchema, topSchema } from './schema.js';
+import { itemSchema, itemWithSharedPromptSchema, topSchema, varsSchema } from './schema.js';
+import { prepareTemplates, type SharedTemplate, type Vars } from './templates.js';
 import type { Manifest, ManifestItem, ManifestResult } from './types.js';
 import { itemKeysAt, reportIssues, topKeysAt } from './zod-issues.js';
 
@@ -61,8 +69,18 @@ function build(
   if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
   const field = fieldReader(value);
 
+  const shared = readSharedTemplate(top, field, value);
   const { drafts, inputs, count, failed } = readItems(topMap, field, readSibling, problems);
-  if (count === 0 && !failed) {
+  // A prompt and no items: the manifest is one item, and its variables make the many.
+  if (
+    count === 0 &&
+    !failed &&
+    value.prompt !== undefined &&
+    value.items === undefined &&
+    value.items_from === undefined
+  ) {
+    if (shared.prompt !== null) drafts.push(bareDraft(top));
+  } else if (count === 0 && !failed) {
     problems.atDocument(
       file,
       "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
@@ -70,7 +88,7 @@ function build(
   }
   const defaults = readDefaults(top, field);
   const warnings = checkInputs(defaults, value, inputs, problems);
-  const items = expandAndName(defaults, drafts, field('output')?.name, problems);
+  const items = expandAndName(defaults, shared, drafts, field('output')?.name, problems, warnings);
 
   const name = field('name');
   if (!parsed.success || name === undefined || problems.size > 0) return null;
@@ -118,9 +136,10 @@ function readItems(
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
   let count = 0;
+  const schema = value.prompt === undefined ? itemSchema : itemWithSharedPromptSchema;
   const take = (raw: RawItem) => {
     count += 1;
-    const draft = toDraft(raw, problems);
+    const draft = toDraft(raw, schema, problems);
     if (draft) drafts.push(draft);
     // An item with another mistake still has its input checked, so that all problems show at once.
     const input = draft ? draft.input : isPlainObject(raw.value) ? raw.value.input : undefined;
@@ -134,8 +153,45 @@ function readItems(
   });
   const itemsFrom = field('items_from');
   if (value.items_from !== undefined && itemsFrom === undefined) failed = true;
-  if (itemsFrom !== undefined && readItemsFrom(itemsFrom, top, readSibling, problems, take)) failed = true;
+  const sharedPrompt = value.prompt !== undefined;
+  if (itemsFrom !== undefined && readItemsFrom(itemsFrom, top, readSibling, problems, take, sharedPrompt))
+    failed = true;
   return { drafts, inputs, count, failed };
+}
+
+/**
+ * The manifest's prompt and variables. Where one variable is bad the others still count, so that
+ * the prompt's placeholders are not also reported as having no variable.
+ */
+function readSharedTemplate(
+  top: YamlSource,
+  field: TopField,
+  value: Record<string, unknown>,
+): SharedTemplate {
+  let vars = field('vars');
+  if (vars === undefined && isPlainObject(value.vars)) {
+    // A bad one stands as an empty text: its own problem already refuses the manifest.
+    const usable = Object.entries(value.vars).map(([key, one]) =>
+      varsSchema.safeParse({ [key]: one }).success ? [key, one] : [key, ''],
+    );
+    vars = Object.fromEntries(usable) as Vars;
+  }
+  return { source: top, prompt: field('prompt') ?? null, vars: vars ?? {} };
+}
+
+function bareDraft(top: YamlSource): ItemDraft {
+  const none = undefined;
+  return {
+    source: top,
+    id: none,
+    prompt: none,
+    vars: none,
+    input: none,
+    model: none,
+    metadata: none,
+    maxCostMicros: none,
+    bare: true,
+  };
 }
 
 function readDefaults(top: YamlSource, field: TopField): Defaults {
@@ -170,15 +226,26 @@ function checkInputs(
   return warnings;
 }
 
-/** The expanded items, named from output.name once every item is known to be sound. */
+/**
+ * The expanded items, their prompts rendered from checked templates, named from output.name once
+ * every item is known to be sound.
+ */
 function expandAndName(
   defaults: Defaults,
+  shared: SharedTemplate,
   drafts: readonly ItemDraft[],
   nameTemplate: string | undefined,
   problems: ProblemList,
+  warnings: ProblemList,
 ): ManifestItem[] {
+  const templates = prepareTemplates(shared, drafts, problems, warnings);
+  const ready: ReadyDraft[] = [];
+  drafts.forEach((draft, index) => {
+    const template = templates[index];
+    if (template) ready.push(Object.assign(draft, { template }));
+  });
   const sources: Source[] = [];
-  const items = expandItems(defaults, drafts, problems, sources);
+  const items = expandItems(defaults, ready, problems, sources);
   if (nameTemplate !== undefined && problems.size === 0) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
@@ -212,8 +279,12 @@ function assembleManifest(
  * zod alone: it checks 100,000 items in about 50-90 ms, and a hand-written fast path for valid
  * items made no measurable difference to plan or status over a 100,000-item manifest.
  */
-function toDraft(raw: RawItem, problems: ProblemList): ItemDraft | null {
-  const result = itemSchema.safeParse(raw.value);
+function toDraft(
+  raw: RawItem,
+  schema: typeof itemSchema | typeof itemWithSharedPromptSchema,
+  problems: ProblemList,
+): ItemDraft | null {
+  const result = (schema as typeof itemWithSharedPromptSchema).safeParse(raw.value);
   if (!result.success) {
     reportIssues(result.error.issues, raw.source as Source, raw.value, itemKeysAt, problems);
     return null;
@@ -223,6 +294,7 @@ function toDraft(raw: RawItem, problems: ProblemList): ItemDraft | null {
     source: raw.source,
     id: item.id,
     prompt: item.prompt,
+    vars: item.vars,
     input: item.input,
     model: item.model,
     metadata: item.metadata,

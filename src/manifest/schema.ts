@@ -10,6 +10,7 @@ import { idProblem } from './ids.js';
 import { checkInputKeys, checkMatrixKey } from './input-fields.js';
 import { jsonValueIssue } from './json-value.js';
 import { describeValue as describe, show } from './problems.js';
+import { VAR_NAME, type VarValue } from './template.js';
 
 export const TOP_KEYS = [
   'version',
@@ -26,8 +27,10 @@ export const TOP_KEYS = [
   'items',
   'items_from',
   'matrix',
+  'prompt',
+  'vars',
 ] as const;
-export const ITEM_KEYS = ['id', 'prompt', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
+export const ITEM_KEYS = ['id', 'prompt', 'vars', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
 
@@ -150,6 +153,60 @@ export const matrixSchema = plainMap('input field: list of values').superRefine(
   }
 });
 
+/** Why a variable's value (or one value of its list) cannot fill a placeholder, or null. */
+function varValueProblem(value: unknown, inList: boolean): string | null {
+  if (typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? null : `${value} is not a number a prompt can hold`;
+  if (isPlainObject(value))
+    return inList
+      ? 'a list of values cannot hold a map: a placeholder prints one text'
+      : 'a variable cannot be a map: give it a text, a number, or a list of them';
+  if (Array.isArray(value)) return 'a list of values cannot hold another list';
+  return `must be a text, a number, true/false or a list of them, not ${describe(value)}`;
+}
+
+function checkVarList(ctx: Ctx, key: string, values: unknown[]): void {
+  if (values.length === 0) {
+    ctx.addIssue({ code: 'custom', path: [key], message: 'must list at least one value' });
+    return;
+  }
+  const seen = new Map<string, number>();
+  values.forEach((value, index) => {
+    const problem = varValueProblem(value, true);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', path: [key, index], message: problem });
+      return;
+    }
+    const first = seen.get(String(value));
+    if (first === undefined) seen.set(String(value), index);
+    else {
+      const message = `duplicate value ${show(value)} (already at ${key}[${first}]): it would give two items the same prompt and id`;
+      ctx.addIssue({ code: 'custom', path: [key, index], message });
+    }
+  });
+}
+
+/** Template variables: name -> a value, or a list of values that expands into one item each. */
+export const varsSchema = plainMap('variables')
+  .superRefine((vars, ctx) => {
+    for (const key of Object.keys(vars)) {
+      if (refuseProtoKey(ctx, key)) continue;
+      if (!VAR_NAME.test(key)) {
+        const message = `invalid variable name ${show(key)}: use letters, digits and '_', not starting with a digit`;
+        ctx.addIssue({ code: 'custom', path: [key], message, params: AT_KEY });
+        continue;
+      }
+      const value = vars[key];
+      if (Array.isArray(value)) checkVarList(ctx, key, value);
+      else {
+        const problem = varValueProblem(value, false);
+        if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+      }
+    }
+  })
+  .transform((vars) => vars as Record<string, VarValue | VarValue[]>);
+
 const idSchema = z.string({ error: expected('a string (quote numbers)') }).superRefine((id, ctx) => {
   const problem = idProblem(id);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -165,6 +222,7 @@ export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
     prompt: promptSchema,
+    vars: varsSchema.optional(),
     input: inputSchema.optional(),
     model: modelSchema.optional(),
     metadata: metadataSchema.optional(),
@@ -172,6 +230,9 @@ export const itemSchema = z.strictObject(
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
+
+/** Items of a manifest with a prompt of its own, which an item without one inherits. */
+export const itemWithSharedPromptSchema = itemSchema.extend({ prompt: promptSchema.optional() });
 
 const noNul = (text: string) => !text.includes('\0');
 
@@ -236,4 +297,6 @@ export const topSchema = z.strictObject({
     })
     .optional(),
   matrix: matrixSchema.optional(),
+  prompt: promptSchema.optional(),
+  vars: varsSchema.optional(),
 });

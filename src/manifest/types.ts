@@ -1,4 +1,5 @@
 import type { ManifestProblem } from './problems.js';
+import type { VarValue } from './template.js';
 
 export interface ManifestItem {
   id: string;
@@ -12,6 +13,11 @@ export interface ManifestItem {
   maxCostMicros: number | null;
   /** This item's matrix combination (axis -> value); absent when the manifest has no matrix. */
   matrix?: Record<string, unknown>;
+  /**
+   * Every template variable the item sees (manifest's <- item's), lists expanded to this item's
+   * value; absent when the item has no variables. `input.prompt` is already rendered from them.
+   */
+  vars?: Record<string, VarValue>;
   /**
    * Where its files go, relative to the output folder, without extension ('/'-separated): set from
    * output.name; absent means the id.

@@ -56,6 +56,25 @@ export function changedFields(item: ManifestItem, previousBody: string | undefin
 }
 
 /**
+ * The variables whose values differ from those the last attempt's prompt was rendered from, as
+ * `name "old" -> "new"`: why a template's prompt changed. Empty when none were recorded.
+ */
+export function changedVars(item: ManifestItem, previousVars: string | null | undefined): string[] {
+  if (!previousVars && !item.vars) return [];
+  let before: Record<string, unknown>;
+  try {
+    before = asMap(previousVars ? JSON.parse(previousVars) : {});
+  } catch {
+    return [];
+  }
+  const after: Record<string, unknown> = item.vars ?? {};
+  const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((name) => canonicalJson(before[name] ?? null) !== canonicalJson(after[name] ?? null))
+    .map((name) => `${name} ${shown(before[name])} -> ${shown(after[name])}`);
+}
+
+/**
  * Items the ledger knows that the manifest no longer lists, with the files they left: `paths` is
  * every saved file as [item id, path], in the ledger's order.
  */

@@ -9,7 +9,14 @@ import { type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
-import { mostItCanCost, type PlanItem, type PreviousBody, type Walk, walkItems } from './plan-walk.js';
+import {
+  mostItCanCost,
+  type PlanItem,
+  type PreviousBody,
+  type PreviousVars,
+  type Walk,
+  walkItems,
+} from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
 import { expiryWarnings, type LedgerView } from './status-report.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
@@ -65,6 +72,7 @@ export interface PlanDocument {
 /** What the command read besides the manifest and the ledger rows. */
 export interface PlanInputs {
   previousBody?: PreviousBody;
+  previousVars?: PreviousVars;
   /** Every file under the output folder (absolute paths); null when it was not listed. */
   outputFiles?: readonly string[] | null;
   regenerateExpired?: boolean;
@@ -104,7 +112,15 @@ export function buildPlan(
   });
   const { decisions } = decided;
   const unlisted = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
-  const walk = walkItems(listed, decisions, source, budgetLeft, money.reservedMicros, inputs.previousBody);
+  const walk = walkItems(
+    listed,
+    decisions,
+    source,
+    budgetLeft,
+    money.reservedMicros,
+    inputs.previousBody,
+    inputs.previousVars,
+  );
   const shown = shownFrom(manifest.file);
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.

@@ -2,12 +2,14 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { estimateItem, type PriceTable } from './cost-estimate.js';
-import { changedFields } from './plan-changes.js';
+import { changedFields, changedVars } from './plan-changes.js';
 import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
 
 /** The exact request body an attempt sent, to name the fields an edited item changed. */
 export type PreviousBody = (attempt: AttemptRecord) => string | undefined;
+/** The template variables an attempt's prompt was rendered from (JSON text), to say why it changed. */
+export type PreviousVars = (attempt: AttemptRecord) => string | null | undefined;
 
 /**
  * The plan's walk over the manifest: each item's line, and the items to submit counted against
@@ -20,6 +22,10 @@ export interface PlanItem {
   reason?: string;
   /** For a changed item: which fields differ from its last request (null: no request to compare). */
   changed_fields?: string[] | null;
+  /** For a changed item with template variables: which changed, `name "old" -> "new"`. */
+  changed_vars?: string[];
+  /** The prompt as it will be sent, for an item rendered from a template. */
+  prompt?: string;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
   estimate_usd: string | null;
 }
@@ -45,6 +51,7 @@ export function walkItems(
   budgetLeft: Micros | null,
   reserved: Micros,
   previousBody: PreviousBody | undefined,
+  previousVars?: PreviousVars,
 ): Walk {
   const walk: Walk = {
     items: [],
@@ -63,8 +70,10 @@ export function walkItems(
     let label: PlanLabel = decided.label;
     let { reason } = decided;
     let fields: string[] | null | undefined;
+    let vars: string[] = [];
     let estimate: Micros | null = null;
-    if (decided.label === 'changed') ({ fields, reason } = changedReason(item, decided, previousBody));
+    if (decided.label === 'changed')
+      ({ fields, reason, vars } = changedReason(item, decided, previousBody, previousVars));
     if (decided.submit) {
       prices ??= source.prices();
       estimate = estimateItem(item, prices).micros;
@@ -78,7 +87,16 @@ export function walkItems(
       }
     }
     walk.counts[label] += 1;
-    return planItemOf(item.id, label, reason, fields, estimate === null ? null : formatUsd(estimate));
+    const planned = planItemOf(
+      item.id,
+      label,
+      reason,
+      fields,
+      estimate === null ? null : formatUsd(estimate),
+    );
+    if (vars.length > 0) planned.changed_vars = vars;
+    if (item.vars) planned.prompt = String(item.input.prompt);
+    return planned;
   });
   return walk;
 }
@@ -88,12 +106,16 @@ function changedReason(
   item: ManifestItem,
   decided: Decision,
   previousBody: PreviousBody | undefined,
-): { fields: string[] | null; reason: string } {
+  previousVars: PreviousVars | undefined,
+): { fields: string[] | null; reason: string; vars: string[] } {
   const fields = changedFields(item, decided.changedSince && previousBody?.(decided.changedSince));
+  const vars =
+    decided.changedSince && previousVars ? changedVars(item, previousVars(decided.changedSince)) : [];
+  const because = vars.length > 0 ? ` (variable ${vars.join(', ')})` : '';
   const reason = fields?.length
-    ? `changed since the last run: ${fields.join(', ')}`
+    ? `changed since the last run: ${fields.join(', ')}${because}`
     : 'model, input, metadata or max_cost_usd changed since the last run';
-  return { fields, reason };
+  return { fields, reason, vars };
 }
 
 /**

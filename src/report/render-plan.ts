@@ -25,10 +25,11 @@ const LISTED = 20;
 function itemRow(item: PlanItem, usd: (decimal: string) => string): string[] {
   const { sign, word } = WORDS[item.plan];
   const regenerated = item.plan === 'expired' && item.estimate_usd !== null;
+  const because = item.changed_vars ? ` (variable ${item.changed_vars.join(', ')})` : '';
   const detail =
     item.plan === 'changed' && item.changed_fields?.length
-      ? item.changed_fields.join(', ')
-      : cleanText(item.reason ?? '');
+      ? cleanText(`${item.changed_fields.join(', ')}${because}`)
+      : cleanText(item.reason ?? (item.prompt === undefined ? '' : JSON.stringify(item.prompt)));
   return [
     `${regenerated ? '+' : sign} ${item.id}`,
     regenerated ? 'expired, again' : word,

@@ -128,15 +128,19 @@ function countsLine(report: StatusReport): string {
 
 function statusTable(report: StatusReport): Generator<string> {
   const usd = humanUsdCached();
+  // A manifest of templates shows each prompt as rendered: the ids alone no longer say it.
+  const prompts = report.items.some((item) => item.prompt !== undefined);
   const rows = report.items.map((item) => [
     item.id,
     words(item.state),
     String(item.attempts),
     usd(item.cost_usd),
     item.job_id === null ? '-' : cleanText(item.job_id),
+    ...(prompts ? [cleanText(item.prompt ?? '')] : []),
     filesOrError(item),
   ]);
-  return tableChunks(['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', 'FILES / ERROR'], rows);
+  const head = ['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', ...(prompts ? ['PROMPT'] : []), 'FILES / ERROR'];
+  return tableChunks(head, rows);
 }
 
 export function footer(warnings: readonly string[], ledger: LedgerNote): string {

@@ -16,6 +16,9 @@ export interface StatusItem {
   error: { code: string; message: string } | null;
   /** Every take with saved files, newest first; present once the item has been redone. */
   takes?: StatusTake[];
+  /** For an item rendered from a template: its prompt as the manifest sends it, and its variables. */
+  prompt?: string;
+  vars?: Record<string, unknown>;
 }
 
 export interface StatusTake {
@@ -93,6 +96,10 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
   };
   manifest.items.forEach((item, index) => {
     const entry = items[index] ?? statusItem(emptySummary(item.id), shown);
+    if (item.vars) {
+      entry.prompt = String(item.input.prompt);
+      entry.vars = item.vars;
+    }
     items[index] = entry;
     counts[entry.state] += 1;
   });

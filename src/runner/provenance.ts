@@ -21,6 +21,7 @@ export function sidecarFacts(manifestName: string, attempt: AttemptRecord): Side
     refundedMicros: attempt.refundedMicros,
     createdAt: attempt.createdAt,
     completedAt: attempt.completedAt,
+    vars: attempt.vars ?? null,
   };
 }
 

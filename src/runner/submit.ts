@@ -71,6 +71,7 @@ function startAttempts(
       requestHash: tracked.hash,
       reservedMicros: reservation.reserveMicros,
       take: run.state.takeForNewAttempt(itemId),
+      vars: tracked.item.vars ? JSON.stringify(tracked.item.vars) : null,
     };
   });
   // The keys and the exact bodies are durable before the POSTs: a kill after one resends the same pair.

@@ -96,6 +96,15 @@ export function largeRows(command: string, samples: readonly BigSample[]): Row[]
   ]);
 }
 
+export function exportRows(command: string, samples: readonly BigSample[]): Row[] {
+  return rowsOf('9 100k export', samples, [
+    [`${command}: wall time`, 's', 2, (x) => x.wallMs / 1000, below(2)],
+    [`${command}: CPU time, user + system`, 's', 2, (x) => x.cpuMs / 1000],
+    [`${command}: peak RSS`, 'MB', 1, (x) => x.peakRssMb, below(200)],
+    [`${command}: output`, 'MB', 1, (x) => x.stdoutBytes / 1024 / 1024],
+  ]);
+}
+
 export function writeRows(samples: readonly WriteSample[]): Row[] {
   const first = samples[0]!;
   const mode = `synchronous=${first.synchronous === 2 ? 'FULL' : first.synchronous}, ${first.journalMode}`;

@@ -118,8 +118,16 @@ function fill(ledgerPath: string, batchId: number, manifest: Manifest): void {
   db.close();
 }
 
-export type BigCommand = 'status' | 'status --json' | 'plan' | 'plan --json';
+export type BigCommand =
+  | 'status'
+  | 'status --json'
+  | 'plan'
+  | 'plan --json'
+  | 'export'
+  | 'export --format csv';
 export const BIG_COMMANDS: readonly BigCommand[] = ['status', 'status --json', 'plan', 'plan --json'];
+/** Scenario 9, on the same ledger: `export` must stream, at most 2 s and 200 MB for 100,000 items. */
+export const EXPORT_COMMANDS: readonly BigCommand[] = ['export', 'export --format csv'];
 
 export interface BigSample {
   wallMs: number;
@@ -133,6 +141,7 @@ export interface BigSample {
 export async function bigCommand(big: BigLedger, command: BigCommand): Promise<BigSample> {
   const [name, ...flags] = command.split(' ') as [string, ...string[]];
   const json = flags.includes('--json');
+  if (name === 'export') return exportCommand(big, flags);
   const run = await runCli(
     [name, relative(big.dir, big.manifestFile), '--ledger', big.ledgerPath, ...flags],
     { cwd: big.dir, discardStdout: !json, timeoutMs: 120_000 },
@@ -142,6 +151,31 @@ export async function bigCommand(big: BigLedger, command: BigCommand): Promise<B
     const doc = JSON.parse(run.stdout) as { totals: { done: number } };
     if (doc.totals.done !== BIG_ITEMS) throw new Error(`${command}: ${doc.totals.done} items done`);
   }
+  return {
+    wallMs: run.wallMs,
+    cpuMs: cpuMs(run.stats),
+    peakRssMb: rssMb(run.stats),
+    stdoutBytes: run.stdoutBytes,
+  };
+}
+
+/** One `mediabatch export` over the big ledger to stdout; checks one done record per item. */
+async function exportCommand(big: BigLedger, flags: readonly string[]): Promise<BigSample> {
+  const run = await runCli(
+    ['export', relative(big.dir, big.manifestFile), '--ledger', big.ledgerPath, ...flags],
+    {
+      cwd: big.dir,
+      timeoutMs: 120_000,
+    },
+  );
+  expectExit(run, 0, `mediabatch export ${flags.join(' ')}`);
+  const csv = flags.includes('csv');
+  const lines = run.stdout.split('\n').filter((line) => line !== '');
+  const done = lines.filter((line) =>
+    csv ? line.includes(',done,') : line.includes('"state":"done"'),
+  ).length;
+  if (lines.length !== BIG_ITEMS + (csv ? 1 : 0) || done !== BIG_ITEMS)
+    throw new Error(`export ${flags.join(' ')}: ${lines.length} lines, ${done} done records`);
   return {
     wallMs: run.wallMs,
     cpuMs: cpuMs(run.stats),

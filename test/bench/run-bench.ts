@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
- * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide`.
+ * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
+ * export`.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -11,6 +12,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  exportRows,
   largeRows,
   paceRows,
   scaleRows,
@@ -20,7 +22,14 @@ import {
   wideRows,
   writeRows,
 } from './bench-rows.js';
-import { BIG_COMMANDS, BIG_ITEMS, type BigSample, bigCommand, buildBigLedger } from './big-ledger-bench.js';
+import {
+  BIG_COMMANDS,
+  BIG_ITEMS,
+  type BigSample,
+  bigCommand,
+  buildBigLedger,
+  EXPORT_COMMANDS,
+} from './big-ledger-bench.js';
 import { removeDir } from './fixtures.js';
 import {
   DOCUMENTED_PACE,
@@ -123,6 +132,26 @@ async function largeScenario(): Promise<void> {
   }
 }
 
+async function exportScenario(): Promise<void> {
+  log(`export: building a ${BIG_ITEMS}-item JSONL manifest and its all-done ledger`);
+  const big = buildBigLedger();
+  const commands: Record<string, BigSample[]> = {};
+  details.export = { ledgerBytes: big.ledgerBytes, buildMs: big.buildMs, commands };
+  try {
+    for (const command of EXPORT_COMMANDS) {
+      const samples: BigSample[] = [];
+      for (let i = 1; i <= LONG_RUNS; i += 1) {
+        log(`export: mediabatch ${command} (${i}/${LONG_RUNS})`);
+        samples.push(await bigCommand(big, command));
+      }
+      commands[command] = samples;
+      rows.push(...exportRows(command, samples));
+    }
+  } finally {
+    removeDir(big.dir);
+  }
+}
+
 /**
  * The repetitions run side by side (each pair on its own sandboxes; both clients mostly sleep),
  * each with its own seed, so the median is over different sets of job durations.
@@ -159,6 +188,7 @@ async function main(): Promise<void> {
     if (existsSync(TMPFS)) await scaleScenario(TMPFS, ' on tmpfs (diagnostic)', false);
   }
   if (runs('large')) await largeScenario();
+  if (runs('export')) await exportScenario();
   if (runs('pace')) await paceScenarios();
   if (runs('wide')) await wideScenario();
   // From this process's start (build included) to here; only npm's own start-up is left out.

@@ -38,3 +38,22 @@ describe('ensureSidecars', () => {
     expect(readFileSync(join(dir, 'shot.json'), 'utf8')).toBe(renderSidecar(FACTS, file));
   });
 });
+
+describe('renderSidecar with template variables', () => {
+  const file = { path: '/x/shot.mp4', bytes: 3, sha256: 'ab' };
+
+  it('shows the variables after the prompt, in the order they were declared', () => {
+    const doc = JSON.parse(
+      renderSidecar({ ...FACTS, vars: '{"subject":"lighthouse","light":"soft"}' }, file),
+    );
+    expect(Object.keys(doc).slice(4, 7)).toEqual(['prompt', 'vars', 'request']);
+    expect(doc.vars).toEqual({ subject: 'lighthouse', light: 'soft' });
+    expect(Object.keys(doc.vars)).toEqual(['subject', 'light']);
+  });
+
+  it('writes the same bytes as before templates for an item without variables', () => {
+    const before = renderSidecar(FACTS, file);
+    expect(renderSidecar({ ...FACTS, vars: null }, file)).toBe(before);
+    expect(JSON.parse(before)).not.toHaveProperty('vars');
+  });
+});

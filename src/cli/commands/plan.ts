@@ -35,6 +35,7 @@ export const planCommand: Command<'plan'> = async (args, io) => {
         outputFiles,
         // An edited item's last whole body is read on its own, to name the fields that changed.
         previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
+        previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
       }),
     }),
   );

@@ -76,7 +76,7 @@ export function buildGallery(
       id: item.id,
       state: status.state,
       prompt: String(prompt ?? ''),
-      matrix: Object.entries(item.matrix ?? {}).map(([axis, value]) => [axis, showValue(value)]),
+      matrix: axisValues(item),
       input: Object.entries(input).map(([field, value]) => [field, showValue(value)]),
       costUsd: status.cost_usd,
       clipSeconds: typeof seconds === 'number' ? seconds : null,
@@ -87,10 +87,7 @@ export function buildGallery(
     };
   });
   cards.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.index - b.index);
-  const axes = Object.keys(manifest.items[0]?.matrix ?? {}).map((axis) => ({
-    axis,
-    values: [...new Set(manifest.items.map((item) => showValue(item.matrix?.[axis])))],
-  }));
+  const axes = filterAxes(manifest);
   return {
     manifest: manifest.name,
     manifestArg: options.manifestArg,
@@ -101,6 +98,31 @@ export function buildGallery(
     cards: cards.map(({ index: _index, ...card }) => card),
     warnings: report.warnings,
   };
+}
+
+/**
+ * A card's matrix values, then its template variables (a variable named like a matrix axis is
+ * shown once, as the axis): both are what a person filters a campaign by.
+ */
+function axisValues(item: Manifest['items'][number]): Array<[string, string]> {
+  const matrix = Object.entries(item.matrix ?? {});
+  const vars = Object.entries(item.vars ?? {}).filter(([name]) => !Object.hasOwn(item.matrix ?? {}, name));
+  return [...matrix, ...vars].map(([axis, value]) => [axis, showValue(value)]);
+}
+
+/** Every matrix axis, and each variable that takes more than one value across the items. */
+function filterAxes(manifest: Manifest): GalleryModel['axes'] {
+  const matrixAxes = Object.keys(manifest.items[0]?.matrix ?? {});
+  const values = new Map<string, Set<string>>(matrixAxes.map((axis) => [axis, new Set()]));
+  for (const item of manifest.items) {
+    for (const [axis, value] of axisValues(item)) {
+      const seen = values.get(axis) ?? new Set<string>();
+      values.set(axis, seen.add(value));
+    }
+  }
+  return [...values]
+    .filter(([axis, seen]) => matrixAxes.includes(axis) || seen.size > 1)
+    .map(([axis, seen]) => ({ axis, values: [...seen] }));
 }
 
 function toTake(attempt: AttemptRecord, files: FileRecord[], baseDir: string, htmlPath: string): GalleryTake {
