@@ -8,7 +8,8 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
     '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending',
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
-    "service than the ledger's); nothing was submitted",
+    "service than the ledger's, an output folder another batch owns, a --html FILE that is not a " +
+    'gallery); nothing was submitted or overwritten',
   Refused:
     'the service refused the account (401, 402), does not know jobs the ledger holds, or another ' +
     'live run holds the ledger',

@@ -8,6 +8,8 @@ import type { Manifest } from '../../manifest/index.js';
 import { connectionFromEnv, ledgerPathFor, manifestOrExit, parsePositiveSeconds } from '../common.js';
 import type { Command } from '../io.js';
 import { lockLedger } from '../ledger-access.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from '../output-folder.js';
+import { serviceIdentity } from '../service.js';
 import { parseSince } from './import-since.js';
 
 /**
@@ -30,6 +32,9 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
   let ledger: Ledger | null = null;
   try {
     ledger = openEmptyLedger(ledgerPath, manifest);
+    // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
+    const folder = { manifest, ledgerPath, service: serviceIdentity(connection.baseUrl), cwd: io.cwd };
+    refuseOthersOutputFolder(folder);
     const timeoutSeconds = parsePositiveSeconds(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT');
     const timeoutMs = timeoutSeconds === null ? {} : { timeoutMs: timeoutSeconds * 1000 };
     const client = new MediaGenClient({ ...connection, ...timeoutMs });
@@ -40,6 +45,7 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
         ExitCode.Refused,
       );
     });
+    claimOutputFolder(folder);
     const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),

@@ -3,16 +3,20 @@ import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
 import { planTextChunks } from '../../report/render-plan.js';
 import { cleanText } from '../../report/render-text.js';
-import { type Connection, connectionFromEnv, manifestOrExit } from '../common.js';
+import { type Connection, connectionFromEnv, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { planSource, withLedger } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
+import { outputFolderRefusal } from '../output-folder.js';
 
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const connection = accountConnection(values['base-url'], io);
   const account = connection ? await checkAccount(connection) : null;
-  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  // Another batch's folder: run refuses it before any request, so its files are not this plan's.
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io);
+  const folderRefusal = outputFolderRefusal({ manifest, ledgerPath, cwd: io.cwd });
+  const outputFiles = folderRefusal === null ? filesUnder(manifest.outputDir, manifest.file) : null;
   const { doc, note } = withLedger(manifest, values.ledger, io, {}, (ledger, note) => ({
     note,
     doc: buildPlan(manifest, planSource(ledger), account, Date.now(), {
@@ -22,6 +26,10 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     }),
   }));
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note));
+  if (folderRefusal !== null) {
+    io.stderr.write(`mediabatch plan: run would refuse this manifest (exit 2): ${folderRefusal}\n`);
+    return ExitCode.Usage;
+  }
 
   if (account === null || account.ok) return ExitCode.Ok;
   const refused = account.status === 401 || account.status === 402;

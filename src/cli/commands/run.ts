@@ -18,6 +18,7 @@ import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
 import { planSource, statusSource } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from '../output-folder.js';
 import type { CommandArgs } from '../parse-args.js';
 import { type PreflightResult, preflight } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
@@ -55,6 +56,9 @@ export const runCommand: Command<'run'> = async (args, io) => {
       cwd: io.cwd,
     });
     held.ledger = ledger;
+    // Before any request: another batch's output folder is refused (docs/manifest.md).
+    const folder = { manifest, ledgerPath, service: settings.identity, cwd: io.cwd };
+    refuseOthersOutputFolder(folder);
     const connection =
       settings.connection ?? (await startEmbeddedSandbox(held, ledgerPath, manifest, args, io));
     const client = clientBindingLedger(connection, settings, ledger);
@@ -73,6 +77,8 @@ export const runCommand: Command<'run'> = async (args, io) => {
       baseUrlFlag: values['base-url'],
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
+    // A free folder becomes this ledger's once the service answered, before anything is paid.
+    claimOutputFolder(folder);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(
