@@ -205,6 +205,14 @@ export const FLAGS = [
     commands: ['report'],
   },
   {
+    name: 'force',
+    type: 'boolean',
+    description:
+      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger ' +
+      'and saved outputs are refused all the same.',
+    commands: ['report'],
+  },
+  {
     name: 'port',
     type: 'string',
     value: 'N',
