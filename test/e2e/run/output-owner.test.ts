@@ -74,7 +74,6 @@ describe('an output folder has one owner', () => {
       'city.json',
       'city.mp4',
     ]);
-    const requests = requestLog(sandbox).length;
 
     // plan: not "no item owns it", but what run will do, with run's exit code.
     const plan = await runCli(['plan', summer.manifest], { cwd: dir, env: cliEnv(sandbox) });
@@ -85,6 +84,7 @@ describe('an output folder has one owner', () => {
       'mediabatch plan: run would refuse this manifest (exit 2): the output folder out/shared belongs to another batch: manifest spring, ledger .mediabatch/spring.sqlite',
     );
 
+    const requests = requestLog(sandbox).length; // the plan's GET /account included
     const second = await runAgainst(sandbox, summer);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(
