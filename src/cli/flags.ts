@@ -30,7 +30,8 @@ export const COMMANDS = [
     description:
       'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
       'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
-      'folder that no item owns; and a cost estimate. With --base-url (or MEDIAGEN_BASE_URL and ' +
+      'folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder ' +
+      'another batch owns. With --base-url (or MEDIAGEN_BASE_URL and ' +
       'MEDIAGEN_API_KEY set) it also checks the account with one GET /account.',
   },
   {
