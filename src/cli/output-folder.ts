@@ -25,20 +25,27 @@ interface FolderContext {
   cwd: string;
 }
 
-/** Claims the output folder for this ledger, or refuses (exit 2) when another ledger owns it. */
-export function claimOutputFolder(context: FolderContext): void {
+/**
+ * Claims the output folder for this ledger, or refuses (exit 2) when another ledger owns it.
+ * A folder that cannot be written (full disk, no permission, a file in its place) is not a
+ * reason to stop here: the run goes on as before, its downloads say what is wrong and a re-run
+ * saves them, and claims the folder then. Returns that warning, or null.
+ */
+export function claimOutputFolder(context: FolderContext): string | null {
   const { manifest, ledgerPath, service } = context;
   const me: FolderOwner = { manifest: manifest.name, ledger: ledgerPath, service };
   let verdict: OwnerVerdict;
   try {
     verdict = claimFolder(manifest.outputDir, me, new Date().toISOString());
   } catch (error) {
-    throw new UserError(
-      `cannot claim the output folder ${shown(context.cwd, manifest.outputDir)}: ${(error as Error).message}; nothing was sent`,
+    return (
+      `cannot write the owner marker into the output folder ${shown(context.cwd, manifest.outputDir)} ` +
+      `(${(error as Error).message}); the next run claims it`
     );
   }
   const refusal = ownerRefusal(verdict, context);
   if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`);
+  return null;
 }
 
 /** Refuses (exit 2) a folder another ledger owns, without writing anything. */

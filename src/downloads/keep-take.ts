@@ -63,7 +63,8 @@ export async function refuseForeignFile(
   writtenByLedger: (path: string) => boolean,
 ): Promise<void> {
   try {
-    lstatSync(target);
+    // A folder in the way is not a file to lose: the rename fails on it and says so (EISDIR).
+    if (lstatSync(target).isDirectory()) return;
   } catch {
     return; // nothing there (or nothing we could read as in the way: the rename will say)
   }

@@ -107,7 +107,9 @@ export function claimFolder(folder: string, me: FolderOwner, claimedAt: string):
   if (seen.kind !== 'unclaimed') return seen;
   mkdirSync(folder, { recursive: true });
   const marker = join(folder, OWNER_MARKER);
-  const temp = `${marker}.${process.pid}.tmp`;
+  // A download's temporary suffix (TEMP_SUFFIX in save-file.ts, not imported: that would load the
+  // HTTP client into plan), so a run killed right here has it removed on the next start.
+  const temp = join(folder, `.mediabatch-owner.${process.pid}.mbtmp`);
   try {
     writeFileSync(temp, markerText(folder, me, claimedAt), { mode: 0o644 });
     linkSync(temp, marker);

@@ -45,7 +45,8 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
         ExitCode.Refused,
       );
     });
-    claimOutputFolder(folder);
+    const unclaimed = claimOutputFolder(folder);
+    if (unclaimed !== null) io.stderr.write(`mediabatch import: warning: ${unclaimed}\n`);
     const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),

@@ -78,7 +78,8 @@ export const runCommand: Command<'run'> = async (args, io) => {
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
     // A free folder becomes this ledger's once the service answered, before anything is paid.
-    claimOutputFolder(folder);
+    const unclaimed = claimOutputFolder(folder);
+    if (unclaimed !== null) io.stderr.write(`mediabatch run: warning: ${unclaimed}\n`);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(
