@@ -8,7 +8,8 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
     '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending',
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
-    "service than the ledger's), or an output folder that cannot take the files; nothing was submitted",
+    "service than the ledger's, an output folder another batch owns or one that cannot take the files, " +
+    'a --html FILE that is not a gallery); nothing was submitted or overwritten',
   Refused:
     'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
     'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +

@@ -34,7 +34,8 @@ export const COMMANDS = [
     description:
       'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
       'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
-      'folder that no item owns; and a cost estimate. With --base-url (or MEDIAGEN_BASE_URL and ' +
+      'folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder ' +
+      'another batch owns. With --base-url (or MEDIAGEN_BASE_URL and ' +
       "MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost " +
       'ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.',
   },
@@ -294,6 +295,14 @@ export const FLAGS = [
     default: 'stdout',
     description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
     commands: ['export'],
+  },
+  {
+    name: 'force',
+    type: 'boolean',
+    description:
+      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger ' +
+      'and saved outputs are refused all the same.',
+    commands: ['report'],
   },
   {
     name: 'port',

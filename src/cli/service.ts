@@ -32,7 +32,7 @@ export function ensureSameService(
     `the ledger ${ledgerPath} belongs to ${describeService(bound)}, not ${describeService(current)}; ` +
       'nothing was sent.\n' +
       `  Its items, jobs and spend are that service's; counting them here would take them for results of ${describeService(current)}.\n` +
-      `  To run against ${describeService(current)}, give it a ledger of its own: --ledger ${relativeOrAbsolute(cwd, separate)}\n` +
+      `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: --ledger ${relativeOrAbsolute(cwd, separate)}, and another output.dir in the manifest\n` +
       `  To go on with the ledger's own service: ${back}`,
   );
 }

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { link, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sidecarPathFor } from './sidecar.js';
@@ -47,4 +48,31 @@ export async function keepEarlierFile(
     await folder.close();
   }
   return true;
+}
+
+/**
+ * Refuses to put a new file over one this ledger did not write (another program's, a batch run
+ * before folders had owners, a file the user put there): paid outputs and the user's files are
+ * never overwritten. A file holding exactly the new bytes loses nothing and is replaced (a lost
+ * ledger rebuilt by `import` saves the same outputs again). The existence check is a plain system
+ * call, not a thread-pool trip: it runs before every placed file and almost always finds nothing.
+ */
+export async function refuseForeignFile(
+  target: string,
+  written: { bytes: number; sha256: string },
+  writtenByLedger: (path: string) => boolean,
+): Promise<void> {
+  try {
+    // A folder in the way is not a file to lose: the rename fails on it and says so (EISDIR).
+    if (lstatSync(target).isDirectory()) return;
+  } catch {
+    return; // nothing there (or nothing we could read as in the way: the rename will say)
+  }
+  if (writtenByLedger(target) || (await fileMatches(target, written.bytes, written.sha256))) return;
+  throw Object.assign(
+    new Error(
+      `refusing to overwrite ${target}: this ledger did not write it; move it elsewhere (or change output.dir), then run again`,
+    ),
+    { code: 'EEXIST' },
+  );
 }

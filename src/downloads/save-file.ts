@@ -66,7 +66,7 @@ export async function downloadToFile(
     dispatcher?: Dispatcher;
     timeoutMs?: number;
     /** Runs once the whole file is on disk, just before it takes the target's name. */
-    beforeRename?: (target: string) => Promise<void>;
+    beforeRename?: (target: string, written: { bytes: number; sha256: string }) => Promise<void>;
     /**
      * false: the caller fsyncs the folder (syncFolder) before it counts on the file, so that one
      * fsync covers every file it places there.
@@ -88,7 +88,7 @@ export async function downloadToFile(
       lengthHeader === null ? null : Number(lengthHeader),
       stage,
     );
-    await options.beforeRename?.(target);
+    await options.beforeRename?.(target, written);
     await rename(temp, target);
     if (options.syncFolder !== false) await syncFolder(dirname(target));
     return { kind: 'saved', ...written, contentType, path: target };

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Job } from '../api/schemas.js';
 import { extensionFor, namedOutputPath } from '../manifest/index.js';
+import { takePath } from './keep-take.js';
 import { downloadToFile, errorCode } from './save-file.js';
 
 export interface SavedFile {
@@ -23,8 +24,13 @@ export interface SaveJobFilesOptions {
   itemId: string;
   /** Where the files go relative to outputDir, from output.name; default the item id. */
   name?: string;
-  /** Runs before a new file takes its name, so an earlier take there can be kept (see docs/gallery.md). */
-  beforePlace?: (target: string) => Promise<void>;
+  /**
+   * Runs before a new file takes its name, with the new file's size and hash, so that an earlier
+   * take there can be kept and a file this ledger did not write refused (see docs/gallery.md).
+   */
+  beforePlace?: (target: string, written: { bytes: number; sha256: string }) => Promise<void>;
+  /** Save under this take's name (`<name>.take2.mp4`) instead of the item's own name. */
+  take?: number;
   /** Fetches the job again, for fresh signed URLs. */
   refreshJob: () => Promise<Job>;
   dispatcher?: Dispatcher;
@@ -49,8 +55,10 @@ export async function saveJobFiles(job: Job, options: SaveJobFilesOptions): Prom
   // The service, not our clock, says when outputs are gone: an empty file list after success.
   if (job.output.files.length === 0) return { kind: 'expired' };
   const name = options.name ?? options.itemId;
-  const target = (idx: number, count: number, ext: string) =>
-    namedOutputPath(options.outputDir, name, idx, count, ext);
+  const target = (idx: number, count: number, ext: string) => {
+    const path = namedOutputPath(options.outputDir, name, idx, count, ext);
+    return options.take === undefined ? path : takePath(path, options.take);
+  };
   const folder = dirname(target(0, 1, 'bin'));
   try {
     if (!options.madeFolders?.has(folder)) await mkdir(folder, { recursive: true });

@@ -24,6 +24,11 @@ export function itemFilePaths(c: LedgerConnection): IterableIterator<[string, st
     .iterate(c.batchId) as IterableIterator<[string, string]>;
 }
 
+/** Whether this batch recorded a saved file at `path` (under its current name). */
+export function wroteFile(c: LedgerConnection, path: string): boolean {
+  return c.prepare(`SELECT 1 ${SAVED_FILES} AND f.path = ? LIMIT 1`).get(c.batchId, path) !== undefined;
+}
+
 /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
 export function recordFilesSaved(
   c: LedgerConnection,

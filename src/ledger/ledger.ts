@@ -8,7 +8,7 @@ import {
   recordJobLost,
   recordRejected,
 } from './attempt-writes.js';
-import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved } from './file-rows.js';
+import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved, wroteFile } from './file-rows.js';
 import { type ItemEntry, itemEntries } from './item-entries.js';
 import { type ItemExport, itemExports } from './item-exports.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
@@ -216,6 +216,11 @@ export class Ledger {
   /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */
   unsavedSucceeded(): AttemptRecord[] {
     return unsavedSucceeded(this.#c);
+  }
+
+  /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
+  wroteFile(path: string): boolean {
+    return wroteFile(this.#c, path);
   }
 
   /** Each saved file as [item id, path], in listFiles order. */

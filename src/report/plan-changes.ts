@@ -91,27 +91,3 @@ export function removedItems(
     files: files.get(record.itemId)!,
   }));
 }
-
-const stem = (path: string) => path.replace(/\.[^./\\]*$/, '');
-
-/**
- * Files under the output folder that no ledger record names, so no item owns them (a download's
- * temporary `.mbtmp` file is in progress, not stray). Sorted, shown relative to the manifest.
- */
-export function strayFiles(
-  outputFiles: readonly string[],
-  paths: Iterable<readonly [string, string]>,
-  shown: (path: string) => string,
-): string[] {
-  const owned = new Set<string>();
-  // A video's side files (`<name>.json` provenance) share its name without the extension.
-  const stems = new Set<string>();
-  for (const [, path] of paths) {
-    owned.add(path);
-    stems.add(stem(path));
-  }
-  return outputFiles
-    .filter((path) => !owned.has(path) && !stems.has(stem(path)) && !path.endsWith('.mbtmp'))
-    .map(shown)
-    .sort();
-}

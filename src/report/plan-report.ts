@@ -3,9 +3,10 @@ import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
 import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
+import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
-import { type RemovedItem, removedItems, strayFiles } from './plan-changes.js';
+import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
@@ -124,15 +125,18 @@ export function buildPlan(
   const shown = shownFrom(manifest.file);
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
-  const stray = inputs.outputFiles
-    ? strayFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [], shown)
+  const foreign = inputs.outputFiles
+    ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
     : null;
+  const stray = foreign === null ? null : foreign.map(shown).sort();
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
   const warnings = planWarnings(manifest, source.unsaved, nowMs, walk, budgetLeft);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
+  if (foreign !== null && foreign.length > 0)
+    warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
   if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
 
   const totals = planTotals(manifest, walk, money, {
@@ -197,6 +201,23 @@ function planWarnings(
     );
   }
   return warnings;
+}
+
+const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry']);
+
+/** The items `run` will not submit because a file it did not write holds their name (names-in-the-way). */
+function heldBackWarnings(
+  manifest: Manifest,
+  walk: Walk,
+  foreign: readonly string[],
+  shown: (path: string) => string,
+): string[] {
+  const submitted = new Set(walk.items.filter((item) => SUBMITTED.has(item.plan)).map((item) => item.id));
+  const items = manifest.items.filter((item) => submitted.has(item.id));
+  return [...itemsInTheWay(manifest.outputDir, items, foreign)].map(
+    ([id, paths]) =>
+      `${id}: run will not submit it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
+  );
 }
 
 function planTotals(

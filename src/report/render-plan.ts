@@ -55,7 +55,7 @@ function strayLines(doc: PlanDocument): string[] {
   const more =
     stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
   return [
-    'files in the output folder that no item owns (left as they are):',
+    'files in the output folder this ledger did not write (left as they are; run never overwrites them):',
     ...stray.slice(0, LISTED).map((path) => `  ? ${cleanText(path)}`),
     ...more,
     '',

@@ -10,12 +10,17 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
 import { decideDownloadRetry } from './policy.js';
-import { keepEarlierTake, writeSidecars } from './provenance.js';
+import { beforePlacing, writeSidecars } from './provenance.js';
 import { type DiskRefuses, diskRefusal } from './stop-rules.js';
 
 export interface DownloadTask {
   attempt: AttemptRecord;
   job: Job;
+  /**
+   * The job answered an earlier request of an item edited since: it was paid for, so it is saved,
+   * under its own take's name (`<name>.take1.mp4`), and the item's state is not its to decide.
+   */
+  superseded?: boolean;
 }
 
 export type DownloadOutcome = 'saved' | 'expired' | { error: string };
@@ -129,7 +134,8 @@ export class DownloadQueue {
       outputDir: this.#deps.outputDir,
       itemId: task.attempt.itemId,
       name: this.#deps.nameOf(task.attempt.itemId),
-      beforePlace: (target) => keepEarlierTake(ledger, task.attempt, target),
+      beforePlace: (target, written) => beforePlacing(ledger, task.attempt, target, written),
+      ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
       syncFolder: false,

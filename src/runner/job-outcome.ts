@@ -26,6 +26,11 @@ export function handleJob(
   run.state.unwatch(job.id);
   if (attempt.requestHash !== tracked.hash) {
     // Resolved an attempt from before the manifest changed: its result answers an old request.
+    // A video it made was paid for: it is saved as that take, and the edit becomes the next take.
+    if (job.status === 'succeeded' && job.output.files.length > 0) {
+      run.state.redo(attempt.itemId);
+      run.downloads.add({ attempt, job, superseded: true });
+    }
     run.enqueue(attempt.itemId);
     return;
   }
@@ -62,6 +67,10 @@ function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
 /** An item's files are all saved, or its outputs are gone, or saving them failed for now. */
 export function downloadFinished(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
   const itemId = task.attempt.itemId;
+  if (task.superseded) {
+    supersededSaved(run, task, outcome);
+    return;
+  }
   if (outcome === 'saved') run.setItem(itemId, 'done');
   else if (outcome === 'expired') {
     if (run.options.regenerateExpired && !run.state.stop) run.enqueue(itemId);
@@ -73,5 +82,15 @@ export function downloadFinished(run: RunContext, task: DownloadTask, outcome: D
   } else {
     run.deps.reporter.log('error', `${itemId}: files not saved: ${outcome.error}; re-run to retry`);
   }
+  run.wake();
+}
+
+/** A take made before its item was edited: its files are kept or not; the item goes its own way. */
+function supersededSaved(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
+  const { itemId, take } = task.attempt;
+  const what = `${itemId}: the job ${task.job.id} of its request before the edit`;
+  if (outcome === 'saved') run.deps.reporter.log('info', `${what} is saved as take ${take ?? 1}`);
+  else if (outcome === 'expired') run.deps.reporter.log('warn', `${what} has no outputs left to save`);
+  else run.deps.reporter.log('error', `${what} was not saved: ${outcome.error}; re-run to retry`);
   run.wake();
 }

@@ -1,4 +1,4 @@
-import { keepEarlierFile, takePath } from '../downloads/keep-take.js';
+import { keepEarlierFile, refuseForeignFile, takePath } from '../downloads/keep-take.js';
 import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
@@ -36,10 +36,24 @@ export function writeSidecars(
 }
 
 /**
+ * What runs before a new file takes `target`: a file there that this ledger did not write is
+ * refused (never overwritten), then an earlier take of the item is kept beside it.
+ */
+export async function beforePlacing(
+  ledger: Ledger,
+  attempt: AttemptRecord,
+  target: string,
+  written: { bytes: number; sha256: string },
+): Promise<void> {
+  await refuseForeignFile(target, written, (path) => ledger.wroteFile(path));
+  await keepEarlierTake(ledger, attempt, target);
+}
+
+/**
  * Before a new take's file takes `target`, the earlier take saved there is kept as
  * `<name>.take<N>.<ext>` with its sidecar, and the ledger follows it to its new name.
  */
-export async function keepEarlierTake(ledger: Ledger, attempt: AttemptRecord, target: string): Promise<void> {
+async function keepEarlierTake(ledger: Ledger, attempt: AttemptRecord, target: string): Promise<void> {
   if ((attempt.take ?? 1) <= 1) return;
   const earlier = ledger.listFiles().find((file) => file.path === target && file.attemptId !== attempt.id);
   if (!earlier) return;

@@ -3,9 +3,10 @@ import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js
 import { newItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
-import { type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
+import { earlierOutput, type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
+import { itemsHeldBack } from './names-in-the-way.js';
 import { writeSidecars } from './provenance.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -48,7 +49,9 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
     if (next.kind === 'submit') continue;
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   }
-  for (const [index, item] of items.entries()) if (steps[index]?.kind === 'submit') run.enqueue(item.id);
+  const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
+  const held = itemsHeldBack(run, toSubmit);
+  for (const id of toSubmit) if (!held.has(id)) run.enqueue(id);
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.
   const listed = new Set(manifest.items.map((item) => item.id));
@@ -82,7 +85,12 @@ function restoreItem(
     run.state.redo(item.id);
     return newTake(record, hash);
   }
-  if (plan.action === 'submit') return toSubmit(record, hash, retriesCarried(plan, existing), attempt);
+  if (plan.action === 'submit') {
+    const earlier = earlierOutput(hash, attempt);
+    // An edit never replaces a paid take: the new request makes the next take (as --redo does).
+    if (earlier === 'kept') run.state.redo(item.id);
+    return toSubmit(record, hash, retriesCarried(plan, existing), earlier, attempt);
+  }
   const next = nextForPlan(plan, hash);
   if (record.requestHash !== hash)
     return { hash, record: { ...record, requestHash: hash, state: 'in_flight' }, next };
@@ -114,19 +122,21 @@ function newTake(record: ItemRecord, hash: string): Restored {
 
 /**
  * An item that goes out (again). A job of it still unfinished when last seen (the item changed
- * while it ran) is followed first: it holds a slot of this batch and its refund belongs in the
- * ledger. Once it is final, handleJob submits the item again since it answered an old request.
+ * while it ran) is followed first: it was paid for, it holds a slot of this batch and its refund
+ * belongs in the ledger; one that succeeded but was never saved is fetched again. Once it is
+ * final, handleJob saves what it made as its take and submits the item again, since it answered
+ * an old request.
  */
 function toSubmit(
   record: ItemRecord,
   hash: string,
   retriesUsed: number,
+  output: ReturnType<typeof earlierOutput>,
   attempt: AttemptRecord | undefined,
 ): Restored {
-  const earlier =
-    attempt?.state === 'accepted' && (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running')
-      ? attempt
-      : null;
+  const running =
+    attempt?.state === 'accepted' && (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running');
+  const earlier = running || output === 'fetch' ? (attempt ?? null) : null;
   return {
     hash,
     record: {
@@ -137,7 +147,7 @@ function toSubmit(
       errorCode: null,
       errorMessage: null,
     },
-    next: earlier ? { kind: 'watch', attempt: earlier } : { kind: 'submit' },
+    next: earlier ? { kind: running ? 'watch' : 'refetch', attempt: earlier } : { kind: 'submit' },
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord, ItemRecord } from '../../src/ledger/records.js';
-import { latestAttempts, planItem } from '../../src/runner/item-plan.js';
+import { earlierOutput, latestAttempts, planItem } from '../../src/runner/item-plan.js';
 
 const record = (over: Partial<ItemRecord> = {}): ItemRecord => ({
   itemId: 'a',
@@ -91,5 +91,23 @@ describe('planItem', () => {
     ]);
     expect(latest.get('a')?.id).toBe(3);
     expect(latest.get('b')?.id).toBe(4);
+  });
+});
+
+describe('earlierOutput: what an edited item still holds that was paid for', () => {
+  it('keeps saved files as a take, watches a running job, fetches an unsaved success', () => {
+    expect(earlierOutput('h2', attempt())).toBe('kept');
+    expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'queued' }))).toBe('watch');
+    expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'running' }))).toBe('watch');
+    expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'succeeded' }))).toBe('fetch');
+  });
+
+  it('finds nothing when the item was not edited, or nothing was made', () => {
+    expect(earlierOutput('h1', attempt())).toBe('nothing');
+    expect(earlierOutput('h2', undefined)).toBe('nothing');
+    expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'failed' }))).toBe('nothing');
+    expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'canceled' }))).toBe('nothing');
+    expect(earlierOutput('h2', attempt({ state: 'prepared', jobId: null, jobStatus: null }))).toBe('nothing');
+    expect(earlierOutput('h2', attempt({ state: 'rejected', jobId: null, jobStatus: null }))).toBe('nothing');
   });
 });

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import { OWNER_MARKER } from '../../src/downloads/output-owner.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type CliResult, runCli, spawnCli, tempProject } from './cli.js';
 
@@ -268,7 +269,8 @@ export function filesBelow(dir: string): string[] {
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(path);
-      else found.push(path);
+      // The folder's owner marker is bookkeeping, not an output (test/e2e/run/output-owner.test.ts).
+      else if (path !== OWNER_MARKER) found.push(path);
     }
   };
   if (existsSync(dir)) walk('');

@@ -8,6 +8,7 @@ import type { SandboxHandle } from '../../sandbox/index.js';
 import { forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
 import { lockLedger } from '../ledger-access.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from '../output-folder.js';
 import { checkServiceForLedger, serviceTarget, serviceTimings } from '../service-check.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { parseSince } from './import-since.js';
@@ -37,6 +38,9 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
     ledger = openEmptyLedger(ledgerPath, manifest);
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
+    // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
+    const folder = { manifest, ledgerPath, service: target.identity, cwd: io.cwd };
+    refuseOthersOutputFolder(folder);
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
     const client = await checkServiceForLedger(
       'import',
@@ -55,6 +59,8 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
     });
     // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
     ledger.bindService(target.identity);
+    const unclaimed = claimOutputFolder(folder);
+    if (unclaimed !== null) io.stderr.write(`mediabatch import: warning: ${unclaimed}\n`);
     const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),

@@ -5,10 +5,18 @@ import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
 import { planTextChunks } from '../../report/render-plan.js';
 import { cleanText } from '../../report/render-text.js';
-import { type Connection, connectionFromEnv, forSandbox, manifestOrExit, saveCommand } from '../common.js';
+import {
+  type Connection,
+  connectionFromEnv,
+  forSandbox,
+  ledgerPathFor,
+  manifestOrExit,
+  saveCommand,
+} from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { planSource, withLedger } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
+import { outputFolderRefusal } from '../output-folder.js';
 import type { CommandArgs } from '../parse-args.js';
 import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../service.js';
 import { checkAccount, clientFor, serviceTimings } from '../service-check.js';
@@ -23,7 +31,10 @@ export const planCommand: Command<'plan'> = async (args, io) => {
     values.sandbox,
   );
   const account = await checkLikeRun(manifest, args, io);
-  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  // Another batch's folder: run refuses it before any request, so its files are not this plan's.
+  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
+  const folderRefusal = outputFolderRefusal({ manifest, ledgerPath, cwd: io.cwd });
+  const outputFiles = folderRefusal === null ? filesUnder(manifest.outputDir, manifest.file) : null;
   const { doc, note } = withLedger(
     manifest,
     values.ledger,
@@ -41,6 +52,10 @@ export const planCommand: Command<'plan'> = async (args, io) => {
   );
   const save = saveCommand(positionals[0]!, { ledger: values.ledger, sandbox: values.sandbox });
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, note, save));
+  if (folderRefusal !== null) {
+    io.stderr.write(`mediabatch plan: run would refuse this manifest (exit 2): ${folderRefusal}\n`);
+    return ExitCode.Usage;
+  }
 
   // A slow service does not stop run (its requests are resent with the same keys): nor plan.
   if (account === null || account.ok || account.code === SLOW) return ExitCode.Ok;

@@ -7,6 +7,7 @@ import { renderGallery } from '../../report/gallery/page.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
 import { forSandbox, manifestOrExit } from '../common.js';
+import { checkGalleryTarget } from '../gallery-target.js';
 import type { Command } from '../io.js';
 import { readLedger } from '../ledger-read.js';
 
@@ -24,6 +25,18 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     return ExitCode.Ok;
   }
   const htmlPath = values.html === '' ? join(manifest.outputDir, 'index.html') : resolve(io.cwd, values.html);
+  // Only a new file or an earlier gallery is replaced; never the manifest, the ledger or an output.
+  checkGalleryTarget(
+    htmlPath,
+    {
+      manifestFile: manifest.file,
+      ledgerPath: ledger.path,
+      outputDir: manifest.outputDir,
+      savedFiles: ledger.view.files.map((file) => file.path),
+      cwd: io.cwd,
+    },
+    values.force,
+  );
   const model = buildGallery(manifest, ledger.view, report, {
     htmlPath,
     manifestArg: relative(io.cwd, manifest.file) || manifest.file,

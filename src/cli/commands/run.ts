@@ -18,6 +18,7 @@ import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
 import { planSource, statusSource } from '../ledger-read.js';
 import { filesUnder } from '../output-files.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from '../output-folder.js';
 import type { CommandArgs } from '../parse-args.js';
 import type { PreflightResult } from '../preflight.js';
 import { retryFailedNotice } from '../retry-failed.js';
@@ -59,6 +60,9 @@ export const runCommand: Command<'run'> = async (args, io) => {
       cwd: io.cwd,
     });
     held.ledger = ledger;
+    // Before any request: another batch's output folder is refused (docs/manifest.md).
+    const folder = { manifest, ledgerPath, service: settings.identity, cwd: io.cwd };
+    refuseOthersOutputFolder(folder);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
     await checkOutputFolder(manifest, ledger, settings.runner);
     const connection = settings.connection ?? (await startRunSandbox(held, ledgerPath, manifest, args, io));
@@ -78,6 +82,9 @@ export const runCommand: Command<'run'> = async (args, io) => {
       baseUrlFlag: values['base-url'],
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
+    // A free folder becomes this ledger's once the service answered, before anything is paid.
+    const unclaimed = claimOutputFolder(folder);
+    if (unclaimed !== null) io.stderr.write(`mediabatch run: warning: ${unclaimed}\n`);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(

@@ -90,6 +90,22 @@ function history(rows: readonly AttemptRow[]): string {
   return `<details class="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody>${cells.join('')}</tbody></table></details>`;
 }
 
+/**
+ * Says in the page's first bytes that mediabatch wrote it: `report --html` replaces only such a
+ * page (or a new file), and `plan` does not take one for a stray file.
+ */
+export const GALLERY_MARKER = '<meta name="generator" content="mediabatch gallery">';
+
+/** Whether a file's first bytes are a gallery page mediabatch wrote (also one from before the marker). */
+export function isGalleryPage(head: string): boolean {
+  if (!head.startsWith('<!DOCTYPE html>')) return false;
+  return (
+    head.includes(GALLERY_MARKER) ||
+    (head.includes(': mediabatch gallery</title>') &&
+      head.includes('<p class="generated">mediabatch gallery, generated'))
+  );
+}
+
 /** The whole self-contained page: works opened from disk, with no server and no network. */
 export function renderGallery(
   model: GalleryModel,
@@ -100,6 +116,7 @@ export function renderGallery(
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
+    GALLERY_MARKER,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp())}">`,
     '<meta name="referrer" content="no-referrer">',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { OWNER_MARKER } from '../../../src/downloads/output-owner.js';
 import type { SandboxHandle, SandboxRecords } from '../../../src/sandbox/index.js';
 import type { E2eProject } from '../../support/e2e.js';
 
@@ -170,7 +171,8 @@ export function checkInvariants(target: CheckTarget, final: boolean): number {
     check(unsettled.length === 0, () => `items not final: ${unsettled.map((item) => item.item_id)}`);
     const running = jobs.filter((job) => job.status === 'queued' || job.status === 'running');
     check(running.length === 0, () => `${running.length} job(s) still unfinished at the service`);
-    const names = existsSync(p.outDir) ? readdirSync(p.outDir) : [];
+    // The folder's owner marker is bookkeeping, claimed by the first run and never an output.
+    const names = existsSync(p.outDir) ? readdirSync(p.outDir).filter((f) => f !== OWNER_MARKER) : [];
     const temps = names.filter((f) => f.endsWith('.mbtmp'));
     check(temps.length === 0, () => `temporary files left: ${temps}`);
     // Every file on disk is the output of a done item's one paid job.

@@ -131,7 +131,10 @@ describe('server-supplied values never decide a path outside output.dir', () => 
 
     // The interface allows all of it, so the run completes, naming files after the item ids alone.
     expect(result.code, result.stderr).toBe(0);
-    const all = outputs.map((file) => file.slice('p/q/r/out/evil/'.length)).sort();
+    const inFolder = outputs.map((file) => file.slice('p/q/r/out/evil/'.length));
+    // The folder's owner marker is mediabatch's own, beside the outputs.
+    expect(inFolder).toContain('.mediabatch-owner.json');
+    const all = inFolder.filter((name) => name !== '.mediabatch-owner.json').sort();
     // Each file has its provenance sidecar beside it, named from the id alone too.
     expect(all.filter((name) => name.endsWith('.json'))).toEqual(['pair-1.json', 'pair-2.json', 'shot.json']);
     const names = all.filter((name) => !name.endsWith('.json'));

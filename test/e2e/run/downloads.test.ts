@@ -194,7 +194,10 @@ describe('mediabatch run: downloads', () => {
       (path) => path !== 'batch.yaml' && !path.startsWith('.mediabatch/'),
     );
     expect(written.sort()).toEqual(
-      ids.flatMap((id) => [`final/clips/${id}.json`, `final/clips/${id}.mp4`]).sort(),
+      [
+        'final/clips/.mediabatch-owner.json',
+        ...ids.flatMap((id) => [`final/clips/${id}.json`, `final/clips/${id}.mp4`]),
+      ].sort(),
     );
 
     const outside = project(

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -7,9 +7,11 @@ import {
   cliEnv,
   type E2eProject,
   expectMoneyAgrees,
+  filesBelow,
   jobsOfItem,
   manifestYaml,
   runAgainst,
+  sha256File,
   startTestSandbox,
   statusJson,
 } from '../../support/e2e.js';
@@ -114,6 +116,18 @@ describe('a ledger belongs to one service', () => {
     const again = await runAgainst(first, p, ['--base-url', spelt]);
     expect(again.code, again.stderr).toBe(0);
 
+    // A ledger of its own still writes into the first ledger's folder: refused before any request.
+    const outputs = filesBelow(p.outDir).map((name) => [name, sha256File(join(p.outDir, name))]);
+    const sameFolder = await runAgainst(second, p, ['--ledger', '.mediabatch/bound.second.sqlite']);
+    expect(sameFolder.code).toBe(2);
+    expect(sameFolder.stderr).toContain('the output folder out/bound belongs to another batch');
+    expect(requestLog(second)).toEqual([]);
+    expect(filesBelow(p.outDir).map((name) => [name, sha256File(join(p.outDir, name))])).toEqual(outputs);
+
+    writeFileSync(
+      p.manifest,
+      `${manifestYaml('bound', 'output: {dir: out/bound-second}\n')}${items(['a', 'b'])}`,
+    );
     const separate = await runAgainst(second, p, ['--ledger', '.mediabatch/bound.second.sqlite']);
     expect(separate.code, separate.stderr).toBe(0);
     expect(jobsOfItem(second, 'bound', 'a')).toHaveLength(1);

@@ -1,0 +1,123 @@
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+
+/**
+ * Who an output folder belongs to. The first run of a ledger writes a small marker into the
+ * folder; any other ledger pointing at it is refused before it sends anything, so two batches can
+ * never take turns overwriting each other's paid files (docs/manifest.md, "Who owns an output
+ * folder").
+ *
+ * An owner is a ledger file and a batch in it (one ledger file may hold several manifests'
+ * batches). The ledger is recorded relative to the folder, so a project copied or moved as a
+ * whole keeps its claim, and a lost ledger rebuilt at the same path (`import`) is its owner still.
+ */
+
+export const OWNER_MARKER = '.mediabatch-owner.json';
+
+export interface FolderOwner {
+  /** The manifest's `name` (the ledger's batch). */
+  manifest: string;
+  /** The ledger file, absolute. */
+  ledger: string;
+  /** The service the claiming run ran against (informative; the ledger itself is bound to one). */
+  service: string;
+}
+
+/** What a run may do with an output folder. */
+export type OwnerVerdict =
+  | { kind: 'unclaimed' }
+  | { kind: 'mine' }
+  | { kind: 'other'; owner: FolderOwner }
+  | { kind: 'unreadable'; reason: string };
+
+/** Pure: whether `marker` (the folder's marker, parsed, or null when there is none) names `me`. */
+export function ownerVerdict(
+  marker: FolderOwner | null,
+  me: Pick<FolderOwner, 'manifest' | 'ledger'>,
+): OwnerVerdict {
+  if (marker === null) return { kind: 'unclaimed' };
+  return marker.ledger === me.ledger && marker.manifest === me.manifest
+    ? { kind: 'mine' }
+    : { kind: 'other', owner: marker };
+}
+
+/** Pure: the marker's text for an owner, the ledger written relative to the folder. */
+export function markerText(folder: string, owner: FolderOwner, claimedAt: string): string {
+  const ledger = relative(folder, owner.ledger) || owner.ledger;
+  return `${JSON.stringify(
+    {
+      mediabatch_output_folder: 1,
+      manifest: owner.manifest,
+      ledger,
+      service: owner.service,
+      claimed_at: claimedAt,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** Pure: the marker's text back to an owner (ledger made absolute), or why it cannot be read. */
+export function parseMarker(folder: string, text: string): FolderOwner | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: 'it is not JSON' };
+  }
+  const fields = (value ?? {}) as Record<string, unknown>;
+  const { manifest, ledger, service } = fields;
+  if (fields.mediabatch_output_folder !== 1 || typeof manifest !== 'string' || typeof ledger !== 'string')
+    return { problem: 'it is not a mediabatch owner marker' };
+  return {
+    manifest,
+    ledger: isAbsolute(ledger) ? ledger : resolve(folder, ledger),
+    service: typeof service === 'string' ? service : 'unknown',
+  };
+}
+
+/** Reads the folder's marker: null when there is none. */
+function readMarker(folder: string): FolderOwner | { problem: string } | null {
+  let text: string;
+  try {
+    text = readFileSync(join(folder, OWNER_MARKER), 'utf8');
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT' || (error as { code?: unknown }).code === 'ENOTDIR')
+      return null;
+    return { problem: (error as Error).message };
+  }
+  return parseMarker(folder, text);
+}
+
+/** Reads who owns `folder`, as `me` sees it; writes nothing. */
+export function checkOwner(folder: string, me: Pick<FolderOwner, 'manifest' | 'ledger'>): OwnerVerdict {
+  const marker = readMarker(folder);
+  if (marker !== null && 'problem' in marker) return { kind: 'unreadable', reason: marker.problem };
+  return ownerVerdict(marker, me);
+}
+
+/**
+ * Claims `folder` for `me` when nobody has (creating the folder), and returns the verdict as it
+ * stands after: `mine` once claimed. The marker is written whole under a temporary name and linked
+ * into place only if no marker is there yet, so two first runs racing for one folder cannot both
+ * win, and a crash never leaves half a marker.
+ */
+export function claimFolder(folder: string, me: FolderOwner, claimedAt: string): OwnerVerdict {
+  const seen = checkOwner(folder, me);
+  if (seen.kind !== 'unclaimed') return seen;
+  mkdirSync(folder, { recursive: true });
+  const marker = join(folder, OWNER_MARKER);
+  // A download's temporary suffix (TEMP_SUFFIX in save-file.ts, not imported: that would load the
+  // HTTP client into plan), so a run killed right here has it removed on the next start.
+  const temp = join(folder, `.mediabatch-owner.${process.pid}.mbtmp`);
+  try {
+    writeFileSync(temp, markerText(folder, me, claimedAt), { mode: 0o644 });
+    linkSync(temp, marker);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+    return checkOwner(folder, me);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return { kind: 'mine' };
+}

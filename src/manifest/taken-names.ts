@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import type { ManifestItem } from './types.js';
+
+/**
+ * Files in an output folder that a ledger did not write, and the items whose names they take.
+ * Pure: the caller lists the folder and reads the ledger's saved paths.
+ */
+
+const stem = (path: string) => path.replace(/\.[^./\\]*$/, '');
+
+/**
+ * The files of `present` that no saved path names: neither the file itself nor a side file of it
+ * (`<name>.json` provenance shares its video's name without the extension). A download's
+ * temporary `.mbtmp` file is in progress, not foreign.
+ */
+export function foreignFiles(
+  present: readonly string[],
+  saved: Iterable<readonly [string, string]>,
+): string[] {
+  const owned = new Set<string>();
+  const stems = new Set<string>();
+  for (const [, path] of saved) {
+    owned.add(path);
+    stems.add(stem(path));
+  }
+  return present.filter((path) => !owned.has(path) && !stems.has(stem(path)) && !path.endsWith('.mbtmp'));
+}
+
+/**
+ * The items among `items` whose output would land on one of the `foreign` files (absolute paths):
+ * `<name>.<ext>`, `<name>-<n>.<ext>` when a job has several files, or the `<name>.json` sidecar.
+ * By item id, each with the files in its way, in the order given.
+ */
+export function itemsInTheWay(
+  outputDir: string,
+  items: ReadonlyArray<Pick<ManifestItem, 'id' | 'name'>>,
+  foreign: readonly string[],
+): Map<string, string[]> {
+  const byBase = new Map<string, string>();
+  for (const item of items) byBase.set(join(outputDir, ...(item.name ?? item.id).split('/')), item.id);
+  const found = new Map<string, string[]>();
+  for (const path of foreign) {
+    const base = stem(path);
+    const id = byBase.get(base) ?? byBase.get(base.replace(/-\d+$/, ''));
+    if (id === undefined) continue;
+    found.set(id, [...(found.get(id) ?? []), path]);
+  }
+  return found;
+}

@@ -1,0 +1,47 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
+import type { RunContext } from './run-context.js';
+
+/**
+ * Before a run submits anything: the items whose output name is already taken by a file this
+ * ledger did not write (another program's, the user's, a batch from before folders had owners)
+ * are not submitted, so nothing is paid for that could only land on top of someone else's file.
+ * They stay pending, and the run says which file is in the way. Returns their ids.
+ */
+export function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Set<string> {
+  const { ledger, manifest, reporter } = run.deps;
+  const items = itemIds.flatMap((id) => {
+    const tracked = run.state.item(id);
+    return tracked ? [tracked.item] : [];
+  });
+  if (items.length === 0) return new Set();
+  const folders = new Set(items.map((item) => dirname(join(manifest.outputDir, item.name ?? item.id))));
+  const present = [...folders].flatMap(filesIn);
+  // Most runs find nothing at their items' names: the ledger's paths are read only when they do.
+  const candidates = itemsInTheWay(manifest.outputDir, items, present);
+  if (candidates.size === 0) return new Set();
+  const foreign = foreignFiles([...candidates.values()].flat(), ledger.itemFilePaths());
+  const held = itemsInTheWay(manifest.outputDir, items, foreign);
+  const base = dirname(manifest.file);
+  for (const [id, paths] of held) {
+    const shown = paths.map((path) => relative(base, path)).join(', ');
+    reporter.log(
+      'error',
+      `${id}: not submitted: ${shown} is in the way, a file this ledger did not write, and run never ` +
+        'overwrites one; move it elsewhere (or set another output.dir), then run again',
+    );
+  }
+  return new Set(held.keys());
+}
+
+/** The files directly in a folder; none when it does not exist yet. */
+function filesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) => join(folder, entry.name));
+  } catch {
+    return [];
+  }
+}
