@@ -11,8 +11,9 @@ import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../../sandbox/index.js';
+import type { ListrRunView } from '../../ui/listr-view.js';
+import { checkTitle } from '../../ui/run-view.js';
 import { formatRunSummary } from '../../ui/summary.js';
-import type { TtyReporter } from '../../ui/tty-reporter.js';
 import { type Connection, forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
@@ -30,7 +31,7 @@ import { statusJson } from './status.js';
 interface Held {
   ledger: Ledger | null;
   sandbox: SandboxHandle | null;
-  live: TtyReporter | null;
+  live: ListrRunView | null;
   interrupted: boolean;
 }
 
@@ -76,13 +77,23 @@ export const runCommand: Command<'run'> = async (args, io) => {
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const exitCode = await runAndSummarise(
-      { client, ledger, manifest, settings: withAccount(settings, account), ledgerPath, args, held },
+      {
+        client,
+        ledger,
+        manifest,
+        settings: withAccount(settings, account),
+        ledgerPath,
+        args,
+        held,
+        checked: checkedWords(connection, checked),
+      },
       io,
     );
     held.interrupted = exitCode === ExitCode.Interrupted;
     return exitCode;
   } finally {
-    held.live?.stop();
+    // An error ends the view too, so that the terminal is left clean under the message.
+    await held.live?.finish(null);
     held.ledger?.close();
     lock.release();
     await held.sandbox?.close();
@@ -176,6 +187,23 @@ interface RunParts {
   ledgerPath: string;
   args: CommandArgs<'run'>;
   held: Held;
+  /** The live view's first line: what the pre-flight found. */
+  checked: string;
+}
+
+function checkedWords(
+  connection: Connection,
+  checked: Exclude<PreflightResult, { kind: 'interrupted' }>,
+): string {
+  const identity = serviceIdentity(connection.baseUrl);
+  if (checked.kind !== 'answered') return checkTitle(identity, checked);
+  const { balance, concurrency } = checked.account;
+  return checkTitle(identity, {
+    kind: 'answered',
+    balanceUsd: balance.amount_usd,
+    active: concurrency.active,
+    limit: concurrency.limit,
+  });
 }
 
 /** Says what the run is about to do, runs the batch, and prints its summary; returns the exit code. */
@@ -201,6 +229,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
       ndjson: values.progress === 'ndjson',
       title: `${manifest.name} (${manifest.items.length} items)`,
       planLine: summary,
+      checked: parts.checked,
     },
     io,
   );
@@ -212,7 +241,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   ).catch((error: unknown) => {
     throw ledgerWriteFailure(ledgerPath, error);
   });
-  held.live?.stop();
+  await held.live?.finish(result.stop);
   held.live = null;
 
   const report = buildStatus(manifest, statusSource(ledger), Date.now());
