@@ -190,7 +190,12 @@ export class ListrRunView implements RunReporter {
       task: (_ctx, task) => {
         this.#generate = task;
         this.#refresh();
-        return task.newListr([...lanes, ...outcome], { concurrent: true, exitOnError: false });
+        // Kept after the phase ends: the lanes are blank by then, and the outcome stays in view.
+        return task.newListr([...lanes, ...outcome], {
+          concurrent: true,
+          exitOnError: false,
+          rendererOptions: { collapseSubtasks: false },
+        });
       },
       rendererOptions: { persistentOutput: true, outputBar: 1 },
     };
