@@ -15,25 +15,34 @@ import { type OutcomeLine, RunViewState } from './run-view.js';
 type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
 type Wrapper = ListrTaskWrapper<unknown, typeof PacedRenderer, typeof PacedRenderer>;
 
-/** The most frames a second: enough to look alive, few enough to cost nothing next to the run. */
+/** The most frames a second: enough to look alive. */
 const REDRAW_EVERY_MS = 100;
+/** A frame at least every second, however slow one is (the first one loads listr2's parts). */
+const LONGEST_PAUSE_MS = 1000;
+/** How often the tasks take in the state: events between are gathered, the counts with them. */
+const REFRESH_EVERY_MS = 200;
+/**
+ * A frame costs milliseconds (listr2 measures every character's width), so the pause after one
+ * is at least this many times what it took: drawing takes at most 1% of one core, whatever the pace.
+ */
+const PAUSE_PER_FRAME_COST = 100;
 /** Lines at the end for what stopped the run: the failed items shown, "and N more", the budget, a stop. */
 const OUTCOME_LINES = 8;
 
 /**
- * listr2's own renderer, drawing at most one frame per REDRAW_EVERY_MS. listr2 redraws on every
- * change of a title or an output; at 200 slots and 100 finishes a second that is hundreds of
- * frames a second, so changes in between are gathered into the next frame.
+ * listr2's own renderer, paced. listr2 redraws on every change of a title or an output; at 200
+ * slots and 100 finishes a second that is hundreds of frames a second, so changes in between are
+ * gathered into the next frame, and frames are further apart when each costs more.
  */
 class PacedRenderer extends DefaultRenderer {
   /** Whether to draw is run-progress.ts's choice, made on the stream it is given, not on process.stdout. */
   static override nonTTY = true;
   #timer: NodeJS.Timeout | null = null;
-  #lastAt = 0;
+  #nextAt = 0;
 
   override update(): void {
     if (this.#timer) return;
-    const wait = this.#lastAt + REDRAW_EVERY_MS - Date.now();
+    const wait = this.#nextAt - performance.now();
     if (wait <= 0) {
       this.#draw();
       return;
@@ -49,8 +58,11 @@ class PacedRenderer extends DefaultRenderer {
 
   #draw(): void {
     this.#timer = null;
-    this.#lastAt = Date.now();
+    const began = performance.now();
     super.update();
+    const ended = performance.now();
+    const pause = (ended - began) * PAUSE_PER_FRAME_COST;
+    this.#nextAt = ended + Math.min(LONGEST_PAUSE_MS, Math.max(REDRAW_EVERY_MS, pause));
   }
 }
 
@@ -80,6 +92,7 @@ export class ListrRunView implements RunReporter {
   #save: Wrapper | null = null;
   #running: Promise<unknown> | null = null;
   #ticker: NodeJS.Timeout | null = null;
+  #pending: NodeJS.Timeout | null = null;
 
   constructor(out: Terminal, options: { title: string; checked: string }, now: () => number = Date.now) {
     this.#now = now;
@@ -125,7 +138,7 @@ export class ListrRunView implements RunReporter {
   /** Starts drawing; the phases run until finish(). */
   start(): void {
     this.#running = this.#listr.run();
-    this.#ticker = setInterval(() => this.#refresh(true), 1000);
+    this.#ticker = setInterval(() => this.#refresh(), 1000);
     this.#ticker.unref();
   }
 
@@ -141,25 +154,40 @@ export class ListrRunView implements RunReporter {
     counts: Record<ItemState, number>,
   ): void {
     this.#state.itemChanged(itemId, state, detail, counts, this.#now());
-    this.#refresh();
+    this.#soon();
   }
 
   log(level: 'info' | 'warn' | 'error', message: string): void {
     this.#state.log(level, message, this.#now());
-    this.#refresh();
+    this.#soon();
   }
 
   progress(snapshot: ProgressSnapshot): void {
     this.#state.progress(snapshot);
-    this.#refresh();
+    this.#soon();
+  }
+
+  /**
+   * The state changes with every event; the tasks take it in at most every REFRESH_EVERY_MS, all at
+   * once, so a frame never shows an event without the counts that came with it.
+   */
+  #soon(): void {
+    if (this.#pending) return;
+    this.#pending = setTimeout(() => {
+      this.#pending = null;
+      this.#refresh();
+    }, REFRESH_EVERY_MS);
+    this.#pending.unref();
   }
 
   /** Ends every phase with how the run stopped, and resolves once the last frame is on the screen. */
   async finish(stop: StopReason | null): Promise<void> {
     if (this.#ticker) clearInterval(this.#ticker);
+    if (this.#pending) clearTimeout(this.#pending);
     this.#ticker = null;
+    this.#pending = null;
     this.#state.end();
-    this.#refresh(true);
+    this.#refresh();
     this.#endPhase(stop);
     await this.#running;
   }
@@ -197,31 +225,29 @@ export class ListrRunView implements RunReporter {
           rendererOptions: { collapseSubtasks: false },
         });
       },
-      rendererOptions: { persistentOutput: true, outputBar: 1 },
     };
   }
 
   /**
-   * Puts the state into the tasks' titles and output; listr2 draws them at its next frame. listr2
-   * takes in a task's output only once it has drawn the task, so now and then (and at the end)
-   * the output is given again even when it did not change.
+   * Puts the state into the tasks' titles; listr2 draws them at its next frame. The latest events
+   * are lines of the generate phase's title rather than its output: listr2 reads a title whenever
+   * it draws, but keeps an output only from the moment it first drew the task.
    */
-  #refresh(again = false): void {
+  #refresh(): void {
     const now = this.#now();
-    setIfChanged(this.#generate, 'title', this.#state.generateTitle(now));
-    const events = this.#state.events.map((event) => `${event.at}  ${event.text}`).join('\n');
-    if (this.#generate && again) this.#generate.output = events;
-    else setIfChanged(this.#generate, 'output', events);
-    setIfChanged(this.#save, 'title', this.#state.saveTitle());
+    const events = this.#state.events.map((event) => `${event.at}  ${event.text}`);
+    setTitle(this.#generate, [this.#state.generateTitle(now), ...events].join('\n'));
+    setTitle(this.#save, this.#state.saveTitle());
     const titles = this.#state.laneTitles(this.#lanes.length, now);
     this.#lanes.forEach((lane, index) => {
-      setIfChanged(lane, 'title', titles[index] ?? '');
+      setTitle(lane, titles[index] ?? '');
     });
   }
 }
 
-function setIfChanged(task: Wrapper | null, field: 'title' | 'output', text: string): void {
-  if (task && (task[field] ?? '') !== text) task[field] = text;
+/** A title set to what it already says would still cost listr2 a redraw request. */
+function setTitle(task: Wrapper | null, text: string): void {
+  if (task && (task.title ?? '') !== text) task.title = text;
 }
 
 /** A failed item or a stop, as a listr2 task state: failed with the words, or skipped with them. */
