@@ -20,12 +20,12 @@ const REDRAW_EVERY_MS = 100;
 /** A frame at least every second, however slow one is (the first one loads listr2's parts). */
 const LONGEST_PAUSE_MS = 1000;
 /** How often the tasks take in the state: events between are gathered, the counts with them. */
-const REFRESH_EVERY_MS = 200;
+const REFRESH_EVERY_MS = 250;
 /**
  * A frame costs milliseconds (listr2 measures every character's width), so the pause after one
- * is at least this many times what it took: drawing takes at most 1% of one core, whatever the pace.
+ * is at least this many times what it took: drawing takes at most 0.7% of one core, whatever the pace.
  */
-const PAUSE_PER_FRAME_COST = 100;
+const PAUSE_PER_FRAME_COST = 150;
 /** Lines at the end for what stopped the run: the failed items shown, "and N more", the budget, a stop. */
 const OUTCOME_LINES = 8;
 

@@ -48,6 +48,8 @@ export class RunViewState {
   readonly #failed: Array<{ id: string; detail: string | null }> = [];
   #failedCount = 0;
   #ended = false;
+  #clockSecond = Number.NaN;
+  #clockText = '';
 
   constructor(title: string, startedAtMs: number) {
     this.title = title;
@@ -70,6 +72,16 @@ export class RunViewState {
     this.#event(logLine(level, message), nowMs);
   }
 
+  /** HH:MM:SS of an event; the same second is formatted once (a hundred events a second is usual). */
+  #clock(nowMs: number): string {
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.#clockSecond) {
+      this.#clockSecond = second;
+      this.#clockText = new Date(nowMs).toTimeString().slice(0, 8);
+    }
+    return this.#clockText;
+  }
+
   progress(snapshot: ProgressSnapshot): void {
     this.#snapshot = snapshot;
     this.#counts = snapshot.byState;
@@ -82,7 +94,7 @@ export class RunViewState {
 
   #event(text: string | null, nowMs: number): void {
     if (text === null) return;
-    this.#events.push({ at: new Date(nowMs).toTimeString().slice(0, 8), text });
+    this.#events.push({ at: this.#clock(nowMs), text });
     if (this.#events.length > RECENT_EVENTS) this.#events.splice(0, this.#events.length - RECENT_EVENTS);
   }
 
