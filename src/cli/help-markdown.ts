@@ -84,6 +84,32 @@ function commandSection(command: CommandSpec): string[] {
   ];
 }
 
+/** What `run` shows while it runs: src/cli/run-progress.ts picks, src/ui/ draws. */
+const RUN_VIEW = [
+  '## What `run` shows',
+  '',
+  'First the plan line, the same as `plan` prints last. It says "expected" only when the ledger',
+  'holds prices charged for the same model and input shape, and how many charges that rests on',
+  '(`expected $1.50 (based on 6 prices seen), at most $6.00`); before any, only the bound and why',
+  '(`at most $6.00 (no price seen yet for this model and input)`).',
+  '',
+  'In a terminal, the run is a task list drawn by listr2: the service check and its answer; the',
+  'generate phase with items finished, the counts by state, slots in use, spend against the budget',
+  'and an ETA, the latest eight events under it, and one line per job in flight (as many as fit the',
+  'screen, then "and N more"); saving files. When the run ends, each failed item (the first five)',
+  'and what stopped the run (the budget, the stop-loss, a refused account, Ctrl-C) stay as failed or',
+  'skipped tasks, and the summary follows. The counts are the ones that came with the newest event,',
+  'so the view never shows an event beside older counts. Frames are paced: at most ten a second,',
+  'fewer when drawing one costs more (docs/performance.md). Ctrl-C drains as anywhere else; the',
+  'view ends cleanly, with the cursor shown.',
+  '',
+  'Without a terminal (a pipe, a file), under `CI=true` or with `NO_COLOR` set, `run` prints plain',
+  'lines instead, `[HH:MM:SS] <event>` and a one-line count every few seconds, from its own plain',
+  "reporter (not listr2's fallback renderer), as it always has. `--json` prints only the final",
+  'document (and errors on stderr).',
+  '',
+];
+
 /** What `run --progress ndjson` writes: src/ui/ndjson-reporter.ts makes these lines. */
 const PROGRESS_EVENTS = [
   '## Progress events (`run --progress ndjson`)',
@@ -114,6 +140,7 @@ export function renderCommandsDoc(): string {
     'and the name that was probably meant.',
     '',
     ...COMMANDS.flatMap(commandSection),
+    ...RUN_VIEW,
     ...PROGRESS_EVENTS,
     '## Environment',
     '',

@@ -110,8 +110,8 @@ export class RunNotices {
     return {
       log: (level, message) => inner.log(level, message),
       progress: (snapshot) => inner.progress(snapshot),
-      itemChanged: (itemId, state, detail) => {
-        inner.itemChanged(itemId, state, detail);
+      itemChanged: (itemId, state, detail, counts) => {
+        inner.itemChanged(itemId, state, detail, counts);
         if (state !== 'budget_exceeded' || this.#budgetTold || this.#settings.url === null) return;
         this.#budgetTold = true;
         const report = this.#status();

@@ -1,37 +1,43 @@
 import type { RunReporter } from '../runner/reporter.js';
 import { silentReporter } from '../runner/reporter.js';
+import { ListrRunView } from '../ui/listr-view.js';
 import { bothReporters, NdjsonReporter } from '../ui/ndjson-reporter.js';
 import { PlainReporter } from '../ui/plain-reporter.js';
-import { TtyReporter } from '../ui/tty-reporter.js';
 import type { CliIo } from './io.js';
 
 /** How a run shows itself: what the runner reports to, and the parts that need a word at the end. */
 export interface RunProgress {
   reporter: RunReporter;
-  /** The live view, to be stopped before the summary is written under it. */
-  live: TtyReporter | null;
+  /** The live view, to be finished before the summary is written under it. */
+  live: ListrRunView | null;
   ndjson: NdjsonReporter | null;
 }
 
+/** A set variable counts, except the empty string and the usual words for "no". */
+const isSet = (value: string | undefined) =>
+  value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+
 /**
- * The live view in a terminal, plain lines in a pipe, and with --json only errors, on stderr;
- * `--progress ndjson` adds one JSON event per line on stderr (and then owns stderr).
+ * The live view (listr2) only in a terminal, outside CI and without NO_COLOR: anywhere else the
+ * plain lines, which a log keeps readable. With --json only errors, on stderr; `--progress ndjson`
+ * adds one JSON event per line on stderr (and then owns stderr).
  */
 export function runProgress(
-  options: { json: boolean; ndjson: boolean; title: string; planLine: string },
+  options: { json: boolean; ndjson: boolean; title: string; planLine: string; checked: string },
   io: CliIo,
 ): RunProgress {
   const ndjson = options.ndjson ? new NdjsonReporter(io.stderr) : null;
   ndjson?.plan(options.planLine);
-  const screen = screenReporter(options.json, ndjson !== null, io, options.title);
-  return {
-    reporter: ndjson ? bothReporters(screen, ndjson) : screen,
-    live: screen instanceof TtyReporter ? screen : null,
-    ndjson,
-  };
+  const live =
+    !options.json && io.stdout.isTTY && !isSet(io.env.CI) && !isSet(io.env.NO_COLOR)
+      ? new ListrRunView(io.stdout, { title: options.title, checked: options.checked })
+      : null;
+  live?.start();
+  const screen = live ?? screenReporter(options.json, ndjson !== null, io);
+  return { reporter: ndjson ? bothReporters(screen, ndjson) : screen, live, ndjson };
 }
 
-function screenReporter(json: boolean, ndjson: boolean, io: CliIo, title: string): RunReporter {
+function screenReporter(json: boolean, ndjson: boolean, io: CliIo): RunReporter {
   if (json) {
     if (ndjson) return silentReporter;
     return {
@@ -39,5 +45,5 @@ function screenReporter(json: boolean, ndjson: boolean, io: CliIo, title: string
       log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
     };
   }
-  return io.stdout.isTTY ? new TtyReporter(io.stdout, title) : new PlainReporter(io.stdout);
+  return new PlainReporter(io.stdout);
 }

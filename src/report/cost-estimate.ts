@@ -15,6 +15,8 @@ export interface PriceTable {
   meanMicros: Micros | null;
   /** How many accepted attempts the table was built from. */
   samples: number;
+  /** How many accepted attempts of each request kind there were (see priceKey). */
+  samplesByKey: Map<string, number>;
 }
 
 /** Where an item's estimate came from; null when there is none. */
@@ -23,6 +25,8 @@ export type EstimateBasis = 'seen' | 'max_cost' | 'mean' | null;
 export interface ItemEstimate {
   micros: Micros | null;
   basis: EstimateBasis;
+  /** For a price seen: its request kind (priceKey), so a plan can count the charges behind it. */
+  key?: string;
 }
 
 /** Only the fields that plausibly set a price: the model, the duration and the resolution. */
@@ -60,6 +64,7 @@ export function pricesSeen(attempts: readonly AttemptRecord[]): PriceTable {
  */
 export function priceTable(samples: readonly PriceSample[]): PriceTable {
   const byKey = new Map<string, Micros>();
+  const samplesByKey = new Map<string, number>();
   let sum = 0;
   let count = 0;
   const newest = new Map<string, number>();
@@ -75,13 +80,14 @@ export function priceTable(samples: readonly PriceSample[]): PriceTable {
     const key = priceKey(model ?? null, input);
     sum += sample.sumMicros;
     count += sample.samples;
+    samplesByKey.set(key, (samplesByKey.get(key) ?? 0) + sample.samples);
     // Samples come in id order from the ledger, but do not rely on it.
     if ((newest.get(key) ?? -1) <= sample.id) {
       byKey.set(key, sample.amountMicros);
       newest.set(key, sample.id);
     }
   }
-  return { byKey, meanMicros: count === 0 ? null : Math.round(sum / count), samples: count };
+  return { byKey, meanMicros: count === 0 ? null : Math.round(sum / count), samples: count, samplesByKey };
 }
 
 /**
@@ -90,8 +96,9 @@ export function priceTable(samples: readonly PriceSample[]): PriceTable {
  * seen, a rough guess for a kind never submitted; else unknown.
  */
 export function estimateItem(item: ManifestItem, prices: PriceTable): ItemEstimate {
-  const seen = prices.byKey.get(priceKey(item.model, item.input));
-  if (seen !== undefined) return { micros: seen, basis: 'seen' };
+  const key = priceKey(item.model, item.input);
+  const seen = prices.byKey.get(key);
+  if (seen !== undefined) return { micros: seen, basis: 'seen', key };
   if (item.maxCostMicros !== null) return { micros: item.maxCostMicros, basis: 'max_cost' };
   if (prices.meanMicros !== null) return { micros: prices.meanMicros, basis: 'mean' };
   return { micros: null, basis: null };

@@ -44,8 +44,15 @@ export interface PlanTotals extends Record<PlanLabel, number> {
   budget_left_usd: string | null;
   /** Sum over the items that would be submitted; null when any of them has no estimate. */
   estimate_usd: string | null;
-  /** The same as estimate_usd: prices already paid for the same model and shape, else the caps. */
+  /**
+   * Prices already paid for the same model and input shape, over the items to submit that have
+   * one; null when none has (then only at_most_usd is known). Never a cap or a guess.
+   */
   expected_usd: string | null;
+  /** How many of the items to submit expected_usd covers. */
+  expected_items: number;
+  /** How many charges in the ledger expected_usd is based on. */
+  expected_samples: number;
   /** The caps of the items to submit, bounded by what is left of the budget; null: unbounded. */
   at_most_usd: string | null;
 }
@@ -245,7 +252,9 @@ function planTotals(
     budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
     budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
     estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
-    expected_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
+    expected_usd: walk.expected.items === 0 ? null : formatUsd(walk.expected.micros),
+    expected_items: walk.expected.items,
+    expected_samples: walk.expected.samples,
     at_most_usd: atMost === null ? null : formatUsd(atMost),
   };
 }

@@ -15,6 +15,8 @@ interface SummaryTotals {
   removed: number;
   stray_files: number;
   expected_usd: string | null;
+  expected_items: number;
+  expected_samples: number;
   at_most_usd: string | null;
   budget_usd: string | null;
   budget_left_usd: string | null;
@@ -24,7 +26,7 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 
 /**
  * The plan in one line, printed by `plan` last and by `run` before it spends anything, e.g.
- * `Plan: 2 new, 1 changed, 1 to resume, 5 unchanged; expected $0.75, at most $1.50 (budget left $8.50 of $10.00).`
+ * `Plan: 2 new, 1 changed, 1 to resume, 5 unchanged; expected $0.75 (based on 4 prices seen), at most $1.50 (budget left $8.50 of $10.00).`
  */
 export function planSummary(t: SummaryTotals): string {
   const skipped =
@@ -46,10 +48,17 @@ export function planSummary(t: SummaryTotals): string {
   return `Plan: ${what.join(', ')}${t.to_submit === 0 ? '' : `; ${cost(t)}`}${budget(t)}.`;
 }
 
+/**
+ * "expected" only from prices already charged for the same model and input shape, with how many
+ * charges it rests on; before any, only the bound, and why there is nothing better to say.
+ */
 function cost(t: SummaryTotals): string {
-  const expected = t.expected_usd === null ? 'expected cost unknown' : `expected ${humanUsd(t.expected_usd)}`;
   const most = t.at_most_usd === null ? 'no upper bound' : `at most ${humanUsd(t.at_most_usd)}`;
-  return `${expected}, ${most}`;
+  if (t.expected_usd === null || t.expected_items === 0)
+    return `${most} (no price seen yet for this model and input)`;
+  const based = `based on ${plural(t.expected_samples, 'price')} seen`;
+  if (t.expected_items === t.to_submit) return `expected ${humanUsd(t.expected_usd)} (${based}), ${most}`;
+  return `expected ${humanUsd(t.expected_usd)} for ${t.expected_items} of ${t.to_submit} items (${based}; none yet for the others' model and input), ${most}`;
 }
 
 function budget(t: SummaryTotals): string {

@@ -37,6 +37,11 @@ export interface Walk {
   /** Items to submit with no estimate at all. */
   unknown: number;
   estimateTotal: Micros;
+  /**
+   * What the items to submit whose model and input shape were charged before are expected to
+   * cost: prices seen, never a cap or a guess; with how many items and charges it rests on.
+   */
+  expected: { micros: Micros; items: number; samples: number };
   capsTotal: Micros;
   uncapped: number;
   /** Of the items to submit, those whose paid job the service lost: paid for again. */
@@ -59,12 +64,14 @@ export function walkItems(
     toSubmit: 0,
     unknown: 0,
     estimateTotal: 0,
+    expected: { micros: 0, items: 0, samples: 0 },
     capsTotal: 0,
     uncapped: 0,
     again: { items: 0, estimate: 0, unknown: 0, caps: 0, uncapped: 0 },
   };
   let left = budgetLeft;
   let prices: PriceTable | undefined;
+  const keysSeen = new Set<string>();
   walk.items = manifest.items.map((item, index): PlanItem => {
     const decided = decisions[index]!;
     let label: PlanLabel = decided.label;
@@ -76,11 +83,13 @@ export function walkItems(
       ({ fields, reason, vars } = changedReason(item, decided, previousBody, previousVars));
     if (decided.submit) {
       prices ??= source.prices();
-      estimate = estimateItem(item, prices).micros;
+      const estimated = estimateItem(item, prices);
+      estimate = estimated.micros;
       const taken = takeFromBudget(walk, item, estimate, left);
       if (taken.fits) {
         left = taken.left;
         if (decided.paysAgain) countAgain(walk.again, item, estimate);
+        if (estimated.key !== undefined) countExpected(walk, estimated.key, estimate ?? 0, prices, keysSeen);
       } else {
         label = 'blocked_by_budget';
         reason = blockedReason(taken.need, left!, reserved);
@@ -99,6 +108,21 @@ export function walkItems(
     return planned;
   });
   return walk;
+}
+
+/** Adds an item priced by a charge seen for its kind; each kind's charges are counted once. */
+function countExpected(
+  walk: Walk,
+  key: string,
+  micros: Micros,
+  prices: PriceTable,
+  keysSeen: Set<string>,
+): void {
+  walk.expected.micros += micros;
+  walk.expected.items += 1;
+  if (keysSeen.has(key)) return;
+  keysSeen.add(key);
+  walk.expected.samples += prices.samplesByKey.get(key) ?? 0;
 }
 
 /** What an edited item's line says: the fields that changed, when the earlier request is known. */

@@ -15,7 +15,16 @@ export interface ProgressSnapshot {
 
 /** How the engine tells the outside what happens; the terminal UI and --json implement it. */
 export interface RunReporter {
-  itemChanged(itemId: string, state: ItemState, detail: string | null): void;
+  /**
+   * An item changed state. `counts` are the items per state right after this very change, so a
+   * view that shows both the event and the counts never shows one without the other.
+   */
+  itemChanged(
+    itemId: string,
+    state: ItemState,
+    detail: string | null,
+    counts: Readonly<Record<ItemState, number>>,
+  ): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   progress(snapshot: ProgressSnapshot): void;
 }

@@ -132,7 +132,7 @@ export class RunContext {
     const detail = change.errorCode
       ? `${change.errorCode}${change.errorMessage ? `: ${change.errorMessage}` : ''}`
       : null;
-    this.deps.reporter.itemChanged(itemId, state, detail);
+    this.deps.reporter.itemChanged(itemId, state, detail, this.state.countByState());
     if (state === 'done' || state === 'failed') {
       const streak = this.state.itemSettled(
         itemId,

@@ -48,6 +48,15 @@ export class RunState {
   /** Whether the service answers (outage-state.ts). */
   readonly outage = new OutageState();
   readonly #items = new Map<string, TrackedItem>();
+  /** Items per state, kept with every change: an event and the counts beside it come from one change. */
+  readonly #counts: Record<ItemState, number> = {
+    pending: 0,
+    in_flight: 0,
+    done: 0,
+    failed: 0,
+    budget_exceeded: 0,
+    expired: 0,
+  };
   readonly #watching = new Map<string, WatchedJob>();
   #postsInFlight = 0;
   #slotLimit: number;
@@ -71,7 +80,15 @@ export class RunState {
   // Items -----------------------------------------------------------------------------------
 
   track(item: ManifestItem, hash: string, record: ItemRecord, latest: AttemptRecord | undefined): void {
-    this.#items.set(item.id, { item, hash, record, latest, refusedCapMicros: null });
+    this.#put(item.id, { item, hash, record, latest, refusedCapMicros: null });
+  }
+
+  /** Every change of an item goes through here, so the counts by state never drift from the items. */
+  #put(itemId: string, tracked: TrackedItem): void {
+    const before = this.#items.get(itemId);
+    if (before) this.#counts[before.record.state] -= 1;
+    this.#counts[tracked.record.state] += 1;
+    this.#items.set(itemId, tracked);
   }
 
   /** The next attempt of this item starts a new take. */
@@ -99,17 +116,16 @@ export class RunState {
     return this.#items.size;
   }
 
+  /** A copy of the items per state as they are now (kept as items change, not counted on demand). */
   countByState(): Record<ItemState, number> {
-    const counts = { pending: 0, in_flight: 0, done: 0, failed: 0, budget_exceeded: 0, expired: 0 };
-    for (const tracked of this.#items.values()) counts[tracked.record.state] += 1;
-    return counts;
+    return { ...this.#counts };
   }
 
   /** Records a new state in memory; returns false for an item no longer in the manifest. */
   changeItem(itemId: string, state: ItemState, change: ItemChange): boolean {
     const tracked = this.#items.get(itemId);
     if (!tracked) return false;
-    this.#items.set(itemId, {
+    this.#put(itemId, {
       ...tracked,
       record: {
         ...tracked.record,
@@ -126,7 +142,7 @@ export class RunState {
   attemptPrepared(attempt: AttemptRecord): void {
     const tracked = this.#items.get(attempt.itemId);
     if (!tracked) return;
-    this.#items.set(attempt.itemId, {
+    this.#put(attempt.itemId, {
       ...tracked,
       latest: attempt,
       record: { ...tracked.record, state: 'in_flight' },
@@ -136,7 +152,7 @@ export class RunState {
   capRefused(itemId: string, capMicros: number): void {
     const tracked = this.#items.get(itemId);
     if (!tracked) return;
-    this.#items.set(itemId, {
+    this.#put(itemId, {
       ...tracked,
       refusedCapMicros: Math.max(tracked.refusedCapMicros ?? 0, capMicros),
     });

@@ -78,7 +78,7 @@ function startAttempts(
   const attempts = ledger.prepareAttempts(fresh);
   attempts.forEach((attempt, index) => {
     run.state.attemptPrepared(attempt);
-    reporter.itemChanged(attempt.itemId, 'in_flight', null);
+    reporter.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
     run.state.sendsBegan(attempt.id);
     run.background(sendAttempt(run, attempt, batch[index]!.reservation.capFromBudget));
   });

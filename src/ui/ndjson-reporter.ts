@@ -67,9 +67,9 @@ export class NdjsonReporter implements RunReporter {
 /** Several reporters as one: the screen and the NDJSON stream both hear every event. */
 export function bothReporters(first: RunReporter, second: RunReporter): RunReporter {
   return {
-    itemChanged: (itemId, state, detail) => {
-      first.itemChanged(itemId, state, detail);
-      second.itemChanged(itemId, state, detail);
+    itemChanged: (itemId, state, detail, counts) => {
+      first.itemChanged(itemId, state, detail, counts);
+      second.itemChanged(itemId, state, detail, counts);
     },
     log: (level, message) => {
       first.log(level, message);

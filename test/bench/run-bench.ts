@@ -2,7 +2,7 @@
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
  * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
- * export`.
+ * export view`.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -51,6 +51,7 @@ import {
 } from './slot-bench.js';
 import { ROOT } from './spawn-cli.js';
 import { formatTable, type Row, summarize, verdict } from './stats.js';
+import { VIEW_FINISHES_PER_SECOND, VIEW_SLOTS, type ViewSample, viewRun } from './view-bench.js';
 import { WRITE_CYCLES, type WriteSample, writeRateRun } from './write-rate-bench.js';
 
 const LONG_RUNS = 3;
@@ -177,6 +178,57 @@ async function wideScenario(): Promise<void> {
   rows.push(...wideRows(samples));
 }
 
+async function viewScenario(): Promise<void> {
+  log(
+    `view: ${LONG_RUNS} x (the live view fed ${VIEW_SLOTS} slots, ${VIEW_FINISHES_PER_SECOND} finishes/s; the run at that pace)`,
+  );
+  const samples: ViewSample[] = [];
+  for (let i = 0; i < LONG_RUNS; i += 1) samples.push(await viewRun());
+  details.view = samples;
+  const scenario = '10 live view';
+  const of = (pick: (sample: ViewSample) => number) => samples.map(pick);
+  rows.push(
+    series(
+      scenario,
+      'view CPU per second of run (listr2, 110x30)',
+      'ms/s',
+      1,
+      of((x) => x.viewCpuMsPerSecond),
+    ),
+    series(
+      scenario,
+      'frames drawn per second',
+      '/s',
+      1,
+      of((x) => x.framesPerSecond),
+    ),
+    series(
+      scenario,
+      'bytes to the terminal per second',
+      'B/s',
+      0,
+      of((x) => x.bytesPerSecond),
+    ),
+    series(
+      scenario,
+      'run CPU per second at that pace (--json)',
+      'ms/s',
+      1,
+      of((x) => x.runCpuMsPerSecond),
+    ),
+    {
+      ...series(
+        scenario,
+        "view's share of the run's CPU",
+        'ratio',
+        3,
+        of((x) => x.share),
+      ),
+      target: { op: '<', value: 0.05 },
+    },
+  );
+}
+
 async function main(): Promise<void> {
   const loadavgBefore = loadavg();
   log('building the CLI: tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
@@ -191,6 +243,7 @@ async function main(): Promise<void> {
   if (runs('export')) await exportScenario();
   if (runs('pace')) await paceScenarios();
   if (runs('wide')) await wideScenario();
+  if (runs('view')) await viewScenario();
   // From this process's start (build included) to here; only npm's own start-up is left out.
   const totalMs = performance.now();
   rows.push({

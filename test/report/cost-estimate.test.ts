@@ -42,7 +42,9 @@ describe('cost estimate', () => {
     expect(estimateItem(item('a', { seconds: 6, definition: '720p' }), prices)).toEqual({
       micros: 200_000,
       basis: 'seen',
+      key: priceKey(null, { seconds: 6, definition: '720p' }),
     });
+    expect(prices.samplesByKey.get(priceKey(null, { seconds: 6, definition: '720p' }))).toBe(1);
     expect(estimateItem(item('b', { seconds: 12 }, { maxCostMicros: 900_000 }), prices)).toEqual({
       micros: 900_000,
       basis: 'max_cost',

@@ -10,6 +10,10 @@ export interface TmuxPane {
   screen(): string;
   /** Resolves with the screen once `pattern` is on it. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Types keys into the pane, as tmux names them (`C-c` is Ctrl-C). */
+  sendKeys(...keys: string[]): void;
+  /** Whether the terminal shows its cursor (a program that hid it must show it again). */
+  cursorShown(): boolean;
   close(): void;
 }
 
@@ -29,7 +33,8 @@ export function startInTmux(
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   const env = Object.entries(options.env).map(([key, value]) => `${key}=${quote(value)}`);
   const redirect = options.stderrTo === undefined ? '' : ` 2>${quote(options.stderrTo)}`;
-  const script = `cd ${quote(options.cwd)} && env ${env.join(' ')} ${argv.map(quote).join(' ')}${redirect}; echo EXIT=$?; sleep 600`;
+  // The shell outlives a Ctrl-C sent to the pane (a trap, unlike an ignored signal, is not inherited).
+  const script = `trap true INT; cd ${quote(options.cwd)} && env ${env.join(' ')} ${argv.map(quote).join(' ')}${redirect}; echo EXIT=$?; sleep 600`;
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
   tmux(
     'new-session',
@@ -54,6 +59,10 @@ export function startInTmux(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
+    sendKeys(...keys) {
+      tmux('send-keys', ...keys);
+    },
+    cursorShown: () => tmux('display-message', '-p', '#{cursor_flag}').trim() === '1',
     close() {
       spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
     },

@@ -11,8 +11,9 @@ import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
+import type { ListrRunView } from '../../ui/listr-view.js';
+import { checkTitle } from '../../ui/run-view.js';
 import { formatRunSummary } from '../../ui/summary.js';
-import type { TtyReporter } from '../../ui/tty-reporter.js';
 import { type Connection, forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { CliIo, Command } from '../io.js';
 import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from '../ledger-access.js';
@@ -26,6 +27,7 @@ import { RunNotices, readNoticeSettings } from '../run-notices.js';
 import { runProgress } from '../run-progress.js';
 import { type RunSettings, readRunSettings } from '../run-settings.js';
 import { checkOutputFolder } from '../save-check.js';
+import { serviceIdentity } from '../service.js';
 import { checkAccount, clientFor } from '../service-check.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { statusJson } from './status.js';
@@ -34,7 +36,7 @@ import { statusJson } from './status.js';
 interface Held {
   ledger: Ledger | null;
   sandbox: SandboxHandle | null;
-  live: TtyReporter | null;
+  live: ListrRunView | null;
   interrupted: boolean;
 }
 
@@ -97,13 +99,15 @@ export const runCommand: Command<'run'> = async (args, io) => {
         args,
         held,
         notices: new RunNotices(notices, { manifest, ledgerPath, ledger }, io),
+        checked: checkedWords(connection, checked),
       },
       io,
     );
     held.interrupted = exitCode === ExitCode.Interrupted;
     return exitCode;
   } finally {
-    held.live?.stop();
+    // An error ends the view too, so that the terminal is left clean under the message.
+    await held.live?.finish(null);
     held.ledger?.close();
     lock.release();
     await held.sandbox?.close();
@@ -190,6 +194,23 @@ interface RunParts {
   args: CommandArgs<'run'>;
   held: Held;
   notices: RunNotices;
+  /** The live view's first line: what the pre-flight found. */
+  checked: string;
+}
+
+function checkedWords(
+  connection: Connection,
+  checked: Exclude<PreflightResult, { kind: 'interrupted' }>,
+): string {
+  const identity = serviceIdentity(connection.baseUrl);
+  if (checked.kind !== 'answered') return checkTitle(identity, checked);
+  const { balance, concurrency } = checked.account;
+  return checkTitle(identity, {
+    kind: 'answered',
+    balanceUsd: balance.amount_usd,
+    active: concurrency.active,
+    limit: concurrency.limit,
+  });
 }
 
 /** Says what the run is about to do, runs the batch, and prints its summary; returns the exit code. */
@@ -217,6 +238,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
       ndjson: values.progress === 'ndjson',
       title: `${manifest.name} (${manifest.items.length} items)`,
       planLine: summary,
+      checked: parts.checked,
     },
     io,
   );
@@ -236,7 +258,7 @@ async function runAndSummarise(parts: RunParts, io: CliIo): Promise<ExitCode> {
   ).catch((error: unknown) => {
     throw ledgerWriteFailure(ledgerPath, error);
   });
-  held.live?.stop();
+  await held.live?.finish(result.stop);
   held.live = null;
 
   const report = buildStatus(manifest, statusSource(ledger), Date.now());

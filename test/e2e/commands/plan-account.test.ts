@@ -135,7 +135,9 @@ describe('mediabatch plan: GET /account', () => {
     expect(result.stderr).toMatch(
       /GET \/account at http:\/\/127\.0\.0\.1:\d+\/v1 failed: cannot reach the service .*connection refused.*run would stop the same way/,
     );
-    expect(result.stdout).toContain('Plan: 2 new, 1 unchanged; expected $0.50, no upper bound.');
+    expect(result.stdout).toContain(
+      'Plan: 2 new, 1 unchanged; expected $0.50 (based on 1 price seen), no upper bound.',
+    );
     expect(result.stdout + result.stderr).not.toContain('mg_some_key');
   });
 

@@ -67,7 +67,7 @@ describe('mediabatch plan', () => {
     ]);
     expect(doc.pays_again).toBeNull();
     expect(doc.summary).toBe(
-      'Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $1.025, at most $1.55 (budget left $1.55 of $3.00).',
+      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
     );
     expect(doc.removed).toEqual([]);
     expect(doc.stray_files).toEqual([]);
@@ -132,7 +132,10 @@ describe('mediabatch plan', () => {
       budget_usd: '3.000000',
       budget_left_usd: '1.550000',
       estimate_usd: '1.025000',
-      expected_usd: '1.025000',
+      // new-long's kind was never charged: its mean-price guess is in estimate_usd, never in expected_usd.
+      expected_usd: '0.750000',
+      expected_items: 3,
+      expected_samples: 5,
       at_most_usd: '1.550000',
     });
     expect(doc.warnings).toEqual([
@@ -165,7 +168,7 @@ describe('mediabatch plan', () => {
       'spent so far $1.15 net of refunds (refunded $0.50), reserved $0.30, budget left $1.55 of $3.00',
     );
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
-      'Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $1.025, at most $1.55 (budget left $1.55 of $3.00).',
+      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
     );
     expect(result.stdout).toContain('account: not checked');
     expect(result.stdout).toContain(`ledger: ${ledger}`);
@@ -199,7 +202,7 @@ describe('mediabatch plan', () => {
     expect(noLedgerIn(dir)).toBe(true);
     const text = await runCli(['plan', 'batch.yaml'], { cwd: dir });
     expect(text.stdout).toContain(
-      'Plan: 9 new, 1 skipped; expected cost unknown, at most $3.00 (budget left $3.00 of $3.00).',
+      'Plan: 9 new, 1 skipped; at most $3.00 (no price seen yet for this model and input) (budget left $3.00 of $3.00).',
     );
     expect(noLedgerIn(dir)).toBe(true);
   });

@@ -3,10 +3,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { CLI } from '../../support/cli.js';
-import { cliEnv, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
+import {
+  cliEnv,
+  manifestYaml,
+  project,
+  runAgainst,
+  sandboxMoney,
+  startTestSandbox,
+  statusJson,
+} from '../../support/e2e.js';
 import { startInTmux, tmuxAvailable } from '../../support/tmux.js';
 
+/** An event under the generate phase's counts: `  12:00:01  alpha: done`. */
 const EVENT_LINE = /^ {2}\d\d:\d\d:\d\d {2}(.+)$/;
+/** What a half-drawn frame or a stray escape sequence leaves: ESC, CSI remains, spinner frames. */
+const DEBRIS = /\u001b|\[\d*[A-Z]|\[\?25|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|◼/;
 const hasTmux = tmuxAvailable();
 const inCi = process.env.CI === 'true';
 
@@ -20,33 +31,32 @@ afterAll(async () => {
 
 let runs = 0;
 
-async function runInTerminal(ids: string[]) {
-  const items = ids.map((id) => `  - {id: ${id}, prompt: ${id} at dawn}`).join('\n');
-  // Its own manifest name per run: the sandbox is shared, and a new ledger meeting another run's
-  // jobs of the same manifest stops with the import hint (docs/import.md).
+/** A project of its own per run: the sandbox is shared, and a new ledger meeting another run's jobs stops. */
+function liveProject(ids: string[], head = '', prompt = (id: string) => `${id} at dawn`) {
+  const items = ids.map((id) => `  - {id: ${id}, prompt: "${prompt(id)}"}`).join('\n');
   const name = `live-${++runs}`;
-  const p = project(name, manifestYaml(name, `items:\n${items}\n`));
-  const ndjson = join(p.dir, 'events.ndjson');
-  const argv = [process.execPath, CLI, 'run', p.manifest, '--poll-interval', '0.1', '--progress', 'ndjson'];
+  return { name, p: project(name, manifestYaml(name, `${head}items:\n${items}\n`)) };
+}
+
+function runInTerminal(dir: string, manifest: string, env: Record<string, string> = {}) {
+  const ndjson = join(dir, 'events.ndjson');
+  const argv = [process.execPath, CLI, 'run', manifest, '--poll-interval', '0.1', '--progress', 'ndjson'];
   const pane = startInTmux(argv, {
-    cwd: p.dir,
-    env: { ...cliEnv(sandbox), PATH: process.env.PATH ?? '' },
+    cwd: dir,
+    // CI and NO_COLOR empty: the view is drawn, whatever the test runner's own environment says.
+    env: { ...cliEnv(sandbox), PATH: process.env.PATH ?? '', CI: '', NO_COLOR: '', ...env },
+    columns: 110,
+    rows: 30,
     stderrTo: ndjson,
   });
   onTestFinished(() => {
     pane.close();
-    rmSync(p.dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
-  const screen = await pane.waitFor(/^EXIT=\d+$/m);
-  const lines = screen.split('\n');
-  return {
-    lines,
-    events: lines.flatMap((line) => EVENT_LINE.exec(line)?.[1] ?? []),
-    streamed: streamedEvents(readFileSync(ndjson, 'utf8')),
-  };
+  return { pane, streamed: () => streamedEvents(readFileSync(ndjson, 'utf8')) };
 }
 
-/** The same run's events from its --progress ndjson stream, worded as the live view words them. */
+/** The same run's events from its --progress ndjson stream, worded as the view words them. */
 function streamedEvents(text: string): string[] {
   return text
     .trim()
@@ -61,31 +71,153 @@ function streamedEvents(text: string): string[] {
     });
 }
 
+const eventsOn = (lines: string[]) => lines.flatMap((line) => EVENT_LINE.exec(line)?.[1] ?? []);
 const count = (lines: string[], wanted: string) => lines.filter((line) => line === wanted).length;
+const spentOf = (name: string) => {
+  const money = sandboxMoney(sandbox, name);
+  return money.chargedMicros - money.refundedMicros;
+};
 
-describe.runIf(hasTmux)('the live view in a real terminal (tmux, 120x40)', () => {
-  it('shows each event once, the panel once, then the summary', async () => {
-    const { lines, events, streamed } = await runInTerminal(['alpha', 'bravo', 'charlie']);
-    expect(events).toEqual(streamed);
+describe.runIf(hasTmux)('the live view in a real terminal (tmux, 110x30)', () => {
+  it("leaves each phase's end state, the counts, the spend and each event once, and no debris", async () => {
+    const { name, p } = liveProject(['alpha', 'bravo', 'charlie']);
+    const { pane, streamed } = runInTerminal(p.dir, p.manifest);
+    const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
     expect(lines).toContain('EXIT=0');
-    expect(lines.filter((line) => line.startsWith('live-1 (3 items)'))).toEqual([
-      expect.stringMatching(/^live-1 \(3 items\) {2}█{24} {2}3\/3 finished {2}took \d+s$/),
+    expect(
+      lines.filter((line) => line.startsWith('✔ Checked the service at http://127.0.0.1:')),
+    ).toHaveLength(1);
+    expect(lines.filter((line) => line.includes(`${name} (3 items)`))).toEqual([
+      expect.stringMatching(new RegExp(`^✔ Generated ${name} \\(3 items\\): 3/3 finished, took \\d+s$`)),
     ]);
-    expect(count(lines, '  done 3   failed 0   over budget 0   expired 0   in flight 0   pending 0')).toBe(1);
+    expect(count(lines, '  done 3 · failed 0 · over budget 0 · expired 0 · in flight 0 · pending 0')).toBe(1);
+    const spent = (spentOf(name) / 1e6).toFixed(2);
+    expect(lines.filter((line) => line.startsWith('  slots '))).toEqual([
+      `  slots 0/3 in use · spent $${spent} (no budget)`,
+    ]);
+    expect(count(lines, '✔ Saved the files of 3 items')).toBe(1);
+    const events = eventsOn(lines);
+    expect(events).toEqual(streamed());
     expect([...events].sort()).toEqual(
       ['alpha', 'bravo', 'charlie'].flatMap((id) => [`${id}: done`, `${id}: in flight`]).sort(),
     );
-    expect(lines.filter((line) => line.startsWith('live-1: 3/3 done'))).toHaveLength(1);
+    expect(lines.filter((line) => DEBRIS.test(line))).toEqual([]);
+    expect(lines.filter((line) => line.startsWith(`${name}: 3/3 done`))).toHaveLength(1);
+    expect(lines).toContain(`spent $${spent} (refunded $0.00)`);
+    expect(pane.cursorShown()).toBe(true);
   });
 
   it('keeps a short rolling list: the latest eight events, none twice', async () => {
-    const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];
-    const { lines, events, streamed } = await runInTerminal(ids);
+    const { p } = liveProject(['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+    const { pane, streamed } = runInTerminal(p.dir, p.manifest);
+    const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
     expect(lines).toContain('EXIT=0');
-    expect(streamed).toHaveLength(12);
-    expect(events).toEqual(streamed.slice(-8));
+    expect(streamed()).toHaveLength(12);
+    const events = eventsOn(lines);
+    expect(events).toEqual(streamed().slice(-8));
     expect(new Set(events).size).toBe(8);
-    expect(lines.filter((line) => line.startsWith('recent:'))).toHaveLength(1);
+  });
+
+  it('ends a failed item and a budget stop as failed listr2 tasks, with the counts of the ledger', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const { name, p } = liveProject(ids, 'budget_usd: "0.20"\nmax_cost_usd: "0.05"\n', (id) =>
+      id === 'b' ? 'b at dawn [[fail:content_rejected]]' : `${id} at dawn`,
+    );
+    const { pane, streamed } = runInTerminal(p.dir, p.manifest);
+    const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
+    expect(lines).toContain('EXIT=1');
+    const { totals } = await statusJson(p);
+    expect(totals.failed).toBe(1);
+    expect(totals.budget_exceeded).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.includes(`${name} (6 items)`))).toEqual([
+      expect.stringMatching(new RegExp(`^⚠ Generated ${name} \\(6 items\\): 6/6 finished, took \\d+s$`)),
+    ]);
+    expect(
+      count(
+        lines,
+        `  done ${totals.done} · failed 1 · over budget ${totals.budget_exceeded} · expired 0 · in flight 0 · pending 0`,
+      ),
+    ).toBe(1);
+    expect(lines.filter((line) => line.startsWith('  ✖ '))).toEqual([
+      expect.stringMatching(/^ {2}✖ b: failed \(content_rejected: .+\)$/),
+      `  ✖ stopped by the budget: ${totals.budget_exceeded} item${totals.budget_exceeded === 1 ? '' : 's'} did not fit in budget_usd`,
+    ]);
+    expect(lines).toContain(
+      `  slots 0/3 in use · spent $${(spentOf(name) / 1e6).toFixed(2)} of $0.20 (${Math.floor(spentOf(name) / 2000)}%)`,
+    );
+    expect(eventsOn(lines)).toEqual(streamed().slice(-8));
+    expect(lines.filter((line) => DEBRIS.test(line))).toEqual([]);
+  });
+
+  it('drains on Ctrl-C as before and leaves a clean prompt', async () => {
+    const { name, p } = liveProject(['slow1', 'slow2', 'later'], 'concurrency: 2\n', (id) =>
+      id === 'later' ? 'later at dawn' : `${id} at dawn [[run:4]]`,
+    );
+    const { pane } = runInTerminal(p.dir, p.manifest);
+    await pane.waitFor(/slow2: in flight \d+s/);
+    pane.sendKeys('C-c');
+    const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
+    expect(lines).toContain('EXIT=130');
+    expect(
+      count(
+        lines,
+        '  ↓ stopped by Ctrl-C: nothing new was submitted; jobs in flight were finished and saved',
+      ),
+    ).toBe(1);
+    expect(lines.filter((line) => line.includes(`${name} (3 items)`))).toEqual([
+      expect.stringMatching(new RegExp(`^✔ Generated ${name} \\(3 items\\): 2/3 finished, took \\d+s$`)),
+    ]);
+    expect(lines).toContain(
+      'interrupted or unfinished: re-run the same command to resume; nothing is paid twice.',
+    );
+    const { totals } = await statusJson(p);
+    expect(totals).toMatchObject({ done: 2, pending: 1 });
+    expect(lines.filter((line) => DEBRIS.test(line))).toEqual([]);
+    // The prompt's line starts at the left edge, right under the summary: no half-drawn frame.
+    expect(lines.at(-1)).toBe('EXIT=130');
+    expect(pane.cursorShown()).toBe(true);
+  });
+
+  it('prints the plain lines instead under CI=true and with NO_COLOR, even in a terminal', async () => {
+    for (const env of [{ CI: 'true' }, { NO_COLOR: '1' }] as Record<string, string>[]) {
+      const { p } = liveProject(['plain1']);
+      const { pane } = runInTerminal(p.dir, p.manifest, env);
+      const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
+      expect(lines).toContain('EXIT=0');
+      expect(lines.filter((line) => /^\[\d\d:\d\d:\d\d\] plain1: /.test(line))).toEqual([
+        expect.stringMatching(/ plain1: in flight$/),
+        expect.stringMatching(/ plain1: done$/),
+      ]);
+      expect(lines.filter((line) => /[✔✖⚠↓]/.test(line))).toEqual([]);
+    }
+  });
+});
+
+describe('run in a pipe', () => {
+  it('prints the plain lines, byte for byte as before: the events with their times, then the summary', async () => {
+    const { name, p } = liveProject(['pipe1', 'pipe2']);
+    onTestFinished(() => rmSync(p.dir, { recursive: true, force: true }));
+    const result = await runAgainst(sandbox, p, ['--progress', 'ndjson']);
+    expect(result.code).toBe(0);
+    const events = streamedEvents(result.stderr);
+    const stamped = result.stdout.split('\n').filter((line) => /^\[\d\d:\d\d:\d\d\] /.test(line));
+    // Every line of the run is one event, or the periodic one-line summary of the counts.
+    expect(stamped.map((line) => line.slice(11)).filter((line) => !/^\d+\/2 finished, /.test(line))).toEqual(
+      events,
+    );
+    const spent = (spentOf(name) / 1e6).toFixed(2);
+    expect(result.stdout).toBe(
+      [
+        'Plan: 2 new; no upper bound (no price seen yet for this model and input).',
+        ...stamped,
+        '',
+        `${name}: 2/2 done, 0 failed, 0 over budget, 0 expired, 0 unfinished`,
+        `spent $${spent} (refunded $0.00)`,
+        `ledger: ${join(p.dir, '.mediabatch', `${name}.sqlite`)}`,
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toMatch(/\u001b/);
   });
 });
 

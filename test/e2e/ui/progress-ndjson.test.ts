@@ -28,7 +28,8 @@ describe('run --progress ndjson', () => {
     expect(events[0]).toEqual({
       event: 'plan',
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      summary: 'Plan: 2 new; expected cost unknown, at most $5.00 (budget left $5.00 of $5.00).',
+      summary:
+        'Plan: 2 new; at most $5.00 (no price seen yet for this model and input) (budget left $5.00 of $5.00).',
     });
     expect(events.at(-1)).toMatchObject({ event: 'finished', exit_code: 0 });
     const items = events
