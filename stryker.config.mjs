@@ -22,6 +22,7 @@ export const mutated = [
   'src/runner/look-limits.ts',
   'src/runner/min-heap.ts',
   'src/runner/policy.ts',
+  'src/runner/poll-timing.ts',
   'src/runner/request.ts',
   'src/runner/stop-rules.ts',
 ];
@@ -54,8 +55,6 @@ export const notMutated = {
   'src/runner/job-snapshot.ts': 'copies wire fields into a ledger record; proved by the ledger and e2e tests',
   'src/runner/outage-state.ts': 'pure, but without unit tests yet: proved by test/e2e/faults/network.test.ts',
   'src/runner/submit-queue.ts': 'pure, but without unit tests yet: proved by the 429 and budget e2e tests',
-  'src/runner/poll-timing.ts':
-    'look timing, being rewritten for the new pace policy: joins the set once it lands',
 };
 
 /** Each group must score at least the break threshold on its own (scripts/mutate.mjs). */

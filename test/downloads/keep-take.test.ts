@@ -4,7 +4,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keepEarlierFile, takePath } from '../../src/downloads/keep-take.js';
-import { traceDisk } from '../support/disk-trace.js';
+import { openDescriptors, traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
 const OLD = Buffer.from('the first take, paid for');
@@ -51,7 +51,9 @@ describe('keepEarlierFile', () => {
 
   it('links the file, then the sidecar, then fsyncs the folder so the new names survive a crash', async () => {
     const { dir, current, kept } = firstTake();
+    const before = openDescriptors();
     const log = await traceDisk(() => keepEarlierFile(current, kept, OLD_FACTS));
+    expect(openDescriptors()).toBe(before);
     expect(log).toEqual([
       `link ${current} -> ${kept}`,
       `link ${join(dir, 'clip.json')} -> ${join(dir, 'clip.take1.json')}`,

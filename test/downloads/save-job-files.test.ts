@@ -232,6 +232,10 @@ describe('saveJobFiles', () => {
       }),
     ).rejects.toThrow('the service did not answer');
     expect(madeFolders.size).toBe(0);
+    // A caller that keeps no record gets the same error.
+    await expect(
+      saveJobFiles(job([`${ORIGIN}/old`]), { outputDir, itemId: 'shot', refreshJob, dispatcher }),
+    ).rejects.toThrow('the service did not answer');
   });
 
   it('runs beforePlace for each file once it is complete, before it takes its name', async () => {
