@@ -9,6 +9,7 @@
 //   MUTATE=a.ts,b.ts  only these files or `file:line-range`s, for working on survivors; such a
 //                     partial run keeps its own incremental file under reports/, never the
 //                     committed one, which must hold every mutated file.
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,6 +21,17 @@ const run = only?.length
   ? { ...options, mutate: only, incrementalFile: 'reports/mutation/partial-incremental.json' }
   : { ...options, force: process.env.MUTATE_FORCE === '1' };
 const results = await new Stryker({ ...run, configFile: 'stryker.config.mjs' }).runMutationTest();
+if (!only?.length) await keepPortable(options.incrementalFile);
+
+/**
+ * The committed incremental file keeps only what the next run reads (each file's source and
+ * mutants, each test file's tests): Stryker also writes the machine's checkout path and the whole
+ * configuration, which would change with every clone and mean nothing to the next run.
+ */
+async function keepPortable(file) {
+  const { files, testFiles, schemaVersion, thresholds } = JSON.parse(await readFile(file, 'utf8'));
+  await writeFile(file, `${JSON.stringify({ schemaVersion, thresholds, files, testFiles }, null, 2)}\n`);
+}
 
 const DETECTED = ['Killed', 'Timeout'];
 const UNCOUNTED = ['Ignored', 'CompileError', 'RuntimeError'];
