@@ -22,7 +22,6 @@ export const mutated = [
   'src/runner/look-limits.ts',
   'src/runner/min-heap.ts',
   'src/runner/policy.ts',
-  'src/runner/poll-timing.ts',
   'src/runner/request.ts',
   'src/runner/stop-rules.ts',
 ];
@@ -32,6 +31,8 @@ export const mutatedFolders = ['src/downloads/', 'src/runner/', 'src/money.ts'];
 
 /** Files under those folders that are not mutated, each with why. */
 export const notMutated = {
+  'src/runner/poll-timing.ts':
+    'look timing, being rewritten for a new pace policy: joins the set with the tests of the new one',
   'src/runner/clock.ts': 'the system clock: real timers and Date.now, nothing to decide',
   'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',
   'src/runner/run-loop.ts':
