@@ -25,12 +25,35 @@ if (!only?.length) await keepPortable(options.incrementalFile);
 
 /**
  * The committed incremental file keeps only what the next run reads (each file's source and
- * mutants, each test file's tests): Stryker also writes the machine's checkout path and the whole
- * configuration, which would change with every clone and mean nothing to the next run.
+ * mutants, each test file's tests), in a stable order: Stryker also writes the machine's checkout
+ * path, the configuration and each mutant's timing, and lists files and mutants in the order they
+ * finished, so without this every run would rewrite the whole file.
  */
 async function keepPortable(file) {
   const { files, testFiles, schemaVersion, thresholds } = JSON.parse(await readFile(file, 'utf8'));
-  await writeFile(file, `${JSON.stringify({ schemaVersion, thresholds, files, testFiles }, null, 2)}\n`);
+  const where = ({ location: { start, end } }) => [start.line, start.column, end.line, end.column];
+  const before = (a, b) => {
+    const [x, y] = [where(a), where(b)];
+    const at = x.findIndex((value, i) => value !== y[i]);
+    if (at >= 0) return x[at] - y[at];
+    return `${a.mutatorName} ${a.replacement}`.localeCompare(`${b.mutatorName} ${b.replacement}`);
+  };
+  let id = 0;
+  const sortedFiles = {};
+  for (const name of Object.keys(files).sort()) {
+    const mutants = files[name].mutants
+      .map(({ duration, statusReason, ...mutant }) => mutant)
+      .sort(before)
+      .map((mutant) => ({ ...mutant, id: String(id++) }));
+    sortedFiles[name] = { ...files[name], mutants };
+  }
+  const sortedTests = Object.fromEntries(
+    Object.keys(testFiles)
+      .sort()
+      .map((name) => [name, testFiles[name]]),
+  );
+  const portable = { schemaVersion, thresholds, files: sortedFiles, testFiles: sortedTests };
+  await writeFile(file, `${JSON.stringify(portable, null, 2)}\n`);
 }
 
 const DETECTED = ['Killed', 'Timeout'];
