@@ -38,20 +38,35 @@ async function keepPortable(file) {
     if (at >= 0) return x[at] - y[at];
     return `${a.mutatorName} ${a.replacement}`.localeCompare(`${b.mutatorName} ${b.replacement}`);
   };
+  // Test ids follow the order the dry run found the tests in, which varies: number them by file
+  // and place instead, and the mutants' references with them.
+  const testId = new Map();
+  const sortedTests = {};
+  for (const name of Object.keys(testFiles).sort()) {
+    const line = (test) => test.location?.start.line ?? 0;
+    const tests = [...testFiles[name].tests]
+      .sort((a, b) => line(a) - line(b) || a.name.localeCompare(b.name))
+      .map((test) => {
+        testId.set(test.id, String(testId.size));
+        return { ...test, id: testId.get(test.id) };
+      });
+    sortedTests[name] = { ...testFiles[name], tests };
+  }
+  const renumber = (ids) =>
+    ids?.map((old) => testId.get(old) ?? old).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
   let id = 0;
   const sortedFiles = {};
   for (const name of Object.keys(files).sort()) {
     const mutants = files[name].mutants
-      .map(({ duration, statusReason, ...mutant }) => mutant)
+      .map(({ duration, statusReason, ...mutant }) => ({
+        ...mutant,
+        ...(mutant.coveredBy ? { coveredBy: renumber(mutant.coveredBy) } : {}),
+        ...(mutant.killedBy ? { killedBy: renumber(mutant.killedBy) } : {}),
+      }))
       .sort(before)
       .map((mutant) => ({ ...mutant, id: String(id++) }));
     sortedFiles[name] = { ...files[name], mutants };
   }
-  const sortedTests = Object.fromEntries(
-    Object.keys(testFiles)
-      .sort()
-      .map((name) => [name, testFiles[name]]),
-  );
   const portable = { schemaVersion, thresholds, files: sortedFiles, testFiles: sortedTests };
   await writeFile(file, `${JSON.stringify(portable, null, 2)}\n`);
 }
