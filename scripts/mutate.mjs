@@ -6,7 +6,7 @@
 // The run is incremental: the committed incremental file holds the last results, and only mutants
 // in changed code (or covered by changed tests) run again; the file is rewritten at the end.
 //   MUTATE_FORCE=1    re-tests every mutant (and rewrites the incremental file from scratch).
-//   MUTATE=a.ts,b.ts  only these files or `file:line-range`s, for working on survivors; such a
+//   MUTATE=a.ts,b.ts  only these files (names, not globs) or `file:line-range`s; such a
 //                     partial run keeps its own incremental file under reports/, never the
 //                     committed one, which must hold every mutated file.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -20,7 +20,13 @@ const only = process.env.MUTATE?.split(',').filter(Boolean);
 const run = only?.length
   ? { ...options, mutate: only, incrementalFile: 'reports/mutation/partial-incremental.json' }
   : { ...options, force: process.env.MUTATE_FORCE === '1' };
-const results = await new Stryker({ ...run, configFile: 'stryker.config.mjs' }).runMutationTest();
+const relative = (fileName) => fileName.replace(root, '').replaceAll('\\', '/');
+// Stryker carries over the stored results of files outside this run's `mutate` (a file taken out
+// of the set, or left out of a partial run): they neither count nor stay in the committed file.
+const scope = new Set(run.mutate.map((entry) => entry.replace(/:[\d-]+$/, '')));
+const results = (await new Stryker({ ...run, configFile: 'stryker.config.mjs' }).runMutationTest()).filter(
+  (mutant) => scope.has(relative(mutant.fileName)),
+);
 if (!only?.length) await keepPortable(options.incrementalFile);
 
 /**
@@ -30,7 +36,9 @@ if (!only?.length) await keepPortable(options.incrementalFile);
  * finished, so without this every run would rewrite the whole file.
  */
 async function keepPortable(file) {
-  const { files, testFiles, schemaVersion, thresholds } = JSON.parse(await readFile(file, 'utf8'));
+  const report = JSON.parse(await readFile(file, 'utf8'));
+  const { testFiles, schemaVersion, thresholds } = report;
+  const files = Object.fromEntries(Object.entries(report.files).filter(([name]) => scope.has(name)));
   const where = ({ location: { start, end } }) => [start.line, start.column, end.line, end.column];
   const before = (a, b) => {
     const [x, y] = [where(a), where(b)];
@@ -80,7 +88,6 @@ function score(pick) {
   return { killed, counted: counted.length, score: counted.length ? (100 * killed) / counted.length : null };
 }
 
-const relative = (fileName) => fileName.replace(root, '').replaceAll('\\', '/');
 const files = [...new Set(results.map((mutant) => relative(mutant.fileName)))].sort();
 console.log('\n| File | Score | Killed | Survived | No coverage |\n| - | - | - | - | - |');
 for (const file of files) {
