@@ -1,25 +1,86 @@
 // Mutation testing of the pure core and the download checks (docs/testing.md). `npm run mutate`;
-// not part of `npm test`. Only the fast unit tests run against each mutant (vitest.unit.config.ts).
+// run by .ci/run after `npm test`. Only the fast unit tests run against each mutant
+// (vitest.unit.config.ts).
+
+/**
+ * Every file under the mutated folders is either here or in `notMutated` with its reason;
+ * test/mutation/mutation-set.test.ts fails otherwise, so a new file cannot slip past the proof.
+ */
+export const mutated = [
+  'src/money.ts',
+  'src/downloads/keep-take.ts',
+  'src/downloads/new-file.ts',
+  'src/downloads/save-file.ts',
+  'src/downloads/save-job-files.ts',
+  'src/downloads/sidecar.ts',
+  'src/downloads/sync-folder.ts',
+  'src/downloads/verify-file.ts',
+  'src/downloads/write-atomically.ts',
+  'src/runner/budget.ts',
+  'src/runner/duration-model.ts',
+  'src/runner/item-plan.ts',
+  'src/runner/look-limits.ts',
+  'src/runner/min-heap.ts',
+  'src/runner/policy.ts',
+  'src/runner/request.ts',
+  'src/runner/stop-rules.ts',
+];
+
+/** Folders (and files) whose every file is in one of the two lists. */
+export const mutatedFolders = ['src/downloads/', 'src/runner/', 'src/money.ts'];
+
+/** Files under those folders that are not mutated, each with why. */
+export const notMutated = {
+  'src/runner/poll-timing.ts':
+    'look timing, being rewritten for a new pace policy: joins the set with the tests of the new one',
+  'src/runner/clock.ts': 'the system clock: real timers and Date.now, nothing to decide',
+  'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',
+  'src/runner/run-loop.ts':
+    'the I/O shell of a run (ledger, HTTP, timers); proved end to end in test/e2e/run/',
+  'src/runner/run-context.ts': 'wires the ledger, the client and the state of one run; proved end to end',
+  'src/runner/run-state.ts':
+    'the state holder the loop drives; its rules are in the pure files; proved end to end',
+  'src/runner/submit.ts':
+    'sends POSTs and records them in the ledger (I/O); its rules are budget.ts and policy.ts',
+  'src/runner/watch.ts': 'lists and fetches jobs over HTTP (I/O); its timing rules are in poll-timing.ts',
+  'src/runner/restore.ts':
+    'reads the ledger and the output folder at start-up (I/O); proved by test/e2e/run/resume',
+  'src/runner/download-queue.ts':
+    'runs downloads and records them in the ledger (I/O); its checks are src/downloads/',
+  'src/runner/job-outcome.ts':
+    'applies policy.ts decisions to the run state and the ledger; proved end to end',
+  'src/runner/provenance.ts':
+    'passes ledger records to src/downloads (sidecars, kept takes), which are mutated',
+  'src/runner/idempotency.ts':
+    'key creation is random and the job search is HTTP; proved by the resend and import e2e tests',
+  'src/runner/job-snapshot.ts': 'copies wire fields into a ledger record; proved by the ledger and e2e tests',
+  'src/runner/outage-state.ts': 'pure, but without unit tests yet: proved by test/e2e/faults/network.test.ts',
+  'src/runner/submit-queue.ts': 'pure, but without unit tests yet: proved by the 429 and budget e2e tests',
+};
+
+/** Each group must score at least the break threshold on its own (scripts/mutate.mjs). */
+export const mutationGroups = {
+  'downloads/': 'src/downloads/',
+  'runner/': 'src/runner/',
+  'money.ts': 'src/money.ts',
+};
+
 export default {
   testRunner: 'vitest',
   // forks: a download test sets the process umask, which worker threads may not.
   vitest: { configFile: 'vitest.unit.config.ts', related: false, pool: 'forks' },
   plugins: ['@stryker-mutator/vitest-runner'],
-  mutate: [
-    'src/runner/policy.ts',
-    'src/runner/stop-rules.ts',
-    'src/runner/budget.ts',
-    'src/runner/item-plan.ts',
-    'src/runner/request.ts',
-    'src/money.ts',
-    'src/downloads/*.ts',
-  ],
+  mutate: mutated,
   coverageAnalysis: 'perTest',
   concurrency: 2,
+  // Only mutants in changed code, or covered by changed tests, run again; the file is committed, so
+  // a fresh clone (and CI) starts from the last full results. `npm run mutate` rewrites it.
+  incremental: true,
+  incrementalFile: 'test/mutation/stryker-incremental.json',
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  thresholds: { high: 90, low: 85, break: 85 },
+  thresholds: { high: 95, low: 90, break: 90 },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   timeoutMS: 10_000,

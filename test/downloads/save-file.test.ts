@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { downloadToFile, isLocalFsError, redactUrl, TEMP_SUFFIX } from '../../src/downloads/save-file.js';
+import { openDescriptors, traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
 const ORIGIN = 'http://files.test';
@@ -203,6 +204,87 @@ describe('downloadToFile', () => {
       expect(outcome).toMatchObject({ kind: 'error' });
       expect((outcome as { message: string }).message).not.toContain('secret');
       expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('downloadToFile makes a saved file durable', () => {
+  const hidden = (dir: string) => new RegExp(`${dir}/\\.[0-9a-f]{12}\\.mbtmp`, 'g');
+
+  it('fsyncs the whole file, runs the hook, renames it into place, then fsyncs the folder', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'a.mp4');
+    const dispatcher = serve(200, BODY, { 'content-length': String(BODY.length) });
+    const before = openDescriptors();
+    const log = await traceDisk(async (note) => {
+      const outcome = await downloadToFile(SIGNED, () => target, {
+        dispatcher,
+        beforeRename: async (name) => {
+          // The new file is complete and synced, but does not hold the target's name yet.
+          note(`before rename ${name} (exists: ${existsSync(name)})`);
+        },
+      });
+      expect(outcome).toMatchObject({ kind: 'saved', path: target });
+    });
+    expect(log.map((line) => line.replace(hidden(dir), 'TEMP'))).toEqual([
+      'fsync TEMP',
+      `before rename ${target} (exists: false)`,
+      `rename TEMP -> ${target}`,
+      `fsync ${dir}`,
+    ]);
+    expect(openDescriptors()).toBe(before);
+  });
+
+  it('leaves the folder fsync to the caller when told to', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'a.mp4');
+    const dispatcher = serve(200, BODY);
+    const log = await traceDisk(() =>
+      downloadToFile(SIGNED, () => target, { dispatcher, syncFolder: false }),
+    );
+    expect(log.map((line) => line.replace(hidden(dir), 'TEMP'))).toEqual([
+      'fsync TEMP',
+      `rename TEMP -> ${target}`,
+    ]);
+  });
+
+  it('never renames a file that failed its length check, and closes it', async () => {
+    const dir = realpathSync(tempDir());
+    const dispatcher = serve(200, BODY, { 'content-length': String(BODY.length + 1) });
+    const before = openDescriptors();
+    const log = await traceDisk(async (note) => {
+      const outcome = await downloadToFile(SIGNED, () => join(dir, 'a.mp4'), {
+        dispatcher,
+        beforeRename: async () => note('hook'),
+      });
+      expect(outcome).toMatchObject({ kind: 'error', local: false });
+    });
+    expect(log).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(openDescriptors()).toBe(before);
+  });
+
+  it('lets go of the connection when the file cannot even be created', async () => {
+    // A body too big for the socket buffers: unless the client drops it, the server never ends.
+    const big = Buffer.alloc(16 * 1024 * 1024, 1);
+    let closed = false;
+    const server = createServer((req, res) => {
+      req.socket.on('close', () => {
+        closed = true;
+      });
+      res.end(big);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/f`;
+      const target = join(tempDir(), 'missing', 'a.mp4');
+      expect(await downloadToFile(url, () => target)).toMatchObject({ kind: 'error', local: true });
+      const until = Date.now() + 3_000;
+      while (!closed && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(closed).toBe(true);
     } finally {
       server.closeAllConnections();
       server.close();

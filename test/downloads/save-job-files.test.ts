@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/api/schemas.js';
 import { saveJobFiles } from '../../src/downloads/save-job-files.js';
+import { traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
 const ORIGIN = 'http://files.test';
@@ -212,5 +213,62 @@ describe('saveJobFiles', () => {
     expect((outcome as { message: string }).message).toMatch(
       new RegExp(`^cannot create the output folder ${parent}/file/out: .*ENOTDIR`),
     );
+  });
+
+  it('forgets a folder it made when fetching the job again fails, so the next try makes it again', async () => {
+    const outputDir = join(tempDir(), 'out');
+    const madeFolders = new Set<string>();
+    const dispatcher = host({ '/old': 403 });
+    const refreshJob = async (): Promise<Job> => {
+      throw new Error('the service did not answer');
+    };
+    await expect(
+      saveJobFiles(job([`${ORIGIN}/old`]), {
+        outputDir,
+        itemId: 'shot',
+        refreshJob,
+        dispatcher,
+        madeFolders,
+      }),
+    ).rejects.toThrow('the service did not answer');
+    expect(madeFolders.size).toBe(0);
+    // A caller that keeps no record gets the same error.
+    await expect(
+      saveJobFiles(job([`${ORIGIN}/old`]), { outputDir, itemId: 'shot', refreshJob, dispatcher }),
+    ).rejects.toThrow('the service did not answer');
+  });
+
+  it('runs beforePlace for each file once it is complete, before it takes its name', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'shot-1.mp4'), 'an earlier take');
+    const dispatcher = host({ '/a': 200, '/b': 200 });
+    const { refreshJob } = refresher();
+    const seen: string[] = [];
+    const outcome = await saveJobFiles(job([`${ORIGIN}/a`, `${ORIGIN}/b`]), {
+      outputDir: dir,
+      itemId: 'shot',
+      refreshJob,
+      dispatcher,
+      beforePlace: async (target) => {
+        seen.push(`${target}: ${existsSync(target) ? readFileSync(target, 'utf8') : 'nothing yet'}`);
+      },
+    });
+    expect(outcome).toMatchObject({ kind: 'saved' });
+    expect(seen).toEqual([
+      `${join(dir, 'shot-1.mp4')}: an earlier take`,
+      `${join(dir, 'shot-2.mp4')}: nothing yet`,
+    ]);
+  });
+
+  it('fsyncs the output folder after each file, unless the caller will', async () => {
+    const dir = realpathSync(tempDir());
+    const dispatcher = host({ '/a': 200 });
+    const { refreshJob } = refresher();
+    const options = { outputDir: dir, itemId: 'shot', refreshJob, dispatcher };
+    const synced = await traceDisk(() => saveJobFiles(job([`${ORIGIN}/a`]), options));
+    expect(synced.at(-1)).toBe(`fsync ${dir}`);
+    const left = await traceDisk(() => saveJobFiles(job([`${ORIGIN}/a`]), { ...options, syncFolder: false }));
+    expect(left.at(-1)).toMatch(/^rename /);
+    expect(left).toHaveLength(2);
   });
 });

@@ -1,7 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureSidecars, renderSidecar, type SidecarFacts } from '../../src/downloads/sidecar.js';
+import {
+  ensureSidecars,
+  renderSidecar,
+  type SidecarFacts,
+  sidecarPathFor,
+} from '../../src/downloads/sidecar.js';
+import { traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
 const FACTS: SidecarFacts = {
@@ -16,6 +22,66 @@ const FACTS: SidecarFacts = {
   createdAt: '2030-01-01T00:00:00.000Z',
   completedAt: '2030-01-01T00:00:01.000Z',
 };
+
+describe('sidecarPathFor', () => {
+  it('replaces the extension with .json, or adds it when there is none', () => {
+    expect(sidecarPathFor('out/clip.mp4')).toBe('out/clip.json');
+    expect(sidecarPathFor('out/clip.take1.mp4')).toBe('out/clip.take1.json');
+    expect(sidecarPathFor('out/clip')).toBe('out/clip.json');
+  });
+
+  it('does not take a dot in a folder name or a leading dot for an extension', () => {
+    expect(sidecarPathFor('out.d/clip')).toBe('out.d/clip.json');
+    expect(sidecarPathFor('out.d\\clip')).toBe('out.d\\clip.json');
+    expect(sidecarPathFor('out/.clip')).toBe('out/.clip.json');
+    expect(sidecarPathFor('.clip')).toBe('.clip.json');
+    expect(sidecarPathFor('out/a.mp4')).toBe('out/a.json');
+  });
+});
+
+describe('renderSidecar', () => {
+  const file = { path: '/out/shot.mp4', bytes: 3, sha256: 'ab' };
+
+  it('writes every fact in a fixed order, money as six-decimal strings, ending in a newline', () => {
+    const facts = { ...FACTS, amountMicros: 1_500_000, refundedMicros: 250_000 };
+    expect(renderSidecar(facts, file)).toBe(
+      [
+        '{',
+        '  "mediabatch_version": "0.0.0",',
+        '  "manifest": "batch",',
+        '  "item": "shot",',
+        '  "take": 1,',
+        '  "prompt": "a lighthouse",',
+        '  "request": {',
+        '    "input": {',
+        '      "prompt": "a lighthouse"',
+        '    }',
+        '  },',
+        '  "job_id": "job_1",',
+        '  "cost_usd": "1.500000",',
+        '  "refunded_usd": "0.250000",',
+        '  "created_at": "2030-01-01T00:00:00.000Z",',
+        '  "completed_at": "2030-01-01T00:00:01.000Z",',
+        '  "file": {',
+        '    "bytes": 3,',
+        '    "sha256": "ab"',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives the prompt only when the request has a text one', () => {
+    const prompt = (requestBody: string) =>
+      (JSON.parse(renderSidecar({ ...FACTS, requestBody }, file)) as { prompt: unknown }).prompt;
+    expect(prompt('{"input":{"prompt":"a lighthouse"}}')).toBe('a lighthouse');
+    expect(prompt('{"input":{"prompt":""}}')).toBe('');
+    expect(prompt('{"input":{"prompt":42}}')).toBeNull();
+    expect(prompt('{"input":{}}')).toBeNull();
+    expect(prompt('{"model":"m"}')).toBeNull();
+  });
+});
 
 describe('ensureSidecars', () => {
   it('leaves an identical sidecar alone, and writes one that differs or is missing', async () => {
@@ -36,6 +102,17 @@ describe('ensureSidecars', () => {
     await ensureSidecars(FACTS, [file]);
     expect(await ensureSidecars(FACTS, [file], { fresh: true })).toBe(1);
     expect(readFileSync(join(dir, 'shot.json'), 'utf8')).toBe(renderSidecar(FACTS, file));
+  });
+
+  it('fsyncs the folder after renaming a sidecar into place, unless the caller will', async () => {
+    const dir = realpathSync(tempDir());
+    const file = { path: join(dir, 'shot.mp4'), bytes: 3, sha256: 'ab' };
+    const shared = await traceDisk(() => ensureSidecars(FACTS, [file]));
+    expect(shared.at(-2)).toMatch(new RegExp(`^rename .* -> ${join(dir, 'shot.json')}$`));
+    expect(shared.at(-1)).toBe(`fsync ${dir}`);
+    const left = await traceDisk(() => ensureSidecars(FACTS, [file], { fresh: true, syncFolder: false }));
+    expect(left).toHaveLength(2);
+    expect(left.at(-1)).toMatch(new RegExp(`^rename .* -> ${join(dir, 'shot.json')}$`));
   });
 });
 

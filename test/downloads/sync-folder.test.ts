@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { folderSyncer } from '../../src/downloads/sync-folder.js';
+import { folderSyncer, fsyncPath, syncFolder } from '../../src/downloads/sync-folder.js';
+import { openDescriptors } from '../support/disk-trace.js';
+import { tempDir } from '../support/temp.js';
 
 /** An fsync that records when each call begins and ends only when the test says so. */
 function controlledFsync() {
@@ -91,5 +93,26 @@ describe('folderSyncer', () => {
     // Nothing is left running or waiting: the next caller begins at once.
     track(sync('/out'));
     expect(disk.running()).toBe(1);
+  });
+});
+
+describe('fsyncPath', () => {
+  it('fsyncs what the path names, and closes it again', async () => {
+    const before = openDescriptors();
+    await expect(fsyncPath(tempDir())).resolves.toBeUndefined();
+    // /dev/null has no fsync: the kernel's EINVAL shows the call reached the system.
+    await expect(fsyncPath('/dev/null')).rejects.toMatchObject({ code: 'EINVAL', syscall: 'fsync' });
+    expect(openDescriptors()).toBe(before);
+  });
+
+  it('fails for a folder that is not there', async () => {
+    await expect(fsyncPath(`${tempDir()}/gone`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('syncFolder', () => {
+  it('is the shared fsync of real folders', async () => {
+    await expect(syncFolder(tempDir())).resolves.toBeUndefined();
+    await expect(syncFolder('/dev/null')).rejects.toMatchObject({ code: 'EINVAL' });
   });
 });

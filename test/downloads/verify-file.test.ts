@@ -38,6 +38,17 @@ describe('removeTempFiles', () => {
     expect(readdirSync(dir).sort()).toEqual(['.keep.mp4', 'a.mp4', 'keep.mbtmp']);
   });
 
+  it('looks into subfolders too, where output.name may place files', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'takes', 'night'), { recursive: true });
+    writeFileSync(join(dir, 'takes', 'night', '.abc.mbtmp'), 'x');
+    writeFileSync(join(dir, 'takes', 'night', 'a.mp4'), 'x');
+    writeFileSync(join(dir, 'takes', '.def.mbtmp'), 'x');
+    expect(await removeTempFiles(dir)).toBe(2);
+    expect(readdirSync(join(dir, 'takes'))).toEqual(['night']);
+    expect(readdirSync(join(dir, 'takes', 'night'))).toEqual(['a.mp4']);
+  });
+
   it('answers 0 for a folder that does not exist yet', async () => {
     expect(await removeTempFiles(join(tempDir(), 'none'))).toBe(0);
   });

@@ -15,5 +15,12 @@ describe('money for people', () => {
     expect(humanUsd('10.000000')).toBe('$10.00');
     expect(humanUsd('-0.250000')).toBe('-$0.25');
     expect(humanUsd(null)).toBe('-');
+    expect(humanUsd('0.002500')).toBe('$0.0025');
+  });
+
+  it('shows a string that is not an amount as it came, rather than inventing one', () => {
+    expect(humanUsd('unknown')).toBe('unknown');
+    expect(humanUsd('-')).toBe('-');
+    expect(humanUsd('1.5e3')).toBe('1.5e3');
   });
 });

@@ -41,6 +41,26 @@ const attempt = (over: Partial<AttemptRecord> = {}): AttemptRecord => ({
 const opts = { regenerateExpired: false };
 
 describe('planItem', () => {
+  it('with --retry-failed, sends a final failure again, except a reused key', () => {
+    const failed = (errorCode: string) => record({ state: 'failed', errorCode });
+    const retrying = { ...opts, retryFailed: true };
+    expect(planItem('h1', failed('content_rejected'), attempt(), retrying)).toEqual({
+      label: 'retry',
+      action: 'submit',
+      reason: 'retry_failed: content_rejected',
+    });
+    expect(planItem('h1', failed('content_rejected'), attempt(), opts)).toEqual({
+      label: 'failed',
+      action: 'skip',
+      code: 'content_rejected',
+    });
+    expect(planItem('h1', failed('idempotency_key_reused'), attempt(), retrying)).toEqual({
+      label: 'failed',
+      action: 'skip',
+      code: 'idempotency_key_reused',
+    });
+  });
+
   it('submits new and changed items', () => {
     expect(planItem('h1', undefined, undefined, opts).label).toBe('new');
     expect(planItem('h2', record(), attempt(), opts)).toEqual({ label: 'changed', action: 'submit' });

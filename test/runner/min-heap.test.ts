@@ -35,6 +35,14 @@ describe('MinHeap', () => {
     expect(drain(heap).map((entry) => entry.order)).toEqual([3, 0, 2, 4, 1]);
   });
 
+  it('after a pop, moves the smaller of two children up, the right one too', () => {
+    // Pushed in this order the heap holds 1, 3, 2, 4: after popping 1, the 4 moved to the top must
+    // sink below 2, the right child, not only below 3.
+    const heap = new MinHeap<Entry>(urgentFirst);
+    for (const [order, deadline] of [1, 3, 2, 4].entries()) heap.push({ deadline, order });
+    expect(drain(heap).map((entry) => entry.deadline)).toEqual([1, 2, 3, 4]);
+  });
+
   it('gives any pushes and pops in the order a full sort would', () => {
     fc.assert(
       fc.property(

@@ -142,6 +142,26 @@ describe('the stop-loss', () => {
     ).not.toBeNull();
   });
 
+  it('starts from nothing, and a success brings it back there', () => {
+    expect(NO_STREAK).toEqual({ signature: null, items: [] });
+    expect(
+      fold([
+        ['a', 'x'],
+        ['b', null],
+      ]),
+    ).toEqual({ signature: null, items: [] });
+    expect(
+      fold([
+        ['a', 'x'],
+        ['b', null],
+        ['c', 'x'],
+      ]),
+    ).toEqual({ signature: 'x', items: ['c'] });
+    // Nothing failed, so there is nothing to stop for, however low the limit.
+    expect(stopLoss(NO_STREAK, 0)).toBeNull();
+    expect(stopLoss(fold([['a', 'x']]), 1)).toEqual({ kind: 'stop_loss', signature: 'x', items: ['a'] });
+  });
+
   it('never counts content_rejected, which judges one prompt', () => {
     expect(
       stopLoss(
@@ -160,6 +180,12 @@ describe('outages', () => {
     expect(isOutage(new ApiConnectionError('reset'))).toBe(true);
     expect(isOutage(new ApiConnectionError('not json', { kind: 'protocol' }))).toBe(false);
     expect(isOutage(apiError(503, null))).toBe(true);
+    // A plain 500 and a request timeout are the service failing as a whole too.
+    expect(isOutage(apiError(500, 'internal_error'))).toBe(true);
+    expect(isOutage(apiError(408, null))).toBe(true);
+    expect(isOutage(apiError(499, null))).toBe(false);
+    expect(isOutage(apiError(404, 'route_not_found'))).toBe(false);
+    expect(isOutage(new Error('not an answer of the service'))).toBe(false);
     expect(isOutage(apiError(400, 'invalid_parameter'))).toBe(false);
     expect(isOutage(apiError(429, 'concurrency_limited'))).toBe(false);
   });
@@ -168,12 +194,21 @@ describe('outages', () => {
     expect(outageReportDue(null, 5)).toBe(true);
     expect(outageReportDue(0, OUTAGE_REPORT_EVERY_MS - 1)).toBe(false);
     expect(outageReportDue(0, OUTAGE_REPORT_EVERY_MS)).toBe(true);
+    const last = 1_700_000_000_000;
+    expect(outageReportDue(last, last + OUTAGE_REPORT_EVERY_MS - 1)).toBe(false);
+    expect(outageReportDue(last, last + OUTAGE_REPORT_EVERY_MS)).toBe(true);
   });
 
   it('says how long in words a person reads at a glance', () => {
     expect(formatDuration(45_400)).toBe('45s');
     expect(formatDuration(130_000)).toBe('2m10s');
     expect(formatDuration(3_720_000)).toBe('1h02m');
+    expect(formatDuration(59_400)).toBe('59s');
+    expect(formatDuration(60_000)).toBe('1m00s');
+    expect(formatDuration(65_000)).toBe('1m05s');
+    expect(formatDuration(3_599_000)).toBe('59m59s');
+    expect(formatDuration(3_600_000)).toBe('1h00m');
+    expect(formatDuration(-5_000)).toBe('0s');
   });
 });
 
