@@ -9,6 +9,7 @@
 export const mutated = [
   'src/money.ts',
   'src/downloads/keep-take.ts',
+  'src/downloads/output-owner.ts',
   'src/downloads/new-file.ts',
   'src/downloads/save-file.ts',
   'src/downloads/save-job-files.ts',
@@ -23,7 +24,12 @@ export const mutated = [
   'src/runner/min-heap.ts',
   'src/runner/policy.ts',
   'src/runner/request.ts',
+  'src/runner/save-estimate.ts',
   'src/runner/stop-rules.ts',
+  // Pure rules outside the two folders, proved the same way.
+  'src/manifest/template.ts',
+  'src/notify/sign.ts',
+  'src/report/value-at-risk.ts',
 ];
 
 /** Folders (and files) whose every file is in one of the two lists. */
@@ -56,6 +62,10 @@ export const notMutated = {
   'src/runner/job-snapshot.ts': 'copies wire fields into a ledger record; proved by the ledger and e2e tests',
   'src/runner/outage-state.ts': 'pure, but without unit tests yet: proved by test/e2e/faults/network.test.ts',
   'src/runner/submit-queue.ts': 'pure, but without unit tests yet: proved by the 429 and budget e2e tests',
+  'src/runner/names-in-the-way.ts':
+    'reads the output folder and the ledger; its rule is src/manifest/taken-names.ts, proved by output-owner e2e',
+  'src/downloads/save-probe.ts':
+    'writes, fsyncs, renames and removes a real probe file and reads statfs (I/O); proved on a real tmpfs',
 };
 
 /** Each group must score at least the break threshold on its own (scripts/mutate.mjs). */
