@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -8,6 +8,7 @@ import {
   allPosts,
   cliEnv,
   type E2eProject,
+  filesBelow,
   ledgerRows,
   manifestYaml,
   project,
@@ -41,7 +42,8 @@ function twoItems(name: string): E2eProject {
 function hashes(dir: string): Record<string, string> {
   if (!existsSync(dir)) return {};
   return Object.fromEntries(
-    readdirSync(dir)
+    // The folder's owner marker (written by import's claim) is bookkeeping, not an output.
+    filesBelow(dir)
       .sort()
       .map((name) => [
         name,
