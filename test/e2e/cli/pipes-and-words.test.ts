@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -185,7 +185,10 @@ describe('smaller words (case 9)', () => {
     sandbox = await startTestSandbox();
     const p = ownProject('cents', `${manifestYaml('cents')}${takeItems(['a'])}`);
     expect((await runAgainst(sandbox, p)).code).toBe(0);
-    const imported = await runCli(['import', p.manifest, '--ledger', join(p.dir, 'again.sqlite')], {
+    // The lost-ledger path: the ledger is gone, import rebuilds it where it was (and so still owns
+    // the output folder; another ledger would be refused it).
+    rmSync(p.ledger);
+    const imported = await runCli(['import', p.manifest], {
       cwd: p.dir,
       env: cliEnv(sandbox),
     });
