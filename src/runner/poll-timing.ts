@@ -67,10 +67,13 @@ export function nextPollAt(input: PollTimingInput): number {
   }
   const step = retryAfterMs / STEPS_PER_RETRY_AFTER;
   const chance = finishChance(input, model);
-  for (let at = Math.max(input.now, even); at < previous + SEARCH_RETRY_AFTERS * retryAfterMs; at += step) {
+  // The model may be wrong (a second population it has not seen yet): it skips looks for at most
+  // this long, so a finish is never seen later than a per-job poller would see it.
+  const latest = previous + retryAfterMs;
+  for (let at = Math.max(input.now, even); at < latest; at += step) {
     if (chance(at) >= SKIP_BELOW) return allowedFrom(at);
   }
-  return allowedFrom(Math.max(input.now, previous + retryAfterMs));
+  return allowedFrom(Math.max(input.now, even, latest));
 }
 
 /** When every running job has finished with high probability, by the model. */
