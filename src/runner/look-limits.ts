@@ -18,12 +18,16 @@ export interface LookLimitInput {
    * looks and extra requests (lookCredit).
    */
   credit: number;
+  /** Items waiting to be submitted: a look that finds jobs finished is followed by their POSTs. */
+  queued: number;
   /** This run's API requests (every kind) of the last Retry-After, oldest first (times). */
   recentRequests: readonly number[];
   /** Most requests in any window of one Retry-After (windowCap). */
   windowCap: number;
 }
 
+/** Room in the window kept for the POSTs that follow a look which finds jobs finished. */
+const POSTS_KEPT_ROOM = 2;
 /** However much credit is saved, looks stay at least this share of Retry-After apart. */
 const MAX_LOOKS_PER_RETRY_AFTER = 10;
 
@@ -71,7 +75,11 @@ export function creditAt(input: LookLimitInput, at: number): number {
 
 /** The first moment from `at` on when a look fits in the window of the last Retry-After. */
 function windowRoomFrom(input: LookLimitInput, at: number): number {
-  const { recentRequests, retryAfterMs, windowCap: cap } = input;
+  const { recentRequests, retryAfterMs } = input;
+  // Room is kept for the POSTs a look may set off, as they never wait: two, more than one look
+  // finds at once in all but a few draws of the pace simulator.
+  const posts = Math.min(input.queued, input.running.length, POSTS_KEPT_ROOM);
+  const cap = Math.max(1, input.windowCap - posts);
   const inWindow = recentRequests.filter((sent) => sent > at - retryAfterMs);
   if (inWindow.length < cap) return at;
   // Room once enough of the window's requests have left it.

@@ -23,8 +23,6 @@ export interface PollTimingInput extends LookLimitInput {
   running: readonly RunningJob[];
   /** How long this batch's finished jobs took, newest last. */
   durationsMs: readonly number[];
-  /** Items waiting to be submitted: a finish noticed sooner lets one of them start sooner. */
-  queued: number;
 }
 
 /**
@@ -51,15 +49,20 @@ export function nextPollAt(input: PollTimingInput): number {
   const allowedFrom = (at: number) => earliestLookAt(input, lastPollAt, at);
   const learnt = durationModel(input.durationsMs);
   const previous = lastPollAt ?? oldestStart;
-  // With nothing known of the durations and nothing waiting for a slot, the service's cadence:
-  // a look sooner would be a guess that frees no slot.
-  if (learnt === null && input.queued === 0 && lastPollAt !== null)
-    return allowedFrom(Math.max(input.now, lastPollAt + retryAfterMs));
+  // Once nothing waits for a slot, a finish frees nothing, and it ends the batch only if it is the
+  // last. While two or more jobs run, about one look per finish expected (n jobs of a typical
+  // duration d finish every d / n), never more often than the service's cadence allows per job;
+  // with nothing known of the durations, that cadence. The credit saved goes to the last job.
+  if (input.queued === 0 && (learnt === null || running.length > 1) && lastPollAt !== null) {
+    const perFinish = learnt === null ? retryAfterMs : meanOf(input.durationsMs) / running.length;
+    const gap = Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, perFinish));
+    return allowedFrom(Math.max(input.now, lastPollAt + gap));
+  }
   const model = learnt ?? priorModel(retryAfterMs);
   // Spending the budget evenly: a per-job poller's rate over the slots in use. Later only where
   // the model says no finish can be waiting (or the credit is spent); sooner only at the end.
   let even = previous + retryAfterMs / Math.max(input.slots, running.length);
-  // Once nothing waits, the credit saved is spent on the last finish, over the time it may take.
+  // The last job: the credit saved is spent on its finish, over the time it may still take.
   if (input.queued === 0) {
     const horizon = lastFinishHorizon(input, model, previous);
     const credit = Math.max(1, input.credit);
@@ -99,4 +102,8 @@ function finishChance(input: PollTimingInput, model: DurationModel): (at: number
       none *= job.alive <= 0 ? 0 : Math.min(1, model.survival(at - job.startedAt) / job.alive);
     return 1 - none;
   };
+}
+
+function meanOf(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 }

@@ -50,11 +50,13 @@ describe('nextPollAt', () => {
     expect(nextPollAt({ ...ages, durationsMs: about20s })).toBeCloseTo(20 * S + (10 * S) / 3, -1);
   });
 
-  it('skips the time when no job can have finished, by the durations seen', () => {
+  it('skips the time when no job can have finished, by the durations seen, for at most Retry-After', () => {
     const young = { ...base, now: 2 * S, lastPollAt: 2 * S, durationsMs: about20s };
-    const at = nextPollAt(young);
-    expect(at).toBeGreaterThan(14 * S);
-    expect(at).toBeLessThan(20 * S);
+    // Even spending would look at 5.3 s; the jobs of about 20 s cannot have finished by then.
+    expect(nextPollAt(young)).toBe(12 * S);
+    // Once a finish may be waiting, the look is not put off.
+    const older = { ...young, now: 15 * S, lastPollAt: 15 * S };
+    expect(nextPollAt(older)).toBeLessThan(15 * S + (10 * S) / 3 + 1);
   });
 
   it('with nothing known and nothing waiting for a slot, looks at the service cadence', () => {
@@ -156,9 +158,10 @@ describe('look limits', () => {
     expect(creditAt(broke, 17 * S)).toBe(2);
   });
 
-  it('with a full window, waits until its oldest request leaves it', () => {
-    const full = { ...limits, recentRequests: [3 * S, 4 * S, 5 * S, 6 * S, 8 * S, 10 * S] };
+  it('with a full window, waits until its oldest request leaves it, keeping room for two POSTs', () => {
+    const full = { ...limits, queued: 0, recentRequests: [3 * S, 4 * S, 5 * S, 6 * S, 8 * S, 10 * S] };
     expect(earliestLookAt(full, full.lastPollAt)).toBe(13 * S);
+    expect(earliestLookAt({ ...full, queued: 6 }, full.lastPollAt)).toBe(15 * S);
   });
 
   it('the window holds no more than the run start: account, check, a POST per slot, the probe', () => {
