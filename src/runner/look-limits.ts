@@ -55,12 +55,14 @@ export function pollsOver(startedAt: number, until: number, retryAfterMs: number
 }
 
 /**
- * The most requests in a Retry-After: the run's own start (the account read, the new ledger's
- * check, one POST per slot, the GET that learns Retry-After) and no more. A per-job poller's
- * busiest window holds one poll per slot and a POST per finish it sees at that poll.
+ * The most requests in a Retry-After: what a per-job poller sends in its busiest window, where the
+ * jobs of all its slots finish at one poll (a poll and a POST per slot), and never less than the
+ * run's own start (the account read, the new ledger's check, one POST per slot, the GET that
+ * learns Retry-After). With three slots both are six.
  */
 export function windowCap(slots: number): number {
-  return Math.max(1, slots) + 3;
+  const n = Math.max(1, slots);
+  return Math.max(2 * n, n + 3);
 }
 
 /** The look credit at `at`, counting the polls the running jobs earn until then. */

@@ -164,8 +164,10 @@ describe('look limits', () => {
     expect(earliestLookAt({ ...full, queued: 6 }, full.lastPollAt)).toBe(15 * S);
   });
 
-  it('the window holds no more than the run start: account, check, a POST per slot, the probe', () => {
+  it("the window holds no more than a per-job poller's busiest one, nor less than the run's start", () => {
     expect(windowCap(3)).toBe(6);
+    expect(windowCap(200)).toBe(400);
+    expect(windowCap(1)).toBe(4);
     expect(windowCap(0)).toBe(4);
   });
 });
