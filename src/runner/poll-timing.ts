@@ -36,6 +36,8 @@ const SKIP_BELOW = 0.1;
 const LAST_FINISH_LIKELY = 0.95;
 /** However much credit is saved, looks at the last jobs stay this share of Retry-After apart. */
 const END_GAP_SHARE = 0.1;
+/** Jobs shorter than this many Retry-After on average end within a look or two of one another. */
+const SHORT_JOBS = 2;
 /** Resolution of the search for the next look, as a share of Retry-After. */
 const STEPS_PER_RETRY_AFTER = 100;
 /** Longest the search looks ahead, in Retry-After; the model's tail ends it long before. */
@@ -50,11 +52,15 @@ export function nextPollAt(input: PollTimingInput): number {
   const learnt = durationModel(input.durationsMs);
   const previous = lastPollAt ?? oldestStart;
   // Once nothing waits for a slot, a finish frees nothing, and it ends the batch only if it is the
-  // last. While two or more jobs run, about one look per finish expected (n jobs of a typical
-  // duration d finish every d / n), never more often than the service's cadence allows per job;
-  // with nothing known of the durations, that cadence. The credit saved goes to the last job.
-  if (input.queued === 0 && (learnt === null || running.length > 1) && lastPollAt !== null) {
-    const perFinish = learnt === null ? retryAfterMs : meanOf(input.durationsMs) / running.length;
+  // last. While two or more jobs that last several Retry-After run, about one look per finish
+  // expected (n jobs of a typical duration d finish every d / n), at most one per Retry-After;
+  // with nothing known of the durations, the service's cadence. The credit saved goes to the last
+  // job, and to all of them when jobs last less than a couple of Retry-After: then they end within
+  // a look or two of one another, and every one of them may be the last.
+  const typical = learnt === null ? 0 : meanOf(input.durationsMs);
+  const draining = learnt === null || (running.length > 1 && typical >= SHORT_JOBS * retryAfterMs);
+  if (input.queued === 0 && draining && lastPollAt !== null) {
+    const perFinish = learnt === null ? retryAfterMs : typical / running.length;
     const gap = Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, perFinish));
     return allowedFrom(Math.max(input.now, lastPollAt + gap));
   }
@@ -62,7 +68,7 @@ export function nextPollAt(input: PollTimingInput): number {
   // Spending the budget evenly: a per-job poller's rate over the slots in use. Later only where
   // the model says no finish can be waiting (or the credit is spent); sooner only at the end.
   let even = previous + retryAfterMs / Math.max(input.slots, running.length);
-  // The last job: the credit saved is spent on its finish, over the time it may still take.
+  // The last job (or short ones): the credit saved is spent over the time they may still take.
   if (input.queued === 0) {
     const horizon = lastFinishHorizon(input, model, previous);
     const credit = Math.max(1, input.credit);
