@@ -18,6 +18,8 @@ export interface RunningJob {
 export interface PollTimingInput extends LookLimitInput {
   /** Slots this batch may fill: min(concurrency, account limit, items). */
   slots: number;
+  /** The batch has more items than slots: a finish seen sooner lets a waiting item start sooner. */
+  handsOn: boolean;
   /** The service's Retry-After, or --poll-interval in its place (else the documented 10 s). */
   retryAfterMs: number;
   running: readonly RunningJob[];
@@ -57,10 +59,13 @@ export function nextPollAt(input: PollTimingInput): number {
   // with nothing known of the durations, the service's cadence. The credit saved goes to the last
   // job, and to all of them when jobs last less than a couple of Retry-After: then they end within
   // a look or two of one another, and every one of them may be the last.
+  // A batch that fitted its slots from the start has no finish to hand on: only its end, at the
+  // service's cadence.
   const typical = learnt === null ? 0 : meanOf(input.durationsMs);
-  const draining = learnt === null || (running.length > 1 && typical >= SHORT_JOBS * retryAfterMs);
+  const cadence = learnt === null || !input.handsOn;
+  const draining = cadence || (running.length > 1 && typical >= SHORT_JOBS * retryAfterMs);
   if (input.queued === 0 && draining && lastPollAt !== null) {
-    const perFinish = learnt === null ? retryAfterMs : typical / running.length;
+    const perFinish = cadence ? retryAfterMs : typical / running.length;
     const gap = Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, perFinish));
     return allowedFrom(Math.max(input.now, lastPollAt + gap));
   }

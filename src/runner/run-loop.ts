@@ -143,6 +143,7 @@ function pollTimingInput(run: RunContext): PollTimingInput {
     durationsMs: state.durationsMs,
     queued,
     slots,
+    handsOn: state.itemCount > state.slotLimit,
     credit: lookCredit(earned, state.budget.polls, NEW_LEDGER_CHECK),
     recentRequests: state.budget.sentSince(now - retryAfterMs),
     windowCap: windowCap(state.slotLimit),

@@ -73,6 +73,7 @@ export function simulateRun(
       durationsMs: seen,
       queued: queue.length,
       slots: Math.min(shape.limit, durationsMs.length),
+      handsOn: durationsMs.length > shape.limit,
       credit: lookCredit(earned, pages, probes + 1),
       recentRequests: requests.filter((sent) => sent > now - retryAfterMs),
       windowCap: cap,

@@ -20,6 +20,7 @@ const base: PollTimingInput = {
   durationsMs: [],
   queued: 6,
   slots: 3,
+  handsOn: true,
   credit: 10,
   recentRequests: [],
   windowCap: windowCap(3),
@@ -62,6 +63,20 @@ describe('nextPollAt', () => {
   it('with nothing known and nothing waiting for a slot, looks at the service cadence', () => {
     const alone = { ...base, now: 13 * S, lastPollAt: 13 * S, queued: 0 };
     expect(nextPollAt(alone)).toBe(23 * S);
+  });
+
+  it('a batch that fits its slots from the start is looked at at the service cadence to its end', () => {
+    const fits = {
+      ...base,
+      now: 16 * S,
+      lastPollAt: 16 * S,
+      queued: 0,
+      handsOn: false,
+      running: [{ startedAt: 0 }],
+      durationsMs: about20s,
+      credit: 6,
+    };
+    expect(nextPollAt(fits)).toBe(26 * S);
   });
 
   it('once nothing waits, spends the saved credit on the last job, sooner than an even spread', () => {
