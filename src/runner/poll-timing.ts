@@ -53,22 +53,8 @@ export function nextPollAt(input: PollTimingInput): number {
   const allowedFrom = (at: number) => earliestLookAt(input, lastPollAt, at);
   const learnt = durationModel(input.durationsMs);
   const previous = lastPollAt ?? oldestStart;
-  // Once nothing waits for a slot, a finish frees nothing, and it ends the batch only if it is the
-  // last. While two or more jobs that last several Retry-After run, about one look per finish
-  // expected (n jobs of a typical duration d finish every d / n), at most one per Retry-After;
-  // with nothing known of the durations, the service's cadence. The credit saved goes to the last
-  // job, and to all of them when jobs last less than a couple of Retry-After: then they end within
-  // a look or two of one another, and every one of them may be the last.
-  // A batch that fitted its slots from the start has no finish to hand on: only its end, at the
-  // service's cadence.
-  const typical = learnt === null ? 0 : meanOf(input.durationsMs);
-  const cadence = learnt === null || !input.handsOn;
-  const draining = cadence || (running.length > 1 && typical >= SHORT_JOBS * retryAfterMs);
-  if (input.queued === 0 && draining && lastPollAt !== null) {
-    const perFinish = cadence ? retryAfterMs : typical / running.length;
-    const gap = Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, perFinish));
-    return allowedFrom(Math.max(input.now, lastPollAt + gap));
-  }
+  const drain = drainingGap(input, learnt !== null);
+  if (drain !== null && lastPollAt !== null) return allowedFrom(Math.max(input.now, lastPollAt + drain));
   const model = learnt ?? priorModel(retryAfterMs);
   // Spending the budget evenly: a per-job poller's rate over the slots in use. Later only where
   // the model says no finish can be waiting (or the credit is spent); sooner only at the end.
@@ -88,6 +74,24 @@ export function nextPollAt(input: PollTimingInput): number {
     if (chance(at) >= SKIP_BELOW) return allowedFrom(at);
   }
   return allowedFrom(Math.max(input.now, even, latest));
+}
+
+/**
+ * Once nothing waits for a slot, a finish frees nothing, and it ends the batch only if it is the
+ * last. While two or more jobs that last several Retry-After run, about one look per finish
+ * expected (n jobs of a typical duration d finish every d / n), at most one per Retry-After; with
+ * nothing known of the durations, or in a batch that fitted its slots from the start (no finish to
+ * hand on, only its end), the service's cadence. Null when the credit goes to the jobs instead:
+ * the last one, or all of them when they last under a couple of Retry-After (they end within a
+ * look or two of one another, and every one may be the last).
+ */
+function drainingGap(input: PollTimingInput, learnt: boolean): number | null {
+  const { retryAfterMs, running } = input;
+  if (input.queued > 0) return null;
+  if (!learnt || !input.handsOn) return retryAfterMs;
+  const typical = meanOf(input.durationsMs);
+  if (running.length < 2 || typical < SHORT_JOBS * retryAfterMs) return null;
+  return Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, typical / running.length));
 }
 
 /** When every running job has finished with high probability, by the model. */
