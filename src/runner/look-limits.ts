@@ -107,9 +107,12 @@ function nextEarningAfter(input: LookLimitInput, at: number): number {
 export function earliestLookAt(input: LookLimitInput, lastPollAt: number | null, at = input.now): number {
   const gap = input.retryAfterMs / MAX_LOOKS_PER_RETRY_AFTER;
   let time = Math.max(input.now, at, lastPollAt === null ? at : lastPollAt + gap);
+  // A per-job poller asks after every running job once per Retry-After: one look per Retry-After
+  // is within its rate whatever the credit (the run's own start may owe a request or two).
+  const due = (lastPollAt ?? Math.min(...input.running.map((job) => job.startedAt))) + input.retryAfterMs;
   for (let turns = 0; turns < 10_000; turns += 1) {
-    if (creditAt(input, time) < 1) {
-      time = nextEarningAfter(input, time);
+    if (creditAt(input, time) < 1 && time < due) {
+      time = Math.min(due, nextEarningAfter(input, time));
       if (!Number.isFinite(time)) return time;
       continue;
     }

@@ -147,7 +147,8 @@ describe('nextPollAt', () => {
           expect(Number.isFinite(at)).toBe(true);
           expect(at).toBeGreaterThanOrEqual(now);
           expect(at).toBeGreaterThanOrEqual(lastPollAt + retryAfterMs / 10);
-          expect(creditAt(input, at)).toBeGreaterThanOrEqual(1);
+          // Credit for the look, or a whole Retry-After since the last one (the per-job poller's rate).
+          if (at < lastPollAt + retryAfterMs) expect(creditAt(input, at)).toBeGreaterThanOrEqual(1);
           expect(recentRequests.filter((sent) => sent > at - retryAfterMs).length).toBeLessThan(cap);
         },
       ),
@@ -167,10 +168,12 @@ describe('look limits', () => {
     expect(lookCredit(9, 4, 2)).toBe(3);
   });
 
-  it('without credit, waits until a running job earns a poll', () => {
+  it('without credit, waits until a running job earns a poll, or a whole Retry-After has passed', () => {
     const broke = { ...limits, credit: 0, running: [{ startedAt: 5 * S }, { startedAt: 7 * S }] };
     expect(earliestLookAt(broke, broke.lastPollAt)).toBe(15 * S);
     expect(creditAt(broke, 17 * S)).toBe(2);
+    const deep = { ...broke, credit: -5 };
+    expect(earliestLookAt(deep, deep.lastPollAt)).toBe(20 * S);
   });
 
   it('with a full window, waits until its oldest request leaves it, keeping room for two POSTs', () => {
