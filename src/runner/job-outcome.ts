@@ -2,6 +2,7 @@ import type { Job } from '../api/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
 import { failureCode } from './job-snapshot.js';
+import { pollsFor } from './look-limits.js';
 import { decideJobFailure } from './policy.js';
 import type { RunContext } from './run-context.js';
 
@@ -23,7 +24,7 @@ export function handleJob(
     if (!known) run.wake();
     return;
   }
-  run.state.unwatch(job.id);
+  jobEnded(run, job);
   if (attempt.requestHash !== tracked.hash) {
     // Resolved an attempt from before the manifest changed: its result answers an old request.
     // A video it made was paid for: it is saved as that take, and the edit becomes the next take.
@@ -41,6 +42,18 @@ export function handleJob(
     return;
   }
   jobFailed(run, attempt, job);
+}
+
+/** A followed job is final: no longer watched, and what a per-job poller would have polled it counts. */
+function jobEnded(run: RunContext, job: Job): void {
+  const watched = run.state.watched(job.id);
+  run.state.unwatch(job.id);
+  if (!watched) return;
+  const took =
+    job.completed_at === null ? Number.NaN : Date.parse(job.completed_at) - Date.parse(job.created_at);
+  const now = run.deps.clock.now();
+  const durationMs = Number.isFinite(took) ? took : now - watched.acceptedAt;
+  run.state.budget.jobEnded(pollsFor(durationMs, run.pollIntervalMs));
 }
 
 function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {

@@ -1,46 +1,45 @@
 /**
  * When to look at this batch's unfinished jobs next: pure, over plain numbers (times in ms on the
- * run's clock). The time between a job finishing and the run noticing is slot time lost; every
- * look is a request. So the run looks once the time a look would save is worth a request, judged
- * from how long this batch's finished jobs took, and never more often than a client polling each
- * job at the service's Retry-After would (look-limits.ts, docs/performance.md).
+ * run's clock). The time between a job finishing and the run noticing is slot time lost, and the
+ * makespan is what a person waiting for a batch feels. A client polling each job every
+ * Retry-After sends one request per job per Retry-After; one look at the job list covers every
+ * job, so the run spends that same budget on looks at all of them (look-limits.ts), placed where
+ * the durations seen so far say finishes fall, and never spaced wider than spending the budget
+ * evenly would space them (docs/performance.md).
  */
 import { type DurationModel, durationModel, priorModel } from './duration-model.js';
-import { earliestLookAt, type RecentLook } from './look-limits.js';
+import { earliestLookAt, type LookLimitInput } from './look-limits.js';
 
 export interface RunningJob {
   /** When the job started on the run's clock (its submission was answered). */
   startedAt: number;
 }
 
-export interface PollTimingInput {
-  now: number;
-  /** The previous look at the jobs; null before the first. */
-  lastPollAt: number | null;
+export interface PollTimingInput extends LookLimitInput {
+  /** Slots this batch may fill: min(concurrency, account limit, items). */
+  slots: number;
+  /** The batch has more items than slots: a finish seen sooner lets a waiting item start sooner. */
+  handsOn: boolean;
   /** The service's Retry-After, or --poll-interval in its place (else the documented 10 s). */
   retryAfterMs: number;
   running: readonly RunningJob[];
   /** How long this batch's finished jobs took, newest last. */
   durationsMs: readonly number[];
-  /** Items waiting to be submitted: a finish noticed sooner lets one of them start sooner. */
-  queued: number;
-  /** This run's looks of the last Retry-After, oldest first. */
-  recentLooks: readonly RecentLook[];
 }
 
 /**
- * What a look costs, in slot time it must be expected to save, as a share of Retry-After. While
- * items wait, every unnoticed finish holds a slot idle; once none wait, only the last finish
- * matters (it ends the batch). Tuned in the pace simulator (test/bench/pace-sim.ts) for the fewest
- * requests at the shortest makespan; see docs/performance.md for the trade-off.
+ * A look goes out only once the model gives at least this chance that some job has finished since
+ * the previous one: no request is spent where nothing can be waiting, and the credit saved goes to
+ * the looks that can find a finish. Tuned in the pace simulator (test/bench/pace-sim.ts), which
+ * judges the makespan against the zero-lag limit first and the requests second.
  */
-const SLOT_TIME_PER_LOOK = 0.3;
-const END_TIME_PER_LOOK = 0.1;
-/**
- * Once nothing waits, a job noticed late still has its files to fetch after the last look: each
- * unnoticed finish counts for this share of a slot beside the chance that all have finished.
- */
-const FETCH_SHARE = 0.05;
+const SKIP_BELOW = 0.1;
+/** Once nothing waits, the saved credit is spread until every job has finished with this chance. */
+const LAST_FINISH_LIKELY = 0.95;
+/** However much credit is saved, looks at the last jobs stay this share of Retry-After apart. */
+const END_GAP_SHARE = 0.1;
+/** Jobs shorter than this many Retry-After on average end within a look or two of one another. */
+const SHORT_JOBS = 2;
 /** Resolution of the search for the next look, as a share of Retry-After. */
 const STEPS_PER_RETRY_AFTER = 100;
 /** Longest the search looks ahead, in Retry-After; the model's tail ends it long before. */
@@ -51,50 +50,75 @@ export function nextPollAt(input: PollTimingInput): number {
   const { running, retryAfterMs, lastPollAt } = input;
   if (running.length === 0) return Number.POSITIVE_INFINITY;
   const oldestStart = Math.min(...running.map((job) => job.startedAt));
-  // The limit is not monotone in time (a look that found jobs finished leaves the window, and with
-  // it their share), so whatever time is chosen is checked again from there.
-  const allowedFrom = (at: number) =>
-    earliestLookAt({ ...input, now: at, following: running.length, oldestStart });
-  const earliest = allowedFrom(input.now);
-  const previous = lastPollAt ?? oldestStart;
+  const allowedFrom = (at: number) => earliestLookAt(input, lastPollAt, at);
   const learnt = durationModel(input.durationsMs);
-  // Until a job has finished, one guess times the first look; after it, the service's cadence.
-  if (learnt === null && lastPollAt !== null)
-    return allowedFrom(Math.max(earliest, lastPollAt + retryAfterMs));
+  const previous = lastPollAt ?? oldestStart;
+  const drain = drainingGap(input, learnt !== null);
+  if (drain !== null && lastPollAt !== null) return allowedFrom(Math.max(input.now, lastPollAt + drain));
   const model = learnt ?? priorModel(retryAfterMs);
-  const level = (input.queued > 0 ? SLOT_TIME_PER_LOOK : END_TIME_PER_LOOK) * retryAfterMs;
-  const step = retryAfterMs / STEPS_PER_RETRY_AFTER;
-  const rate = lossRate(input, model);
-  let lost = 0;
-  for (let at = previous; at < previous + SEARCH_RETRY_AFTERS * retryAfterMs; at += step) {
-    lost += rate(at) * step;
-    if (lost >= level && at >= earliest) return allowedFrom(at);
+  // Spending the budget evenly: a per-job poller's rate over the slots in use. Later only where
+  // the model says no finish can be waiting (or the credit is spent); sooner only at the end.
+  let even = previous + retryAfterMs / Math.max(input.slots, running.length);
+  // The last job (or short ones): the credit saved is spent over the time they may still take.
+  if (input.queued === 0) {
+    const horizon = lastFinishHorizon(input, model, previous);
+    const credit = Math.max(1, input.credit);
+    even = Math.min(even, previous + Math.max(END_GAP_SHARE * retryAfterMs, (horizon - previous) / credit));
   }
-  return allowedFrom(Math.max(earliest, previous + retryAfterMs));
+  const step = retryAfterMs / STEPS_PER_RETRY_AFTER;
+  const chance = finishChance(input, model);
+  // The model may be wrong (a second population it has not seen yet): it skips looks for at most
+  // this long, so a finish is never seen later than a per-job poller would see it.
+  const latest = previous + retryAfterMs;
+  for (let at = Math.max(input.now, even); at < latest; at += step) {
+    if (chance(at) >= SKIP_BELOW) return allowedFrom(at);
+  }
+  return allowedFrom(Math.max(input.now, even, latest));
 }
 
 /**
- * How fast time is being lost at `at` for lack of a look (slot-ms per ms): while items wait, the
- * expected number of jobs finished since the last look, at most one per waiting item; once none
- * wait, mostly the probability that every job has finished, for then the batch waits only on us.
+ * Once nothing waits for a slot, a finish frees nothing, and it ends the batch only if it is the
+ * last. While two or more jobs that last several Retry-After run, about one look per finish
+ * expected (n jobs of a typical duration d finish every d / n), at most one per Retry-After; with
+ * nothing known of the durations, or in a batch that fitted its slots from the start (no finish to
+ * hand on, only its end), the service's cadence. Null when the credit goes to the jobs instead:
+ * the last one, or all of them when they last under a couple of Retry-After (they end within a
+ * look or two of one another, and every one may be the last).
  */
-function lossRate(input: PollTimingInput, model: DurationModel): (at: number) => number {
+function drainingGap(input: PollTimingInput, learnt: boolean): number | null {
+  const { retryAfterMs, running } = input;
+  if (input.queued > 0) return null;
+  if (!learnt || !input.handsOn) return retryAfterMs;
+  const typical = meanOf(input.durationsMs);
+  if (running.length < 2 || typical < SHORT_JOBS * retryAfterMs) return null;
+  return Math.min(retryAfterMs, Math.max(END_GAP_SHARE * retryAfterMs, typical / running.length));
+}
+
+/** When every running job has finished with high probability, by the model. */
+function lastFinishHorizon(input: PollTimingInput, model: DurationModel, from: number): number {
+  const step = input.retryAfterMs / 20;
+  for (let at = from; at < from + SEARCH_RETRY_AFTERS * input.retryAfterMs; at += step) {
+    let all = 1;
+    for (const job of input.running) all *= 1 - model.survival(at - job.startedAt);
+    if (all >= LAST_FINISH_LIKELY) return at;
+  }
+  return from + input.retryAfterMs;
+}
+
+/** The probability that some job finished since the last look, by `at`. */
+function finishChance(input: PollTimingInput, model: DurationModel): (at: number) => number {
   const seen = input.running.map((job) => {
     const age = Math.max(0, (input.lastPollAt ?? job.startedAt) - job.startedAt);
     return { startedAt: job.startedAt, alive: model.survival(age) };
   });
-  const finished = (job: { startedAt: number; alive: number }, at: number) =>
-    job.alive <= 0 ? 1 : Math.max(0, 1 - model.survival(at - job.startedAt) / job.alive);
-  if (input.queued > 0) {
-    return (at) =>
-      Math.min(
-        input.queued,
-        seen.reduce((sum, job) => sum + finished(job, at), 0),
-      );
-  }
   return (at) => {
-    const chances = seen.map((job) => finished(job, at));
-    const all = chances.reduce((product, chance) => product * chance, 1);
-    return all + FETCH_SHARE * chances.reduce((sum, chance) => sum + chance, 0);
+    let none = 1;
+    for (const job of seen)
+      none *= job.alive <= 0 ? 0 : Math.min(1, model.survival(at - job.startedAt) / job.alive);
+    return 1 - none;
   };
+}
+
+function meanOf(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 }

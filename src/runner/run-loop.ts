@@ -2,6 +2,7 @@ import { removeTempFiles } from '../downloads/verify-file.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
+import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { nextPollAt, type PollTimingInput } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
@@ -119,8 +120,8 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     // submissions they free then share one ledger commit instead of one commit each.
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (state.watchingCount > 0 && clock.now() >= nextPollAt(pollTimingInput(run))) {
-      const at = clock.now();
-      state.looked(at, await pollUnfinished(run));
+      state.looked(clock.now());
+      await pollUnfinished(run);
     }
   }
 }
@@ -129,17 +130,29 @@ function pollTimingInput(run: RunContext): PollTimingInput {
   const { state } = run;
   const now = run.deps.clock.now();
   const retryAfterMs = run.pollIntervalMs;
+  const running = state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) }));
+  // A stopped run submits nothing more: no finish frees a slot for anyone.
+  const queued = state.stop ? 0 : state.queue.length;
+  let earned = state.budget.earnedByEnded + queued;
+  for (const job of running) earned += pollsOver(job.startedAt, now, retryAfterMs);
+  const slots = Math.max(1, Math.min(state.slotLimit, running.length + queued));
   return {
     now,
     lastPollAt: state.lastLookAt,
     retryAfterMs,
-    running: state.watchedJobs().map(([, entry]) => ({ startedAt: startedAt(entry, now) })),
+    running,
     durationsMs: state.durationsMs,
-    // A stopped run submits nothing more: no finish frees a slot for anyone.
-    queued: state.stop ? 0 : state.queue.length,
-    recentLooks: state.looksSince(now - retryAfterMs),
+    queued,
+    slots,
+    handsOn: state.itemCount > state.slotLimit,
+    credit: lookCredit(earned, state.budget.polls, NEW_LEDGER_CHECK),
+    recentRequests: state.budget.sentSince(now - retryAfterMs),
+    windowCap: windowCap(state.slotLimit),
   };
 }
+
+/** The check for jobs a new ledger does not know (cli/commands/run.ts) is one list call before the loop. */
+const NEW_LEDGER_CHECK = 1;
 
 /** When a watched job began on the run's clock; a job restored from the ledger, when it was sent. */
 function startedAt(entry: WatchedJob, now: number): number {

@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import type { RecentLook } from './look-limits.js';
+import { LookBudget } from './look-budget.js';
 import { OutageState } from './outage-state.js';
 import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './stop-rules.js';
 import { SubmitQueue } from './submit-queue.js';
@@ -31,9 +31,6 @@ export interface ItemChange {
   /** What the stop-loss compares for a failed item when it differs from errorCode (the field named). */
   signature?: string;
 }
-
-/** Looks remembered: more than the most that one Retry-After allows (look-limits.ts). */
-const LOOKS_KEPT = 32;
 
 /**
  * The in-memory state of one run: what each item is, what waits to be submitted, which jobs are
@@ -70,8 +67,9 @@ export class RunState {
   readonly #redo = new Set<string>();
   /** How long this batch's succeeded jobs took, newest last: it times the next look. */
   readonly #durationsMs: number[] = [];
-  /** The newest looks at the jobs, oldest first: no more than ten fall in one Retry-After. */
-  readonly #looks: RecentLook[] = [];
+  #lastLookAt: number | null = null;
+  /** The requests and polls this run has spent against its look budget (look-budget.ts). */
+  readonly budget = new LookBudget();
 
   constructor(slotLimit: number) {
     this.#slotLimit = slotLimit;
@@ -217,19 +215,13 @@ export class RunState {
     return this.#durationsMs;
   }
 
-  /** A look at the jobs went out at `at` and found `finished` of them final. */
-  looked(at: number, finished: number): void {
-    this.#looks.push({ at, finished });
-    if (this.#looks.length > LOOKS_KEPT) this.#looks.shift();
+  /** A look at the jobs went out at `at`. */
+  looked(at: number): void {
+    this.#lastLookAt = at;
   }
 
   get lastLookAt(): number | null {
-    return this.#looks.at(-1)?.at ?? null;
-  }
-
-  /** The looks after `since`, oldest first. */
-  looksSince(since: number): RecentLook[] {
-    return this.#looks.filter((look) => look.at > since);
+    return this.#lastLookAt;
   }
 
   unwatch(jobId: string): void {

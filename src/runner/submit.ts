@@ -113,6 +113,7 @@ async function sendUntilDecided(
   for (let failures = 0; ; ) {
     let job: Job;
     try {
+      run.state.budget.sent(run.deps.clock.now(), false);
       const answer = await client.createVideoJob(attempt.requestBody, attempt.idempotencyKey);
       run.serviceAnswered();
       job = answer.data;

@@ -31,6 +31,7 @@ export async function pollUnfinished(run: RunContext): Promise<number> {
     let pages = 0;
     const maxPages = Math.ceil(state.watchingCount / PAGE) + EXTRA_PAGES;
     for await (const page of client.listJobPages(query)) {
+      state.budget.sent(clock.now(), true);
       for (const job of page.data.data) if (state.watched(job.id)) listed.set(job.id, job);
       pages += 1;
       if (listed.size === state.watchingCount || pages >= maxPages) break;
@@ -49,6 +50,7 @@ export async function pollUnfinished(run: RunContext): Promise<number> {
     }
     if (entry.acceptedAt >= startedAt) continue;
     try {
+      state.budget.sent(clock.now(), true);
       const answer = await client.getJob(jobId);
       run.serviceAnswered();
       if (noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
@@ -104,6 +106,7 @@ export async function probePollInterval(run: RunContext): Promise<void> {
   if (!first) return;
   const [jobId, entry] = first;
   try {
+    run.state.budget.sent(run.deps.clock.now(), true);
     const answer = await run.deps.client.getJob(jobId);
     run.serviceAnswered();
     if (run.state.watched(jobId)) {

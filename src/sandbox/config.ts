@@ -3,6 +3,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { formatUsd, parseUsd } from '../money.js';
+import { durationShape, queuedShape } from './durations.js';
 
 /** The demo key is fixed so that users can export it once and keep it across sandbox restarts. */
 export const DEMO_API_KEY = 'mg_demo_0000000000000000000000000000';
@@ -102,8 +103,9 @@ const configShape = z.strictObject({
     .default({ per_second_usd: DEFAULT_PRICES }),
   input: inputRulesSchema.default(inputRulesSchema.parse({})),
   unknown_body_fields: z.enum(['accept', 'reject']).default('reject'),
-  queued_seconds: seconds.default(1),
-  running_seconds: range.default({ min: 3, max: 8 }),
+  /** A number, a range, a lognormal or a mix of populations (durations.ts). */
+  queued_seconds: queuedShape.default(1),
+  running_seconds: durationShape.default({ min: 3, max: 8 }),
   job_timeout_seconds: z.number().positive().default(1800),
   retention_seconds: z
     .number()
@@ -218,7 +220,10 @@ export function loadSandboxConfig(file: string): SandboxConfig {
 }
 
 /** Funded wallet and jobs that finish in one to three seconds, for `run --sandbox` and demos. */
-export function demoSandboxConfig(): SandboxConfigInput {
+export function demoSandboxConfig(): SandboxConfigInput & {
+  queued_seconds: number;
+  running_seconds: { min: number; max: number };
+} {
   return {
     seed: 'demo',
     keys: [{ key: DEMO_API_KEY, id: 1, workspace: DEMO_WORKSPACE }],

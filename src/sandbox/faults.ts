@@ -41,6 +41,7 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  *   [[long-body]]        a download sends the whole file in chunked encoding, but its
  *                        Content-Length promises only half of it
  *   [[run:<seconds>]]    the job runs for exactly that long (decimal seconds)
+ *   [[queued:<seconds>]] the job stays queued for exactly that long before it runs
  *   [[cost:<usd>]]       the job costs exactly that (decimal string), whatever the input
  *
  * Every fault marker takes an optional count suffix `xN` (`[[fail:model_busyx2]]`,
@@ -71,12 +72,14 @@ export interface FaultMarker {
 export interface PromptMarkers {
   faults: FaultMarker[];
   runSeconds: number | null;
+  queuedSeconds: number | null;
   costMicros: number | null;
 }
 
 const FAULT_MARKER =
   /\[\[(?:(fail|reject):([a-z_]+)|(500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body))(?:x(\d+))?\]\]/g;
 const RUN_MARKER = /\[\[run:(\d+(?:\.\d+)?)\]\]/;
+const QUEUED_MARKER = /\[\[queued:(\d+(?:\.\d+)?)\]\]/;
 const COST_MARKER = /\[\[cost:(\d+(?:\.\d{1,6})?)\]\]/;
 
 export function parseMarkers(prompt: string): PromptMarkers {
@@ -86,10 +89,12 @@ export function parseMarkers(prompt: string): PromptMarkers {
     faults.push({ kind, code: match[2] ?? null, times: match[4] === undefined ? null : Number(match[4]) });
   }
   const run = RUN_MARKER.exec(prompt);
+  const queued = QUEUED_MARKER.exec(prompt);
   const cost = COST_MARKER.exec(prompt);
   return {
     faults,
     runSeconds: run ? Number(run[1]) : null,
+    queuedSeconds: queued ? Number(queued[1]) : null,
     costMicros: cost ? parseUsd(cost[1] ?? '') : null,
   };
 }

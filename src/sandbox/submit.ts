@@ -3,6 +3,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { formatUsd } from '../money.js';
 import { isPlainObject } from '../plain-object.js';
 import type { SandboxConfig } from './config.js';
+import { sampleSeconds } from './durations.js';
 import { type Exchange, header, json, type Reply, retryAfterHeader } from './exchange.js';
 import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
 import { fail } from './http-error.js';
@@ -180,13 +181,16 @@ function decideTimeline(
   const failed =
     store.markers.take(prompt, markers, 'fail')?.code ??
     pickCode(config.faults.job_failures, random('job_failures'));
-  const { min, max } = config.running_seconds;
-  const runningSeconds = markers.runSeconds ?? min + random('running_seconds') * (max - min);
+  const runningSeconds =
+    markers.runSeconds ??
+    sampleSeconds(config.running_seconds, (i) => random(i === 0 ? 'running_seconds' : 'running_seconds:1'));
+  const queuedSeconds =
+    markers.queuedSeconds ?? sampleSeconds(config.queued_seconds, (i) => random(`queued_seconds:${i}`));
   const timeoutMs = Math.round(config.job_timeout_seconds * 1000);
   return planTimeline(
     now,
     {
-      queuedMs: Math.round(config.queued_seconds * 1000),
+      queuedMs: Math.round(queuedSeconds * 1000),
       // A `timeout` fault is a job that never produces a result, so it hits the time limit itself.
       runningMs: failed === 'timeout' ? Number.POSITIVE_INFINITY : Math.round(runningSeconds * 1000),
       outcome:

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { durationModel, priorModel } from '../../src/runner/duration-model.js';
-import { earliestLookAt, type LookLimitInput, minimumGapMs } from '../../src/runner/look-limits.js';
+import {
+  creditAt,
+  earliestLookAt,
+  type LookLimitInput,
+  lookCredit,
+  pollsFor,
+  pollsOver,
+  windowCap,
+} from '../../src/runner/look-limits.js';
 
 /**
  * The exact values of the look-timing rules, worked out by hand, so that a change to any constant
@@ -11,71 +19,81 @@ const S = 1000;
 const TAIL = 0.001;
 const curve = (kernel: number, tail = 1) => (1 - TAIL) * kernel + TAIL * tail;
 
-describe('minimumGapMs', () => {
-  it('is Retry-After per job followed, for one to ten jobs', () => {
-    expect(minimumGapMs(10 * S, 0)).toBe(10 * S);
-    expect(minimumGapMs(10 * S, 1)).toBe(10 * S);
-    expect(minimumGapMs(10 * S, 4)).toBe(2.5 * S);
-    expect(minimumGapMs(10 * S, 10)).toBe(1 * S);
-    expect(minimumGapMs(10 * S, 50)).toBe(1 * S);
+describe('the per-job poller budget', () => {
+  it('counts one poll per Retry-After of a job, the final one included, at least one', () => {
+    expect(pollsFor(0, 10 * S)).toBe(1);
+    expect(pollsFor(10 * S, 10 * S)).toBe(1);
+    expect(pollsFor(10 * S + 1, 10 * S)).toBe(2);
+    expect(pollsFor(25 * S, 10 * S)).toBe(3);
+    // A Retry-After of zero is read as one millisecond, never a division by zero.
+    expect(pollsFor(5, 0)).toBe(5);
+  });
+
+  it('counts the polls sent so far from the first, one Retry-After after the start', () => {
+    expect(pollsOver(0, 9999, 10 * S)).toBe(0);
+    expect(pollsOver(0, 10 * S, 10 * S)).toBe(1);
+    expect(pollsOver(5 * S, 34 * S, 10 * S)).toBe(2);
+    expect(pollsOver(5 * S, 0, 10 * S)).toBe(0);
+  });
+
+  it('is what the poller earned less the looks and the extra requests', () => {
+    expect(lookCredit(10, 3, 2)).toBe(5);
+    expect(lookCredit(1, 3, 0)).toBe(-2);
+  });
+
+  it("caps a window at the per-job poller's busiest one, never below the run's start", () => {
+    expect(windowCap(0)).toBe(4);
+    expect(windowCap(1)).toBe(4);
+    expect(windowCap(3)).toBe(6);
+    expect(windowCap(4)).toBe(8);
+    expect(windowCap(200)).toBe(400);
   });
 });
 
 describe('earliestLookAt', () => {
-  const waiting: LookLimitInput = {
-    now: 0,
-    lastPollAt: null,
+  const base: LookLimitInput = {
+    now: 20 * S,
+    lastPollAt: 18 * S,
     retryAfterMs: 10 * S,
-    following: 2,
-    oldestStart: 5 * S,
-    queued: 3,
-    recentLooks: [],
+    running: [{ startedAt: 0 }, { startedAt: 5 * S }],
+    credit: 1,
+    queued: 0,
+    recentRequests: [],
+    windowCap: 6,
   };
 
-  it('while items wait, counts the gap from the last look, or from the oldest job before any', () => {
-    expect(earliestLookAt(waiting)).toBe(10 * S);
-    expect(earliestLookAt({ ...waiting, lastPollAt: 8 * S })).toBe(13 * S);
-    expect(earliestLookAt({ ...waiting, lastPollAt: 8 * S, now: 20 * S })).toBe(20 * S);
+  it('adds the polls the running jobs earn between now and then to the credit', () => {
+    expect(creditAt(base, 20 * S)).toBe(1);
+    // The second job earns its second poll at 25 s, the first its third at 30 s.
+    expect(creditAt(base, 25 * S - 1)).toBe(1);
+    expect(creditAt(base, 25 * S)).toBe(2);
+    expect(creditAt(base, 30 * S)).toBe(3);
   });
 
-  const done: LookLimitInput = { ...waiting, queued: 0, now: 20 * S, following: 1 };
-
-  it('with nothing to submit, looks at once while the last Retry-After has room', () => {
-    expect(earliestLookAt({ ...done, recentLooks: [] })).toBe(20 * S);
-    // A look exactly one Retry-After ago has left the window.
-    expect(earliestLookAt({ ...done, recentLooks: [{ at: 10 * S, finished: 0 }] })).toBe(20 * S);
-    // Two jobs followed: two looks per window.
-    const oneLook = [{ at: 15 * S, finished: 0 }];
-    expect(earliestLookAt({ ...done, following: 2, recentLooks: oneLook })).toBe(20 * S);
+  it('looks at once with credit and room, but never sooner than a tenth of Retry-After after the last', () => {
+    expect(earliestLookAt(base, base.lastPollAt)).toBe(20 * S);
+    expect(earliestLookAt({ ...base, lastPollAt: 19.5 * S }, 19.5 * S)).toBe(20.5 * S);
+    expect(earliestLookAt(base, null, 24 * S)).toBe(24 * S);
   });
 
-  it('otherwise waits until enough looks have left the window', () => {
-    const looks = [
-      { at: 12 * S, finished: 0 },
-      { at: 15 * S, finished: 0 },
-      { at: 18 * S, finished: 0 },
-    ];
-    expect(earliestLookAt({ ...done, recentLooks: looks })).toBe(28 * S);
-    expect(earliestLookAt({ ...done, following: 2, recentLooks: looks })).toBe(25 * S);
-    // With no job followed it still may look once per window.
-    expect(earliestLookAt({ ...done, following: 0, recentLooks: looks })).toBe(28 * S);
+  it('without credit waits for the next poll the jobs earn, or one Retry-After after the last look', () => {
+    const broke = { ...base, credit: 0 };
+    expect(earliestLookAt(broke, 18 * S)).toBe(25 * S);
+    expect(earliestLookAt({ ...broke, running: [{ startedAt: 0 }] }, 18 * S)).toBe(28 * S);
+    expect(earliestLookAt({ ...broke, credit: -3, running: [{ startedAt: 0 }] }, 18 * S)).toBe(28 * S);
+    // Before any look the Retry-After is counted from the oldest job's start.
+    expect(earliestLookAt({ ...broke, credit: -3, running: [{ startedAt: 12 * S }] }, null)).toBe(22 * S);
   });
 
-  it('gives the looks of the jobs that finished in the window to the ones left', () => {
-    const looks = [
-      { at: 12 * S, finished: 1 },
-      { at: 15 * S, finished: 0 },
-    ];
-    // One followed plus one finished: two looks per window, both spent. At 22 s the look that saw
-    // the finish leaves the window, and its credit with it: one look per window, until 25 s.
-    expect(earliestLookAt({ ...done, recentLooks: looks })).toBe(25 * S);
-    expect(earliestLookAt({ ...done, recentLooks: [{ at: 15 * S, finished: 1 }] })).toBe(20 * S);
-  });
-
-  it('never looks more than ten times per Retry-After, however many jobs', () => {
-    const looks = Array.from({ length: 10 }, (_, i) => ({ at: 11 * S + i * 100, finished: 0 }));
-    expect(earliestLookAt({ ...done, following: 50, recentLooks: looks })).toBe(21 * S);
-    expect(earliestLookAt({ ...done, following: 50, recentLooks: looks.slice(1) })).toBe(20 * S);
+  it('waits until enough requests have left the window, keeping room for the POSTs a look sets off', () => {
+    const sent = [11 * S, 12 * S, 13 * S, 14 * S, 15 * S, 16 * S];
+    expect(earliestLookAt({ ...base, recentRequests: sent }, 18 * S)).toBe(21 * S);
+    expect(earliestLookAt({ ...base, recentRequests: sent.slice(1) }, 18 * S)).toBe(20 * S);
+    // Two items waiting and two jobs running: two places kept, so four requests fill the window.
+    const posts = { ...base, queued: 2, recentRequests: sent.slice(2) };
+    expect(earliestLookAt(posts, 18 * S)).toBe(23 * S);
+    expect(earliestLookAt({ ...posts, queued: 1 }, 18 * S)).toBe(20 * S);
+    expect(earliestLookAt({ ...posts, windowCap: 1 }, 18 * S)).toBe(26 * S);
   });
 });
 

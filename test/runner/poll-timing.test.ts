@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { durationModel } from '../../src/runner/duration-model.js';
-import { earliestLookAt, minimumGapMs } from '../../src/runner/look-limits.js';
+import {
+  creditAt,
+  earliestLookAt,
+  lookCredit,
+  pollsFor,
+  pollsOver,
+  windowCap,
+} from '../../src/runner/look-limits.js';
 import { nextPollAt, type PollTimingInput } from '../../src/runner/poll-timing.js';
 
 const S = 1000;
@@ -12,7 +19,11 @@ const base: PollTimingInput = {
   running: [{ startedAt: 0 }, { startedAt: 0 }, { startedAt: 0 }],
   durationsMs: [],
   queued: 6,
-  recentLooks: [],
+  slots: 3,
+  handsOn: true,
+  credit: 10,
+  recentRequests: [],
+  windowCap: windowCap(3),
 };
 const about20s = [18 * S, 22 * S, 20 * S, 19 * S, 21 * S];
 
@@ -21,61 +32,88 @@ describe('nextPollAt', () => {
     expect(nextPollAt({ ...base, running: [] })).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('knowing no duration yet, looks first after a guess from Retry-After, then at its cadence', () => {
-    const first = nextPollAt(base);
-    expect(first).toBeGreaterThan(10 * S);
+  it('at the start, looks no sooner than the per-job poller polls: Retry-After after the POSTs', () => {
+    // The account read, the new ledger's check, three POSTs and the probe: the window is full and
+    // the credit is the six waiting items less the check and the probe.
+    const start = { ...base, credit: lookCredit(6, 1, 1), recentRequests: [0, 0, 0, 0, 0, 0] };
+    const first = nextPollAt(start);
+    expect(first).toBeGreaterThanOrEqual(10 * S);
     expect(first).toBeLessThan(20 * S);
-    expect(nextPollAt({ ...base, lastPollAt: first, now: first })).toBe(first + 10 * S);
   });
 
-  it('knowing no duration yet, looks sooner at many jobs than at few', () => {
-    const many = Array.from({ length: 200 }, () => ({ startedAt: 0 }));
-    const first = nextPollAt({ ...base, retryAfterMs: S, running: many, queued: 800 });
-    expect(first).toBeGreaterThanOrEqual(S);
-    expect(first).toBeLessThan(1.2 * S);
+  it('knowing the durations, spends the budget evenly where finishes fall: Retry-After / 3 for 3 jobs', () => {
+    const ages = {
+      ...base,
+      now: 20 * S,
+      lastPollAt: 20 * S,
+      running: [{ startedAt: 0 }, { startedAt: 4 * S }, { startedAt: 8 * S }],
+    };
+    expect(nextPollAt({ ...ages, durationsMs: about20s })).toBeCloseTo(20 * S + (10 * S) / 3, -1);
+  });
+
+  it('skips the time when no job can have finished, by the durations seen, for at most Retry-After', () => {
+    const young = { ...base, now: 2 * S, lastPollAt: 2 * S, durationsMs: about20s };
+    // Even spending would look at 5.3 s; the jobs of about 20 s cannot have finished by then.
+    expect(nextPollAt(young)).toBe(12 * S);
+    // Once a finish may be waiting, the look is not put off.
+    const older = { ...young, now: 15 * S, lastPollAt: 15 * S };
+    expect(nextPollAt(older)).toBeLessThan(15 * S + (10 * S) / 3 + 1);
+  });
+
+  it('with nothing known and nothing waiting for a slot, looks at the service cadence', () => {
+    const alone = { ...base, now: 13 * S, lastPollAt: 13 * S, queued: 0 };
+    expect(nextPollAt(alone)).toBe(23 * S);
+  });
+
+  it('a batch that fits its slots from the start is looked at at the service cadence to its end', () => {
+    const fits = {
+      ...base,
+      now: 16 * S,
+      lastPollAt: 16 * S,
+      queued: 0,
+      handsOn: false,
+      running: [{ startedAt: 0 }],
+      durationsMs: about20s,
+      credit: 6,
+    };
+    expect(nextPollAt(fits)).toBe(26 * S);
+  });
+
+  it('once nothing waits, spends the saved credit on the last job, sooner than an even spread', () => {
+    const last = {
+      ...base,
+      now: 16 * S,
+      lastPollAt: 16 * S,
+      queued: 0,
+      running: [{ startedAt: 0 }],
+      durationsMs: about20s,
+      credit: 6,
+    };
+    const at = nextPollAt(last);
+    expect(at).toBeLessThan(16 * S + (10 * S) / 3);
+    expect(at).toBeGreaterThanOrEqual(17 * S);
   });
 
   it('scales with Retry-After, which --poll-interval replaces', () => {
-    const fast = nextPollAt({ ...base, retryAfterMs: S, durationsMs: about20s.map((d) => d / 10) });
-    const slow = nextPollAt({ ...base, durationsMs: about20s });
+    const ages = {
+      ...base,
+      now: 20 * S,
+      lastPollAt: 20 * S,
+      running: [{ startedAt: 0 }, { startedAt: 4 * S }, { startedAt: 8 * S }],
+    };
+    const slow = nextPollAt({ ...ages, durationsMs: about20s });
+    const fast = nextPollAt({
+      ...ages,
+      now: 2 * S,
+      lastPollAt: 2 * S,
+      retryAfterMs: S,
+      running: ages.running.map((job) => ({ startedAt: job.startedAt / 10 })),
+      durationsMs: about20s.map((d) => d / 10),
+    });
     expect(fast).toBeCloseTo(slow / 10, -2);
   });
 
-  it('after jobs of about 20 s, waits until a finish is likely instead of looking every 10 s', () => {
-    const at = nextPollAt({ ...base, durationsMs: about20s });
-    expect(at).toBeGreaterThan(15 * S);
-    expect(at).toBeLessThan(21 * S);
-  });
-
-  it('looks sooner when more jobs may finish, later when they started later', () => {
-    const durationsMs = [18 * S, 22 * S, 26 * S];
-    const one = nextPollAt({ ...base, durationsMs, running: [{ startedAt: 0 }] });
-    const three = nextPollAt({ ...base, durationsMs });
-    const later = nextPollAt({ ...base, durationsMs, running: [{ startedAt: 5 * S }] });
-    expect(three).toBeLessThan(one);
-    expect(later).toBeGreaterThan(one);
-  });
-
-  it('with nothing left to submit, waits until the last of the jobs has likely finished', () => {
-    const waiting = nextPollAt({ ...base, durationsMs: about20s });
-    const last = nextPollAt({ ...base, durationsMs: about20s, queued: 0 });
-    expect(last).toBeGreaterThan(waiting);
-    expect(last).toBeGreaterThan(20 * S);
-    expect(last).toBeLessThan(26 * S);
-  });
-
-  it('keeps looking, at most at the service cadence, for a job older than every finished one', () => {
-    const straggler = {
-      ...base,
-      now: 60 * S,
-      lastPollAt: 60 * S,
-      durationsMs: [20 * S],
-      running: [{ startedAt: 0 }],
-    };
-    expect(nextPollAt(straggler)).toBe(70 * S);
-  });
-
-  it('never looks sooner than a per-job poller would send its requests', () => {
+  it('never looks beyond the per-job poller: credit for it, room in the window, Retry-After / 10 apart', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 120_000 }), { minLength: 1, maxLength: 30 }),
@@ -83,63 +121,72 @@ describe('nextPollAt', () => {
         fc.integer({ min: 0, max: 120_000 }),
         fc.integer({ min: 500, max: 20_000 }),
         fc.integer({ min: 0, max: 5 }),
-        fc.array(
-          fc.record({ ago: fc.integer({ min: 0, max: 20_000 }), finished: fc.integer({ min: 0, max: 3 }) }),
-        ),
-        (starts, durationsMs, lastPollAt, retryAfterMs, queued, earlier) => {
+        fc.integer({ min: -3, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 12 }),
+        (starts, durationsMs, lastPollAt, retryAfterMs, queued, credit, ago) => {
           const running = starts.map((startedAt) => ({ startedAt }));
           const now = lastPollAt + 1;
-          const recentLooks = [
-            ...earlier.map((look) => ({ at: lastPollAt - look.ago, finished: look.finished })),
-            { at: lastPollAt, finished: 0 },
-          ]
-            .filter((look) => look.at > now - retryAfterMs)
-            .sort((a, b) => a.at - b.at);
-          const input = { ...base, now, lastPollAt, retryAfterMs, running, durationsMs, queued, recentLooks };
+          const recentRequests = ago
+            .map((back) => lastPollAt - back)
+            .filter((at) => at > now - retryAfterMs)
+            .sort((a, b) => a - b);
+          const cap = windowCap(3);
+          const input = {
+            ...base,
+            now,
+            lastPollAt,
+            retryAfterMs,
+            running,
+            durationsMs,
+            queued,
+            credit,
+            recentRequests,
+            windowCap: cap,
+          };
           const at = nextPollAt(input);
           expect(Number.isFinite(at)).toBe(true);
           expect(at).toBeGreaterThanOrEqual(now);
-          if (queued > 0) {
-            expect(at).toBeGreaterThanOrEqual(lastPollAt + minimumGapMs(retryAfterMs, running.length));
-            return;
-          }
-          // In the Retry-After before the look, no more looks than jobs followed in it (at most 10).
-          const inWindow = recentLooks.filter((look) => look.at > at - retryAfterMs);
-          const followed = running.length + inWindow.reduce((sum, look) => sum + look.finished, 0);
-          expect(inWindow.length + 1).toBeLessThanOrEqual(Math.min(followed, 10));
+          expect(at).toBeGreaterThanOrEqual(lastPollAt + retryAfterMs / 10);
+          // Credit for the look, or a whole Retry-After since the last one (the per-job poller's rate).
+          if (at < lastPollAt + retryAfterMs) expect(creditAt(input, at)).toBeGreaterThanOrEqual(1);
+          expect(recentRequests.filter((sent) => sent > at - retryAfterMs).length).toBeLessThan(cap);
         },
       ),
-      // Found by CI: the look that found two jobs finished leaves the window before the chosen time.
-      { examples: [[[0], [100], 0, 500, 0, [{ ago: 350, finished: 2 }]]] },
     );
   });
 });
 
-describe('earliestLookAt', () => {
-  const limits = {
-    now: 12 * S,
-    lastPollAt: 10 * S,
-    retryAfterMs: 10 * S,
-    following: 2,
-    oldestStart: 0,
-    queued: 1,
-    recentLooks: [{ at: 10 * S, finished: 1 }],
-  };
+describe('look limits', () => {
+  const limits = { ...base, now: 12 * S, lastPollAt: 10 * S };
 
-  it('while items wait, keeps Retry-After / n between looks', () => {
-    expect(earliestLookAt(limits)).toBe(15 * S);
+  it('counts what a per-job poller polls: one per Retry-After lived, the final one included', () => {
+    expect(pollsOver(0, 9_999, 10 * S)).toBe(0);
+    expect(pollsOver(0, 10 * S, 10 * S)).toBe(1);
+    expect(pollsFor(17 * S, 10 * S)).toBe(2);
+    expect(pollsFor(20 * S, 10 * S)).toBe(2);
+    expect(pollsFor(50, 10 * S)).toBe(1);
+    expect(lookCredit(9, 4, 2)).toBe(3);
   });
 
-  it('with nothing left to submit, lets the looks of jobs that finished go to the ones left', () => {
-    const looks = [
-      { at: 4 * S, finished: 1 },
-      { at: 10 * S, finished: 1 },
-    ];
-    // Two followed now and two finished in the window: a third and fourth look fit at once.
-    expect(earliestLookAt({ ...limits, queued: 0, recentLooks: looks })).toBe(12 * S);
-    // One followed and none finished in the window: the window must first empty.
-    const quiet = [{ at: 10 * S, finished: 0 }];
-    expect(earliestLookAt({ ...limits, queued: 0, following: 1, recentLooks: quiet })).toBe(20 * S);
+  it('without credit, waits until a running job earns a poll, or a whole Retry-After has passed', () => {
+    const broke = { ...limits, credit: 0, running: [{ startedAt: 5 * S }, { startedAt: 7 * S }] };
+    expect(earliestLookAt(broke, broke.lastPollAt)).toBe(15 * S);
+    expect(creditAt(broke, 17 * S)).toBe(2);
+    const deep = { ...broke, credit: -5 };
+    expect(earliestLookAt(deep, deep.lastPollAt)).toBe(20 * S);
+  });
+
+  it('with a full window, waits until its oldest request leaves it, keeping room for two POSTs', () => {
+    const full = { ...limits, queued: 0, recentRequests: [3 * S, 4 * S, 5 * S, 6 * S, 8 * S, 10 * S] };
+    expect(earliestLookAt(full, full.lastPollAt)).toBe(13 * S);
+    expect(earliestLookAt({ ...full, queued: 6 }, full.lastPollAt)).toBe(15 * S);
+  });
+
+  it("the window holds no more than a per-job poller's busiest one, nor less than the run's start", () => {
+    expect(windowCap(3)).toBe(6);
+    expect(windowCap(200)).toBe(400);
+    expect(windowCap(1)).toBe(4);
+    expect(windowCap(0)).toBe(4);
   });
 });
 
