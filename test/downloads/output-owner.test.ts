@@ -1,4 +1,14 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -44,6 +54,36 @@ describe('who owns an output folder', () => {
       problem: 'it is not a mediabatch owner marker',
     });
     expect(parseMarker(folder, 'null')).toEqual({ problem: 'it is not a mediabatch owner marker' });
+    const marker = (fields: object) => JSON.stringify({ mediabatch_output_folder: 1, ...fields });
+    expect(parseMarker(folder, marker({ manifest: 5, ledger: '/l.sqlite' }))).toEqual({
+      problem: 'it is not a mediabatch owner marker',
+    });
+    expect(parseMarker(folder, marker({ manifest: 'spring', ledger: null }))).toEqual({
+      problem: 'it is not a mediabatch owner marker',
+    });
+  });
+
+  it('reads a marker without a service as an unknown service: the owner is the ledger and batch', () => {
+    const owner = { manifest: 'spring', ledger: '/l.sqlite', service: 'unknown' };
+    expect(
+      parseMarker(folder, '{"mediabatch_output_folder":1,"manifest":"spring","ledger":"/l.sqlite"}'),
+    ).toEqual(owner);
+    const numbered = '{"mediabatch_output_folder":1,"manifest":"spring","ledger":"/l.sqlite","service":7}';
+    expect(parseMarker(folder, numbered)).toEqual(owner);
+  });
+
+  it('reads a folder that is not there, or is a file, as unclaimed; a marker it cannot read as unreadable', () => {
+    const root = tempDir('owner-read-');
+    expect(checkOwner(join(root, 'missing'), spring)).toEqual({ kind: 'unclaimed' });
+    // A file where the folder would be: the run's downloads report it, the claim does not.
+    writeFileSync(join(root, 'file'), 'x');
+    expect(checkOwner(join(root, 'file'), spring)).toEqual({ kind: 'unclaimed' });
+    const odd = join(root, 'odd');
+    mkdirSync(join(odd, OWNER_MARKER), { recursive: true });
+    expect(checkOwner(odd, spring)).toEqual({
+      kind: 'unreadable',
+      reason: expect.stringMatching(/^EISDIR: illegal operation on a directory, read/),
+    });
   });
 
   it('claims a folder once: the first ledger wins, the second is told who owns it', () => {
@@ -62,4 +102,76 @@ describe('who owns an output folder', () => {
     writeFileSync(join(broken, OWNER_MARKER), '{');
     expect(claimFolder(broken, me, 'now')).toEqual({ kind: 'unreadable', reason: 'it is not JSON' });
   });
+
+  it('leaves only the marker, readable by all and written by none but its owner even under umask 0', () => {
+    const out = join(tempDir('owner-mode-'), 'out');
+    const umask = process.umask(0);
+    try {
+      expect(claimFolder(out, spring, 'now')).toEqual({ kind: 'mine' });
+    } finally {
+      process.umask(umask);
+    }
+    expect(readdirSync(out)).toEqual([OWNER_MARKER]);
+    expect(statSync(join(out, OWNER_MARKER)).mode & 0o777).toBe(0o644);
+  });
+
+  it('writes nothing into a folder another ledger owns or whose marker it cannot read', () => {
+    const root = tempDir('owner-other-');
+    const past = new Date('2020-01-01T00:00:00Z');
+    for (const [name, text, kind] of [
+      ['other', markerText(join(root, 'other'), { ...spring, manifest: 'summer' }, 'then'), 'other'],
+      ['broken', '{', 'unreadable'],
+    ] as const) {
+      const out = join(root, name);
+      mkdirSync(out);
+      writeFileSync(join(out, OWNER_MARKER), text);
+      // Any name made and removed in the folder would move its modification time.
+      utimesSync(out, past, past);
+      expect(claimFolder(out, spring, 'now')).toMatchObject({ kind });
+      expect(readdirSync(out)).toEqual([OWNER_MARKER]);
+      expect(statSync(out).mtimeMs).toBe(past.getTime());
+      expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(text);
+    }
+  });
+
+  it("never replaces a name already at the marker's place: losing the race is not mine", () => {
+    // The marker's name taken between the check and the link, as by a second first run: a link
+    // to nowhere reads as no marker, and cannot be linked over.
+    const out = join(tempDir('owner-race-'), 'out');
+    mkdirSync(out);
+    symlinkSync('nowhere', join(out, OWNER_MARKER));
+    expect(claimFolder(out, spring, 'now')).toEqual({ kind: 'unclaimed' });
+    expect(readlinkSync(join(out, OWNER_MARKER))).toBe('nowhere');
+    expect(readdirSync(out)).toEqual([OWNER_MARKER]);
+  });
+
+  it('passes on a failure to write the marker, with its own cause, and leaves nothing', () => {
+    const root = tempDir('owner-fail-');
+    // The temporary marker's name leads nowhere: the write fails with ENOENT.
+    const lost = join(root, 'lost');
+    mkdirSync(lost);
+    symlinkSync(join(root, 'no', 'such', 'folder'), join(lost, `.mediabatch-owner.${process.pid}.mbtmp`));
+    expect(() => claimFolder(lost, spring, 'now')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(readdirSync(lost)).toEqual([]);
+    // A folder its user may not write: EACCES, not the failed clean-up of a file never made.
+    const locked = join(root, 'locked');
+    mkdirSync(locked);
+    chmodSync(root, 0o755);
+    chmodSync(locked, 0o555);
+    expect(() => asUnprivileged(() => claimFolder(locked, spring, 'now'))).toThrow(
+      expect.objectContaining({ code: 'EACCES' }),
+    );
+    expect(readdirSync(locked)).toEqual([]);
+  });
 });
+
+/** Runs `act` without root's right to write anywhere (root ignores a folder's permissions). */
+function asUnprivileged<T>(act: () => T): T {
+  if (process.getuid?.() !== 0) return act();
+  process.seteuid!(65534);
+  try {
+    return act();
+  } finally {
+    process.seteuid!(0);
+  }
+}

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest, type Manifest, parseManifest } from '../../src/manifest/index.js';
 import {
+  combinationCount,
   isTemplateError,
   parseTemplate,
   renderTemplate,
   type Template,
   varCombinations,
+  varText,
 } from '../../src/manifest/template.js';
 
 function parse(text: string, files: Record<string, string> = {}): ReturnType<typeof parseManifest> {
@@ -57,6 +59,51 @@ describe('prompt templates', () => {
       message: expect.stringContaining('not a placeholder'),
     });
     expect(parseTemplate('{}')).toMatchObject({ offset: 0 });
+  });
+
+  it('parses into literal pieces and placeholders, no empty piece, each variable named once', () => {
+    // Parsed once and rendered for every item that shares the prompt: an empty piece would be
+    // appended 100,000 times for nothing, and a name listed twice checked twice.
+    expect(parseTemplate('{a}{b}-{a}')).toEqual({
+      parts: [{ name: 'a' }, { name: 'b' }, '-', { name: 'a' }],
+      names: ['a', 'b'],
+    });
+    expect(parseTemplate('x {a} y')).toEqual({ parts: ['x ', { name: 'a' }, ' y'], names: ['a'] });
+    expect(parseTemplate('')).toEqual({ parts: [], names: [] });
+  });
+
+  it('tells a mistake from a template', () => {
+    expect(isTemplateError(parseTemplate('A {animal'))).toBe(true);
+    expect(isTemplateError(parseTemplate('A {animal}'))).toBe(false);
+    expect(isTemplateError(parseTemplate('no placeholder'))).toBe(false);
+  });
+
+  it('refuses a manifest whose prompt has a stray brace, at the prompt and the character', () => {
+    const bad = parse('version: 1\nname: t\nprompt: "A {animal"\nvars: {animal: fox}\nitems:\n  - {id: a}\n');
+    expect(bad.ok ? [] : bad.problems.map((p) => [p.line, p.path, p.message])).toEqual([
+      [
+        3,
+        'prompt',
+        "unclosed brace: a '{' has no '}' (write '{{' for a literal brace) (at character 3 of the prompt)",
+      ],
+    ]);
+  });
+
+  it('prints numbers and booleans as YAML shows them, and strings as written', () => {
+    expect(varText(1.5)).toBe('1.5');
+    expect(varText(3)).toBe('3');
+    expect(varText(false)).toBe('false');
+    expect(varText('007')).toBe('007');
+  });
+
+  it('counts the combinations without making them: lists multiply, scalars count once', () => {
+    expect(combinationCount({})).toBe(1);
+    // A string has a length too: only lists multiply.
+    expect(combinationCount({ mood: 'calm', n: 5, ok: true })).toBe(1);
+    const vars = { a: [1, 2, 3], fixed: 'xy', b: ['p', 'q'] };
+    expect(combinationCount(vars)).toBe(6);
+    expect(combinationCount(vars)).toBe(varCombinations(vars).length);
+    expect(combinationCount({ a: [1, 2], none: [] })).toBe(0);
   });
 
   it('expands every combination, the first list varying slowest, scalars in each', () => {

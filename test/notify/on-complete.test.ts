@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../src/notify/on-complete.js';
-import { signatureHeader } from '../../src/notify/sign.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../../src/notify/sign.js';
 
 describe('parseCommand: --on-complete words without a shell', () => {
   it.each([
@@ -39,5 +40,12 @@ describe('signatureHeader', () => {
     const digest = createHmac('sha256', 'k').update(`1700000000.${body}`).digest('hex');
     expect(signatureHeader('k', body, 1_700_000_000.9)).toBe(`t=1700000000,v1=${digest}`);
     expect(digest).toHaveLength(64);
+  });
+
+  it('travels in the header receivers check, the one docs/overnight.md names', () => {
+    // Receivers look the header up by this name; renaming it breaks every receiver silently.
+    expect(SIGNATURE_HEADER).toBe('x-mediabatch-signature');
+    const guide = readFileSync(new URL('../../docs/overnight.md', import.meta.url), 'utf8');
+    expect(guide).toContain(`request.headers['${SIGNATURE_HEADER}']`);
   });
 });
