@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { downloadToFile, isLocalFsError, redactUrl, TEMP_SUFFIX } from '../../src/downloads/save-file.js';
+import {
+  downloadToFile,
+  errorCode,
+  isLocalFsError,
+  redactUrl,
+  TEMP_SUFFIX,
+} from '../../src/downloads/save-file.js';
 import { openDescriptors, traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
@@ -140,7 +146,8 @@ describe('downloadToFile', () => {
     const target = join(dir, 'missing', 'a.mp4');
     const dispatcher = serve(200, BODY, { 'content-length': String(BODY.length) });
     const outcome = await downloadToFile(SIGNED, () => target, { dispatcher });
-    expect(outcome).toMatchObject({ kind: 'error', local: true });
+    // The errno reaches the caller, which tells a fault of every item (a full disk) from one file's.
+    expect(outcome).toMatchObject({ kind: 'error', local: true, code: 'ENOENT' });
     expect((outcome as { message: string }).message).toMatch(
       new RegExp(`^saving ${target} from ${ORIGIN}/v1/files/job_1/0 failed: .*ENOENT`),
     );
@@ -187,6 +194,8 @@ describe('downloadToFile', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/f`;
       const outcome = await downloadToFile(url, () => join(dir, 'a.mp4'), { timeoutMs: 200 });
       expect(outcome).toMatchObject({ kind: 'error', local: false });
+      // undici's timeout has a code of its own, but only a local fault's code may stop a run.
+      expect(outcome).not.toHaveProperty('code');
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       server.closeAllConnections();
@@ -322,6 +331,16 @@ describe('isLocalFsError', () => {
     ['undefined', undefined],
   ])('does not count %s', (_label, error) => {
     expect(isLocalFsError(error)).toBe(false);
+  });
+});
+
+describe('errorCode', () => {
+  it('is the errno code of an error that has one as text, and undefined otherwise', () => {
+    expect(errorCode(Object.assign(new Error('full'), { code: 'ENOSPC' }))).toBe('ENOSPC');
+    expect(errorCode(Object.assign(new Error('odd'), { code: 28 }))).toBeUndefined();
+    expect(errorCode(new Error('plain'))).toBeUndefined();
+    expect(errorCode(null)).toBeUndefined();
+    expect(errorCode(undefined)).toBeUndefined();
   });
 });
 

@@ -85,6 +85,23 @@ describe('earliestLookAt', () => {
     expect(earliestLookAt({ ...broke, credit: -3, running: [{ startedAt: 12 * S }] }, null)).toBe(22 * S);
   });
 
+  it('before any look, looks from now, and counts Retry-After from the oldest of several jobs', () => {
+    const first = { ...base, now: 0, lastPollAt: null, running: [{ startedAt: 0 }] };
+    expect(earliestLookAt(first, null)).toBe(0);
+    const broke = {
+      ...base,
+      credit: -3,
+      lastPollAt: null,
+      running: [{ startedAt: 15 * S }, { startedAt: 12 * S }],
+    };
+    expect(earliestLookAt(broke, null)).toBe(22 * S);
+  });
+
+  it('once a Retry-After has passed since the last look, looks whatever the credit', () => {
+    expect(earliestLookAt({ ...base, credit: 0, lastPollAt: 5 * S }, 5 * S)).toBe(20 * S);
+    expect(earliestLookAt({ ...base, credit: -4, lastPollAt: 10 * S }, 10 * S)).toBe(20 * S);
+  });
+
   it('waits until enough requests have left the window, keeping room for the POSTs a look sets off', () => {
     const sent = [11 * S, 12 * S, 13 * S, 14 * S, 15 * S, 16 * S];
     expect(earliestLookAt({ ...base, recentRequests: sent }, 18 * S)).toBe(21 * S);

@@ -42,7 +42,10 @@ describe('honest estimates', () => {
     expect(doc.totals).toMatchObject({ expected_usd: null, expected_items: 0, expected_samples: 0 });
     const run = await runAgainst(sandbox, p, ['--only', 'a', 'b']);
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(NO_PRICE);
+    // run's plan line speaks of the items --only selects, in the same words.
+    expect(run.stdout.split('\n')[0]).toBe(
+      'Plan: 2 new; at most $1.00 (no price seen yet for this model and input) (budget left $2.00 of $2.00).',
+    );
   });
 
   it("after a run, the summary's spend and the next plan's expectation agree with the ledger", async () => {
