@@ -4,15 +4,15 @@ import { ApiError } from '../../api/errors.js';
 import { ExitCode, UserError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import type { AttemptRecord } from '../../ledger/records.js';
+import { forSandbox, ledgerPathFor, manifestOrExit } from '../../lib/common.js';
+import type { SandboxHandle } from '../../lib/embedded-sandbox.js';
+import { startEmbeddedSandbox } from '../../lib/embedded-sandbox.js';
+import { lockLedger } from '../../lib/ledger-access.js';
+import { describeFailure } from '../../lib/preflight.js';
+import { checkServiceForLedger, serviceTarget, serviceTimings } from '../../lib/service-check.js';
 import { formatUsdHuman } from '../../money.js';
-import type { SandboxHandle } from '../../sandbox/index.js';
 import { didYouMean } from '../../suggest.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../common.js';
 import type { Command } from '../io.js';
-import { lockLedger } from '../ledger-access.js';
-import { describeFailure } from '../preflight.js';
-import { checkServiceForLedger, serviceTarget, serviceTimings } from '../service-check.js';
-import { startEmbeddedSandbox } from './embedded-sandbox.js';
 
 /**
  * `mediabatch forget <manifest> [id...]`: the way out when the service lost jobs the ledger holds

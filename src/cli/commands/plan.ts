@@ -1,10 +1,5 @@
 import { ExitCode, UserError } from '../../errors.js';
 import { stopOnJobsUnknownToLedger } from '../../import/known-jobs-check.js';
-import type { Manifest } from '../../manifest/index.js';
-import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
-import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
-import { planTextChunks } from '../../report/render-plan.js';
-import { cleanText } from '../../report/render-text.js';
 import {
   type Connection,
   connectionFromEnv,
@@ -12,14 +7,19 @@ import {
   ledgerPathFor,
   manifestOrExit,
   saveCommand,
-} from '../common.js';
+} from '../../lib/common.js';
+import { planSource, withLedger } from '../../lib/ledger-read.js';
+import { filesUnder } from '../../lib/output-files.js';
+import { outputFolderRefusal } from '../../lib/output-folder.js';
+import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../../lib/service.js';
+import { checkAccount, clientFor, serviceTimings } from '../../lib/service-check.js';
+import type { Manifest } from '../../manifest/index.js';
+import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
+import { type AccountCheck, buildPlan } from '../../report/plan-report.js';
+import { planTextChunks } from '../../report/render-plan.js';
+import { cleanText } from '../../report/render-text.js';
 import type { CliIo, Command } from '../io.js';
-import { planSource, withLedger } from '../ledger-read.js';
-import { filesUnder } from '../output-files.js';
-import { outputFolderRefusal } from '../output-folder.js';
 import type { CommandArgs } from '../parse-args.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../service.js';
-import { checkAccount, clientFor, serviceTimings } from '../service-check.js';
 
 /** The code plan gives an account check that got no answer in time (not the service's). */
 const SLOW = 'no_answer_in_time';
