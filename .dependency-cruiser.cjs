@@ -12,12 +12,10 @@
  *   src/*.ts (errors, money, ...)        the bottom layer: imports nothing of src/
  *
  * The sandbox emulates the service, so it shares with the client only what the wire itself
- * fixes (src/api/schemas.ts) and the bottom layer; only commands start it.
+ * fixes (src/api/schemas.ts) and the bottom layer; only the library (src/lib/) starts it.
  */
 const BOTTOM = '^src/(?!index[.]ts$)[^/]+[.]ts$';
 const SANDBOX = '^src/sandbox/';
-/** Commands whose logic has not moved into src/lib/ yet (forget, plan's account check). */
-const COMMANDS_NOT_YET_CLIENTS = '^src/cli/commands/(forget|plan)[.]ts$';
 
 module.exports = {
   forbidden: [
@@ -76,7 +74,7 @@ module.exports = {
       comment:
         'A command parses flags, calls the library (src/lib/) and renders (report, ui); the decisions ' +
         'below it (ledger, service, runner) are reached through the library, as an API user reaches them.',
-      from: { path: '^src/cli/commands/', pathNot: COMMANDS_NOT_YET_CLIENTS },
+      from: { path: '^src/cli/commands/' },
       to: {
         path: '^src/',
         pathNot: ['^src/(cli|lib|ui|report)/', '^src/import/render[.]ts$', BOTTOM],
