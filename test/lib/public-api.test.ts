@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   exportItems,
+  importJobs,
   LedgerHeldError,
   loadManifest,
   ManifestError,
@@ -113,6 +114,28 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
       `the ledger ${p.ledger} is held by another live run; nothing was changed`,
     );
     expect((await first.result).exitCode).toBe(0);
+  });
+
+  it('importJobs rebuilds a lost ledger with the same checks; the next run pays nothing again', async () => {
+    sandbox = await startSandbox(fastConfig(), { port: 0 });
+    const p = project('lost', `${manifestYaml('lost')}${items(2)}`);
+    const manifest = loadManifest(p.manifest);
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    expect((await run(manifest, options).result).exitCode).toBe(0);
+    const charged = sandboxMoney(sandbox, 'lost').chargedMicros;
+    rmSync(p.ledger);
+    // A new ledger while the service holds the manifest's jobs: the run refuses, as the CLI's does.
+    await expect(run(manifest, options).result).rejects.toThrow(/import/);
+    rmSync(p.ledger);
+    const lines: string[] = [];
+    const summary = await importJobs(manifest, { ...options, log: (line) => lines.push(line) });
+    expect(summary.items.map((item) => [item.id, item.state])).toEqual([
+      ['i0', 'done'],
+      ['i1', 'done'],
+    ]);
+    expect(JSON.stringify({ summary, lines })).not.toContain(sandbox.apiKey);
+    expect((await run(manifest, options).result).exitCode).toBe(0);
+    expect(sandboxMoney(sandbox, 'lost').chargedMicros).toBe(charged);
   });
 
   it('misuse fails fast with a typed error naming the option, before anything is opened', () => {
