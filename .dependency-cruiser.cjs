@@ -2,17 +2,19 @@
  * The layers of src/, checked by `npm run check:structure` (docs/architecture.md explains them).
  *
  *   src/cli/main.ts, src/cli/cli.ts      entry point and command dispatch
- *   src/cli/commands/                    one module per command
- *   the rest of src/cli/                 what commands share: flags, parsing, help, io, common
+ *   src/cli/commands/                    one module per command: flags in, the library, rendering out
+ *   the rest of src/cli/                 what commands share: flags, parsing, help, io, the live view
+ *   src/index.ts, src/lib/               the library: the public API and every decision a run makes
+ *                                        (pre-flight, ledger binding, lock, sandbox, exit codes)
  *   src/report/, src/ui/                 what commands show (ui may use report, not the reverse)
  *   src/runner/                          one run: submit, watch, download, stop
  *   src/api/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
  *   src/*.ts (errors, money, ...)        the bottom layer: imports nothing of src/
  *
  * The sandbox emulates the service, so it shares with the client only what the wire itself
- * fixes (src/api/schemas.ts) and the bottom layer; only commands start it.
+ * fixes (src/api/schemas.ts) and the bottom layer; only the library (src/lib/) starts it.
  */
-const BOTTOM = '^src/[^/]+[.]ts$';
+const BOTTOM = '^src/(?!index[.]ts$)[^/]+[.]ts$';
 const SANDBOX = '^src/sandbox/';
 
 module.exports = {
@@ -58,6 +60,26 @@ module.exports = {
       comment: 'The files beside cli.ts serve every command, so they depend on none of them.',
       from: { path: '^src/cli/', pathNot: ['^src/cli/commands/', '^src/cli/(cli|main)[.]ts$'] },
       to: { path: '^src/cli/commands/' },
+    },
+    {
+      name: 'only-cli-imports-cli',
+      severity: 'error',
+      comment: 'The library and the public API know no CLI: what a command decides, an API user needs too.',
+      from: { path: '^src/(lib/|index[.]ts$)' },
+      to: { path: '^src/(cli|ui)/' },
+    },
+    {
+      name: 'commands-are-clients-of-the-library',
+      severity: 'error',
+      comment:
+        'A command parses flags, calls the library (src/lib/) and renders (report, ui); the decisions ' +
+        'below it (ledger, service, runner) are reached through the library, as an API user reaches them.',
+      from: { path: '^src/cli/commands/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(cli|lib|ui|report)/', '^src/import/render[.]ts$', BOTTOM],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'report-below-ui',
@@ -106,8 +128,8 @@ module.exports = {
     {
       name: 'only-commands-start-the-sandbox',
       severity: 'error',
-      comment: '`run --sandbox` and `sandbox` start the emulator; nothing else in src/ may depend on it.',
-      from: { path: '^src/', pathNot: [SANDBOX, '^src/cli/commands/'] },
+      comment: 'The library starts the emulator (a run against it, `startSandbox`); nothing else depends on it.',
+      from: { path: '^src/', pathNot: [SANDBOX, '^src/lib/'] },
       to: { path: SANDBOX },
     },
     {

@@ -2,9 +2,9 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
+import { sandboxStatePath } from '../lib/ledger-access.js';
+import { readHead } from '../lib/output-files.js';
 import { isGalleryPage } from '../report/gallery/page.js';
-import { sandboxStatePath } from './ledger-access.js';
-import { readHead } from './output-files.js';
 
 /**
  * Where `report --html FILE` may write (docs/gallery.md): a new file, or a gallery page mediabatch

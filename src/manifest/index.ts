@@ -2,7 +2,7 @@
  * The manifest module's public surface: read a YAML manifest into validated, expanded items, or
  * into every problem with its file, line, column and field path.
  */
-export { loadManifest } from './load.js';
+export { loadManifest, loadManifestText } from './load.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
 export { formatProblem, type ManifestProblem } from './problems.js';

@@ -83,6 +83,11 @@ export function loadManifest(file: string): ManifestResult {
       : `cannot read the manifest: ${read.error}`;
     return { ok: false, problems: [{ file, line, column, path: '', message }] };
   }
+  return loadManifestText(file, read.text);
+}
+
+/** A manifest given as text, as if it were the file `file`: `items_from` and the like read beside it. */
+export function loadManifestText(file: string, text: string): ManifestResult {
   const readSibling: SiblingReader = (relPath) => {
     const sibling = isAbsolute(relPath) ? relPath : join(dirname(file), relPath);
     const result = readText(sibling);
@@ -92,5 +97,5 @@ export function loadManifest(file: string): ManifestResult {
       : '';
     return { file: sibling, error: `${result.error}${at}` };
   };
-  return parseManifest(file, read.text, readSibling);
+  return parseManifest(file, text, readSibling);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
-import { globMatches } from '../../src/cli/item-selection.js';
-import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/cli/preflight.js';
-import { retryFailedNotice } from '../../src/cli/retry-failed.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../../src/cli/service.js';
 import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';
+import { globMatches } from '../../src/lib/item-selection.js';
+import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/lib/preflight.js';
+import { retryFailedNotice } from '../../src/lib/retry-failed.js';
+import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../../src/lib/service.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
 import { requestHash } from '../../src/runner/request.js';
 

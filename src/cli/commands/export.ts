@@ -2,20 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
-import type { ItemExport } from '../../ledger/item-exports.js';
-import type { Ledger } from '../../ledger/ledger.js';
 import type { ItemState } from '../../ledger/records.js';
-import type { Manifest } from '../../manifest/index.js';
-import {
-  type ExportFormat,
-  type ExportRecord,
-  exportChunks,
-  exportRecord,
-} from '../../report/export-records.js';
-import { shownFrom } from '../../report/shown-path.js';
-import { manifestOrExit } from '../common.js';
+import { manifestOrExit } from '../../lib/common.js';
+import { exportedRecords } from '../../lib/export-items.js';
+import { withLedgerAsync } from '../../lib/ledger-read.js';
+import { type ExportFormat, exportChunks } from '../../report/export-records.js';
 import type { Command } from '../io.js';
-import { withLedgerAsync } from '../ledger-read.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to
@@ -27,34 +19,12 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   const states = new Set(values.state as ItemState[]);
   const out = values.out === undefined ? null : resolve(io.cwd, values.out);
   await withLedgerAsync(manifest, values.ledger, io, { sandbox: values.sandbox }, async (ledger) => {
-    const chunks = exportChunks(records(manifest, ledger, states), format);
+    const chunks = exportChunks(exportedRecords(manifest, ledger, states), format);
     if (out === null) await writeUntilClosed(io.stdout, chunks);
     else await writeFileWhole(out, chunks);
   });
   return ExitCode.Ok;
 };
-
-function* records(
-  manifest: Manifest,
-  ledger: Ledger | null,
-  states: ReadonlySet<ItemState>,
-): Generator<ExportRecord> {
-  const shown = shownFrom(manifest.file);
-  const rows: Iterator<ItemExport> | null = ledger
-    ? ledger.itemExports(manifest.items.map((item) => item.id))
-    : null;
-  try {
-    for (const item of manifest.items) {
-      // One row per id, in the ids' order: the query walks them.
-      const row = rows?.next().value as ItemExport | undefined;
-      const record = exportRecord(item, row, shown);
-      if (states.size === 0 || states.has(record.state)) yield record;
-    }
-  } finally {
-    // Ends the statement, which would otherwise keep the connection busy as the ledger closes.
-    rows?.return?.();
-  }
-}
 
 /**
  * Writes the chunks, waiting whenever the stream's buffer is full. A reader that stops early

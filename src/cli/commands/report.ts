@@ -1,15 +1,15 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
-import { describeService } from '../../ledger/service.js';
+import { forSandbox, manifestOrExit } from '../../lib/common.js';
+import { readLedger } from '../../lib/ledger-read.js';
+import { describeService } from '../../lib/service.js';
 import { buildGallery } from '../../report/gallery/model.js';
 import { renderGallery } from '../../report/gallery/page.js';
 import { attemptHistory, renderReportText } from '../../report/render-text.js';
 import { buildStatusReport } from '../../report/status-report.js';
-import { forSandbox, manifestOrExit } from '../common.js';
 import { checkGalleryTarget } from '../gallery-target.js';
 import type { Command } from '../io.js';
-import { readLedger } from '../ledger-read.js';
 
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
   const manifest = forSandbox(manifestOrExit(positionals[0], io, 'no report was made'), values.sandbox);

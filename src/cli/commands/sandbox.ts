@@ -5,7 +5,7 @@ import {
   loadSandboxConfig,
   type SandboxConfigInput,
   startSandbox,
-} from '../../sandbox/index.js';
+} from '../../lib/embedded-sandbox.js';
 import type { Command } from '../io.js';
 
 const DEFAULT_PORT = 4010;

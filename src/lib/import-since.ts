@@ -1,4 +1,4 @@
-import { UserError } from '../../errors.js';
+import { UserError } from '../errors.js';
 
 /** Outputs live 48 hours after they complete, so older jobs have nothing left to save. */
 const DEFAULT_SINCE_MS = 48 * 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { MediaGenClient } from '../api/client.js';
 import { ExitCode, UserError } from '../errors.js';
 import { systemClock } from '../runner/clock.js';
 import { type Connection, connectionFromEnv, parsePositiveSeconds } from './common.js';
-import type { CliIo } from './io.js';
+import type { Host } from './host.js';
 import { DEFAULT_PREFLIGHT_SECONDS, type PreflightResult, preflight } from './preflight.js';
 import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service.js';
 
@@ -25,7 +25,7 @@ export const millis = (text: string | undefined, name: string): number | null =>
   return value === null ? null : value * 1000;
 };
 
-export function serviceTimings(io: CliIo): ServiceTimings {
+export function serviceTimings(io: Pick<Host, 'env'>): ServiceTimings {
   return {
     httpTimeoutMs: millis(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT'),
     preflightWindowMs:
@@ -38,7 +38,7 @@ export function serviceTimings(io: CliIo): ServiceTimings {
 export function serviceTarget(
   sandbox: boolean,
   baseUrlFlag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'env'>,
   missing: { what: string; sandbox: string },
 ): { connection: Connection | null; identity: string } {
   if (sandbox) return { connection: null, identity: SANDBOX_IDENTITY };
@@ -92,7 +92,7 @@ export async function checkServiceForLedger(
   target: { connection: Connection; identity: string },
   ledger: { bound: string | null; path: string },
   timings: ServiceTimings,
-  io: CliIo,
+  io: Host,
 ): Promise<MediaGenClient> {
   ensureSameService(ledger.bound, target.identity, ledger.path, io.cwd);
   const client = clientFor(target.connection, timings);

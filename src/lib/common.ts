@@ -1,7 +1,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatProblem, loadManifest, type Manifest } from '../manifest/index.js';
-import type { CliIo } from './io.js';
+import type { Host } from './host.js';
 
 /**
  * Loads the manifest or fails with every problem listed, file:line:column first (exit 2); `outcome`
@@ -9,7 +9,7 @@ import type { CliIo } from './io.js';
  */
 export function manifestOrExit(
   path: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   outcome = 'nothing was submitted',
 ): Manifest {
   if (!path) throw new UserError('missing <manifest> argument');
@@ -27,7 +27,7 @@ export function manifestOrExit(
 export function ledgerPathFor(
   manifest: Manifest,
   flag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   options: { sandbox?: boolean } = {},
 ): string {
   if (flag) return resolve(io.cwd, flag);
@@ -51,7 +51,7 @@ export interface Connection {
 }
 
 /** Base URL from the flag or MEDIAGEN_BASE_URL, key from MEDIAGEN_API_KEY only (never a flag). */
-export function connectionFromEnv(flag: string | undefined, io: CliIo): Connection | null {
+export function connectionFromEnv(flag: string | undefined, io: Pick<Host, 'env'>): Connection | null {
   const baseUrl = flag ?? io.env.MEDIAGEN_BASE_URL;
   if (!baseUrl) return null;
   try {

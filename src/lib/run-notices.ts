@@ -8,9 +8,8 @@ import { buildStatus, type StatusReport } from '../report/status-report.js';
 import type { RunReporter } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { parsePositiveSeconds } from './common.js';
-import type { CliIo } from './io.js';
+import type { Host } from './host.js';
 import { statusSource } from './ledger-read.js';
-import type { CommandArgs } from './parse-args.js';
 
 /** How `run` tells someone: both off unless asked for (docs/overnight.md). */
 export interface NoticeSettings {
@@ -23,13 +22,17 @@ export interface NoticeSettings {
 const DEFAULT_NOTIFY_SECONDS = 60;
 
 /** --notify, else MEDIABATCH_NOTIFY_URL, else the manifest's notify.url; checked before anything runs. */
-export function readNoticeSettings(args: CommandArgs<'run'>, manifest: Manifest, io: CliIo): NoticeSettings {
-  const url = args.values.notify ?? io.env.MEDIABATCH_NOTIFY_URL ?? manifest.notifyUrl ?? null;
+export function readNoticeSettings(
+  asked: { notify?: string | undefined; onComplete?: string | undefined },
+  manifest: Manifest,
+  io: Pick<Host, 'env'>,
+): NoticeSettings {
+  const url = asked.notify ?? io.env.MEDIABATCH_NOTIFY_URL ?? manifest.notifyUrl ?? null;
   if (url !== null && !(/^https?:\/\//i.test(url) && URL.canParse(url)))
     throw new UserError('--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL');
   const seconds = parsePositiveSeconds(io.env.MEDIABATCH_NOTIFY_SECONDS, 'MEDIABATCH_NOTIFY_SECONDS');
   let onComplete: string[] | null = null;
-  const command = args.values['on-complete'];
+  const command = asked.onComplete;
   if (command !== undefined) {
     const parsed = parseCommand(command);
     if ('problem' in parsed) throw new UserError(`--on-complete ${parsed.problem}`);
@@ -82,12 +85,12 @@ interface Where {
 export class RunNotices {
   readonly #settings: NoticeSettings;
   readonly #where: Where;
-  readonly #io: CliIo;
+  readonly #io: Host;
   readonly #deliveries: Promise<void>[] = [];
   #stopMessage: string | null = null;
   #budgetTold = false;
 
-  constructor(settings: NoticeSettings, where: Where, io: CliIo) {
+  constructor(settings: NoticeSettings, where: Where, io: Host) {
     this.#settings = settings;
     this.#where = where;
     this.#io = io;

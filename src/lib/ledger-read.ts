@@ -7,7 +7,7 @@ import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
 import { type LedgerView, type StatusSource, summarizeView } from '../report/status-report.js';
 import { ledgerPathFor } from './common.js';
-import type { CliIo } from './io.js';
+import type { Host } from './host.js';
 
 /** Where the ledger is, whether it exists yet, and the service it belongs to (docs/services.md). */
 export type LedgerRead = Required<LedgerNote>;
@@ -22,7 +22,7 @@ const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
 export function withLedger<T>(
   manifest: Manifest,
   flag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   options: { sandbox?: boolean },
   use: (ledger: Ledger | null, note: LedgerRead) => T,
 ): T {
@@ -41,7 +41,7 @@ export function withLedger<T>(
 export async function withLedgerAsync<T>(
   manifest: Manifest,
   flag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   options: { sandbox?: boolean },
   use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
 ): Promise<T> {
@@ -59,7 +59,7 @@ export async function withLedgerAsync<T>(
 function openForReading(
   manifest: Manifest,
   flag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   options: { sandbox?: boolean },
 ): { ledger: Ledger | null; note: LedgerRead } {
   const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
@@ -82,7 +82,7 @@ function cannotRead(path: string, error: unknown): UserError {
 export function readLedger(
   manifest: Manifest,
   flag: string | undefined,
-  io: CliIo,
+  io: Pick<Host, 'cwd'>,
   options: { sandbox?: boolean } = {},
 ): LedgerRead & { view: LedgerView } {
   return withLedger(manifest, flag, io, options, (ledger, note) => ({

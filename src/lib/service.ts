@@ -2,7 +2,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
 
-export { SANDBOX_IDENTITY };
+export { describeService, SANDBOX_IDENTITY };
 
 /**
  * Which service a ledger belongs to (docs/services.md). A real service is known by its base URL,

@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import type { MediaGenClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { ExitCode, UserError } from '../errors.js';
+import { Ledger } from '../ledger/ledger.js';
+import type { AttemptRecord } from '../ledger/records.js';
+import type { Manifest } from '../manifest/index.js';
+import { didYouMean } from '../suggest.js';
+import type { Connection } from './common.js';
+import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
+import type { Host } from './host.js';
+import { lockLedger } from './ledger-access.js';
+import { describeFailure } from './preflight.js';
+import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
+
+export interface ForgetRequest {
+  manifest: Manifest;
+  ledgerPath: string;
+  /** Items to look at; empty for every item with a job in flight. */
+  ids: readonly string[];
+  target: { connection: Connection | null; identity: string };
+  timings: ServiceTimings;
+}
+
+/**
+ * Gives up the jobs the service lost (docs/troubleshooting.md). Each job in flight is given up only
+ * once the service itself says it does not know it (GET /jobs/{id} answers 404): anything else may
+ * still be a live, paid job that a later run saves. A forgotten job stays in the ledger with what it
+ * cost, and its item is pending again. Returns one outcome per job looked at (none: nothing in flight).
+ */
+export async function forgetLostJobs(request: ForgetRequest, host: Host): Promise<Outcome[]> {
+  const { manifest, ledgerPath, ids, target, timings } = request;
+  if (!existsSync(ledgerPath)) throw new UserError(`no ledger at ${ledgerPath}: there is nothing to forget`);
+  const lock = lockLedger(ledgerPath);
+  if (!lock)
+    throw new UserError(
+      `the ledger ${ledgerPath} is held by a live run; nothing was forgotten`,
+      ExitCode.Refused,
+    );
+  let ledger: Ledger | null = null;
+  let sandbox: SandboxHandle | null = null;
+  try {
+    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    const jobs = jobsToCheck(
+      ledger.listAttempts(),
+      ids,
+      manifest.items.map((item) => item.id),
+    );
+    if (jobs.length === 0) return [];
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
+    const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
+    const bound = ledger.service()?.identity ?? null;
+    const client = await checkServiceForLedger(
+      'forget',
+      { connection, identity: target.identity },
+      { bound, path: ledgerPath },
+      timings,
+      host,
+    );
+    return await forgetUnknown(client, ledger, jobs);
+  } finally {
+    ledger?.close();
+    lock.release();
+    await sandbox?.close();
+  }
+}
+
+/** Accepted jobs still queued or running when last seen: the ones a run waits for. */
+function jobsToCheck(
+  attempts: readonly AttemptRecord[],
+  ids: readonly string[],
+  manifestIds: readonly string[],
+): AttemptRecord[] {
+  const open = attempts.filter(
+    (attempt) =>
+      attempt.state === 'accepted' &&
+      attempt.jobId !== null &&
+      (attempt.jobStatus === 'queued' || attempt.jobStatus === 'running'),
+  );
+  if (ids.length === 0) return open;
+  const withJobs = new Set(open.map((attempt) => attempt.itemId));
+  for (const id of ids) {
+    if (withJobs.has(id)) continue;
+    const known = manifestIds.includes(id);
+    throw new UserError(
+      known
+        ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
+        : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
+    );
+  }
+  return open.filter((attempt) => ids.includes(attempt.itemId));
+}
+
+export interface Outcome {
+  attempt: AttemptRecord;
+  lost: boolean;
+  /** Why the job was kept, when it was. */
+  why?: string;
+}
+
+/** Asks for each job once; only a 404 gives it up. A refused account stops everything (exit 3). */
+async function forgetUnknown(
+  client: MediaGenClient,
+  ledger: Ledger,
+  jobs: readonly AttemptRecord[],
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const attempt of jobs) {
+    try {
+      const answer = await client.getJob(attempt.jobId!);
+      outcomes.push({
+        attempt,
+        lost: false,
+        why: `the service still knows it (${answer.data.status}): kept, and the next run follows it`,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        const message = `the service answered ${error.code ?? '404'} for job ${attempt.jobId}: given up with mediabatch forget`;
+        outcomes.push({ attempt: ledger.recordJobLost(attempt.id, message), lost: true });
+        continue;
+      }
+      if (error instanceof ApiError && (error.status === 401 || error.status === 402))
+        throw new UserError(
+          `the service refused the account (${error.code ?? error.status}) while asking for job ${attempt.jobId}; ` +
+            `${outcomes.filter((outcome) => outcome.lost).length} job(s) were forgotten before that, the rest kept`,
+          ExitCode.Refused,
+        );
+      outcomes.push({
+        attempt,
+        lost: false,
+        why: `could not ask the service (${describeFailure(error)}): kept`,
+      });
+    }
+  }
+  return outcomes;
+}

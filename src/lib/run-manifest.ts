@@ -1,0 +1,333 @@
+import type { MediaGenClient } from '../api/client.js';
+import type { Account } from '../api/schemas.js';
+import { ExitCode, UserError } from '../errors.js';
+import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { budgetLeftMicros } from '../ledger/money-totals.js';
+import type { Manifest } from '../manifest/index.js';
+import { buildPlan } from '../report/plan-report.js';
+import { buildStatus, type StatusReport } from '../report/status-report.js';
+import { systemClock } from '../runner/clock.js';
+import type { RunReporter } from '../runner/reporter.js';
+import { runBatch } from '../runner/run-loop.js';
+import type { StopReason } from '../runner/stop-rules.js';
+import type { SandboxHandle } from '../sandbox/index.js';
+import type { Connection } from './common.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
+import type { Host } from './host.js';
+import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from './ledger-access.js';
+import { planSource, statusSource } from './ledger-read.js';
+import { filesUnder } from './output-files.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
+import type { PreflightResult } from './preflight.js';
+import { retryFailedNotice } from './retry-failed.js';
+import { type NoticeSettings, RunNotices } from './run-notices.js';
+import type { RunSettings } from './run-settings.js';
+import { checkOutputFolder } from './save-check.js';
+import { serviceIdentity } from './service.js';
+import { checkAccount, clientFor } from './service-check.js';
+
+/** Another live run holds the ledger: the same refusal for the CLI and the API (exit code 3). */
+export class LedgerHeldError extends UserError {
+  constructor(readonly ledgerPath: string) {
+    super(`the ledger ${ledgerPath} is held by another live run; nothing was changed`, ExitCode.Refused);
+    this.name = 'LedgerHeldError';
+  }
+}
+
+/** One run as asked: the manifest (sandbox folders applied), where its ledger is, what was chosen. */
+export interface RunRequest {
+  manifest: Manifest;
+  ledgerPath: string;
+  settings: RunSettings;
+  notices: NoticeSettings;
+  /** How the user named things, so a lost-ledger refusal can say what to type. */
+  named: { manifest: string; ledger: string | undefined; baseUrl: string | undefined };
+}
+
+/** How a run shows itself: the CLI draws a terminal, the API emits events. */
+export interface RunView {
+  host: Host;
+  sandboxStarted(baseUrl: string, ledgerPath: string, outputDir: string): void;
+  /** A line about what this run will do that a person should read before it spends (retry, pays again). */
+  notice(text: string): void;
+  /** A warning or a pre-flight word, one line. */
+  warn(line: string): void;
+  /**
+   * The plan line is known: the view starts and returns where the runner reports. `checked` is what
+   * the pre-flight found at `service`, for the view's first line.
+   */
+  start(planLine: string, checked: CheckedService): ShownRun;
+  /** A new reason to stop took effect (budget, refused account, a drain...). */
+  stopped?(reason: StopReason, message: string): void;
+  /** Called on each request to stop (Ctrl-C, an abort); `count` is how many so far. */
+  onInterrupt(listener: (count: number) => void): void;
+  /** A second interrupt while running: end at once (the CLI exits; an API view never calls it). */
+  exit(code: number): never;
+  /** The run ended: its outcome, before the notifications are awaited. */
+  ended(outcome: RunOutcome): void;
+}
+
+/** What the pre-flight found, in plain values (the terminal view words it). */
+export interface CheckedService {
+  service: string;
+  answer:
+    | { kind: 'answered'; balanceUsd: string; active: number; limit: number }
+    | { kind: 'slow' }
+    | { kind: 'refused' };
+}
+
+/** A started view: where the runner reports, and how it ends. */
+export interface ShownRun {
+  reporter: RunReporter;
+  /** Ends the view (its last state from `stop`) before the summary is written under it. */
+  finish(stop: StopReason | null): Promise<void>;
+  finished(exitCode: number): void;
+}
+
+export interface RunOutcome {
+  exitCode: ExitCode;
+  /** False when stopped during the pre-flight: nothing was submitted. */
+  started: boolean;
+  stop: StopReason | null;
+  report: StatusReport;
+  service: string | null;
+  ledgerPath: string;
+  only: ReadonlySet<string> | null;
+}
+
+/** What a run holds open; the `finally` closes whatever of it was opened. */
+interface Held {
+  ledger: Ledger | null;
+  sandbox: SandboxHandle | null;
+  view: ShownRun | null;
+}
+
+/**
+ * A run, everything the CLI's `run` decides: the lock, the ledger and its service, the output folder,
+ * the embedded sandbox, the pre-flight, the lost-ledger check, the batch and its exit code.
+ */
+export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
+  const { manifest, ledgerPath, settings } = request;
+  const lock = lockLedger(ledgerPath);
+  if (!lock) throw new LedgerHeldError(ledgerPath);
+  const held: Held = { ledger: null, sandbox: null, view: null };
+  try {
+    const ledger = openRunLedger(ledgerPath, manifest, {
+      redo: settings.runner.redo ?? [],
+      identity: settings.identity,
+      cwd: view.host.cwd,
+    });
+    held.ledger = ledger;
+    // Before any request: another batch's output folder is refused (docs/manifest.md).
+    const folder = { manifest, ledgerPath, service: settings.identity, cwd: view.host.cwd };
+    refuseOthersOutputFolder(folder);
+    // Saving comes before spending: a folder that cannot take the files stops the run here.
+    await checkOutputFolder(manifest, ledger, settings.runner);
+    const connection = settings.connection ?? (await startRunSandbox(held, request, view));
+    const client = clientBindingLedger(connection, settings, ledger);
+    const checked = await checkService(client, connection, settings, ledger, () => lock.release(), view);
+    if (checked.kind === 'interrupted') return outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+    // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
+    await stopOnJobsUnknownToLedger(connection, ledger, {
+      manifestName: manifest.name,
+      manifestArg: request.named.manifest,
+      ledgerPath,
+      ledgerFlag: request.named.ledger,
+      baseUrlFlag: request.named.baseUrl,
+      sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
+    });
+    // A free folder becomes this ledger's once the service answered, before anything is paid.
+    const unclaimed = claimOutputFolder(folder);
+    if (unclaimed !== null) view.warn(`warning: ${unclaimed}`);
+    // The pre-flight's answer is the account the runner starts from: no second read.
+    const account = checked.kind === 'answered' ? checked.account : null;
+    const parts = {
+      client,
+      ledger,
+      request: { ...request, settings: withAccount(settings, account) },
+      held,
+      checked: checkedService(connection, checked),
+    };
+    return await runAndReport(parts, view);
+  } finally {
+    // An error ends the view too, so that the terminal is left clean under the message.
+    await held.view?.finish(null);
+    held.ledger?.close();
+    lock.release();
+    await held.sandbox?.close();
+  }
+}
+
+/** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
+async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
+  const sandbox = await startEmbeddedSandbox(request.ledgerPath);
+  held.sandbox = sandbox;
+  view.sandboxStarted(sandbox.baseUrl, request.ledgerPath, request.manifest.outputDir);
+  return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+}
+
+/**
+ * The ledger is bound to the service once it has answered (pre-flight, or later if it was slow),
+ * so a mistyped address that never answered leaves the ledger free.
+ */
+function clientBindingLedger(connection: Connection, settings: RunSettings, ledger: Ledger): MediaGenClient {
+  let bound = ledger.service() !== null;
+  return clientFor(connection, settings, () => {
+    if (!bound) ledger.bindService(settings.identity);
+    bound = true;
+  });
+}
+
+const withAccount = (settings: RunSettings, account: Account | null): RunSettings => ({
+  ...settings,
+  runner: { ...settings.runner, account },
+});
+
+/**
+ * Pre-flight: whether the service answers, and the account it gave. A stop while checking ends the
+ * check; after it, the first asks the run to drain and a second ends at once.
+ */
+async function checkService(
+  client: MediaGenClient,
+  connection: Connection,
+  settings: RunSettings,
+  ledger: Ledger,
+  releaseLock: () => void,
+  view: RunView,
+): Promise<PreflightResult> {
+  let checking = true;
+  const stopChecking = new AbortController();
+  view.onInterrupt((count) => {
+    if (checking) stopChecking.abort();
+    if (checking || count < 2) return;
+    // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
+    ledger.close();
+    releaseLock();
+    view.exit(ExitCode.Interrupted);
+  });
+  const checked = await checkAccount(
+    client,
+    connection,
+    settings,
+    (line) => view.warn(line),
+    stopChecking.signal,
+  );
+  checking = false;
+  return checked;
+}
+
+interface RunParts {
+  client: MediaGenClient;
+  ledger: Ledger;
+  request: RunRequest;
+  held: Held;
+  checked: CheckedService;
+}
+
+function checkedService(
+  connection: Connection,
+  checked: Exclude<PreflightResult, { kind: 'interrupted' }>,
+): CheckedService {
+  const service = serviceIdentity(connection.baseUrl);
+  if (checked.kind !== 'answered') return { service, answer: { kind: checked.kind } };
+  const { balance, concurrency } = checked.account;
+  return {
+    service,
+    answer: {
+      kind: 'answered',
+      balanceUsd: balance.amount_usd,
+      active: concurrency.active,
+      limit: concurrency.limit,
+    },
+  };
+}
+
+/** Says what the run is about to do, runs the batch, and reports how it ended. */
+async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
+  const { client, ledger, request, held } = parts;
+  const { manifest, settings, ledgerPath } = request;
+  const only = settings.runner.only ?? null;
+  const runId = ledger.startRun(process.pid);
+  if (settings.runner.retryFailed) {
+    const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+    const left = budgetLeftMicros(manifest.budgetMicros, ledger.moneyTotals());
+    const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
+    view.notice(notice ?? '--retry-failed: no item failed for a final reason\n');
+  }
+  // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
+  const plan = planOfRun(manifest, ledger, settings);
+  if (plan.pays_again) view.notice(`${plan.pays_again}\n`);
+  const shown = view.start(plan.summary, parts.checked);
+  held.view = shown;
+  const notices = new RunNotices(request.notices, { manifest, ledgerPath, ledger }, view.host);
+  const result = await runBatch(
+    {
+      client,
+      ledger,
+      manifest,
+      clock: systemClock,
+      random: Math.random,
+      reporter: notices.reporter(shown.reporter),
+      onStop: (reason, message) => {
+        notices.stopped(reason, message);
+        view.stopped?.(reason, message);
+      },
+    },
+    settings.runner,
+    (drain) => view.onInterrupt((count) => count === 1 && drain()),
+  ).catch((error: unknown) => {
+    throw ledgerWriteFailure(ledgerPath, error);
+  });
+  await shown.finish(result.stop);
+  held.view = null;
+  const outcome = outcomeOf(request, ledger, result.stop, null, true);
+  ledger.endRun(runId, outcome.exitCode);
+  shown.finished(outcome.exitCode);
+  view.ended(outcome);
+  await notices.finished(outcome.report, result.stop, outcome.exitCode);
+  return outcome;
+}
+
+function outcomeOf(
+  request: RunRequest,
+  ledger: Ledger,
+  stop: StopReason | null,
+  code: ExitCode | null,
+  started: boolean,
+): RunOutcome {
+  const only = request.settings.runner.only ?? null;
+  const report = buildStatus(request.manifest, statusSource(ledger), Date.now());
+  const asked = report.items.filter((item) => only?.has(item.id) ?? true);
+  return {
+    exitCode: code ?? runExitCode(stop, asked),
+    started,
+    stop,
+    report,
+    service: ledger.service()?.identity ?? null,
+    ledgerPath: request.ledgerPath,
+    only,
+  };
+}
+
+/** `plan` for this run: the ledger's prices and what it would submit with the run's own choices. */
+function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  const { runner } = settings;
+  return buildPlan(manifest, planSource(ledger), null, Date.now(), {
+    regenerateExpired: runner.regenerateExpired,
+    outputFiles,
+    retryFailed: runner.retryFailed ?? false,
+    redo: runner.redo ?? [],
+    only: runner.only ?? null,
+  });
+}
+
+/** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
+function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
+  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
+    return ExitCode.Refused;
+  const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
+  if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
+  return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
+}

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../support/temp.js';
+
+const run = promisify(execFile);
+const REPO = resolve(import.meta.dirname, '../../..');
+const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
+
+/**
+ * What a user gets from `npm pack`: built from a clean copy (the repo's dist/ may hold files of
+ * older builds), installed into an empty project offline, then used as a command, as a typed
+ * import, and through the documented example against the sandbox.
+ */
+describe('the packed tarball on a fresh machine', () => {
+  it('holds only the build, installs offline, and gives the command, the types and a working example', async () => {
+    const tarball = await packFromCleanBuild();
+    const listing = (await run('tar', ['-tzf', tarball])).stdout.trim().split('\n');
+    expect(listing).toContain('package/dist/index.js');
+    expect(listing).toContain('package/dist/index.d.ts');
+    expect(listing).toContain('package/dist/cli/main.js');
+    // No tests, no sources, no source maps pointing outside, no ledgers or sandbox state.
+    const stray = listing.filter((path) =>
+      /[.]map$|^package\/(test|src)\/|[.]sqlite|[.]jsonl$|\.mediabatch/.test(path),
+    );
+    expect(stray).toEqual([]);
+
+    const consumer = await installOffline(tarball);
+    const bin = join(consumer, 'node_modules/.bin/mediabatch');
+    const help = await run(bin, ['--help'], { cwd: consumer });
+    expect(help.stdout).toContain('usage: mediabatch <command>');
+
+    // The typed import: a consumer file compiles against dist/index.d.ts, and a misuse does not.
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `import { loadManifest, run, type RunResult, type StatusDocument } from 'mediabatch';\n` +
+        `const manifest = loadManifest('batch.yaml');\n` +
+        `const handle = run(manifest, { sandbox: true, only: ['a*'], pollIntervalSeconds: 5 });\n` +
+        `handle.on('item', (event) => console.log(event.itemId, event.state));\n` +
+        `const result: RunResult = await handle.result;\n` +
+        `const doc: StatusDocument = result.status;\n` +
+        `console.log(doc.totals.spent_usd satisfies string, result.exitCode satisfies number);\n`,
+    );
+    cpSync(join(REPO, 'examples/nightly.ts'), join(consumer, 'nightly.ts'));
+    writeFileSync(join(consumer, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'nightly.ts']));
+    await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: consumer });
+    writeFileSync(
+      join(consumer, 'misuse.ts'),
+      `import { run } from 'mediabatch';\nrun({} as never, { ledger: 42 });\n`,
+    );
+    writeFileSync(join(consumer, 'tsconfig.misuse.json'), consumerTsconfig(['misuse.ts']));
+    const misuse = await run(process.execPath, [TSC, '-p', 'tsconfig.misuse.json'], { cwd: consumer }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(misuse.stdout).toContain("Type 'number' is not assignable to type 'string");
+    // Private modules stay private: `exports` does not expose dist/**.
+    const deep = await run(process.execPath, ['-e', "import('mediabatch/dist/lib/common.js')"], {
+      cwd: consumer,
+    }).catch((error: { stderr: string }) => error);
+    expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+
+    // The documented example, compiled above: out of time, it drains (exit 130); the next night resumes.
+    const yaml = readFileSync(join(REPO, 'manifests/demo.yaml'), 'utf8').replace(
+      'dir: ../out/demo',
+      'dir: out',
+    );
+    writeFileSync(join(consumer, 'batch.yaml'), yaml);
+    const nightly = (minutes: string) =>
+      run(process.execPath, ['out-js/nightly.js', 'batch.yaml', minutes, 'night.log'], {
+        cwd: consumer,
+      }).catch((error: { code: number; stdout: string }) => error);
+    const cut = await nightly('0.005');
+    expect(cut).toMatchObject({ code: 130 });
+    expect(cut.stdout).toMatch(/^demo: [0-5]\/6 done, spent \$\d+\.\d{6}, exit 130 \(Interrupted\)\n$/);
+    const whole = await nightly('5');
+    expect(whole.stdout).toMatch(/^demo: 6\/6 done, spent \$\d+\.\d{6}, exit 0 \(Ok\)\n$/);
+    const logged = readFileSync(join(consumer, 'night.log'), 'utf8');
+    expect(logged).toContain('beach-sunrise: done');
+    expect(logged).toContain('stop (draining)');
+    // A sandbox run keeps its placeholder videos apart from real results, as `run --sandbox` does.
+    expect(existsSync(join(consumer, 'sandbox/out/beach-sunrise.mp4'))).toBe(true);
+  }, 180_000);
+});
+
+/** tsc over a fresh copy of src/ into a staging folder, then `npm pack` there (no scripts). */
+async function packFromCleanBuild(): Promise<string> {
+  const stage = tempDir('mediabatch-pack-');
+  await run(process.execPath, [
+    TSC,
+    '-p',
+    join(REPO, 'tsconfig.build.json'),
+    '--outDir',
+    join(stage, 'dist'),
+  ]);
+  cpSync(join(REPO, 'src/sandbox/assets'), join(stage, 'dist/sandbox/assets'), { recursive: true });
+  for (const file of ['package.json', 'README.md']) cpSync(join(REPO, file), join(stage, file));
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
+    cwd: stage,
+  });
+  return join(stage, JSON.parse(packed.stdout)[0].filename);
+}
+
+/**
+ * `npm ci --offline` of the tarball plus the runtime part of the repo's own lockfile: every
+ * dependency comes from the npm cache, none from a registry. better-sqlite3's native addon would
+ * be fetched or compiled by its install script, so scripts are off and the repo's build is copied.
+ */
+async function installOffline(tarball: string): Promise<string> {
+  const consumer = tempDir('mediabatch-consumer-');
+  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8'));
+  const own = lock.packages[''];
+  const packages: Record<string, unknown> = {
+    '': { name: 'consumer', dependencies: { mediabatch: `file:${tarball}` } },
+    'node_modules/mediabatch': {
+      version: own.version,
+      resolved: `file:${tarball}`,
+      dependencies: own.dependencies,
+      bin: own.bin,
+    },
+  };
+  for (const [path, entry] of Object.entries<{ dev?: boolean; link?: boolean }>(lock.packages))
+    if (path.startsWith('node_modules/') && !entry.dev && !entry.link) packages[path] = entry;
+  const pkg = {
+    name: 'consumer',
+    private: true,
+    type: 'module',
+    dependencies: { mediabatch: `file:${tarball}` },
+  };
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify(pkg));
+  writeFileSync(
+    join(consumer, 'package-lock.json'),
+    JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }),
+  );
+  await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: consumer });
+  const addon = 'node_modules/better-sqlite3/build/Release';
+  mkdirSync(join(consumer, addon), { recursive: true });
+  cpSync(join(REPO, addon, 'better_sqlite3.node'), join(consumer, addon, 'better_sqlite3.node'));
+  return consumer;
+}
+
+/**
+ * A strict NodeNext consumer as `tsc --init` makes one (skipLibCheck: internal declarations name
+ * better-sqlite3's types, which the public surface never exposes); @types/node from the repo, as a
+ * consumer would have its own.
+ */
+function consumerTsconfig(files: string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      skipLibCheck: true,
+      types: ['node'],
+      typeRoots: [join(REPO, 'node_modules/@types')],
+      outDir: 'out-js',
+    },
+    files,
+  });
+}

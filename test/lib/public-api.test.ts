@@ -1,0 +1,185 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  exportItems,
+  importJobs,
+  LedgerHeldError,
+  loadManifest,
+  ManifestError,
+  OptionError,
+  plan,
+  type RunEvents,
+  run,
+  type SandboxHandle,
+  startSandbox,
+  status,
+} from '../../src/index.js';
+import { fastConfig, ledgerRows, manifestYaml, project, sandboxMoney, sha256File } from '../support/e2e.js';
+
+let sandbox: SandboxHandle | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+const items = (n: number) =>
+  `items:\n${Array.from({ length: n }, (_, i) => `  - {id: i${i}, prompt: clip ${i}}\n`).join('')}`;
+
+/** Every event of a run, in order, to check what an API user hears (and that no key is in it). */
+function record(handle: ReturnType<typeof run>) {
+  const heard: Array<{ event: keyof RunEvents; payload: unknown }> = [];
+  for (const event of ['item', 'progress', 'log', 'stop'] as const)
+    handle.on(event, (payload: unknown) => heard.push({ event, payload }));
+  return heard;
+}
+
+describe('the public API (src/index.ts), in process against the sandbox', () => {
+  it('loads, plans, runs with events, reports status and exports; the key is in no event or result', async () => {
+    sandbox = await startSandbox(fastConfig(), { port: 0 });
+    const p = project('lib', `${manifestYaml('lib')}${items(3)}`);
+    const manifest = loadManifest(p.manifest);
+    expect(plan(manifest).summary).toContain('3');
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    const handle = run(manifest, options);
+    const heard = record(handle);
+    const result = await handle.result;
+
+    expect(result).toMatchObject({ exitCode: 0, exitName: 'Ok', started: true, stop: null });
+    expect(result.status.totals).toMatchObject({ items: 3, done: 3 });
+    expect(result.status.service).toBe(sandbox.baseUrl.replace(/\/+$/, ''));
+    const doneEvents = heard.filter(
+      (h) => h.event === 'item' && (h.payload as { state: string }).state === 'done',
+    );
+    expect(doneEvents.map((h) => (h.payload as { itemId: string }).itemId).sort()).toEqual([
+      'i0',
+      'i1',
+      'i2',
+    ]);
+    expect(heard.some((h) => h.event === 'progress')).toBe(true);
+    expect(JSON.stringify({ heard, result })).not.toContain(sandbox.apiKey);
+
+    // The files are the sandbox's, byte for byte, and the ledger agrees with the sandbox's charges.
+    for (const item of result.status.items) {
+      const job = sandbox.records().jobs.find((j) => j.id === item.job_id)!;
+      expect(sha256File(join(p.dir, item.files[0]!))).toBe(job.files[0]!.sha256);
+    }
+    const charged = sandboxMoney(sandbox, 'lib').chargedMicros;
+    expect(ledgerRows<{ c: number }>(p, 'SELECT SUM(amount_micros) AS c FROM attempts')[0]!.c).toBe(charged);
+    const read = status(manifest);
+    expect(read.totals).toEqual(result.status.totals);
+    expect(read.items.map((item) => [item.id, item.state, item.files])).toEqual(
+      result.status.items.map((item) => [item.id, item.state, item.files]),
+    );
+    expect(exportItems(manifest, { states: ['done'] }).map((r) => r.id)).toEqual(['i0', 'i1', 'i2']);
+
+    // A second run pays nothing more.
+    const again = await run(manifest, options).result;
+    expect(again.exitCode).toBe(0);
+    expect(sandboxMoney(sandbox, 'lib').chargedMicros).toBe(charged);
+  });
+
+  it('an abort drains like Ctrl-C: the result resolves with the drained state, a re-run finishes', async () => {
+    sandbox = await startSandbox(fastConfig({ running_seconds: { min: 1.5, max: 2 } }), { port: 0 });
+    const p = project('drain', `${manifestYaml('drain')}${items(6)}`);
+    const manifest = loadManifest(p.manifest);
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    const stop = new AbortController();
+    const handle = run(manifest, { ...options, signal: stop.signal });
+    const heard = record(handle);
+    handle.once('item', () => stop.abort());
+    const drained = await handle.result;
+    expect(drained.exitCode).toBe(130);
+    expect(drained.stop?.kind).toBe('draining');
+    expect(heard.some((h) => h.event === 'stop')).toBe(true);
+    // Draining submits nothing new: fewer jobs than items, each one saved or still in the ledger.
+    const submitted = sandbox.records().jobs.length;
+    expect(submitted).toBeLessThan(6);
+    expect(drained.status.totals.pending).toBeGreaterThan(0);
+    const finished = await run(manifest, options).result;
+    expect(finished.exitCode).toBe(0);
+    expect(sandbox.records().jobs).toHaveLength(6);
+  });
+
+  it('a second run on the same ledger rejects with the CLI\'s "held by another run" error', async () => {
+    sandbox = await startSandbox(fastConfig({ running_seconds: { min: 0.5, max: 0.8 } }), { port: 0 });
+    const p = project('held', `${manifestYaml('held')}${items(2)}`);
+    const manifest = loadManifest(p.manifest);
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    const first = run(manifest, options);
+    await new Promise<void>((resolve) => first.once('item', () => resolve()));
+    const second = run(manifest, options).result;
+    await expect(second).rejects.toBeInstanceOf(LedgerHeldError);
+    await expect(second).rejects.toThrow(
+      `the ledger ${p.ledger} is held by another live run; nothing was changed`,
+    );
+    expect((await first.result).exitCode).toBe(0);
+  });
+
+  it('importJobs rebuilds a lost ledger with the same checks; the next run pays nothing again', async () => {
+    sandbox = await startSandbox(fastConfig(), { port: 0 });
+    const p = project('lost', `${manifestYaml('lost')}${items(2)}`);
+    const manifest = loadManifest(p.manifest);
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    expect((await run(manifest, options).result).exitCode).toBe(0);
+    const charged = sandboxMoney(sandbox, 'lost').chargedMicros;
+    rmSync(p.ledger);
+    // A new ledger while the service holds the manifest's jobs: the run refuses, as the CLI's does.
+    await expect(run(manifest, options).result).rejects.toThrow(/import/);
+    rmSync(p.ledger);
+    const lines: string[] = [];
+    const summary = await importJobs(manifest, { ...options, log: (line) => lines.push(line) });
+    expect(summary.items.map((item) => [item.id, item.state])).toEqual([
+      ['i0', 'done'],
+      ['i1', 'done'],
+    ]);
+    expect(JSON.stringify({ summary, lines })).not.toContain(sandbox.apiKey);
+    expect((await run(manifest, options).result).exitCode).toBe(0);
+    expect(sandboxMoney(sandbox, 'lost').chargedMicros).toBe(charged);
+  });
+
+  it('misuse fails fast with a typed error naming the option, before anything is opened', () => {
+    const p = project('misuse', `${manifestYaml('misuse')}${items(1)}`);
+    const manifest = loadManifest(p.manifest);
+    const misuse = (options: unknown) => {
+      try {
+        run(manifest, options as never);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    const wrongType = misuse({ ledger: 42 });
+    expect(wrongType).toBeInstanceOf(OptionError);
+    expect(wrongType).toMatchObject({ option: 'ledger', exitCode: 2 });
+    expect(misuse({ pollInterval: 5 })).toMatchObject({ option: 'pollInterval' });
+    const secret = 'mg_secret_never_shown_1234';
+    const badKey = misuse({ apiKey: 12, env: { X: secret }, only: 'i0' }) as Error;
+    expect(badKey).toMatchObject({ option: 'apiKey' });
+    expect(badKey.message).not.toContain(secret);
+    expect(() => loadManifest({ yaml: 'version: 1\nname: x\n', baseDir: p.dir })).toThrow(ManifestError);
+  });
+
+  it('loadManifest lists every problem with file, line and column', () => {
+    const p = project(
+      'bad',
+      'version: 1\nname: bad\ninput: {seconds: 2, definition: 480p}\nitems:\n  - {id: a}\n  - {id: a, prompt: x, bogus: 1}\n',
+    );
+    let error: unknown;
+    try {
+      loadManifest(p.manifest);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ManifestError);
+    const problems = (error as ManifestError).problems;
+    expect(problems.length).toBeGreaterThanOrEqual(2);
+    for (const problem of problems) {
+      expect(problem.file).toBe(p.manifest);
+      expect(problem.line).toBeGreaterThanOrEqual(5);
+      expect(problem.column).toBeGreaterThan(0);
+    }
+    expect((error as Error).message).toContain(`${p.manifest}:5:`);
+    expect(readFileSync(p.manifest, 'utf8')).toContain('bogus');
+  });
+});
