@@ -4,6 +4,11 @@ import type { Micros } from '../money.js';
 
 export type ItemState = 'pending' | 'in_flight' | 'done' | 'failed' | 'budget_exceeded' | 'expired';
 
+/** A count per item state, every one at zero: the start of every tally by state. */
+export function zeroCounts(): Record<ItemState, number> {
+  return { pending: 0, in_flight: 0, done: 0, failed: 0, budget_exceeded: 0, expired: 0 };
+}
+
 export interface ItemRecord {
   itemId: string;
   requestHash: string;

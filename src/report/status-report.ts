@@ -1,6 +1,13 @@
 import type { ItemSummary } from '../ledger/item-summaries.js';
 import { budgetLeftMicros, moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, FileRecord, ItemRecord, ItemState, MoneyTotals } from '../ledger/records.js';
+import {
+  type AttemptRecord,
+  type FileRecord,
+  type ItemRecord,
+  type ItemState,
+  type MoneyTotals,
+  zeroCounts,
+} from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { shownFrom } from './shown-path.js';
@@ -86,14 +93,7 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
     const index = position.get(summary.itemId);
     if (index !== undefined) items[index] = statusItem(summary, shown);
   }
-  const counts: Record<ItemState, number> = {
-    pending: 0,
-    in_flight: 0,
-    done: 0,
-    failed: 0,
-    budget_exceeded: 0,
-    expired: 0,
-  };
+  const counts: Record<ItemState, number> = zeroCounts();
   manifest.items.forEach((item, index) => {
     const entry = items[index] ?? statusItem(emptySummary(item.id), shown);
     if (item.vars) {

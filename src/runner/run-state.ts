@@ -1,4 +1,4 @@
-import type { AttemptRecord, ItemRecord, ItemState } from '../ledger/records.js';
+import { type AttemptRecord, type ItemRecord, type ItemState, zeroCounts } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { LookBudget } from './look-budget.js';
 import { OutageState } from './outage-state.js';
@@ -46,14 +46,7 @@ export class RunState {
   readonly outage = new OutageState();
   readonly #items = new Map<string, TrackedItem>();
   /** Items per state, kept with every change: an event and the counts beside it come from one change. */
-  readonly #counts: Record<ItemState, number> = {
-    pending: 0,
-    in_flight: 0,
-    done: 0,
-    failed: 0,
-    budget_exceeded: 0,
-    expired: 0,
-  };
+  readonly #counts: Record<ItemState, number> = zeroCounts();
   readonly #watching = new Map<string, WatchedJob>();
   #postsInFlight = 0;
   #slotLimit: number;
