@@ -1,6 +1,6 @@
 import { ExitCode, UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
-import { COMMANDS, type CommandName, commandSpec } from './flags.js';
+import { COMMANDS, type CommandName, commandSpec } from './command-table.js';
 import { renderCommandHelp, renderMainHelp, version } from './help.js';
 import type { CliIo, Command } from './io.js';
 import { parseCommandArgs } from './parse-args.js';

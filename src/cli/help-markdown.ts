@@ -1,5 +1,7 @@
+import { COMMANDS, type CommandSpec } from './command-table.js';
+import { ENVIRONMENT } from './environment-table.js';
 import { exitCodeRows } from './exit-codes.js';
-import { COMMANDS, type CommandSpec, ENVIRONMENT, FLAGS, type FlagSpec, flagsOf } from './flags.js';
+import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 import { flagDetails, flagLabel, synopsis } from './help.js';
 
 /** The markers around the README's generated command reference. */

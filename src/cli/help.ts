@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { COMMANDS, type CommandSpec } from './command-table.js';
+import { ENVIRONMENT } from './environment-table.js';
 import { exitCodeRows } from './exit-codes.js';
-import { COMMANDS, type CommandSpec, ENVIRONMENT, FLAGS, type FlagSpec, flagsOf } from './flags.js';
+import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 
 const WIDTH = 100;
 

@@ -1,4 +1,4 @@
-import type { CommandName } from './flags.js';
+import type { CommandName } from './command-table.js';
 import type { CommandArgs } from './parse-args.js';
 
 /** What a command may touch of the outside world; injected so commands run inside tests too. */

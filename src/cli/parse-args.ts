@@ -1,7 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
-import { type CommandName, commandSpec, type FlagSpec, type FlagValues, flagsOf } from './flags.js';
+import { type CommandName, commandSpec } from './command-table.js';
+import { type FlagSpec, type FlagValues, flagsOf } from './flags.js';
 
 export interface CommandArgs<C extends CommandName> {
   values: FlagValues<C>;

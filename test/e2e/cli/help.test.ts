@@ -1,7 +1,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMMANDS, flagsOf } from '../../../src/cli/flags.js';
+import { COMMANDS } from '../../../src/cli/command-table.js';
+import { flagsOf } from '../../../src/cli/flags.js';
 import { runCli, tempProject } from '../../support/cli.js';
 
 const dir = tempProject({});

@@ -1,0 +1,97 @@
+/** Every command of mediabatch, declared once (see `flags.ts` for how the tables are used). */
+export interface CommandSpec {
+  name: string;
+  /** Positional arguments, in order; all are required. */
+  args: readonly string[];
+  /** Any number of further positionals of this kind may follow (`forget <manifest> [id...]`). */
+  rest?: string;
+  summary: string;
+  description: string;
+}
+
+export const COMMANDS = [
+  {
+    name: 'run',
+    args: ['manifest'],
+    summary: 'Generate every item of a manifest, resumably and within budget',
+    description:
+      'Submits each item once, follows the jobs and saves every video before the service deletes it. ' +
+      'It can be stopped and started again at any moment: nothing is paid twice, and budget_usd holds ' +
+      'across runs. Before it spends anything it prints the same one-line summary as `plan` (with its own ' +
+      '--only, --redo and --retry-failed). When its output is closed (a pipe into `head`), it keeps running ' +
+      'and saving to the end, and what it would print is dropped.',
+  },
+  {
+    name: 'plan',
+    args: ['manifest'],
+    summary: 'Show what `run` would do and cost, without submitting anything',
+    description:
+      'Compares the manifest with the ledger: items that are new, changed (and which fields), done, to ' +
+      'retry or to resume; items removed from the manifest and the files they left; files in the output ' +
+      'folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder ' +
+      'another batch owns. With --base-url (or MEDIAGEN_BASE_URL and ' +
+      "MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost " +
+      'ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.',
+  },
+  {
+    name: 'status',
+    args: ['manifest'],
+    summary: "Show each item's state, cost and files from the ledger",
+    description: 'Reads the ledger only; it never contacts the service and works while a run is going on.',
+  },
+  {
+    name: 'report',
+    args: ['manifest'],
+    summary: 'Print every attempt of every item, or write an HTML report',
+    description:
+      'Lists each item with its attempts, jobs, costs and saved files. With --html it writes one ' +
+      'self-contained page instead, with the videos playable in place.',
+  },
+  {
+    name: 'import',
+    args: ['manifest'],
+    summary: 'Rebuild a lost ledger from the jobs the service still holds',
+    description:
+      'Lists the jobs of the last 48 hours (or --since), matches them to items by their mediabatch ' +
+      'metadata and request, adopts the best job per item (succeeded first), records every job of the ' +
+      'manifest in a new ledger so spend and budget stay right, and saves the outputs still available. ' +
+      'A later `run` submits only what is missing. `docs/import.md` explains what it matches.',
+  },
+  {
+    name: 'forget',
+    args: ['manifest'],
+    rest: 'id',
+    summary: 'Give up on jobs the service no longer knows, so their items can be paid for again',
+    description:
+      'For each job in flight of the items named (all in flight when none is named), asks the service ' +
+      'GET /jobs/{id}: only a job it answers 404 job_not_found is marked lost in the ledger, with what ' +
+      'it cost, and its item goes back to pending. Any other answer leaves the job as it is, and says ' +
+      'why. The next `run` says which items it pays for again, and how much at most. See ' +
+      '`docs/troubleshooting.md`.',
+  },
+  {
+    name: 'export',
+    args: ['manifest'],
+    summary: 'Write one record per item (prompt, variables, job, cost, files) for pipelines',
+    description:
+      'Streams one record per item, in manifest order, as JSON Lines or CSV: id, state, the prompt as sent, ' +
+      'its variables, input, model, job id, attempts, net cost, files with their SHA-256 and size, completion ' +
+      'and expiry times, and the error code. Reads the ledger only. `docs/results.md` shows it feeding a script.',
+  },
+  {
+    name: 'sandbox',
+    args: [],
+    summary: 'Serve a local emulator of the video service',
+    description:
+      'Starts an offline stand-in for the service on 127.0.0.1 and prints the base URL and API key ' +
+      'to export. Ctrl-C stops it. `docs/sandbox.md` describes the configuration file.',
+  },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandName = (typeof COMMANDS)[number]['name'];
+
+export const ALL_COMMANDS: readonly CommandName[] = COMMANDS.map((command) => command.name);
+
+export function commandSpec(name: string): CommandSpec | undefined {
+  return (COMMANDS as readonly CommandSpec[]).find((command) => command.name === name);
+}

@@ -1,0 +1,49 @@
+import { ALL_COMMANDS, type CommandName } from './command-table.js';
+
+/** Variables read from the environment that no flag stands for. */
+export const ENVIRONMENT = [
+  {
+    name: 'MEDIAGEN_API_KEY',
+    description: "The service's API key. It is read from here only, and never stored or printed.",
+    commands: ['run', 'plan', 'import', 'forget'],
+  },
+  {
+    name: 'MEDIABATCH_HTTP_TIMEOUT',
+    description:
+      'Seconds to wait for any one response (default 60). A request that times out is sent again ' +
+      'with the same key and body.',
+    commands: ['run', 'import', 'forget'],
+  },
+  {
+    name: 'MEDIABATCH_PREFLIGHT_SECONDS',
+    description:
+      'How long `run` (and `plan`, `import`, `forget`) keeps trying to reach the service before anything ' +
+      'is sent (default 30); after that it stops with exit 1, nothing submitted. See docs/services.md.',
+    commands: ['run', 'plan', 'import', 'forget'],
+  },
+  {
+    name: 'MEDIABATCH_MODEL_BUSY_SECONDS',
+    description:
+      'For test harnesses only: seconds before a model_busy job is resubmitted (default 30, as the ' +
+      'service asks). Leave it unset against the real service.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_NOTIFY_SECRET',
+    description:
+      'The key of the HMAC-SHA256 signature of every --notify POST (header X-Mediabatch-Signature, ' +
+      'see docs/overnight.md). Never printed; without it notifications go unsigned.',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_NOTIFY_SECONDS',
+    description:
+      'How long one notification is tried again while its receiver fails or does not answer (default 60).',
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_DEBUG',
+    description: 'Set to 1 to print the stack trace of an internal error.',
+    commands: ALL_COMMANDS,
+  },
+] as const satisfies ReadonlyArray<{ name: string; description: string; commands: readonly CommandName[] }>;
