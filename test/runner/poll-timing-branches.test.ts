@@ -48,14 +48,25 @@ describe('nextPollAt, branch by branch', () => {
 
     it('looks about once per finish expected: the typical duration over the jobs running', () => {
       // 30 s / 4 jobs = 7.5 s after the last look.
-      expect(look({ ...draining, running: startedAt0(4), durationsMs: [30 * S, 30 * S, 30 * S] })).toBe(17.5 * S);
+      expect(look({ ...draining, running: startedAt0(4), durationsMs: [30 * S, 30 * S, 30 * S] })).toBe(
+        17.5 * S,
+      );
       // Exactly two Retry-After counts as long: 20 s / 4 = 5 s.
-      expect(look({ ...draining, running: startedAt0(4), durationsMs: [20 * S, 20 * S, 20 * S] })).toBe(15 * S);
+      expect(look({ ...draining, running: startedAt0(4), durationsMs: [20 * S, 20 * S, 20 * S] })).toBe(
+        15 * S,
+      );
     });
 
     it('at most once per Retry-After, also with just two jobs left', () => {
       // 50 s / 2 = 25 s, capped at Retry-After.
-      expect(look({ ...draining, running: startedAt0(2), durationsMs: [50 * S, 50 * S, 50 * S] })).toBe(20 * S);
+      expect(look({ ...draining, running: startedAt0(2), durationsMs: [50 * S, 50 * S, 50 * S] })).toBe(
+        20 * S,
+      );
+      // Two jobs of 20 s at 16 s: 20 s / 2 = 10 s, although both may end any moment.
+      const nearEnd = { ...draining, now: 16 * S, lastPollAt: 16 * S };
+      expect(look({ ...nearEnd, running: startedAt0(2), durationsMs: [20 * S, 20 * S, 20 * S] })).toBe(
+        26 * S,
+      );
     });
   });
 
@@ -82,6 +93,23 @@ describe('nextPollAt, branch by branch', () => {
 
     it('two looks left: half way there', () => {
       expect(look({ ...last, credit: 2 })).toBe(20 * S);
+    });
+
+    it('the horizon counts from when the job started: the same job started 4 s later, 4 s later', () => {
+      const later = { ...last, running: [{ startedAt: 4 * S }], now: 20 * S, lastPollAt: 20 * S };
+      expect(look({ ...later, credit: 1 })).toBe(28 * S);
+    });
+
+    it('when the model sees no end within 50 Retry-After, spreads the credit over one Retry-After', () => {
+      // 60 jobs of 5 s and 4 of 3000 s: one in sixteen jobs is long, so the job running at 80 s
+      // has not finished with 95% chance in the next 500 s. One look in credit: 80 s + 10 s.
+      const heavyTail = [
+        ...Array.from({ length: 60 }, () => 5 * S),
+        ...Array.from({ length: 4 }, () => 3000 * S),
+      ];
+      expect(look({ ...last, now: 80 * S, lastPollAt: 80 * S, durationsMs: heavyTail, credit: 1 })).toBe(
+        90 * S,
+      );
     });
 
     it('six looks left: the first after 8 s / 6, moved on to where a finish is likely enough', () => {
