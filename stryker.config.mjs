@@ -20,9 +20,11 @@ export const mutated = [
   'src/runner/budget.ts',
   'src/runner/duration-model.ts',
   'src/runner/item-plan.ts',
+  'src/runner/look-budget.ts',
   'src/runner/look-limits.ts',
   'src/runner/min-heap.ts',
   'src/runner/policy.ts',
+  'src/runner/poll-timing.ts',
   'src/runner/request.ts',
   'src/runner/save-estimate.ts',
   'src/runner/stop-rules.ts',
@@ -37,11 +39,6 @@ export const mutatedFolders = ['src/downloads/', 'src/runner/', 'src/money.ts'];
 
 /** Files under those folders that are not mutated, each with why. */
 export const notMutated = {
-  'src/runner/poll-timing.ts':
-    'its search for the next look loops over candidate times, so most mutants never end and each costs a 10 s timeout; ' +
-    'its rules are pinned by poll-timing.test.ts and judged by the pace simulator (poll-timing-sim.test.ts)',
-  'src/runner/look-budget.ts':
-    'a part of the run state counting requests and polls, without unit tests yet; its arithmetic is look-limits.ts',
   'src/runner/clock.ts': 'the system clock: real timers and Date.now, nothing to decide',
   'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',
   'src/runner/run-loop.ts':

@@ -12,7 +12,8 @@ export class LookBudget {
   /** A request went out at `at`; `poll` when it is a look (a list page or a job GET). */
   sent(at: number, poll: boolean): void {
     this.#sent.push(at);
-    if (this.#sent.length > SENT_KEPT) this.#sent.splice(0, this.#sent.length - SENT_KEPT);
+    // One time comes in per call, so at most one goes.
+    if (this.#sent.length > SENT_KEPT) this.#sent.shift();
     if (poll) this.#polls += 1;
   }
 
