@@ -25,7 +25,7 @@ export {
   type SandboxHandle,
   startSandbox,
 } from './lib/embedded-sandbox.js';
-export { LedgerHeldError } from './lib/run-manifest.js';
+export { LedgerHeldError } from './lib/ledger-access.js';
 export type { StatusDocument } from './lib/status-document.js';
 export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export type { ExportRecord } from './report/export-records.js';

@@ -9,7 +9,7 @@ import { didYouMean } from '../suggest.js';
 import type { Connection } from './common.js';
 import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
-import { lockLedger } from './ledger-access.js';
+import { lockLedgerOrRefuse } from './ledger-access.js';
 import { describeFailure } from './preflight.js';
 import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
 
@@ -31,12 +31,7 @@ export interface ForgetRequest {
 export async function forgetLostJobs(request: ForgetRequest, host: Host): Promise<Outcome[]> {
   const { manifest, ledgerPath, ids, target, timings } = request;
   if (!existsSync(ledgerPath)) throw new UserError(`no ledger at ${ledgerPath}: there is nothing to forget`);
-  const lock = lockLedger(ledgerPath);
-  if (!lock)
-    throw new UserError(
-      `the ledger ${ledgerPath} is held by a live run; nothing was forgotten`,
-      ExitCode.Refused,
-    );
+  const lock = lockLedgerOrRefuse(ledgerPath, 'forgotten');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {

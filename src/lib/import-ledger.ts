@@ -6,7 +6,7 @@ import type { Manifest } from '../manifest/index.js';
 import type { Connection } from './common.js';
 import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
-import { lockLedger } from './ledger-access.js';
+import { lockLedgerOrRefuse } from './ledger-access.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
 import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
 
@@ -25,12 +25,7 @@ export interface ImportRequest {
  */
 export async function importLedger(request: ImportRequest, host: Host): Promise<ImportSummary> {
   const { manifest, ledgerPath, target, timings } = request;
-  const lock = lockLedger(ledgerPath);
-  if (!lock)
-    throw new UserError(
-      `the ledger ${ledgerPath} is held by a live run; nothing was imported`,
-      ExitCode.Refused,
-    );
+  const lock = lockLedgerOrRefuse(ledgerPath, 'imported');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import type { Manifest } from '../manifest/index.js';
@@ -18,6 +18,30 @@ export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerL
   } catch (error) {
     throw unusableLedger(ledgerPath, error);
   }
+}
+
+/** Another live run holds the ledger: the same refusal for every command and the API (exit code 3). */
+export class LedgerHeldError extends UserError {
+  constructor(
+    readonly ledgerPath: string,
+    nothingWas: 'changed' | 'imported' | 'forgotten' = 'changed',
+  ) {
+    super(
+      `the ledger ${ledgerPath} is held by another live run; nothing was ${nothingWas}`,
+      ExitCode.Refused,
+    );
+    this.name = 'LedgerHeldError';
+  }
+}
+
+/** The run lock, or the refusal that names what was left undone. */
+export function lockLedgerOrRefuse(
+  ledgerPath: string,
+  nothingWas: 'changed' | 'imported' | 'forgotten',
+): NonNullable<ReturnType<typeof acquireLedgerLock>> {
+  const lock = lockLedger(ledgerPath);
+  if (!lock) throw new LedgerHeldError(ledgerPath, nothingWas);
+  return lock;
 }
 
 /**

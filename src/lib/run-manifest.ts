@@ -1,6 +1,6 @@
 import type { MediaGenClient } from '../api/client.js';
 import type { Account } from '../api/schemas.js';
-import { ExitCode, UserError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { budgetLeftMicros } from '../ledger/money-totals.js';
@@ -15,7 +15,7 @@ import type { SandboxHandle } from '../sandbox/index.js';
 import type { Connection } from './common.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
-import { ledgerWriteFailure, lockLedger, openRunLedger, sandboxStatePath } from './ledger-access.js';
+import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger, sandboxStatePath } from './ledger-access.js';
 import { planSource, statusSource } from './ledger-read.js';
 import { filesUnder } from './output-files.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
@@ -26,14 +26,6 @@ import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
 import { serviceIdentity } from './service.js';
 import { checkAccount, clientFor } from './service-check.js';
-
-/** Another live run holds the ledger: the same refusal for the CLI and the API (exit code 3). */
-export class LedgerHeldError extends UserError {
-  constructor(readonly ledgerPath: string) {
-    super(`the ledger ${ledgerPath} is held by another live run; nothing was changed`, ExitCode.Refused);
-    this.name = 'LedgerHeldError';
-  }
-}
 
 /** One run as asked: the manifest (sandbox folders applied), where its ledger is, what was chosen. */
 export interface RunRequest {
@@ -109,8 +101,7 @@ interface Held {
  */
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
   const { manifest, ledgerPath, settings } = request;
-  const lock = lockLedger(ledgerPath);
-  if (!lock) throw new LedgerHeldError(ledgerPath);
+  const lock = lockLedgerOrRefuse(ledgerPath, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
   try {
     const ledger = openRunLedger(ledgerPath, manifest, {
