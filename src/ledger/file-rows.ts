@@ -16,6 +16,15 @@ export function listFiles(c: LedgerConnection): FileRecord[] {
     .all(c.batchId) as FileRecord[];
 }
 
+/** Bytes of every saved file and how many outputs (attempts) they came from, summed by SQLite. */
+export function savedFileTotals(c: LedgerConnection): { bytes: number; outputs: number } {
+  return c
+    .prepare(
+      `SELECT COALESCE(SUM(f.bytes), 0) AS bytes, COUNT(DISTINCT f.attempt_id) AS outputs ${SAVED_FILES}`,
+    )
+    .get(c.batchId) as { bytes: number; outputs: number };
+}
+
 /** Each saved file as [item id, path], in listFiles order, streamed. */
 export function itemFilePaths(c: LedgerConnection): IterableIterator<[string, string]> {
   return c

@@ -8,7 +8,14 @@ import {
   recordJobLost,
   recordRejected,
 } from './attempt-writes.js';
-import { itemFilePaths, listFiles, recordFileMoved, recordFilesSaved, wroteFile } from './file-rows.js';
+import {
+  itemFilePaths,
+  listFiles,
+  recordFileMoved,
+  recordFilesSaved,
+  savedFileTotals,
+  wroteFile,
+} from './file-rows.js';
 import { type ItemEntry, itemEntries } from './item-entries.js';
 import { type ItemExport, itemExports } from './item-exports.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
@@ -177,6 +184,10 @@ export class Ledger {
 
   listFiles(): FileRecord[] {
     return listFiles(this.#c);
+  }
+
+  savedFileTotals(): { bytes: number; outputs: number } {
+    return savedFileTotals(this.#c);
   }
 
   /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */

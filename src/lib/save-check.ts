@@ -40,18 +40,14 @@ function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEs
     const state = states.get(item.id);
     return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
   }).length;
-  let savedBytes = 0;
-  const outputs = new Set<number>();
-  for (const file of ledger.listFiles()) {
-    savedBytes += file.bytes;
-    outputs.add(file.attemptId);
-  }
+  // The saved files' sizes are summed by SQLite: a large batch's file rows are never all read here.
+  const saved = ledger.savedFileTotals();
   return nextWaveBytes({
     waiting,
     slots: manifest.concurrency ?? options.defaultSlotLimit,
     unsaved: ledger.unsavedSucceeded().length,
-    savedBytes,
-    savedOutputs: outputs.size,
+    savedBytes: saved.bytes,
+    savedOutputs: saved.outputs,
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * How much free space `run` asks for before its first submission: the expected size of the files
  * of the next wave, that is of the outputs it may have to save before it can learn anything more.
- * Pure; the pre-run check (src/cli/save-check.ts) reads the inputs from the ledger and the disk.
+ * Pure; the pre-run check (src/lib/save-check.ts) reads the inputs from the ledger and the disk.
  */
 
 /**
