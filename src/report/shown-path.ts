@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isS3Uri } from '../manifest/index.js';
 
 /** An empty, `.` or `..` segment: a path that path.relative would normalise first. */
 const UNNORMAL_SEGMENT = /(^|\/)\.{0,2}(\/|$)/;
@@ -7,7 +8,9 @@ const UNNORMAL_SEGMENT = /(^|\/)\.{0,2}(\/|$)/;
  * How status and plan show a saved file: relative to the manifest's folder when inside it, else
  * absolute. The ledger stores normalised absolute paths, so for the usual file inside the folder
  * the answer is the text after the folder: taking it directly saves path.relative's work, a tenth
- * of `status`'s time at 100,000 items. Anything else goes through path.relative.
+ * of `status`'s time at 100,000 items. Anything else goes through path.relative, except an
+ * object in a bucket (`s3://bucket/key`): path.relative would take it for a relative path and
+ * show `s3:/bucket/key` below the working folder, so it is shown as the ledger holds it.
  */
 export function shownFrom(manifestFile: string): (path: string) => string {
   const baseDir = manifestFile.replace(/[/\\][^/\\]*$/, '');
@@ -18,6 +21,7 @@ export function shownFrom(manifestFile: string): (path: string) => string {
       const rest = path.slice(prefix.length);
       if (!UNNORMAL_SEGMENT.test(rest)) return rest.startsWith('..') ? path : rest;
     }
+    if (isS3Uri(path)) return path;
     const rel = relative(baseDir, path);
     return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
   };

@@ -37,4 +37,14 @@ describe('shownFrom', () => {
     expect(shown('/work/../work/out/a.mp4')).toBe('out/a.mp4');
     expect(shown('/work/..hidden/a.mp4')).toBe('/work/..hidden/a.mp4');
   });
+
+  it('shows an object in a bucket as its s3:// URI, whatever the working folder', () => {
+    for (const manifestFile of ['/work/batch.yaml', `${process.cwd()}/batch.yaml`, 'batch.yaml']) {
+      const shown = shownFrom(manifestFile);
+      expect(shown('s3://media-bucket/demo/beach.mp4')).toBe('s3://media-bucket/demo/beach.mp4');
+      expect(shown('s3://media-bucket/demo/sub/a b.take1.json')).toBe(
+        's3://media-bucket/demo/sub/a b.take1.json',
+      );
+    }
+  });
 });
