@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/manifest/index.js';
-import { buildGallery } from '../../src/report/gallery/model.js';
+import { buildGallery, pageRelativeHref } from '../../src/report/gallery/model.js';
 import { renderGallery } from '../../src/report/gallery/page.js';
 import { buildStatusReport } from '../../src/report/status-report.js';
 
@@ -21,7 +21,7 @@ describe('the gallery of a manifest with template variables', () => {
   const manifest = parsed.manifest;
   const view = { items: [], attempts: [], files: [] };
   const model = buildGallery(manifest, view, buildStatusReport(manifest, view, 0), {
-    htmlPath: '/batches/out/g/index.html',
+    href: pageRelativeHref('/batches/g.yaml', '/batches/out/g/index.html'),
     manifestArg: 'g.yaml',
     generatedAt: '2026-01-01T00:00:00.000Z',
   });

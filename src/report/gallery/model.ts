@@ -13,7 +13,7 @@ export interface GalleryTake {
   /** Seconds from the committed request to the finished job, when both are known. */
   generationSeconds: number | null;
   completedAt: string | null;
-  /** Relative to the page. */
+  /** As GalleryOptions.href maps each saved file: relative to the page, or a presigned URL. */
   videos: Array<{ href: string; label: string }>;
 }
 
@@ -39,12 +39,33 @@ export interface GalleryModel {
   states: ItemState[];
   cards: GalleryCard[];
   warnings: string[];
+  /** Set when the hrefs are presigned URLs, which stop working: when, and how to get fresh ones. */
+  links: ExpiringLinks | null;
+}
+
+export interface ExpiringLinks {
+  /** ISO time after which the storage refuses the links. */
+  expireAt: string;
+  /** The mediabatch arguments that write this page again with fresh links. */
+  refreshArgs: string[];
 }
 
 export interface GalleryOptions {
-  htmlPath: string;
+  /**
+   * Where the page links each saved file (the ledger's path or s3:// URI). The model stays pure:
+   * the caller decides whether that is a path relative to the page (pageRelativeHref) or a URL
+   * it signed for a bucket.
+   */
+  href: (savedPath: string) => string;
   manifestArg: string;
   generatedAt: string;
+  links?: ExpiringLinks | null;
+}
+
+/** Links to local files relative to the page at `htmlPath`, so the two can be moved together. */
+export function pageRelativeHref(manifestFile: string, htmlPath: string): (savedPath: string) => string {
+  const baseDir = manifestFile.replace(/[/\\][^/\\]*$/, '');
+  return (savedPath) => fileHref(savedPath, baseDir, htmlPath);
 }
 
 /** Problems first, so a person sees what needs them before what went well. */
@@ -66,7 +87,6 @@ export function buildGallery(
   const attemptsByItem = group(view.attempts, (attempt) => attempt.itemId);
   const filesByAttempt = group(view.files, (file) => file.attemptId);
   const statusById = new Map(report.items.map((item) => [item.id, item]));
-  const baseDir = manifest.file.replace(/[/\\][^/\\]*$/, '');
   const cards = manifest.items.map((item, index): GalleryCard & { index: number } => {
     const status = statusById.get(item.id)!;
     const { prompt, ...input } = item.input;
@@ -82,7 +102,7 @@ export function buildGallery(
       clipSeconds: typeof seconds === 'number' ? seconds : null,
       error: status.error,
       takes: takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) =>
-        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], baseDir, options.htmlPath),
+        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], options.href),
       ),
     };
   });
@@ -97,6 +117,7 @@ export function buildGallery(
     states: [...new Set(cards.map((card) => card.state))],
     cards: cards.map(({ index: _index, ...card }) => card),
     warnings: report.warnings,
+    links: options.links ?? null,
   };
 }
 
@@ -125,7 +146,11 @@ function filterAxes(manifest: Manifest): GalleryModel['axes'] {
     .map(([axis, seen]) => ({ axis, values: [...seen] }));
 }
 
-function toTake(attempt: AttemptRecord, files: FileRecord[], baseDir: string, htmlPath: string): GalleryTake {
+function toTake(
+  attempt: AttemptRecord,
+  files: FileRecord[],
+  href: (savedPath: string) => string,
+): GalleryTake {
   const started = Date.parse(attempt.createdAt);
   const finished = attempt.completedAt === null ? Number.NaN : Date.parse(attempt.completedAt);
   const elapsed = (finished - started) / 1000;
@@ -136,7 +161,7 @@ function toTake(attempt: AttemptRecord, files: FileRecord[], baseDir: string, ht
     generationSeconds: Number.isFinite(elapsed) && elapsed >= 0 ? Math.round(elapsed * 10) / 10 : null,
     completedAt: attempt.completedAt,
     videos: files.map((file) => ({
-      href: fileHref(file.path, baseDir, htmlPath),
+      href: href(file.path),
       label: file.path.split(/[/\\]/).pop() ?? file.path,
     })),
   };

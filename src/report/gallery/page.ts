@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AttemptRow } from '../render-text.js';
 import { renderCard } from './cards.js';
 import { h, usd } from './escape.js';
-import type { GalleryModel } from './model.js';
+import type { ExpiringLinks, GalleryModel } from './model.js';
 import { GALLERY_SCRIPT } from './script.js';
 import { GALLERY_STYLE } from './style.js';
 
@@ -10,12 +10,13 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
 
 /**
  * Exactly what the page needs and nothing else: videos from its own folder (file: when opened
- * from disk), its own style and script by hash. No network, no other script, no frames, no forms.
+ * from disk) or, for outputs in a bucket, from the storage origins its presigned links name; its
+ * own style and script by hash. No other network, no other script, no frames, no forms.
  */
-export function galleryCsp(): string {
+export function galleryCsp(mediaOrigins: readonly string[] = []): string {
   return [
     "default-src 'none'",
-    "media-src 'self' file:",
+    ["media-src 'self' file:", ...mediaOrigins].join(' '),
     `style-src ${sha256(GALLERY_STYLE)}`,
     `script-src ${sha256(GALLERY_SCRIPT)}`,
     "base-uri 'none'",
@@ -70,6 +71,27 @@ function filters(model: GalleryModel): string {
   return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.cards.length}</span> of ${model.cards.length} shown</span></nav>`;
 }
 
+/** The origins (scheme, host, port) of the page's absolute http(s) links, for media-src. */
+export function mediaOrigins(model: GalleryModel): string[] {
+  const origins = new Set<string>();
+  for (const card of model.cards)
+    for (const take of card.takes)
+      for (const video of take.videos) {
+        if (!/^https?:\/\//i.test(video.href)) continue;
+        origins.add(new URL(video.href).origin);
+      }
+  return [...origins].sort();
+}
+
+/**
+ * Says near the top when the presigned links stop working and how to get fresh ones: after that
+ * instant every video fails to load, and the page itself cannot tell why.
+ */
+export function linksNotice(links: ExpiringLinks): string {
+  const command = ['mediabatch', ...links.refreshArgs].map(shellWord).join(' ');
+  return `<p class="expiry" id="links-expire">The video links on this page are presigned and expire at <time datetime="${h(links.expireAt)}">${h(links.expireAt)}</time>. For fresh links, run <code>${h(command)}</code> again.</p>`;
+}
+
 /** Single-quoted for a POSIX shell unless it is plainly safe. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -118,10 +140,11 @@ export function renderGallery(
     '<html lang="en"><head><meta charset="utf-8">',
     GALLERY_MARKER,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp())}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp(mediaOrigins(model)))}">`,
     '<meta name="referrer" content="no-referrer">',
     `<title>${h(model.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
     `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(ledgerLine)}</p>`,
+    model.links === null ? '' : linksNotice(model.links),
     ...model.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
     totals(model),
     '</header>',

@@ -23,6 +23,6 @@ video{width:100%;border-radius:6px;background:#000;display:block}.take.earlier v
 .redo-panel{position:sticky;bottom:0;background:var(--card);border-top:1px solid var(--line);padding:.7em 1.5em;display:flex;flex-wrap:wrap;gap:.6em;align-items:center}
 .redo-panel code{flex:1 1 30em;padding:.35em .6em;border:1px solid var(--line);border-radius:6px;user-select:all;overflow-wrap:anywhere}
 .redo-panel a[aria-disabled=true]{pointer-events:none;opacity:.5}
-.warning{background:#fff4d6;color:#5a3d00;border:1px solid #e0b84c;padding:.4em .8em;margin:.3em 0}
+.expiry{color:var(--warn);margin:.3em 0}.warning{background:#fff4d6;color:#5a3d00;border:1px solid #e0b84c;padding:.4em .8em;margin:.3em 0}
 details.history{padding:0 1.5em 5em}table{border-collapse:collapse}th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
 `;
