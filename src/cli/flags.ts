@@ -175,7 +175,18 @@ export const FLAGS = [
     optionalValue: true,
     default: '<output dir>/index.html when FILE is left out',
     description:
-      'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md).',
+      'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md). ' +
+      'For an s3:// output location, FILE may be s3://BUCKET/KEY.html below it, to review from the bucket.',
+    commands: ['report'],
+  },
+  {
+    name: 'url-lifetime',
+    type: 'string',
+    value: 'DURATION',
+    default: '7d, the longest a presigned URL can live',
+    description:
+      'With --html and an s3:// output location: how long the presigned links to the videos (and to a page ' +
+      'written to the bucket) work, from 1m to 7d, as in 90m, 12h or 2d. The page says when they expire.',
     commands: ['report'],
   },
   {

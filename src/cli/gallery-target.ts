@@ -4,6 +4,7 @@ import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
 import { sandboxStatePath } from '../lib/ledger-access.js';
 import { readHead } from '../lib/output-files.js';
+import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
 
 /**
@@ -56,7 +57,10 @@ function guardedFile(path: string, guard: GalleryGuard): string | null {
     [`${guard.ledgerPath}-shm`, "the ledger's journal"],
     [`${guard.ledgerPath}.lock`, "the ledger's lock"],
     [sandboxStatePath(guard.ledgerPath), "the embedded sandbox's state"],
-    [join(guard.outputDir, OWNER_MARKER), "the output folder's owner marker"],
+    // A bucket's marker is an object (lib/gallery-s3.ts guards it); joined, its URI is no local path.
+    ...(isS3Uri(guard.outputDir)
+      ? []
+      : [[join(guard.outputDir, OWNER_MARKER), "the output folder's owner marker"] as [string, string]]),
   ];
   const target = statOrNull(path);
   for (const [file, what] of named) {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ExitCode, UserError } from '../../src/errors.js';
+import { parseSince } from '../../src/lib/import-since.js';
+import { linksExpireAt, MAX_URL_LIFETIME_SECONDS, parseUrlLifetime } from '../../src/lib/url-lifetime.js';
+
+function refusal(run: () => unknown): UserError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as UserError).exitCode).toBe(ExitCode.Usage);
+    return error as UserError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('--url-lifetime', () => {
+  it('is 7 days, the SigV4 maximum, when absent', () => {
+    expect(MAX_URL_LIFETIME_SECONDS).toBe(604_800);
+    expect(parseUrlLifetime(undefined)).toBe(604_800);
+  });
+
+  it('reads minutes, hours and days as --since does, in seconds', () => {
+    expect(parseUrlLifetime('90m')).toBe(5_400);
+    expect(parseUrlLifetime('12h')).toBe(43_200);
+    expect(parseUrlLifetime('2d')).toBe(172_800);
+    expect(parseUrlLifetime(' 1m ')).toBe(60);
+  });
+
+  it('accepts exactly 7 days in every unit, and refuses a minute more', () => {
+    for (const text of ['7d', '168h', '10080m']) expect(parseUrlLifetime(text)).toBe(604_800);
+    for (const text of ['8d', '169h', '10081m', '99999d']) {
+      expect(refusal(() => parseUrlLifetime(text)).message).toBe(
+        `--url-lifetime may be at most 7d (168h, 10080m), the longest a presigned S3 URL can live; got '${text}'`,
+      );
+    }
+  });
+
+  it('refuses what is not a duration of at least a minute, naming its own flag', () => {
+    for (const text of ['0m', '0d', '30s', '1.5h', '-1h', 'week', '', '7']) {
+      expect(refusal(() => parseUrlLifetime(text)).message).toBe(
+        `--url-lifetime must be a duration such as 90m, 6h or 2d, got '${text}'`,
+      );
+    }
+  });
+
+  it('shares its parser with import --since, which keeps its own words', () => {
+    expect(parseSince('90m')).toBe(5_400_000);
+    expect(parseSince(undefined)).toBe(48 * 3_600_000);
+    expect(refusal(() => parseSince('30s')).message).toBe(
+      "--since must be a duration such as 90m, 6h or 2d, got '30s'",
+    );
+  });
+});
+
+describe('when presigned links expire', () => {
+  const signedAt = new Date('2030-01-01T00:00:00.000Z');
+
+  it('is the lifetime after signing, with long-term keys', () => {
+    expect(linksExpireAt(signedAt, 604_800)).toEqual({
+      expireAt: new Date('2030-01-08T00:00:00.000Z'),
+      byCredentials: false,
+    });
+    expect(linksExpireAt(signedAt, 60, new Date('2030-01-01T00:01:00.000Z')).byCredentials).toBe(false);
+  });
+
+  it('is when a session token expires, if that comes first', () => {
+    const tokenEnds = new Date('2030-01-01T01:00:00.000Z');
+    expect(linksExpireAt(signedAt, 43_200, tokenEnds)).toEqual({ expireAt: tokenEnds, byCredentials: true });
+  });
+});
