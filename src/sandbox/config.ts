@@ -118,6 +118,16 @@ const configShape = z.strictObject({
     .number()
     .positive()
     .default(24 * 3600),
+  /**
+   * Pads every output to this many bytes (inside a trailing `free` box, still playable), for tests
+   * and benchmarks of large files; default: the small sample clip.
+   */
+  output_bytes: z
+    .number()
+    .int()
+    .min(4096)
+    .max(1024 * 1024 * 1024)
+    .optional(),
   /** Pages shorter than `limit`, as some implementations return. */
   page_size_cap: z.number().int().min(1).optional(),
   faults: faultsSchema.default(faultsSchema.parse({})),

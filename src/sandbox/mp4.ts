@@ -18,8 +18,10 @@ function sampleMp4(): Buffer {
  * The sample clip with the job id in a trailing top-level `free` box: players skip `free` boxes,
  * so the file stays playable, yet every job's bytes (and SHA-256) differ, as real outputs would.
  */
-export function jobVideo(jobId: string): Buffer {
-  const payload = Buffer.from(`mediabatch-sandbox job=${jobId}\n`, 'utf8');
+export function jobVideo(jobId: string, totalBytes?: number): Buffer {
+  const text = Buffer.from(`mediabatch-sandbox job=${jobId}\n`, 'utf8');
+  const room = (totalBytes ?? 0) - sampleMp4().length - 8;
+  const payload = room > text.length ? Buffer.concat([text, Buffer.alloc(room - text.length, 0x20)]) : text;
   const header = Buffer.alloc(8);
   header.writeUInt32BE(8 + payload.length, 0);
   header.write('free', 4, 'latin1');
