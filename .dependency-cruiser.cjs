@@ -8,6 +8,7 @@
  *                                        (pre-flight, ledger binding, lock, sandbox, exit codes)
  *   src/report/, src/ui/                 what commands show (ui may use report, not the reverse)
  *   src/runner/                          one run: submit, watch, download, stop
+ *   src/storage/                         where outputs go: a folder (over src/downloads) or an S3 bucket
  *   src/api/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
  *   src/*.ts (errors, money, ...)        the bottom layer: imports nothing of src/
  *
@@ -98,8 +99,8 @@ module.exports = {
     {
       name: 'edges-never-import-up',
       severity: 'error',
-      comment: 'api, ledger, downloads and manifest are driven by the runner and know nothing above.',
-      from: { path: '^src/(api|ledger|downloads|manifest)/' },
+      comment: 'api, ledger, downloads, storage and manifest are driven by the runner and know nothing above.',
+      from: { path: '^src/(api|ledger|downloads|storage|manifest)/' },
       to: { path: '^src/(runner|cli|report|ui|sandbox)/' },
     },
     {
@@ -108,6 +109,20 @@ module.exports = {
       comment: 'The typed client, the ledger and the manifest reader depend on the bottom layer only.',
       from: { path: '^src/(api|ledger|manifest)/' },
       to: { path: '^src/(api|ledger|downloads|manifest)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'storage-keeps-no-ledger',
+      severity: 'error',
+      comment: 'A store saves and checks files; the runner decides what the ledger records.',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/ledger/' },
+    },
+    {
+      name: 'downloads-below-storage',
+      severity: 'error',
+      comment: 'The disk store is built on src/downloads; downloads know no store.',
+      from: { path: '^src/downloads/' },
+      to: { path: '^src/storage/' },
     },
     {
       name: 'downloads-keep-no-ledger',

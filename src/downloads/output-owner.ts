@@ -1,5 +1,6 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isS3Uri } from '../manifest/index.js';
 
 /**
  * Who an output folder belongs to. The first run of a ledger writes a small marker into the
@@ -43,7 +44,8 @@ export function ownerVerdict(
 
 /** Pure: the marker's text for an owner, the ledger written relative to the folder. */
 export function markerText(folder: string, owner: FolderOwner, claimedAt: string): string {
-  const ledger = relative(folder, owner.ledger) || owner.ledger;
+  // A bucket is no folder to be relative to: its marker names the ledger's absolute path.
+  const ledger = isS3Uri(folder) ? owner.ledger : relative(folder, owner.ledger) || owner.ledger;
   return `${JSON.stringify(
     {
       mediabatch_output_folder: 1,

@@ -112,7 +112,7 @@ export async function downloadToFile(
 }
 
 /** The GET of a file: its response when it is 200, else what the answer means. */
-async function openDownload(
+export async function openDownload(
   url: string,
   options: { dispatcher?: Dispatcher; timeoutMs?: number },
 ): Promise<Dispatcher.ResponseData | FetchOutcome> {
@@ -164,12 +164,12 @@ async function writeTemp(
   return { bytes, sha256: hash.digest('hex') };
 }
 
-function headerText(value: string | string[] | undefined): string | null {
+export function headerText(value: string | string[] | undefined): string | null {
   if (Array.isArray(value)) return value[0] ?? null;
   return value ?? null;
 }
 
-function errorText(error: unknown): string {
+export function errorText(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   // undici may quote the URL it was fetching; never let a signature through.
   return text.replace(/https?:\/\/\S+/g, (match) => redactUrl(match));

@@ -1,12 +1,12 @@
 import pLimit from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import type { Job } from '../api/schemas.js';
-import { saveJobFiles } from '../downloads/save-job-files.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';
-import { writeSidecars } from '../runner/provenance.js';
+import { sidecarFacts } from '../runner/provenance.js';
 import { requestHash } from '../runner/request.js';
+import type { OutputStore } from '../storage/output-store.js';
 import {
   type ImportedAttempt,
   type ImportPlan,
@@ -63,7 +63,13 @@ export interface ImportResult {
   items: ItemImport[];
 }
 
-type ImportDeps = { client: MediaGenClient; ledger: Ledger; manifest: Manifest; timeoutMs?: number };
+type ImportDeps = {
+  client: MediaGenClient;
+  ledger: Ledger;
+  manifest: Manifest;
+  store: OutputStore;
+  timeoutMs?: number;
+};
 
 /** What writing the plan leaves for the saving step: each item's adopted attempt and its job count. */
 interface RecordedPlan {
@@ -153,16 +159,25 @@ async function importItem(
 }
 
 async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: ItemImport): Promise<void> {
-  const result = await saveJobFiles(job, {
-    outputDir: deps.manifest.outputDir,
-    itemId: outcome.itemId,
-    refreshJob: async () => (await deps.client.getJob(job.id)).data,
-    ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
-  }).catch((error: unknown) => ({ kind: 'error' as const, message: (error as Error).message }));
+  const { store, ledger } = deps;
+  // The provenance beside each file, as a run leaves it: what was asked, which job, what it cost.
+  const sidecar =
+    deps.manifest.sidecars === false ? null : sidecarFacts(deps.manifest.name, ledger.getAttempt(attemptId));
+  const result = await store
+    .saveJob({
+      job,
+      itemId: outcome.itemId,
+      name: outcome.itemId,
+      // A file this ledger did not write is never replaced, unless it holds exactly these bytes.
+      beforePlace: (target, written) =>
+        store.refuseForeign(target, written, (path) => ledger.wroteFile(path)),
+      refreshJob: async () => (await deps.client.getJob(job.id)).data,
+      sidecar,
+      ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
+    })
+    .catch((error: unknown) => ({ kind: 'error' as const, message: (error as Error).message }));
   if (result.kind === 'saved') {
-    deps.ledger.recordFilesSaved(attemptId, result.files);
-    // The provenance beside each file, as a run leaves it: what was asked, which job, what it cost.
-    await writeSidecars(deps.manifest.name, deps.ledger.getAttempt(attemptId), result.files);
+    ledger.recordFilesSaved(attemptId, result.files);
     outcome.save = 'saved';
     outcome.files = result.files.map((file) => file.path);
   } else if (result.kind === 'expired') outcome.save = 'expired';

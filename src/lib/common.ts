@@ -1,6 +1,14 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { formatProblem, loadManifest, type Manifest } from '../manifest/index.js';
+import {
+  formatProblem,
+  isS3Uri,
+  loadManifest,
+  type Manifest,
+  parseS3Uri,
+  s3Beside,
+  s3Uri,
+} from '../manifest/index.js';
 import type { Host } from './host.js';
 
 /**
@@ -42,6 +50,9 @@ export function ledgerPathFor(
 export function forSandbox(manifest: Manifest, sandbox: boolean): Manifest {
   if (!sandbox) return manifest;
   const { outputDir } = manifest;
+  const location = isS3Uri(outputDir) ? parseS3Uri(outputDir) : null;
+  if (location !== null && !('problem' in location))
+    return { ...manifest, outputDir: s3Uri(s3Beside(location, 'sandbox')) };
   return { ...manifest, outputDir: join(dirname(outputDir), 'sandbox', basename(outputDir)) };
 }
 

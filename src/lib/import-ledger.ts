@@ -8,6 +8,7 @@ import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js'
 import type { Host } from './host.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
+import { openStoreOrRefuse } from './output-store.js';
 import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
 
 export interface ImportRequest {
@@ -34,7 +35,8 @@ export async function importLedger(request: ImportRequest, host: Host): Promise<
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
     const folder = { manifest, ledgerPath, service: target.identity, cwd: host.cwd };
-    refuseOthersOutputFolder(folder);
+    const store = await openStoreOrRefuse(manifest.outputDir);
+    await refuseOthersOutputFolder(folder, store);
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
     const client = await checkServiceForLedger(
       'import',
@@ -53,9 +55,9 @@ export async function importLedger(request: ImportRequest, host: Host): Promise<
     });
     // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
     ledger.bindService(target.identity);
-    const unclaimed = claimOutputFolder(folder);
+    const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) host.stderr.write(`mediabatch import: warning: ${unclaimed}\n`);
-    const result = await importJobs({ client, ledger, manifest, ...timeoutMs }, listing.jobs);
+    const result = await importJobs({ client, ledger, manifest, store, ...timeoutMs }, listing.jobs);
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),
       jobs: listing.jobs.length,

@@ -1,6 +1,7 @@
 import { closeSync, type Dirent, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
+import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
 
 const MAX_FILES = 200_000;
@@ -14,6 +15,8 @@ const PAGE_HEAD_BYTES = 16 * 1024;
  * holds it: then every manifest, CSV and note would read as stray. A missing folder has no files.
  */
 export function filesUnder(outputDir: string, manifestFile: string): string[] | null {
+  // A bucket is not walked: listing every object of a large prefix would slow every plan.
+  if (isS3Uri(outputDir)) return null;
   const rel = relative(outputDir, manifestFile);
   if (!rel.startsWith('..')) return null;
   const found: string[] = [];

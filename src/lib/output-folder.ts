@@ -3,12 +3,17 @@ import {
   checkOwner,
   claimFolder,
   type FolderOwner,
+  markerText,
   OWNER_MARKER,
   type OwnerVerdict,
+  ownerVerdict,
+  parseMarker,
 } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
-import type { Manifest } from '../manifest/index.js';
+import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
+import type { MarkerObject, OutputStore } from '../storage/output-store.js';
+import { openStoreOrRefuse } from './output-store.js';
 
 /**
  * The output folder's owner as the commands see it (docs/manifest.md, "Who owns an output
@@ -31,12 +36,15 @@ interface FolderContext {
  * reason to stop here: the run goes on as before, its downloads say what is wrong and a re-run
  * saves them, and claims the folder then. Returns that warning, or null.
  */
-export function claimOutputFolder(context: FolderContext): string | null {
+export async function claimOutputFolder(context: FolderContext, store: OutputStore): Promise<string | null> {
   const { manifest, ledgerPath, service } = context;
   const me: FolderOwner = { manifest: manifest.name, ledger: ledgerPath, service };
   let verdict: OwnerVerdict;
   try {
-    verdict = claimFolder(manifest.outputDir, me, new Date().toISOString());
+    const claimedAt = new Date().toISOString();
+    verdict = store.marker
+      ? await claimMarkerObject(store.marker, store.root, me, claimedAt)
+      : claimFolder(manifest.outputDir, me, claimedAt);
   } catch (error) {
     return (
       `cannot write the owner marker into the output folder ${shown(context.cwd, manifest.outputDir)} ` +
@@ -49,25 +57,65 @@ export function claimOutputFolder(context: FolderContext): string | null {
 }
 
 /** Refuses (exit 2) a folder another ledger owns, without writing anything. */
-export function refuseOthersOutputFolder(context: FolderContext): void {
-  const refusal = outputFolderRefusal(context);
+export async function refuseOthersOutputFolder(context: FolderContext, store: OutputStore): Promise<void> {
+  const refusal = await outputLocationRefusal(context, store);
   if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`);
 }
 
-/** What `run` would say about the output folder, read without writing anything; null: nothing. */
+/**
+ * What `run` would say about the output location, read without writing anything; null: nothing.
+ * Without a store, one is opened for the location (`plan` reads a bucket's marker too).
+ */
+export async function outputLocationRefusal(
+  context: Omit<FolderContext, 'service'>,
+  store?: OutputStore,
+): Promise<string | null> {
+  if (!isS3Uri(context.manifest.outputDir)) return outputFolderRefusal(context);
+  const me = { manifest: context.manifest.name, ledger: context.ledgerPath };
+  const { marker } = store ?? (await openStoreOrRefuse(context.manifest.outputDir));
+  const verdict = marker ? await markerObjectVerdict(marker, context.manifest.outputDir, me) : null;
+  return verdict === null ? null : ownerRefusal(verdict, context);
+}
+
+/**
+ * The same for a local folder, synchronously (the library's `plan()`); null for an `s3://`
+ * location, whose marker only a request can read (docs/api.md).
+ */
 export function outputFolderRefusal(context: Omit<FolderContext, 'service'>): string | null {
-  const verdict = checkOwner(context.manifest.outputDir, {
-    manifest: context.manifest.name,
-    ledger: context.ledgerPath,
-  });
-  return ownerRefusal(verdict, context);
+  if (isS3Uri(context.manifest.outputDir)) return null;
+  const me = { manifest: context.manifest.name, ledger: context.ledgerPath };
+  return ownerRefusal(checkOwner(context.manifest.outputDir, me), context);
+}
+
+/** A bucket's marker, read: as checkOwner reads a folder's. */
+async function markerObjectVerdict(
+  marker: MarkerObject,
+  root: string,
+  me: Pick<FolderOwner, 'manifest' | 'ledger'>,
+): Promise<OwnerVerdict> {
+  const text = await marker.read();
+  const parsed = text === null ? null : parseMarker(root, text);
+  if (parsed !== null && 'problem' in parsed) return { kind: 'unreadable', reason: parsed.problem };
+  return ownerVerdict(parsed, me);
+}
+
+async function claimMarkerObject(
+  marker: MarkerObject,
+  root: string,
+  me: FolderOwner,
+  claimedAt: string,
+): Promise<OwnerVerdict> {
+  const seen = await markerObjectVerdict(marker, root, me);
+  if (seen.kind !== 'unclaimed') return seen;
+  await marker.write(markerText(root, me, claimedAt));
+  return { kind: 'mine' };
 }
 
 function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'service'>): string | null {
   if (verdict.kind === 'mine' || verdict.kind === 'unclaimed') return null;
   const { manifest, cwd } = context;
   const folder = shown(cwd, manifest.outputDir);
-  const marker = shown(cwd, join(manifest.outputDir, OWNER_MARKER));
+  const marker = shown(cwd, outputChild(manifest.outputDir, OWNER_MARKER));
   if (verdict.kind === 'unreadable')
     return `the output folder ${folder} has an owner marker ${marker} that cannot be read (${verdict.reason}); move it away if no other batch writes to this folder`;
   const { owner } = verdict;
@@ -85,6 +133,7 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
 
 /** A free-looking sibling folder to suggest: named after this manifest, else numbered. */
 function otherFolder(manifest: Manifest, owner: FolderOwner): string {
+  if (isS3Uri(manifest.outputDir)) return `${manifest.outputDir}-${manifest.name}`;
   const parent = dirname(manifest.outputDir);
   return owner.manifest !== manifest.name && basename(manifest.outputDir) !== manifest.name
     ? join(parent, manifest.name)
@@ -92,6 +141,7 @@ function otherFolder(manifest: Manifest, owner: FolderOwner): string {
 }
 
 function shown(cwd: string, path: string): string {
+  if (isS3Uri(path)) return path;
   const rel = relative(cwd, path);
   return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
 }

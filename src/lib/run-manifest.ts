@@ -12,6 +12,7 @@ import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
+import type { OutputStore } from '../storage/output-store.js';
 import type { Connection } from './common.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
@@ -19,6 +20,7 @@ import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger, sandboxStatePath
 import { planSource, statusSource } from './ledger-read.js';
 import { filesUnder } from './output-files.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
+import { openStoreOrRefuse } from './output-store.js';
 import type { PreflightResult } from './preflight.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -112,9 +114,10 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     held.ledger = ledger;
     // Before any request: another batch's output folder is refused (docs/manifest.md).
     const folder = { manifest, ledgerPath, service: settings.identity, cwd: view.host.cwd };
-    refuseOthersOutputFolder(folder);
+    const store = await openStoreOrRefuse(manifest.outputDir);
+    await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
-    await checkOutputFolder(manifest, ledger, settings.runner);
+    await checkOutputFolder(manifest, ledger, settings.runner, store);
     const connection = settings.connection ?? (await startRunSandbox(held, request, view));
     const client = clientBindingLedger(connection, settings, ledger);
     const checked = await checkService(client, connection, settings, ledger, () => lock.release(), view);
@@ -129,7 +132,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
     // A free folder becomes this ledger's once the service answered, before anything is paid.
-    const unclaimed = claimOutputFolder(folder);
+    const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) view.warn(`warning: ${unclaimed}`);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
@@ -138,6 +141,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       ledger,
       request: { ...request, settings: withAccount(settings, account) },
       held,
+      store,
       checked: checkedService(connection, checked),
     };
     return await runAndReport(parts, view);
@@ -213,6 +217,7 @@ interface RunParts {
   ledger: Ledger;
   request: RunRequest;
   held: Held;
+  store: OutputStore;
   checked: CheckedService;
 }
 
@@ -260,6 +265,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
       clock: systemClock,
       random: Math.random,
       reporter: notices.reporter(shown.reporter),
+      store: parts.store,
       onStop: (reason, message) => {
         notices.stopped(reason, message);
         view.stopped?.(reason, message);

@@ -1,10 +1,10 @@
-import { probeFolder } from '../downloads/save-probe.js';
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { Manifest } from '../manifest/index.js';
+import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
 import { nextWaveBytes, type WaveEstimate } from '../runner/save-estimate.js';
-import { diskRefusal } from '../runner/stop-rules.js';
+import { storeRefusal } from '../runner/stop-rules.js';
+import type { OutputStore } from '../storage/output-store.js';
 
 /**
  * Saving comes before spending: before `run` submits anything, the output folder must take a file
@@ -15,12 +15,17 @@ export async function checkOutputFolder(
   manifest: Manifest,
   ledger: Ledger,
   options: RunOptions,
+  store: OutputStore,
 ): Promise<void> {
   const wave = waveOf(manifest, ledger, options);
   const folder = manifest.outputDir;
-  const probe = await probeFolder(folder, wave.bytes);
+  const probe = await store.probe(wave.bytes);
   if (probe.ok) return;
-  const fix = diskRefusal(probe.code ?? undefined, folder)?.message;
+  const fix =
+    storeRefusal(probe.code ?? undefined, folder)?.message ??
+    (isS3Uri(folder) && probe.code?.startsWith('E')
+      ? 'the storage endpoint did not answer: check AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) and that the server is up'
+      : undefined);
   if ('freeBytes' in probe) {
     throw new UserError(
       `the output folder ${folder} has ${mib(probe.freeBytes)} free, and the next ${wave.outputs} output(s) are expected to take about ${mib(wave.bytes)} (${mib(wave.bytesPerOutput)} each, ${wave.learnt ? "this batch's mean so far" : 'a guess until a file is saved'}); nothing was submitted. Free some space, or set output.dir to a larger disk`,

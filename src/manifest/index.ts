@@ -6,4 +6,14 @@ export { loadManifest, loadManifestText } from './load.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
 export { formatProblem, type ManifestProblem } from './problems.js';
+export {
+  isS3Uri,
+  keyOfUri,
+  keyUnder,
+  outputChild,
+  parseS3Uri,
+  type S3Location,
+  s3Beside,
+  s3Uri,
+} from './s3-uri.js';
 export type { Manifest, ManifestItem, ManifestResult } from './types.js';

@@ -20,6 +20,7 @@ import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
 import { readYaml } from './read-yaml.js';
+import { isS3Uri, parseS3Uri, s3Uri } from './s3-uri.js';
 import { itemSchema, itemWithSharedPromptSchema, topSchema, varsSchema } from './schema.js';
 import { prepareTemplates, type SharedTemplate, type Vars } from './templates.js';
 import type { Manifest, ManifestItem, ManifestResult } from './types.js';
@@ -267,7 +268,7 @@ function assembleManifest(
     budgetMicros: data.budget_usd ?? null,
     concurrency: data.concurrency ?? null,
     retries: data.retries ?? DEFAULT_RETRIES,
-    outputDir: resolve(dirname(absolute), data.output?.dir ?? join('out', name)),
+    outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
     ...(data.notify?.url ? { notifyUrl: data.notify.url } : {}),
@@ -300,4 +301,13 @@ function toDraft(
     metadata: item.metadata,
     maxCostMicros: item.max_cost_usd,
   };
+}
+
+/** A folder resolved against the manifest's; an `s3://` location in its canonical form. */
+function outputLocation(base: string, dir: string): string {
+  if (!isS3Uri(dir)) return resolve(base, dir);
+  const location = parseS3Uri(dir);
+  // The schema refused a bad location already; a problem here is a bug, not the user's.
+  if ('problem' in location) throw new Error(`unchecked output location: ${location.problem}`);
+  return s3Uri(location);
 }

@@ -10,6 +10,7 @@ import { idProblem } from './ids.js';
 import { checkInputKeys, checkMatrixKey } from './input-fields.js';
 import { jsonValueIssue } from './json-value.js';
 import { describeValue as describe, show } from './problems.js';
+import { isS3Uri, s3UriProblem } from './s3-uri.js';
 import { VAR_NAME, type VarValue } from './template.js';
 
 export const TOP_KEYS = [
@@ -264,6 +265,11 @@ export const topSchema = z.strictObject({
           .string({ error: expected('a folder path') })
           .min(1, { error: 'must not be empty' })
           .refine(noNul, { error: 'must not contain a NUL character' })
+          .superRefine((text, context) => {
+            const problem = isS3Uri(text) ? s3UriProblem(text) : null;
+            if (problem !== null)
+              context.addIssue({ code: 'custom', message: `an s3:// location ${problem}` });
+          })
           .optional(),
         name: z
           .string({ error: expected('a name template such as "{orientation}/{id}"') })

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { outputChild } from './s3-uri.js';
 import type { ManifestItem } from './types.js';
 
 /**
@@ -37,7 +37,7 @@ export function itemsInTheWay(
   foreign: readonly string[],
 ): Map<string, string[]> {
   const byBase = new Map<string, string>();
-  for (const item of items) byBase.set(join(outputDir, ...(item.name ?? item.id).split('/')), item.id);
+  for (const item of items) byBase.set(outputChild(outputDir, item.name ?? item.id), item.id);
   const found = new Map<string, string[]>();
   for (const path of foreign) {
     const base = stem(path);

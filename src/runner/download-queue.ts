@@ -1,17 +1,16 @@
-import { dirname } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaGenClient } from '../api/client.js';
 import { ApiConnectionError, ApiError } from '../api/errors.js';
 import type { Job } from '../api/schemas.js';
-import { type SavedFile, type SaveOutcome, saveJobFiles } from '../downloads/save-job-files.js';
-import { syncFolder } from '../downloads/sync-folder.js';
+import type { SavedFile } from '../downloads/save-job-files.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
 import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
-import { decideDownloadRetry } from './policy.js';
-import { beforePlacing, writeSidecars } from './provenance.js';
-import { type DiskRefuses, diskRefusal } from './stop-rules.js';
+import { type DownloadRetryCause, decideDownloadRetry } from './policy.js';
+import { beforePlacing, sidecarFacts } from './provenance.js';
+import { type DiskRefuses, storeRefusal } from './stop-rules.js';
 
 export interface DownloadTask {
   attempt: AttemptRecord;
@@ -33,7 +32,7 @@ export interface DownloadQueueDeps {
   ledger: Ledger;
   clock: Clock;
   random: () => number;
-  outputDir: string;
+  store: OutputStore;
   manifestName: string;
   /** Where an item's files go below outputDir (output.name), without extension. */
   nameOf: (itemId: string) => string;
@@ -65,8 +64,6 @@ export class DownloadQueue {
   );
   #arrivals = 0;
   #active = 0;
-  /** Output folders this queue has made (see saveJobFiles). */
-  readonly #madeFolders = new Set<string>();
 
   constructor(deps: DownloadQueueDeps) {
     this.#deps = deps;
@@ -123,39 +120,26 @@ export class DownloadQueue {
     this.#deps.settled(task, outcome);
   }
 
-  /**
-   * The files, each placed after any earlier take is kept, then their provenance sidecars, then
-   * one fsync of their folder that makes every rename durable before the ledger records them:
-   * files and sidecars share their folder, so one fsync (an open, fsync, close) covers them all.
-   */
-  async #saveWithSidecars(task: DownloadTask, job: Job): Promise<SaveOutcome> {
-    const { client, ledger } = this.#deps;
-    const outcome = await saveJobFiles(job, {
-      outputDir: this.#deps.outputDir,
+  /** The files, each placed after any earlier take is kept, with their sidecars (OutputStore.saveJob). */
+  #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
+    const { client, ledger, store } = this.#deps;
+    return store.saveJob({
+      job,
       itemId: task.attempt.itemId,
       name: this.#deps.nameOf(task.attempt.itemId),
-      beforePlace: (target, written) => beforePlacing(ledger, task.attempt, target, written),
+      beforePlace: (target, written) => beforePlacing(store, ledger, task.attempt, target, written),
       ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
+      sidecar: this.#deps.sidecars ? sidecarFacts(this.#deps.manifestName, task.attempt) : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
-      syncFolder: false,
-      madeFolders: this.#madeFolders,
     });
-    if (outcome.kind !== 'saved') return outcome;
-    if (this.#deps.sidecars)
-      await writeSidecars(this.#deps.manifestName, task.attempt, outcome.files, {
-        syncFolder: false,
-        fresh: true,
-      });
-    await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
-    return outcome;
   }
 
   async #download(task: DownloadTask): Promise<TriesOutcome> {
     const { client, clock, random } = this.#deps;
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
-      const outcome = await this.#saveWithSidecars(task, job).catch((error: unknown) => ({
+      const outcome = await this.#save(task, job).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),
@@ -164,14 +148,14 @@ export class DownloadQueue {
       if (outcome.kind === 'saved') return { saved: outcome.files };
       if (outcome.kind === 'expired') return 'expired';
       const refusal = outcome.local
-        ? diskRefusal(typeof outcome.code === 'string' ? outcome.code : undefined, this.#deps.outputDir)
+        ? storeRefusal(typeof outcome.code === 'string' ? outcome.code : undefined, this.#deps.store.root)
         : null;
       if (refusal) {
         // Trying again soon cannot help: the item stays in flight and the re-run saves it.
         this.#deps.diskRefused(refusal);
         return { error: outcome.message };
       }
-      const decision = decideDownloadRetry(tries, outcome.local ? 'local' : 'network', random);
+      const decision = decideDownloadRetry(tries, retryCause(outcome), random);
       if (decision.kind === 'give_up') return { error: outcome.message };
       await clock.sleep(decision.delayMs);
       // A fresh view gives fresh URLs and says whether the outputs still exist.
@@ -188,6 +172,12 @@ interface Waiting {
   /** expires_at, parsed once. */
   deadline: number;
   order: number;
+}
+
+/** What a failed save's retries are paced by: a store that did not answer is waited out longest. */
+function retryCause(outcome: { local?: boolean; unreachable?: boolean }): DownloadRetryCause {
+  if (outcome.unreachable) return 'store_unreachable';
+  return outcome.local ? 'local' : 'network';
 }
 
 function deadline(task: DownloadTask): number {

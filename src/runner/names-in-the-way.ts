@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, relative } from 'node:path';
+import { isS3Uri, outputChild } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import type { RunContext } from './run-context.js';
 
@@ -9,15 +9,17 @@ import type { RunContext } from './run-context.js';
  * are not submitted, so nothing is paid for that could only land on top of someone else's file.
  * They stay pending, and the run says which file is in the way. Returns their ids.
  */
-export function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Set<string> {
+export async function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Promise<Set<string>> {
   const { ledger, manifest, reporter } = run.deps;
   const items = itemIds.flatMap((id) => {
     const tracked = run.state.item(id);
     return tracked ? [tracked.item] : [];
   });
   if (items.length === 0) return new Set();
-  const folders = new Set(items.map((item) => dirname(join(manifest.outputDir, item.name ?? item.id))));
-  const present = [...folders].flatMap(filesIn);
+  const folders = new Set(
+    items.map((item) => dirname(outputChild(manifest.outputDir, item.name ?? item.id))),
+  );
+  const present = await run.deps.store.filesIn([...folders]);
   // Most runs find nothing at their items' names: the ledger's paths are read only when they do.
   const candidates = itemsInTheWay(manifest.outputDir, items, present);
   if (candidates.size === 0) return new Set();
@@ -25,7 +27,7 @@ export function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Set<
   const held = itemsInTheWay(manifest.outputDir, items, foreign);
   const base = dirname(manifest.file);
   for (const [id, paths] of held) {
-    const shown = paths.map((path) => relative(base, path)).join(', ');
+    const shown = paths.map((path) => (isS3Uri(path) ? path : relative(base, path))).join(', ');
     reporter.log(
       'error',
       `${id}: not submitted: ${shown} is in the way, a file this ledger did not write, and run never ` +
@@ -33,15 +35,4 @@ export function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Set<
     );
   }
   return new Set(held.keys());
-}
-
-/** The files directly in a folder; none when it does not exist yet. */
-function filesIn(folder: string): string[] {
-  try {
-    return readdirSync(folder, { withFileTypes: true })
-      .filter((entry) => !entry.isDirectory())
-      .map((entry) => join(folder, entry.name));
-  } catch {
-    return [];
-  }
 }

@@ -184,17 +184,27 @@ export const DOWNLOAD_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 10_000 };
  * Tries per download. Our own disk failing (full, unwritable) needs the user, so few; a failed
  * transfer (cut, timeout, outage) leaves the output on the service, so persist longer.
  */
-const DOWNLOAD_TRIES = { local: 4, network: 10 } as const;
+const DOWNLOAD_TRIES = { local: 4, network: 10, store_unreachable: 40 } as const;
+
+/**
+ * Why a save failed, for its retries: `store_unreachable` is an S3 endpoint that does not answer
+ * (restarting, a network cut): waited out like an outage of the service, about 15 minutes with
+ * the longer backoff, while the output stays on the service.
+ */
+export type DownloadRetryCause = keyof typeof DOWNLOAD_TRIES;
+
+const STORE_UNREACHABLE_BACKOFF: BackoffOptions = { baseMs: 1_000, capMs: 30_000 };
 
 export type DownloadRetryDecision = { kind: 'retry'; delayMs: number } | { kind: 'give_up' };
 
 export function decideDownloadRetry(
   tries: number,
-  cause: 'local' | 'network',
+  cause: DownloadRetryCause,
   random: () => number,
 ): DownloadRetryDecision {
   if (tries >= DOWNLOAD_TRIES[cause]) return { kind: 'give_up' };
-  return { kind: 'retry', delayMs: backoffDelay(tries, random, DOWNLOAD_BACKOFF) };
+  const backoff = cause === 'store_unreachable' ? STORE_UNREACHABLE_BACKOFF : DOWNLOAD_BACKOFF;
+  return { kind: 'retry', delayMs: backoffDelay(tries, random, backoff) };
 }
 
 // Notifications ---------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-import { keepEarlierFile, refuseForeignFile, takePath } from '../downloads/keep-take.js';
-import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
+import { takePath } from '../downloads/keep-take.js';
+import type { SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 
 /**
@@ -25,40 +26,36 @@ export function sidecarFacts(manifestName: string, attempt: AttemptRecord): Side
   };
 }
 
-/** Writes (or restores) the sidecars of an attempt's saved files; returns how many were written. */
-export function writeSidecars(
-  manifestName: string,
-  attempt: AttemptRecord,
-  files: readonly SidecarFile[],
-  options: { syncFolder?: boolean; fresh?: boolean } = {},
-): Promise<number> {
-  return ensureSidecars(sidecarFacts(manifestName, attempt), files, options);
-}
-
 /**
  * What runs before a new file takes `target`: a file there that this ledger did not write is
  * refused (never overwritten), then an earlier take of the item is kept beside it.
  */
 export async function beforePlacing(
+  store: OutputStore,
   ledger: Ledger,
   attempt: AttemptRecord,
   target: string,
   written: { bytes: number; sha256: string },
 ): Promise<void> {
-  await refuseForeignFile(target, written, (path) => ledger.wroteFile(path));
-  await keepEarlierTake(ledger, attempt, target);
+  await store.refuseForeign(target, written, (path) => ledger.wroteFile(path));
+  await keepEarlierTake(store, ledger, attempt, target);
 }
 
 /**
  * Before a new take's file takes `target`, the earlier take saved there is kept as
  * `<name>.take<N>.<ext>` with its sidecar, and the ledger follows it to its new name.
  */
-async function keepEarlierTake(ledger: Ledger, attempt: AttemptRecord, target: string): Promise<void> {
+async function keepEarlierTake(
+  store: OutputStore,
+  ledger: Ledger,
+  attempt: AttemptRecord,
+  target: string,
+): Promise<void> {
   if ((attempt.take ?? 1) <= 1) return;
   const earlier = ledger.listFiles().find((file) => file.path === target && file.attemptId !== attempt.id);
   if (!earlier) return;
   const owner = ledger.getAttempt(earlier.attemptId);
   const kept = takePath(target, owner.take ?? 1);
-  await keepEarlierFile(target, kept, earlier);
+  await store.keepEarlier(target, kept, earlier);
   ledger.recordFileMoved(earlier.attemptId, earlier.idx, kept);
 }

@@ -1,13 +1,14 @@
-import { fileMatches } from '../downloads/verify-file.js';
+import pLimit from 'p-limit';
 import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import type { OutputStore } from '../storage/output-store.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import { earlierOutput, type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { itemsHeldBack } from './names-in-the-way.js';
-import { writeSidecars } from './provenance.js';
+import { sidecarFacts } from './provenance.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
@@ -50,7 +51,7 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   }
   const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
-  const held = itemsHeldBack(run, toSubmit);
+  const held = await itemsHeldBack(run, toSubmit);
   for (const id of toSubmit) if (!held.has(id)) run.enqueue(id);
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.
@@ -65,6 +66,9 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   await refetchJobs(run, refetch);
   return unanswered;
 }
+
+/** Saved files checked at once on a re-run. */
+const VERIFY_AT_ONCE = 8;
 
 type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };
 
@@ -169,10 +173,18 @@ async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Pro
   const filesByAttempt = new Map<number, FileRecord[]>();
   for (const file of run.deps.ledger.listFiles())
     filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
+  // Checks overlap (a HEAD per object in a bucket is a round trip); their outcomes apply in order.
+  const limit = pLimit(VERIFY_AT_ONCE);
+  const intact = await Promise.all(
+    attempts.map((attempt) => {
+      const files = filesByAttempt.get(attempt.id) ?? [];
+      return limit(async () => files.length > 0 && (await allMatch(run.deps.store, files)));
+    }),
+  );
   const refetch: AttemptRecord[] = [];
-  for (const attempt of attempts) {
+  for (const [index, attempt] of attempts.entries()) {
     const files = filesByAttempt.get(attempt.id) ?? [];
-    if (files.length === 0 || !(await allMatch(files))) {
+    if (!intact[index]) {
       run.deps.reporter.log('warn', `${attempt.itemId}: saved file missing or altered; fetching it again`);
       refetch.push(attempt);
       continue;
@@ -188,7 +200,7 @@ async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: F
   const { manifest, reporter } = run.deps;
   if (manifest.sidecars === false) return;
   try {
-    const written = await writeSidecars(manifest.name, attempt, files);
+    const written = await run.deps.store.ensureSidecars(sidecarFacts(manifest.name, attempt), files);
     if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
   } catch (error) {
     reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
@@ -267,7 +279,7 @@ export async function readAccount(run: RunContext): Promise<void> {
   }
 }
 
-async function allMatch(files: FileRecord[]): Promise<boolean> {
-  for (const file of files) if (!(await fileMatches(file.path, file.bytes, file.sha256))) return false;
+async function allMatch(store: OutputStore, files: FileRecord[]): Promise<boolean> {
+  for (const file of files) if (!(await store.matches(file))) return false;
   return true;
 }

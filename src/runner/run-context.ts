@@ -5,6 +5,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
+import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
@@ -47,6 +48,8 @@ export interface RunDeps {
   clock: Clock;
   random: () => number;
   reporter: RunReporter;
+  /** Where the outputs go: the output folder, or an s3:// location. */
+  store: OutputStore;
   /** Told each time a new reason to stop takes effect (the run's notifications send it on). */
   onStop?: (reason: StopReason, message: string) => void;
 }

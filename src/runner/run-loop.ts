@@ -1,4 +1,3 @@
-import { removeTempFiles } from '../downloads/verify-file.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
@@ -44,7 +43,7 @@ export async function runBatch(
       'warn',
     ),
   );
-  const removed = await removeTempFiles(deps.manifest.outputDir);
+  const removed = await deps.store.cleanUp();
   if (removed > 0)
     deps.reporter.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
 
@@ -67,7 +66,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     ledger,
     clock,
     random,
-    outputDir: manifest.outputDir,
+    store: run.deps.store,
     manifestName: manifest.name,
     nameOf: (itemId) => run.state.item(itemId)?.item.name ?? itemId,
     sidecars: manifest.sidecars !== false,

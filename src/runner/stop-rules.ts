@@ -59,23 +59,31 @@ export function accountRefusal(error: unknown): AccountRefused | null {
   return { kind: 'account_refused', code: error.code ?? `http_${error.status}`, message: error.message };
 }
 
-// Our own disk -------------------------------------------------------------------------------
+// Our own storage: the disk, or an S3 bucket -------------------------------------------------
 
 /**
  * Save errors that are the same for every item: the next file fails like this one, so the run
- * stops paying for files it cannot keep. Each says what a person must fix.
+ * stops paying for files it cannot keep. Each says what a person must fix. The S3 codes are the
+ * bucket's answers that no retry changes (docs/storage.md).
  */
-const DISK_REFUSALS: Readonly<Record<string, (folder: string) => string>> = {
+const STORE_REFUSALS: Readonly<Record<string, (folder: string) => string>> = {
   ENOSPC: (folder) => `the disk holding ${folder} is full: free some space`,
   EDQUOT: (folder) => `the disk quota for ${folder} is used up: free some space or raise the quota`,
   EROFS: (folder) => `${folder} is on a read-only file system: remount it read-write`,
   EACCES: (folder) => `mediabatch may not write in ${folder}: fix the folder's owner or permissions`,
+  NoSuchBucket: (folder) => `the bucket of ${folder} does not exist: create it, or fix output.dir`,
+  InvalidAccessKeyId: (folder) =>
+    `the storage does not know the access key used for ${folder}: check AWS_ACCESS_KEY_ID or AWS_PROFILE`,
+  SignatureDoesNotMatch: (folder) =>
+    `the storage refused the signature of requests to ${folder}: check AWS_SECRET_ACCESS_KEY`,
+  AccessDenied: (folder) => `the credentials may not write to ${folder}: grant them s3:PutObject there`,
+  ExpiredToken: (folder) => `the session token for ${folder} has expired: renew AWS_SESSION_TOKEN`,
 };
 
-/** The stop a failed save means, when its cause is the disk and not the item; else null. */
-export function diskRefusal(code: string | undefined, folder: string): DiskRefuses | null {
-  if (code === undefined || !Object.hasOwn(DISK_REFUSALS, code)) return null;
-  return { kind: 'disk_refuses', code, folder, message: DISK_REFUSALS[code]!(folder) };
+/** The stop a failed save means, when its cause is the store and not the item; else null. */
+export function storeRefusal(code: string | undefined, folder: string): DiskRefuses | null {
+  if (code === undefined || !Object.hasOwn(STORE_REFUSALS, code)) return null;
+  return { kind: 'disk_refuses', code, folder, message: STORE_REFUSALS[code]!(folder) };
 }
 
 // Stop-loss -----------------------------------------------------------------------------------

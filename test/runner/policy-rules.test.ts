@@ -137,4 +137,10 @@ describe('the retry rules as exact values', () => {
     expect(decideDownloadRetry(9, 'network', half)).toEqual({ kind: 'retry', delayMs: 5_000 });
     expect(decideDownloadRetry(10, 'network', half)).toEqual({ kind: 'give_up' });
   });
+
+  it('waits out a storage endpoint that does not answer: 40 tries, 1 s doubling to 30 s', () => {
+    expect(decideDownloadRetry(1, 'store_unreachable', half)).toEqual({ kind: 'retry', delayMs: 1_000 });
+    expect(decideDownloadRetry(39, 'store_unreachable', half)).toEqual({ kind: 'retry', delayMs: 15_000 });
+    expect(decideDownloadRetry(40, 'store_unreachable', half)).toEqual({ kind: 'give_up' });
+  });
 });

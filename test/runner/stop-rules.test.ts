@@ -3,7 +3,6 @@ import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
 import {
   combineStops,
-  diskRefusal,
   extendStreak,
   type FailureStreak,
   formatDuration,
@@ -12,6 +11,7 @@ import {
   OUTAGE_REPORT_EVERY_MS,
   outageReportDue,
   stopLoss,
+  storeRefusal,
 } from '../../src/runner/stop-rules.js';
 
 function apiError(status: number, code: string | null, param: string | null = null): ApiError {
@@ -212,25 +212,36 @@ describe('outages', () => {
   });
 });
 
-describe('diskRefusal: save errors that are the same for every item', () => {
+describe('storeRefusal: save errors that are the same for every item', () => {
   it.each([
     ['ENOSPC', 'the disk holding /out is full: free some space'],
     ['EDQUOT', 'the disk quota for /out is used up: free some space or raise the quota'],
     ['EROFS', '/out is on a read-only file system: remount it read-write'],
     ['EACCES', "mediabatch may not write in /out: fix the folder's owner or permissions"],
+    ['NoSuchBucket', 'the bucket of /out does not exist: create it, or fix output.dir'],
+    [
+      'InvalidAccessKeyId',
+      'the storage does not know the access key used for /out: check AWS_ACCESS_KEY_ID or AWS_PROFILE',
+    ],
+    [
+      'SignatureDoesNotMatch',
+      'the storage refused the signature of requests to /out: check AWS_SECRET_ACCESS_KEY',
+    ],
+    ['AccessDenied', 'the credentials may not write to /out: grant them s3:PutObject there'],
+    ['ExpiredToken', 'the session token for /out has expired: renew AWS_SESSION_TOKEN'],
   ])('%s stops the run and says what to fix', (code, message) => {
-    expect(diskRefusal(code, '/out')).toEqual({ kind: 'disk_refuses', code, folder: '/out', message });
+    expect(storeRefusal(code, '/out')).toEqual({ kind: 'disk_refuses', code, folder: '/out', message });
   });
 
   it.each([['EISDIR'], ['ENOTEMPTY'], ['EIO'], ['ECONNRESET'], ['toString'], [undefined]])(
     '%s concerns one item or the transfer: no stop',
     (code) => {
-      expect(diskRefusal(code, '/out')).toBeNull();
+      expect(storeRefusal(code, '/out')).toBeNull();
     },
   );
 
   it('outranks a drain and the stop-loss, and yields to a refused account', () => {
-    const disk = diskRefusal('ENOSPC', '/out')!;
+    const disk = storeRefusal('ENOSPC', '/out')!;
     expect(combineStops({ kind: 'draining' }, disk)).toBe(disk);
     expect(combineStops({ kind: 'stop_loss', signature: 'x', items: ['a'] }, disk)).toBe(disk);
     const refused = { kind: 'account_refused', code: 'c', message: 'm' } as const;

@@ -2,7 +2,7 @@ import { ExitCode } from '../../errors.js';
 import { forSandbox, ledgerPathFor, manifestOrExit, saveCommand } from '../../lib/common.js';
 import { planSource, withLedger } from '../../lib/ledger-read.js';
 import { filesUnder } from '../../lib/output-files.js';
-import { outputFolderRefusal } from '../../lib/output-folder.js';
+import { outputLocationRefusal } from '../../lib/output-folder.js';
 import { checkLikeRun, SLOW } from '../../lib/plan-check.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { buildPlan } from '../../report/plan-report.js';
@@ -27,7 +27,7 @@ export const planCommand: Command<'plan'> = async (args, io) => {
   );
   // Another batch's folder: run refuses it before any request, so its files are not this plan's.
   const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
-  const folderRefusal = outputFolderRefusal({ manifest, ledgerPath, cwd: io.cwd });
+  const folderRefusal = await outputLocationRefusal({ manifest, ledgerPath, cwd: io.cwd });
   const outputFiles = folderRefusal === null ? filesUnder(manifest.outputDir, manifest.file) : null;
   const { doc, note } = withLedger(
     manifest,

@@ -1,0 +1,77 @@
+import type { Job } from '../api/schemas.js';
+import type { SavedFile } from '../downloads/save-job-files.js';
+import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
+
+/**
+ * Where a run's outputs go: a local folder (disk-store.ts) or an `s3://` location (s3-store.ts).
+ * The runner sees only this: each store keeps the same promises its own way (docs/storage.md):
+ * only a whole, verified file is ever placed under its name, a file this ledger did not write is
+ * never replaced, and an earlier take is kept before a new one takes its name.
+ */
+export interface OutputStore {
+  /** The folder or `s3://bucket/prefix`, as the ledger's paths begin. */
+  readonly root: string;
+  /** Saving comes before spending: whether the store takes a file now (see StoreProbe). */
+  probe(neededBytes: number): Promise<StoreProbe>;
+  /** Removes what an interrupted run left half-written; returns how many. */
+  cleanUp(): Promise<number>;
+  /** Saves every file of a succeeded job, and its sidecars; durable once it returns `saved`. */
+  saveJob(request: SaveJobRequest): Promise<StoreSaveOutcome>;
+  /** Whether the file saved at `file.path` is there with exactly its size and SHA-256. */
+  matches(file: SidecarFile): Promise<boolean>;
+  /** Writes each file's provenance sidecar unless an identical one is there; returns how many. */
+  ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number>;
+  /** Throws (code EEXIST) when `target` holds a file the ledger did not write and other bytes. */
+  refuseForeign(target: string, written: Written, writtenByLedger: (path: string) => boolean): Promise<void>;
+  /** Keeps `current` (and its sidecar) as `kept`; false when there was nothing to keep. */
+  keepEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
+  /** The files directly in each of these folders (paths or URIs, as `root` begins). */
+  filesIn(folders: readonly string[]): Promise<string[]>;
+  /**
+   * A bucket's owner marker (downloads/output-owner.ts), read and written as an object; null for a
+   * folder, whose marker output-owner.ts claims with a hard link so that racing runs cannot both win.
+   */
+  readonly marker: MarkerObject | null;
+}
+
+export interface MarkerObject {
+  read(): Promise<string | null>;
+  write(text: string): Promise<void>;
+}
+
+export interface Written {
+  bytes: number;
+  sha256: string;
+}
+
+export interface SaveJobRequest {
+  job: Job;
+  itemId: string;
+  /** Where the files go below the root (output.name), without extension. */
+  name: string;
+  /** Save under this take's name (`<name>.take2.mp4`) instead of the item's own. */
+  take?: number;
+  /** Runs once a file is whole and verified, before it takes `target` (refuse foreign, keep take). */
+  beforePlace: (target: string, written: Written) => Promise<void>;
+  /** Fetches the job again, for fresh signed URLs. */
+  refreshJob: () => Promise<Job>;
+  /** Provenance to write beside each file; null: output.sidecars is off. */
+  sidecar: SidecarFacts | null;
+  timeoutMs?: number;
+}
+
+export type StoreSaveOutcome =
+  | { kind: 'saved'; files: SavedFile[] }
+  | { kind: 'expired' }
+  /**
+   * `local`: the store failed, not the transfer from the service. `code`: why, when the cause is
+   * the same for every item (ENOSPC, EROFS, AccessDenied, NoSuchBucket, ...): the run stops.
+   * `unreachable`: the store did not answer; worth waiting out like an outage of the service.
+   */
+  | { kind: 'error'; message: string; local?: boolean; code?: string; unreachable?: boolean };
+
+export type StoreProbe =
+  | { ok: true }
+  /** `step` names what failed; `code` is its errno or S3 error code, when it has one. */
+  | { ok: false; step: string; code: string | null; reason: string }
+  | { ok: false; step: 'free space'; code: 'ENOSPC'; freeBytes: number; reason: string };

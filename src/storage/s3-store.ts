@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { takePath } from '../downloads/keep-take.js';
+import { OWNER_MARKER } from '../downloads/output-owner.js';
+import { headerText, openDownload } from '../downloads/save-file.js';
+import type { SavedFile } from '../downloads/save-job-files.js';
+import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } from '../downloads/sidecar.js';
+import { extensionFor, keyOfUri, keyUnder, namedOutputPath, parseS3Uri } from '../manifest/index.js';
+import type {
+  MarkerObject,
+  OutputStore,
+  SaveJobRequest,
+  StoreProbe,
+  StoreSaveOutcome,
+  Written,
+} from './output-store.js';
+import { createS3Client, s3Settings } from './s3-client.js';
+import { s3Failure } from './s3-errors.js';
+import { S3Objects } from './s3-objects.js';
+import { STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
+
+const MAX_URL_REFRESHES = 3;
+
+/**
+ * Outputs in an S3 bucket (docs/storage.md), with the promises of the disk: each download streams
+ * into a staging object, is counted and hashed on the way, and only a whole, verified object is
+ * copied to its own key with its SHA-256 in the metadata; the staging object is then deleted. A
+ * killed run leaves at most staging objects and unfinished uploads, which the next run removes.
+ */
+export class S3Store implements OutputStore {
+  readonly root: string;
+  readonly #objects: S3Objects;
+
+  static async open(root: string, env: NodeJS.ProcessEnv = process.env): Promise<S3Store> {
+    const location = parseS3Uri(root);
+    if ('problem' in location) throw new Error(`not an s3:// location: ${location.problem}`);
+    const settings = s3Settings(env);
+    if ('problem' in settings) throw Object.assign(new Error(settings.problem), { code: 'S3Settings' });
+    const sdk = await import('@aws-sdk/client-s3');
+    return new S3Store(root, new S3Objects(await createS3Client(settings), location, sdk));
+  }
+
+  private constructor(root: string, objects: S3Objects) {
+    this.root = root;
+    this.#objects = objects;
+  }
+
+  get objects(): S3Objects {
+    return this.#objects;
+  }
+
+  get #staging(): string {
+    return `${keyUnder(this.#objects.location, STAGING_FOLDER)}/`;
+  }
+
+  /** Writes and deletes a probe object: the bucket exists, and the keys may write and delete. */
+  async probe(): Promise<StoreProbe> {
+    const key = `${this.#staging}probe-${randomBytes(6).toString('hex')}`;
+    for (const [step, run] of [
+      ['write an object', () => this.#objects.putText(key, 'probe\n', 'text/plain')],
+      ['delete an object', () => this.#objects.delete(key)],
+    ] as const) {
+      try {
+        await run();
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? null;
+        return { ok: false, step, code, reason: (error as Error).message };
+      }
+    }
+    return { ok: true };
+  }
+
+  /** Aborts unfinished uploads and deletes staging objects a killed run left. */
+  async cleanUp(): Promise<number> {
+    const aborted = await this.#objects.abortUploads(this.#staging);
+    const staged = await this.#objects.list(this.#staging);
+    for (const key of staged) await this.#objects.delete(key);
+    return aborted + staged.length;
+  }
+
+  async saveJob(request: SaveJobRequest): Promise<StoreSaveOutcome> {
+    if (request.job.output.files.length === 0) return { kind: 'expired' };
+    try {
+      return await this.#saveEveryFile(request);
+    } catch (error) {
+      const failure = s3Failure(error);
+      const code = (error as { code?: unknown }).code;
+      return {
+        kind: 'error',
+        message: (error as Error).message,
+        local: true,
+        ...(typeof code === 'string' ? { code } : failure.code ? { code: failure.code } : {}),
+        ...((error as { unreachable?: boolean }).unreachable || failure.unreachable
+          ? { unreachable: true }
+          : {}),
+      };
+    }
+  }
+
+  async #saveEveryFile(request: SaveJobRequest): Promise<StoreSaveOutcome> {
+    let job = request.job;
+    const saved: SavedFile[] = [];
+    for (let idx = 0, refreshes = 0; idx < job.output.files.length; ) {
+      const file = job.output.files[idx]!;
+      const count = job.output.files.length;
+      const response = await openDownload(
+        file.url,
+        request.timeoutMs ? { timeoutMs: request.timeoutMs } : {},
+      );
+      if ('statusCode' in response) {
+        const contentType = headerText(response.headers['content-type']);
+        const length = headerText(response.headers['content-length']);
+        const name = namedOutputPath('.', request.name, idx, count, extensionFor(contentType, file.url));
+        const key = keyUnder(
+          this.#objects.location,
+          request.take === undefined ? name : takePath(name, request.take),
+        );
+        const placed = await this.#place(
+          response.body,
+          key,
+          length === null ? null : Number(length),
+          contentType,
+          request,
+        );
+        saved.push({ idx, path: this.#objects.uri(key), ...placed });
+        idx += 1;
+        continue;
+      }
+      if (response.kind === 'error') return { kind: 'error', message: response.message };
+      if (response.kind === 'saved') throw new Error('a download answered before it was read');
+      if (refreshes >= MAX_URL_REFRESHES)
+        return {
+          kind: 'error',
+          message: `the service kept refusing the download URL (HTTP ${response.status})`,
+        };
+      refreshes += 1;
+      job = await request.refreshJob();
+      if (job.output.files.length === 0) return { kind: 'expired' };
+      if (job.output.files.length !== count)
+        return { kind: 'error', message: 'the job changed its number of files between fetches' };
+    }
+    if (request.sidecar) for (const file of saved) await this.#putSidecar(request.sidecar, file);
+    return { kind: 'saved', files: saved };
+  }
+
+  /** Staging upload, the caller's checks, then the copy under its own key with its SHA-256. */
+  async #place(
+    body: Readable,
+    key: string,
+    expected: number | null,
+    contentType: string | null,
+    request: SaveJobRequest,
+  ): Promise<Written> {
+    let staged: (Written & { key: string }) | null = null;
+    try {
+      staged = await uploadToStaging(this.#objects, this.#staging, body, expected, contentType);
+      const written = { bytes: staged.bytes, sha256: staged.sha256 };
+      await request.beforePlace(this.#objects.uri(key), written);
+      await this.#objects.copy(
+        staged.key,
+        key,
+        { sha256: staged.sha256 },
+        contentType ?? 'application/octet-stream',
+      );
+      const placed = await this.#objects.head(key);
+      if (placed?.bytes !== written.bytes || placed.sha256 !== written.sha256)
+        throw new Error(`${this.#objects.uri(key)} does not hold what was uploaded after the copy`);
+      return written;
+    } finally {
+      body.destroy();
+      if (staged) await this.#objects.delete(staged.key).catch(() => undefined);
+    }
+  }
+
+  async matches(file: SidecarFile): Promise<boolean> {
+    const key = this.#keyOf(file.path);
+    const facts = await this.#objects.head(key);
+    return facts !== null && facts.bytes === file.bytes && facts.sha256 === file.sha256;
+  }
+
+  async ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number> {
+    let written = 0;
+    for (const file of files) {
+      const key = this.#keyOf(sidecarPathFor(file.path));
+      if ((await this.#objects.getText(key)) === renderSidecar(facts, file)) continue;
+      await this.#putSidecar(facts, file);
+      written += 1;
+    }
+    return written;
+  }
+
+  async refuseForeign(
+    target: string,
+    written: Written,
+    writtenByLedger: (path: string) => boolean,
+  ): Promise<void> {
+    const there = await this.#objects.head(this.#keyOf(target));
+    if (there === null || writtenByLedger(target)) return;
+    if (there.bytes === written.bytes && there.sha256 === written.sha256) return;
+    throw Object.assign(
+      new Error(
+        `refusing to overwrite ${target}: this ledger did not write it; move it elsewhere (or change output.dir), then run again`,
+      ),
+      { code: 'EEXIST' },
+    );
+  }
+
+  /** Copies the earlier take (and its sidecar) to its take key; the copy is checked like a save. */
+  async keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
+    const [from, to] = [this.#keyOf(current), this.#keyOf(kept)];
+    const already = await this.#objects.head(to);
+    if (already !== null && (already.bytes !== expected.bytes || already.sha256 !== expected.sha256))
+      throw Object.assign(new Error(`refusing to overwrite ${kept}: it is not the earlier take`), {
+        code: 'EEXIST',
+      });
+    if (already === null) {
+      if ((await this.#objects.head(from)) === null) return false;
+      await this.#objects.copy(from, to);
+    }
+    const sidecar = this.#keyOf(sidecarPathFor(current));
+    if ((await this.#objects.head(sidecar)) !== null)
+      await this.#objects.copy(sidecar, this.#keyOf(sidecarPathFor(kept)));
+    return true;
+  }
+
+  async filesIn(folders: readonly string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (const folder of folders) {
+      const key = keyOfUri(this.#objects.location, `${folder}/x`);
+      if (key === null) continue;
+      const prefix = key.slice(0, -1);
+      for (const entry of await this.#objects.list(prefix, '/')) found.push(this.#objects.uri(entry));
+    }
+    return found;
+  }
+
+  /**
+   * The owner marker as an object. S3-compatible servers do not all honour a conditional PUT, so
+   * two first runs racing for one prefix could both write it: the later marker wins, and the
+   * earlier run is refused on its next start (docs/storage.md).
+   */
+  get marker(): MarkerObject {
+    const key = keyUnder(this.#objects.location, OWNER_MARKER);
+    return {
+      read: () => this.#objects.getText(key),
+      write: (text) => this.#objects.putText(key, text, 'application/json'),
+    };
+  }
+
+  #putSidecar(facts: SidecarFacts, file: SidecarFile): Promise<void> {
+    return this.#objects.putText(
+      this.#keyOf(sidecarPathFor(file.path)),
+      renderSidecar(facts, file),
+      'application/json',
+    );
+  }
+
+  #keyOf(uri: string): string {
+    const key = keyOfUri(this.#objects.location, uri);
+    if (key === null) throw new RangeError(`${uri} is not under ${this.root}`);
+    return key;
+  }
+}
