@@ -135,20 +135,10 @@ export async function checkBucketTarget(
 /** The object's first bytes as text, or null when there is no such object. */
 async function readPageHead(objects: S3Objects, key: string): Promise<string | null> {
   try {
-    const answer = await objects.client.send(
-      new objects.sdk.GetObjectCommand({
-        Bucket: objects.location.bucket,
-        Key: key,
-        Range: `bytes=0-${PAGE_HEAD_BYTES - 1}`,
-      }),
-    );
-    return (await answer.Body?.transformToString('utf8')) ?? '';
+    return await objects.getText(key, PAGE_HEAD_BYTES);
   } catch (error) {
-    const failure = s3Failure(error);
-    if (failure.notFound || failure.code === 'NoSuchKey') return null;
-    // An empty object has no byte 0 to start a range at: it is there, and it is no page.
-    if (failure.code === 'InvalidRange') return '';
-    throw storageRefused(`cannot read ${objects.uri(key)}`, failure.message);
+    // The store's error already says what it could not read, and why.
+    throw new UserError((error as Error).message, ExitCode.ItemsNotDone);
   }
 }
 

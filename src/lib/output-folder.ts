@@ -9,11 +9,12 @@ import {
   ownerVerdict,
   parseMarker,
 } from '../downloads/output-owner.js';
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
 import { openStoreOrRefuse } from './output-store.js';
+import { storeFix } from './save-check.js';
 
 /**
  * The output folder's owner as the commands see it (docs/manifest.md, "Who owns an output
@@ -93,7 +94,13 @@ async function markerObjectVerdict(
   root: string,
   me: Pick<FolderOwner, 'manifest' | 'ledger'>,
 ): Promise<OwnerVerdict> {
-  const text = await marker.read();
+  const text = await marker.read().catch((error: unknown) => {
+    const fix = storeFix(root, (error as { code?: string }).code);
+    throw new UserError(
+      `the output location ${root} cannot be used: could not read its owner marker (${(error as Error).message})${fix ? `. ${fix}` : ''}`,
+      ExitCode.Usage,
+    );
+  });
   const parsed = text === null ? null : parseMarker(root, text);
   if (parsed !== null && 'problem' in parsed) return { kind: 'unreadable', reason: parsed.problem };
   return ownerVerdict(parsed, me);

@@ -21,11 +21,7 @@ export async function checkOutputFolder(
   const folder = manifest.outputDir;
   const probe = await store.probe(wave.bytes);
   if (probe.ok) return;
-  const fix =
-    storeRefusal(probe.code ?? undefined, folder)?.message ??
-    (isS3Uri(folder) && probe.code?.startsWith('E')
-      ? 'the storage endpoint did not answer: check AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) and that the server is up'
-      : undefined);
+  const fix = storeFix(folder, probe.code);
   if ('freeBytes' in probe) {
     throw new UserError(
       `the output folder ${folder} has ${mib(probe.freeBytes)} free, and the next ${wave.outputs} output(s) are expected to take about ${mib(wave.bytes)} (${mib(wave.bytesPerOutput)} each, ${wave.learnt ? "this batch's mean so far" : 'a guess until a file is saved'}); nothing was submitted. Free some space, or set output.dir to a larger disk`,
@@ -33,9 +29,21 @@ export async function checkOutputFolder(
     );
   }
   throw new UserError(
-    `the output folder ${folder} cannot take files: could not ${probe.step} (${probe.reason}); nothing was submitted${fix ? `. ${capitalised(fix)}` : ''}`,
+    `the output folder ${folder} cannot take files: could not ${probe.step} (${probe.reason}); nothing was submitted${fix ? `. ${fix}` : ''}`,
     ExitCode.Usage,
   );
+}
+
+/**
+ * What a person must fix when the output location refuses or does not answer, as a sentence, from
+ * the error's code (an errno or an S3 error code); undefined when the code says nothing general.
+ */
+export function storeFix(folder: string, code: string | null | undefined): string | undefined {
+  const refusal = storeRefusal(code ?? undefined, folder)?.message;
+  if (refusal !== undefined) return capitalised(refusal);
+  if (isS3Uri(folder) && (code?.startsWith('E') || code === 'TimeoutError'))
+    return 'The storage endpoint did not answer: check AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) and that the server is up';
+  return undefined;
 }
 
 function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEstimate {

@@ -60,9 +60,18 @@ function stringOr(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-/** An Error carrying the S3 failure's code, for the store's callers (refusals, retries). */
-export function s3Error(what: string, failure: S3Failure): Error & { code?: string; unreachable?: boolean } {
-  return Object.assign(new Error(`${what}: ${failure.message}${failure.code ? ` (${failure.code})` : ''}`), {
+/**
+ * An Error carrying the S3 failure's code, for the store's callers (refusals, retries). Any
+ * credential a server might echo (some quote the access key in a signature error) is blanked.
+ */
+export function s3Error(
+  what: string,
+  failure: S3Failure,
+  credentials: readonly string[] = [],
+): Error & { code?: string; unreachable?: boolean } {
+  let text = `${what}: ${failure.message}${failure.code ? ` (${failure.code})` : ''}`;
+  for (const secret of credentials) text = text.split(secret).join('[credential]');
+  return Object.assign(new Error(text), {
     ...(failure.code ? { code: failure.code } : {}),
     unreachable: failure.unreachable,
   });

@@ -18,11 +18,18 @@ export class S3Objects {
   readonly client: S3Client;
   readonly location: S3Location;
   readonly #sdk: Sdk;
+  /** Credential values never to be shown in a message (s3Error). */
+  readonly #credentials: readonly string[];
 
-  constructor(client: S3Client, location: S3Location, sdk: Sdk) {
+  constructor(client: S3Client, location: S3Location, sdk: Sdk, credentials: readonly string[] = []) {
     this.client = client;
     this.location = location;
     this.#sdk = sdk;
+    this.#credentials = credentials;
+  }
+
+  get credentials(): readonly string[] {
+    return this.#credentials;
   }
 
   get sdk(): Sdk {
@@ -43,20 +50,27 @@ export class S3Objects {
     } catch (error) {
       const failure = s3Failure(error);
       if (failure.notFound) return null;
-      throw s3Error(`cannot read ${this.uri(key)}`, failure);
+      throw s3Error(`cannot read ${this.uri(key)}`, failure, this.#credentials);
     }
   }
 
-  async getText(key: string): Promise<string | null> {
+  /** The object's text (its first `firstBytes` only, when given), or null when there is none. */
+  async getText(key: string, firstBytes?: number): Promise<string | null> {
     try {
       const answer = await this.client.send(
-        new this.#sdk.GetObjectCommand({ Bucket: this.location.bucket, Key: key }),
+        new this.#sdk.GetObjectCommand({
+          Bucket: this.location.bucket,
+          Key: key,
+          ...(firstBytes ? { Range: `bytes=0-${firstBytes - 1}` } : {}),
+        }),
       );
       return (await answer.Body?.transformToString('utf8')) ?? '';
     } catch (error) {
       const failure = s3Failure(error);
       if (failure.notFound || failure.code === 'NoSuchKey') return null;
-      throw s3Error(`cannot read ${this.uri(key)}`, failure);
+      // An empty object has no byte 0 to start a range at: it is there, and holds no text.
+      if (failure.code === 'InvalidRange') return '';
+      throw s3Error(`cannot read ${this.uri(key)}`, failure, this.#credentials);
     }
   }
 
@@ -146,7 +160,7 @@ export class S3Objects {
     try {
       return await send();
     } catch (error) {
-      throw s3Error(what, s3Failure(error));
+      throw s3Error(what, s3Failure(error), this.#credentials);
     }
   }
 }

@@ -15,7 +15,7 @@ import type {
   Written,
 } from './output-store.js';
 import { createS3Client, s3Settings } from './s3-client.js';
-import { s3Failure } from './s3-errors.js';
+import { s3Error, s3Failure } from './s3-errors.js';
 import { S3Objects } from './s3-objects.js';
 import { STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
 
@@ -37,7 +37,10 @@ export class S3Store implements OutputStore {
     const settings = s3Settings(env);
     if ('problem' in settings) throw Object.assign(new Error(settings.problem), { code: 'S3Settings' });
     const sdk = await import('@aws-sdk/client-s3');
-    return new S3Store(root, new S3Objects(await createS3Client(settings), location, sdk));
+    const credentials = [env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN].filter(
+      (value): value is string => typeof value === 'string' && value.length >= 4,
+    );
+    return new S3Store(root, new S3Objects(await createS3Client(settings), location, sdk, credentials));
   }
 
   private constructor(root: string, objects: S3Objects) {
@@ -87,7 +90,10 @@ export class S3Store implements OutputStore {
       const code = (error as { code?: unknown }).code;
       return {
         kind: 'error',
-        message: (error as Error).message,
+        message: s3Error('cannot save', failure, this.#objects.credentials).message.replace(
+          /^cannot save: /,
+          '',
+        ),
         local: true,
         ...(typeof code === 'string' ? { code } : failure.code ? { code: failure.code } : {}),
         ...((error as { unreachable?: boolean }).unreachable || failure.unreachable
