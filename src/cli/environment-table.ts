@@ -42,6 +42,21 @@ export const ENVIRONMENT = [
     commands: ['run'],
   },
   {
+    name: 'AWS_*',
+    description:
+      'For an s3:// output location: credentials, region, profile and endpoint as every AWS tool reads ' +
+      'them (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_PROFILE, ' +
+      'AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL). Never stored or printed. See docs/storage.md.',
+    commands: ['run', 'plan', 'import', 'report'],
+  },
+  {
+    name: 'MEDIABATCH_S3_ADDRESSING',
+    description:
+      'path or virtual: how S3 requests name the bucket. Default: path-style with a custom endpoint ' +
+      '(local servers have no wildcard DNS), virtual-hosted with AWS.',
+    commands: ['run', 'plan', 'import', 'report'],
+  },
+  {
     name: 'MEDIABATCH_DEBUG',
     description: 'Set to 1 to print the stack trace of an internal error.',
     commands: ALL_COMMANDS,
