@@ -15,6 +15,8 @@ export interface S3Settings {
   endpoint: string | null;
   addressing: Addressing;
   region: string | null;
+  /** Keys given in the environment; null: the SDK's chain finds them (profiles, SSO, roles). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
 /** Pure: the settings the environment asks for; a custom endpoint defaults to path-style. */
@@ -27,7 +29,16 @@ export function s3Settings(env: NodeJS.ProcessEnv): S3Settings | { problem: stri
     return { problem: `MEDIABATCH_S3_ADDRESSING must be "path" or "virtual", not ${JSON.stringify(asked)}` };
   // Local servers have no wildcard DNS for bucket.host names; AWS itself prefers virtual-hosted.
   const addressing: Addressing = asked ? (asked as Addressing) : endpoint !== null ? 'path' : 'virtual';
-  return { endpoint, addressing, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || null };
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;
+  const credentials =
+    accessKeyId && secretAccessKey
+      ? {
+          accessKeyId,
+          secretAccessKey,
+          ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+        }
+      : null;
+  return { endpoint, addressing, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || null, credentials };
 }
 
 /** Standard retries (throttling and 5xx), bounded so that an unreachable endpoint is told soon. */
@@ -47,6 +58,7 @@ export async function createS3Client(settings: S3Settings): Promise<S3Client> {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
     // A custom endpoint without a region in the environment: any region signs for it.
     ...(settings.region ? { region: settings.region } : settings.endpoint ? { region: 'us-east-1' } : {}),
   };

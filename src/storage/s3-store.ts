@@ -56,8 +56,11 @@ export class S3Store implements OutputStore {
     return `${keyUnder(this.#objects.location, STAGING_FOLDER)}/`;
   }
 
-  /** Writes and deletes a probe object: the bucket exists, and the keys may write and delete. */
-  async probe(): Promise<StoreProbe> {
+  /**
+   * Writes and deletes a probe object: the bucket exists, and the keys may write and delete. A
+   * bucket has no free space to compare with the next wave's size.
+   */
+  async probe(_neededBytes?: number): Promise<StoreProbe> {
     const key = `${this.#staging}probe-${randomBytes(6).toString('hex')}`;
     for (const [step, run] of [
       ['write an object', () => this.#objects.putText(key, 'probe\n', 'text/plain')],

@@ -13,10 +13,9 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
-import { type S3TestServer, skipS3Tests, startS3Server } from '../../support/s3-server.js';
+import { type S3TestServer, s3TestClient, skipS3Tests, startS3Server } from '../../support/s3-server.js';
 import { closedPort } from '../../support/services.js';
 import {
-  bucketClient,
   keysUnder,
   objectBytes,
   objectMetadata,
@@ -38,7 +37,7 @@ let sandbox: SandboxHandle | undefined;
 describe.skipIf(skipS3Tests)('runs that save to an S3 bucket', () => {
   beforeAll(async () => {
     server = await startS3Server();
-    client = bucketClient(server);
+    client = s3TestClient(server);
   }, 60_000);
   afterAll(async () => {
     client?.destroy();

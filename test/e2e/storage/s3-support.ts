@@ -5,26 +5,14 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
-import type { S3TestServer } from '../../support/s3-server.js';
 
 /**
  * Plain SDK reads of the test bucket, independent of mediabatch's own store: what a person
  * would see in the bucket after a run.
  */
-export function bucketClient(server: S3TestServer): S3Client {
-  return new S3Client({
-    endpoint: server.endpoint,
-    region: server.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
-
 export async function keysUnder(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let token: string | undefined;
