@@ -29,6 +29,8 @@ export default defineConfig({
       'test/notify/on-complete.test.ts',
       'test/report/value-at-risk.test.ts',
       'test/downloads/*.test.ts',
+      'test/manifest/s3-uri.test.ts',
+      'test/storage/s3-rules.test.ts',
     ],
     testTimeout: 30_000,
   },

@@ -44,16 +44,11 @@ export function s3Failure(error: unknown): S3Failure {
   const code = networkCode ?? (named && !/^(Error|Unknown|\d+)$/.test(named) ? named : null);
   const unreachable =
     (code !== null && UNREACHABLE_CODES.has(code)) || (status !== null && status >= 500) || status === 0;
-  const message = stringOr(fields.message) ?? String(error);
-  return {
-    code: code === 'NotFound' && status === 404 ? 'NotFound' : code,
-    unreachable,
-    notFound: status === 404 && code !== 'NoSuchBucket',
-    message:
-      message === '' || message === 'UnknownError'
-        ? `HTTP ${status ?? '?'}${code ? ` ${code}` : ''}`
-        : message,
-  };
+  // A HEAD's error has no body to explain it: its status and code say what there is to say.
+  const text = stringOr(fields.message);
+  const message =
+    text !== null && text !== 'UnknownError' ? text : `HTTP ${status ?? '?'}${code ? ` ${code}` : ''}`;
+  return { code, unreachable, notFound: status === 404 && code !== 'NoSuchBucket', message };
 }
 
 function stringOr(value: unknown): string | null {
