@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -89,6 +90,15 @@ describe.skipIf(skipS3Tests)('runs that save to an S3 bucket', () => {
     );
     expect(files.map((file) => file.path)).toEqual(ids.map((id) => `s3://${bucket}/${prefix}/${id}.mp4`));
     expect(await unfinishedUploads(client, bucket, prefix)).toBe(0);
+
+    // No credential reaches the ledger, the sidecars or what the run printed.
+    const ledgerBytes = readFileSync(p.ledger, 'latin1');
+    for (const secret of [server.secretAccessKey, server.accessKeyId]) {
+      expect(ledgerBytes).not.toContain(secret);
+      expect(first.stdout + first.stderr).not.toContain(secret);
+      for (const id of ids)
+        expect((await objectBytes(client, bucket, `${prefix}/${id}.json`)).toString()).not.toContain(secret);
+    }
 
     // status shows where the files are: s3:// URIs, not paths.
     const status = await runCli(['status', p.manifest], { cwd: p.dir });
