@@ -214,7 +214,7 @@ export class S3Store implements OutputStore {
     );
   }
 
-  /** Copies the earlier take (and its sidecar) to its take key; the copy is checked like a save. */
+  /** Copies the earlier take (and its sidecar) to its take key, server-side; a different object there is refused. */
   async keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
     const [from, to] = [this.#keyOf(current), this.#keyOf(kept)];
     const already = await this.#objects.head(to);
