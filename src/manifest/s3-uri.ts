@@ -31,6 +31,7 @@ export function parseS3Uri(uri: string): S3Location | { problem: string } {
   if (!uri.startsWith(SCHEME)) return { problem: `must start with ${SCHEME} (lower case)` };
   const rest = uri.slice(SCHEME.length);
   const slash = rest.indexOf('/');
+  // No slash: the bucket alone. (A slash first leaves an empty bucket name, refused below.)
   const bucket = slash < 0 ? rest : rest.slice(0, slash);
   if (!BUCKET.test(bucket) || bucket.includes('..'))
     return {
@@ -59,11 +60,7 @@ export function s3Uri(location: S3Location, key?: string): string {
  */
 export function keyUnder(location: S3Location, relativeName: string): string {
   const segments = relativeName.split('/');
-  if (
-    segments.some(
-      (segment) => segment === '' || segment === '.' || segment === '..' || !SEGMENT.test(segment),
-    )
-  )
+  if (segments.some((segment) => segment === '.' || segment === '..' || !SEGMENT.test(segment)))
     throw new RangeError(
       `refusing to build an object key outside the prefix: ${JSON.stringify(relativeName)}`,
     );
@@ -81,12 +78,12 @@ export function keyOfUri(location: S3Location, uri: string): string | null {
 
 /** A location below this one (`sandbox` runs keep their own): `s3://b/p` + `sandbox` -> `s3://b/sandbox/p`. */
 export function s3Beside(location: S3Location, folder: string): S3Location {
-  const parts = location.prefix === '' ? [] : location.prefix.split('/');
+  const parts = location.prefix.split('/');
   const last = parts.pop();
   return { bucket: location.bucket, prefix: [...parts, folder, ...(last ? [last] : [])].join('/') };
 }
 
 /** `dir` + '/'-separated `name`: a path under a folder, or a URI under an `s3://` location. */
 export function outputChild(dir: string, name: string): string {
-  return isS3Uri(dir) ? `${dir}/${name}` : join(dir, ...name.split('/'));
+  return isS3Uri(dir) ? `${dir}/${name}` : join(dir, name);
 }

@@ -42,8 +42,7 @@ export function s3Failure(error: unknown): S3Failure {
   const named = stringOr(fields.Code) ?? stringOr(fields.name);
   // A bare HTTP status is all a HEAD gets: the SDK then names the error after the status.
   const code = networkCode ?? (named && !/^(Error|Unknown|\d+)$/.test(named) ? named : null);
-  const unreachable =
-    (code !== null && UNREACHABLE_CODES.has(code)) || (status !== null && status >= 500) || status === 0;
+  const unreachable = UNREACHABLE_CODES.has(code ?? '') || (status ?? 0) >= 500 || status === 0;
   // A HEAD's error has no body to explain it: its status and code say what there is to say.
   const text = stringOr(fields.message);
   const message =
@@ -62,12 +61,16 @@ function stringOr(value: unknown): string | null {
 export function s3Error(
   what: string,
   failure: S3Failure,
-  credentials: readonly string[] = [],
+  credentials: readonly string[],
 ): Error & { code?: string; unreachable?: boolean } {
-  let text = `${what}: ${failure.message}${failure.code ? ` (${failure.code})` : ''}`;
-  for (const secret of credentials) text = text.split(secret).join('[credential]');
-  return Object.assign(new Error(text), {
+  const text = `${what}: ${failure.message}${failure.code ? ` (${failure.code})` : ''}`;
+  return Object.assign(new Error(blankCredentials(text, credentials)), {
     ...(failure.code ? { code: failure.code } : {}),
     unreachable: failure.unreachable,
   });
+}
+
+/** `text` with every credential value in it replaced by `[credential]`. */
+export function blankCredentials(text: string, credentials: readonly string[]): string {
+  return credentials.reduce((blanked, secret) => blanked.split(secret).join('[credential]'), text);
 }

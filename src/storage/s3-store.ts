@@ -15,7 +15,7 @@ import type {
   Written,
 } from './output-store.js';
 import { createS3Client, s3Settings } from './s3-client.js';
-import { s3Error, s3Failure } from './s3-errors.js';
+import { blankCredentials, s3Failure } from './s3-errors.js';
 import { S3Objects } from './s3-objects.js';
 import { STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
 
@@ -93,10 +93,8 @@ export class S3Store implements OutputStore {
       const code = (error as { code?: unknown }).code;
       return {
         kind: 'error',
-        message: s3Error('cannot save', failure, this.#objects.credentials).message.replace(
-          /^cannot save: /,
-          '',
-        ),
+        // An upload's own error (lib-storage) has not passed through s3Error: blank it here too.
+        message: blankCredentials(failure.message, this.#objects.credentials),
         local: true,
         ...(typeof code === 'string' ? { code } : failure.code ? { code: failure.code } : {}),
         ...((error as { unreachable?: boolean }).unreachable || failure.unreachable

@@ -100,6 +100,53 @@ describe('what an S3 failure means', () => {
     expect(s3Failure(sdkError('AccessDenied', 403))).toMatchObject({ unreachable: false });
   });
 
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'EPIPE',
+    'EAI_AGAIN',
+    'TimeoutError',
+    'RequestTimeout',
+    'SlowDown',
+    'ServiceUnavailable',
+    'InternalError',
+  ])('%s is the endpoint, not the bucket: unreachable', (code) => {
+    expect(s3Failure(Object.assign(new Error('x'), { code }))).toMatchObject({ code, unreachable: true });
+    expect(s3Failure(sdkError(code, 400))).toMatchObject({ code, unreachable: true });
+  });
+
+  it('reads a code however the SDK names it, and no status as no answer', () => {
+    expect(s3Failure(sdkError('UnknownEndpoint', 400))).toMatchObject({ code: 'UnknownEndpoint' });
+    expect(s3Failure(sdkError('ErrorDocument', 400))).toMatchObject({ code: 'ErrorDocument' });
+    expect(s3Failure(sdkError('Error', 400))).toMatchObject({ code: null });
+    expect(s3Failure(Object.assign(new Error('m'), { Code: 'NoSuchKey', name: 'Other' }))).toMatchObject({
+      code: 'NoSuchKey',
+    });
+    expect(s3Failure(Object.assign(new Error('m'), { code: '', name: 'AccessDenied' }))).toMatchObject({
+      code: 'AccessDenied',
+      unreachable: false,
+    });
+    expect(s3Failure(sdkError('Odd', 0))).toMatchObject({ unreachable: true });
+    expect(s3Failure(sdkError('Odd', 499))).toMatchObject({ unreachable: false, notFound: false });
+    expect(s3Failure(new Error(''))).toEqual({
+      code: null,
+      unreachable: false,
+      notFound: false,
+      message: 'HTTP ?',
+    });
+    expect(s3Failure(null)).toMatchObject({ code: null, message: 'HTTP ?' });
+  });
+
+  it('says the code once, and blanks nothing when no credential is known', () => {
+    const error = s3Error('cannot read s3://b12/k', s3Failure(sdkError('AccessDenied', 403, 'denied')), []);
+    expect(error.message).toBe('cannot read s3://b12/k: denied (AccessDenied)');
+    expect(s3Error('w', s3Failure(new Error('plain')), []).message).toBe('w: plain');
+    expect(s3Error('w', s3Failure(new Error('plain')), [])).not.toHaveProperty('code');
+  });
+
   it('blanks any credential a server quotes, and keeps the code for the caller', () => {
     const failure = s3Failure(
       sdkError('InvalidAccessKeyId', 403, 'key AKIAEXAMPLE and secret s3cr3t are wrong'),
