@@ -1,5 +1,8 @@
 import type { BigSample } from './big-ledger-bench.js';
 import type { PaceSample } from './pace-bench.js';
+import type { Destination, TransferSample } from './s3-bench.js';
+import type { RateSample } from './s3-reference.js';
+import type { S3Result } from './s3-scenario.js';
 import type { ScaleSample } from './scale-bench.js';
 import type { SlotSample } from './slot-bench.js';
 import { type Comparison, type Row, summarize } from './stats.js';
@@ -205,4 +208,72 @@ export function wideRows(samples: readonly PaceSample[]): Row[] {
     ],
     ['API requests per item', 'req', 2, (x) => x.cli.requests / x.items, atMost(1.2)],
   ]);
+}
+
+/**
+ * Scenario 11: the same batch to the disk and to S3, each followed by the raw rate of its medium,
+ * then the store's memory ceiling beside the measured peaks, and the machine's load.
+ */
+export function s3Rows(result: S3Result): Row[] {
+  return [
+    ...transferRows('disk', result),
+    ...transferRows('s3', result),
+    ...memoryRows(result),
+    single(S3_SCENARIO, 'load average (1 min) before the scenario', 'load', 2, result.loadBefore[0]!),
+    single(S3_SCENARIO, 'load average (1 min) after the scenario', 'load', 2, result.loadAfter[0]!),
+  ];
+}
+
+const S3_SCENARIO = '11 s3';
+
+function transferRows(target: Destination, result: S3Result): Row[] {
+  const label = target === 'disk' ? 'disk' : 'S3';
+  const samples = result.runs.filter((x) => x.target === target);
+  const server: Array<Spec<TransferSample>> =
+    target === 's3' ? [['S3: CPU of the server (Swift)', 's', 1, (x) => x.serverCpuS ?? Number.NaN]] : [];
+  const rows = rowsOf(S3_SCENARIO, samples, [
+    [`${label}: wall time, spawn -> exit`, 's', 1, (x) => x.wallMs / 1000],
+    [`${label}: items per second`, 'items/s', 2, (x) => x.itemsPerSecond],
+    [`${label}: throughput`, 'MiB/s', 1, (x) => x.mibPerSecond],
+    [`${label}: peak RSS of the CLI`, 'MB', 1, (x) => x.peakRssMb],
+    [`${label}: CPU of the CLI, user + system`, 's', 1, (x) => x.cpuS],
+    [`${label}: CPU of the sandbox serving the files`, 's', 1, (x) => x.sandboxCpuS],
+    ...server,
+    [`${label}: machine CPU busy, every process`, 'cores', 2, (x) => x.machine.busyCores],
+  ]);
+  const byKind = new Map<string, RateSample[]>();
+  for (const sample of result.references[target]) {
+    const kind = `${label} reference: ${sample.what}, ${sample.concurrency} at a time`;
+    byKind.set(kind, [...(byKind.get(kind) ?? []), sample]);
+  }
+  for (const [kind, references] of byKind) {
+    rows.push(
+      series(
+        S3_SCENARIO,
+        kind,
+        'MiB/s',
+        1,
+        references.map((x) => x.mibPerSecond),
+      ),
+    );
+    if (references.some((x) => x.serverCpuS !== undefined)) {
+      const cpu = references.map((x) => x.serverCpuS ?? Number.NaN);
+      rows.push(series(S3_SCENARIO, '  CPU of the server (Swift)', 's', 1, cpu));
+    }
+  }
+  return rows;
+}
+
+function memoryRows({ ceiling, runs, sdkMb }: S3Result): Row[] {
+  const { downloadConcurrency: saves, partsInFlight, partBytes, ceilingMib, thisBatchMib } = ceiling;
+  const peak = (target: Destination) =>
+    summarize(runs.filter((x) => x.target === target).map((x) => x.peakRssMb)).median;
+  const parts = `${partsInFlight} parts x ${partBytes / 1024 / 1024} MiB`;
+  const batch = `${saves} x ${thisBatchMib / saves} MiB`;
+  return [
+    single(S3_SCENARIO, `upload buffer ceiling: ${saves} saves x ${parts}`, 'MB', 1, ceilingMib),
+    single(S3_SCENARIO, `  for this batch's files (one part each): ${batch}`, 'MB', 1, thisBatchMib),
+    single(S3_SCENARIO, 'peak RSS, S3 - disk (medians)', 'MB', 1, peak('s3') - peak('disk')),
+    single(S3_SCENARIO, '  the S3 SDK loaded in a bare node process', 'MB', 1, sdkMb),
+  ];
 }

@@ -2,7 +2,8 @@
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
  * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
- * export view`.
+ * export view`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
+ * test/support/s3-server.ts) and takes five to ten minutes on its own.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -16,6 +17,7 @@ import {
   largeRows,
   paceRows,
   paceTable,
+  s3Rows,
   scaleRows,
   series,
   single,
@@ -35,6 +37,7 @@ import { removeDir } from './fixtures.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
+import { measureS3 } from './s3-scenario.js';
 import { SCALE_ITEMS, scaleSamples } from './scale-bench.js';
 import {
   RETRY_AFTER_SECONDS,
@@ -56,6 +59,7 @@ const TMPFS = '/dev/shm';
 
 const wanted = new Set(process.argv.slice(2));
 const runs = (name: string) => wanted.size === 0 || wanted.has(name);
+const named = (name: string) => wanted.has(name);
 const rows: Row[] = [];
 const details: Record<string, unknown> = {};
 const seconds = () => `${(performance.now() / 1000).toFixed(0)}s`;
@@ -228,6 +232,12 @@ async function viewScenario(): Promise<void> {
   );
 }
 
+async function s3Scenario(): Promise<void> {
+  const result = await measureS3(log);
+  details.s3 = result;
+  rows.push(...s3Rows(result));
+}
+
 async function main(): Promise<void> {
   const loadavgBefore = loadavg();
   log('building the CLI: tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
@@ -243,6 +253,7 @@ async function main(): Promise<void> {
   if (runs('pace')) await paceScenarios();
   if (runs('wide')) await wideScenario();
   if (runs('view')) await viewScenario();
+  if (named('s3')) await s3Scenario();
   // From this process's start (build included) to here; only npm's own start-up is left out.
   const totalMs = performance.now();
   rows.push({
