@@ -87,6 +87,28 @@ export class S3Objects {
     );
   }
 
+  /** One PUT of a whole small file, with its metadata and the MD5 the server checks it against. */
+  async putBytes(
+    key: string,
+    bytes: Buffer,
+    contentType: string,
+    metadata: Record<string, string>,
+    md5: string,
+  ): Promise<void> {
+    await this.#call(`cannot write ${this.uri(key)}`, () =>
+      this.client.send(
+        new this.#sdk.PutObjectCommand({
+          Bucket: this.location.bucket,
+          Key: key,
+          Body: bytes,
+          ContentType: contentType,
+          ContentMD5: md5,
+          Metadata: metadata,
+        }),
+      ),
+    );
+  }
+
   /** Server-side copy; `metadata` replaces the source's, else it is kept. */
   async copy(
     from: string,

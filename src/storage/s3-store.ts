@@ -17,15 +17,16 @@ import type {
 import { createS3Client, s3Settings } from './s3-client.js';
 import { blankCredentials, s3Failure } from './s3-errors.js';
 import { S3Objects } from './s3-objects.js';
-import { STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
+import { DownloadCut, PART_BYTES, readWhole, STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
 
 const MAX_URL_REFRESHES = 3;
 
 /**
- * Outputs in an S3 bucket (docs/storage.md), with the promises of the disk: each download streams
- * into a staging object, is counted and hashed on the way, and only a whole, verified object is
- * copied to its own key with its SHA-256 in the metadata; the staging object is then deleted. A
- * killed run leaves at most staging objects and unfinished uploads, which the next run removes.
+ * Outputs in an S3 bucket (docs/storage.md), with the promises of the disk: only a whole, verified
+ * file ever takes its key, with its SHA-256 in the metadata. A small file is checked in memory and
+ * PUT once; a large one streams into a staging object, counted and hashed on the way, and is copied
+ * to its key once whole. A killed run leaves at most staging objects and unfinished uploads, which
+ * the next run removes.
  */
 export class S3Store implements OutputStore {
   readonly root: string;
@@ -89,6 +90,8 @@ export class S3Store implements OutputStore {
     try {
       return await this.#saveEveryFile(request);
     } catch (error) {
+      // The transfer from the service, not the bucket: retried like any cut download.
+      if (error instanceof DownloadCut) return { kind: 'error', message: error.message };
       const failure = s3Failure(error);
       const code = (error as { code?: unknown }).code;
       return {
@@ -150,7 +153,11 @@ export class S3Store implements OutputStore {
     return { kind: 'saved', files: saved };
   }
 
-  /** Staging upload, the caller's checks, then the copy under its own key with its SHA-256. */
+  /**
+   * A file of at most one part whose length is announced is read whole, checked and PUT straight
+   * to its key (one PUT lands whole or not at all, and the server checks its MD5); a larger one
+   * goes through a staging object. Either way the caller's checks run before the key is touched.
+   */
   async #place(
     body: Readable,
     key: string,
@@ -158,17 +165,33 @@ export class S3Store implements OutputStore {
     contentType: string | null,
     request: SaveJobRequest,
   ): Promise<Written> {
+    const type = contentType ?? 'application/octet-stream';
+    if (expected === null || expected > PART_BYTES)
+      return this.#placeStaged(body, key, expected, type, request);
+    try {
+      const whole = await readWhole(body, expected);
+      await request.beforePlace(this.#objects.uri(key), whole.written);
+      await this.#objects.putBytes(key, whole.bytes, type, { sha256: whole.written.sha256 }, whole.md5);
+      return whole.written;
+    } finally {
+      body.destroy();
+    }
+  }
+
+  /** Staging upload, the caller's checks, then the copy under its own key with its SHA-256. */
+  async #placeStaged(
+    body: Readable,
+    key: string,
+    expected: number | null,
+    contentType: string,
+    request: SaveJobRequest,
+  ): Promise<Written> {
     let staged: (Written & { key: string }) | null = null;
     try {
       staged = await uploadToStaging(this.#objects, this.#staging, body, expected, contentType);
       const written = { bytes: staged.bytes, sha256: staged.sha256 };
       await request.beforePlace(this.#objects.uri(key), written);
-      await this.#objects.copy(
-        staged.key,
-        key,
-        { sha256: staged.sha256 },
-        contentType ?? 'application/octet-stream',
-      );
+      await this.#objects.copy(staged.key, key, { sha256: staged.sha256 }, contentType);
       const placed = await this.#objects.head(key);
       if (placed?.bytes !== written.bytes || placed.sha256 !== written.sha256)
         throw new Error(`${this.#objects.uri(key)} does not hold what was uploaded after the copy`);

@@ -96,6 +96,14 @@ describe.skipIf(skipS3Tests)('the S3 store against a real S3 server', () => {
     expect(await unfinishedUploads(client, bucket, 'p/')).toBe(0);
   }, 30_000);
 
+  it('a small body cut short is no object either: one PUT lands whole or not at all', async () => {
+    const bucket = await server.createBucket('smallcut');
+    const store = await S3Store.open(`s3://${bucket}/p`, env());
+    const outcome = await store.saveJob(request('smallcut', Buffer.alloc(50_000, 3), 100_000));
+    expect(outcome).toEqual({ kind: 'error', message: expect.stringContaining('the download failed') });
+    expect(await keysUnder(client, bucket, 'p/')).toEqual([]);
+  });
+
   it('names the cause the same for every item: the run stops instead of failing the item', async () => {
     const bucket = await server.createBucket('refusing');
     const wrongSecret = await S3Store.open(
