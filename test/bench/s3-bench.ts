@@ -17,8 +17,8 @@ import { cpuMs, expectExit, ROOT, rssMb, runCli } from './spawn-cli.js';
  * folder and to an S3 bucket (OpenStack Swift's s3api on loopback, its data in the OS temp dir,
  * the folder's disk). Jobs are final the moment they are accepted, so the run is bound by moving
  * bytes, not by the service: the sandbox serves each output padded to 4 MiB, the CLI streams it
- * to the disk (fsynced) or into the bucket (a staging upload, a server-side copy to its key, a
- * HEAD that checks it, the staging object's delete, and the sidecar).
+ * to the disk (fsynced) or into the bucket (files of one part: read whole, checked, one PUT to
+ * the key with its SHA-256 and Content-MD5, then the sidecar).
  */
 export const S3_ITEMS = 1_000;
 export const OUTPUT_BYTES = 4 * 1024 * 1024;
