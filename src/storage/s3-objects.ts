@@ -74,36 +74,27 @@ export class S3Objects {
     }
   }
 
-  async putText(key: string, text: string, contentType: string): Promise<void> {
-    await this.#call(`cannot write ${this.uri(key)}`, () =>
-      this.client.send(
-        new this.#sdk.PutObjectCommand({
-          Bucket: this.location.bucket,
-          Key: key,
-          Body: text,
-          ContentType: contentType,
-        }),
-      ),
-    );
+  putText(key: string, text: string, contentType: string): Promise<void> {
+    return this.putBytes(key, text, contentType);
   }
 
-  /** One PUT of a whole small file, with its metadata and the MD5 the server checks it against. */
+  /**
+   * One PUT of a whole object; a file's with its metadata and the MD5 the server checks it against.
+   */
   async putBytes(
     key: string,
-    bytes: Buffer,
+    body: Buffer | string,
     contentType: string,
-    metadata: Record<string, string>,
-    md5: string,
+    checked?: { metadata: Record<string, string>; md5: string },
   ): Promise<void> {
     await this.#call(`cannot write ${this.uri(key)}`, () =>
       this.client.send(
         new this.#sdk.PutObjectCommand({
           Bucket: this.location.bucket,
           Key: key,
-          Body: bytes,
+          Body: body,
           ContentType: contentType,
-          ContentMD5: md5,
-          Metadata: metadata,
+          ...(checked ? { ContentMD5: checked.md5, Metadata: checked.metadata } : {}),
         }),
       ),
     );

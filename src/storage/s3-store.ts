@@ -171,7 +171,10 @@ export class S3Store implements OutputStore {
     try {
       const whole = await readWhole(body, expected);
       await request.beforePlace(this.#objects.uri(key), whole.written);
-      await this.#objects.putBytes(key, whole.bytes, type, { sha256: whole.written.sha256 }, whole.md5);
+      await this.#objects.putBytes(key, whole.bytes, type, {
+        metadata: { sha256: whole.written.sha256 },
+        md5: whole.md5,
+      });
       return whole.written;
     } finally {
       body.destroy();
