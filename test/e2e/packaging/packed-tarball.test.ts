@@ -103,9 +103,11 @@ async function packFromCleanBuild(): Promise<string> {
 }
 
 /**
- * `npm ci --offline` of the tarball plus the runtime part of the repo's own lockfile: every
- * dependency comes from the npm cache, none from a registry. better-sqlite3's native addon would
- * be fetched or compiled by its install script, so scripts are off and the repo's build is copied.
+ * `npm ci --prefer-offline` of the tarball plus the runtime part of the repo's own lockfile: every
+ * dependency the repo's own `npm ci` put in the npm cache comes from there; only an entry that
+ * cache lacks (a package added to the lockfile by `npm install` on a machine whose cache predates
+ * it) is fetched from the registry. better-sqlite3's native addon would be fetched or compiled by
+ * its install script, so scripts are off and the repo's build is copied.
  */
 async function installOffline(tarball: string): Promise<string> {
   const consumer = tempDir('mediabatch-consumer-');
@@ -133,7 +135,9 @@ async function installOffline(tarball: string): Promise<string> {
     join(consumer, 'package-lock.json'),
     JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }),
   );
-  await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: consumer });
+  await run('npm', ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: consumer,
+  });
   const addon = 'node_modules/better-sqlite3/build/Release';
   mkdirSync(join(consumer, addon), { recursive: true });
   cpSync(join(REPO, addon, 'better_sqlite3.node'), join(consumer, addon, 'better_sqlite3.node'));
