@@ -23,12 +23,22 @@ export interface ItemExport {
   jobId: string | null;
   completedAt: string | null;
   expiresAt: string | null;
-  /** JSON array of [path, sha256, bytes] of the attempt's saved files, or null. */
-  files: string | null;
+  /** The attempt's saved files in index order; empty when it saved none. */
+  files: SavedFile[];
 }
 
-/** One attempt of one item; an item without attempts has one row, its attempt columns null. */
-type AttemptRow = [
+export interface SavedFile {
+  idx: number;
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * One saved file of one attempt of one item: an attempt without saved files has one row, its file
+ * columns null, and an item without attempts one row, its attempt columns null too.
+ */
+type ExportRow = [
   index: number,
   state: ItemState | null,
   errorCode: string | null,
@@ -42,26 +52,30 @@ type AttemptRow = [
   jobId: string | null,
   completedAt: string | null,
   expiresAt: string | null,
-  files: string | null,
+  fileIdx: number | null,
+  path: string | null,
+  sha256: string | null,
+  bytes: number | null,
 ];
 
 /**
  * The ids drive the walk: json_each is the outer loop (LEFT JOINs keep it there), so rows come in
  * the ids' order without a sort holding them all. Each item's attempts come through the (batch_id,
- * item_id, seq) index, one row each, and the count, the sum and the standing attempt are taken in
- * JS: correlated subqueries for them searched that index four times per item, a quarter of the
- * walk. Items have one attempt or a few, so the rows of attempts that do not stand cost little.
+ * item_id, seq) index and their files through the files' key, and the count, the sum, the standing
+ * attempt and its files are taken in JS: correlated subqueries for them searched the attempts four
+ * times per item and sorted each item's files, a third of the walk. Items have one attempt or a
+ * few, so the rows of attempts that do not stand cost little.
  */
 const exportSql = (vars: string) => `SELECT m.key, i.state, i.error_code,
   a.id, a.amount_micros - a.refunded_micros, a.files_saved,
   json_extract(a.request_body, '$.input.prompt'), json_remove(json_extract(a.request_body, '$.input'), '$.prompt'),
   json_extract(a.request_body, '$.model'), ${vars},
   a.job_id, a.completed_at, a.expires_at,
-  CASE WHEN a.files_saved = 1 THEN (SELECT json_group_array(json_array(path, sha256, bytes) ORDER BY idx)
-    FROM files WHERE attempt_id = a.id) END
+  f.idx, f.path, f.sha256, f.bytes
 FROM json_each(@ids) m
 LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = m.value
-LEFT JOIN attempts a ON a.batch_id = @batchId AND a.item_id = m.value`;
+LEFT JOIN attempts a ON a.batch_id = @batchId AND a.item_id = m.value
+LEFT JOIN files f ON a.files_saved = 1 AND f.attempt_id = a.id`;
 
 /** Streamed: the caller must finish with the rows before the ledger closes. */
 export function* itemExports(c: LedgerConnection, ids: readonly string[]): Generator<ItemExport> {
@@ -83,41 +97,55 @@ export function* itemExports(c: LedgerConnection, ids: readonly string[]): Gener
 const WALK_CACHE_KIB = -2000;
 
 function* itemsOf(rows: IterableIterator<unknown>, ids: readonly string[]): Generator<ItemExport> {
-  // An item's rows are consecutive: the first row of the next item ends the one before.
+  // An item's rows are consecutive, and so are an attempt's: the first row of the next ends them.
   let item: ItemRows | null = null;
-  for (const row of rows as IterableIterator<AttemptRow>) {
+  for (const row of rows as IterableIterator<ExportRow>) {
     if (item === null || item.first[0] !== row[0]) {
       if (item !== null) yield exportOf(ids, item);
-      item = { first: row, standing: null, count: 0, net: 0 };
+      item = { first: row, attemptId: null, count: 0, net: 0, standing: null, files: [] };
     }
-    if (row[3] === null) continue;
-    item.count += 1;
-    item.net += row[4]!;
-    if (stands(row, item.standing)) item.standing = row;
+    const attemptId = row[3];
+    if (attemptId === null) continue;
+    if (attemptId !== item.attemptId) {
+      item.attemptId = attemptId;
+      item.count += 1;
+      item.net += row[4]!;
+      if (stands(row, item.standing)) {
+        item.standing = row;
+        item.files = [];
+      }
+    }
+    if (row[13] !== null && item.standing![3] === attemptId) {
+      item.files.push({ idx: row[13], path: row[14]!, sha256: row[15]!, bytes: row[16]! });
+    }
   }
   if (item !== null) yield exportOf(ids, item);
 }
 
 /** One item's rows so far: its first (the item's own columns) and what its attempts add up to. */
 interface ItemRows {
-  first: AttemptRow;
-  standing: AttemptRow | null;
+  first: ExportRow;
+  /** The attempt of the row before. */
+  attemptId: number | null;
   count: number;
   net: number;
+  standing: ExportRow | null;
+  /** The standing attempt's files, in the order read. */
+  files: SavedFile[];
 }
 
 /** The newest attempt whose files were saved stands for the item, else the newest (ids grow). */
-function stands(row: AttemptRow, standing: AttemptRow | null): boolean {
+function stands(row: ExportRow, standing: ExportRow | null): boolean {
   if (standing === null) return true;
   const saved = row[5] === 1;
   const standingSaved = standing[5] === 1;
   return saved === standingSaved ? row[3]! > standing[3]! : saved;
 }
 
-function exportOf(ids: readonly string[], { first, standing, count, net }: ItemRows): ItemExport {
+function exportOf(ids: readonly string[], { first, standing, count, net, files }: ItemRows): ItemExport {
   const [index, state, errorCode] = first;
   // Without attempts, the first row's attempt columns are the LEFT JOIN's nulls.
-  const [, , , , , , prompt, input, model, vars, jobId, completedAt, expiresAt, files] = standing ?? first;
+  const [, , , , , , prompt, input, model, vars, jobId, completedAt, expiresAt] = standing ?? first;
   return {
     itemId: ids[index]!,
     state,
@@ -131,6 +159,7 @@ function exportOf(ids: readonly string[], { first, standing, count, net }: ItemR
     jobId,
     completedAt,
     expiresAt,
-    files,
+    // The files' key gives them in index order already; sorting a file or two makes it certain.
+    files: files.length > 1 ? files.sort((a, b) => a.idx - b.idx) : files,
   };
 }

@@ -1,4 +1,4 @@
-import type { ItemExport } from '../ledger/item-exports.js';
+import type { ItemExport, SavedFile } from '../ledger/item-exports.js';
 import type { ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
@@ -72,7 +72,7 @@ export function exportRecord(
     job_id: row?.jobId ?? null,
     attempts: row?.attempts ?? 0,
     net_cost_usd: formatUsd(row?.netMicros ?? 0),
-    files: filesOf(row?.files ?? null, shown),
+    files: row === undefined ? [] : filesOf(row.files, shown),
     completed_at: row?.completedAt ?? null,
     expires_at: row?.expiresAt ?? null,
     error_code: row?.errorCode ?? null,
@@ -84,13 +84,8 @@ function unsentInput(input: Record<string, unknown>): string {
   return JSON.stringify(rest);
 }
 
-function filesOf(text: string | null, shown: (path: string) => string): ExportFile[] {
-  if (text === null) return [];
-  return (JSON.parse(text) as Array<[string, string, number]>).map(([path, sha256, bytes]) => ({
-    path: shown(path),
-    sha256,
-    bytes,
-  }));
+function filesOf(files: readonly SavedFile[], shown: (path: string) => string): ExportFile[] {
+  return files.map(({ path, sha256, bytes }) => ({ path: shown(path), sha256, bytes }));
 }
 
 const json = JSON.stringify;

@@ -17,6 +17,8 @@ interface DrawnItem {
   /** Whether the items table has a row for it (attempts can exist without one, and the reverse). */
   known: boolean;
   attempts: DrawnAttempt[];
+  /** Its attempts' seq numbers count down: the walk meets them in seq order, not in id order. */
+  countDown: boolean;
 }
 
 const attempt: fc.Arbitrary<DrawnAttempt> = fc.record({
@@ -28,6 +30,7 @@ const attempt: fc.Arbitrary<DrawnAttempt> = fc.record({
 const item: fc.Arbitrary<DrawnItem> = fc.record({
   known: fc.boolean(),
   attempts: fc.array(attempt, { maxLength: 4 }),
+  countDown: fc.boolean(),
 });
 
 /** Writes the drawn items through the ledger's own API; attempts of all items interleave. */
@@ -40,10 +43,11 @@ function write(ledger: Ledger, items: DrawnItem[]): void {
     ),
   );
   const rounds = Math.max(0, ...items.map((drawn) => drawn.attempts.length));
-  for (let seq = 1; seq <= rounds; seq += 1) {
+  for (let round = 1; round <= rounds; round += 1) {
     items.forEach((drawn, i) => {
-      const a = drawn.attempts[seq - 1];
+      const a = drawn.attempts[round - 1];
       if (!a) return;
+      const seq = drawn.countDown ? 10 - round : round;
       const body = { input: { prompt: `p${i}.${seq}`, n: seq }, model: `m${seq}` };
       const prepared = ledger.prepareAttempt({
         itemId: `i${i}`,
@@ -96,7 +100,7 @@ function expected(ledger: Ledger, ids: string[]) {
     const standingFiles = files
       .filter((file) => standing !== null && file.attemptId === standing.id)
       .sort((a, b) => a.idx - b.idx)
-      .map((file) => [file.path, file.sha256, file.bytes]);
+      .map(({ idx, path, sha256, bytes }) => ({ idx, path, sha256, bytes }));
     return {
       itemId: id,
       state: row?.state ?? null,
@@ -107,7 +111,7 @@ function expected(ledger: Ledger, ids: string[]) {
         ? (JSON.parse(standing.requestBody) as { input: { prompt: string } }).input.prompt
         : null,
       jobId: standing?.jobId ?? null,
-      files: standingFiles.length > 0 ? standingFiles : null,
+      files: standingFiles,
     };
   });
 }
@@ -136,7 +140,7 @@ describe('itemExports', () => {
             netMicros: row.netMicros,
             prompt: row.prompt,
             jobId: row.jobId,
-            files: row.files === null ? null : JSON.parse(row.files),
+            files: row.files,
           }));
           expect(got).toEqual(expected(ledger, ids));
         } finally {
