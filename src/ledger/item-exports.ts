@@ -101,37 +101,51 @@ function* itemsOf(rows: IterableIterator<unknown>, ids: readonly string[]): Gene
   let item: ItemRows | null = null;
   for (const row of rows as IterableIterator<ExportRow>) {
     if (item === null || item.first[0] !== row[0]) {
-      if (item !== null) yield exportOf(ids, item);
-      item = { first: row, attemptId: null, count: 0, net: 0, standing: null, files: [] };
+      if (item !== null) yield new ExportedItem(ids, item);
+      item = new ItemRows(row);
     }
-    const attemptId = row[3];
-    if (attemptId === null) continue;
-    if (attemptId !== item.attemptId) {
-      item.attemptId = attemptId;
-      item.count += 1;
-      item.net += row[4]!;
-      if (stands(row, item.standing)) {
-        item.standing = row;
-        item.files = [];
-      }
-    }
-    if (row[13] !== null && item.standing![3] === attemptId) {
-      item.files.push({ idx: row[13], path: row[14]!, sha256: row[15]!, bytes: row[16]! });
-    }
+    item.add(row);
   }
-  if (item !== null) yield exportOf(ids, item);
+  if (item !== null) yield new ExportedItem(ids, item);
 }
 
+/*
+ * Every object made per item here, and per record in report/export-records.ts, comes from a class,
+ * not an object literal. When one garbage collection finds most of a literal's recent objects
+ * alive, V8 may allocate that literal's objects straight into the old generation from then on
+ * ("pretenuring"); there a dead one keeps the young strings it points to alive until the next full
+ * collection. In about one 100,000-item export in twelve that added 90 MB to peak RSS. V8 keeps
+ * that feedback for literals, not for constructor calls (docs/performance.md).
+ */
+
 /** One item's rows so far: its first (the item's own columns) and what its attempts add up to. */
-interface ItemRows {
-  first: ExportRow;
-  /** The attempt of the row before. */
-  attemptId: number | null;
-  count: number;
-  net: number;
-  standing: ExportRow | null;
+class ItemRows {
+  count = 0;
+  net = 0;
+  standing: ExportRow | null = null;
   /** The standing attempt's files, in the order read. */
-  files: SavedFile[];
+  files: SavedFile[] = [];
+  /** The attempt of the row before. */
+  #attemptId: number | null = null;
+
+  constructor(readonly first: ExportRow) {}
+
+  add(row: ExportRow): void {
+    const attemptId = row[3];
+    if (attemptId === null) return;
+    if (attemptId !== this.#attemptId) {
+      this.#attemptId = attemptId;
+      this.count += 1;
+      this.net += row[4]!;
+      if (stands(row, this.standing)) {
+        this.standing = row;
+        this.files = [];
+      }
+    }
+    if (row[13] !== null && this.standing![3] === attemptId) {
+      this.files.push(new FileRow(row[13], row[14]!, row[15]!, row[16]!));
+    }
+  }
 }
 
 /** The newest attempt whose files were saved stands for the item, else the newest (ids grow). */
@@ -142,24 +156,47 @@ function stands(row: ExportRow, standing: ExportRow | null): boolean {
   return saved === standingSaved ? row[3]! > standing[3]! : saved;
 }
 
-function exportOf(ids: readonly string[], { first, standing, count, net, files }: ItemRows): ItemExport {
-  const [index, state, errorCode] = first;
-  // Without attempts, the first row's attempt columns are the LEFT JOIN's nulls.
-  const [, , , , , , prompt, input, model, vars, jobId, completedAt, expiresAt] = standing ?? first;
-  return {
-    itemId: ids[index]!,
-    state,
-    errorCode,
-    attempts: count,
-    netMicros: net,
-    prompt,
-    input,
-    model,
-    vars,
-    jobId,
-    completedAt,
-    expiresAt,
+class FileRow implements SavedFile {
+  constructor(
+    readonly idx: number,
+    readonly path: string,
+    readonly sha256: string,
+    readonly bytes: number,
+  ) {}
+}
+
+class ExportedItem implements ItemExport {
+  readonly itemId: string;
+  readonly state: ItemState | null;
+  readonly errorCode: string | null;
+  readonly attempts: number;
+  readonly netMicros: number;
+  readonly prompt: string | null;
+  readonly input: string | null;
+  readonly model: string | null;
+  readonly vars: string | null;
+  readonly jobId: string | null;
+  readonly completedAt: string | null;
+  readonly expiresAt: string | null;
+  readonly files: SavedFile[];
+
+  constructor(ids: readonly string[], { first, standing, count, net, files }: ItemRows) {
+    const [index, state, errorCode] = first;
+    // Without attempts, the first row's attempt columns are the LEFT JOIN's nulls.
+    const [, , , , , , prompt, input, model, vars, jobId, completedAt, expiresAt] = standing ?? first;
+    this.itemId = ids[index]!;
+    this.state = state;
+    this.errorCode = errorCode;
+    this.attempts = count;
+    this.netMicros = net;
+    this.prompt = prompt;
+    this.input = input;
+    this.model = model;
+    this.vars = vars;
+    this.jobId = jobId;
+    this.completedAt = completedAt;
+    this.expiresAt = expiresAt;
     // The files' key gives them in index order already; sorting a file or two makes it certain.
-    files: files.length > 1 ? files.sort((a, b) => a.idx - b.idx) : files,
-  };
+    this.files = files.length > 1 ? files.sort((a, b) => a.idx - b.idx) : files;
+  }
 }

@@ -1,4 +1,4 @@
-import type { ItemExport, SavedFile } from '../ledger/item-exports.js';
+import type { ItemExport } from '../ledger/item-exports.js';
 import type { ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
@@ -61,31 +61,57 @@ export function exportRecord(
   row: ItemExport | undefined,
   shown: (path: string) => string,
 ): ExportRecord {
-  const sent = row !== undefined && row.input !== null;
-  return {
-    id: item.id,
-    state: row?.state ?? 'pending',
-    prompt: sent ? (row.prompt ?? '') : String(item.input.prompt),
-    vars: sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null,
-    input: sent ? row.input! : unsentInput(item.input),
-    model: sent ? row.model : item.model,
-    job_id: row?.jobId ?? null,
-    attempts: row?.attempts ?? 0,
-    net_cost_usd: formatUsd(row?.netMicros ?? 0),
-    files: row === undefined ? [] : filesOf(row.files, shown),
-    completed_at: row?.completedAt ?? null,
-    expires_at: row?.expiresAt ?? null,
-    error_code: row?.errorCode ?? null,
-  };
+  return new RecordOfItem(item, row, shown);
+}
+
+/** A class, not an object literal, as every object made per item in export (ledger/item-exports.ts). */
+class RecordOfItem implements ExportRecord {
+  id: string;
+  state: ItemState;
+  prompt: string;
+  vars: string | null;
+  input: string;
+  model: string | null;
+  job_id: string | null;
+  attempts: number;
+  net_cost_usd: string;
+  files: ExportFile[];
+  completed_at: string | null;
+  expires_at: string | null;
+  error_code: string | null;
+
+  constructor(item: ManifestItem, row: ItemExport | undefined, shown: (path: string) => string) {
+    const sent = row !== undefined && row.input !== null;
+    this.id = item.id;
+    this.state = row?.state ?? 'pending';
+    this.prompt = sent ? (row.prompt ?? '') : String(item.input.prompt);
+    this.vars = sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null;
+    this.input = sent ? row.input! : unsentInput(item.input);
+    this.model = sent ? row.model : item.model;
+    this.job_id = row?.jobId ?? null;
+    this.attempts = row?.attempts ?? 0;
+    this.net_cost_usd = formatUsd(row?.netMicros ?? 0);
+    this.files =
+      row === undefined
+        ? []
+        : row.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes));
+    this.completed_at = row?.completedAt ?? null;
+    this.expires_at = row?.expiresAt ?? null;
+    this.error_code = row?.errorCode ?? null;
+  }
+}
+
+class FileOfRecord implements ExportFile {
+  constructor(
+    readonly path: string,
+    readonly sha256: string,
+    readonly bytes: number,
+  ) {}
 }
 
 function unsentInput(input: Record<string, unknown>): string {
   const { prompt: _prompt, ...rest } = input;
   return JSON.stringify(rest);
-}
-
-function filesOf(files: readonly SavedFile[], shown: (path: string) => string): ExportFile[] {
-  return files.map(({ path, sha256, bytes }) => ({ path: shown(path), sha256, bytes }));
 }
 
 const json = JSON.stringify;
