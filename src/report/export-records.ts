@@ -62,22 +62,52 @@ export function exportRecord(
   row: ItemExport | undefined,
   shown: (path: string) => string,
 ): ExportRecord {
-  const sent = row !== undefined && row.input !== null;
-  return {
-    id: item.id,
-    state: row?.state ?? 'pending',
-    prompt: sent ? (row.prompt ?? '') : String(item.input.prompt),
-    vars: sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null,
-    input: sent ? row.input! : unsentInput(item.input),
-    model: sent ? row.model : item.model,
-    job_id: row?.jobId ?? null,
-    attempts: row?.attempts ?? 0,
-    net_cost_usd: formatUsd(row?.netMicros ?? 0),
-    files: filesOf(row?.files ?? null, shown),
-    completed_at: row?.completedAt ?? null,
-    expires_at: row?.expiresAt ?? null,
-    error_code: row?.errorCode ?? null,
-  };
+  return new RecordOfItem(item, row, shown);
+}
+
+/** A class, not an object literal, as every object made per item in export (ledger/item-exports.ts). */
+class RecordOfItem implements ExportRecord {
+  id: string;
+  state: ItemState;
+  prompt: string;
+  vars: string | null;
+  input: string;
+  model: string | null;
+  job_id: string | null;
+  attempts: number;
+  net_cost_usd: string;
+  files: ExportFile[];
+  completed_at: string | null;
+  expires_at: string | null;
+  error_code: string | null;
+
+  constructor(item: ManifestItem, row: ItemExport | undefined, shown: (path: string) => string) {
+    const sent = row !== undefined && row.input !== null;
+    this.id = item.id;
+    this.state = row?.state ?? 'pending';
+    this.prompt = sent ? (row.prompt ?? '') : String(item.input.prompt);
+    this.vars = sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null;
+    this.input = sent ? row.input! : unsentInput(item.input);
+    this.model = sent ? row.model : item.model;
+    this.job_id = row?.jobId ?? null;
+    this.attempts = row?.attempts ?? 0;
+    this.net_cost_usd = formatUsd(row?.netMicros ?? 0);
+    this.files =
+      row === undefined
+        ? []
+        : row.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes));
+    this.completed_at = row?.completedAt ?? null;
+    this.expires_at = row?.expiresAt ?? null;
+    this.error_code = row?.errorCode ?? null;
+  }
+}
+
+class FileOfRecord implements ExportFile {
+  constructor(
+    readonly path: string,
+    readonly sha256: string,
+    readonly bytes: number,
+  ) {}
 }
 
 function unsentInput(input: Record<string, unknown>): string {
@@ -85,44 +115,49 @@ function unsentInput(input: Record<string, unknown>): string {
   return JSON.stringify(rest);
 }
 
-function filesOf(text: string | null, shown: (path: string) => string): ExportFile[] {
-  if (text === null) return [];
-  return (JSON.parse(text) as Array<[string, string, number]>).map(([path, sha256, bytes]) => ({
-    path: shown(path),
-    sha256,
-    bytes,
-  }));
-}
-
 const json = JSON.stringify;
+/** Null as JSON: most cells of a record not sent yet. */
+const jsonOrNull = (text: string | null) => (text === null ? 'null' : json(text));
 
-/** One JSON Lines record, keys in the documented order; the JSON texts are spliced in as they are. */
+/**
+ * One JSON Lines record, keys in the documented order; the JSON texts are spliced in as they are,
+ * and so are the state and the cost, whose characters never need escaping.
+ */
 function jsonLine(r: ExportRecord): string {
   return (
-    `{"id":${json(r.id)},"state":${json(r.state)},"prompt":${json(r.prompt)},"vars":${r.vars ?? 'null'},` +
-    `"input":${r.input},"model":${json(r.model)},"job_id":${json(r.job_id)},"attempts":${r.attempts},` +
-    `"net_cost_usd":${json(r.net_cost_usd)},"files":${json(r.files)},"completed_at":${json(r.completed_at)},` +
-    `"expires_at":${json(r.expires_at)},"error_code":${json(r.error_code)}}\n`
+    `{"id":${json(r.id)},"state":"${r.state}","prompt":${json(r.prompt)},"vars":${r.vars ?? 'null'},` +
+    `"input":${r.input},"model":${jsonOrNull(r.model)},"job_id":${jsonOrNull(r.job_id)},"attempts":${r.attempts},` +
+    `"net_cost_usd":"${r.net_cost_usd}","files":${json(r.files)},"completed_at":${jsonOrNull(r.completed_at)},` +
+    `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)}}\n`
   );
 }
 
+/** One CSV record's cells, in CSV_COLUMNS' order; null is an empty cell, lists JSON text. */
 function csvCells(r: ExportRecord): Array<string | number> {
-  return CSV_COLUMNS.map((column) => {
-    const value = r[column];
-    if (column === 'files') return json(value);
-    return value === null ? '' : (value as string | number);
-  });
+  return [
+    r.id,
+    r.state,
+    r.prompt,
+    r.vars ?? '',
+    r.input,
+    r.model ?? '',
+    r.job_id ?? '',
+    r.attempts,
+    r.net_cost_usd,
+    json(r.files),
+    r.completed_at ?? '',
+    r.expires_at ?? '',
+    r.error_code ?? '',
+  ];
 }
 
-/**
- * The records as text, a few hundred at a time, so that 100,000 of them are never one string. CSV
- * quoting is csv-stringify's: a prompt holds commas, quotes and line breaks.
- */
+/** The records as text, a few hundred at a time, so that 100,000 of them are never one string. */
 export function* exportChunks(
   records: Iterable<ExportRecord>,
   format: ExportFormat,
   perChunk = 250,
 ): Generator<string> {
+  // CSV quoting is csv-stringify's (a prompt holds commas, quotes and line breaks), a chunk at once.
   if (format === 'csv') yield stringify([CSV_COLUMNS as readonly string[]]);
   let batch: ExportRecord[] = [];
   const flush = () => (format === 'csv' ? stringify(batch.map(csvCells)) : batch.map(jsonLine).join(''));
