@@ -108,18 +108,31 @@ async function saveEveryFile(
       continue;
     }
     if (outcome.kind === 'error') return outcome;
-    if (refreshes >= MAX_URL_REFRESHES) {
-      return {
-        kind: 'error',
-        message: `the service kept refusing the download URL (HTTP ${outcome.status})`,
-      };
-    }
+    const next = await refreshAfterRefusal(refreshes, outcome.status, count, options.refreshJob);
+    if (!('job' in next)) return next;
     refreshes += 1;
-    current = await options.refreshJob();
-    if (current.output.files.length === 0) return { kind: 'expired' };
-    if (current.output.files.length !== count) {
-      return { kind: 'error', message: 'the job changed its number of files between fetches' };
-    }
+    current = next.job;
   }
   return { kind: 'saved', files: saved };
+}
+
+/**
+ * After the service refused a download URL with `status`: the job fetched again for fresh URLs,
+ * or what the refusal comes to. A save refreshes at most MAX_URL_REFRESHES times; a job whose
+ * outputs are gone is expired; one whose number of files changed is an error. Every store saves
+ * by this rule (disk here, S3 in src/storage/s3-store.ts).
+ */
+export async function refreshAfterRefusal(
+  refreshes: number,
+  status: number,
+  count: number,
+  refreshJob: () => Promise<Job>,
+): Promise<{ job: Job } | SaveOutcome> {
+  if (refreshes >= MAX_URL_REFRESHES)
+    return { kind: 'error', message: `the service kept refusing the download URL (HTTP ${status})` };
+  const job = await refreshJob();
+  if (job.output.files.length === 0) return { kind: 'expired' };
+  if (job.output.files.length !== count)
+    return { kind: 'error', message: 'the job changed its number of files between fetches' };
+  return { job };
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { takePath } from '../downloads/keep-take.js';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { headerText, openDownload } from '../downloads/save-file.js';
-import type { SavedFile } from '../downloads/save-job-files.js';
+import { refreshAfterRefusal, type SavedFile } from '../downloads/save-job-files.js';
 import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } from '../downloads/sidecar.js';
 import { extensionFor, keyOfUri, keyUnder, namedOutputPath, parseS3Uri } from '../manifest/index.js';
 import type {
@@ -18,8 +18,6 @@ import { createS3Client, s3Settings } from './s3-client.js';
 import { blankCredentials, s3Failure } from './s3-errors.js';
 import { S3Objects } from './s3-objects.js';
 import { DownloadCut, PART_BYTES, readWhole, STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
-
-const MAX_URL_REFRESHES = 3;
 
 /**
  * Outputs in an S3 bucket (docs/storage.md), with the promises of the disk: only a whole, verified
@@ -138,16 +136,10 @@ export class S3Store implements OutputStore {
       }
       if (response.kind === 'error') return { kind: 'error', message: response.message };
       if (response.kind === 'saved') throw new Error('a download answered before it was read');
-      if (refreshes >= MAX_URL_REFRESHES)
-        return {
-          kind: 'error',
-          message: `the service kept refusing the download URL (HTTP ${response.status})`,
-        };
+      const next = await refreshAfterRefusal(refreshes, response.status, count, request.refreshJob);
+      if (!('job' in next)) return next;
       refreshes += 1;
-      job = await request.refreshJob();
-      if (job.output.files.length === 0) return { kind: 'expired' };
-      if (job.output.files.length !== count)
-        return { kind: 'error', message: 'the job changed its number of files between fetches' };
+      job = next.job;
     }
     if (request.sidecar) for (const file of saved) await this.#putSidecar(request.sidecar, file);
     return { kind: 'saved', files: saved };
