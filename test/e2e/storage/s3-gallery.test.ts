@@ -72,11 +72,7 @@ async function expectVideosPlay(page: Page): Promise<void> {
   const videos = page.locator('.card[data-state="done"] video');
   expect(await videos.count()).toBe(IDS.length);
   // readyState 2 is HAVE_CURRENT_DATA: a frame was fetched (by range requests) and decoded.
-  await page.waitForFunction(
-    `[...document.querySelectorAll('video')].every((video) => video.readyState >= 2)`,
-    null,
-    { timeout: 30_000 },
-  );
+  await everyVideo(page, (video) => video.readyState >= 2);
   const facts = await videos.evaluateAll((elements) =>
     (elements as unknown as VideoElement[]).map((video) => ({
       width: video.videoWidth,
@@ -97,11 +93,31 @@ async function expectVideosPlay(page: Page): Promise<void> {
       }),
     ),
   );
-  await page.waitForFunction(
-    `[...document.querySelectorAll('video')].every((video) => video.currentTime > 0)`,
-    null,
-    { timeout: 30_000 },
-  );
+  await everyVideo(page, (video) => video.currentTime > 0);
+}
+
+/**
+ * Waits until `holds` is true of every video. Polled from the test through evaluateAll, which
+ * reaches the page without eval: waitForFunction polls a string predicate through eval, which the
+ * page's own CSP (no 'unsafe-eval') refuses at random moments.
+ */
+async function everyVideo(
+  page: Page,
+  holds: (video: { readyState: number; currentTime: number }) => boolean,
+): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const source = holds.toString();
+  for (;;) {
+    const states = await page.locator('video').evaluateAll((elements) =>
+      elements.map((element) => {
+        const video = element as unknown as { readyState: number; currentTime: number };
+        return { readyState: video.readyState, currentTime: video.currentTime };
+      }),
+    );
+    if (states.length > 0 && states.every(holds)) return;
+    if (Date.now() > deadline) throw new Error(`videos never satisfied ${source}: ${JSON.stringify(states)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** What the page shows of its links: the expiry text and time, and every video's URL. */
