@@ -93,7 +93,14 @@ function readMarker(folder: string): FolderOwner | { problem: string } | null {
 
 /** Reads who owns `folder`, as `me` sees it; writes nothing. */
 export function checkOwner(folder: string, me: Pick<FolderOwner, 'manifest' | 'ledger'>): OwnerVerdict {
-  const marker = readMarker(folder);
+  return markerVerdict(readMarker(folder), me);
+}
+
+/** Pure: the verdict on a marker as read (parsed, or why it cannot be), null when there is none. */
+export function markerVerdict(
+  marker: FolderOwner | { problem: string } | null,
+  me: Pick<FolderOwner, 'manifest' | 'ledger'>,
+): OwnerVerdict {
   if (marker !== null && 'problem' in marker) return { kind: 'unreadable', reason: marker.problem };
   return ownerVerdict(marker, me);
 }

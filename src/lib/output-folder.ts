@@ -4,9 +4,9 @@ import {
   claimFolder,
   type FolderOwner,
   markerText,
+  markerVerdict,
   OWNER_MARKER,
   type OwnerVerdict,
-  ownerVerdict,
   parseMarker,
 } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
@@ -101,9 +101,7 @@ async function markerObjectVerdict(
       ExitCode.Usage,
     );
   });
-  const parsed = text === null ? null : parseMarker(root, text);
-  if (parsed !== null && 'problem' in parsed) return { kind: 'unreadable', reason: parsed.problem };
-  return ownerVerdict(parsed, me);
+  return markerVerdict(text === null ? null : parseMarker(root, text), me);
 }
 
 async function claimMarkerObject(
