@@ -2,18 +2,22 @@
  * The layers of src/, checked by `npm run check:structure` (docs/architecture.md explains them).
  *
  *   src/cli/main.ts, src/cli/cli.ts      entry point and command dispatch
- *   src/cli/commands/                    one module per command: flags in, the library, rendering out
- *   the rest of src/cli/                 what commands share: flags, parsing, help, io, the live view
- *   src/index.ts, src/lib/               the library: the public API and every decision a run makes
- *                                        (pre-flight, ledger binding, lock, sandbox, exit codes)
+ *   src/cli/commands/                    one module per command: flags in, one call of the package
+ *                                        root, events to renderers, the result to an exit code
+ *   the rest of src/cli/                 what commands share: flags and their values, parsing, help,
+ *                                        io, the live view
+ *   src/index.ts, src/public/            the package root: the public functions and types
+ *   src/batch/                           one batch: resolved once (manifest, root, ledger, service,
+ *                                        store, settings), and the orchestration of every command
  *   src/report/, src/ui/                 what commands show (ui may use report, not the reverse)
  *   src/runner/                          one run: submit, watch, download, stop
  *   src/storage/                         where outputs go: a folder (over src/downloads) or an S3 bucket
- *   src/api/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
+ *   src/service-client/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
  *   src/*.ts (errors, money, ...)        the bottom layer: imports nothing of src/
  *
  * The sandbox emulates the service, so it shares with the client only what the wire itself
- * fixes (src/api/schemas.ts) and the bottom layer; only the library (src/lib/) starts it.
+ * fixes (src/service-client/schemas.ts) and the bottom layer; only src/batch/ (and the package
+ * root's startSandbox) starts it.
  */
 const BOTTOM = '^src/(?!index[.]ts$)[^/]+[.]ts$';
 const SANDBOX = '^src/sandbox/';
@@ -66,7 +70,7 @@ module.exports = {
       name: 'only-cli-imports-cli',
       severity: 'error',
       comment: 'The library and the public API know no CLI: what a command decides, an API user needs too.',
-      from: { path: '^src/(lib/|index[.]ts$)' },
+      from: { path: '^src/(batch/|public/|index[.]ts$)' },
       to: { path: '^src/(cli|ui)/' },
     },
     {
@@ -99,16 +103,16 @@ module.exports = {
     {
       name: 'edges-never-import-up',
       severity: 'error',
-      comment: 'api, ledger, downloads, storage and manifest are driven by the runner and know nothing above.',
-      from: { path: '^src/(api|ledger|downloads|storage|manifest)/' },
+      comment: 'service-client, ledger, downloads, storage and manifest are driven by the runner and know nothing above.',
+      from: { path: '^src/(service-client|ledger|downloads|storage|manifest)/' },
       to: { path: '^src/(runner|cli|report|ui|sandbox)/' },
     },
     {
       name: 'api-ledger-manifest-stand-alone',
       severity: 'error',
       comment: 'The typed client, the ledger and the manifest reader depend on the bottom layer only.',
-      from: { path: '^src/(api|ledger|manifest)/' },
-      to: { path: '^src/(api|ledger|downloads|manifest)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(service-client|ledger|manifest)/' },
+      to: { path: '^src/(service-client|ledger|downloads|manifest)/', pathNot: '^src/$1/' },
     },
     {
       name: 'storage-keeps-no-ledger',
@@ -138,13 +142,13 @@ module.exports = {
         'The emulator shares with the client only the wire schemas and the bottom layer, so a client ' +
         'bug cannot hide behind the same bug in the emulator.',
       from: { path: SANDBOX },
-      to: { path: '^src/', pathNot: [SANDBOX, '^src/api/schemas[.]ts$', BOTTOM] },
+      to: { path: '^src/', pathNot: [SANDBOX, '^src/service-client/schemas[.]ts$', BOTTOM] },
     },
     {
       name: 'only-commands-start-the-sandbox',
       severity: 'error',
       comment: 'The library starts the emulator (a run against it, `startSandbox`); nothing else depends on it.',
-      from: { path: '^src/', pathNot: [SANDBOX, '^src/lib/'] },
+      from: { path: '^src/', pathNot: [SANDBOX, '^src/batch/', '^src/index[.]ts$'] },
       to: { path: SANDBOX },
     },
     {

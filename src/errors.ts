@@ -25,12 +25,67 @@ export const ExitCode = {
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * What went wrong, as a value a program can branch on (docs/api.md lists each with its exit code).
+ * The message says the same in words; the code never changes when the words do.
+ */
+export const ERROR_CODES = [
+  /** A usage mistake no other code names (a value out of range, a flag combination). */
+  'invalid_usage',
+  /** An API call got an unknown option or a value of the wrong kind (`option` names it). */
+  'invalid_option',
+  /** The manifest has problems (`problems` lists each with file, line and column). */
+  'manifest_invalid',
+  /** An environment variable the library reads has a value it cannot use (`variable` names it). */
+  'setting_invalid',
+  /** Selected items (`only`, `redo`, `forget` ids) name no item, or none that can be selected. */
+  'selection_empty',
+  /** No service to talk to: no base URL and no sandbox. */
+  'service_missing',
+  /** A base URL without an API key. */
+  'api_key_missing',
+  /** The address answers, but has no such route (a base URL without /v1). */
+  'service_wrong_route',
+  /** The address answers, but not as the service does. */
+  'not_the_service',
+  /** The service did not answer within the pre-flight window. */
+  'service_unreachable',
+  /** The service refused the account (401, 402). */
+  'account_refused',
+  /** Another live run holds the ledger. */
+  'ledger_held',
+  /** The ledger belongs to another service (`bound` and `current` name both). */
+  'ledger_other_service',
+  /** The ledger cannot be created, opened or read. */
+  'ledger_unusable',
+  /** The ledger failed while a run wrote to it (disk full, I/O error). */
+  'ledger_write_failed',
+  /** A new ledger while the service holds this manifest's jobs: the ledger was lost. */
+  'ledger_lost',
+  /** import into a ledger that already records attempts. */
+  'ledger_not_empty',
+  /** forget without a ledger. */
+  'ledger_missing',
+  /** The output location belongs to another batch (`owner` names its manifest and ledger). */
+  'output_owned',
+  /** The output location cannot be used (unwritable, unreachable, no room, bad settings). */
+  'output_unusable',
+  /** A file the command would write is refused (a guarded file, a folder, a foreign file). */
+  'target_refused',
+  /** A file or object could not be written. */
+  'write_failed',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
 export class UserError extends Error {
   readonly exitCode: ExitCode;
-  constructor(message: string, exitCode: ExitCode = ExitCode.Usage) {
+  readonly code: ErrorCode;
+  constructor(message: string, exitCode: ExitCode = ExitCode.Usage, code: ErrorCode = 'invalid_usage') {
     super(message);
     this.name = 'UserError';
     this.exitCode = exitCode;
+    this.code = code;
   }
 }

@@ -5,10 +5,10 @@
 export { ExitCode, UserError } from './errors.js';
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
-export { type ExportOptions, exportItems, type ImportOptions, importJobs } from './lib/api-ledger.js';
-export type { LedgerOptions, ServiceOptions } from './lib/api-options.js';
-export { OptionError } from './lib/api-options.js';
-export { loadManifest, ManifestError, type ManifestSource, plan, status } from './lib/api-read.js';
+export { type ExportOptions, exportItems, type ImportOptions, importJobs } from './public/ledger-tasks.js';
+export type { LedgerOptions, ServiceOptions } from './public/options.js';
+export { OptionError } from './public/options.js';
+export { loadManifest, ManifestError, type ManifestSource, plan, status } from './public/read.js';
 export {
   type ItemEvent,
   type LogEvent,
@@ -18,15 +18,15 @@ export {
   type RunResult,
   run,
   type StopEvent,
-} from './lib/api-run.js';
+} from './public/run.js';
 export {
   demoSandboxConfig,
   type SandboxConfigInput,
   type SandboxHandle,
   startSandbox,
-} from './lib/embedded-sandbox.js';
-export { LedgerHeldError } from './lib/ledger-access.js';
-export type { StatusDocument } from './lib/status-document.js';
+} from './batch/embedded-sandbox.js';
+export { LedgerHeldError } from './batch/ledger-access.js';
+export type { StatusDocument } from './public/status-document.js';
 export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export type { ExportRecord } from './report/export-records.js';
 export type { PlanDocument } from './report/plan-report.js';

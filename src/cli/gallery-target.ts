@@ -2,8 +2,8 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
-import { sandboxStatePath } from '../lib/ledger-access.js';
-import { readHead } from '../lib/output-files.js';
+import { sandboxStatePath } from '../batch/ledger-access.js';
+import { readHead } from '../batch/output-files.js';
 import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
 
@@ -79,7 +79,7 @@ function guardedFile(path: string, guard: GalleryGuard): string | null {
   return null;
 }
 
-const refused = (message: string) => new UserError(message, ExitCode.Usage);
+const refused = (message: string) => new UserError(message, ExitCode.Usage, 'target_refused');
 
 function exists(path: string): boolean {
   try {

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
-import type { MediaGenClient } from '../api/client.js';
-import type { Job } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Job } from '../service-client/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';

@@ -1,5 +1,5 @@
-import { MediaGenClient } from '../api/client.js';
-import { UserError } from '../errors.js';
+import { MediaGenClient } from '../service-client/client.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { jobItemId } from './plan.js';
 
@@ -83,5 +83,7 @@ export async function stopOnJobsUnknownToLedger(
       importCommand,
       ...(context.sandboxState ? { sandboxState: context.sandboxState } : {}),
     }),
+    ExitCode.Usage,
+    'ledger_lost',
   );
 }

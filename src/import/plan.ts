@@ -1,4 +1,4 @@
-import type { Job } from '../api/schemas.js';
+import type { Job } from '../service-client/schemas.js';
 import { canonicalJson } from '../canonical-json.js';
 import type { ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';

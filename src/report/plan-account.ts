@@ -1,4 +1,4 @@
-import type { Account } from '../api/schemas.js';
+import type { Account } from '../service-client/schemas.js';
 import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
 
 /** The outcome of GET /account, as the command saw it (the key never reaches this module). */

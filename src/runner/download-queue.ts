@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { MediaGenClient } from '../api/client.js';
-import { ApiConnectionError, ApiError } from '../api/errors.js';
-import type { Job } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import { ApiConnectionError, ApiError } from '../service-client/errors.js';
+import type { Job } from '../service-client/schemas.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';

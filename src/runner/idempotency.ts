@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { MediaGenClient } from '../api/client.js';
-import type { Job } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Job } from '../service-client/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Job } from '../api/schemas.js';
+import type { Job } from '../service-client/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
 import { failureCode } from './job-snapshot.js';

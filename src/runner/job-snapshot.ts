@@ -1,4 +1,4 @@
-import type { Job } from '../api/schemas.js';
+import type { Job } from '../service-client/schemas.js';
 import type { JobSnapshot } from '../ledger/records.js';
 import { parseUsdStrict } from '../money.js';
 

@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError } from '../api/errors.js';
+import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 
 /**
  * Every retry and backoff rule of the runner, as data and pure functions over plain values: what

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { CreateVideoJobBody } from '../api/schemas.js';
+import type { CreateVideoJobBody } from '../service-client/schemas.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
 

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
-import type { MediaGenClient } from '../api/client.js';
-import type { Account } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Account } from '../service-client/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';

@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError } from '../api/errors.js';
+import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 
 /**
  * When a run stops submitting, as data and pure functions over plain values: the causes that are

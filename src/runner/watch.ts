@@ -1,5 +1,5 @@
-import { ApiError } from '../api/errors.js';
-import type { Job } from '../api/schemas.js';
+import { ApiError } from '../service-client/errors.js';
+import type { Job } from '../service-client/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';

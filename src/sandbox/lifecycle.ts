@@ -1,4 +1,4 @@
-import type { JobStatus } from '../api/schemas.js';
+import type { JobStatus } from '../service-client/schemas.js';
 
 export type FinalStatus = 'succeeded' | 'failed' | 'canceled';
 

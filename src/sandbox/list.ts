@@ -1,4 +1,4 @@
-import { type JobStatus, jobStatusSchema } from '../api/schemas.js';
+import { type JobStatus, jobStatusSchema } from '../service-client/schemas.js';
 import { type Exchange, json, type Reply } from './exchange.js';
 import { fail } from './http-error.js';
 import { type StoredJob, viewJob } from './lifecycle.js';

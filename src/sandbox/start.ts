@@ -1,4 +1,4 @@
-import type { JobStatus } from '../api/schemas.js';
+import type { JobStatus } from '../service-client/schemas.js';
 import { isPlainObject } from '../plain-object.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { type StoredJob, viewJob } from './lifecycle.js';

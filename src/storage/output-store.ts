@@ -1,4 +1,4 @@
-import type { Job } from '../api/schemas.js';
+import type { Job } from '../service-client/schemas.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
 

@@ -3,7 +3,7 @@ import { readdirSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { runSettings } from '../../src/lib/run-settings.js';
+import { runSettings } from '../../src/batch/run-settings.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { PART_BYTES, PARTS_IN_FLIGHT } from '../../src/storage/s3-upload.js';

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { moneyTotalsOf } from '../../src/ledger/money-totals.js';
-import { planSource, statusSource } from '../../src/lib/ledger-read.js';
+import { planSource, statusSource } from '../../src/batch/ledger-read.js';
 import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import { parseUsdStrict } from '../../src/money.js';
 import { pricesSeen, priceTable } from '../../src/report/cost-estimate.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../src/api/schemas.js';
+import type { Job } from '../../src/service-client/schemas.js';
 import {
   chooseAdopted,
   importedItemState,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../src/api/schemas.js';
+import type { Account } from '../../src/service-client/schemas.js';
 import { buildPlanReport } from '../../src/report/plan-report.js';
 import { attempt, item, manifest, record } from './records.js';
 

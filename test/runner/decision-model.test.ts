@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
+import { ApiError } from '../../src/service-client/errors.js';
 import type { AttemptRecord, ItemRecord } from '../../src/ledger/records.js';
 import { planItem, retriesCarried } from '../../src/runner/item-plan.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';

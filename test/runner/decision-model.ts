@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import type { AttemptRecord, ItemRecord, ItemState } from '../../src/ledger/records.js';
 import { parseUsd } from '../../src/money.js';
 import { type BudgetState, reserveBudget } from '../../src/runner/budget.js';

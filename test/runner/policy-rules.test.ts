@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiError } from '../../src/api/errors.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import {
   backoffDelay,
   DOWNLOAD_BACKOFF,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../src/api/index.js';
+import { MediaGenClient } from '../../src/service-client/index.js';
 import { UserError } from '../../src/errors.js';
 import {
   DEMO_API_KEY,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { MediaGenClient } from '../../src/api/index.js';
+import type { MediaGenClient } from '../../src/service-client/index.js';
 import { body, type FakeClock, newKey, setup } from './helpers.js';
 
 async function succeededUrl(client: MediaGenClient, clock: FakeClock, prompt: string): Promise<URL> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { MediaGenClient } from '../../src/api/index.js';
+import type { MediaGenClient } from '../../src/service-client/index.js';
 import { body, expectEnvelope, type FakeClock, newKey, raw, setup } from './helpers.js';
 
 async function succeeded(client: MediaGenClient, clock: FakeClock, prompt = 'a lighthouse') {

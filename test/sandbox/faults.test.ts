@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError } from '../../src/api/index.js';
+import { ApiConnectionError } from '../../src/service-client/index.js';
 import type { SandboxConfigInput } from '../../src/sandbox/index.js';
 import { body, expectApiError, expectEnvelope, newKey, ROOMY, rawPost, setup } from './helpers.js';
 

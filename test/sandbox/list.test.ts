@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobListSchema, type MediaGenClient } from '../../src/api/index.js';
+import { jobListSchema, type MediaGenClient } from '../../src/service-client/index.js';
 import { body, clientFor, expectEnvelope, type FakeClock, newKey, raw, setup, T0 } from './helpers.js';
 
 const MANY = {

@@ -3,9 +3,9 @@ import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
 import type { ItemState } from '../../ledger/records.js';
-import { manifestOrExit } from '../../lib/common.js';
-import { exportedRecords } from '../../lib/export-items.js';
-import { withLedgerAsync } from '../../lib/ledger-read.js';
+import { manifestOrExit } from '../../batch/placement.js';
+import { exportedRecords } from '../../batch/export-items.js';
+import { withLedgerAsync } from '../../batch/ledger-read.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
 import type { Command } from '../io.js';
 

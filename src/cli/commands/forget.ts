@@ -1,7 +1,7 @@
 import { ExitCode } from '../../errors.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../lib/common.js';
-import { forgetLostJobs, type Outcome } from '../../lib/forget-jobs.js';
-import { serviceTarget, serviceTimings } from '../../lib/service-check.js';
+import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
+import { forgetLostJobs, type Outcome } from '../../batch/forget-jobs.js';
+import { serviceTarget, serviceTimings } from '../../batch/service-check.js';
 import { formatUsdHuman } from '../../money.js';
 import type { Command } from '../io.js';
 

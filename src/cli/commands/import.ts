@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
 import { ExitCode } from '../../errors.js';
 import { renderImportText } from '../../import/render.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../lib/common.js';
-import { importLedger } from '../../lib/import-ledger.js';
-import { parseSince } from '../../lib/import-since.js';
-import { serviceTarget, serviceTimings } from '../../lib/service-check.js';
+import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
+import { importLedger } from '../../batch/import-ledger.js';
+import { parseSince } from '../values/since.js';
+import { serviceTarget, serviceTimings } from '../../batch/service-check.js';
 import type { Command } from '../io.js';
 
 /**

@@ -1,9 +1,9 @@
 import { ExitCode } from '../../errors.js';
-import { forSandbox, ledgerPathFor, manifestOrExit, saveCommand } from '../../lib/common.js';
-import { planSource, withLedger } from '../../lib/ledger-read.js';
-import { filesUnder } from '../../lib/output-files.js';
-import { outputLocationRefusal } from '../../lib/output-folder.js';
-import { checkLikeRun, SLOW } from '../../lib/plan-check.js';
+import { forSandbox, ledgerPathFor, manifestOrExit, saveCommand } from '../../batch/placement.js';
+import { planSource, withLedger } from '../../batch/ledger-read.js';
+import { filesUnder } from '../../batch/output-files.js';
+import { outputLocationRefusal } from '../../batch/output-owner-check.js';
+import { checkLikeRun, SLOW } from '../../batch/plan-check.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { buildPlan } from '../../report/plan-report.js';
 import { planTextChunks } from '../../report/render-plan.js';

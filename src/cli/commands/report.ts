@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ExitCode, UserError } from '../../errors.js';
-import { forSandbox, manifestOrExit } from '../../lib/common.js';
+import { forSandbox, manifestOrExit } from '../../batch/placement.js';
 import {
   type BucketGalleryPlan,
   bucketGalleryPlan,
@@ -11,9 +11,9 @@ import {
   presign,
   signLinks,
   uploadPage,
-} from '../../lib/gallery-s3.js';
-import { readLedger } from '../../lib/ledger-read.js';
-import { describeService } from '../../lib/service.js';
+} from '../../batch/gallery-s3.js';
+import { readLedger } from '../../batch/ledger-read.js';
+import { describeService } from '../../batch/service-identity.js';
 import type { Manifest } from '../../manifest/index.js';
 import { buildGallery, type GalleryOptions, pageRelativeHref } from '../../report/gallery/model.js';
 import { renderGallery } from '../../report/gallery/page.js';

@@ -1,10 +1,10 @@
 import { ExitCode } from '../../errors.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../lib/common.js';
-import { readRedoIds } from '../../lib/redo-list.js';
-import { type RunOutcome, type RunView, runManifest } from '../../lib/run-manifest.js';
-import { readNoticeSettings } from '../../lib/run-notices.js';
-import { runSettings } from '../../lib/run-settings.js';
-import { millis } from '../../lib/service-check.js';
+import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
+import { readRedoIds } from '../../batch/redo-list.js';
+import { type RunOutcome, type RunView, runManifest } from '../../batch/run-batch.js';
+import { readNoticeSettings } from '../../batch/run-notices.js';
+import { runSettings } from '../../batch/run-settings.js';
+import { millis } from '../../batch/service-check.js';
 import { checkTitle } from '../../ui/run-view.js';
 import { formatRunSummary } from '../../ui/summary.js';
 import type { CliIo, Command } from '../io.js';

@@ -5,7 +5,7 @@ import {
   loadSandboxConfig,
   type SandboxConfigInput,
   startSandbox,
-} from '../../lib/embedded-sandbox.js';
+} from '../../batch/embedded-sandbox.js';
 import type { Command } from '../io.js';
 
 const DEFAULT_PORT = 4010;

@@ -1,7 +1,7 @@
 import { ExitCode } from '../../errors.js';
-import { manifestOrExit, saveCommand } from '../../lib/common.js';
-import { statusSource, withLedger } from '../../lib/ledger-read.js';
-import { statusDocument } from '../../lib/status-document.js';
+import { manifestOrExit, saveCommand } from '../../batch/placement.js';
+import { statusSource, withLedger } from '../../batch/ledger-read.js';
+import { statusDocument } from '../../public/status-document.js';
 import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
 import { statusTextChunks } from '../../report/render-text.js';
 import { buildStatus, type StatusReport } from '../../report/status-report.js';

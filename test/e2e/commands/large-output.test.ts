@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statusJson } from '../../../src/cli/commands/status.js';
 import { Ledger } from '../../../src/ledger/ledger.js';
-import { filesUnder } from '../../../src/lib/output-files.js';
+import { filesUnder } from '../../../src/batch/output-files.js';
 import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
 import { buildPlanReport } from '../../../src/report/plan-report.js';
 import { planTextChunks } from '../../../src/report/render-plan.js';

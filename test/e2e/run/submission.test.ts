@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../../src/api/client.js';
+import { MediaGenClient } from '../../../src/service-client/client.js';
 import { Ledger } from '../../../src/ledger/ledger.js';
 import { loadManifest } from '../../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';

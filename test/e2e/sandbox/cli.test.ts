@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobSchema } from '../../../src/api/index.js';
+import { jobSchema } from '../../../src/service-client/index.js';
 import { main } from '../../../src/cli/cli.js';
 import type { CliIo } from '../../../src/cli/io.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../../../src/api/schemas.js';
+import type { Job } from '../../../src/service-client/schemas.js';
 import { storeRefusal } from '../../../src/runner/stop-rules.js';
 import type { OutputStore, SaveJobRequest } from '../../../src/storage/output-store.js';
 import { S3Store } from '../../../src/storage/s3-store.js';

@@ -1,10 +1,10 @@
-import { MediaGenClient } from '../api/client.js';
+import { MediaGenClient } from '../service-client/client.js';
 import { ExitCode, UserError } from '../errors.js';
 import { systemClock } from '../runner/clock.js';
-import { type Connection, connectionFromEnv, parsePositiveSeconds } from './common.js';
+import { type Connection, connectionFromEnv, parsePositiveSeconds } from './placement.js';
 import type { Host } from './host.js';
 import { DEFAULT_PREFLIGHT_SECONDS, type PreflightResult, preflight } from './preflight.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service.js';
+import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service-identity.js';
 
 /**
  * The checks every command that talks to a service for a ledger makes before it sends anything,
@@ -46,6 +46,8 @@ export function serviceTarget(
   if (!connection)
     throw new UserError(
       `${missing.what}: pass --base-url URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with --sandbox`,
+      ExitCode.Usage,
+      'service_missing',
     );
   return { connection, identity: serviceIdentity(connection.baseUrl) };
 }
@@ -104,6 +106,7 @@ export async function checkServiceForLedger(
       `the service refused the account (${checked.error.code ?? checked.error.status}: ${checked.error.message}): ` +
         'fix MEDIAGEN_API_KEY or the wallet; the ledger was not changed',
       ExitCode.Refused,
+      'account_refused',
     );
   return client;
 }

@@ -1,5 +1,5 @@
 import { basename, dirname, join, relative } from 'node:path';
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
 
 export { describeService, SANDBOX_IDENTITY };
@@ -34,6 +34,8 @@ export function ensureSameService(
       `  Its items, jobs and spend are that service's; counting them here would take them for results of ${describeService(current)}.\n` +
       `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: --ledger ${relativeOrAbsolute(cwd, separate)}, and another output.dir in the manifest\n` +
       `  To go on with the ledger's own service: ${back}`,
+    ExitCode.Usage,
+    'ledger_other_service',
   );
 }
 

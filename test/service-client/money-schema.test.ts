@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountSchema } from '../../src/api/schemas.js';
+import { accountSchema } from '../../src/service-client/schemas.js';
 
 const account = (amount: string) => ({
   object: 'account',

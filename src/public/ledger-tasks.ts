@@ -4,11 +4,11 @@ import type { ImportSummary } from '../import/render.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { ExportRecord } from '../report/export-records.js';
-import { checkOptions, hostOf, ledgerOptionsSchema, placeOf, serviceOptionsSchema } from './api-options.js';
-import { exportedRecords } from './export-items.js';
-import { importLedger } from './import-ledger.js';
-import { withLedger } from './ledger-read.js';
-import { serviceTarget, serviceTimings } from './service-check.js';
+import { checkOptions, hostOf, ledgerOptionsSchema, placeOf, serviceOptionsSchema } from './options.js';
+import { exportedRecords } from '../batch/export-items.js';
+import { importLedger } from '../batch/import-ledger.js';
+import { withLedger } from '../batch/ledger-read.js';
+import { serviceTarget, serviceTimings } from '../batch/service-check.js';
 
 const importOptionsSchema = serviceOptionsSchema.extend({
   /** How far back to look, in hours (`--since`); default 48, how long outputs live. */

@@ -6,7 +6,7 @@ import { priceTable } from '../report/cost-estimate.js';
 import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
 import { type LedgerView, type StatusSource, summarizeView } from '../report/status-report.js';
-import { ledgerPathFor } from './common.js';
+import { ledgerPathFor } from './placement.js';
 import type { Host } from './host.js';
 
 /** Where the ledger is, whether it exists yet, and the service it belongs to (docs/services.md). */
@@ -75,7 +75,11 @@ function openForReading(
 }
 
 function cannotRead(path: string, error: unknown): UserError {
-  return new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, ExitCode.ItemsNotDone);
+  return new UserError(
+    `cannot read the ledger ${path}: ${(error as Error).message}`,
+    ExitCode.ItemsNotDone,
+    'ledger_unusable',
+  );
 }
 
 /** The whole ledger in memory, for `report`, which shows every attempt. */

@@ -7,7 +7,7 @@ import { noticeStop, type RunNotice, runNotice } from '../report/run-notice.js';
 import { buildStatus, type StatusReport } from '../report/status-report.js';
 import type { RunReporter } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
-import { parsePositiveSeconds } from './common.js';
+import { parsePositiveSeconds } from './placement.js';
 import type { Host } from './host.js';
 import { statusSource } from './ledger-read.js';
 

@@ -1,7 +1,7 @@
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
-import type { Connection } from './common.js';
+import type { Connection } from './placement.js';
 import type { Host } from './host.js';
 import { selectItems } from './item-selection.js';
 import { millis, type ServiceTimings, serviceTarget, serviceTimings } from './service-check.js';
@@ -38,6 +38,8 @@ export function runSettings(choices: RunChoices, manifest: Manifest, host: Pick<
     throw new UserError(
       `--redo ${outside.join(' ')}: not among the items --only selects, so the redo would not happen; ` +
         'add it to --only or drop --only. Nothing was submitted',
+      ExitCode.Usage,
+      'selection_empty',
     );
   const target = serviceTarget(choices.sandbox, choices.baseUrl, host, {
     what: 'no service to run against',

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../cli/values/duration.js';
 
 /**
  * How long the presigned links of a bucket's gallery work (`report --html --url-lifetime`). Pure.

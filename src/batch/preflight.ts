@@ -1,6 +1,6 @@
-import type { MediaGenClient } from '../api/client.js';
-import { ApiConnectionError, ApiError } from '../api/errors.js';
-import type { Account } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import { ApiConnectionError, ApiError } from '../service-client/errors.js';
+import type { Account } from '../service-client/schemas.js';
 import { ExitCode, UserError } from '../errors.js';
 
 /**
@@ -140,13 +140,19 @@ function wrongRoute(identity: string, detail: string): UserError {
   const hint = suggestion
     ? `the base URL must include the version segment: did you mean --base-url ${suggestion} ?`
     : "is this the service's address? Check the host and port of --base-url / MEDIAGEN_BASE_URL";
-  return new UserError(`${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`);
+  return new UserError(
+    `${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`,
+    ExitCode.Usage,
+    'service_wrong_route',
+  );
 }
 
 function notTheService(identity: string, detail: string): UserError {
   return new UserError(
     `${identity} answered GET /account, but not as the video service does (${detail}); ` +
       `check --base-url / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
+    ExitCode.Usage,
+    'not_the_service',
   );
 }
 
@@ -163,6 +169,7 @@ function gaveUp(
       `${NOTHING_SENT}. Check --base-url / MEDIAGEN_BASE_URL and the network, then re-run ` +
       '(MEDIABATCH_PREFLIGHT_SECONDS sets how long to keep trying)',
     ExitCode.ItemsNotDone,
+    'service_unreachable',
   );
 }
 

@@ -10,10 +10,10 @@ import {
 } from '../manifest/index.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
 import { buildStatus } from '../report/status-report.js';
-import { checkOptions, hostOf, type LedgerOptions, ledgerOptionsSchema, placeOf } from './api-options.js';
-import { planSource, statusSource, withLedger } from './ledger-read.js';
-import { filesUnder } from './output-files.js';
-import { outputFolderRefusal } from './output-folder.js';
+import { checkOptions, hostOf, type LedgerOptions, ledgerOptionsSchema, placeOf } from './options.js';
+import { planSource, statusSource, withLedger } from '../batch/ledger-read.js';
+import { filesUnder } from '../batch/output-files.js';
+import { outputFolderRefusal } from '../batch/output-owner-check.js';
 import { type StatusDocument, statusDocument } from './status-document.js';
 
 /** A manifest with problems: every one, each with its file, line and column (exit code 2). */

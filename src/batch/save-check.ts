@@ -26,11 +26,13 @@ export async function checkOutputFolder(
     throw new UserError(
       `the output folder ${folder} has ${mib(probe.freeBytes)} free, and the next ${wave.outputs} output(s) are expected to take about ${mib(wave.bytes)} (${mib(wave.bytesPerOutput)} each, ${wave.learnt ? "this batch's mean so far" : 'a guess until a file is saved'}); nothing was submitted. Free some space, or set output.dir to a larger disk`,
       ExitCode.Usage,
+      'output_unusable',
     );
   }
   throw new UserError(
     `the output folder ${folder} cannot take files: could not ${probe.step} (${probe.reason}); nothing was submitted${fix ? `. ${fix}` : ''}`,
     ExitCode.Usage,
+    'output_unusable',
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UserError } from '../../src/errors.js';
-import { parseSince } from '../../src/lib/import-since.js';
-import { linksExpireAt, MAX_URL_LIFETIME_SECONDS, parseUrlLifetime } from '../../src/lib/url-lifetime.js';
+import { parseSince } from '../../src/cli/values/since.js';
+import { linksExpireAt, MAX_URL_LIFETIME_SECONDS, parseUrlLifetime } from '../../src/batch/url-lifetime.js';
 
 function refusal(run: () => unknown): UserError {
   try {

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
-import { forSandbox, ledgerPathFor } from './common.js';
-import type { Host } from './host.js';
+import { forSandbox, ledgerPathFor } from '../batch/placement.js';
+import type { Host } from '../batch/host.js';
 
 /** An API call was given an option it does not know, or a value of the wrong kind (exit code 2). */
 export class OptionError extends UserError {

@@ -3,12 +3,12 @@ import { importJobs, listManifestJobs } from '../import/import-jobs.js';
 import { type ImportSummary, importSummary } from '../import/render.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
-import type { Connection } from './common.js';
+import type { Connection } from './placement.js';
 import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
-import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
-import { openStoreOrRefuse } from './output-store.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
+import { openStoreOrRefuse } from './open-output-store.js';
 import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
 
 export interface ImportRequest {
@@ -51,6 +51,7 @@ export async function importLedger(request: ImportRequest, host: Host): Promise<
       throw new UserError(
         `cannot list the service's jobs: ${(error as Error).message}; nothing was imported`,
         ExitCode.Refused,
+        'service_unreachable',
       );
     });
     // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
@@ -84,5 +85,7 @@ function openEmptyLedger(ledgerPath: string, manifest: Manifest): Ledger {
   throw new UserError(
     `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
       'ledger. Run the manifest as usual, or import into a new file with --ledger PATH',
+    ExitCode.Usage,
+    'ledger_not_empty',
   );
 }

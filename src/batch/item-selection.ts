@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 
@@ -14,12 +14,18 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
   const ids = manifest.items.map((item) => item.id);
   const selected = new Set<string>();
   for (const pattern of wanted) {
-    if (pattern === '') throw new UserError('--only needs an item id or a glob, got an empty one');
+    if (pattern === '') throw new UserError(
+        '--only needs an item id or a glob, got an empty one',
+        ExitCode.Usage,
+        'selection_empty',
+      );
     // An id selects itself and the items expanded from it (matrix and template children, `<id>.*`).
     const matches = ids.filter((id) => globMatches(pattern, id) || globMatches(`${pattern}.*`, id));
     if (matches.length === 0)
       throw new UserError(
         `--only ${pattern} matches no item of ${manifest.name}${didYouMean(pattern, ids)}; nothing was submitted`,
+        ExitCode.Usage,
+        'selection_empty',
       );
     for (const id of matches) selected.add(id);
   }

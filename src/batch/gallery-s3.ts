@@ -20,7 +20,7 @@ const PAGE_HEAD_BYTES = 16 * 1024;
 /** Signing is local HMAC work, but 100,000 promises at once would only hold memory. */
 const SIGN_BATCH = 500;
 
-const refused = (message: string) => new UserError(message, ExitCode.Usage);
+const refused = (message: string) => new UserError(message, ExitCode.Usage, 'target_refused');
 
 /** The output location's objects, with the client configured from the environment (exit 2 if not). */
 export async function openGalleryBucket(outputDir: string, env: NodeJS.ProcessEnv): Promise<S3Objects> {
@@ -138,7 +138,7 @@ async function readPageHead(objects: S3Objects, key: string): Promise<string | n
     return await objects.getText(key, PAGE_HEAD_BYTES);
   } catch (error) {
     // The store's error already says what it could not read, and why.
-    throw new UserError((error as Error).message, ExitCode.ItemsNotDone);
+    throw new UserError((error as Error).message, ExitCode.ItemsNotDone, 'output_unusable');
   }
 }
 
@@ -208,9 +208,10 @@ export async function uploadPage(objects: S3Objects, key: string, html: string):
   try {
     await objects.putText(key, html, 'text/html; charset=utf-8');
   } catch (error) {
-    throw new UserError(`${(error as Error).message}; nothing was written`, ExitCode.ItemsNotDone);
+    throw new UserError(`${(error as Error).message}; nothing was written`, ExitCode.ItemsNotDone, 'write_failed');
   }
 }
 
 /** Like a local write that fails (report.ts): the page could not be made; exit 1. */
-const storageRefused = (what: string, why: string) => new UserError(`${what}: ${why}`, ExitCode.ItemsNotDone);
+const storageRefused = (what: string, why: string) =>
+  new UserError(`${what}: ${why}`, ExitCode.ItemsNotDone, 'output_unusable');

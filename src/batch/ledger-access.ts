@@ -5,7 +5,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
-import { ensureSameService } from './service.js';
+import { ensureSameService } from './service-identity.js';
 
 /** The embedded sandbox keeps its jobs beside the ledger (docs/sandbox-state.md). */
 export const sandboxStatePath = (ledgerPath: string): string => `${ledgerPath}.sandbox.jsonl`;
@@ -29,6 +29,7 @@ export class LedgerHeldError extends UserError {
     super(
       `the ledger ${ledgerPath} is held by another live run; nothing was ${nothingWas}`,
       ExitCode.Refused,
+      'ledger_held',
     );
     this.name = 'LedgerHeldError';
   }
@@ -62,7 +63,7 @@ export function openRunLedger(
   try {
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());
-    if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`);
+    if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`, ExitCode.Usage, 'selection_empty');
     ensureSameService(ledger.service()?.identity ?? null, check.identity, ledgerPath, check.cwd);
     return ledger;
   } catch (error) {
@@ -78,7 +79,8 @@ export function ledgerWriteFailure(path: string, error: unknown): unknown {
   return new UserError(
     `cannot write the ledger ${path}: ${(error as Error).message} (${code}); the run stopped. ` +
       'Fix the cause (free disk space, say) and re-run: every committed step is kept and nothing is paid twice',
-    1,
+    ExitCode.ItemsNotDone,
+    'ledger_write_failed',
   );
 }
 
@@ -94,5 +96,9 @@ function unusableLedger(path: string, error: unknown): UserError {
           ? ' (it is not a mediabatch ledger)'
           : '';
   const reason = error instanceof Error ? error.message : String(error);
-  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`);
+  return new UserError(
+    `cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`,
+    ExitCode.Usage,
+    'ledger_unusable',
+  );
 }

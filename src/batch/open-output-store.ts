@@ -15,6 +15,7 @@ export async function openStoreOrRefuse(root: string): Promise<OutputStore> {
       throw new UserError(
         `cannot use the output location ${root}: ${(error as Error).message}`,
         ExitCode.Usage,
+        'setting_invalid',
       );
     throw error;
   }

@@ -13,7 +13,7 @@ import { ExitCode, UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
-import { openStoreOrRefuse } from './output-store.js';
+import { openStoreOrRefuse } from './open-output-store.js';
 import { storeFix } from './save-check.js';
 
 /**
@@ -53,14 +53,14 @@ export async function claimOutputFolder(context: FolderContext, store: OutputSto
     );
   }
   const refusal = ownerRefusal(verdict, context);
-  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`);
+  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, ExitCode.Usage, 'output_owned');
   return null;
 }
 
 /** Refuses (exit 2) a folder another ledger owns, without writing anything. */
 export async function refuseOthersOutputFolder(context: FolderContext, store: OutputStore): Promise<void> {
   const refusal = await outputLocationRefusal(context, store);
-  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`);
+  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, ExitCode.Usage, 'output_owned');
 }
 
 /**
@@ -99,6 +99,7 @@ async function markerObjectVerdict(
     throw new UserError(
       `the output location ${root} cannot be used: could not read its owner marker (${(error as Error).message})${fix ? `. ${fix}` : ''}`,
       ExitCode.Usage,
+      'output_unusable',
     );
   });
   return markerVerdict(text === null ? null : parseMarker(root, text), me);

@@ -6,10 +6,10 @@ import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
-import { checkOptions, hostOf, OptionError, placeOf, serviceOptionsSchema } from './api-options.js';
-import { type RunOutcome, type RunView, runManifest } from './run-manifest.js';
-import { readNoticeSettings } from './run-notices.js';
-import { runSettings } from './run-settings.js';
+import { checkOptions, hostOf, OptionError, placeOf, serviceOptionsSchema } from './options.js';
+import { type RunOutcome, type RunView, runManifest } from '../batch/run-batch.js';
+import { readNoticeSettings } from '../batch/run-notices.js';
+import { runSettings } from '../batch/run-settings.js';
 import { type StatusDocument, statusDocument } from './status-document.js';
 
 const runOptionsSchema = serviceOptionsSchema.extend({

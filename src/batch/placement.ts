@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve } from 'node:path';
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import {
   formatProblem,
   isS3Uri,
@@ -25,7 +25,11 @@ export function manifestOrExit(
   if (result.ok) return result.manifest;
   const lines = result.problems.map(formatProblem).join('\n');
   const count = result.problems.length;
-  throw new UserError(`${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${lines}`);
+  throw new UserError(
+    `${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${lines}`,
+    ExitCode.Usage,
+    'manifest_invalid',
+  );
 }
 
 /**
@@ -69,11 +73,19 @@ export function connectionFromEnv(flag: string | undefined, io: Pick<Host, 'env'
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new UserError(`--base-url / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`);
+    throw new UserError(
+      `--base-url / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`,
+      ExitCode.Usage,
+      'setting_invalid',
+    );
   }
   const apiKey = io.env.MEDIAGEN_API_KEY;
   if (!apiKey)
-    throw new UserError('MEDIAGEN_API_KEY is not set: export the API key from the service console');
+    throw new UserError(
+      'MEDIAGEN_API_KEY is not set: export the API key from the service console',
+      ExitCode.Usage,
+      'api_key_missing',
+    );
   return { baseUrl, apiKey };
 }
 

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { MediaGenClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import { ApiError } from '../service-client/errors.js';
 import { ExitCode, UserError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
-import type { Connection } from './common.js';
+import type { Connection } from './placement.js';
 import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
@@ -30,7 +30,11 @@ export interface ForgetRequest {
  */
 export async function forgetLostJobs(request: ForgetRequest, host: Host): Promise<Outcome[]> {
   const { manifest, ledgerPath, ids, target, timings } = request;
-  if (!existsSync(ledgerPath)) throw new UserError(`no ledger at ${ledgerPath}: there is nothing to forget`);
+  if (!existsSync(ledgerPath)) throw new UserError(
+      `no ledger at ${ledgerPath}: there is nothing to forget`,
+      ExitCode.Usage,
+      'ledger_missing',
+    );
   const lock = lockLedgerOrRefuse(ledgerPath, 'forgotten');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
@@ -81,6 +85,8 @@ function jobsToCheck(
       known
         ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
         : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
+      ExitCode.Usage,
+      'selection_empty',
     );
   }
   return open.filter((attempt) => ids.includes(attempt.itemId));
@@ -119,6 +125,7 @@ async function forgetUnknown(
           `the service refused the account (${error.code ?? error.status}) while asking for job ${attempt.jobId}; ` +
             `${outcomes.filter((outcome) => outcome.lost).length} job(s) were forgotten before that, the rest kept`,
           ExitCode.Refused,
+          'account_refused',
         );
       outcomes.push({
         attempt,

@@ -3,10 +3,10 @@ import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Manifest } from '../manifest/index.js';
 import type { AccountCheck } from '../report/plan-report.js';
 import { cleanText } from '../report/render-text.js';
-import { type Connection, connectionFromEnv } from './common.js';
+import { type Connection, connectionFromEnv } from './placement.js';
 import type { Host } from './host.js';
 import { withLedger } from './ledger-read.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service.js';
+import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service-identity.js';
 import { checkAccount, clientFor, serviceTimings } from './service-check.js';
 
 /** The code plan gives an account check that got no answer in time (not the service's). */

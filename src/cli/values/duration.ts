@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { UserError } from '../../errors.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 

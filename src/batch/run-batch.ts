@@ -1,5 +1,5 @@
-import type { MediaGenClient } from '../api/client.js';
-import type { Account } from '../api/schemas.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Account } from '../service-client/schemas.js';
 import { ExitCode } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -13,20 +13,20 @@ import { runBatch } from '../runner/run-loop.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import type { OutputStore } from '../storage/output-store.js';
-import type { Connection } from './common.js';
+import type { Connection } from './placement.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import type { Host } from './host.js';
 import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger, sandboxStatePath } from './ledger-access.js';
 import { planSource, statusSource } from './ledger-read.js';
 import { filesUnder } from './output-files.js';
-import { claimOutputFolder, refuseOthersOutputFolder } from './output-folder.js';
-import { openStoreOrRefuse } from './output-store.js';
+import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
+import { openStoreOrRefuse } from './open-output-store.js';
 import type { PreflightResult } from './preflight.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
-import { serviceIdentity } from './service.js';
+import { serviceIdentity } from './service-identity.js';
 import { checkAccount, clientFor } from './service-check.js';
 
 /** One run as asked: the manifest (sandbox folders applied), where its ledger is, what was chosen. */

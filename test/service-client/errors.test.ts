@@ -8,7 +8,7 @@ import {
   InternalServerError,
   NotFoundError,
   RateLimitError,
-} from '../../src/api/errors.js';
+} from '../../src/service-client/errors.js';
 
 const envelope = (code: string, param?: string) => ({
   error: { type: 't', code, message: 'm', request_id: 'req_1', ...(param ? { param } : {}) },
