@@ -74,17 +74,26 @@ module.exports = {
       to: { path: '^src/(cli|ui)/' },
     },
     {
-      name: 'commands-are-clients-of-the-library',
+      name: 'cli-is-a-client-of-the-package-root',
       severity: 'error',
       comment:
-        'A command parses flags, calls the library (src/lib/) and renders (report, ui); the decisions ' +
-        'below it (ledger, service, runner) are reached through the library, as an API user reaches them.',
-      from: { path: '^src/cli/commands/' },
+        'The CLI parses flags, calls the package root (src/index.ts) and renders its results (report, ' +
+        'ui), as an API user would: it never reaches the batch, the runner, the ledger, the stores, ' +
+        'the downloads, the sandbox, the service client or the manifest internals, not even for types.',
+      from: { path: '^src/cli/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/(cli|lib|ui|report)/', '^src/import/render[.]ts$', BOTTOM],
-        dependencyTypesNot: ['type-only'],
+        pathNot: ['^src/cli/', '^src/index[.]ts$', '^src/(ui|report)/', '^src/import/render[.]ts$', BOTTOM],
       },
+    },
+    {
+      name: 'public-functions-start-from-a-batch',
+      severity: 'error',
+      comment:
+        'The package root reaches the runner, the ledger and the service only through src/batch/, ' +
+        'where a batch is resolved once.',
+      from: { path: '^src/(public/|index[.]ts$)' },
+      to: { path: '^src/(runner|ledger|storage|downloads|service-client)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'report-below-ui',

@@ -1,14 +1,48 @@
 /**
  * mediabatch as a library: the package root's whole public surface (docs/api.md). The CLI is a
- * client of the same functions; everything not exported here is private.
+ * client of these functions, as any program is; everything not exported here is private.
  */
-export { ExitCode, UserError } from './errors.js';
+
+export { LedgerHeldError } from './batch/ledger-access.js';
+export { NO_ANSWER_IN_TIME } from './batch/plan-check.js';
+export { WARNING_CODES, type Warning, type WarningCode } from './batch/warnings.js';
+export { ERROR_CODES, type ErrorCode, ExitCode, UserError } from './errors.js';
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
-export { type ExportOptions, exportItems, type ImportOptions, importJobs } from './public/ledger-tasks.js';
-export type { LedgerOptions, ServiceOptions } from './public/options.js';
-export { OptionError } from './public/options.js';
-export { loadManifest, ManifestError, type ManifestSource, plan, status } from './public/read.js';
+export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export {
+  type ForgetOptions,
+  type ForgottenJob,
+  forgetJobs,
+  type ImportOptions,
+  importJobs,
+} from './public/ledger-tasks.js';
+export {
+  type ExportOptions,
+  ITEM_STATES,
+  type LedgerOptions,
+  OptionError,
+  type PlanDocument,
+  type PlanOptions,
+  type ServiceOptions,
+} from './public/options.js';
+export {
+  exportItems,
+  exportRecords,
+  loadManifest,
+  ManifestError,
+  type ManifestSource,
+  plan,
+  status,
+  writeExport,
+} from './public/read.js';
+export {
+  type BatchReport,
+  type GalleryOptions,
+  type GalleryWritten,
+  report,
+  writeGallery,
+} from './public/report.js';
 export {
   type ItemEvent,
   type LogEvent,
@@ -17,18 +51,18 @@ export {
   type RunOptions,
   type RunResult,
   run,
+  type SandboxEvent,
+  type StartEvent,
   type StopEvent,
 } from './public/run.js';
+export type { StatusDocument } from './public/status-document.js';
+export type { ExportRecord } from './report/export-records.js';
+export type { ProgressSnapshot } from './runner/reporter.js';
+export type { StopReason } from './runner/stop-rules.js';
 export {
   demoSandboxConfig,
+  loadSandboxConfig,
   type SandboxConfigInput,
   type SandboxHandle,
   startSandbox,
-} from './batch/embedded-sandbox.js';
-export { LedgerHeldError } from './batch/ledger-access.js';
-export type { StatusDocument } from './public/status-document.js';
-export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
-export type { ExportRecord } from './report/export-records.js';
-export type { PlanDocument } from './report/plan-report.js';
-export type { ProgressSnapshot } from './runner/reporter.js';
-export type { StopReason } from './runner/stop-rules.js';
+} from './sandbox/index.js';

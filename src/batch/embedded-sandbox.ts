@@ -1,5 +1,5 @@
 import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../sandbox/index.js';
-import { sandboxStatePath } from './ledger-access.js';
+import { sandboxStatePath } from './placement.js';
 
 /**
  * --sandbox for `run`, `import` and `forget`: the embedded sandbox, its jobs kept in a state file
@@ -8,12 +8,3 @@ import { sandboxStatePath } from './ledger-access.js';
 export function startEmbeddedSandbox(ledgerPath: string): Promise<SandboxHandle> {
   return startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
 }
-
-/** The emulator as the `sandbox` command and API callers start it for their own tests. */
-export {
-  demoSandboxConfig,
-  loadSandboxConfig,
-  type SandboxConfigInput,
-  type SandboxHandle,
-  startSandbox,
-} from '../sandbox/index.js';

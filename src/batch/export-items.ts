@@ -1,3 +1,5 @@
+import { writeFileAtomically } from '../downloads/write-atomically.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { ItemExport } from '../ledger/item-exports.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ItemState } from '../ledger/records.js';
@@ -25,5 +27,20 @@ export function* exportedRecords(
   } finally {
     // Ends the statement, which would otherwise keep the connection busy as the ledger closes.
     rows?.return?.();
+  }
+}
+
+/** The export in a file that appears whole or not at all; a folder that is not there is said, not made. */
+export async function writeExportFile(path: string, chunks: Iterable<string>): Promise<void> {
+  try {
+    await writeFileAtomically(path, chunks, { makeFolder: false });
+  } catch (error) {
+    // A file-system refusal (no folder, no space, no permission) is the user's to fix, not a bug.
+    if (typeof (error as { code?: unknown }).code !== 'string') throw error;
+    throw new UserError(
+      `cannot write ${path}: ${(error as Error).message}`,
+      ExitCode.ItemsNotDone,
+      'write_failed',
+    );
   }
 }

@@ -1,26 +1,17 @@
 import { existsSync } from 'node:fs';
-import type { MediaGenClient } from '../service-client/client.js';
-import { ApiError } from '../service-client/errors.js';
 import { ExitCode, UserError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
+import type { SandboxHandle } from '../sandbox/index.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import { ApiError } from '../service-client/errors.js';
 import { didYouMean } from '../suggest.js';
-import type { Connection } from './placement.js';
-import { type SandboxHandle, startEmbeddedSandbox } from './embedded-sandbox.js';
-import type { Host } from './host.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
 import { describeFailure } from './preflight.js';
-import { checkServiceForLedger, type ServiceTimings } from './service-check.js';
-
-export interface ForgetRequest {
-  manifest: Manifest;
-  ledgerPath: string;
-  /** Items to look at; empty for every item with a job in flight. */
-  ids: readonly string[];
-  target: { connection: Connection | null; identity: string };
-  timings: ServiceTimings;
-}
+import type { Batch } from './resolve-batch.js';
+import { checkServiceForLedger, serviceTarget } from './service-check.js';
+import type { Warn } from './warnings.js';
 
 /**
  * Gives up the jobs the service lost (docs/troubleshooting.md). Each job in flight is given up only
@@ -28,9 +19,14 @@ export interface ForgetRequest {
  * still be a live, paid job that a later run saves. A forgotten job stays in the ledger with what it
  * cost, and its item is pending again. Returns one outcome per job looked at (none: nothing in flight).
  */
-export async function forgetLostJobs(request: ForgetRequest, host: Host): Promise<Outcome[]> {
-  const { manifest, ledgerPath, ids, target, timings } = request;
-  if (!existsSync(ledgerPath)) throw new UserError(
+export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn: Warn): Promise<Outcome[]> {
+  const { manifest, ledgerPath } = batch;
+  const target = serviceTarget(batch, {
+    what: 'no service to ask which jobs it knows',
+    sandbox: 'ask the sandbox that `run --sandbox` uses',
+  });
+  if (!existsSync(ledgerPath))
+    throw new UserError(
       `no ledger at ${ledgerPath}: there is nothing to forget`,
       ExitCode.Usage,
       'ledger_missing',
@@ -50,11 +46,10 @@ export async function forgetLostJobs(request: ForgetRequest, host: Host): Promis
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const bound = ledger.service()?.identity ?? null;
     const client = await checkServiceForLedger(
-      'forget',
       { connection, identity: target.identity },
       { bound, path: ledgerPath },
-      timings,
-      host,
+      batch,
+      warn,
     );
     return await forgetUnknown(client, ledger, jobs);
   } finally {

@@ -6,7 +6,7 @@ import { isGalleryPage } from '../report/gallery/page.js';
 import { s3Failure } from '../storage/s3-errors.js';
 import type { S3Objects } from '../storage/s3-objects.js';
 import { STAGING_FOLDER } from '../storage/s3-upload.js';
-import { linksExpireAt, parseUrlLifetime } from './url-lifetime.js';
+import { checkUrlLifetime, linksExpireAt } from './url-lifetime.js';
 
 /**
  * The gallery of an `s3://` output location (docs/gallery.md, "Review from the bucket"): its
@@ -49,18 +49,18 @@ export interface BucketGalleryPlan {
 export function bucketGalleryPlan(
   outputDir: string,
   html: string,
-  urlLifetime: string | undefined,
+  urlLifetimeSeconds: number | null,
 ): BucketGalleryPlan | null {
   if (!isS3Uri(outputDir)) {
     if (isS3Uri(html))
       throw refused(
         `--html ${html}: the output location is a local folder, so the page goes to a file beside the videos; an s3:// page needs an s3:// output.dir`,
       );
-    if (urlLifetime !== undefined)
+    if (urlLifetimeSeconds !== null)
       throw refused('--url-lifetime is for an s3:// output location, whose links are presigned URLs');
     return null;
   }
-  const lifetimeSeconds = parseUrlLifetime(urlLifetime);
+  const lifetimeSeconds = checkUrlLifetime(urlLifetimeSeconds);
   const location = parseS3Uri(outputDir) as S3Location;
   const key = html === '' || isS3Uri(html) ? bucketPageKey(location, html) : null;
   return { location, key, lifetimeSeconds };
@@ -208,7 +208,11 @@ export async function uploadPage(objects: S3Objects, key: string, html: string):
   try {
     await objects.putText(key, html, 'text/html; charset=utf-8');
   } catch (error) {
-    throw new UserError(`${(error as Error).message}; nothing was written`, ExitCode.ItemsNotDone, 'write_failed');
+    throw new UserError(
+      `${(error as Error).message}; nothing was written`,
+      ExitCode.ItemsNotDone,
+      'write_failed',
+    );
   }
 }
 

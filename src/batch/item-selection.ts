@@ -14,7 +14,8 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
   const ids = manifest.items.map((item) => item.id);
   const selected = new Set<string>();
   for (const pattern of wanted) {
-    if (pattern === '') throw new UserError(
+    if (pattern === '')
+      throw new UserError(
         '--only needs an item id or a glob, got an empty one',
         ExitCode.Usage,
         'selection_empty',

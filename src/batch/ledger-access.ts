@@ -7,9 +7,6 @@ import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
 
-/** The embedded sandbox keeps its jobs beside the ledger (docs/sandbox-state.md). */
-export const sandboxStatePath = (ledgerPath: string): string => `${ledgerPath}.sandbox.jsonl`;
-
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
 export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
   try {
@@ -63,7 +60,8 @@ export function openRunLedger(
   try {
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());
-    if (redoRefused !== null) throw new UserError(`${redoRefused}; nothing was submitted`, ExitCode.Usage, 'selection_empty');
+    if (redoRefused !== null)
+      throw new UserError(`${redoRefused}; nothing was submitted`, ExitCode.Usage, 'selection_empty');
     ensureSameService(ledger.service()?.identity ?? null, check.identity, ledgerPath, check.cwd);
     return ledger;
   } catch (error) {

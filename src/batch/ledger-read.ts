@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
 import { ExitCode, UserError } from '../errors.js';
 import { isLedgerReadError, Ledger } from '../ledger/ledger.js';
-import type { Manifest } from '../manifest/index.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
 import { type LedgerView, type StatusSource, summarizeView } from '../report/status-report.js';
-import { ledgerPathFor } from './placement.js';
-import type { Host } from './host.js';
+import type { Batch } from './resolve-batch.js';
 
 /** Where the ledger is, whether it exists yet, and the service it belongs to (docs/services.md). */
 export type LedgerRead = Required<LedgerNote>;
@@ -20,49 +18,24 @@ const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
  * it must finish with it before returning; a read that fails is the ledger's fault, said so.
  */
 export function withLedger<T>(
-  manifest: Manifest,
-  flag: string | undefined,
-  io: Pick<Host, 'cwd'>,
-  options: { sandbox?: boolean },
+  batch: Pick<Batch, 'manifest' | 'ledgerPath'>,
   use: (ledger: Ledger | null, note: LedgerRead) => T,
 ): T {
-  const { ledger, note } = openForReading(manifest, flag, io, options);
+  const { ledger, note } = openForReading(batch);
   if (ledger === null) return use(null, note);
   try {
     return use(ledger, note);
   } catch (error) {
-    throw isLedgerReadError(error) ? cannotRead(note.path, error) : error;
+    throw readFailure(note.path, error);
   } finally {
     ledger.close();
   }
 }
 
-/** withLedger for a reader that writes as it reads (`export`): the ledger stays open until it ends. */
-export async function withLedgerAsync<T>(
-  manifest: Manifest,
-  flag: string | undefined,
-  io: Pick<Host, 'cwd'>,
-  options: { sandbox?: boolean },
-  use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
-): Promise<T> {
-  const { ledger, note } = openForReading(manifest, flag, io, options);
-  if (ledger === null) return use(null, note);
-  try {
-    return await use(ledger, note);
-  } catch (error) {
-    throw isLedgerReadError(error) ? cannotRead(note.path, error) : error;
-  } finally {
-    ledger.close();
-  }
-}
-
-function openForReading(
-  manifest: Manifest,
-  flag: string | undefined,
-  io: Pick<Host, 'cwd'>,
-  options: { sandbox?: boolean },
-): { ledger: Ledger | null; note: LedgerRead } {
-  const path = ledgerPathFor(manifest, flag, io, { sandbox: options.sandbox ?? false });
+export function openForReading({ manifest, ledgerPath: path }: Pick<Batch, 'manifest' | 'ledgerPath'>): {
+  ledger: Ledger | null;
+  note: LedgerRead;
+} {
   if (!existsSync(path)) return { ledger: null, note: { path, exists: false, service: null } };
   let ledger: Ledger | null = null;
   try {
@@ -74,6 +47,11 @@ function openForReading(
   }
 }
 
+/** A read that fails is the ledger's fault, said so; any other error passes through. */
+export function readFailure(path: string, error: unknown): unknown {
+  return isLedgerReadError(error) ? cannotRead(path, error) : error;
+}
+
 function cannotRead(path: string, error: unknown): UserError {
   return new UserError(
     `cannot read the ledger ${path}: ${(error as Error).message}`,
@@ -83,13 +61,8 @@ function cannotRead(path: string, error: unknown): UserError {
 }
 
 /** The whole ledger in memory, for `report`, which shows every attempt. */
-export function readLedger(
-  manifest: Manifest,
-  flag: string | undefined,
-  io: Pick<Host, 'cwd'>,
-  options: { sandbox?: boolean } = {},
-): LedgerRead & { view: LedgerView } {
-  return withLedger(manifest, flag, io, options, (ledger, note) => ({
+export function readLedger(batch: Pick<Batch, 'manifest' | 'ledgerPath'>): LedgerRead & { view: LedgerView } {
+  return withLedger(batch, (ledger, note) => ({
     ...note,
     view: ledger
       ? { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() }

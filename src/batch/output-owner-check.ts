@@ -13,7 +13,6 @@ import { ExitCode, UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
-import { openStoreOrRefuse } from './open-output-store.js';
 import { storeFix } from './save-check.js';
 
 /**
@@ -63,17 +62,14 @@ export async function refuseOthersOutputFolder(context: FolderContext, store: Ou
   if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, ExitCode.Usage, 'output_owned');
 }
 
-/**
- * What `run` would say about the output location, read without writing anything; null: nothing.
- * Without a store, one is opened for the location (`plan` reads a bucket's marker too).
- */
+/** What `run` would say about the output location, read without writing anything; null: nothing. */
 export async function outputLocationRefusal(
   context: Omit<FolderContext, 'service'>,
-  store?: OutputStore,
+  store: OutputStore,
 ): Promise<string | null> {
   if (!isS3Uri(context.manifest.outputDir)) return outputFolderRefusal(context);
   const me = { manifest: context.manifest.name, ledger: context.ledgerPath };
-  const { marker } = store ?? (await openStoreOrRefuse(context.manifest.outputDir));
+  const { marker } = store;
   const verdict = marker ? await markerObjectVerdict(marker, context.manifest.outputDir, me) : null;
   return verdict === null ? null : ownerRefusal(verdict, context);
 }

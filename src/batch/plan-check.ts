@@ -1,16 +1,16 @@
 import { ExitCode, UserError } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
-import type { Manifest } from '../manifest/index.js';
+import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import type { AccountCheck } from '../report/plan-report.js';
 import { cleanText } from '../report/render-text.js';
-import { type Connection, connectionFromEnv } from './placement.js';
-import type { Host } from './host.js';
 import { withLedger } from './ledger-read.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service-identity.js';
-import { checkAccount, clientFor, serviceTimings } from './service-check.js';
+import type { Batch } from './resolve-batch.js';
+import { type Connection, checkAccount, clientFor, connectionOf } from './service-check.js';
+import { ensureSameService, serviceIdentity } from './service-identity.js';
+import type { Warn } from './warnings.js';
 
 /** The code plan gives an account check that got no answer in time (not the service's). */
-export const SLOW = 'no_answer_in_time';
+export const NO_ANSWER_IN_TIME = 'no_answer_in_time';
 
 /**
  * What `run`'s pre-flight would refuse, refused here with the same words and exit code, before
@@ -18,55 +18,52 @@ export const SLOW = 'no_answer_in_time';
  * (missing /v1), and a new ledger while the service holds this manifest's jobs (a lost ledger).
  * Returns what GET /account said, or null when no service was given.
  */
-export async function checkLikeRun(
-  manifest: Manifest,
-  asked: { sandbox: boolean; ledger: string | undefined; baseUrl: string | undefined; manifestArg: string },
-  io: Host,
-): Promise<AccountCheck | null> {
-  const values = { sandbox: asked.sandbox, ledger: asked.ledger, 'base-url': asked.baseUrl };
-  const connection = values.sandbox ? null : accountConnection(values['base-url'], io);
-  if (!values.sandbox && connection === null) return null;
+export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountCheck | null> {
+  const { manifest } = batch;
+  const connection = batch.sandbox ? null : accountConnection(batch, warn);
+  if (!batch.sandbox && connection === null) return null;
   const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
-  const ledger = withLedger(manifest, values.ledger, io, { sandbox: values.sandbox }, (opened, note) => ({
+  const ledger = withLedger(batch, (opened, note) => ({
     ...note,
     attempts: opened?.hasAttempts() ?? false,
   }));
   try {
-    ensureSameService(ledger.service, identity, ledger.path, io.cwd);
+    ensureSameService(ledger.service, identity, ledger.path, batch.cwd);
     if (connection === null) return null;
-    const account = await accountOf(connection, io);
+    const account = await accountOf(connection, batch, warn);
     if (account.ok)
       await stopOnJobsUnknownToLedger(
         connection,
         { hasAttempts: () => ledger.attempts },
         {
           manifestName: manifest.name,
-          manifestArg: asked.manifestArg,
+          manifestArg: batch.named.manifest,
           ledgerPath: ledger.path,
-          ledgerFlag: values.ledger,
-          baseUrlFlag: values['base-url'],
+          ledgerFlag: batch.named.ledger,
+          baseUrlFlag: batch.named.baseUrl,
         },
       );
     return account;
   } catch (error) {
     if (error instanceof UserError && error.exitCode === ExitCode.Usage)
-      throw new UserError(`run would stop here: ${error.message}`, error.exitCode);
+      throw new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code);
     throw error;
   }
 }
 
 /**
- * A --base-url flag is an explicit request to check the account, so a missing key is an error
- * there; a base URL merely exported in the environment without a key just skips the check.
+ * An explicit base URL is a request to check the account, so a missing key is an error there; a
+ * base URL merely exported in the environment without a key just skips the check.
  */
-function accountConnection(flag: string | undefined, io: Host): Connection | null {
-  if (flag === undefined && io.env.MEDIAGEN_BASE_URL && !io.env.MEDIAGEN_API_KEY) {
-    io.stderr.write(
-      'mediabatch plan: MEDIAGEN_BASE_URL is set but MEDIAGEN_API_KEY is not; the account is not checked\n',
-    );
+function accountConnection(batch: Batch, warn: Warn): Connection | null {
+  if (batch.named.baseUrl === undefined && batch.baseUrl && !batch.apiKey) {
+    warn({
+      code: 'account_not_checked',
+      message: 'MEDIAGEN_BASE_URL is set but MEDIAGEN_API_KEY is not; the account is not checked',
+    });
     return null;
   }
-  return connectionFromEnv(flag, io);
+  return connectionOf(batch);
 }
 
 /**
@@ -74,10 +71,10 @@ function accountConnection(flag: string | undefined, io: Host): Connection | nul
  * 2, with run's hint); a service that cannot be reached within the window is reported as run
  * would (exit 1), after the plan. Messages never carry the key or a URL's query.
  */
-async function accountOf(connection: Connection, io: Host): Promise<AccountCheck> {
+async function accountOf(connection: Connection, batch: Batch, warn: Warn): Promise<AccountCheck> {
   const baseUrl = displayUrl(connection.baseUrl);
   const safe = (message: string) => cleanText(message.split(connection.apiKey).join('[redacted]'));
-  const timings = serviceTimings(io);
+  const timings = batch.settings;
   const client = clientFor(connection, timings);
   const failed = (status: number | null, code: string | null, message: string): AccountCheck => ({
     baseUrl,
@@ -87,13 +84,15 @@ async function accountOf(connection: Connection, io: Host): Promise<AccountCheck
     message: safe(message),
   });
   try {
-    const checked = await checkAccount(client, connection, timings, (line) =>
-      io.stderr.write(`mediabatch plan: ${line}\n`),
-    );
+    const checked = await checkAccount(client, connection, timings, warn);
     if (checked.kind === 'answered') return { baseUrl, ok: true, account: checked.account };
     if (checked.kind === 'refused')
       return failed(checked.error.status, checked.error.code, checked.error.message);
-    return failed(null, SLOW, 'no answer in time; run would go on, resending what goes unanswered');
+    return failed(
+      null,
+      NO_ANSWER_IN_TIME,
+      'no answer in time; run would go on, resending what goes unanswered',
+    );
   } catch (error) {
     if (error instanceof UserError && error.exitCode === ExitCode.ItemsNotDone)
       return failed(null, null, error.message);

@@ -1,7 +1,8 @@
+import { ExitCode, UserError } from '../errors.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 import type { Account } from '../service-client/schemas.js';
-import { ExitCode, UserError } from '../errors.js';
+import type { Warn } from './warnings.js';
 
 /**
  * `run` asks the service for the account before anything is prepared or sent (docs/services.md),
@@ -57,8 +58,6 @@ export function suggestBaseUrl(identity: string): string | null {
   return `${identity.replace(/\/+$/, '')}/v1`;
 }
 
-export const DEFAULT_PREFLIGHT_SECONDS = 30;
-
 export interface PreflightDeps {
   client: MediaGenClient;
   /** The normalised base URL, for messages (never carries a key or a query). */
@@ -70,7 +69,7 @@ export interface PreflightDeps {
   signal: AbortSignal;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** One visible line per retry. */
-  say: (line: string) => void;
+  warn: Warn;
 }
 
 export type PreflightResult =
@@ -95,19 +94,22 @@ export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {
     if (verdict === 'refused') return { kind: 'refused', error: error as ApiError };
     const detail = describeFailure(error);
     if (verdict === 'slow') {
-      deps.say(
-        `${deps.identity} is slow to answer (${detail}); going on: an unanswered request is resent with the same key`,
-      );
+      deps.warn({
+        code: 'service_slow',
+        message: `${deps.identity} is slow to answer (${detail}); going on: an unanswered request is resent with the same key`,
+      });
       return { kind: 'slow' };
     }
     if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail);
     if (verdict === 'not_the_service') throw notTheService(deps.identity, detail);
     const delay = delays[tries - 1];
     if (delay === undefined) throw gaveUp(deps.identity, verdict, detail, tries, deps.windowMs);
-    deps.say(
-      `${verdict === 'unreachable' ? 'cannot reach' : 'no answer from'} ${deps.identity} (${detail}); ` +
+    deps.warn({
+      code: 'service_retry',
+      message:
+        `${verdict === 'unreachable' ? 'cannot reach' : 'no answer from'} ${deps.identity} (${detail}); ` +
         `trying again in ${formatSeconds(delay)} (try ${tries + 1} of ${delays.length + 1})`,
-    );
+    });
     await deps.sleep(delay, deps.signal);
     if (deps.signal.aborted) return { kind: 'interrupted' };
   }

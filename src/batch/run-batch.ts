@@ -1,5 +1,3 @@
-import type { MediaGenClient } from '../service-client/client.js';
-import type { Account } from '../service-client/schemas.js';
 import { ExitCode } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -12,41 +10,42 @@ import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
-import type { Connection } from './placement.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
-import type { Host } from './host.js';
-import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger, sandboxStatePath } from './ledger-access.js';
-import { planSource, statusSource } from './ledger-read.js';
+import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger } from './ledger-access.js';
+import { type LedgerRead, planSource, statusSource } from './ledger-read.js';
+import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
-import { openStoreOrRefuse } from './open-output-store.js';
+import { sandboxStatePath } from './placement.js';
 import type { PreflightResult } from './preflight.js';
+import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
+import { type Connection, checkAccount, clientFor } from './service-check.js';
 import { serviceIdentity } from './service-identity.js';
-import { checkAccount, clientFor } from './service-check.js';
+import type { Warn } from './warnings.js';
 
-/** One run as asked: the manifest (sandbox folders applied), where its ledger is, what was chosen. */
+/** One run as asked: the batch, what was chosen for this run, and whom to tell. */
 export interface RunRequest {
-  manifest: Manifest;
-  ledgerPath: string;
+  batch: Batch;
   settings: RunSettings;
   notices: NoticeSettings;
-  /** How the user named things, so a lost-ledger refusal can say what to type. */
-  named: { manifest: string; ledger: string | undefined; baseUrl: string | undefined };
 }
 
 /** How a run shows itself: the CLI draws a terminal, the API emits events. */
 export interface RunView {
-  host: Host;
   sandboxStarted(baseUrl: string, ledgerPath: string, outputDir: string): void;
   /** A line about what this run will do that a person should read before it spends (retry, pays again). */
   notice(text: string): void;
-  /** A warning or a pre-flight word, one line. */
-  warn(line: string): void;
+  /** A warning or a pre-flight word. */
+  warn: Warn;
+  /** Where the --on-complete command's own output goes. */
+  hookOutput: NodeJS.WritableStream;
   /**
    * The plan line is known: the view starts and returns where the runner reports. `checked` is what
    * the pre-flight found at `service`, for the view's first line.
@@ -54,10 +53,8 @@ export interface RunView {
   start(planLine: string, checked: CheckedService): ShownRun;
   /** A new reason to stop took effect (budget, refused account, a drain...). */
   stopped?(reason: StopReason, message: string): void;
-  /** Called on each request to stop (Ctrl-C, an abort); `count` is how many so far. */
-  onInterrupt(listener: (count: number) => void): void;
-  /** A second interrupt while running: end at once (the CLI exits; an API view never calls it). */
-  exit(code: number): never;
+  /** Called on a request to stop (an abort): the pre-flight gives up, or the run drains. */
+  onInterrupt(listener: () => void): void;
   /** The run ended: its outcome, before the notifications are awaited. */
   ended(outcome: RunOutcome): void;
 }
@@ -85,8 +82,8 @@ export interface RunOutcome {
   started: boolean;
   stop: StopReason | null;
   report: StatusReport;
-  service: string | null;
-  ledgerPath: string;
+  /** The ledger's path, and the service it is bound to. */
+  ledger: LedgerRead;
   only: ReadonlySet<string> | null;
 }
 
@@ -102,38 +99,39 @@ interface Held {
  * the embedded sandbox, the pre-flight, the lost-ledger check, the batch and its exit code.
  */
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
-  const { manifest, ledgerPath, settings } = request;
+  const { settings, batch } = request;
+  const { manifest, ledgerPath } = batch;
   const lock = lockLedgerOrRefuse(ledgerPath, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
   try {
     const ledger = openRunLedger(ledgerPath, manifest, {
       redo: settings.runner.redo ?? [],
       identity: settings.identity,
-      cwd: view.host.cwd,
+      cwd: batch.cwd,
     });
     held.ledger = ledger;
     // Before any request: another batch's output folder is refused (docs/manifest.md).
-    const folder = { manifest, ledgerPath, service: settings.identity, cwd: view.host.cwd };
-    const store = await openStoreOrRefuse(manifest.outputDir);
+    const folder = { manifest, ledgerPath, service: settings.identity, cwd: batch.cwd };
+    const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
     await checkOutputFolder(manifest, ledger, settings.runner, store);
     const connection = settings.connection ?? (await startRunSandbox(held, request, view));
     const client = clientBindingLedger(connection, settings, ledger);
-    const checked = await checkService(client, connection, settings, ledger, () => lock.release(), view);
+    const checked = await checkService(client, connection, settings, view);
     if (checked.kind === 'interrupted') return outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
     // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
     await stopOnJobsUnknownToLedger(connection, ledger, {
       manifestName: manifest.name,
-      manifestArg: request.named.manifest,
+      manifestArg: batch.named.manifest,
       ledgerPath,
-      ledgerFlag: request.named.ledger,
-      baseUrlFlag: request.named.baseUrl,
+      ledgerFlag: batch.named.ledger,
+      baseUrlFlag: batch.named.baseUrl,
       sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
     });
     // A free folder becomes this ledger's once the service answered, before anything is paid.
     const unclaimed = await claimOutputFolder(folder, store);
-    if (unclaimed !== null) view.warn(`warning: ${unclaimed}`);
+    if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const parts = {
@@ -156,9 +154,9 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
 async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
-  const sandbox = await startEmbeddedSandbox(request.ledgerPath);
+  const sandbox = await startEmbeddedSandbox(request.batch.ledgerPath);
   held.sandbox = sandbox;
-  view.sandboxStarted(sandbox.baseUrl, request.ledgerPath, request.manifest.outputDir);
+  view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerPath, request.batch.manifest.outputDir);
   return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
 }
 
@@ -181,33 +179,20 @@ const withAccount = (settings: RunSettings, account: Account | null): RunSetting
 
 /**
  * Pre-flight: whether the service answers, and the account it gave. A stop while checking ends the
- * check; after it, the first asks the run to drain and a second ends at once.
+ * check; after it, a stop drains the run (runAndReport).
  */
 async function checkService(
   client: MediaGenClient,
   connection: Connection,
   settings: RunSettings,
-  ledger: Ledger,
-  releaseLock: () => void,
   view: RunView,
 ): Promise<PreflightResult> {
   let checking = true;
   const stopChecking = new AbortController();
-  view.onInterrupt((count) => {
+  view.onInterrupt(() => {
     if (checking) stopChecking.abort();
-    if (checking || count < 2) return;
-    // Every ledger write is one synchronous transaction, so the ledger is consistent right now.
-    ledger.close();
-    releaseLock();
-    view.exit(ExitCode.Interrupted);
   });
-  const checked = await checkAccount(
-    client,
-    connection,
-    settings,
-    (line) => view.warn(line),
-    stopChecking.signal,
-  );
+  const checked = await checkAccount(client, connection, settings, view.warn, stopChecking.signal);
   checking = false;
   return checked;
 }
@@ -242,7 +227,8 @@ function checkedService(
 /** Says what the run is about to do, runs the batch, and reports how it ended. */
 async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
   const { client, ledger, request, held } = parts;
-  const { manifest, settings, ledgerPath } = request;
+  const { settings } = request;
+  const { manifest, ledgerPath } = request.batch;
   const only = settings.runner.only ?? null;
   const runId = ledger.startRun(process.pid);
   if (settings.runner.retryFailed) {
@@ -256,7 +242,11 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   if (plan.pays_again) view.notice(`${plan.pays_again}\n`);
   const shown = view.start(plan.summary, parts.checked);
   held.view = shown;
-  const notices = new RunNotices(request.notices, { manifest, ledgerPath, ledger }, view.host);
+  const notices = new RunNotices(
+    request.notices,
+    { manifest, ledgerPath, ledger },
+    { warn: view.warn, hookOutput: view.hookOutput },
+  );
   const result = await runBatch(
     {
       client,
@@ -272,7 +262,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
       },
     },
     settings.runner,
-    (drain) => view.onInterrupt((count) => count === 1 && drain()),
+    (drain) => view.onInterrupt(drain),
   ).catch((error: unknown) => {
     throw ledgerWriteFailure(ledgerPath, error);
   });
@@ -294,15 +284,14 @@ function outcomeOf(
   started: boolean,
 ): RunOutcome {
   const only = request.settings.runner.only ?? null;
-  const report = buildStatus(request.manifest, statusSource(ledger), Date.now());
+  const report = buildStatus(request.batch.manifest, statusSource(ledger), Date.now());
   const asked = report.items.filter((item) => only?.has(item.id) ?? true);
   return {
     exitCode: code ?? runExitCode(stop, asked),
     started,
     stop,
     report,
-    service: ledger.service()?.identity ?? null,
-    ledgerPath: request.ledgerPath,
+    ledger: { path: request.batch.ledgerPath, exists: true, service: ledger.service()?.identity ?? null },
     only,
   };
 }

@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { deliver } from '../notify/deliver.js';
@@ -7,9 +7,9 @@ import { noticeStop, type RunNotice, runNotice } from '../report/run-notice.js';
 import { buildStatus, type StatusReport } from '../report/status-report.js';
 import type { RunReporter } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
-import { parsePositiveSeconds } from './placement.js';
-import type { Host } from './host.js';
 import { statusSource } from './ledger-read.js';
+import type { Batch } from './resolve-batch.js';
+import type { Warn } from './warnings.js';
 
 /** How `run` tells someone: both off unless asked for (docs/overnight.md). */
 export interface NoticeSettings {
@@ -17,33 +17,39 @@ export interface NoticeSettings {
   secret: string | null;
   windowMs: number;
   onComplete: string[] | null;
+  /** What the hook inherits: the environment without its secrets. */
+  hookEnv: Record<string, string>;
 }
 
-const DEFAULT_NOTIFY_SECONDS = 60;
-
-/** --notify, else MEDIABATCH_NOTIFY_URL, else the manifest's notify.url; checked before anything runs. */
+/** The notify option, else MEDIABATCH_NOTIFY_URL, else the manifest's notify.url; checked before anything runs. */
 export function readNoticeSettings(
-  asked: { notify?: string | undefined; onComplete?: string | undefined },
-  manifest: Manifest,
-  io: Pick<Host, 'env'>,
+  asked: { notify?: string | undefined; onComplete?: string | readonly string[] | undefined },
+  batch: Pick<Batch, 'manifest' | 'settings'>,
 ): NoticeSettings {
-  const url = asked.notify ?? io.env.MEDIABATCH_NOTIFY_URL ?? manifest.notifyUrl ?? null;
+  const { settings } = batch;
+  const url = asked.notify ?? settings.notifyUrl ?? batch.manifest.notifyUrl ?? null;
   if (url !== null && !(/^https?:\/\//i.test(url) && URL.canParse(url)))
-    throw new UserError('--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL');
-  const seconds = parsePositiveSeconds(io.env.MEDIABATCH_NOTIFY_SECONDS, 'MEDIABATCH_NOTIFY_SECONDS');
-  let onComplete: string[] | null = null;
-  const command = asked.onComplete;
-  if (command !== undefined) {
-    const parsed = parseCommand(command);
-    if ('problem' in parsed) throw new UserError(`--on-complete ${parsed.problem}`);
-    onComplete = parsed.argv;
-  }
+    throw new UserError(
+      '--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL',
+      ExitCode.Usage,
+      'setting_invalid',
+    );
   return {
     url,
-    secret: io.env.MEDIABATCH_NOTIFY_SECRET || null,
-    windowMs: (seconds ?? DEFAULT_NOTIFY_SECONDS) * 1000,
-    onComplete,
+    secret: settings.notifySecret,
+    windowMs: settings.notifyWindowMs,
+    onComplete: hookArgv(asked.onComplete),
+    hookEnv: settings.hookEnv,
   };
+}
+
+/** The hook as words (split without a shell) or as an argv already. */
+function hookArgv(command: string | readonly string[] | undefined): string[] | null {
+  if (command === undefined) return null;
+  if (typeof command !== 'string') return [...command];
+  const parsed = parseCommand(command);
+  if ('problem' in parsed) throw new UserError(`--on-complete ${parsed.problem}`);
+  return parsed.argv;
 }
 
 /** Variables an --on-complete command finds, besides MEDIABATCH_SUMMARY (the whole JSON). */
@@ -67,9 +73,6 @@ const HOOK_ENV: ReadonlyArray<[string, (notice: RunNotice) => string | number | 
   ['MEDIABATCH_OUTPUT_DIR', (n) => n.output_dir],
 ];
 
-/** What a run's hook must never inherit. */
-const SECRET_VARIABLES = ['MEDIAGEN_API_KEY', 'MEDIABATCH_NOTIFY_SECRET'];
-
 interface Where {
   manifest: Manifest;
   ledgerPath: string;
@@ -85,17 +88,26 @@ interface Where {
 export class RunNotices {
   readonly #settings: NoticeSettings;
   readonly #where: Where;
-  readonly #io: Host;
+  readonly #warn: Warn;
+  readonly #hookOutput: NodeJS.WritableStream;
   readonly #deliveries: Promise<void>[] = [];
   #stopMessage: string | null = null;
   #budgetTold = false;
 
-  constructor(settings: NoticeSettings, where: Where, io: Host) {
+  constructor(
+    settings: NoticeSettings,
+    where: Where,
+    tell: { warn: Warn; hookOutput: NodeJS.WritableStream },
+  ) {
     this.#settings = settings;
     this.#where = where;
-    this.#io = io;
+    this.#warn = tell.warn;
+    this.#hookOutput = tell.hookOutput;
     if (settings.url !== null && settings.secret === null)
-      this.#say('MEDIABATCH_NOTIFY_SECRET is not set: notifications are sent unsigned');
+      this.#warn({
+        code: 'notify_unsigned',
+        message: 'MEDIABATCH_NOTIFY_SECRET is not set: notifications are sent unsigned',
+      });
   }
 
   /** For RunDeps.onStop: a new reason to stop, told at once. */
@@ -163,23 +175,23 @@ export class RunNotices {
       secret: this.#settings.secret,
       windowMs: this.#settings.windowMs,
     }).then((result) => {
-      if (result.delivered) this.#say(`notified ${shown} (${notice.event})`);
+      if (result.delivered)
+        this.#warn({ code: 'notify_delivered', message: `notified ${shown} (${notice.event})` });
       else
-        this.#say(
-          `could not deliver the ${notice.event} notification to ${shown} after ${result.tries} tr${result.tries === 1 ? 'y' : 'ies'} (${result.reason}); the run's outcome is unchanged`,
-        );
+        this.#warn({
+          code: 'notify_failed',
+          message: `could not deliver the ${notice.event} notification to ${shown} after ${result.tries} tr${result.tries === 1 ? 'y' : 'ies'} (${result.reason}); the run's outcome is unchanged`,
+        });
     });
     this.#deliveries.push(task);
   }
 
   async #runHook(argv: string[], notice: RunNotice): Promise<void> {
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(this.#io.env))
-      if (value !== undefined && !SECRET_VARIABLES.includes(name)) env[name] = value;
+    const env: Record<string, string> = { ...this.#settings.hookEnv };
     for (const [name, of] of HOOK_ENV) env[name] = String(of(notice) ?? '');
     const json = JSON.stringify(notice);
     env.MEDIABATCH_SUMMARY = json;
-    const result = await runHook(argv, env, `${json}\n`, this.#io.stderr);
+    const result = await runHook(argv, env, `${json}\n`, this.#hookOutput);
     if (result.kind === 'exited' && result.code === 0) return;
     const what =
       result.kind === 'exited'
@@ -187,10 +199,9 @@ export class RunNotices {
         : result.kind === 'signal'
           ? `was ended by ${result.signal}`
           : `could not be started (${result.reason})`;
-    this.#say(`--on-complete ${argv[0]} ${what}; the run's outcome is unchanged`);
-  }
-
-  #say(line: string): void {
-    this.#io.stderr.write(`mediabatch run: ${line}\n`);
+    this.#warn({
+      code: 'hook_failed',
+      message: `--on-complete ${argv[0]} ${what}; the run's outcome is unchanged`,
+    });
   }
 }

@@ -1,12 +1,10 @@
 import { ExitCode, UserError } from '../errors.js';
-import type { Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
-import type { Connection } from './placement.js';
-import type { Host } from './host.js';
 import { selectItems } from './item-selection.js';
-import { millis, type ServiceTimings, serviceTarget, serviceTimings } from './service-check.js';
+import type { Batch } from './resolve-batch.js';
+import { type Connection, type ServiceTimings, serviceTarget } from './service-check.js';
 
-/** Everything a run reads from its choices and the environment, checked before anything is opened. */
+/** Everything a run reads from its choices and the batch's settings, checked before anything is opened. */
 export interface RunSettings extends ServiceTimings {
   /** Null for the embedded sandbox: its address is known only once it listens. */
   connection: Connection | null;
@@ -15,10 +13,8 @@ export interface RunSettings extends ServiceTimings {
   runner: RunOptions;
 }
 
-/** What a caller chose for one run: the CLI's flags, or an API caller's options, already parsed. */
+/** What a caller chose for one run: an API caller's options (the CLI's flags), already parsed. */
 export interface RunChoices {
-  sandbox: boolean;
-  baseUrl: string | undefined;
   redo: string[];
   /** Item ids or glob patterns; empty for every item. */
   only: readonly string[];
@@ -27,12 +23,10 @@ export interface RunChoices {
   retryFailed: boolean;
 }
 
-export function runSettings(choices: RunChoices, manifest: Manifest, host: Pick<Host, 'env'>): RunSettings {
+export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
   const { redo } = choices;
-  const timings = serviceTimings(host);
-  const { httpTimeoutMs } = timings;
-  const modelBusyDelayMs = millis(host.env.MEDIABATCH_MODEL_BUSY_SECONDS, 'MEDIABATCH_MODEL_BUSY_SECONDS');
-  const only = selectItems(manifest, choices.only);
+  const { httpTimeoutMs, preflightWindowMs, modelBusyDelayMs } = batch.settings;
+  const only = selectItems(batch.manifest, choices.only);
   const outside = only ? redo.filter((id) => !only.has(id)) : [];
   if (outside.length > 0)
     throw new UserError(
@@ -41,13 +35,14 @@ export function runSettings(choices: RunChoices, manifest: Manifest, host: Pick<
       ExitCode.Usage,
       'selection_empty',
     );
-  const target = serviceTarget(choices.sandbox, choices.baseUrl, host, {
+  const target = serviceTarget(batch, {
     what: 'no service to run against',
     sandbox: 'try the manifest offline',
   });
   return {
     ...target,
-    ...timings,
+    httpTimeoutMs,
+    preflightWindowMs,
     runner: {
       pollIntervalMs: choices.pollIntervalMs,
       regenerateExpired: choices.regenerateExpired,

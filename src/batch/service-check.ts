@@ -1,48 +1,36 @@
-import { MediaGenClient } from '../service-client/client.js';
 import { ExitCode, UserError } from '../errors.js';
+import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { systemClock } from '../runner/clock.js';
-import { type Connection, connectionFromEnv, parsePositiveSeconds } from './placement.js';
-import type { Host } from './host.js';
-import { DEFAULT_PREFLIGHT_SECONDS, type PreflightResult, preflight } from './preflight.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from './service-identity.js';
+import { MediaGenClient } from '../service-client/client.js';
+import { type PreflightResult, preflight } from './preflight.js';
+import type { Batch } from './resolve-batch.js';
+import { ensureSameService, serviceIdentity } from './service-identity.js';
+import type { BatchSettings } from './settings.js';
+import type { Warn } from './warnings.js';
 
 /**
  * The checks every command that talks to a service for a ledger makes before it sends anything,
- * in one place: which service (a flag, the environment, or the embedded sandbox), whether the
- * ledger belongs to it, and whether it answers GET /account (docs/services.md). `run`, `plan`,
- * `import` and `forget` all go through here, so they refuse the same things with the same codes.
+ * in one place: which service (the batch's base URL, or the embedded sandbox), whether the ledger
+ * belongs to it, and whether it answers GET /account (docs/services.md). `run`, `plan`, `import`
+ * and `forget` all go through here, so they refuse the same things with the same codes.
  */
 
-/** How long to keep trying to reach the service, and to wait for one answer, from the environment. */
-export interface ServiceTimings {
-  preflightWindowMs: number;
-  httpTimeoutMs: number | null;
+/** The address and key of a service; the key is never written anywhere. */
+export interface Connection {
+  baseUrl: string;
+  apiKey: string;
 }
 
-/** A positive number of seconds from a flag or variable, in milliseconds; null when not given. */
-export const millis = (text: string | undefined, name: string): number | null => {
-  const value = parsePositiveSeconds(text, name);
-  return value === null ? null : value * 1000;
-};
+/** How long to keep trying to reach the service, and to wait for one answer. */
+export type ServiceTimings = Pick<BatchSettings, 'preflightWindowMs' | 'httpTimeoutMs'>;
 
-export function serviceTimings(io: Pick<Host, 'env'>): ServiceTimings {
-  return {
-    httpTimeoutMs: millis(io.env.MEDIABATCH_HTTP_TIMEOUT, 'MEDIABATCH_HTTP_TIMEOUT'),
-    preflightWindowMs:
-      millis(io.env.MEDIABATCH_PREFLIGHT_SECONDS, 'MEDIABATCH_PREFLIGHT_SECONDS') ??
-      DEFAULT_PREFLIGHT_SECONDS * 1000,
-  };
-}
-
-/** The service a command is pointed at: null connection for --sandbox, known once it listens. */
+/** The service a batch is pointed at: a null connection for the sandbox, known once it listens. */
 export function serviceTarget(
-  sandbox: boolean,
-  baseUrlFlag: string | undefined,
-  io: Pick<Host, 'env'>,
+  batch: Batch,
   missing: { what: string; sandbox: string },
 ): { connection: Connection | null; identity: string } {
-  if (sandbox) return { connection: null, identity: SANDBOX_IDENTITY };
-  const connection = connectionFromEnv(baseUrlFlag, io);
+  if (batch.sandbox) return { connection: null, identity: SANDBOX_IDENTITY };
+  const connection = connectionOf(batch);
   if (!connection)
     throw new UserError(
       `${missing.what}: pass --base-url URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with --sandbox`,
@@ -50,6 +38,25 @@ export function serviceTarget(
       'service_missing',
     );
   return { connection, identity: serviceIdentity(connection.baseUrl) };
+}
+
+/** The batch's base URL and key; null without a base URL. */
+export function connectionOf(batch: Pick<Batch, 'baseUrl' | 'apiKey'>): Connection | null {
+  const { baseUrl, apiKey } = batch;
+  if (!baseUrl) return null;
+  if (!(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl)))
+    throw new UserError(
+      `--base-url / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`,
+      ExitCode.Usage,
+      'setting_invalid',
+    );
+  if (!apiKey)
+    throw new UserError(
+      'MEDIAGEN_API_KEY is not set: export the API key from the service console',
+      ExitCode.Usage,
+      'api_key_missing',
+    );
+  return { baseUrl, apiKey };
 }
 
 /** The HTTP client for a connection, with MEDIABATCH_HTTP_TIMEOUT applied. */
@@ -70,7 +77,7 @@ export function checkAccount(
   client: MediaGenClient,
   connection: Connection,
   timings: ServiceTimings,
-  say: (line: string) => void,
+  warn: Warn,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<PreflightResult> {
   const windowMs = timings.preflightWindowMs;
@@ -81,7 +88,7 @@ export function checkAccount(
     timeoutMs: Math.min(timings.httpTimeoutMs ?? 60_000, Math.max(2000, windowMs / 2)),
     signal,
     sleep: (ms, abort) => systemClock.sleep(ms, abort),
-    say,
+    warn,
   });
 }
 
@@ -90,17 +97,14 @@ export function checkAccount(
  * and accept the account, or the command stops before it changes anything.
  */
 export async function checkServiceForLedger(
-  command: string,
   target: { connection: Connection; identity: string },
   ledger: { bound: string | null; path: string },
-  timings: ServiceTimings,
-  io: Host,
+  batch: Batch,
+  warn: Warn,
 ): Promise<MediaGenClient> {
-  ensureSameService(ledger.bound, target.identity, ledger.path, io.cwd);
-  const client = clientFor(target.connection, timings);
-  const checked = await checkAccount(client, target.connection, timings, (line) =>
-    io.stderr.write(`mediabatch ${command}: ${line}\n`),
-  );
+  ensureSameService(ledger.bound, target.identity, ledger.path, batch.cwd);
+  const client = clientFor(target.connection, batch.settings);
+  const checked = await checkAccount(client, target.connection, batch.settings, warn);
   if (checked.kind === 'refused')
     throw new UserError(
       `the service refused the account (${checked.error.code ?? checked.error.status}: ${checked.error.message}): ` +

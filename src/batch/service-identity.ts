@@ -2,8 +2,6 @@ import { basename, dirname, join, relative } from 'node:path';
 import { ExitCode, UserError } from '../errors.js';
 import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
 
-export { describeService, SANDBOX_IDENTITY };
-
 /**
  * Which service a ledger belongs to (docs/services.md). A real service is known by its base URL,
  * normalised so that spelling variants (`HTTPS://Host:443/v1/`) are one service.

@@ -1,5 +1,4 @@
-import { UserError } from '../errors.js';
-import { parseDuration } from '../cli/values/duration.js';
+import { ExitCode, UserError } from '../errors.js';
 
 /**
  * How long the presigned links of a bucket's gallery work (`report --html --url-lifetime`). Pure.
@@ -10,16 +9,17 @@ import { parseDuration } from '../cli/values/duration.js';
 export const MAX_URL_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 const MIN_URL_LIFETIME_SECONDS = 60;
 
-/** `--url-lifetime` in seconds: 7 days when absent; exit 2 outside 1 minute..7 days. */
-export function parseUrlLifetime(text: string | undefined): number {
-  if (text === undefined) return MAX_URL_LIFETIME_SECONDS;
-  const seconds = parseDuration(text, '--url-lifetime') / 1000;
+/** A link lifetime in seconds, checked: 7 days when absent; refused outside 1 minute..7 days. */
+export function checkUrlLifetime(seconds: number | null): number {
+  if (seconds === null) return MAX_URL_LIFETIME_SECONDS;
   if (seconds > MAX_URL_LIFETIME_SECONDS)
     throw new UserError(
-      `--url-lifetime may be at most 7d (168h, 10080m), the longest a presigned S3 URL can live; got '${text}'`,
+      'a presigned link may live at most 7 days (7d, 168h, 10080m), the longest S3 allows',
+      ExitCode.Usage,
+      'invalid_usage',
     );
   if (seconds < MIN_URL_LIFETIME_SECONDS)
-    throw new UserError(`--url-lifetime must be at least 1m, got '${text}'`);
+    throw new UserError('a presigned link must live at least 1 minute', ExitCode.Usage, 'invalid_usage');
   return seconds;
 }
 

@@ -6,11 +6,14 @@
  * its value then appears in the command's parsed values.
  */
 import { ALL_COMMANDS, type CommandName } from './command-table.js';
+import type { FlagKind } from './flag-kinds.js';
 
 export interface FlagSpec {
   /** The long name, without `--`. */
   name: string;
   type: 'string' | 'boolean';
+  /** What the value is (flag-kinds.ts): the command gets it parsed and checked, as a number. */
+  kind?: FlagKind;
   /** One letter for `-x`, where a convention exists (only `-h`). */
   short?: string;
   /** May be given several times; the value is then a list, in order. */
@@ -56,6 +59,7 @@ export const FLAGS = [
   {
     name: 'poll-interval',
     type: 'string',
+    kind: 'seconds',
     value: 'SECONDS',
     default: "learned from the service's Retry-After, else 10",
     description:
@@ -163,6 +167,7 @@ export const FLAGS = [
   {
     name: 'since',
     type: 'string',
+    kind: 'duration',
     value: 'DURATION',
     default: '48h, how long the service keeps outputs',
     description: 'How far back to look for jobs: minutes, hours or days, as in 90m, 6h or 2d.',
@@ -182,6 +187,7 @@ export const FLAGS = [
   {
     name: 'url-lifetime',
     type: 'string',
+    kind: 'lifetime',
     value: 'DURATION',
     default: '7d, the longest a presigned URL can live',
     description:
@@ -228,6 +234,7 @@ export const FLAGS = [
   {
     name: 'port',
     type: 'string',
+    kind: 'port',
     value: 'N',
     default: '4010',
     description: 'The loopback port to listen on; 0 picks a free one.',
@@ -270,7 +277,9 @@ type ValueOf<F> = F extends { multiple: true }
   ? string[]
   : F extends { type: 'boolean' }
     ? boolean
-    : string | undefined;
+    : F extends { kind: FlagKind }
+      ? number | undefined
+      : string | undefined;
 
 /** The parsed flags of one command: booleans default to false, repeatable flags to []. */
 export type FlagValues<C extends CommandName> = { [F in FlagsOf<C> as F['name']]: ValueOf<F> };

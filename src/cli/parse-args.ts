@@ -2,6 +2,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import { type CommandName, commandSpec } from './command-table.js';
+import { parseKind } from './flag-kinds.js';
 import { type FlagSpec, type FlagValues, flagsOf } from './flags.js';
 
 export interface CommandArgs<C extends CommandName> {
@@ -68,8 +69,10 @@ export function parseWithFlags(
   const values: Record<string, unknown> = {};
   for (const flag of flags) {
     const value = parsed.values[flag.name];
-    values[flag.name] = value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined);
     checkChoices(flag, value, hint);
+    values[flag.name] = flag.kind
+      ? parseKind(flag.kind, value as string | undefined, `--${flag.name}`)
+      : (value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined));
   }
   checkPositionals(args, parsed.positionals, hint, rest);
   return { help: false, values, positionals: parsed.positionals };

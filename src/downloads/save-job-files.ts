@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
-import type { Job } from '../service-client/schemas.js';
 import { extensionFor, namedOutputPath } from '../manifest/index.js';
+import type { Job } from '../service-client/schemas.js';
 import { takePath } from './keep-take.js';
 import { downloadToFile, errorCode } from './save-file.js';
 

@@ -8,19 +8,23 @@ import { syncFolder } from './sync-folder.js';
 /**
  * Writes a small file the way downloads are written: a temporary name beside the target (one a
  * re-run sweeps up), fsync, rename into place, fsync the folder. A crash leaves the old file or the
- * whole new one, never a torn one. With `syncFolder: false` the caller fsyncs the folder.
+ * whole new one, never a torn one. With `syncFolder: false` the caller fsyncs the folder. Every
+ * file mediabatch writes whole (sidecars, the gallery page, an export) goes through here.
  */
 export async function writeFileAtomically(
   path: string,
-  content: string | Uint8Array,
-  options: { syncFolder?: boolean } = {},
+  content: string | Uint8Array | Iterable<string>,
+  options: { syncFolder?: boolean; makeFolder?: boolean } = {},
 ): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
-    const file = await createMakingFolder(temp);
+    const file = options.makeFolder === false ? await NewFile.create(temp) : await createMakingFolder(temp);
     try {
-      await file.write(typeof content === 'string' ? Buffer.from(content) : content);
+      if (typeof content === 'string') await file.write(Buffer.from(content));
+      else if (content instanceof Uint8Array) await file.write(content);
+      // A long document (an export) is written as it is made, a chunk at a time.
+      else for (const chunk of content) await file.write(Buffer.from(chunk));
       await file.sync();
     } finally {
       file.close();

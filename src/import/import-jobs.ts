@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
-import type { MediaGenClient } from '../service-client/client.js';
-import type { Job } from '../service-client/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';
 import { sidecarFacts } from '../runner/provenance.js';
 import { requestHash } from '../runner/request.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Job } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import {
   type ImportedAttempt,

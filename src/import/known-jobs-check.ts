@@ -1,6 +1,6 @@
-import { MediaGenClient } from '../service-client/client.js';
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { MediaGenClient } from '../service-client/client.js';
 import { jobItemId } from './plan.js';
 
 /** Outputs live 48 hours; a lost ledger older than that has nothing left to adopt. */

@@ -1,7 +1,7 @@
-import type { Job } from '../service-client/schemas.js';
 import { canonicalJson } from '../canonical-json.js';
 import type { ItemState } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import type { Job } from '../service-client/schemas.js';
 
 /**
  * Pure decisions of `mediabatch import` (docs/import.md): which listed jobs belong to which item,

@@ -1,63 +1,75 @@
-import { Writable } from 'node:stream';
 import { z } from 'zod';
-import type { ImportSummary } from '../import/render.js';
-import type { ItemState } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
-import type { ExportRecord } from '../report/export-records.js';
-import { checkOptions, hostOf, ledgerOptionsSchema, placeOf, serviceOptionsSchema } from './options.js';
-import { exportedRecords } from '../batch/export-items.js';
+import { forgetLostJobs } from '../batch/forget-jobs.js';
 import { importLedger } from '../batch/import-ledger.js';
-import { withLedger } from '../batch/ledger-read.js';
-import { serviceTarget, serviceTimings } from '../batch/service-check.js';
+import { OUTPUT_LIFETIME_MS } from '../batch/settings.js';
+import type { Warn, Warning } from '../batch/warnings.js';
+import type { ImportSummary } from '../import/render.js';
+import type { Manifest } from '../manifest/index.js';
+import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from './options.js';
+
+const tellSchema = {
+  /** Told each pre-flight word and warning as `{ code, message }`. */
+  warn: z.custom<(warning: Warning) => void>((value) => typeof value === 'function').optional(),
+  /** Told each pre-flight word and warning as one line (the message of `warn`). */
+  log: z.custom<(line: string) => void>((value) => typeof value === 'function').optional(),
+};
 
 const importOptionsSchema = serviceOptionsSchema.extend({
   /** How far back to look, in hours (`--since`); default 48, how long outputs live. */
   sinceHours: z.number().positive().optional(),
-  /** Told each pre-flight word and warning, one line each. */
-  log: z.custom<(line: string) => void>((value) => typeof value === 'function').optional(),
+  ...tellSchema,
 });
 
 export type ImportOptions = z.input<typeof importOptionsSchema>;
 
 /** Rebuilds a lost ledger from the service's job list, with the checks `mediabatch import` makes. */
 export async function importJobs(manifest: Manifest, options: ImportOptions = {}): Promise<ImportSummary> {
-  const checked = checkOptions('importJobs', importOptionsSchema, options);
-  const say = checked.log ?? (() => undefined);
-  const host = hostOf(
-    checked,
-    new Writable({ write: (chunk, _enc, done) => done(void say(String(chunk).trimEnd())) }),
-  );
-  const placed = placeOf(manifest, checked, host);
-  const target = serviceTarget(checked.sandbox ?? false, checked.baseUrl, host, {
-    what: 'no service to import from',
-    sandbox: 'use the embedded sandbox',
-  });
-  const sinceMs = (checked.sinceHours ?? 48) * 3_600_000;
-  return importLedger({ ...placed, target, timings: serviceTimings(host), sinceMs }, host);
+  const { sinceHours, warn, log, ...rest } = checkOptions('importJobs', importOptionsSchema, options);
+  const batch = batchOf(checkedManifest('importJobs', manifest), rest);
+  const sinceMs = sinceHours === undefined ? OUTPUT_LIFETIME_MS : sinceHours * 3_600_000;
+  return importLedger(batch, sinceMs, tellOf(warn, log));
 }
 
-const ITEM_STATES = [
-  'pending',
-  'in_flight',
-  'done',
-  'failed',
-  'budget_exceeded',
-  'expired',
-] as const satisfies readonly ItemState[];
-
-const exportOptionsSchema = ledgerOptionsSchema.extend({
-  /** Only items in these states (`--state`); default every item. */
-  states: z.array(z.enum(ITEM_STATES)).optional(),
+const forgetOptionsSchema = serviceOptionsSchema.extend({
+  /** Items to look at; default every item with a job in flight. */
+  ids: z.array(z.string().min(1)).optional(),
+  ...tellSchema,
 });
 
-export type ExportOptions = z.input<typeof exportOptionsSchema>;
+export type ForgetOptions = z.input<typeof forgetOptionsSchema>;
 
-/** One record per item in manifest order (`export --format jsonl`), from the ledger. */
-export function exportItems(manifest: Manifest, options: ExportOptions = {}): ExportRecord[] {
-  const checked = checkOptions('exportItems', exportOptionsSchema, options);
-  const host = hostOf({ cwd: checked.cwd }, process.stderr);
-  const states = new Set<ItemState>(checked.states ?? []);
-  return withLedger(manifest, checked.ledger, host, { sandbox: checked.sandbox ?? false }, (ledger) => [
-    ...exportedRecords(manifest, ledger, states),
-  ]);
+/** One job `forgetJobs` looked at. */
+export interface ForgottenJob {
+  itemId: string;
+  jobId: string;
+  /** True: the service does not know the job, and it was given up; its item is pending again. */
+  lost: boolean;
+  /** What the job cost, net of refunds; a forgotten job's cost stays in the spend. */
+  paidMicros: number;
+  /** Why a job was kept; null for a forgotten one. */
+  why: string | null;
+}
+
+/**
+ * Gives up the jobs in flight that the service no longer knows (`mediabatch forget`): only a 404
+ * from the service gives a job up. An empty list: nothing was in flight.
+ */
+export async function forgetJobs(manifest: Manifest, options: ForgetOptions = {}): Promise<ForgottenJob[]> {
+  const { ids, warn, log, ...rest } = checkOptions('forgetJobs', forgetOptionsSchema, options);
+  const batch = batchOf(checkedManifest('forgetJobs', manifest), rest);
+  const outcomes = await forgetLostJobs(batch, ids ?? [], tellOf(warn, log));
+  return outcomes.map(({ attempt, lost, why }) => ({
+    itemId: attempt.itemId,
+    jobId: attempt.jobId ?? '',
+    lost,
+    paidMicros: attempt.amountMicros - attempt.refundedMicros,
+    why: why ?? null,
+  }));
+}
+
+function tellOf(warn: Warn | undefined, log: ((line: string) => void) | undefined): Warn {
+  return (warning) => {
+    warn?.(warning);
+    log?.(warning.message);
+  };
 }

@@ -1,9 +1,10 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
-import { UserError } from '../errors.js';
+import { type Batch, resolveBatch } from '../batch/resolve-batch.js';
+import type { Warning } from '../batch/warnings.js';
+import { ExitCode, UserError } from '../errors.js';
+import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
-import { forSandbox, ledgerPathFor } from '../batch/placement.js';
-import type { Host } from '../batch/host.js';
+import type { PlanDocument as PlanReport } from '../report/plan-report.js';
 
 /** An API call was given an option it does not know, or a value of the wrong kind (exit code 2). */
 export class OptionError extends UserError {
@@ -11,32 +12,59 @@ export class OptionError extends UserError {
     readonly option: string,
     message: string,
   ) {
-    super(message);
+    super(message, ExitCode.Usage, 'invalid_option');
     this.name = 'OptionError';
   }
 }
 
-/** Where the ledger is and which service: the options every call that reads a ledger shares. */
+/** Where the ledger is: the options every call that reads a ledger shares. */
 export const ledgerOptionsSchema = z.strictObject({
   /** The ledger file; default `.mediabatch/<name>.sqlite` beside the manifest (`sandbox/` below it for a sandbox). */
   ledger: z.string().min(1).optional(),
-  /** Use the embedded sandbox and its ledger and folders, like `--sandbox`. */
+  /** Use the embedded sandbox's ledger and folders, like `--sandbox`. */
   sandbox: z.boolean().optional(),
   /** Where relative paths start; default the process's working folder. */
   cwd: z.string().min(1).optional(),
+  /** The environment the library's settings are read from, once (docs/api.md); default `process.env`. */
+  env: z.record(z.string(), z.string().optional()).optional(),
 });
 
+/** The options of every call that may talk to the service. */
 export const serviceOptionsSchema = ledgerOptionsSchema.extend({
   /** The service's base URL; default `env.MEDIAGEN_BASE_URL`. */
   baseUrl: z.string().min(1).optional(),
   /** The API key; default `env.MEDIAGEN_API_KEY`. Never written to an error, event or result. */
   apiKey: z.string().min(1).optional(),
-  /** The environment read for MEDIAGEN_* and MEDIABATCH_* settings; default `process.env`. */
-  env: z.record(z.string(), z.string().optional()).optional(),
+});
+
+const warnSchema = z.custom<(warning: Warning) => void>((value) => typeof value === 'function');
+
+export const planOptionsSchema = serviceOptionsSchema.extend({
+  /** Told each warning (a pre-flight retry, an account not checked), as `{ code, message }`. */
+  warn: warnSchema.optional(),
+});
+
+export const ITEM_STATES = [
+  'pending',
+  'in_flight',
+  'done',
+  'failed',
+  'budget_exceeded',
+  'expired',
+] as const satisfies readonly ItemState[];
+
+export const exportOptionsSchema = ledgerOptionsSchema.extend({
+  /** Only items in these states (`--state`); default every item. */
+  states: z.array(z.enum(ITEM_STATES)).optional(),
 });
 
 export type LedgerOptions = z.infer<typeof ledgerOptionsSchema>;
 export type ServiceOptions = z.infer<typeof serviceOptionsSchema>;
+export type PlanOptions = z.input<typeof planOptionsSchema>;
+export type ExportOptions = z.input<typeof exportOptionsSchema>;
+
+/** The plan document (`plan --json`), with where its ledger is. */
+export type PlanDocument = PlanReport & { ledger: { path: string; exists: boolean; service: string | null } };
 
 /** Checks an API call's options; the first problem names the option, never its value. */
 export function checkOptions<S extends z.ZodType>(call: string, schema: S, options: unknown): z.infer<S> {
@@ -49,21 +77,14 @@ export function checkOptions<S extends z.ZodType>(call: string, schema: S, optio
   throw new OptionError(option, `${call}(): option '${option}' ${what}`);
 }
 
-/** The environment an API call sees: its own, with the key and base URL it was given on top. */
-export function hostOf(options: ServiceOptions, stderr: NodeJS.WritableStream): Host {
-  const env = { ...(options.env ?? process.env) };
-  if (options.apiKey !== undefined) env.MEDIAGEN_API_KEY = options.apiKey;
-  if (options.baseUrl !== undefined) env.MEDIAGEN_BASE_URL = options.baseUrl;
-  return { env, cwd: resolve(options.cwd ?? process.cwd()), stderr };
+/** The manifest an API call was given, refused unless it is what loadManifest() returned. */
+export function checkedManifest(call: string, manifest: Manifest): Manifest {
+  if (!manifest || typeof manifest !== 'object' || !Array.isArray(manifest.items))
+    throw new OptionError('manifest', `${call}(): the manifest must be what loadManifest() returned`);
+  return manifest;
 }
 
-/** The manifest and ledger path a call works on: the sandbox's own folders when it runs there. */
-export function placeOf(
-  manifest: Manifest,
-  options: LedgerOptions,
-  host: Pick<Host, 'cwd'>,
-): { manifest: Manifest; ledgerPath: string } {
-  const sandbox = options.sandbox ?? false;
-  const placed = forSandbox(manifest, sandbox);
-  return { manifest: placed, ledgerPath: ledgerPathFor(placed, options.ledger, host, { sandbox }) };
+/** The batch a call works on, resolved once from its options. */
+export function batchOf(manifest: Manifest, options: ServiceOptions | LedgerOptions): Batch {
+  return resolveBatch(manifest, options);
 }

@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { UserError } from '../errors.js';
+import { exportedRecords, writeExportFile } from '../batch/export-items.js';
+import { openForReading, readFailure, statusSource, withLedger } from '../batch/ledger-read.js';
+import { planBatch } from '../batch/plan-batch.js';
+import { ignoreWarnings } from '../batch/warnings.js';
+import { ExitCode, UserError } from '../errors.js';
+import type { ItemState } from '../ledger/records.js';
 import {
   formatProblem,
   loadManifest as loadFile,
@@ -8,12 +13,20 @@ import {
   type ManifestProblem,
   type ManifestResult,
 } from '../manifest/index.js';
-import { buildPlan, type PlanDocument } from '../report/plan-report.js';
+import { type ExportFormat, type ExportRecord, exportChunks } from '../report/export-records.js';
 import { buildStatus } from '../report/status-report.js';
-import { checkOptions, hostOf, type LedgerOptions, ledgerOptionsSchema, placeOf } from './options.js';
-import { planSource, statusSource, withLedger } from '../batch/ledger-read.js';
-import { filesUnder } from '../batch/output-files.js';
-import { outputFolderRefusal } from '../batch/output-owner-check.js';
+import {
+  batchOf,
+  checkedManifest,
+  checkOptions,
+  type ExportOptions,
+  exportOptionsSchema,
+  type LedgerOptions,
+  ledgerOptionsSchema,
+  type PlanDocument,
+  type PlanOptions,
+  planOptionsSchema,
+} from './options.js';
 import { type StatusDocument, statusDocument } from './status-document.js';
 
 /** A manifest with problems: every one, each with its file, line and column (exit code 2). */
@@ -22,8 +35,15 @@ export class ManifestError extends UserError {
     const count = problems.length;
     super(
       `${count} problem${count === 1 ? '' : 's'} in the manifest:\n${problems.map(formatProblem).join('\n')}`,
+      ExitCode.Usage,
+      'manifest_invalid',
     );
     this.name = 'ManifestError';
+  }
+
+  /** Every problem on a line of its own, file:line:column first. */
+  get lines(): string {
+    return this.problems.map(formatProblem).join('\n');
   }
 }
 
@@ -41,33 +61,60 @@ export function loadManifest(source: ManifestSource): Manifest {
   return result.manifest;
 }
 
-/** What `run` would do now, from the ledger alone (`plan --json` without an account check). */
-export function plan(manifest: Manifest, options: LedgerOptions = {}): PlanDocument {
-  const checked = checkOptions('plan', ledgerOptionsSchema, options);
-  const host = hostOf({ cwd: checked.cwd }, process.stderr);
-  const placed = placeOf(manifest, checked, host);
-  const refusal = outputFolderRefusal({
-    manifest: placed.manifest,
-    ledgerPath: placed.ledgerPath,
-    cwd: host.cwd,
-  });
-  // Another batch's folder: run refuses it before any request, so plan says the same.
-  if (refusal !== null) throw new UserError(`run would refuse this manifest: ${refusal}`);
-  const outputFiles = filesUnder(placed.manifest.outputDir, placed.manifest.file);
-  return withLedger(placed.manifest, checked.ledger, host, { sandbox: checked.sandbox ?? false }, (ledger) =>
-    buildPlan(placed.manifest, planSource(ledger), null, Date.now(), {
-      outputFiles,
-      previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
-      previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
-    }),
-  );
+/** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
+export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
+  const { warn, ...rest } = checkOptions('plan', planOptionsSchema, options);
+  const planned = await planBatch(batchOf(checkedManifest('plan', manifest), rest), warn ?? ignoreWarnings);
+  return { ...planned.doc, ledger: planned.ledger };
 }
 
 /** Where each item stands in the ledger (`status --json`). */
 export function status(manifest: Manifest, options: LedgerOptions = {}): StatusDocument {
   const checked = checkOptions('status', ledgerOptionsSchema, options);
-  const host = hostOf({ cwd: checked.cwd }, process.stderr);
-  return withLedger(manifest, checked.ledger, host, { sandbox: checked.sandbox ?? false }, (ledger, note) =>
-    statusDocument(buildStatus(manifest, statusSource(ledger), Date.now()), note.service),
+  const batch = batchOf(checkedManifest('status', manifest), checked);
+  return withLedger(batch, (ledger, note) =>
+    statusDocument(buildStatus(batch.manifest, statusSource(ledger), Date.now()), note),
   );
+}
+
+/**
+ * One record per item in manifest order (`export`), read from the ledger as it is iterated; the
+ * ledger closes when the iteration ends, early or not.
+ */
+export function* exportRecords(manifest: Manifest, options: ExportOptions = {}): Generator<ExportRecord> {
+  const checked = checkOptions('exportRecords', exportOptionsSchema, options);
+  const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
+  const states = new Set<ItemState>(checked.states ?? []);
+  const { ledger, note } = openForReading(batch);
+  try {
+    yield* exportedRecords(batch.manifest, ledger, states);
+  } catch (error) {
+    throw readFailure(note.path, error);
+  } finally {
+    ledger?.close();
+  }
+}
+
+/**
+ * Writes the export to a file that appears whole or not at all (`export --out`): written beside
+ * it under a temporary name, synced, renamed into place.
+ */
+export async function writeExport(
+  manifest: Manifest,
+  options: ExportOptions & { to: string; format?: ExportFormat },
+): Promise<string> {
+  const { to, format, ...rest } = options;
+  const path = resolve(rest.cwd ?? process.cwd(), to);
+  const records = exportRecords(manifest, rest);
+  try {
+    await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
+  } finally {
+    records.return(undefined);
+  }
+  return path;
+}
+
+/** Every record of exportRecords at once. */
+export function exportItems(manifest: Manifest, options: ExportOptions = {}): ExportRecord[] {
+  return [...exportRecords(manifest, options)];
 }

@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { type CheckedService, type RunOutcome, type RunView, runManifest } from '../batch/run-batch.js';
+import { readNoticeSettings } from '../batch/run-notices.js';
+import { runSettings } from '../batch/run-settings.js';
+import type { Warning } from '../batch/warnings.js';
 import { ExitCode } from '../errors.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
-import { checkOptions, hostOf, OptionError, placeOf, serviceOptionsSchema } from './options.js';
-import { type RunOutcome, type RunView, runManifest } from '../batch/run-batch.js';
-import { readNoticeSettings } from '../batch/run-notices.js';
-import { runSettings } from '../batch/run-settings.js';
+import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from './options.js';
 import { type StatusDocument, statusDocument } from './status-document.js';
 
 const runOptionsSchema = serviceOptionsSchema.extend({
@@ -25,7 +26,9 @@ const runOptionsSchema = serviceOptionsSchema.extend({
   pollIntervalSeconds: z.number().positive().optional(),
   /** Where to POST run notices (`--notify`); default env.MEDIABATCH_NOTIFY_URL, then the manifest's. */
   notify: z.string().min(1).optional(),
-  /** Aborting drains the run exactly like Ctrl-C: nothing new is submitted, what is paid is saved. */
+  /** A command to run when the run ends (`--on-complete`): words split without a shell, or an argv. */
+  onComplete: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
 });
 
@@ -38,6 +41,7 @@ export interface ItemEvent {
   /** Items per state right after this change, so counts shown beside the event always agree. */
   counts: Record<ItemState, number>;
 }
+/** A line of the run's own log (what the CLI's plain view prints). */
 export interface LogEvent {
   level: 'info' | 'warn' | 'error';
   message: string;
@@ -46,13 +50,34 @@ export interface StopEvent {
   reason: StopReason;
   message: string;
 }
+/** The embedded sandbox is up: where it listens, and the ledger and folder a sandbox run uses. */
+export interface SandboxEvent {
+  baseUrl: string;
+  ledgerPath: string;
+  outputDir: string;
+}
+/** The run is about to submit: the plan's line, and what the pre-flight found. */
+export interface StartEvent {
+  plan: string;
+  checked: CheckedService;
+}
 
 /** The events of a run, each with one argument. */
 export interface RunEvents {
+  sandbox: [SandboxEvent];
+  /** What this run will do that a person should read before it spends (a retry, paying again). */
+  notice: [string];
+  /** A structured warning: `{ code, message }` (docs/api.md lists the codes). */
+  warning: [Warning];
+  start: [StartEvent];
   item: [ItemEvent];
   progress: [ProgressSnapshot];
   log: [LogEvent];
   stop: [StopEvent];
+  /** What the --on-complete command wrote, as it wrote it. */
+  output: [string];
+  /** The run is over: its result, before the notifications are awaited. */
+  end: [RunResult];
 }
 
 /** How a run ended: the `run --json` document and the exit code the CLI would end with. */
@@ -64,6 +89,8 @@ export interface RunResult {
   stop: StopReason | null;
   status: StatusDocument;
   ledgerPath: string;
+  /** The items this run was asked to run (`only`); null for all. */
+  selected: string[] | null;
 }
 
 /** A run under way: its events, a way to stop it, and its result (resolves also when aborted). */
@@ -78,7 +105,7 @@ export class RunHandle extends EventEmitter<RunEvents> {
     this.result = Promise.resolve().then(() => start(this, this.#stop.signal));
   }
 
-  /** Drains the run, like Ctrl-C or aborting the `signal` option. */
+  /** Drains the run, like aborting the `signal` option: nothing new is submitted, what is paid is saved. */
   abort(): void {
     this.#stop.abort();
   }
@@ -86,49 +113,55 @@ export class RunHandle extends EventEmitter<RunEvents> {
 
 /** Runs a manifest as `mediabatch run` does: the same ledger, lock, budget and exit codes. */
 export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
-  if (!manifest || typeof manifest !== 'object' || !Array.isArray(manifest.items))
-    throw new OptionError('manifest', 'run(): the manifest must be what loadManifest() returned');
-  const checked = checkOptions('run', runOptionsSchema, options);
+  const {
+    redo,
+    only,
+    retryFailed,
+    regenerateExpired,
+    pollIntervalSeconds,
+    notify,
+    onComplete,
+    signal,
+    ...rest
+  } = checkOptions('run', runOptionsSchema, options);
+  checkedManifest('run', manifest);
   return new RunHandle(async (handle, stopSignal) => {
-    const host = hostOf(checked, linesTo(handle));
-    const placed = placeOf(manifest, checked, host);
+    const batch = batchOf(manifest, rest);
     const settings = runSettings(
       {
-        sandbox: checked.sandbox ?? false,
-        baseUrl: checked.baseUrl,
-        redo: checked.redo ?? [],
-        only: checked.only ?? [],
-        pollIntervalMs: checked.pollIntervalSeconds === undefined ? null : checked.pollIntervalSeconds * 1000,
-        regenerateExpired: checked.regenerateExpired ?? false,
-        retryFailed: checked.retryFailed ?? false,
+        redo: redo ?? [],
+        only: only ?? [],
+        pollIntervalMs: pollIntervalSeconds === undefined ? null : pollIntervalSeconds * 1000,
+        regenerateExpired: regenerateExpired ?? false,
+        retryFailed: retryFailed ?? false,
       },
-      placed.manifest,
-      host,
+      batch,
     );
-    const notices = readNoticeSettings({ notify: checked.notify }, placed.manifest, host);
-    const signals = [stopSignal, ...(checked.signal ? [checked.signal] : [])];
+    const notices = readNoticeSettings({ notify, onComplete }, batch);
+    const signals = [stopSignal, ...(signal ? [signal] : [])];
     const outcome = await runManifest(
-      {
-        ...placed,
-        settings,
-        notices,
-        named: { manifest: manifest.file, ledger: checked.ledger, baseUrl: checked.baseUrl },
-      },
-      eventView(handle, host, AbortSignal.any(signals)),
+      { batch, settings, notices },
+      eventView(handle, AbortSignal.any(signals)),
     );
     return resultOf(outcome);
   });
 }
 
-function eventView(handle: RunHandle, host: RunView['host'], signal: AbortSignal): RunView {
+function eventView(handle: RunHandle, signal: AbortSignal): RunView {
   const log = (level: LogEvent['level'], message: string) => handle.emit('log', { level, message });
   return {
-    host,
-    sandboxStarted: (baseUrl) => log('info', `running against the embedded sandbox at ${baseUrl}`),
-    notice: (text) => log('info', text.trimEnd()),
-    warn: (line) => log('warn', line),
-    start: (planLine) => {
-      log('info', planLine);
+    sandboxStarted: (baseUrl, ledgerPath, outputDir) =>
+      handle.emit('sandbox', { baseUrl, ledgerPath, outputDir }),
+    notice: (text) => handle.emit('notice', text),
+    warn: (warning) => handle.emit('warning', warning),
+    hookOutput: new Writable({
+      write(chunk, _encoding, done) {
+        handle.emit('output', String(chunk));
+        done();
+      },
+    }),
+    start: (plan, checked) => {
+      handle.emit('start', { plan, checked });
       return {
         reporter: {
           itemChanged: (itemId, state, detail, counts) =>
@@ -141,27 +174,12 @@ function eventView(handle: RunHandle, host: RunView['host'], signal: AbortSignal
       };
     },
     stopped: (reason, message) => handle.emit('stop', { reason, message }),
-    // An abort is the first Ctrl-C: the pre-flight stops, or the run drains. There is no second.
     onInterrupt: (listener) => {
-      if (signal.aborted) listener(1);
-      else signal.addEventListener('abort', () => listener(1), { once: true });
+      if (signal.aborted) listener();
+      else signal.addEventListener('abort', () => listener(), { once: true });
     },
-    exit: () => {
-      throw new Error('an API run never ends the process');
-    },
-    ended: () => undefined,
+    ended: (outcome) => handle.emit('end', resultOf(outcome)),
   };
-}
-
-/** Hook output and warnings the library writes for a terminal become `log` events, one per line. */
-function linesTo(handle: RunHandle): Writable {
-  return new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n'))
-        if (line.trim() !== '') handle.emit('log', { level: 'info', message: line });
-      done();
-    },
-  });
 }
 
 function resultOf(outcome: RunOutcome): RunResult {
@@ -173,7 +191,8 @@ function resultOf(outcome: RunOutcome): RunResult {
     exitName,
     started: outcome.started,
     stop: outcome.stop,
-    status: statusDocument(outcome.report, outcome.service),
-    ledgerPath: outcome.ledgerPath,
+    status: statusDocument(outcome.report, outcome.ledger),
+    ledgerPath: outcome.ledger.path,
+    selected: outcome.only === null ? null : [...outcome.only],
   };
 }

@@ -42,27 +42,3 @@ function elements(slice: readonly unknown[]): string {
   const text = JSON.stringify({ x: slice }, null, 2);
   return text.slice(OPEN.length, text.length - CLOSE.length);
 }
-
-/**
- * Writes the chunks, waiting whenever the stream's buffer is full, so memory stays flat. A stream
- * closed by its reader (a pipe into `head`) ends the writing: the rest would be dropped anyway.
- */
-export async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
-  const closed = () => (out as { destroyed?: boolean }).destroyed === true;
-  for (const chunk of chunks) {
-    if (closed()) return;
-    if (!out.write(chunk)) await drainedOrClosed(out);
-  }
-}
-
-function drainedOrClosed(out: NodeJS.WritableStream): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('close', done);
-      resolve();
-    };
-    out.once('drain', done);
-    out.once('close', done);
-  });
-}

@@ -1,5 +1,5 @@
-import type { Account } from '../service-client/schemas.js';
 import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
+import type { Account } from '../service-client/schemas.js';
 
 /** The outcome of GET /account, as the command saw it (the key never reaches this module). */
 export type AccountCheck =

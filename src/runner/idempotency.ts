@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AttemptRecord } from '../ledger/records.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
-import type { AttemptRecord } from '../ledger/records.js';
 
 /**
  * The whole life of an idempotency key, which is what keeps a resend from paying twice:

@@ -1,5 +1,5 @@
-import type { Job } from '../service-client/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import type { Job } from '../service-client/schemas.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
 import { failureCode } from './job-snapshot.js';
 import { pollsFor } from './look-limits.js';

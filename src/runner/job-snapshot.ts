@@ -1,6 +1,6 @@
-import type { Job } from '../service-client/schemas.js';
 import type { JobSnapshot } from '../ledger/records.js';
 import { parseUsdStrict } from '../money.js';
+import type { Job } from '../service-client/schemas.js';
 
 export function jobSnapshot(job: Job): JobSnapshot {
   return {

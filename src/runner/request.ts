@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
-import type { CreateVideoJobBody } from '../service-client/schemas.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
+import type { CreateVideoJobBody } from '../service-client/schemas.js';
 
 /**
  * The text whose hash says whether an item changed. Not `src/canonical-json.ts` on purpose: this

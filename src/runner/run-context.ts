@@ -1,10 +1,10 @@
 import pLimit from 'p-limit';
-import type { MediaGenClient } from '../service-client/client.js';
-import type { Account } from '../service-client/schemas.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
+import type { MediaGenClient } from '../service-client/client.js';
+import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';

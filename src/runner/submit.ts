@@ -1,7 +1,7 @@
-import { ApiError } from '../service-client/errors.js';
-import type { Job } from '../service-client/schemas.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
+import { ApiError } from '../service-client/errors.js';
+import type { Job } from '../service-client/schemas.js';
 import { type Reservation, reserveBudget } from './budget.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';

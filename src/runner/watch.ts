@@ -1,6 +1,6 @@
+import type { AttemptRecord } from '../ledger/records.js';
 import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
-import type { AttemptRecord } from '../ledger/records.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import type { RunContext } from './run-context.js';

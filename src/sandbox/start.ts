@@ -1,5 +1,5 @@
-import type { JobStatus } from '../service-client/schemas.js';
 import { isPlainObject } from '../plain-object.js';
+import type { JobStatus } from '../service-client/schemas.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { type StoredJob, viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';

@@ -1,6 +1,6 @@
-import type { Job } from '../service-client/schemas.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
+import type { Job } from '../service-client/schemas.js';
 
 /**
  * Where a run's outputs go: a local folder (disk-store.ts) or an `s3://` location (s3-store.ts).

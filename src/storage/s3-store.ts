@@ -30,7 +30,7 @@ export class S3Store implements OutputStore {
   readonly root: string;
   readonly #objects: S3Objects;
 
-  static async open(root: string, env: NodeJS.ProcessEnv = process.env): Promise<S3Store> {
+  static async open(root: string, env: NodeJS.ProcessEnv): Promise<S3Store> {
     const location = parseS3Uri(root);
     if ('problem' in location) throw new Error(`not an s3:// location: ${location.problem}`);
     const settings = s3Settings(env);

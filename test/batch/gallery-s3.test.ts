@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, UserError } from '../../src/errors.js';
 import { bucketPageKey, guardedObject } from '../../src/batch/gallery-s3.js';
+import { ExitCode, UserError } from '../../src/errors.js';
 
 /** The pure rules of a gallery page written into a bucket; the e2e test writes one for real. */
 

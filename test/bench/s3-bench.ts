@@ -3,6 +3,7 @@ import { readdirSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { resolveBatch } from '../../src/batch/resolve-batch.js';
 import { runSettings } from '../../src/batch/run-settings.js';
 import { loadManifest } from '../../src/manifest/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -110,16 +111,13 @@ export function uploadCeiling(): UploadCeiling {
     if (!loaded.ok) throw new Error(`bench manifest: ${JSON.stringify(loaded.problems)}`);
     const settings = runSettings(
       {
-        sandbox: true,
-        baseUrl: undefined,
         redo: [],
         only: [],
         pollIntervalMs: null,
         regenerateExpired: false,
         retryFailed: false,
       },
-      loaded.manifest,
-      { env: {} },
+      resolveBatch(loaded.manifest, { sandbox: true, env: {} }),
     );
     const { downloadConcurrency } = settings.runner;
     const mib = 1024 * 1024;

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
-import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';
 import { globMatches } from '../../src/batch/item-selection.js';
 import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/batch/preflight.js';
 import { retryFailedNotice } from '../../src/batch/retry-failed.js';
-import { ensureSameService, SANDBOX_IDENTITY, serviceIdentity } from '../../src/batch/service-identity.js';
+import { ensureSameService, serviceIdentity } from '../../src/batch/service-identity.js';
+import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';
+import { SANDBOX_IDENTITY } from '../../src/ledger/service.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
 import { requestHash } from '../../src/runner/request.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null): ApiError {
   return new ApiError({

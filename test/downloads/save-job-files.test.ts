@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/service-client/schemas.js';
 import { saveJobFiles } from '../../src/downloads/save-job-files.js';
+import type { Job } from '../../src/service-client/schemas.js';
 import { traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../src/service-client/schemas.js';
 import {
   chooseAdopted,
   importedItemState,
@@ -8,6 +7,7 @@ import {
   planImport,
 } from '../../src/import/plan.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
+import type { Job } from '../../src/service-client/schemas.js';
 
 const item = (id: string, prompt = `prompt ${id}`): ManifestItem => ({
   id,

@@ -39,7 +39,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     sandbox = await startSandbox(fastConfig(), { port: 0 });
     const p = project('lib', `${manifestYaml('lib')}${items(3)}`);
     const manifest = loadManifest(p.manifest);
-    expect(plan(manifest).summary).toContain('3');
+    expect((await plan(manifest)).summary).toContain('3');
     const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
     const handle = run(manifest, options);
     const heard = record(handle);

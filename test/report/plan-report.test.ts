@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../src/service-client/schemas.js';
 import { buildPlanReport } from '../../src/report/plan-report.js';
+import type { Account } from '../../src/service-client/schemas.js';
 import { attempt, item, manifest, record } from './records.js';
 
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');

@@ -1,9 +1,9 @@
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import type { AttemptRecord, ItemRecord, ItemState } from '../../src/ledger/records.js';
 import { parseUsd } from '../../src/money.js';
 import { type BudgetState, reserveBudget } from '../../src/runner/budget.js';
 import { latestAttempts, planItem, retriesCarried } from '../../src/runner/item-plan.js';
 import { decideJobFailure, decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import { blankItem, Crash, jobPatch, LedgerModel } from './ledger-model.js';
 import { type ServiceJob, ServiceModel } from './service-model.js';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import {
   backoffDelay,
   DOWNLOAD_BACKOFF,
@@ -10,6 +9,7 @@ import {
   SUBMIT_BACKOFF,
 } from '../../src/runner/policy.js';
 import { accountRefusal } from '../../src/runner/stop-rules.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 const apiError = (status: number, code: string | null = 'some_code', retryAfter: number | null = null) =>
   new ApiError({

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import {
   backoffDelay,
   decideJobFailure,
@@ -7,6 +6,7 @@ import {
   isRetryableOnRerun,
   MODEL_BUSY_DELAY_MS,
 } from '../../src/runner/policy.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null, retryAfter: number | null = null): ApiError {
   return new ApiError({

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
 import {
   combineStops,
@@ -13,6 +12,7 @@ import {
   stopLoss,
   storeRefusal,
 } from '../../src/runner/stop-rules.js';
+import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null, param: string | null = null): ApiError {
   return new ApiError({

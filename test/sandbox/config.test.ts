@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../src/service-client/index.js';
 import { UserError } from '../../src/errors.js';
 import {
   DEMO_API_KEY,
@@ -11,6 +10,7 @@ import {
   sandboxConfigSchema,
   startSandbox,
 } from '../../src/sandbox/index.js';
+import { MediaGenClient } from '../../src/service-client/index.js';
 import { body, newKey, setup } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mediabatch-sandbox-config-'));

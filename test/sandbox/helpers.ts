@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, expect } from 'vitest';
-import { ApiError, errorEnvelopeSchema, MediaGenClient } from '../../src/service-client/index.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { ApiError, errorEnvelopeSchema, MediaGenClient } from '../../src/service-client/index.js';
 
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../src/service-client/index.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { MediaGenClient } from '../../src/service-client/index.js';
 import { BASE, body, FakeClock, newKey, ROOMY } from './helpers.js';
 
 const dirs: string[] = [];

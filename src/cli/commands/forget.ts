@@ -1,8 +1,6 @@
-import { ExitCode } from '../../errors.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
-import { forgetLostJobs, type Outcome } from '../../batch/forget-jobs.js';
-import { serviceTarget, serviceTimings } from '../../batch/service-check.js';
+import { ExitCode, type ForgottenJob, forgetJobs } from '../../index.js';
 import { formatUsdHuman } from '../../money.js';
+import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /**
@@ -11,34 +9,27 @@ import type { Command } from '../io.js';
  */
 export const forgetCommand: Command<'forget'> = async ({ values, positionals }, io) => {
   const [manifestArg, ...ids] = positionals;
-  const manifest = forSandbox(manifestOrExit(manifestArg, io, 'nothing was forgotten'), values.sandbox);
-  const timings = serviceTimings(io);
-  const target = serviceTarget(values.sandbox, values['base-url'], io, {
-    what: 'no service to ask which jobs it knows',
-    sandbox: 'ask the sandbox that `run --sandbox` uses',
-  });
-  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
-  const outcomes = await forgetLostJobs({ manifest, ledgerPath, ids, target, timings }, io);
-  if (outcomes.length === 0) {
+  const manifest = manifestFor(manifestArg, io, 'nothing was forgotten');
+  const jobs = await forgetJobs(manifest, { ...batchOptions(values, io), ids, warn: warnOn(io, 'forget') });
+  if (jobs.length === 0) {
     io.stdout.write(
       `${manifest.name}: no job in flight${ids.length > 0 ? ` for ${ids.join(', ')}` : ''}; nothing to forget\n`,
     );
     return ExitCode.Ok;
   }
-  const planCommand = ['mediabatch plan', manifestArg, ...(values.sandbox ? ['--sandbox'] : [])].join(' ');
-  io.stdout.write(renderOutcomes(manifest.name, outcomes, planCommand));
-  return outcomes.every((outcome) => outcome.lost) ? ExitCode.Ok : ExitCode.ItemsNotDone;
+  const plan = commandLine('plan', manifestArg!, { sandbox: values.sandbox });
+  io.stdout.write(renderJobs(manifest.name, jobs, plan));
+  return jobs.every((job) => job.lost) ? ExitCode.Ok : ExitCode.ItemsNotDone;
 };
 
-function renderOutcomes(name: string, outcomes: readonly Outcome[], planCommand: string): string {
-  const lines = outcomes.map(({ attempt, lost, why }) => {
-    const paid = formatUsdHuman(attempt.amountMicros - attempt.refundedMicros);
-    return lost
-      ? `  forgot ${attempt.itemId}: job ${attempt.jobId} is unknown to the service; it cost ${paid}, and the item is pending again`
-      : `  kept ${attempt.itemId}: job ${attempt.jobId}: ${why}`;
-  });
-  const lost = outcomes.filter((outcome) => outcome.lost);
-  const paid = lost.reduce((sum, { attempt }) => sum + attempt.amountMicros - attempt.refundedMicros, 0);
+function renderJobs(name: string, jobs: readonly ForgottenJob[], planCommand: string): string {
+  const lines = jobs.map(({ itemId, jobId, lost, paidMicros, why }) =>
+    lost
+      ? `  forgot ${itemId}: job ${jobId} is unknown to the service; it cost ${formatUsdHuman(paidMicros)}, and the item is pending again`
+      : `  kept ${itemId}: job ${jobId}: ${why}`,
+  );
+  const lost = jobs.filter((job) => job.lost);
+  const paid = lost.reduce((sum, job) => sum + job.paidMicros, 0);
   const tail =
     lost.length === 0
       ? 'nothing was forgotten'

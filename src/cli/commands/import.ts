@@ -1,10 +1,7 @@
 import { dirname } from 'node:path';
-import { ExitCode } from '../../errors.js';
 import { renderImportText } from '../../import/render.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
-import { importLedger } from '../../batch/import-ledger.js';
-import { parseSince } from '../values/since.js';
-import { serviceTarget, serviceTimings } from '../../batch/service-check.js';
+import { ExitCode, importJobs } from '../../index.js';
+import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /**
@@ -12,25 +9,17 @@ import type { Command } from '../io.js';
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
-  const manifest = forSandbox(manifestOrExit(positionals[0], io, 'nothing was imported'), values.sandbox);
-  const sinceMs = parseSince(values.since);
-  const timings = serviceTimings(io);
-  const target = serviceTarget(values.sandbox, values['base-url'], io, {
-    what: 'no service to import from',
-    sandbox: 'rebuild the sandbox ledger from the embedded sandbox',
+  const manifest = manifestFor(positionals[0], io, 'nothing was imported');
+  const summary = await importJobs(manifest, {
+    ...batchOptions(values, io),
+    ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),
+    warn: warnOn(io, 'import'),
   });
-  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
-  const summary = await importLedger({ manifest, ledgerPath, target, timings, sinceMs }, io);
-  const rerun = [
-    'mediabatch run',
-    positionals[0],
-    ...(values.ledger ? ['--ledger', values.ledger] : []),
-    ...(values.sandbox ? ['--sandbox'] : []),
-  ];
+  const rerun = commandLine('run', positionals[0]!, { ledger: values.ledger, sandbox: values.sandbox });
   io.stdout.write(
     values.json
       ? `${JSON.stringify(summary, null, 2)}\n`
-      : renderImportText(summary, dirname(manifest.file), rerun.join(' ')),
+      : renderImportText(summary, dirname(manifest.file), rerun),
   );
   return ExitCode.Ok;
 };

@@ -1,100 +1,133 @@
-import { ExitCode } from '../../errors.js';
-import { forSandbox, ledgerPathFor, manifestOrExit } from '../../batch/placement.js';
-import { readRedoIds } from '../../batch/redo-list.js';
-import { type RunOutcome, type RunView, runManifest } from '../../batch/run-batch.js';
-import { readNoticeSettings } from '../../batch/run-notices.js';
-import { runSettings } from '../../batch/run-settings.js';
-import { millis } from '../../batch/service-check.js';
+import {
+  ExitCode,
+  type ItemState,
+  type RunHandle,
+  type RunResult,
+  run,
+  type StartEvent,
+} from '../../index.js';
+import { type RunProgress, runProgress } from '../../ui/run-progress.js';
 import { checkTitle } from '../../ui/run-view.js';
 import { formatRunSummary } from '../../ui/summary.js';
+import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
 import type { CliIo, Command } from '../io.js';
 import type { CommandArgs } from '../parse-args.js';
-import { runProgress } from '../run-progress.js';
-import { statusJson } from './status.js';
+import { readRedoIds } from '../redo-list.js';
 
-/** `run`: flags in, the library's run, the terminal out (docs/commands.md). */
+type Values = CommandArgs<'run'>['values'];
+
+/** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
 export const runCommand: Command<'run'> = async (args, io) => {
   const { values } = args;
-  // A sandbox run saves its placeholder videos apart from real results (docs/services.md).
-  const manifest = forSandbox(manifestOrExit(args.positionals[0], io), values.sandbox);
-  // Checked in the order a person reads the command line: flags first, then where to connect.
-  const redo = readRedoIds(values.redo, io.cwd);
-  const pollIntervalMs = millis(values['poll-interval'], '--poll-interval');
-  const settings = runSettings(
-    {
-      sandbox: values.sandbox,
-      baseUrl: values['base-url'],
-      redo,
-      only: values.only,
-      pollIntervalMs,
-      regenerateExpired: values['regenerate-expired'],
-      retryFailed: values['retry-failed'],
-    },
-    manifest,
-    io,
-  );
-  const notices = readNoticeSettings(
-    { notify: values.notify, onComplete: values['on-complete'] },
-    manifest,
-    io,
-  );
-  const ledgerPath = ledgerPathFor(manifest, values.ledger, io, { sandbox: values.sandbox });
-  const outcome = await runManifest(
-    {
-      manifest,
-      ledgerPath,
-      settings,
-      notices,
-      named: { manifest: args.positionals[0]!, ledger: values.ledger, baseUrl: values['base-url'] },
-    },
-    terminalView(args, io, `${manifest.name} (${manifest.items.length} items)`),
-  );
-  if (!outcome.started) io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
+  const manifestArg = args.positionals[0]!;
+  const manifest = manifestFor(manifestArg, io);
+  const handle = run(manifest, {
+    ...batchOptions(values, io),
+    redo: readRedoIds(values.redo, io.cwd),
+    only: values.only,
+    retryFailed: values['retry-failed'],
+    regenerateExpired: values['regenerate-expired'],
+    ...(values['poll-interval'] === undefined ? {} : { pollIntervalSeconds: values['poll-interval'] }),
+    ...(values.notify === undefined ? {} : { notify: values.notify }),
+    ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
+  });
+  const view = new TerminalView(handle, values, io, `${manifest.name} (${manifest.items.length} items)`);
+  // The first Ctrl-C drains the run; a second ends the process at once, the ledger consistent.
+  io.onInterrupt((count) => {
+    if (count === 1) handle.abort();
+    else view.quitNow(commandLine('run', manifestArg, values));
+  });
+  let result: RunResult;
+  try {
+    result = await handle.result;
+  } finally {
+    await view.close();
+  }
+  if (!result.started) io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
   // A drain through an outage leaves resends waiting in the background: the ledger is closed and
   // consistent, so the process ends now instead of after their timers.
-  else if (outcome.exitCode === ExitCode.Interrupted) io.exit(ExitCode.Interrupted);
-  return outcome.exitCode;
+  else if (result.exitCode === ExitCode.Interrupted) io.exit(ExitCode.Interrupted);
+  return result.exitCode;
 };
 
 /** The run in a terminal: words on stdout (stderr with --json), the live view or plain lines. */
-function terminalView(args: CommandArgs<'run'>, io: CliIo, title: string): RunView {
-  const { values } = args;
-  return {
-    host: io,
-    sandboxStarted: (baseUrl, ledgerPath, outputDir) => {
+class TerminalView {
+  #progress: RunProgress | null = null;
+  #ended: Promise<void> | null = null;
+  #counts: Record<ItemState, number> | null = null;
+
+  constructor(
+    handle: RunHandle,
+    readonly values: Values,
+    readonly io: CliIo,
+    readonly title: string,
+  ) {
+    const words = values.json ? io.stderr : io.stdout;
+    handle.on('sandbox', ({ baseUrl, ledgerPath, outputDir }) => {
       if (!values.json)
         io.stdout.write(
           `Running against the embedded sandbox at ${baseUrl}: placeholder videos, no real spend.\n` +
             `  ledger ${ledgerPath}, files in ${outputDir}\n`,
         );
-    },
-    notice: (text) => (values.json ? io.stderr : io.stdout).write(text),
-    warn: (line) => io.stderr.write(`mediabatch run: ${line}\n`),
-    start: (planLine, checked) => {
-      if (!values.json) io.stdout.write(`${planLine}\n`);
-      const progress = runProgress(
-        {
-          json: values.json,
-          ndjson: values.progress === 'ndjson',
-          title,
-          planLine,
-          checked: checkTitle(checked.service, checked.answer),
-        },
-        io,
-      );
-      return {
-        reporter: progress.reporter,
-        finish: async (stop) => progress.live?.finish(stop),
-        finished: (exitCode) => progress.ndjson?.finished(exitCode),
-      };
-    },
-    onInterrupt: io.onInterrupt,
-    exit: io.exit,
-    ended: (outcome: RunOutcome) =>
-      io.stdout.write(
-        values.json
-          ? statusJson(outcome.report, outcome.service)
-          : formatRunSummary(outcome.report, outcome.stop, outcome.ledgerPath, outcome.only),
-      ),
-  };
+    });
+    handle.on('notice', (text) => words.write(text));
+    handle.on('warning', warnOn(io, 'run'));
+    handle.on('output', (text) => io.stderr.write(text));
+    handle.on('start', (start) => this.#start(start));
+    handle.on('item', ({ itemId, state, detail, counts }) => {
+      this.#counts = counts;
+      this.#progress?.reporter.itemChanged(itemId, state, detail, counts);
+    });
+    handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
+    handle.on('log', ({ level, message }) => this.#progress?.reporter.log(level, message));
+    handle.on('end', (result) => {
+      this.#ended = this.#end(result);
+    });
+  }
+
+  #start({ plan, checked }: StartEvent): void {
+    if (!this.values.json) this.io.stdout.write(`${plan}\n`);
+    this.#progress = runProgress(
+      {
+        json: this.values.json,
+        ndjson: this.values.progress === 'ndjson',
+        title: this.title,
+        planLine: plan,
+        checked: checkTitle(checked.service, checked.answer),
+      },
+      this.io,
+    );
+  }
+
+  async #end(result: RunResult): Promise<void> {
+    const progress = this.#progress;
+    this.#progress = null;
+    await progress?.live?.finish(result.stop);
+    progress?.ndjson?.finished(result.exitCode);
+    const selected = result.selected === null ? null : new Set(result.selected);
+    this.io.stdout.write(
+      this.values.json
+        ? `${JSON.stringify(result.status, null, 2)}\n`
+        : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
+    );
+  }
+
+  /** Leaves the terminal clean: the summary written, or the live view ended under an error. */
+  async close(): Promise<void> {
+    if (this.#ended !== null) return this.#ended;
+    await this.#progress?.live?.finish(null);
+  }
+
+  /** A second Ctrl-C: where things stand, how to go on, and the process ends. */
+  quitNow(rerun: string): never {
+    const counts = this.#counts;
+    const where = counts
+      ? `${counts.done} done, ${counts.in_flight} in flight, ${counts.pending} pending`
+      : 'nothing submitted yet';
+    this.io.stderr.write(
+      `\nmediabatch run: stopped at once (${where}). The ledger is consistent: jobs in flight go on at the ` +
+        `service and are saved, never paid again, by the next run: ${rerun}\n`,
+    );
+    return this.io.exit(ExitCode.Interrupted);
+  }
 }

@@ -1,29 +1,22 @@
 import { resolve } from 'node:path';
-import { ExitCode, UserError } from '../../errors.js';
 import {
   demoSandboxConfig,
+  ExitCode,
   loadSandboxConfig,
   type SandboxConfigInput,
   startSandbox,
-} from '../../batch/embedded-sandbox.js';
+  UserError,
+} from '../../index.js';
 import type { Command } from '../io.js';
 
 const DEFAULT_PORT = 4010;
-
-function parsePort(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_PORT;
-  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 0 && port <= 65535))
-    throw new UserError(`--port must be an integer from 0 to 65535, got '${text}'`);
-  return port;
-}
 
 /**
  * `mediabatch sandbox`: serves the emulator until Ctrl-C or SIGTERM. With --state its jobs outlive
  * the process (docs/sandbox-state.md).
  */
 export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
-  const port = parsePort(values.port);
+  const port = values.port ?? DEFAULT_PORT;
   if (values.state === '') throw new UserError('--state needs a file name');
   const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
   // A config file is already validated; re-validation in startSandbox is harmless (defaults are idempotent).

@@ -1,36 +1,22 @@
-import { ExitCode } from '../../errors.js';
-import { manifestOrExit, saveCommand } from '../../batch/placement.js';
-import { statusSource, withLedger } from '../../batch/ledger-read.js';
-import { statusDocument } from '../../public/status-document.js';
-import { jsonChunks, writeChunks } from '../../report/json-chunks.js';
+import { ExitCode, status } from '../../index.js';
+import { jsonChunks } from '../../report/json-chunks.js';
 import { statusTextChunks } from '../../report/render-text.js';
-import { buildStatus, type StatusReport } from '../../report/status-report.js';
+import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { writeChunks } from '../output.js';
 
+/** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const manifest = manifestOrExit(positionals[0], io, 'no status can be shown');
-  const { report, note } = withLedger(
-    manifest,
-    values.ledger,
-    io,
-    { sandbox: values.sandbox },
-    (ledger, note) => ({
-      note,
-      report: buildStatus(manifest, statusSource(ledger), Date.now()),
-    }),
-  );
+  const manifest = manifestFor(positionals[0], io, 'no status can be shown');
+  const document = status(manifest, batchOptions(values, io));
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
-    ? jsonChunks(statusDocument(report, note.service))
+    ? jsonChunks(document)
     : statusTextChunks(
-        report,
-        note,
-        saveCommand(positionals[0]!, { ledger: values.ledger, sandbox: values.sandbox }),
+        document,
+        { ...document.ledger, service: document.service },
+        commandLine('run', positionals[0]!, values),
       );
   await writeChunks(io.stdout, chunks);
   return ExitCode.Ok;
 };
-
-export function statusJson(report: StatusReport, service: string | null): string {
-  return `${JSON.stringify(statusDocument(report, service), null, 2)}\n`;
-}

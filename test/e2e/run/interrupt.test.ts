@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../../src/service-client/index.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { MediaGenClient } from '../../../src/service-client/index.js';
 import { runCli, waitForOutput } from '../../support/cli.js';
 import {
   checkSavedOutputs,

@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../../src/service-client/index.js';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
+import { MediaGenClient } from '../../../src/service-client/index.js';
 import { waitForOutput } from '../../support/cli.js';
 import {
   checkSavedOutputs,

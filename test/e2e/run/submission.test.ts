@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../../src/service-client/client.js';
 import { Ledger } from '../../../src/ledger/ledger.js';
 import { loadManifest } from '../../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { MediaGenClient } from '../../../src/service-client/client.js';
 import {
   allPosts,
   attemptRows,

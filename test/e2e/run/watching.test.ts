@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../../../src/service-client/index.js';
 import { type SandboxHandle, type SandboxRecords, startSandbox } from '../../../src/sandbox/index.js';
+import { MediaGenClient } from '../../../src/service-client/index.js';
 import { runCli } from '../../support/cli.js';
 import {
   checkSavedOutputs,

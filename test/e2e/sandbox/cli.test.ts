@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobSchema } from '../../../src/service-client/index.js';
 import { main } from '../../../src/cli/cli.js';
 import type { CliIo } from '../../../src/cli/io.js';
+import { jobSchema } from '../../../src/service-client/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mediabatch-sandbox-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

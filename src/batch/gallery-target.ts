@@ -2,10 +2,10 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
-import { sandboxStatePath } from '../batch/ledger-access.js';
-import { readHead } from '../batch/output-files.js';
 import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
+import { readHead } from './output-files.js';
+import { sandboxStatePath } from './placement.js';
 
 /**
  * Where `report --html FILE` may write (docs/gallery.md): a new file, or a gallery page mediabatch

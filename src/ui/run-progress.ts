@@ -1,9 +1,15 @@
 import type { RunReporter } from '../runner/reporter.js';
 import { silentReporter } from '../runner/reporter.js';
-import { ListrRunView } from '../ui/listr-view.js';
-import { bothReporters, NdjsonReporter } from '../ui/ndjson-reporter.js';
-import { PlainReporter } from '../ui/plain-reporter.js';
-import type { CliIo } from './io.js';
+import { ListrRunView } from './listr-view.js';
+import { bothReporters, NdjsonReporter } from './ndjson-reporter.js';
+import { PlainReporter } from './plain-reporter.js';
+
+/** The terminal a run is shown on. */
+interface Terminal {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
 
 /** How a run shows itself: what the runner reports to, and the parts that need a word at the end. */
 export interface RunProgress {
@@ -24,7 +30,7 @@ const isSet = (value: string | undefined) =>
  */
 export function runProgress(
   options: { json: boolean; ndjson: boolean; title: string; planLine: string; checked: string },
-  io: CliIo,
+  io: Terminal,
 ): RunProgress {
   const ndjson = options.ndjson ? new NdjsonReporter(io.stderr) : null;
   ndjson?.plan(options.planLine);
@@ -37,7 +43,7 @@ export function runProgress(
   return { reporter: ndjson ? bothReporters(screen, ndjson) : screen, live, ndjson };
 }
 
-function screenReporter(json: boolean, ndjson: boolean, io: CliIo): RunReporter {
+function screenReporter(json: boolean, ndjson: boolean, io: Terminal): RunReporter {
   if (json) {
     if (ndjson) return silentReporter;
     return {

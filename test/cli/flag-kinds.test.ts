@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { checkUrlLifetime, linksExpireAt, MAX_URL_LIFETIME_SECONDS } from '../../src/batch/url-lifetime.js';
+import { parseKind } from '../../src/cli/flag-kinds.js';
 import { ExitCode, UserError } from '../../src/errors.js';
-import { parseSince } from '../../src/cli/values/since.js';
-import { linksExpireAt, MAX_URL_LIFETIME_SECONDS, parseUrlLifetime } from '../../src/batch/url-lifetime.js';
+
+/** The flag as the CLI reads it: its text through the flag table's kind. */
+const parseUrlLifetime = (text: string | undefined) =>
+  checkUrlLifetime(parseKind('lifetime', text, '--url-lifetime') ?? null);
+const parseSince = (text: string | undefined) => parseKind('duration', text, '--since') ?? 48 * 3_600_000;
 
 function refusal(run: () => unknown): UserError {
   try {
@@ -42,6 +47,12 @@ describe('--url-lifetime', () => {
         `--url-lifetime must be a duration such as 90m, 6h or 2d, got '${text}'`,
       );
     }
+  });
+
+  it('is checked again by the library, for an API caller: 1 minute to 7 days', () => {
+    expect(checkUrlLifetime(60)).toBe(60);
+    expect(refusal(() => checkUrlLifetime(604_801)).code).toBe('invalid_usage');
+    expect(refusal(() => checkUrlLifetime(59)).code).toBe('invalid_usage');
   });
 
   it('shares its parser with import --since, which keeps its own words', () => {

@@ -1,0 +1,40 @@
+import { ExitCode, UserError } from '../errors.js';
+import { buildPlan, type PlanDocument } from '../report/plan-report.js';
+import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
+import { openStoreOrRefuse } from './open-output-store.js';
+import { filesUnder } from './output-files.js';
+import { outputLocationRefusal } from './output-owner-check.js';
+import { checkLikeRun } from './plan-check.js';
+import type { Batch } from './resolve-batch.js';
+import type { Warn } from './warnings.js';
+
+/** A plan and where its ledger stands. */
+export interface PlannedBatch {
+  doc: PlanDocument;
+  ledger: LedgerRead;
+}
+
+/**
+ * What `run` would do now (docs/commands.md, `plan`): the checks run's pre-flight makes (the
+ * ledger's service, the address, the account, a lost ledger, another batch's output location),
+ * then every item priced against the ledger. Nothing is sent but GET requests.
+ */
+export async function planBatch(batch: Batch, warn: Warn): Promise<PlannedBatch> {
+  const { manifest, ledgerPath, cwd } = batch;
+  const account = await checkLikeRun(batch, warn);
+  // Another batch's location: run refuses it before any request, so its files are not this plan's.
+  const store = await openStoreOrRefuse(batch);
+  const refusal = await outputLocationRefusal({ manifest, ledgerPath, cwd }, store);
+  if (refusal !== null)
+    throw new UserError(`run would refuse this manifest: ${refusal}`, ExitCode.Usage, 'output_owned');
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  return withLedger(batch, (ledger, note) => ({
+    ledger: note,
+    doc: buildPlan(manifest, planSource(ledger), account, Date.now(), {
+      outputFiles,
+      // An edited item's last whole body is read on its own, to name the fields that changed.
+      previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
+      previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
+    }),
+  }));
+}

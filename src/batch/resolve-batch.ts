@@ -1,0 +1,58 @@
+import { dirname, relative, resolve } from 'node:path';
+import type { Manifest } from '../manifest/index.js';
+import { placeBatch } from './placement.js';
+import { type BatchSettings, readSettings } from './settings.js';
+
+/** What a caller asks of a batch: the public options every call shares, already checked. */
+export interface BatchOptions {
+  ledger?: string | undefined;
+  sandbox?: boolean | undefined;
+  cwd?: string | undefined;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  env?: NodeJS.ProcessEnv | Record<string, string | undefined> | undefined;
+}
+
+/**
+ * One batch, worked out once: every command and every public function starts from it, and
+ * nothing below derives a ledger path or a sandbox placement, or reads the environment.
+ */
+export interface Batch {
+  /** The manifest as this batch runs it (the sandbox's output location applied). */
+  manifest: Manifest;
+  /** The manifest's folder: the ledger records saved files relative to it. */
+  root: string;
+  ledgerPath: string;
+  sandbox: boolean;
+  /** Where relative paths given by the caller start, and are shown from. */
+  cwd: string;
+  settings: BatchSettings;
+  /** The service asked for: the call's base URL, else MEDIAGEN_BASE_URL; null for none. */
+  baseUrl: string | null;
+  /** The call's API key, else MEDIAGEN_API_KEY. */
+  apiKey: string | null;
+  /** How the caller named the manifest and the ledger, for the next step a refusal suggests. */
+  named: { manifest: string; ledger: string | undefined; baseUrl: string | undefined };
+}
+
+export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const settings = readSettings(options.env ?? process.env);
+  const sandbox = options.sandbox ?? false;
+  const placed = placeBatch(manifest, { ledger: options.ledger, sandbox, cwd });
+  return {
+    manifest: placed.manifest,
+    root: dirname(manifest.file),
+    ledgerPath: placed.ledgerPath,
+    sandbox,
+    cwd,
+    settings,
+    baseUrl: options.baseUrl ?? settings.baseUrl,
+    apiKey: options.apiKey ?? settings.apiKey,
+    named: {
+      manifest: relative(cwd, manifest.file) || manifest.file,
+      ledger: options.ledger,
+      baseUrl: options.baseUrl,
+    },
+  };
+}
