@@ -12,7 +12,7 @@ export function batchOptions(
 ) {
   return {
     cwd: io.cwd,
-    env: io.env,
+    env: { ...io.env },
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(values.sandbox ? { sandbox: true } : {}),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),

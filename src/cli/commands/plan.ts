@@ -12,7 +12,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   const save = commandLine('run', positionals[0]!, values);
   await writeChunks(
     io.stdout,
-    values.json ? jsonChunks({ ...doc, ledger }) : planTextChunks(doc, ledger, save),
+    values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save),
   );
   const error = doc.account?.error ?? null;
   // A slow service does not stop run (its requests are resent with the same keys): nor plan.

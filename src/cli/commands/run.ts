@@ -107,7 +107,7 @@ class TerminalView {
     const selected = result.selected === null ? null : new Set(result.selected);
     this.io.stdout.write(
       this.values.json
-        ? `${JSON.stringify(result.status, null, 2)}\n`
+        ? `${JSON.stringify({ ...result.status, ledger: undefined }, null, 2)}\n`
         : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
     );
   }

@@ -8,13 +8,13 @@ import { writeChunks } from '../output.js';
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io, 'no status can be shown');
-  const document = status(manifest, batchOptions(values, io));
+  const { ledger, ...document } = status(manifest, batchOptions(values, io));
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)
     : statusTextChunks(
         document,
-        { ...document.ledger, service: document.service },
+        { ...ledger, service: document.service },
         commandLine('run', positionals[0]!, values),
       );
   await writeChunks(io.stdout, chunks);
