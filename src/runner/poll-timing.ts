@@ -47,6 +47,48 @@ const HORIZON_STEPS_PER_RETRY_AFTER = 20;
 /** Longest the search looks ahead, in Retry-After; the model's tail ends it long before. */
 const SEARCH_RETRY_AFTERS = 50;
 
+/**
+ * The service's documented poll interval (spec 4.2, 8): the pace a run follows until the service
+ * names its own, and when an unfinished job's answer names none.
+ */
+export const DOCUMENTED_RETRY_AFTER_MS = 10_000;
+
+/** What the run knows at a turn of its loop, before nextPollAt can time a look. */
+export interface StartInput {
+  /** A Retry-After was learnt, --poll-interval was given, or asking settled it (paceFromAnswer). */
+  paceKnown: boolean;
+  /** Jobs being followed. */
+  watching: number;
+  /** Followed jobs restored from the ledger that this run has not seen since it began. */
+  unseen: number;
+  /** A look at the job list went out in this run already. */
+  looked: boolean;
+}
+
+/**
+ * What the run must learn before it can time its looks: `look` at the job list now, `probe` one
+ * job for its Retry-After, or nothing. Jobs restored from the ledger come first: they may have
+ * finished while no run watched them (their outputs expiring meanwhile), and the only job whose
+ * answer is sure to carry Retry-After is an unfinished one (a final job's omits it), so one page of
+ * the list settles every finished job and leaves the probe a job still running. That page takes
+ * the place of a new ledger's check: a resumed start costs what a fresh one does.
+ */
+export function startStep(input: StartInput): 'look' | 'probe' | null {
+  if (input.watching === 0) return null;
+  if (input.unseen > 0 && !input.looked) return 'look';
+  return input.paceKnown ? null : 'probe';
+}
+
+/**
+ * The pace (seconds) one job's answer says: its Retry-After when it names one. A final job's answer
+ * names none by design and says nothing of the pace (null: ask a job still unfinished); an
+ * unfinished job's answer without one means the documented interval.
+ */
+export function paceFromAnswer(jobFinal: boolean, retryAfterSeconds: number | null): number | null {
+  if (retryAfterSeconds !== null) return retryAfterSeconds;
+  return jobFinal ? null : DOCUMENTED_RETRY_AFTER_MS / 1000;
+}
+
 /** The time the next look should go out (never before it may: see look-limits.ts). */
 export function nextPollAt(input: PollTimingInput): number {
   const { running, retryAfterMs, lastPollAt } = input;

@@ -9,6 +9,7 @@ import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
+import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
 import {
@@ -80,7 +81,7 @@ export class RunContext {
   }
 
   get pollIntervalMs(): number {
-    return this.options.pollIntervalMs ?? this.state.retryAfterMs ?? 10_000;
+    return this.options.pollIntervalMs ?? this.state.retryAfterMs ?? DOCUMENTED_RETRY_AFTER_MS;
   }
 
   /** Runs a task in the background; a throw ends the run (the loop rethrows it), never unhandled. */

@@ -2,7 +2,7 @@ import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
-import { nextPollAt, type PollTimingInput } from './poll-timing.js';
+import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
@@ -98,17 +98,26 @@ function drainingThroughOutage(run: RunContext): boolean {
 async function loopUntilSettled(run: RunContext): Promise<void> {
   const { clock } = run.deps;
   const { state } = run;
-  let probed = run.options.pollIntervalMs !== null;
+  // --poll-interval, or a Retry-After on a submission's answer (spec-optional), needs no probe.
+  let paceSettled = run.options.pollIntervalMs !== null;
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
     fillSlots(run);
     reportProgress(run);
     if (isSettled(run)) break;
-    // A service that named its Retry-After on a submission needs no probe.
-    if (!probed && state.retryAfterMs !== null) probed = true;
-    if (!probed && state.watchingCount > 0) {
-      probed = true;
-      await probePollInterval(run);
+    const step = startStep({
+      paceKnown: paceSettled || state.retryAfterMs !== null,
+      watching: state.watchingCount,
+      unseen: state.unseenCount,
+      looked: state.lastLookAt !== null,
+    });
+    if (step === 'look') {
+      state.looked(clock.now());
+      await pollUnfinished(run);
+      continue;
+    }
+    if (step === 'probe') {
+      paceSettled = await probePollInterval(run);
       continue;
     }
     const pollAt = nextPollAt(pollTimingInput(run));
@@ -153,11 +162,14 @@ function pollTimingInput(run: RunContext): PollTimingInput {
 /** The check for jobs a new ledger does not know (cli/commands/run.ts) is one list call before the loop. */
 const NEW_LEDGER_CHECK = 1;
 
-/** When a watched job began on the run's clock; a job restored from the ledger, when it was sent. */
+/**
+ * When a watched job began on the run's clock; a job restored from the ledger, when its submission
+ * was answered (as a job of this run counts from its answer), else when it was sent.
+ */
 function startedAt(entry: WatchedJob, now: number): number {
   if (Number.isFinite(entry.acceptedAt)) return entry.acceptedAt;
-  const sent = Date.parse(entry.attempt.createdAt);
-  return Number.isFinite(sent) ? Math.min(sent, now) : now;
+  const answered = Date.parse(entry.attempt.answeredAt ?? entry.attempt.createdAt);
+  return Number.isFinite(answered) ? Math.min(answered, now) : now;
 }
 
 /**

@@ -234,6 +234,16 @@ export class RunState {
     return this.#watching.size;
   }
 
+  /**
+   * Followed jobs restored from the ledger that this run has not seen yet: every answer about a job
+   * names its created_at, which only a job restored from the ledger is without.
+   */
+  get unseenCount(): number {
+    let unseen = 0;
+    for (const entry of this.#watching.values()) if (entry.createdAt === null) unseen += 1;
+    return unseen;
+  }
+
   // Stopping and pacing ---------------------------------------------------------------------
 
   get stop(): StopReason | null {

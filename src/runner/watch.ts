@@ -3,6 +3,7 @@ import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
+import { paceFromAnswer } from './poll-timing.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal, isOutage } from './stop-rules.js';
 
@@ -100,24 +101,37 @@ function oldestCreatedAt(run: RunContext): string {
   return new Date(Number.isFinite(oldest) ? oldest : 0).toISOString();
 }
 
-/** Learns the service's poll interval from one job's Retry-After when nothing told it yet. */
-export async function probePollInterval(run: RunContext): Promise<void> {
+/**
+ * Asks one followed job for the service's Retry-After (only GET /jobs/{id} of an unfinished job is
+ * sure to carry it). Returns whether the pace is settled: false when the job asked had finished,
+ * since its answer says nothing of the pace (paceFromAnswer): it has left the watched jobs, and the
+ * loop asks the next one instead of taking a final job's silence for the documented 10 s. A failed
+ * request settles it at the documented interval rather than asking again at once.
+ */
+export async function probePollInterval(run: RunContext): Promise<boolean> {
   const first = run.state.watchedJobs()[0];
-  if (!first) return;
+  if (!first) return false;
   const [jobId, entry] = first;
   try {
     run.state.budget.sent(run.deps.clock.now(), true);
     const answer = await run.deps.client.getJob(jobId);
     run.serviceAnswered();
+    const final = answer.data.status !== 'queued' && answer.data.status !== 'running';
+    run.state.learnRetryAfter(paceFromAnswer(final, answer.retryAfter));
     if (run.state.watched(jobId)) {
       const attempt = run.deps.ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
       handleJob(run, attempt, answer.data, answer.retryAfter);
     }
-    // A final job names no Retry-After: assume the service's documented interval.
-    if (answer.retryAfter === null && run.state.retryAfterMs === null) run.state.learnRetryAfter(10);
+    // A final job has left the watched jobs (handleJob), so the next probe asks another one; were
+    // it still there, asking again would ask it forever: its silence then settles the pace.
+    return !final || run.state.watched(jobId) !== undefined;
   } catch (error) {
-    if (isJobUnknown(error)) jobUnknown(run, jobId, entry.attempt);
-    else refuseOrWarn(run, error, 'fetching a job');
+    if (isJobUnknown(error)) {
+      jobUnknown(run, jobId, entry.attempt);
+      return false;
+    }
+    refuseOrWarn(run, error, 'fetching a job');
+    return true;
   }
 }
 
