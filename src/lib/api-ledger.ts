@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import { z } from 'zod';
 import type { ImportSummary } from '../import/render.js';
-import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
-import type { ExportRecord } from '../report/export-records.js';
+import type { ExportRecord, ExportState } from '../report/export-records.js';
 import { checkOptions, hostOf, ledgerOptionsSchema, placeOf, serviceOptionsSchema } from './api-options.js';
 import { exportedRecords } from './export-items.js';
 import { importLedger } from './import-ledger.js';
@@ -36,27 +35,32 @@ export async function importJobs(manifest: Manifest, options: ImportOptions = {}
   return importLedger({ ...placed, target, timings: serviceTimings(host), sinceMs }, host);
 }
 
-const ITEM_STATES = [
+/** The item states, and `removed`: the items paid for that the manifest no longer names. */
+const EXPORT_STATES = [
   'pending',
   'in_flight',
   'done',
   'failed',
   'budget_exceeded',
   'expired',
-] as const satisfies readonly ItemState[];
+  'removed',
+] as const satisfies readonly ExportState[];
 
 const exportOptionsSchema = ledgerOptionsSchema.extend({
-  /** Only items in these states (`--state`); default every item. */
-  states: z.array(z.enum(ITEM_STATES)).optional(),
+  /** Only items in these states (`--state`), `removed` for those the manifest no longer names; default every item. */
+  states: z.array(z.enum(EXPORT_STATES)).optional(),
 });
 
 export type ExportOptions = z.input<typeof exportOptionsSchema>;
 
-/** One record per item in manifest order (`export --format jsonl`), from the ledger. */
+/**
+ * One record per item in manifest order (`export --format jsonl`), from the ledger, then the paid
+ * items the manifest no longer names (`in_manifest: false`).
+ */
 export function exportItems(manifest: Manifest, options: ExportOptions = {}): ExportRecord[] {
   const checked = checkOptions('exportItems', exportOptionsSchema, options);
   const host = hostOf({ cwd: checked.cwd }, process.stderr);
-  const states = new Set<ItemState>(checked.states ?? []);
+  const states = new Set<ExportState>(checked.states ?? []);
   return withLedger(manifest, checked.ledger, host, { sandbox: checked.sandbox ?? false }, (ledger) => [
     ...exportedRecords(manifest, ledger, states),
   ]);

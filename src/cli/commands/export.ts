@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExitCode, UserError } from '../../errors.js';
-import type { ItemState } from '../../ledger/records.js';
 import { manifestOrExit } from '../../lib/common.js';
 import { exportedRecords } from '../../lib/export-items.js';
 import { withLedgerAsync } from '../../lib/ledger-read.js';
-import { type ExportFormat, exportChunks } from '../../report/export-records.js';
+import { type ExportFormat, type ExportState, exportChunks } from '../../report/export-records.js';
 import type { Command } from '../io.js';
 
 /**
@@ -16,7 +15,7 @@ import type { Command } from '../io.js';
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
   const manifest = manifestOrExit(positionals[0], io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
-  const states = new Set(values.state as ItemState[]);
+  const states = new Set(values.state as ExportState[]);
   const out = values.out === undefined ? null : resolve(io.cwd, values.out);
   await withLedgerAsync(manifest, values.ledger, io, { sandbox: values.sandbox }, async (ledger) => {
     const chunks = exportChunks(exportedRecords(manifest, ledger, states), format);
