@@ -18,8 +18,8 @@ export {
   importJobs,
 } from './public/ledger-tasks.js';
 export {
+  EXPORT_STATES,
   type ExportOptions,
-  ITEM_STATES,
   type LedgerOptions,
   OptionError,
   type PlanDocument,
@@ -56,7 +56,7 @@ export {
   type StopEvent,
 } from './public/run.js';
 export type { StatusDocument } from './public/status-document.js';
-export type { ExportRecord } from './report/export-records.js';
+export type { ExportRecord, ExportState } from './report/export-records.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {

@@ -2,27 +2,48 @@ import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { ExitCode, UserError } from '../errors.js';
 import type { ItemExport } from '../ledger/item-exports.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
-import { type ExportRecord, exportRecord } from '../report/export-records.js';
+import {
+  type ExportRecord,
+  type ExportState,
+  exportRecord,
+  removedRecord,
+  selectedBy,
+} from '../report/export-records.js';
 import { shownFrom } from '../report/shown-path.js';
 
-/** One record per item, in manifest order, read from the ledger as it goes (`export`); `states` empty: all. */
+/**
+ * One record per item, in manifest order, read from the ledger as it goes (`export`); then the
+ * items the ledger paid for that the manifest no longer names, so the records add up to what was
+ * spent. `states` empty: all.
+ */
 export function* exportedRecords(
   manifest: Manifest,
   ledger: Ledger | null,
-  states: ReadonlySet<ItemState>,
+  states: ReadonlySet<ExportState>,
 ): Generator<ExportRecord> {
   const shown = shownFrom(manifest.file);
-  const rows: Iterator<ItemExport> | null = ledger
-    ? ledger.itemExports(manifest.items.map((item) => item.id))
-    : null;
+  const ids = manifest.items.map((item) => item.id);
+  yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
+    const record = exportRecord(item, row, shown);
+    return selectedBy(states, record) ? record : null;
+  });
+  // Asked only when they can be selected: finding them reads every attempt of the batch.
+  if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
+  const removed = ledger.paidItemsNotIn(ids);
+  yield* walk(ledger.itemExports(removed), removed, (_id, row) => removedRecord(row!, shown));
+}
+
+/** One row per key, in the keys' order: the query walks them. */
+function* walk<K>(
+  rows: Iterator<ItemExport> | null,
+  keys: readonly K[],
+  recordOf: (key: K, row: ItemExport | undefined) => ExportRecord | null,
+): Generator<ExportRecord> {
   try {
-    for (const item of manifest.items) {
-      // One row per id, in the ids' order: the query walks them.
-      const row = rows?.next().value as ItemExport | undefined;
-      const record = exportRecord(item, row, shown);
-      if (states.size === 0 || states.has(record.state)) yield record;
+    for (const key of keys) {
+      const record = recordOf(key, rows?.next().value as ItemExport | undefined);
+      if (record !== null) yield record;
     }
   } finally {
     // Ends the statement, which would otherwise keep the connection busy as the ledger closes.

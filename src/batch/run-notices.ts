@@ -115,9 +115,7 @@ export class RunNotices {
     this.#stopMessage = message;
     if (reason.kind === 'draining' || this.#settings.url === null) return;
     const report = this.#status();
-    this.#send(
-      runNotice('run.stopped', this.#context(report), noticeStop(reason, message, report.totals), null),
-    );
+    this.#send(runNotice('run.stopped', this.#context(report), noticeStop(reason, message, report), null));
   };
 
   /** The run's reporter, also watching for the first item the budget keeps back. */
@@ -130,9 +128,7 @@ export class RunNotices {
         if (state !== 'budget_exceeded' || this.#budgetTold || this.#settings.url === null) return;
         this.#budgetTold = true;
         const report = this.#status();
-        this.#send(
-          runNotice('run.stopped', this.#context(report), noticeStop(null, null, report.totals), null),
-        );
+        this.#send(runNotice('run.stopped', this.#context(report), noticeStop(null, null, report), null));
       },
     };
   }
@@ -142,7 +138,7 @@ export class RunNotices {
     const notice = runNotice(
       'run.finished',
       this.#context(report),
-      noticeStop(stop, this.#stopMessage, report.totals),
+      noticeStop(stop, this.#stopMessage, report),
       exitCode,
     );
     if (this.#settings.url !== null) this.#send(notice);

@@ -76,7 +76,9 @@ export const COMMANDS = [
     description:
       'Streams one record per item, in manifest order, as JSON Lines or CSV: id, state, the prompt as sent, ' +
       'its variables, input, model, job id, attempts, net cost, files with their SHA-256 and size, completion ' +
-      'and expiry times, and the error code. Reads the ledger only. `docs/results.md` shows it feeding a script.',
+      'and expiry times, the error code, and whether the manifest still names the item: items the ledger paid ' +
+      'for that it no longer names come last, so the net costs add up to what was spent. Reads the ledger ' +
+      'only. `docs/results.md` shows it feeding a script.',
   },
   {
     name: 'sandbox',

@@ -210,9 +210,11 @@ export const FLAGS = [
     type: 'string',
     multiple: true,
     value: 'STATE',
-    choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'],
+    choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired', 'removed'],
     default: 'every item',
-    description: 'Only items in this state; give it again for more states (--state done --state failed).',
+    description:
+      'Only items in this state; give it again for more states (--state done --state failed). removed: the ' +
+      'paid items the manifest no longer names, whatever their state; the other states select manifest items only.',
     commands: ['export'],
   },
   {

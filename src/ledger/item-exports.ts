@@ -93,6 +93,24 @@ export function* itemExports(c: LedgerConnection, ids: readonly string[]): Gener
   }
 }
 
+/**
+ * Items this batch paid for (an attempt charged, or files saved) whose ids are not among `ids`:
+ * what a manifest no longer names (an item removed, or renamed when a list value changed) but the
+ * money and the files on disk still stand for. In id order, so an export is the same every time.
+ * An unpaid attempt (refused, or refunded in full) moved no money, so such an item is left out.
+ */
+const PAID_ELSEWHERE = `SELECT DISTINCT item_id FROM attempts
+WHERE batch_id = @batchId AND (amount_micros > 0 OR files_saved = 1)
+  AND item_id NOT IN (SELECT value FROM json_each(@ids))
+ORDER BY item_id`;
+
+export function paidItemsNotIn(c: LedgerConnection, ids: readonly string[]): string[] {
+  return c
+    .prepare(PAID_ELSEWHERE)
+    .pluck()
+    .all({ batchId: c.batchId, ids: JSON.stringify(ids) }) as string[];
+}
+
 /** In KiB, as SQLite takes a negative cache_size. */
 const WALK_CACHE_KIB = -2000;
 

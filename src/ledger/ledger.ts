@@ -17,7 +17,7 @@ import {
   wroteFile,
 } from './file-rows.js';
 import { type ItemEntry, itemEntries } from './item-entries.js';
-import { type ItemExport, itemExports } from './item-exports.js';
+import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
@@ -217,6 +217,11 @@ export class Ledger {
   /** What `export` writes of each of these items, in their order (see ItemExport). */
   itemExports(ids: readonly string[]): IterableIterator<ItemExport> {
     return itemExports(this.#c, ids);
+  }
+
+  /** Items paid for (charged, or files saved) that are not among `ids`, in id order (export). */
+  paidItemsNotIn(ids: readonly string[]): string[] {
+    return paidItemsNotIn(this.#c, ids);
   }
 
   /** The prices charged so far, one row per kind of request (price-samples.ts). */

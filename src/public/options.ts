@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { type Batch, resolveBatch } from '../batch/resolve-batch.js';
 import type { Warning } from '../batch/warnings.js';
 import { ExitCode, UserError } from '../errors.js';
-import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
+import type { ExportState } from '../report/export-records.js';
 import type { PlanDocument as PlanReport } from '../report/plan-report.js';
 
 /** An API call was given an option it does not know, or a value of the wrong kind (exit code 2). */
@@ -44,18 +44,20 @@ export const planOptionsSchema = serviceOptionsSchema.extend({
   warn: warnSchema.optional(),
 });
 
-export const ITEM_STATES = [
+/** The item states, and `removed`: the items paid for that the manifest no longer names. */
+export const EXPORT_STATES = [
   'pending',
   'in_flight',
   'done',
   'failed',
   'budget_exceeded',
   'expired',
-] as const satisfies readonly ItemState[];
+  'removed',
+] as const satisfies readonly ExportState[];
 
 export const exportOptionsSchema = ledgerOptionsSchema.extend({
-  /** Only items in these states (`--state`); default every item. */
-  states: z.array(z.enum(ITEM_STATES)).optional(),
+  /** Only items in these states (`--state`), `removed` for those the manifest no longer names; default every item. */
+  states: z.array(z.enum(EXPORT_STATES)).optional(),
 });
 
 export type LedgerOptions = z.infer<typeof ledgerOptionsSchema>;

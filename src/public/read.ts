@@ -4,7 +4,6 @@ import { openForReading, readFailure, statusSource, withLedger } from '../batch/
 import { planBatch } from '../batch/plan-batch.js';
 import { ignoreWarnings } from '../batch/warnings.js';
 import { ExitCode, UserError } from '../errors.js';
-import type { ItemState } from '../ledger/records.js';
 import {
   formatProblem,
   loadManifest as loadFile,
@@ -13,7 +12,12 @@ import {
   type ManifestProblem,
   type ManifestResult,
 } from '../manifest/index.js';
-import { type ExportFormat, type ExportRecord, exportChunks } from '../report/export-records.js';
+import {
+  type ExportFormat,
+  type ExportRecord,
+  type ExportState,
+  exportChunks,
+} from '../report/export-records.js';
 import { buildStatus } from '../report/status-report.js';
 import {
   batchOf,
@@ -84,7 +88,7 @@ export function status(manifest: Manifest, options: LedgerOptions = {}): StatusD
 export function* exportRecords(manifest: Manifest, options: ExportOptions = {}): Generator<ExportRecord> {
   const checked = checkOptions('exportRecords', exportOptionsSchema, options);
   const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
-  const states = new Set<ItemState>(checked.states ?? []);
+  const states = new Set<ExportState>(checked.states ?? []);
   const { ledger, note } = openForReading(batch);
   try {
     yield* exportedRecords(batch.manifest, ledger, states);

@@ -7,7 +7,9 @@ import { formatUsd } from '../money.js';
 /**
  * `export`: one record per item, for pipelines (docs/results.md). What was sent comes from the
  * ledger (the attempt that stands for the item); an item never sent shows what the manifest would
- * send. Pure: the command streams ledger rows in and writes the chunks out.
+ * send. Items the ledger paid for that the manifest no longer names follow, `in_manifest: false`,
+ * so that the records add up to what was spent and name every file saved. Pure: the command
+ * streams ledger rows in and writes the chunks out.
  */
 
 export interface ExportFile {
@@ -36,6 +38,20 @@ export interface ExportRecord {
   completed_at: string | null;
   expires_at: string | null;
   error_code: string | null;
+  /** False for an item the ledger paid for that the manifest no longer names (removed or renamed). */
+  in_manifest: boolean;
+}
+
+/** What `--state` can select: an item state, or `removed` for the items not in the manifest. */
+export type ExportState = ItemState | 'removed';
+
+/**
+ * Whether `--state` keeps a record (none given: every record). A removed item keeps its state in
+ * its record but is selected by `removed` alone, so `--state done` means the manifest's done items,
+ * as it did before removed items were exported.
+ */
+export function selectedBy(states: ReadonlySet<ExportState>, record: ExportRecord): boolean {
+  return states.size === 0 || states.has(record.in_manifest ? record.state : 'removed');
 }
 
 export type ExportFormat = 'jsonl' | 'csv';
@@ -55,6 +71,7 @@ const CSV_COLUMNS = [
   'completed_at',
   'expires_at',
   'error_code',
+  'in_manifest',
 ] as const satisfies ReadonlyArray<keyof ExportRecord>;
 
 export function exportRecord(
@@ -63,6 +80,11 @@ export function exportRecord(
   shown: (path: string) => string,
 ): ExportRecord {
   return new RecordOfItem(item, row, shown);
+}
+
+/** The record of an item the ledger paid for that the manifest no longer names: all from the ledger. */
+export function removedRecord(row: ItemExport, shown: (path: string) => string): ExportRecord {
+  return new RecordOfItem(null, row, shown);
 }
 
 /** A class, not an object literal, as every object made per item in export (ledger/item-exports.ts). */
@@ -80,15 +102,17 @@ class RecordOfItem implements ExportRecord {
   completed_at: string | null;
   expires_at: string | null;
   error_code: string | null;
+  in_manifest: boolean;
 
-  constructor(item: ManifestItem, row: ItemExport | undefined, shown: (path: string) => string) {
+  /** `item` null: an item the manifest no longer names, which has attempts (it was paid for). */
+  constructor(item: ManifestItem | null, row: ItemExport | undefined, shown: (path: string) => string) {
     const sent = row !== undefined && row.input !== null;
-    this.id = item.id;
+    this.id = item?.id ?? row!.itemId;
     this.state = row?.state ?? 'pending';
-    this.prompt = sent ? (row.prompt ?? '') : String(item.input.prompt);
-    this.vars = sent ? row.vars : item.vars ? JSON.stringify(item.vars) : null;
-    this.input = sent ? row.input! : unsentInput(item.input);
-    this.model = sent ? row.model : item.model;
+    this.prompt = sent ? (row.prompt ?? '') : String(item!.input.prompt);
+    this.vars = sent ? row.vars : item!.vars ? JSON.stringify(item!.vars) : null;
+    this.input = sent ? row.input! : unsentInput(item!.input);
+    this.model = sent ? row.model : item!.model;
     this.job_id = row?.jobId ?? null;
     this.attempts = row?.attempts ?? 0;
     this.net_cost_usd = formatUsd(row?.netMicros ?? 0);
@@ -99,6 +123,7 @@ class RecordOfItem implements ExportRecord {
     this.completed_at = row?.completedAt ?? null;
     this.expires_at = row?.expiresAt ?? null;
     this.error_code = row?.errorCode ?? null;
+    this.in_manifest = item !== null;
   }
 }
 
@@ -128,7 +153,7 @@ function jsonLine(r: ExportRecord): string {
     `{"id":${json(r.id)},"state":"${r.state}","prompt":${json(r.prompt)},"vars":${r.vars ?? 'null'},` +
     `"input":${r.input},"model":${jsonOrNull(r.model)},"job_id":${jsonOrNull(r.job_id)},"attempts":${r.attempts},` +
     `"net_cost_usd":"${r.net_cost_usd}","files":${json(r.files)},"completed_at":${jsonOrNull(r.completed_at)},` +
-    `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)}}\n`
+    `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)},"in_manifest":${r.in_manifest}}\n`
   );
 }
 
@@ -148,6 +173,7 @@ function csvCells(r: ExportRecord): Array<string | number> {
     r.completed_at ?? '',
     r.expires_at ?? '',
     r.error_code ?? '',
+    String(r.in_manifest),
   ];
 }
 

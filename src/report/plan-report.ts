@@ -5,6 +5,7 @@ import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
+import { notFittingLine } from '../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
@@ -139,7 +140,7 @@ export function buildPlan(
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
-  const warnings = planWarnings(manifest, source.unsaved, nowMs, walk, budgetLeft);
+  const warnings = planWarnings(manifest, source.unsaved, nowMs, walk);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
   if (foreign !== null && foreign.length > 0)
@@ -191,7 +192,6 @@ function planWarnings(
   unsaved: PlanSource['unsaved'],
   nowMs: number,
   walk: Walk,
-  budgetLeft: Micros | null,
 ): string[] {
   const warnings = manifest.warnings.map(formatProblem);
   warnings.push(...expiryWarnings(unsaved, nowMs));
@@ -202,10 +202,9 @@ function planWarnings(
     );
   }
   const blocked = walk.counts.blocked_by_budget;
-  if (blocked > 0) {
-    warnings.push(
-      `${blocked} item${blocked === 1 ? '' : 's'} will not fit in what is left of budget_usd (${formatUsdHuman(budgetLeft ?? 0)}): raise budget_usd to submit them`,
-    );
+  if (blocked > 0 && walk.firstBlocked !== null) {
+    // The words a run records for the item, after the count: the run counts by the same rule.
+    warnings.push(notFittingLine(blocked, 'will not fit', walk.firstBlocked.id, walk.firstBlocked.words));
   }
   return warnings;
 }

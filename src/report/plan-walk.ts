@@ -1,6 +1,8 @@
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
+import { foreseeSend, type PricesSeen, pricesSeenOf } from '../runner/budget.js';
+import { shortfallWords } from '../runner/budget-words.js';
 import { estimateItem, type PriceTable } from './cost-estimate.js';
 import { changedFields, changedVars } from './plan-changes.js';
 import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
@@ -46,6 +48,8 @@ export interface Walk {
   uncapped: number;
   /** Of the items to submit, those whose paid job the service lost: paid for again. */
   again: { items: number; estimate: Micros; unknown: number; caps: Micros; uncapped: number };
+  /** The first item that will not fit, and why, in the words a run would record for it. */
+  firstBlocked: { id: string; words: string } | null;
 }
 
 /** The items to submit in manifest order, as run queues them, spending the estimates. */
@@ -68,9 +72,11 @@ export function walkItems(
     capsTotal: 0,
     uncapped: 0,
     again: { items: 0, estimate: 0, unknown: 0, caps: 0, uncapped: 0 },
+    firstBlocked: null,
   };
   let left = budgetLeft;
   let prices: PriceTable | undefined;
+  let seen: PricesSeen | null | undefined;
   const keysSeen = new Set<string>();
   walk.items = manifest.items.map((item, index): PlanItem => {
     const decided = decisions[index]!;
@@ -87,12 +93,15 @@ export function walkItems(
       estimate = estimated.micros;
       const taken = takeFromBudget(walk, item, estimate, left);
       if (taken.fits) {
-        left = taken.left;
+        left = taken.leftMicros;
         if (decided.paysAgain) countAgain(walk.again, item, estimate);
         if (estimated.key !== undefined) countExpected(walk, estimated.key, estimate ?? 0, prices, keysSeen);
       } else {
         label = 'blocked_by_budget';
-        reason = blockedReason(taken.need, left!, reserved);
+        seen ??= pricesSeenOf(prices.byKey.values());
+        const words = shortfallWords({ capMicros: item.maxCostMicros, leftMicros: left!, prices: seen });
+        walk.firstBlocked ??= { id: item.id, words };
+        reason = blockedReason(words, reserved);
       }
     }
     walk.counts[label] += 1;
@@ -143,24 +152,25 @@ function changedReason(
 }
 
 /**
- * Counts an item to submit against what is left, as run does: it reserves the item's cap (or the
- * whole remaining budget without one) before sending it.
+ * Counts an item to submit against what is left by the run's own rule (foreseeSend): it reserves
+ * the item's cap (or the whole remaining budget without one) before sending it, then spends its
+ * price. Without a price seen, a capped item is counted at its cap, so before a first run the plan
+ * may fit fewer items than the run will (its words say no price is seen yet).
  */
 function takeFromBudget(
   walk: Walk,
   item: ManifestItem,
   estimate: Micros | null,
   left: Micros | null,
-): { fits: true; left: Micros | null } | { fits: false; need: Micros | null } {
-  const need = item.maxCostMicros ?? estimate;
-  const fits = left === null || (need === null ? left > 0 : need <= left);
-  if (!fits) return { fits: false, need };
+): ReturnType<typeof foreseeSend> {
+  const taken = foreseeSend(left, item.maxCostMicros, estimate);
+  if (!taken.fits) return taken;
   walk.toSubmit += 1;
   if (estimate === null) walk.unknown += 1;
   else walk.estimateTotal += estimate;
   if (item.maxCostMicros === null) walk.uncapped += 1;
   else walk.capsTotal += item.maxCostMicros;
-  return { fits: true, left: left !== null && estimate !== null ? left - estimate : left };
+  return taken;
 }
 
 function countAgain(again: Walk['again'], item: ManifestItem, estimate: Micros | null): void {
@@ -200,13 +210,9 @@ export function mostItCanCost(caps: Micros, uncapped: number, budgetLeft: Micros
   return Number.isFinite(most) ? most : null;
 }
 
-function blockedReason(need: Micros | null, left: Micros, reserved: Micros): string {
-  const shortBy =
-    need === null
-      ? 'nothing is left'
-      : `needs ${formatUsdHuman(need)} but ${formatUsdHuman(Math.max(0, left))} is left`;
+function blockedReason(words: string, reserved: Micros): string {
   // run waits for unanswered attempts before giving up on an item, so say what may still free up.
   const pending =
     reserved > 0 ? `; ${formatUsdHuman(reserved)} reserved by unanswered attempts may free up` : '';
-  return `${shortBy} of budget_usd${pending}`;
+  return `${words}${pending}`;
 }

@@ -1,3 +1,4 @@
+import { notFittingLine } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { cleanText } from './render-text.js';
 import type { StatusReport } from './status-report.js';
@@ -42,16 +43,21 @@ export interface NoticeContext {
 export function noticeStop(
   stop: StopReason | null,
   message: string | null,
-  totals: StatusReport['totals'],
+  report: Pick<StatusReport, 'totals' | 'items'>,
 ): NoticeStop | null {
   if (stop !== null) {
     return { kind: stop.kind, code: stopCode(stop), message: cleanText(message ?? stop.kind) };
   }
+  const { totals } = report;
   if (totals.budget_exceeded === 0) return null;
+  // The first item's own words (the ledger's detail): what it reserves, the prices seen, the ways out.
+  const first = report.items.find((item) => item.state === 'budget_exceeded' && item.error?.message);
   return {
     kind: 'budget',
     code: 'budget_exceeded',
-    message: `${totals.budget_exceeded} item(s) did not fit in what was left of budget_usd (${totals.budget_left_usd} of ${totals.budget_usd}): raise it and re-run to submit them`,
+    message: first
+      ? notFittingLine(totals.budget_exceeded, 'did not fit', first.id, first.error!.message)
+      : `${totals.budget_exceeded} item(s) did not fit in what was left of budget_usd (${totals.budget_left_usd} of ${totals.budget_usd}): raise it and re-run to submit them`,
   };
 }
 

@@ -51,3 +51,44 @@ export function remainingBudget(state: BudgetState): Micros | null {
 function leftOf(budgetMicros: Micros, state: BudgetState): Micros {
   return budgetMicros - state.spentMicros - state.reservedMicros;
 }
+
+/**
+ * The run's rule as plan foresees it, item after item in manifest order: an item is sent only when
+ * its reservation fits (reserveBudget: its max_cost_usd cap, or all that is left without one), and
+ * once answered the reservation is released and its price is spent. An item without a cap whose
+ * price is known is refused by the service (max_cost_exceeded) while less than that price is left,
+ * exactly as a run learns it. A run decides an item that does not fit only when nothing in flight
+ * can free budget, so the order of answers does not change what fits.
+ */
+export function foreseeSend(
+  leftMicros: Micros | null,
+  itemCapMicros: Micros | null,
+  priceMicros: Micros | null,
+): { fits: true; leftMicros: Micros | null } | { fits: false } {
+  const refused = itemCapMicros === null && priceMicros !== null ? priceMicros - 1 : null;
+  const reservation = reserveBudget(
+    { budgetMicros: leftMicros, spentMicros: 0, reservedMicros: 0 },
+    itemCapMicros,
+    refused,
+  );
+  if (reservation.kind === 'no_room') return { fits: false };
+  // An unknown price (no cap, nothing seen) leaves what is left as it was: nothing says how much.
+  const spent = priceMicros ?? 0;
+  return { fits: true, leftMicros: leftMicros === null ? null : leftMicros - spent };
+}
+
+/** The prices charged so far (the newest of each kind of request), lowest and highest. */
+export interface PricesSeen {
+  lowMicros: Micros;
+  highMicros: Micros;
+}
+
+export function pricesSeenOf(amounts: Iterable<Micros>): PricesSeen | null {
+  let seen: PricesSeen | null = null;
+  for (const micros of amounts) {
+    seen = seen
+      ? { lowMicros: Math.min(seen.lowMicros, micros), highMicros: Math.max(seen.highMicros, micros) }
+      : { lowMicros: micros, highMicros: micros };
+  }
+  return seen;
+}

@@ -2,7 +2,8 @@ import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
 import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
-import { type Reservation, reserveBudget } from './budget.js';
+import { type PricesSeen, pricesSeenOf, type Reservation, reserveBudget } from './budget.js';
+import { shortfallWords } from './budget-words.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
@@ -24,6 +25,8 @@ export function fillSlots(run: RunContext): void {
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
   const free = state.slotLimit - state.unfinished;
   let budget = run.budgetState();
+  // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
+  let prices: PricesSeen | null | undefined;
   for (const itemId of state.queue.ready(now)) {
     if (batch.length >= free) break;
     const tracked = state.item(itemId)!;
@@ -32,19 +35,19 @@ export function fillSlots(run: RunContext): void {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
       if (state.unfinished === 0 && batch.length === 0) {
         state.queue.remove(itemId);
+        prices ??= pricesSeenOf(run.deps.ledger.priceSamples().map((sample) => sample.amountMicros));
+        const words = shortfallWords({
+          capMicros: tracked.item.maxCostMicros,
+          leftMicros: reservation.remainingMicros,
+          prices,
+        });
         if (state.cancelRedo(itemId)) {
           // A redo that does not fit leaves the item as it was: done, its take kept.
           run.setItem(itemId, 'done');
-          run.deps.reporter.log(
-            'warn',
-            `${itemId}: the redo does not fit in what is left of budget_usd; the take is kept`,
-          );
+          run.deps.reporter.log('warn', `${itemId}: the redo ${words}; the take is kept`);
           continue;
         }
-        run.setItem(itemId, 'budget_exceeded', {
-          errorCode: 'budget_exceeded',
-          errorMessage: 'does not fit in what is left of budget_usd',
-        });
+        run.setItem(itemId, 'budget_exceeded', { errorCode: 'budget_exceeded', errorMessage: words });
       }
       continue;
     }

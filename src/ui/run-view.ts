@@ -1,5 +1,6 @@
 import type { ItemState } from '../ledger/records.js';
 import { formatUsdHuman, humanUsd } from '../money.js';
+import { notFittingLine } from '../runner/budget-words.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { itemChangeLine, logLine } from './progress-text.js';
@@ -46,6 +47,8 @@ export class RunViewState {
   readonly #inFlight = new Map<string, number>();
   readonly #events: ViewEvent[] = [];
   readonly #failed: Array<{ id: string; detail: string | null }> = [];
+  /** The first item that did not fit the budget, and the run's words for it (budget-words.ts). */
+  #overBudget: { id: string; words: string } | null = null;
   #failedCount = 0;
   #ended = false;
   #clockSecond = Number.NaN;
@@ -61,6 +64,9 @@ export class RunViewState {
     if (state === 'in_flight') {
       if (!this.#inFlight.has(itemId)) this.#inFlight.set(itemId, nowMs);
     } else this.#inFlight.delete(itemId);
+    if (state === 'budget_exceeded' && this.#overBudget === null && detail !== null) {
+      this.#overBudget = { id: itemId, words: detail.replace(/^budget_exceeded: /, '') };
+    }
     if (state === 'failed') {
       this.#failedCount += 1;
       if (this.#failed.length < FAILED_SHOWN) this.#failed.push({ id: itemId, detail });
@@ -168,7 +174,11 @@ export class RunViewState {
     if (over > 0)
       lines.push({
         state: 'failed',
-        text: `stopped by the budget: ${over} item${over === 1 ? '' : 's'} did not fit in budget_usd`,
+        text: `stopped by the budget: ${
+          this.#overBudget
+            ? notFittingLine(over, 'did not fit', this.#overBudget.id, this.#overBudget.words)
+            : `${over} item${over === 1 ? '' : 's'} did not fit in budget_usd`
+        }`,
       });
     const said = stop ? STOP_WORDS[stop.kind]?.(stop as never) : undefined;
     if (said) lines.push(said);

@@ -1,5 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { StatusReport } from '../report/status-report.js';
+import { notFittingLine } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 
 /** The closing words of a run: what happened, and what to do next. */
@@ -27,8 +28,8 @@ export function formatRunSummary(
     const hints = failureHints(new Set(failed.map((item) => item.error?.code ?? '')));
     if (hints) lines.push(`  ${hints}`);
   }
-  if (totals.budget_exceeded > 0)
-    lines.push('some items did not fit in budget_usd: raise it and re-run to submit them.');
+  const overBudget = budgetLine(report);
+  if (overBudget) lines.push(overBudget);
   if (totals.expired > 0)
     lines.push(
       'expired outputs cannot be recovered: re-run with --regenerate-expired to pay for them again.',
@@ -42,6 +43,21 @@ export function formatRunSummary(
   }
   lines.push(`ledger: ${ledgerPath}`, '');
   return lines.join('\n');
+}
+
+/**
+ * How many items did not fit, then the first one's own words (the ledger's detail, the same rule
+ * and words as plan's): what it reserves, the prices seen, and the ways out.
+ */
+function budgetLine(report: StatusReport): string | null {
+  if (report.totals.budget_exceeded === 0) return null;
+  const first = report.items.find((item) => item.state === 'budget_exceeded' && item.error?.message);
+  if (!first) return 'some items did not fit in budget_usd: raise it and re-run to submit them.';
+  const line = notFittingLine(report.totals.budget_exceeded, 'did not fit', first.id, first.error!.message);
+  // Lowering a cap changes what done items would send, and a changed item is generated again.
+  return /lower max_cost_usd/.test(first.error!.message)
+    ? `${line}; then re-run (a done item whose max_cost_usd changes is generated again: plan shows which).`
+    : `${line}; then re-run.`;
 }
 
 /** Items left pending or in flight among those the run was asked to run (--only: the selected ones). */

@@ -151,6 +151,50 @@ describe('itemExports', () => {
     );
   });
 
+  it('finds the paid items not asked for, in id order; with them, the net costs add up to the spend', () => {
+    const dir = tempDir('mediabatch-exports-');
+    let run = 0;
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 6 }),
+        fc.array(fc.boolean(), { maxLength: 6 }),
+        (items, kept) => {
+          run += 1;
+          const ledger = Ledger.open(join(dir, `${run}.sqlite`), 'demo', '/m.yaml');
+          try {
+            write(ledger, items);
+            // The manifest now names some of the items, and one the ledger has never seen.
+            const ids = [...items.map((_, i) => `i${i}`).filter((_, i) => kept[i] ?? false), 'new'];
+            const paid = new Set(
+              ledger
+                .listAttempts()
+                .filter((a) => a.amountMicros > 0 || a.filesSaved)
+                .map((a) => a.itemId),
+            );
+            const removed = ledger.paidItemsNotIn(ids);
+            expect(removed).toEqual([...paid].filter((id) => !ids.includes(id)).sort());
+            const rows = [...ledger.itemExports(ids), ...ledger.itemExports(removed)];
+            const net = rows.reduce((sum, row) => sum + row.netMicros, 0);
+            const totals = ledger.moneyTotals();
+            expect(net).toBe(totals.chargedMicros - totals.refundedMicros);
+            // An item that saved files shows them, whether the manifest still names it or not.
+            const saved = new Set(
+              ledger
+                .listAttempts()
+                .filter((a) => a.filesSaved)
+                .map((a) => a.itemId),
+            );
+            for (const id of saved)
+              expect(rows.find((row) => row.itemId === id)?.files.length).toBeGreaterThan(0);
+          } finally {
+            ledger.close();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('reads the input sent, less its prompt, and the variables, as JSON text', () => {
     const ledger = Ledger.open(join(tempDir('mediabatch-exports-'), 'l.sqlite'), 'demo', '/m.yaml');
     ledger.prepareAttempt({

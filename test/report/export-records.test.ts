@@ -3,7 +3,13 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ItemState } from '../../src/ledger/records.js';
-import { type ExportFormat, type ExportRecord, exportChunks } from '../../src/report/export-records.js';
+import {
+  type ExportFormat,
+  type ExportRecord,
+  type ExportState,
+  exportChunks,
+  selectedBy,
+} from '../../src/report/export-records.js';
 
 const COLUMNS = [
   'id',
@@ -19,6 +25,7 @@ const COLUMNS = [
   'completed_at',
   'expires_at',
   'error_code',
+  'in_manifest',
 ] as const;
 
 const STATES: ItemState[] = ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'];
@@ -47,6 +54,7 @@ const record: fc.Arbitrary<ExportRecord> = fc.record({
   completed_at: maybe(tricky),
   expires_at: maybe(tricky),
   error_code: maybe(tricky),
+  in_manifest: fc.boolean(),
 });
 
 const text = (records: ExportRecord[], format: ExportFormat, perChunk?: number) =>
@@ -58,6 +66,7 @@ function csvStringified(records: ExportRecord[]): string {
     COLUMNS.map((column) => {
       const value = r[column];
       if (column === 'files') return JSON.stringify(value);
+      if (column === 'in_manifest') return String(value);
       return value === null ? '' : (value as string | number);
     });
   return stringify([COLUMNS as readonly string[], ...records.map(cells)]);
@@ -119,9 +128,33 @@ describe('exportChunks', () => {
       completed_at: null,
       expires_at: null,
       error_code: null,
+      in_manifest: true,
     };
     const records = Array.from({ length: 1_001 }, () => one);
     expect([...exportChunks(records, 'jsonl')].length).toBe(5);
     expect([...exportChunks(records, 'csv')].length).toBe(6);
+  });
+});
+
+describe('selectedBy (--state)', () => {
+  const of = (state: ItemState, in_manifest: boolean) => ({ state, in_manifest }) as ExportRecord;
+  const picks = (states: ExportState[], record: ExportRecord) => selectedBy(new Set(states), record);
+
+  it('keeps every record, removed ones too, when no state is given', () => {
+    for (const state of STATES) {
+      expect(picks([], of(state, true))).toBe(true);
+      expect(picks([], of(state, false))).toBe(true);
+    }
+  });
+
+  it('selects a removed item by `removed` alone, whatever its own state', () => {
+    for (const state of STATES) {
+      expect(picks([state], of(state, false))).toBe(false);
+      expect(picks(['removed'], of(state, false))).toBe(true);
+      expect(picks(['removed'], of(state, true))).toBe(false);
+      expect(picks([state], of(state, true))).toBe(true);
+    }
+    expect(picks(['done', 'removed'], of('failed', true))).toBe(false);
+    expect(picks(['done', 'removed'], of('failed', false))).toBe(true);
   });
 });

@@ -99,7 +99,9 @@ describe('plan report (pure)', () => {
       {
         id: 'long',
         plan: 'blocked_by_budget',
-        reason: 'needs $0.90 but $0.60 is left of budget_usd',
+        reason:
+          'reserves its max_cost_usd cap of $0.90 but $0.60 is left of budget_usd (prices seen $0.20): ' +
+          'raise budget_usd, or lower max_cost_usd to about $0.20, the prices seen (the cheaper fix)',
         estimate_usd: '0.900000',
       },
     ]);
@@ -127,7 +129,8 @@ describe('plan report (pure)', () => {
     expect(doc.items[0]).toMatchObject({
       plan: 'blocked_by_budget',
       reason:
-        'needs $0.20 but $0.10 is left of budget_usd; $0.20 reserved by unanswered attempts may free up',
+        'has no max_cost_usd, so it reserves all that is left of budget_usd, $0.10, which is less than it costs ' +
+        '(prices seen $0.20): raise budget_usd; $0.20 reserved by unanswered attempts may free up',
     });
   });
 
@@ -152,7 +155,9 @@ describe('plan report (pure)', () => {
     );
     expect(full.items[0]).toMatchObject({
       plan: 'blocked_by_budget',
-      reason: 'nothing is left of budget_usd; $0.001 reserved by unanswered attempts may free up',
+      reason:
+        'has nothing left of budget_usd to reserve (no price seen yet): raise budget_usd; ' +
+        '$0.001 reserved by unanswered attempts may free up',
     });
   });
 

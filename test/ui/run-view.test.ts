@@ -109,6 +109,20 @@ describe("run's terminal view, as words (pure)", () => {
     expect(new RunViewState('t', 0).outcome(null)).toEqual([]);
   });
 
+  it("names the first item the budget kept back, in the run's own words for it", () => {
+    const view = new RunViewState('t', 0);
+    const words =
+      'reserves its max_cost_usd cap of $0.50 but $0.30 is left of budget_usd (prices seen $0.20): x';
+    view.itemChanged('f', 'budget_exceeded', `budget_exceeded: ${words}`, counts({ budget_exceeded: 1 }), 0);
+    view.itemChanged('g', 'budget_exceeded', 'budget_exceeded: other', counts({ budget_exceeded: 2 }), 0);
+    expect(view.outcome(null)).toEqual([
+      {
+        state: 'failed',
+        text: `stopped by the budget: 2 items did not fit in budget_usd; the first, f, ${words}`,
+      },
+    ]);
+  });
+
   it("words the pre-flight's answer", () => {
     expect(
       checkTitle('http://h/v1', { kind: 'answered', balanceUsd: '12.500000', active: 1, limit: 3 }),

@@ -1,4 +1,4 @@
-import { ExitCode, exportRecords, type ItemState, writeExport } from '../../index.js';
+import { ExitCode, type ExportState, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
 import { batchOptions, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -11,7 +11,7 @@ import { writeChunks } from '../output.js';
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
-  const options = { ...batchOptions(values, io), states: values.state as ItemState[] };
+  const options = { ...batchOptions(values, io), states: values.state as ExportState[] };
   if (values.out !== undefined) {
     await writeExport(manifest, { ...options, to: values.out, format });
     return ExitCode.Ok;

@@ -10,10 +10,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   const manifest = manifestFor(positionals[0], io, 'run would refuse it too, and submit nothing');
   const { ledger, ...doc } = await plan(manifest, { ...batchOptions(values, io), warn: warnOn(io, 'plan') });
   const save = commandLine('run', positionals[0]!, values);
-  await writeChunks(
-    io.stdout,
-    values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save),
-  );
+  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));
   const error = doc.account?.error ?? null;
   // A slow service does not stop run (its requests are resent with the same keys): nor plan.
   if (error === null || error.code === NO_ANSWER_IN_TIME) return ExitCode.Ok;

@@ -9,10 +9,12 @@ import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli, spawnCli } from '../../support/cli.js';
 import {
   asSandboxRun,
+  filesBelow,
   ledgerRows,
   manifestYaml,
   project,
   runAgainst,
+  sandboxMoney,
   sha256File,
   startTestSandbox,
 } from '../../support/e2e.js';
@@ -45,10 +47,12 @@ interface Exported {
   completed_at: string | null;
   expires_at: string | null;
   error_code: string | null;
+  in_manifest: boolean;
 }
 
 const JSON_CELLS = ['vars', 'input', 'files'];
 const NUMBER_CELLS = ['attempts'];
+const BOOLEAN_CELLS = ['in_manifest'];
 
 /** A CSV row back as the JSONL record it stands for: JSON cells parsed, empty cells null. */
 function fromCsv(row: Record<string, string>): Exported {
@@ -61,7 +65,9 @@ function fromCsv(row: Record<string, string>): Exported {
           ? JSON.parse(cell)
           : NUMBER_CELLS.includes(key)
             ? Number(cell)
-            : cell,
+            : BOOLEAN_CELLS.includes(key)
+              ? cell === 'true'
+              : cell,
     ]),
   ) as unknown as Exported;
 }
@@ -127,6 +133,7 @@ describe('mediabatch export', () => {
         completed_at: attempt.completed_at,
         expires_at: attempt.expires_at,
         error_code: null,
+        in_manifest: true,
       });
       expect(sha256File(file.path)).toBe(file.sha256);
     }
@@ -168,6 +175,7 @@ describe('mediabatch export', () => {
         completed_at: null,
         expires_at: null,
         error_code: null,
+        in_manifest: true,
       },
     ]);
     const both = jsonl(await exportOf('--state', 'pending', '--state', 'done'));
@@ -175,7 +183,7 @@ describe('mediabatch export', () => {
     const bad = await runCli(['export', p.manifest, '--state', 'finished'], { cwd: p.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      "--state accepts pending, in_flight, done, failed, budget_exceeded, expired, not 'finished'",
+      "--state accepts pending, in_flight, done, failed, budget_exceeded, expired, removed, not 'finished'",
     );
   });
 
@@ -215,6 +223,64 @@ describe('mediabatch export', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.length).toBeLessThan(3000 * 200);
+  });
+
+  it('after a list value changed, adds the paid items no longer named: net costs add up, every file is in a record', async () => {
+    const head = (hours: string) =>
+      manifestYaml(
+        'renamed',
+        `prompt: "A {subject} at {hour}"\nvars:\n  subject: [kite, boat, fox]\n  hour: [${hours}]\n`,
+      );
+    const q = project('renamed', head('dawn, dusk'));
+    expect((await runAgainst(sandbox, q)).code).toBe(0);
+    // dusk -> noon: the three dusk items leave the manifest, paid for and saved; three noon items join.
+    writeFileSync(q.manifest, head('dawn, noon'));
+    const again = await runAgainst(sandbox, q);
+    expect(again.code, again.stderr).toBe(0);
+    const exportOfQ = async (...args: string[]) => {
+      const result = await runCli(['export', q.manifest, ...args], { cwd: q.dir });
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    const records = jsonl(await exportOfQ());
+    const named = ['kite.dawn', 'kite.noon', 'boat.dawn', 'boat.noon', 'fox.dawn', 'fox.noon'];
+    const removed = ['boat.dusk', 'fox.dusk', 'kite.dusk'];
+    expect(records.map((r) => [r.id, r.in_manifest])).toEqual([
+      ...named.map((id) => [id, true]),
+      ...removed.map((id) => [id, false]),
+    ]);
+    expect(records.find((r) => r.id === 'fox.dusk')).toMatchObject({
+      state: 'done',
+      prompt: 'A fox at dusk',
+      vars: { subject: 'fox', hour: 'dusk' },
+      attempts: 1,
+    });
+    // The export's net cost is the ledger's spend (status) and the sandbox's charges, to the micro-dollar.
+    const micros = (usd: string) => Math.round(Number(usd) * 1e6);
+    const exported = records.reduce((sum, r) => sum + micros(r.net_cost_usd), 0);
+    const status = await runCli(['status', q.manifest, '--json'], { cwd: q.dir });
+    expect(exported).toBe(micros(JSON.parse(status.stdout).totals.spent_usd));
+    const charged = sandboxMoney(sandbox, 'renamed');
+    expect(exported).toBe(charged.chargedMicros - charged.refundedMicros);
+    expect(exported).toBeGreaterThan(0);
+    // Every video on disk is in exactly one record, by path and SHA-256.
+    const videos = filesBelow(q.outDir).filter((path) => path.endsWith('.mp4'));
+    expect(videos).toHaveLength(9);
+    const inRecords = records.flatMap((r) => r.files);
+    for (const video of videos) {
+      const path = join('out', 'renamed', video);
+      expect(inRecords.filter((file) => file.path === path)).toEqual([
+        { path, sha256: sha256File(join(q.outDir, video)), bytes: expect.any(Number) },
+      ]);
+    }
+    // --state: `removed` selects them alone; a state alone selects the manifest's items only.
+    expect(jsonl(await exportOfQ('--state', 'removed')).map((r) => r.id)).toEqual(removed);
+    expect(jsonl(await exportOfQ('--state', 'done')).map((r) => r.id)).toEqual(named);
+    const csv = parseCsv(await exportOfQ('--format', 'csv'), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    expect(csv.map(fromCsv)).toEqual(records);
+    expect(csv.at(-1)!.in_manifest).toBe('false');
   });
 
   it('--sandbox reads the ledger of run --sandbox', async () => {

@@ -110,7 +110,9 @@ describe('mediabatch plan', () => {
     expect(byId['new-capped']).toMatchObject({
       estimate_usd: '5.000000',
       reason:
-        'needs $5.00 but $0.525 is left of budget_usd; $0.30 reserved by unanswered attempts may free up',
+        'reserves its max_cost_usd cap of $5.00 but $0.525 is left of budget_usd (prices seen $0.25-$0.40): ' +
+        'raise budget_usd, or lower max_cost_usd to about $0.40, the prices seen (the cheaper fix); ' +
+        '$0.30 reserved by unanswered attempts may free up',
     });
     expect(doc.totals).toEqual({
       items: 10,
@@ -139,7 +141,9 @@ describe('mediabatch plan', () => {
       at_most_usd: '1.550000',
     });
     expect(doc.warnings).toEqual([
-      expect.stringMatching(/^1 item will not fit in what is left of budget_usd/),
+      expect.stringMatching(
+        /^1 item will not fit in budget_usd: new-capped reserves its max_cost_usd cap of \$5\.00/,
+      ),
     ]);
   });
 
@@ -161,7 +165,7 @@ describe('mediabatch plan', () => {
       '+ new-1         new                $0.25',
       '+ new-long      new                $0.275',
       expect.stringMatching(
-        /^! new-capped {4}blocked by budget {2}\$5\.00 {5}needs \$5\.00 but \$0\.525 is left/,
+        /^! new-capped {4}blocked by budget {2}\$5\.00 {5}reserves its max_cost_usd cap of \$5\.00 but \$0\.525 is left/,
       ),
     ]);
     expect(result.stdout).toContain(
@@ -228,7 +232,10 @@ items:
       'blocked_by_budget',
       'blocked_by_budget',
     ]);
-    expect(doc.items[2].reason).toBe('needs $0.40 but $0.20 is left of budget_usd');
+    expect(doc.items[2].reason).toBe(
+      'has no max_cost_usd, so it reserves all that is left of budget_usd, $0.20, which is less than it costs ' +
+        '(prices seen $0.40): raise budget_usd',
+    );
     expect(doc.totals).toMatchObject({
       new: 1,
       blocked_by_budget: 2,

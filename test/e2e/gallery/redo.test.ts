@@ -164,7 +164,7 @@ describe('run --redo', () => {
     const result = await runAgainst(sandbox, p, ['--redo', 'a']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      'a: the redo does not fit in what is left of budget_usd; the take is kept',
+      'a: the redo has nothing left of budget_usd to reserve (prices seen $0.04): raise budget_usd; the take is kept',
     );
     expect(allPosts(sandbox)).toHaveLength(posts);
     expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(before);

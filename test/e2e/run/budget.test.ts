@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { runCli } from '../../support/cli.js';
 import {
   allPosts,
   attemptRows,
@@ -15,6 +16,7 @@ import {
   sandboxMoney,
   sandboxSpendHighWater,
   startTestSandbox,
+  statusJson,
 } from '../../support/e2e.js';
 
 let sandbox: SandboxHandle;
@@ -150,5 +152,53 @@ describe('mediabatch run: budget_usd', () => {
     expect(allPosts(sandbox)).toHaveLength(3);
     expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(60_000);
     await expectMoneyAgrees(sandbox, p, 'uncapped-refund');
+  });
+});
+
+describe('mediabatch plan and run: the words and count of a budget refusal', () => {
+  it('at the max_cost_usd cap, plan counts what the run then does, and both name the cap, the prices and both fixes', async () => {
+    sandbox = await startTestSandbox();
+    // Ten seconds at 480p cost $0.20; each item reserves its $0.50 cap before it is sent.
+    const ids = 'abcdefghijklmn'.split('');
+    const yaml = `version: 1\nname: capped-words\ninput: {seconds: 10, definition: 480p}\nbudget_usd: "1.30"\nmax_cost_usd: "0.50"\n${items(ids)}`;
+    const p = project('capped-words', yaml);
+    // One item first, so that a price is seen: $1.10 is left after it.
+    expect((await runAgainst(sandbox, p, ['--only', 'a'])).code).toBe(0);
+
+    const words =
+      'reserves its max_cost_usd cap of $0.50 but $0.30 is left of budget_usd (prices seen $0.20): ' +
+      'raise budget_usd, or lower max_cost_usd to about $0.20, the prices seen (the cheaper fix)';
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout);
+    // $1.10, $0.90, $0.70, $0.50 each hold a $0.50 reservation; then $0.30 is left.
+    expect(planned.totals).toMatchObject({ new: 4, blocked_by_budget: 9, to_submit: 4 });
+    expect(planned.warnings).toContain(`9 items will not fit in budget_usd; the first, f, ${words}`);
+    expect(planned.items.find((item: { id: string }) => item.id === 'n').reason).toBe(words);
+
+    const run = await runAgainst(sandbox, p);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain(
+      `9 items did not fit in budget_usd; the first, f, ${words}; then re-run (a done item whose max_cost_usd changes is generated again: plan shows which).`,
+    );
+    const status = await statusJson(p);
+    // The run did what plan counted: the four it said fit, and the nine it said would not.
+    expect(status.totals).toMatchObject({ done: 1 + planned.totals.to_submit, budget_exceeded: 9 });
+    expect(status.totals.budget_exceeded).toBe(planned.totals.blocked_by_budget);
+    for (const id of ids.slice(5)) {
+      expect(status.items.find((item) => item.id === id)).toMatchObject({
+        state: 'budget_exceeded',
+        attempts: 0,
+        error: { code: 'budget_exceeded', message: words },
+      });
+    }
+    const shown = await runCli(['status', p.manifest], { cwd: p.dir });
+    expect(shown.stdout).toContain(`budget_exceeded: ${words}`);
+    // Never more than the budget at the sandbox, in flight or in the end; every request capped at $0.50.
+    expect(sandboxSpendHighWater(sandbox, 'capped-words')).toBeLessThanOrEqual(1_300_000);
+    expect(ledgerBudgetHighWater(p)).toBeLessThanOrEqual(1_300_000);
+    expect(netSpent('capped-words')).toBe(1_000_000);
+    for (const row of attemptRows(p)) expect(JSON.parse(row.request_body).max_cost_usd).toBe('0.500000');
+    await expectMoneyAgrees(sandbox, p, 'capped-words');
   });
 });
