@@ -1,7 +1,7 @@
 // Regenerates the command reference (README section and docs/commands.md) from src/cli/flags.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderCommandsDoc, withReadmeReference } from '../src/cli/help-markdown.js';
+import { renderCommandsDoc, withReadmeReference } from './commands-doc.js';
 
 const root = resolve(import.meta.dirname, '..');
 const readmePath = resolve(root, 'README.md');

@@ -1,9 +1,10 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
 import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
+import { shownFromCwd } from '../report/shown-path.js';
 import { readHead } from './output-files.js';
 import { sandboxStatePath } from './placement.js';
 
@@ -33,7 +34,7 @@ export function checkGalleryTarget(path: string, guard: GalleryGuard, force: boo
     if (!exists(path)) return;
     isFolder = false;
   }
-  const shown = shownPath(guard.cwd, path);
+  const shown = shownFromCwd(guard.cwd, path);
   if (isFolder) throw refused(`${shown} is a folder; name a file for the gallery`);
   const what = guardedFile(path, guard);
   if (what !== null)
@@ -104,9 +105,4 @@ function realOrSelf(path: string): string {
   } catch {
     return path;
   }
-}
-
-function shownPath(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return rel === '' || rel.startsWith('..') ? path : rel;
 }

@@ -4,6 +4,7 @@ import { type ImportSummary, importSummary } from '../import/render.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import type { SandboxHandle } from '../sandbox/index.js';
+import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
 import { openStoreOrRefuse } from './open-output-store.js';
@@ -16,7 +17,8 @@ import type { Warn } from './warnings.js';
  * Rebuilds a lost ledger from the service's own job list (docs/import.md), with the checks `run`
  * makes: the lock, an empty ledger, the output folder, the ledger's service, the account.
  */
-export async function importLedger(batch: Batch, sinceMs: number, warn: Warn): Promise<ImportSummary> {
+/** `sinceMs` null: as far back as outputs live. */
+export async function importLedger(batch: Batch, sinceMs: number | null, warn: Warn): Promise<ImportSummary> {
   const { manifest, ledgerPath, settings: timings } = batch;
   const target = serviceTarget(batch, {
     what: 'no service to import from',
@@ -41,7 +43,7 @@ export async function importLedger(batch: Batch, sinceMs: number, warn: Warn): P
       warn,
     );
     const timeoutMs = timings.httpTimeoutMs === null ? {} : { timeoutMs: timings.httpTimeoutMs };
-    const since = new Date(Date.now() - sinceMs);
+    const since = new Date(Date.now() - (sinceMs ?? OUTPUT_LIFETIME_MS));
     const listing = await listManifestJobs(client, manifest.name, since).catch((error: unknown) => {
       throw new UserError(
         `cannot list the service's jobs: ${(error as Error).message}; nothing was imported`,

@@ -1,4 +1,4 @@
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   checkOwner,
   claimFolder,
@@ -12,6 +12,7 @@ import {
 import { ExitCode, UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
+import { shownFromCwd } from '../report/shown-path.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
 import { storeFix } from './save-check.js';
 
@@ -47,7 +48,7 @@ export async function claimOutputFolder(context: FolderContext, store: OutputSto
       : claimFolder(manifest.outputDir, me, claimedAt);
   } catch (error) {
     return (
-      `cannot write the owner marker into the output folder ${shown(context.cwd, manifest.outputDir)} ` +
+      `cannot write the owner marker into the output folder ${shownFromCwd(context.cwd, manifest.outputDir)} ` +
       `(${(error as Error).message}); the next run claims it`
     );
   }
@@ -116,17 +117,17 @@ async function claimMarkerObject(
 function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'service'>): string | null {
   if (verdict.kind === 'mine' || verdict.kind === 'unclaimed') return null;
   const { manifest, cwd } = context;
-  const folder = shown(cwd, manifest.outputDir);
-  const marker = shown(cwd, outputChild(manifest.outputDir, OWNER_MARKER));
+  const folder = shownFromCwd(cwd, manifest.outputDir);
+  const marker = shownFromCwd(cwd, outputChild(manifest.outputDir, OWNER_MARKER));
   if (verdict.kind === 'unreadable')
     return `the output folder ${folder} has an owner marker ${marker} that cannot be read (${verdict.reason}); move it away if no other batch writes to this folder`;
   const { owner } = verdict;
-  const example = shown(cwd, otherFolder(manifest, owner));
+  const example = shownFromCwd(cwd, otherFolder(manifest, owner));
   return (
     `the output folder ${folder} belongs to another batch: manifest ${owner.manifest}, ledger ` +
-    `${shown(cwd, owner.ledger)} (${describeService(owner.service)}). Running this one into it could ` +
+    `${shownFromCwd(cwd, owner.ledger)} (${describeService(owner.service)}). Running this one into it could ` +
     'overwrite the files that batch paid for.\n' +
-    `  Give ${manifest.name} a folder of its own: set output.dir in ${shown(cwd, manifest.file)} ` +
+    `  Give ${manifest.name} a folder of its own: set output.dir in ${shownFromCwd(cwd, manifest.file)} ` +
     `(for example ${example}).\n` +
     `  If that batch and its ledger are gone for good, delete ${marker} to let this ledger claim the ` +
     'folder (files it did not write are never overwritten)'
@@ -140,10 +141,4 @@ function otherFolder(manifest: Manifest, owner: FolderOwner): string {
   return owner.manifest !== manifest.name && basename(manifest.outputDir) !== manifest.name
     ? join(parent, manifest.name)
     : `${manifest.outputDir}-2`;
-}
-
-function shown(cwd: string, path: string): string {
-  if (isS3Uri(path)) return path;
-  const rel = relative(cwd, path);
-  return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
 }

@@ -72,7 +72,8 @@ function accountConnection(batch: Batch, warn: Warn): Connection | null {
  * would (exit 1), after the plan. Messages never carry the key or a URL's query.
  */
 async function accountOf(connection: Connection, batch: Batch, warn: Warn): Promise<AccountCheck> {
-  const baseUrl = displayUrl(connection.baseUrl);
+  // Printed as the ledger knows the service: no credentials, query or fragment.
+  const baseUrl = serviceIdentity(connection.baseUrl);
   const safe = (message: string) => cleanText(message.split(connection.apiKey).join('[redacted]'));
   const timings = batch.settings;
   const client = clientFor(connection, timings);
@@ -98,10 +99,4 @@ async function accountOf(connection: Connection, batch: Batch, warn: Warn): Prom
       return failed(null, null, error.message);
     throw error;
   }
-}
-
-/** The base URL without credentials, query or fragment, fit to print. */
-function displayUrl(text: string): string {
-  const url = new URL(text);
-  return `${url.protocol}//${url.host}${url.pathname}`;
 }

@@ -1,6 +1,7 @@
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ExitCode, UserError } from '../errors.js';
 import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
+import { shownFromCwd } from '../report/shown-path.js';
 
 /**
  * Which service a ledger belongs to (docs/services.md). A real service is known by its base URL,
@@ -30,7 +31,7 @@ export function ensureSameService(
     `the ledger ${ledgerPath} belongs to ${describeService(bound)}, not ${describeService(current)}; ` +
       'nothing was sent.\n' +
       `  Its items, jobs and spend are that service's; counting them here would take them for results of ${describeService(current)}.\n` +
-      `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: --ledger ${relativeOrAbsolute(cwd, separate)}, and another output.dir in the manifest\n` +
+      `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: --ledger ${shownFromCwd(cwd, separate)}, and another output.dir in the manifest\n` +
       `  To go on with the ledger's own service: ${back}`,
     ExitCode.Usage,
     'ledger_other_service',
@@ -41,9 +42,4 @@ function slug(identity: string): string {
   if (identity === SANDBOX_IDENTITY) return 'sandbox';
   const url = new URL(identity);
   return url.host.replace(/[^A-Za-z0-9.-]+/g, '-');
-}
-
-function relativeOrAbsolute(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return rel.startsWith('..') || rel === '' ? path : rel;
 }

@@ -22,9 +22,6 @@ export interface BatchSettings {
   hookEnv: Record<string, string>;
 }
 
-/** Outputs live 48 hours after they complete (the service's retention): one figure for every rule. */
-export const OUTPUT_LIFETIME_MS = 48 * 60 * 60 * 1000;
-
 const DEFAULT_PREFLIGHT_SECONDS = 30;
 const DEFAULT_NOTIFY_SECONDS = 60;
 

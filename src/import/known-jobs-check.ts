@@ -1,10 +1,11 @@
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { MediaGenClient } from '../service-client/client.js';
+import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 import { jobItemId } from './plan.js';
 
 /** Outputs live 48 hours; a lost ledger older than that has nothing left to adopt. */
-const LOOKBACK_MS = 48 * 60 * 60 * 1000;
+const LOOKBACK_MS = OUTPUT_LIFETIME_MS;
 /** A hint, not a reconciliation: it must never hold up a run for long. */
 const CHECK_TIMEOUT_MS = 10_000;
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { forgetLostJobs } from '../batch/forget-jobs.js';
 import { importLedger } from '../batch/import-ledger.js';
-import { OUTPUT_LIFETIME_MS } from '../batch/settings.js';
 import type { Warn, Warning } from '../batch/warnings.js';
 import type { ImportSummary } from '../import/render.js';
 import type { Manifest } from '../manifest/index.js';
@@ -26,8 +25,7 @@ export type ImportOptions = z.input<typeof importOptionsSchema>;
 export async function importJobs(manifest: Manifest, options: ImportOptions = {}): Promise<ImportSummary> {
   const { sinceHours, warn, log, ...rest } = checkOptions('importJobs', importOptionsSchema, options);
   const batch = batchOf(checkedManifest('importJobs', manifest), rest);
-  const sinceMs = sinceHours === undefined ? OUTPUT_LIFETIME_MS : sinceHours * 3_600_000;
-  return importLedger(batch, sinceMs, tellOf(warn, log));
+  return importLedger(batch, sinceHours === undefined ? null : sinceHours * 3_600_000, tellOf(warn, log));
 }
 
 const forgetOptionsSchema = serviceOptionsSchema.extend({

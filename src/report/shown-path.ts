@@ -26,3 +26,14 @@ export function shownFrom(manifestFile: string): (path: string) => string {
     return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
   };
 }
+
+/**
+ * A path as a person in `cwd` would type it: relative when inside it, else absolute; the folder
+ * itself is `.`, and an object in a bucket keeps its URI. The one rule for every path mediabatch
+ * shows from the working folder.
+ */
+export function shownFromCwd(cwd: string, path: string): string {
+  if (isS3Uri(path)) return path;
+  const rel = relative(cwd, path);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}

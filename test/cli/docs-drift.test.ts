@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderCommandsDoc, withReadmeReference } from '../../scripts/commands-doc.js';
 import { FLAGS } from '../../src/cli/flags.js';
-import { renderCommandsDoc, withReadmeReference } from '../../src/cli/help-markdown.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(resolve(root, path), 'utf8');
