@@ -26,7 +26,11 @@ export async function planBatch(batch: Batch, warn: Warn): Promise<PlannedBatch>
   const store = await openStoreOrRefuse(batch);
   const refusal = await outputLocationRefusal({ manifest, ledgerPath, cwd }, store);
   if (refusal !== null)
-    throw new UserError(`run would refuse this manifest: ${refusal}`, ExitCode.Usage, 'output_owned');
+    throw new UserError(
+      `run would refuse this manifest (exit 2): ${refusal}`,
+      ExitCode.Usage,
+      'output_owned',
+    );
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, (ledger, note) => ({
     ledger: note,

@@ -11,6 +11,8 @@ export interface BatchOptions {
   baseUrl?: string | undefined;
   apiKey?: string | undefined;
   env?: NodeJS.ProcessEnv | Record<string, string | undefined> | undefined;
+  /** How to name the manifest in the commands a refusal suggests; default its path from `cwd`. */
+  manifestArg?: string | undefined;
 }
 
 /**
@@ -50,7 +52,7 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     baseUrl: options.baseUrl ?? settings.baseUrl,
     apiKey: options.apiKey ?? settings.apiKey,
     named: {
-      manifest: relative(cwd, manifest.file) || manifest.file,
+      manifest: options.manifestArg ?? (relative(cwd, manifest.file) || manifest.file),
       ledger: options.ledger,
       baseUrl: options.baseUrl,
     },

@@ -9,8 +9,10 @@ import type { CliIo } from './io.js';
 export function batchOptions(
   values: { ledger?: string | undefined; sandbox?: boolean; 'base-url'?: string | undefined },
   io: Pick<CliIo, 'cwd' | 'env'>,
+  manifestArg: string,
 ) {
   return {
+    manifestArg,
     cwd: io.cwd,
     env: { ...io.env },
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),

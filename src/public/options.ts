@@ -27,6 +27,8 @@ export const ledgerOptionsSchema = z.strictObject({
   cwd: z.string().min(1).optional(),
   /** The environment the library's settings are read from, once (docs/api.md); default `process.env`. */
   env: z.record(z.string(), z.string().optional()).optional(),
+  /** How to name the manifest in the commands a refusal suggests (`mediabatch import X`); default its path from `cwd`. */
+  manifestArg: z.string().min(1).optional(),
 });
 
 /** The options of every call that may talk to the service. */

@@ -11,7 +11,7 @@ import { writeChunks } from '../output.js';
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
-  const options = { ...batchOptions(values, io), states: values.state as ExportState[] };
+  const options = { ...batchOptions(values, io, positionals[0]!), states: values.state as ExportState[] };
   if (values.out !== undefined) {
     await writeExport(manifest, { ...options, to: values.out, format });
     return ExitCode.Ok;

@@ -10,7 +10,11 @@ import type { Command } from '../io.js';
 export const forgetCommand: Command<'forget'> = async ({ values, positionals }, io) => {
   const [manifestArg, ...ids] = positionals;
   const manifest = manifestFor(manifestArg, io, 'nothing was forgotten');
-  const jobs = await forgetJobs(manifest, { ...batchOptions(values, io), ids, warn: warnOn(io, 'forget') });
+  const jobs = await forgetJobs(manifest, {
+    ...batchOptions(values, io, positionals[0]!),
+    ids,
+    warn: warnOn(io, 'forget'),
+  });
   if (jobs.length === 0) {
     io.stdout.write(
       `${manifest.name}: no job in flight${ids.length > 0 ? ` for ${ids.join(', ')}` : ''}; nothing to forget\n`,

@@ -11,7 +11,7 @@ import type { Command } from '../io.js';
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io, 'nothing was imported');
   const summary = await importJobs(manifest, {
-    ...batchOptions(values, io),
+    ...batchOptions(values, io, positionals[0]!),
     ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),
     warn: warnOn(io, 'import'),
   });

@@ -8,7 +8,10 @@ import { writeChunks } from '../output.js';
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io, 'run would refuse it too, and submit nothing');
-  const { ledger, ...doc } = await plan(manifest, { ...batchOptions(values, io), warn: warnOn(io, 'plan') });
+  const { ledger, ...doc } = await plan(manifest, {
+    ...batchOptions(values, io, positionals[0]!),
+    warn: warnOn(io, 'plan'),
+  });
   const save = commandLine('run', positionals[0]!, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));
   const error = doc.account?.error ?? null;

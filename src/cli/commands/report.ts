@@ -6,7 +6,7 @@ import type { Command } from '../io.js';
 /** `report`: every item with every attempt, as text or as the gallery page (docs/gallery.md). */
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io, 'no report was made');
-  const options = batchOptions(values, io);
+  const options = batchOptions(values, io, positionals[0]!);
   if (values.html === undefined) {
     if (values['url-lifetime'] !== undefined)
       throw new UserError('--url-lifetime goes with --html: only the gallery page links to the outputs');

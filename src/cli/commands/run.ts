@@ -22,7 +22,7 @@ export const runCommand: Command<'run'> = async (args, io) => {
   const manifestArg = args.positionals[0]!;
   const manifest = manifestFor(manifestArg, io);
   const handle = run(manifest, {
-    ...batchOptions(values, io),
+    ...batchOptions(values, io, manifestArg),
     redo: readRedoIds(values.redo, io.cwd),
     only: values.only,
     retryFailed: values['retry-failed'],
