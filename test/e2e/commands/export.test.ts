@@ -128,7 +128,8 @@ describe('mediabatch export', () => {
         expires_at: attempt.expires_at,
         error_code: null,
       });
-      expect(sha256File(file.path)).toBe(file.sha256);
+      // Stored relative to the manifest's folder; the record gives it relative to the current folder.
+      expect(sha256File(join(p.dir, file.path))).toBe(file.sha256);
     }
     expect(records[2]).toMatchObject({
       prompt: `${TRICKY} at dawn`,
