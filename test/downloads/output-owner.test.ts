@@ -15,6 +15,7 @@ import {
   checkOwner,
   claimFolder,
   markerText,
+  movedWithProject,
   OWNER_MARKER,
   ownerVerdict,
   parseMarker,
@@ -64,7 +65,7 @@ describe('who owns an output folder', () => {
   });
 
   it('reads a marker without a service as an unknown service: the owner is the ledger and batch', () => {
-    const owner = { manifest: 'spring', ledger: '/l.sqlite', service: 'unknown' };
+    const owner = { manifest: 'spring', ledger: '/l.sqlite', service: 'unknown', absolute: true };
     expect(
       parseMarker(folder, '{"mediabatch_output_folder":1,"manifest":"spring","ledger":"/l.sqlite"}'),
     ).toEqual(owner);
@@ -101,6 +102,47 @@ describe('who owns an output folder', () => {
     mkdirSync(broken);
     writeFileSync(join(broken, OWNER_MARKER), '{');
     expect(claimFolder(broken, me, 'now')).toEqual({ kind: 'unreadable', reason: 'it is not JSON' });
+  });
+
+  it('takes an older absolute marker for this project moved only when batch, ledger name and a gone old path agree', () => {
+    const old = { ...spring, absolute: true as const };
+    const moved = { manifest: 'spring', ledger: '/q/.mediabatch/spring.sqlite' };
+    const gone = () => false;
+    expect(movedWithProject(old, moved, gone)).toBe(true);
+    // The old ledger is still there: another batch's, or the original a copy was made from.
+    expect(movedWithProject(old, moved, (path) => path === spring.ledger)).toBe(false);
+    expect(movedWithProject(old, { ...moved, ledger: '/q/.mediabatch/other.sqlite' }, gone)).toBe(false);
+    expect(movedWithProject(old, { ...moved, manifest: 'summer' }, gone)).toBe(false);
+    // A marker written relative to its folder moves with the project; it is never guessed at.
+    expect(movedWithProject(spring, moved, gone)).toBe(false);
+  });
+
+  it('renews an older absolute marker of this moved project in the relative form; keeps one whose ledger lives', () => {
+    const root = tempDir('owner-moved-');
+    const out = join(root, 'out', 'spring');
+    mkdirSync(out, { recursive: true });
+    const me = { ...spring, ledger: join(root, '.mediabatch', 'spring.sqlite') };
+    const absoluteMarker = (ledger: string) =>
+      JSON.stringify({ mediabatch_output_folder: 1, manifest: 'spring', ledger, service: 'http://h/v1' });
+    // Written before markers were relative, by this ledger where it is now: still this ledger's.
+    writeFileSync(join(out, OWNER_MARKER), absoluteMarker(me.ledger));
+    expect(checkOwner(out, me)).toEqual({ kind: 'mine' });
+    // The project was elsewhere then, and nothing is left there.
+    writeFileSync(
+      join(out, OWNER_MARKER),
+      absoluteMarker(join(root, 'gone', '.mediabatch', 'spring.sqlite')),
+    );
+    expect(checkOwner(out, me)).toEqual({ kind: 'mine', moved: true });
+    expect(claimFolder(out, me, 'now')).toEqual({ kind: 'mine' });
+    expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
+    expect(readdirSync(out)).toEqual([OWNER_MARKER]);
+    // Another project's ledger, alive at the marker's path, keeps the folder, marker untouched.
+    const living = join(root, 'other', '.mediabatch', 'spring.sqlite');
+    mkdirSync(join(root, 'other', '.mediabatch'), { recursive: true });
+    writeFileSync(living, '');
+    writeFileSync(join(out, OWNER_MARKER), absoluteMarker(living));
+    expect(claimFolder(out, me, 'now')).toMatchObject({ kind: 'other', owner: { ledger: living } });
+    expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(absoluteMarker(living));
   });
 
   it('leaves only the marker, readable by all and written by none but its owner even under umask 0', () => {
