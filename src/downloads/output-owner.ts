@@ -26,6 +26,11 @@ export interface FolderOwner {
   service: string;
   /** Read from a marker that gave the ledger as an absolute path (a bucket's, or an older folder's). */
   absolute?: true;
+  /**
+   * Where the ledger was when it claimed the folder, absolute (a folder's marker's `ledger_at`):
+   * a ledger kept outside the project (`--ledger` elsewhere) stays put while the project moves.
+   */
+  ledgerAt?: string;
 }
 
 /** What a run may do with an output folder. */
@@ -42,20 +47,24 @@ export function ownerVerdict(
   me: Pick<FolderOwner, 'manifest' | 'ledger'>,
 ): OwnerVerdict {
   if (marker === null) return { kind: 'unclaimed' };
-  return marker.ledger === me.ledger && marker.manifest === me.manifest
-    ? { kind: 'mine' }
-    : { kind: 'other', owner: marker };
+  const sameLedger = marker.ledger === me.ledger || marker.ledgerAt === me.ledger;
+  return sameLedger && marker.manifest === me.manifest ? { kind: 'mine' } : { kind: 'other', owner: marker };
 }
 
-/** Pure: the marker's text for an owner, the ledger written relative to the folder. */
+/**
+ * Pure: the marker's text for an owner: the ledger relative to the folder (it moves with the
+ * project), and where it is now (it stays put while the project moves without it).
+ */
 export function markerText(folder: string, owner: FolderOwner, claimedAt: string): string {
   // A bucket is no folder to be relative to: its marker names the ledger's absolute path.
-  const ledger = isS3Uri(folder) ? owner.ledger : relative(folder, owner.ledger) || owner.ledger;
+  const bucket = isS3Uri(folder);
+  const ledger = bucket ? owner.ledger : relative(folder, owner.ledger) || owner.ledger;
   return `${JSON.stringify(
     {
       mediabatch_output_folder: 1,
       manifest: owner.manifest,
       ledger,
+      ...(bucket ? {} : { ledger_at: owner.ledger }),
       service: owner.service,
       claimed_at: claimedAt,
     },
@@ -73,7 +82,7 @@ export function parseMarker(folder: string, text: string): FolderOwner | { probl
     return { problem: 'it is not JSON' };
   }
   const fields = (value ?? {}) as Record<string, unknown>;
-  const { manifest, ledger, service } = fields;
+  const { manifest, ledger, service, ledger_at: ledgerAt } = fields;
   if (fields.mediabatch_output_folder !== 1 || typeof manifest !== 'string' || typeof ledger !== 'string')
     return { problem: 'it is not a mediabatch owner marker' };
   return {
@@ -81,6 +90,7 @@ export function parseMarker(folder: string, text: string): FolderOwner | { probl
     ledger: isAbsolute(ledger) ? ledger : resolve(folder, ledger),
     service: typeof service === 'string' ? service : 'unknown',
     ...(isAbsolute(ledger) ? { absolute: true as const } : {}),
+    ...(typeof ledgerAt === 'string' && isAbsolute(ledgerAt) ? { ledgerAt } : {}),
   };
 }
 

@@ -69,7 +69,7 @@ export class BatchPaths {
     // Only a ledger read without migrating (plan, status: read-only) still holds absolute paths
     // inside the folder its manifest was in; the project has moved with them, as the migration
     // assumes (migrations.ts).
-    if (this.#recordedRoot === this.#root) return stored;
+    if (this.#recordedRoot === this.#root || inside(this.#root, stored) !== null) return stored;
     const rel = inside(this.#recordedRoot, stored);
     return rel === null ? stored : `${this.#prefix}${rel}`;
   }

@@ -32,12 +32,22 @@ describe('who owns an output folder', () => {
       mediabatch_output_folder: 1,
       manifest: 'spring',
       ledger: '../../.mediabatch/spring.sqlite',
+      ledger_at: '/p/.mediabatch/spring.sqlite',
       service: 'http://h/v1',
       claimed_at: '2026-01-01T00:00:00.000Z',
     });
-    expect(parseMarker(folder, text)).toEqual(spring);
+    expect(parseMarker(folder, text)).toEqual({ ...spring, ledgerAt: spring.ledger });
     // The whole project moved: the claim moves with it.
-    expect(parseMarker('/q/out/spring', text)).toEqual({ ...spring, ledger: '/q/.mediabatch/spring.sqlite' });
+    const moved = parseMarker('/q/out/spring', text) as typeof spring;
+    expect(moved).toEqual({ ...spring, ledger: '/q/.mediabatch/spring.sqlite', ledgerAt: spring.ledger });
+    expect(ownerVerdict(moved, { ...spring, ledger: '/q/.mediabatch/spring.sqlite' })).toEqual({
+      kind: 'mine',
+    });
+    // The project moved without its ledger, kept elsewhere with --ledger: where it is still names it.
+    const apart = markerText(folder, { ...spring, ledger: '/keep/l.sqlite' }, 'now');
+    const seen = parseMarker('/q/out/spring', apart) as typeof spring;
+    expect(ownerVerdict(seen, { ...spring, ledger: '/keep/l.sqlite' })).toEqual({ kind: 'mine' });
+    expect(ownerVerdict(seen, { ...spring, ledger: '/keep/other.sqlite' })).toMatchObject({ kind: 'other' });
   });
 
   it('is the same ledger and batch, or another owner', () => {
@@ -97,7 +107,10 @@ describe('who owns an output folder', () => {
     expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
     expect(claimFolder(out, me, 'later')).toEqual({ kind: 'mine' });
     expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
-    expect(claimFolder(out, other, 'later')).toEqual({ kind: 'other', owner: me });
+    expect(claimFolder(out, other, 'later')).toEqual({
+      kind: 'other',
+      owner: { ...me, ledgerAt: me.ledger },
+    });
     const broken = join(root, 'broken');
     mkdirSync(broken);
     writeFileSync(join(broken, OWNER_MARKER), '{');
