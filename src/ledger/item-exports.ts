@@ -71,7 +71,7 @@ const exportSql = (vars: string) => `SELECT m.key, i.state, i.error_code,
   json_extract(a.request_body, '$.input.prompt'), json_remove(json_extract(a.request_body, '$.input'), '$.prompt'),
   json_extract(a.request_body, '$.model'), ${vars},
   a.job_id, a.completed_at, a.expires_at,
-  f.idx, f.path, f.sha256, f.bytes
+  f.idx, batch_path(f.path), f.sha256, f.bytes
 FROM json_each(@ids) m
 LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = m.value
 LEFT JOIN attempts a ON a.batch_id = @batchId AND a.item_id = m.value

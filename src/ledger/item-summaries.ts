@@ -26,9 +26,9 @@ export interface ItemSummary {
   takes: string | null;
 }
 
-/** The paths of one attempt's files, in file order, as a JSON array. */
+/** One attempt's files' absolute paths (batch_path, ledger-connection.ts) in file order, as a JSON array. */
 const PATHS_OF = (attempt: string) =>
-  `(SELECT json_group_array(path ORDER BY idx) FROM files WHERE attempt_id = ${attempt})`;
+  `(SELECT json_group_array(batch_path(path) ORDER BY idx) FROM files WHERE attempt_id = ${attempt})`;
 
 /**
  * Newest attempt ids stand for "the newest attempt that ...": ids grow with every attempt. Takes

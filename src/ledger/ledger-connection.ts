@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database, { type Database as Db, type Statement } from 'better-sqlite3';
+import { BatchPaths, batchRootOf } from './batch-paths.js';
 import { migrate } from './migrations.js';
 
 export interface OpenOptions {
@@ -16,6 +17,8 @@ export class LedgerConnection {
   readonly db: Db;
   readonly batchId: number;
   readonly now: () => Date;
+  /** The batch's saved-file paths, stored relative to its manifest's folder (batch-paths.ts). */
+  readonly paths: BatchPaths;
   readonly #statements = new Map<string, Statement>();
   readonly #columns = new Map<string, boolean>();
   #groupMs: number | null = null;
@@ -24,10 +27,17 @@ export class LedgerConnection {
   /** Runs one step as a transaction, or a savepoint inside the open one (see write). */
   readonly #step: (work: () => unknown) => unknown;
 
-  private constructor(db: Db, batchId: number, now: () => Date) {
+  private constructor(db: Db, batchId: number, now: () => Date, paths: BatchPaths) {
     this.db = db;
     this.batchId = batchId;
     this.now = now;
+    this.paths = paths;
+    // SQL that assembles paths itself (status's JSON arrays, plan's streamed rows) turns each
+    // stored path back into an absolute one with this, so no caller ever sees the stored form.
+    // A LEFT JOIN's missing file (export) stays null.
+    db.function('batch_path', { deterministic: true }, (stored) =>
+      stored === null ? null : paths.absolute(String(stored)),
+    );
     // Made once: each transaction() call builds four wrapper functions, a few per ledger step.
     this.#step = db.transaction((work: () => unknown) => work());
   }
@@ -50,9 +60,11 @@ export class LedgerConnection {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = FULL');
         db.pragma('foreign_keys = ON');
-        migrate(db);
+        migrate(db, { batchName, manifestPath });
       }
-      return new LedgerConnection(db, findBatch(db, batchName, manifestPath, now, options.readonly), now);
+      const batch = findBatch(db, batchName, manifestPath, now, options.readonly);
+      const paths = new BatchPaths(batchRootOf(manifestPath), batchRootOf(batch.manifestPath));
+      return new LedgerConnection(db, batch.id, now, paths);
     } catch (error) {
       db.close();
       throw error;
@@ -135,21 +147,30 @@ export function isLedgerReadError(error: unknown): boolean {
   return error instanceof Database.SqliteError;
 }
 
-/** The batch's id; a read-only look at a batch never added reads as -1 (no rows match it). */
+/**
+ * The batch's id and the manifest path its row records; a read-only look at a batch never added
+ * reads as -1 (no rows match it). Opened for writing, the row is brought up to where the manifest
+ * is now: the files' relative paths are read against that folder from here on (batch-paths.ts).
+ */
 function findBatch(
   db: Db,
   batchName: string,
   manifestPath: string,
   now: () => Date,
   readonly = false,
-): number {
-  const found = db.prepare('SELECT id FROM batches WHERE name = ?').get(batchName) as
-    | { id: number }
-    | undefined;
-  if (found !== undefined) return found.id;
-  if (readonly) return -1;
+): { id: number; manifestPath: string } {
+  const found = db
+    .prepare('SELECT id, manifest_path AS manifestPath FROM batches WHERE name = ?')
+    .get(batchName) as { id: number; manifestPath: string } | undefined;
+  const current = resolve(manifestPath);
+  if (found !== undefined) {
+    if (readonly || found.manifestPath === current) return found;
+    db.prepare('UPDATE batches SET manifest_path = ? WHERE id = ?').run(current, found.id);
+    return { id: found.id, manifestPath: current };
+  }
+  if (readonly) return { id: -1, manifestPath: current };
   const info = db
     .prepare('INSERT INTO batches (name, manifest_path, created_at) VALUES (?, ?, ?)')
-    .run(batchName, manifestPath, now().toISOString());
-  return Number(info.lastInsertRowid);
+    .run(batchName, current, now().toISOString());
+  return { id: Number(info.lastInsertRowid), manifestPath: current };
 }

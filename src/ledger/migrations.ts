@@ -1,10 +1,21 @@
 import type { Database } from 'better-sqlite3';
+import { batchRootOf, storedPath } from './batch-paths.js';
+
+/** The batch the ledger is being opened for, which a migration may need to know. */
+export interface MigrationContext {
+  batchName: string;
+  /** The manifest's path as given now (the project may have moved since the ledger was written). */
+  manifestPath: string;
+}
+
+/** A step of SQL, or a step that needs the rows themselves (and the opening batch) in JavaScript. */
+type Migration = string | ((db: Database, context: MigrationContext | null) => void);
 
 /**
  * Versioned schema, applied in order and recorded in PRAGMA user_version. A migration is never
  * edited once released: add a new one. Money columns are integer micro-dollars.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE batches (
     id            INTEGER PRIMARY KEY,
@@ -98,12 +109,39 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN vars TEXT;
   `,
+  // Saved files relative to the batch root, the manifest's folder (batch-paths.ts): a project
+  // moved or copied as a whole keeps its outputs. Until now paths were absolute, written against
+  // the manifest's folder of their run. A path inside the opening manifest's folder as it is now
+  // is made relative to it (the files are there); else one inside the folder the batch's row
+  // recorded is made relative to that (the project moved since: its files moved with it); any
+  // other path (an absolute output.dir, a bucket's URI) is kept. Earlier `file_moved` events keep
+  // the paths they were written with: the event log is append-only.
+  relativeFilePaths,
 ];
+
+function relativeFilePaths(db: Database, context: MigrationContext | null): void {
+  const rows = db
+    .prepare(
+      `SELECT f.attempt_id AS attemptId, f.idx, f.path, b.name, b.manifest_path AS manifestPath
+         FROM files f JOIN attempts a ON a.id = f.attempt_id JOIN batches b ON b.id = a.batch_id`,
+    )
+    .all() as Array<{ attemptId: number; idx: number; path: string; name: string; manifestPath: string }>;
+  const update = db.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?');
+  for (const row of rows) {
+    const roots = [batchRootOf(row.manifestPath)];
+    if (context !== null && row.name === context.batchName) roots.unshift(batchRootOf(context.manifestPath));
+    const stored = storedPath(row.path, roots);
+    if (stored !== row.path) update.run(stored, row.attemptId, row.idx);
+  }
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the database to SCHEMA_VERSION; each step commits with its version number. */
-export function migrate(db: Database): void {
+/**
+ * Brings the database to SCHEMA_VERSION; each step commits with its version number. `context` is
+ * the batch being opened (null: none known, as for a ledger only inspected).
+ */
+export function migrate(db: Database, context: MigrationContext | null = null): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new Error(
@@ -112,7 +150,9 @@ export function migrate(db: Database): void {
   }
   for (let version = current; version < SCHEMA_VERSION; version += 1) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[version]!);
+      const step = MIGRATIONS[version]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db, context);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }

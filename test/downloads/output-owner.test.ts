@@ -15,6 +15,7 @@ import {
   checkOwner,
   claimFolder,
   markerText,
+  movedWithProject,
   OWNER_MARKER,
   ownerVerdict,
   parseMarker,
@@ -31,12 +32,22 @@ describe('who owns an output folder', () => {
       mediabatch_output_folder: 1,
       manifest: 'spring',
       ledger: '../../.mediabatch/spring.sqlite',
+      ledger_at: '/p/.mediabatch/spring.sqlite',
       service: 'http://h/v1',
       claimed_at: '2026-01-01T00:00:00.000Z',
     });
-    expect(parseMarker(folder, text)).toEqual(spring);
+    expect(parseMarker(folder, text)).toEqual({ ...spring, ledgerAt: spring.ledger });
     // The whole project moved: the claim moves with it.
-    expect(parseMarker('/q/out/spring', text)).toEqual({ ...spring, ledger: '/q/.mediabatch/spring.sqlite' });
+    const moved = parseMarker('/q/out/spring', text) as typeof spring;
+    expect(moved).toEqual({ ...spring, ledger: '/q/.mediabatch/spring.sqlite', ledgerAt: spring.ledger });
+    expect(ownerVerdict(moved, { ...spring, ledger: '/q/.mediabatch/spring.sqlite' })).toEqual({
+      kind: 'mine',
+    });
+    // The project moved without its ledger, kept elsewhere with --ledger: where it is still names it.
+    const apart = markerText(folder, { ...spring, ledger: '/keep/l.sqlite' }, 'now');
+    const seen = parseMarker('/q/out/spring', apart) as typeof spring;
+    expect(ownerVerdict(seen, { ...spring, ledger: '/keep/l.sqlite' })).toEqual({ kind: 'mine' });
+    expect(ownerVerdict(seen, { ...spring, ledger: '/keep/other.sqlite' })).toMatchObject({ kind: 'other' });
   });
 
   it('is the same ledger and batch, or another owner', () => {
@@ -64,7 +75,7 @@ describe('who owns an output folder', () => {
   });
 
   it('reads a marker without a service as an unknown service: the owner is the ledger and batch', () => {
-    const owner = { manifest: 'spring', ledger: '/l.sqlite', service: 'unknown' };
+    const owner = { manifest: 'spring', ledger: '/l.sqlite', service: 'unknown', absolute: true };
     expect(
       parseMarker(folder, '{"mediabatch_output_folder":1,"manifest":"spring","ledger":"/l.sqlite"}'),
     ).toEqual(owner);
@@ -96,11 +107,55 @@ describe('who owns an output folder', () => {
     expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
     expect(claimFolder(out, me, 'later')).toEqual({ kind: 'mine' });
     expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
-    expect(claimFolder(out, other, 'later')).toEqual({ kind: 'other', owner: me });
+    expect(claimFolder(out, other, 'later')).toEqual({
+      kind: 'other',
+      owner: { ...me, ledgerAt: me.ledger },
+    });
     const broken = join(root, 'broken');
     mkdirSync(broken);
     writeFileSync(join(broken, OWNER_MARKER), '{');
     expect(claimFolder(broken, me, 'now')).toEqual({ kind: 'unreadable', reason: 'it is not JSON' });
+  });
+
+  it('takes an older absolute marker for this project moved only when batch, ledger name and a gone old path agree', () => {
+    const old = { ...spring, absolute: true as const };
+    const moved = { manifest: 'spring', ledger: '/q/.mediabatch/spring.sqlite' };
+    const gone = () => false;
+    expect(movedWithProject(old, moved, gone)).toBe(true);
+    // The old ledger is still there: another batch's, or the original a copy was made from.
+    expect(movedWithProject(old, moved, (path) => path === spring.ledger)).toBe(false);
+    expect(movedWithProject(old, { ...moved, ledger: '/q/.mediabatch/other.sqlite' }, gone)).toBe(false);
+    expect(movedWithProject(old, { ...moved, manifest: 'summer' }, gone)).toBe(false);
+    // A marker written relative to its folder moves with the project; it is never guessed at.
+    expect(movedWithProject(spring, moved, gone)).toBe(false);
+  });
+
+  it('renews an older absolute marker of this moved project in the relative form; keeps one whose ledger lives', () => {
+    const root = tempDir('owner-moved-');
+    const out = join(root, 'out', 'spring');
+    mkdirSync(out, { recursive: true });
+    const me = { ...spring, ledger: join(root, '.mediabatch', 'spring.sqlite') };
+    const absoluteMarker = (ledger: string) =>
+      JSON.stringify({ mediabatch_output_folder: 1, manifest: 'spring', ledger, service: 'http://h/v1' });
+    // Written before markers were relative, by this ledger where it is now: still this ledger's.
+    writeFileSync(join(out, OWNER_MARKER), absoluteMarker(me.ledger));
+    expect(checkOwner(out, me)).toEqual({ kind: 'mine' });
+    // The project was elsewhere then, and nothing is left there.
+    writeFileSync(
+      join(out, OWNER_MARKER),
+      absoluteMarker(join(root, 'gone', '.mediabatch', 'spring.sqlite')),
+    );
+    expect(checkOwner(out, me)).toEqual({ kind: 'mine', moved: true });
+    expect(claimFolder(out, me, 'now')).toEqual({ kind: 'mine' });
+    expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(markerText(out, me, 'now'));
+    expect(readdirSync(out)).toEqual([OWNER_MARKER]);
+    // Another project's ledger, alive at the marker's path, keeps the folder, marker untouched.
+    const living = join(root, 'other', '.mediabatch', 'spring.sqlite');
+    mkdirSync(join(root, 'other', '.mediabatch'), { recursive: true });
+    writeFileSync(living, '');
+    writeFileSync(join(out, OWNER_MARKER), absoluteMarker(living));
+    expect(claimFolder(out, me, 'now')).toMatchObject({ kind: 'other', owner: { ledger: living } });
+    expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(absoluteMarker(living));
   });
 
   it('leaves only the marker, readable by all and written by none but its owner even under umask 0', () => {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { OWNER_MARKER } from '../../src/downloads/output-owner.js';
@@ -317,8 +317,10 @@ export function checkSavedOutputs(
         WHERE a.item_id = ? ORDER BY a.seq DESC LIMIT 1`,
       id,
     );
+    // The ledger stores a path relative to the manifest's folder (src/ledger/batch-paths.ts).
     if (
-      saved?.path !== file ||
+      saved === undefined ||
+      resolve(dirname(p.manifest), saved.path) !== file ||
       saved.sha256 !== paid[0]?.files[0]?.sha256 ||
       saved.bytes !== paid[0]?.files[0]?.bytes
     )

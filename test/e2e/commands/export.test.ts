@@ -135,7 +135,8 @@ describe('mediabatch export', () => {
         error_code: null,
         in_manifest: true,
       });
-      expect(sha256File(file.path)).toBe(file.sha256);
+      // Stored relative to the manifest's folder; the record gives it relative to the current folder.
+      expect(sha256File(join(p.dir, file.path))).toBe(file.sha256);
     }
     expect(records[2]).toMatchObject({
       prompt: `${TRICKY} at dawn`,

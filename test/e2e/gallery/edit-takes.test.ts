@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli, spawnCli } from '../../support/cli.js';
@@ -35,7 +35,7 @@ const fileRows = (p: E2eProject) =>
     p,
     `SELECT a.item_id, a.take, f.path, f.sha256 FROM files f JOIN attempts a ON a.id = f.attempt_id
       ORDER BY a.id`,
-  ).map((row) => ({ ...row, path: row.path.slice(p.outDir.length + 1) }));
+  ).map((row) => ({ ...row, path: relative(p.outDir, resolve(p.dir, row.path)) }));
 
 describe('editing an item never replaces what was paid for', () => {
   it('keeps the earlier output as take 1, exactly as --redo does', async () => {
