@@ -66,16 +66,35 @@ export function encodeClip(clip: ClipFrames): EncodedClip {
   const sync: boolean[] = [];
   for (let frame = 0; frame < count; frame += 1) {
     const inGop = frame % gop;
-    const [column, row] = path[frame % path.length] ?? [0, 0];
-    const tile = tileSamples(String(Math.floor(frame / fps)));
-    const nal =
-      inGop === 0
-        ? idrPicture(geometry, background, tile, Math.floor(frame / gop) % 2)
-        : pPicture(geometry, tile, column, row, 2 * inGop);
-    frames.push(lengthPrefixed(nal));
+    const label = String(Math.floor(frame / fps));
+    if (inGop === 0) {
+      const idr = idrPicture(geometry, background, tileSamples(label), Math.floor(frame / gop) % 2);
+      frames.push(lengthPrefixed(idr));
+    } else {
+      frames.push(cachedP(geometry, frame % path.length, label, 2 * inGop));
+    }
     sync.push(inGop === 0);
   }
   return { sps: sequenceParameterSet(geometry), pps: pictureParameterSet(), frames, sync };
+}
+
+/**
+ * P pictures hold no colour (the background comes from the IDR), so every job of a shape shares
+ * them: kept once each, they make the clip of a new job cost little more than its IDRs.
+ */
+const pPictures = new Map<string, Buffer>();
+
+function cachedP(geometry: ClipGeometry, step: number, label: string, poc: number): Buffer {
+  const key = `${geometry.width}x${geometry.height}:${step}:${label}:${poc}`;
+  let frame = pPictures.get(key);
+  if (!frame) {
+    const [column, row] = geometry.path[step] ?? [0, 0];
+    frame = lengthPrefixed(pPicture(geometry, tileSamples(label), column, row, poc));
+    // A bound on what odd configurations (many shapes, very long clips) can hold: about 4 MB.
+    if (pPictures.size >= 10_000) pPictures.clear();
+    pPictures.set(key, frame);
+  }
+  return frame;
 }
 
 function lengthPrefixed(nal: Buffer): Buffer {

@@ -40,21 +40,37 @@ function u16(...values: number[]): Buffer {
   return out;
 }
 
-/** The whole file: ftyp, moov, mdat. */
-export function muxMp4(clip: EncodedClip, track: TrackInfo): Buffer {
-  const ftyp = box(
-    'ftyp',
-    Buffer.from('isom', 'latin1'),
-    u32(0x200),
-    Buffer.from('isomiso2avc1mp41', 'latin1'),
-  );
+const FTYP = box(
+  'ftyp',
+  Buffer.from('isom', 'latin1'),
+  u32(0x200),
+  Buffer.from('isomiso2avc1mp41', 'latin1'),
+);
+
+/**
+ * The index of a clip depends on its shape and frame sizes, not on its colours, so the jobs of one
+ * shape and length share it.
+ */
+const indexes = new Map<string, Buffer>();
+
+/** The whole file, ftyp, moov, mdat, as parts to concatenate once (with whatever follows). */
+export function mp4Parts(clip: EncodedClip, track: TrackInfo): Buffer[] {
   const frameMs = TIMESCALE / track.fps;
   const durationMs = clip.frames.length * frameMs;
-  // The chunk offset depends on the size of moov, which does not depend on the offset's value.
-  const moovFor = (dataOffset: number) => movie(clip, track, frameMs, durationMs, dataOffset);
-  const moovSize = moovFor(0).length;
-  const moov = moovFor(ftyp.length + moovSize + 8);
-  return Buffer.concat([ftyp, moov, box('mdat', ...clip.frames)]);
+  const sizes = clip.frames.map((frame) => frame.length);
+  const mdatSize = 8 + sizes.reduce((sum, size) => sum + size, 0);
+  const key = [track.width, track.height, track.fps, clip.sps.toString('hex'), clip.pps.toString('hex')]
+    .concat(sizes.map((size, index) => (clip.sync[index] ? -size : size)))
+    .join(',');
+  let moov = indexes.get(key);
+  if (!moov) {
+    // The chunk offset depends on the size of moov, which does not depend on the offset's value.
+    const moovFor = (dataOffset: number) => movie(clip, track, frameMs, durationMs, dataOffset);
+    moov = moovFor(FTYP.length + moovFor(0).length + 8);
+    if (indexes.size >= 1000) indexes.clear();
+    indexes.set(key, moov);
+  }
+  return [FTYP, moov, u32(mdatSize), Buffer.from('mdat', 'latin1'), ...clip.frames];
 }
 
 function movie(

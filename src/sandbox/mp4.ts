@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { clipGeometry, jobColour } from './clip-look.js';
 import type { SandboxConfig } from './config.js';
 import { encodeClip } from './h264-clip.js';
-import { muxMp4 } from './mp4-boxes.js';
+import { mp4Parts } from './mp4-boxes.js';
 
 /** What a job asked for that shapes its clip: `W:H` and whole seconds. */
 export interface ClipShape {
@@ -38,14 +38,15 @@ export function jobVideo(jobId: string, shape: ClipShape, totalBytes?: number): 
     frames: Math.max(1, Math.round(shape.seconds * CLIP_FPS)),
     fps: CLIP_FPS,
   });
-  const video = muxMp4(clip, { width: geometry.width, height: geometry.height, fps: CLIP_FPS });
+  const parts = mp4Parts(clip, { width: geometry.width, height: geometry.height, fps: CLIP_FPS });
+  const videoBytes = parts.reduce((sum, part) => sum + part.length, 0);
   const text = Buffer.from(`mediabatch-sandbox job=${jobId}\n`, 'utf8');
-  const room = (totalBytes ?? 0) - video.length - 8;
-  const payload = room > text.length ? Buffer.concat([text, Buffer.alloc(room - text.length, 0x20)]) : text;
+  const room = (totalBytes ?? 0) - videoBytes - 8;
+  const padding = room > text.length ? [Buffer.alloc(room - text.length, 0x20)] : [];
   const header = Buffer.alloc(8);
-  header.writeUInt32BE(8 + payload.length, 0);
+  header.writeUInt32BE(8 + text.length + (padding[0]?.length ?? 0), 0);
   header.write('free', 4, 'latin1');
-  return Buffer.concat([video, header, payload]);
+  return Buffer.concat([...parts, header, text, ...padding]);
 }
 
 export function sha256Hex(bytes: Buffer): string {

@@ -23,12 +23,12 @@ function facts(bytes: Buffer) {
   const sps = avcC.subarray(8, 8 + avcC.readUInt16BE(6));
   const mdat = find(boxes, 'mdat');
   let offset = chunkOffset;
-  const nalTypes = sizes.map((size) => {
+  const samples = sizes.map((size) => {
     expect(bytes.readUInt32BE(offset)).toBe(size - 4); // one NAL unit per sample
-    const type = (bytes[offset + 4] ?? 0) & 0x1f;
     offset += size;
-    return type;
+    return bytes.subarray(offset - size, offset);
   });
+  const nalTypes = samples.map((sample) => (sample[4] ?? 0) & 0x1f);
   return {
     top: boxes.map((box) => box.type),
     movieSeconds: mvhdDuration / mvhdScale,
@@ -41,6 +41,7 @@ function facts(bytes: Buffer) {
     sizes,
     chunkOffset,
     mdat,
+    samples,
     nalTypes,
     syncSamples,
   };
@@ -91,6 +92,15 @@ describe('sandbox clips', () => {
     expect(b.equals(a)).toBe(false);
     expect(jobColour('job_a')).not.toEqual(jobColour('job_b'));
     expect(facts(a).mdat.body.equals(facts(b).mdat.body)).toBe(false);
+  });
+
+  it('keeps apart shapes with the same macroblock grid, whose tiles take different paths', () => {
+    // 64x36 and 56x42 are both 4x3 macroblocks, but 56 px has three whole columns, not four: the
+    // fourth frame's tile is at column 3 of row 0 in one, column 0 of row 1 in the other.
+    const wide = facts(jobVideo('job_grid', { orientation: '16:9', seconds: 2 }));
+    const four = facts(jobVideo('job_grid', { orientation: '4:3', seconds: 2 }));
+    expect(wide.samples[3]?.equals(four.samples[3] ?? Buffer.alloc(0))).toBe(false);
+    expect(wide.samples[1]?.equals(four.samples[1] ?? Buffer.alloc(0))).toBe(true);
   });
 
   it('pads to totalBytes inside the trailing free box, leaving the clip itself unchanged', () => {
