@@ -120,7 +120,7 @@ const configShape = z.strictObject({
     .default(24 * 3600),
   /**
    * Pads every output to this many bytes (inside a trailing `free` box, still playable), for tests
-   * and benchmarks of large files; default: the small sample clip.
+   * and benchmarks of large files; default: the clip's own size (a few KB).
    */
   output_bytes: z
     .number()

@@ -1,4 +1,5 @@
 import type { JobStatus } from '../service-client/schemas.js';
+import type { ClipShape } from './mp4.js';
 
 export type FinalStatus = 'succeeded' | 'failed' | 'canceled';
 
@@ -25,6 +26,11 @@ export interface StoredJob {
   finalAt: number;
   outcome: { status: FinalStatus; code: string | null };
   retentionMs: number;
+  /**
+   * The clip its output is, fixed at acceptance so that a later change of the configured defaults
+   * cannot change a job's bytes; absent from jobs of state files written before clips had shapes.
+   */
+  clip?: ClipShape;
 }
 
 export interface JobView {

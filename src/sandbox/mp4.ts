@@ -1,31 +1,52 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { clipGeometry, jobColour } from './clip-look.js';
+import type { SandboxConfig } from './config.js';
+import { encodeClip } from './h264-clip.js';
+import { mp4Parts } from './mp4-boxes.js';
+
+/** What a job asked for that shapes its clip: `W:H` and whole seconds. */
+export interface ClipShape {
+  orientation: string;
+  seconds: number;
+}
+
+/** Two frames a second: the tile still moves visibly, and a 20 s clip stays near 16 KB. */
+export const CLIP_FPS = 2;
 
 /**
- * The asset is resolved from this module's own location, so it is found both when running from
- * src (vitest, tsx) and from dist (scripts/copy-assets.mjs copies it beside the compiled module).
+ * The clip a job's input asks for; a field it leaves out takes the sandbox's default (the first
+ * accepted orientation, the configured default length), as the price did.
  */
-const SAMPLE_URL = new URL('./assets/sample.mp4', import.meta.url);
-
-let sample: Buffer | undefined;
-
-function sampleMp4(): Buffer {
-  sample ??= readFileSync(SAMPLE_URL);
-  return sample;
+export function clipShape(input: Record<string, unknown>, rules: SandboxConfig['input']): ClipShape {
+  return {
+    orientation: typeof input.orientation === 'string' ? input.orientation : (rules.orientations[0] ?? '1:1'),
+    seconds: typeof input.seconds === 'number' ? input.seconds : rules.seconds.default,
+  };
 }
 
 /**
- * The sample clip with the job id in a trailing top-level `free` box: players skip `free` boxes,
- * so the file stays playable, yet every job's bytes (and SHA-256) differ, as real outputs would.
+ * The job's placeholder clip (its colour from the job id, its size from the orientation, its
+ * length the seconds asked for), then the job id in a trailing top-level `free` box: players skip
+ * `free` boxes, so the file stays playable, yet every job's bytes (and SHA-256) differ even when
+ * two colours match, as real outputs would. `totalBytes` pads that box to make a large file.
  */
-export function jobVideo(jobId: string, totalBytes?: number): Buffer {
+export function jobVideo(jobId: string, shape: ClipShape, totalBytes?: number): Buffer {
+  const geometry = clipGeometry(shape.orientation);
+  const clip = encodeClip({
+    geometry,
+    background: jobColour(jobId),
+    frames: Math.max(1, Math.round(shape.seconds * CLIP_FPS)),
+    fps: CLIP_FPS,
+  });
+  const parts = mp4Parts(clip, { width: geometry.width, height: geometry.height, fps: CLIP_FPS });
+  const videoBytes = parts.reduce((sum, part) => sum + part.length, 0);
   const text = Buffer.from(`mediabatch-sandbox job=${jobId}\n`, 'utf8');
-  const room = (totalBytes ?? 0) - sampleMp4().length - 8;
-  const payload = room > text.length ? Buffer.concat([text, Buffer.alloc(room - text.length, 0x20)]) : text;
+  const room = (totalBytes ?? 0) - videoBytes - 8;
+  const padding = room > text.length ? [Buffer.alloc(room - text.length, 0x20)] : [];
   const header = Buffer.alloc(8);
-  header.writeUInt32BE(8 + payload.length, 0);
+  header.writeUInt32BE(8 + text.length + (padding[0]?.length ?? 0), 0);
   header.write('free', 4, 'latin1');
-  return Buffer.concat([sampleMp4(), header, payload]);
+  return Buffer.concat([...parts, header, text, ...padding]);
 }
 
 export function sha256Hex(bytes: Buffer): string {

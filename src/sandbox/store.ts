@@ -3,7 +3,7 @@ import { parseUsdStrict } from '../money.js';
 import type { SandboxConfig } from './config.js';
 import { MarkerCounter } from './faults.js';
 import { type StoredJob, viewJob } from './lifecycle.js';
-import { jobVideo } from './mp4.js';
+import { clipShape, jobVideo } from './mp4.js';
 import { UrlSigner } from './signing.js';
 
 export interface RequestRecord {
@@ -242,11 +242,12 @@ export class SandboxStore {
   }
 
   video(job: StoredJob): Buffer {
+    const shape = job.clip ?? clipShape(job.input, this.config.input);
     // Padded outputs are made again on each download: a thousand of them would not fit in memory.
-    if (this.config.output_bytes !== undefined) return jobVideo(job.id, this.config.output_bytes);
+    if (this.config.output_bytes !== undefined) return jobVideo(job.id, shape, this.config.output_bytes);
     let bytes = this.#videos.get(job.id);
     if (!bytes) {
-      bytes = jobVideo(job.id);
+      bytes = jobVideo(job.id, shape);
       this.#videos.set(job.id, bytes);
     }
     return bytes;

@@ -8,6 +8,7 @@ import { type Exchange, header, json, type Reply, retryAfterHeader } from './exc
 import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
 import { fail } from './http-error.js';
 import { type FinalStatus, planTimeline, type StoredJob, type Timeline } from './lifecycle.js';
+import { clipShape } from './mp4.js';
 import { priceMicros } from './pricing.js';
 import { type ValidSubmission, validateSubmission } from './validate.js';
 import { wireJob } from './wire.js';
@@ -155,6 +156,7 @@ function storeJob(
     amountMicros: accepted.cost,
     createdAt: now,
     retentionMs: Math.round(config.retention_seconds * 1000),
+    clip: clipShape(valid.input, config.input),
     ...decideTimeline(ex, markers, prompt, (purpose) =>
       draw(config.seed, key.workspace, idempotencyKey, creation, purpose),
     ),

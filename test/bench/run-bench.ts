@@ -69,7 +69,6 @@ function build(): number {
   const started = performance.now();
   const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
   node(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
-  node(['scripts/copy-assets.mjs']);
   return performance.now() - started;
 }
 
@@ -240,7 +239,7 @@ async function s3Scenario(): Promise<void> {
 
 async function main(): Promise<void> {
   const loadavgBefore = loadavg();
-  log('building the CLI: tsc -p tsconfig.build.json && node scripts/copy-assets.mjs');
+  log('building the CLI: tsc -p tsconfig.build.json');
   const buildMs = build();
   if (runs('writes')) writeScenario();
   if (runs('slots')) await slotScenarios();

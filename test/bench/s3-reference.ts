@@ -52,7 +52,7 @@ async function timed(
   };
 }
 
-const bytes = () => jobVideo('job_bench_reference', OUTPUT_BYTES);
+const bytes = () => jobVideo('job_bench_reference', { orientation: '16:9', seconds: 5 }, OUTPUT_BYTES);
 
 /**
  * The disk's write rate for these files: each written whole, fsynced and closed, `concurrency` at a

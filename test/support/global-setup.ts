@@ -5,5 +5,4 @@ export default function setup(): void {
   execFileSync('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
-  execFileSync('node', ['scripts/copy-assets.mjs'], { stdio: 'inherit' });
 }

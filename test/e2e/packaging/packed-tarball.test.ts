@@ -94,7 +94,6 @@ async function packFromCleanBuild(): Promise<string> {
     '--outDir',
     join(stage, 'dist'),
   ]);
-  cpSync(join(REPO, 'src/sandbox/assets'), join(stage, 'dist/sandbox/assets'), { recursive: true });
   for (const file of ['package.json', 'README.md']) cpSync(join(REPO, file), join(stage, file));
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
     cwd: stage,

@@ -32,8 +32,9 @@ describe('mediabatch run --sandbox', () => {
       ids.map((id) => [id, 'succeeded', 40_000]),
     );
     for (const row of rows) {
-      // Byte for byte what the sandbox makes for that job id.
-      expect(readFileSync(join(p.outDir, `${row.item_id}.mp4`)).equals(jobVideo(row.job_id!))).toBe(true);
+      // Byte for byte what the sandbox makes for that job id: 2 s, landscape (the first orientation).
+      const expected = jobVideo(row.job_id!, { orientation: '16:9', seconds: 2 });
+      expect(readFileSync(join(p.outDir, `${row.item_id}.mp4`)).equals(expected)).toBe(true);
     }
 
     const again = await runCli(['run', p.manifest, '--sandbox', '--json'], { cwd: p.dir });
