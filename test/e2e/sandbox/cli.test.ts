@@ -92,7 +92,7 @@ describe('mediabatch sandbox (CLI)', () => {
     );
     const fake = fakeIo();
     const running = main(['sandbox', '--port', '0', '--config', 'sandbox.yaml'], fake.io);
-    await expect.poll(() => STARTUP.exec(fake.out())).not.toBeNull();
+    await expect.poll(() => STARTUP.exec(fake.out()), { timeout: 15_000 }).not.toBeNull();
     const [, baseUrl, , apiKey] = STARTUP.exec(fake.out()) ?? [];
     expect(apiKey).toBe('mg_cli_config_key');
     const account = await request(`${baseUrl}/account`, { headers: { authorization: `Bearer ${apiKey}` } });
@@ -105,7 +105,7 @@ describe('mediabatch sandbox (CLI)', () => {
     const start = async () => {
       const fake = fakeIo();
       const running = main(['sandbox', '--port', '0', '--state', 'state.jsonl'], fake.io);
-      await expect.poll(() => STARTUP.exec(fake.out())).not.toBeNull();
+      await expect.poll(() => STARTUP.exec(fake.out()), { timeout: 15_000 }).not.toBeNull();
       const [, baseUrl, , apiKey] = STARTUP.exec(fake.out()) ?? [];
       expect(fake.out()).toContain(`state kept in ${join(dir, 'state.jsonl')}`);
       return { fake, running, baseUrl: baseUrl!, auth: { authorization: `Bearer ${apiKey}` } };
