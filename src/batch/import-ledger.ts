@@ -6,6 +6,7 @@ import type { Manifest } from '../manifest/index.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
+import { newBatchTrace } from './leave-no-trace.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
@@ -24,15 +25,23 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
     what: 'no service to import from',
     sandbox: 'rebuild the sandbox ledger from the embedded sandbox',
   });
+  const trace = newBatchTrace(ledgerPath, manifest.outputDir);
   const lock = lockLedgerOrRefuse(ledgerPath, 'imported');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
+  let leaveNoTrace = false;
   try {
     ledger = openEmptyLedger(ledgerPath, manifest);
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
-    const folder = { manifest, ledgerPath, service: target.identity, cwd: batch.cwd };
+    const folder = {
+      manifest,
+      ledgerPath,
+      service: target.identity,
+      cwd: batch.cwd,
+      defaultLedger: batch.defaultLedger,
+    };
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
@@ -67,10 +76,15 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
       listed: listing.listed,
       truncated: listing.truncated,
     });
+  } catch (error) {
+    // A refusal before anything was imported leaves no new ledger behind.
+    leaveNoTrace = error instanceof UserError && !(ledger?.hasAttempts() ?? false);
+    throw error;
   } finally {
     ledger?.close();
     lock.release();
     await sandbox?.close();
+    if (leaveNoTrace) trace.remove();
   }
 }
 

@@ -1,4 +1,5 @@
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   checkOwner,
   claimFolder,
@@ -29,6 +30,8 @@ interface FolderContext {
   service: string;
   /** Where paths are shown from. */
   cwd: string;
+  /** The ledger this manifest uses when none is named, to suggest leaving a wrong one out. */
+  defaultLedger?: string;
 }
 
 /**
@@ -123,6 +126,7 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
     return `the output folder ${folder} has an owner marker ${marker} that cannot be read (${verdict.reason}); move it away if no other batch writes to this folder`;
   const { owner } = verdict;
   const example = shownFromCwd(cwd, otherFolder(manifest, owner));
+  if (sameBatchOtherLedger(owner, context)) return wrongLedgerRefusal(owner, context, folder, example);
   return (
     `the output folder ${folder} belongs to another batch: manifest ${owner.manifest}, ledger ` +
     `${shownFromCwd(cwd, owner.ledger)} (${describeService(owner.service)}). Running this one into it could ` +
@@ -131,6 +135,37 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
     `(for example ${example}).\n` +
     `  If that batch and its ledger are gone for good, delete ${marker} to let this ledger claim the ` +
     'folder (files it did not write are never overwritten)'
+  );
+}
+
+/**
+ * The folder's marker names this manifest and a ledger that is there: most likely the command named
+ * the wrong ledger, and starting another one (another folder) would pay for every item again.
+ */
+function sameBatchOtherLedger(owner: FolderOwner, context: Omit<FolderContext, 'service'>): boolean {
+  if (owner.manifest !== context.manifest.name || isS3Uri(context.manifest.outputDir)) return false;
+  return existsSync(ownerLedger(owner));
+}
+
+const ownerLedger = (owner: FolderOwner): string =>
+  owner.ledgerAt !== undefined && existsSync(owner.ledgerAt) ? owner.ledgerAt : owner.ledger;
+
+function wrongLedgerRefusal(
+  owner: FolderOwner,
+  context: Omit<FolderContext, 'service'>,
+  folder: string,
+  example: string,
+): string {
+  const { manifest, cwd, ledgerPath } = context;
+  const theirs = shownFromCwd(cwd, ownerLedger(owner));
+  const isDefault =
+    context.defaultLedger !== undefined && resolve(context.defaultLedger) === resolve(ownerLedger(owner));
+  return (
+    `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerPath)}. ` +
+    'The ledger named is most likely the wrong one.\n' +
+    `  To go on with the ledger that owns the folder: --ledger ${theirs}${isDefault ? ' (or no --ledger at all: it is the default)' : ''}.\n` +
+    `  Only to start ${manifest.name} over with this new ledger, paying for every item again, give it a folder of its own: ` +
+    `set output.dir in ${shownFromCwd(cwd, manifest.file)} (for example ${example})`
   );
 }
 

@@ -21,16 +21,20 @@ export interface PlannedBatch {
  */
 export async function planBatch(batch: Batch, warn: Warn): Promise<PlannedBatch> {
   const { manifest, ledgerPath, cwd } = batch;
-  const account = await checkLikeRun(batch, warn);
   // Another batch's location: run refuses it before any request, so its files are not this plan's.
   const store = await openStoreOrRefuse(batch);
-  const refusal = await outputLocationRefusal({ manifest, ledgerPath, cwd }, store);
+  const refusal = await outputLocationRefusal(
+    { manifest, ledgerPath, cwd, defaultLedger: batch.defaultLedger },
+    store,
+  );
   if (refusal !== null)
     throw new UserError(
       `run would refuse this manifest (exit 2): ${refusal}`,
       ExitCode.Usage,
       'output_owned',
     );
+  // Then what run's pre-flight would refuse, in run's order.
+  const account = await checkLikeRun(batch, warn);
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, (ledger, note) => ({
     ledger: note,

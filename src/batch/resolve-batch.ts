@@ -25,6 +25,8 @@ export interface Batch {
   /** The manifest's folder: the ledger records saved files relative to it. */
   root: string;
   ledgerPath: string;
+  /** The ledger this manifest uses when none is named (a refusal may suggest leaving one out). */
+  defaultLedger: string;
   sandbox: boolean;
   /** Where relative paths given by the caller start, and are shown from. */
   cwd: string;
@@ -46,6 +48,7 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     manifest: placed.manifest,
     root: dirname(manifest.file),
     ledgerPath: placed.ledgerPath,
+    defaultLedger: placeBatch(manifest, { ledger: undefined, sandbox, cwd }).ledgerPath,
     sandbox,
     cwd,
     settings,

@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { budgetLeftMicros } from '../ledger/money-totals.js';
@@ -14,6 +14,7 @@ import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
+import { newBatchTrace } from './leave-no-trace.js';
 import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger } from './ledger-access.js';
 import { type LedgerRead, planSource, statusSource } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
@@ -101,8 +102,10 @@ interface Held {
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
   const { settings, batch } = request;
   const { manifest, ledgerPath } = batch;
+  const trace = newBatchTrace(ledgerPath, manifest.outputDir);
   const lock = lockLedgerOrRefuse(ledgerPath, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
+  let leaveNoTrace = false;
   try {
     const ledger = openRunLedger(ledgerPath, manifest, {
       redo: settings.runner.redo ?? [],
@@ -111,7 +114,13 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     });
     held.ledger = ledger;
     // Before any request: another batch's output folder is refused (docs/manifest.md).
-    const folder = { manifest, ledgerPath, service: settings.identity, cwd: batch.cwd };
+    const folder = {
+      manifest,
+      ledgerPath,
+      service: settings.identity,
+      cwd: batch.cwd,
+      defaultLedger: batch.defaultLedger,
+    };
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
@@ -143,12 +152,17 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       checked: checkedService(connection, checked),
     };
     return await runAndReport(parts, view);
+  } catch (error) {
+    // A refusal before anything was recorded leaves no new ledger behind.
+    leaveNoTrace = error instanceof UserError && !(held.ledger?.hasAttempts() ?? false);
+    throw error;
   } finally {
     // An error ends the view too, so that the terminal is left clean under the message.
     await held.view?.finish(null);
     held.ledger?.close();
     lock.release();
     await held.sandbox?.close();
+    if (leaveNoTrace) trace.remove();
   }
 }
 

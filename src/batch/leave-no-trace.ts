@@ -1,0 +1,44 @@
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { isS3Uri } from '../manifest/index.js';
+
+/**
+ * A command that refuses leaves no file behind (docs/commands.md): before `run` or `import` creates
+ * anything, it notes what is not there yet (a new ledger with its journal, lock and sandbox state,
+ * the folders above it, a new output folder), and a refusal before anything was recorded takes
+ * exactly those away again. What was there before is never touched.
+ */
+export interface Trace {
+  remove(): void;
+}
+
+export function newBatchTrace(ledgerPath: string, outputDir: string): Trace {
+  // Only what is not there now: the sandbox's state of earlier runs, say, is evidence to keep.
+  const files = ['', '-wal', '-shm', '-journal', '.lock', '.sandbox.jsonl']
+    .map((end) => `${ledgerPath}${end}`)
+    .filter((file) => !existsSync(file));
+  const folders = [
+    ...missingFolders(dirname(ledgerPath)),
+    ...(isS3Uri(outputDir) ? [] : missingFolders(outputDir)),
+  ];
+  return {
+    remove() {
+      for (const file of files) rmSync(file, { force: true });
+      // Deepest first; a folder that holds anything else is kept (rmdir refuses it).
+      for (const dir of folders) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          // not empty, or already gone
+        }
+      }
+    },
+  };
+}
+
+/** The folders of `dir`'s path that do not exist yet, deepest first. */
+function missingFolders(dir: string): string[] {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.push(at);
+  return missing;
+}
