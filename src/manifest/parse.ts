@@ -83,10 +83,11 @@ function build(
   ) {
     if (shared.prompt !== null) drafts.push(bareDraft(top));
   } else if (count === 0 && !failed) {
-    problems.atDocument(
-      file,
-      "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
-    );
+    // At the empty list or file the items were to come from, when there is one: that is the fix.
+    const at = value.items_from !== undefined ? 'items_from' : value.items !== undefined ? 'items' : null;
+    const message = "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file";
+    if (at === null) problems.atDocument(file, message);
+    else problems.at(top, [at], message);
   }
   const defaults = readDefaults(top, field);
   const warnings = checkInputs(defaults, value, inputs, problems);

@@ -84,4 +84,14 @@ describe('plan reports every manifest problem at once, each where it is written'
       expect(result.stderr).toContain(line);
     expect(sandbox.records().requests.length).toBe(before);
   });
+
+  it('an empty items list is reported at the list, not at the top of the file', async () => {
+    const p = project('empty', 'version: 1\nname: empty\nitems: []\n');
+    dirs.push(p.dir);
+    const before = sandbox.records().requests.length;
+    const result = await plan(p);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${p.dir}/batch.yaml:3:8: items: no items: list them under 'items'`);
+    expect(sandbox.records().requests.length).toBe(before);
+  });
 });
