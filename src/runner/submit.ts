@@ -22,7 +22,7 @@ export function fillSlots(run: RunContext): void {
   const now = run.deps.clock.now();
   if (state.stop || !state.queue.gateOpen(now)) return;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
-  const free = state.slotLimit - state.unfinished;
+  const free = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
   let budget = run.budgetState();
   for (const itemId of state.queue.ready(now)) {
     if (batch.length >= free) break;

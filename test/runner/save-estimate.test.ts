@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RunState } from '../../src/runner/run-state.js';
 import {
   DEFAULT_BYTES_PER_OUTPUT,
   guessWarning,
@@ -95,5 +96,31 @@ describe('the words of a wave', () => {
     expect(guessWarning({ folder: '/out', freeBytes: 8 * MiB, wave: guessed(3) })).toMatch(
       /a guess until a file is saved\); submitting one job at a time until this batch has saved a file, then going on with the size it learnt$/,
     );
+  });
+});
+
+describe('the run state: one slot while the size is a guess', () => {
+  it('limits submissions to one until the learnt size is judged, then gives every slot back', () => {
+    const state = new RunState(3);
+    expect(state.slotLimit).toBe(3);
+    expect(state.sizing.beginCheck()).toBe(false);
+    state.sizing.guess();
+    state.setSlotLimit(4);
+    expect([state.slotLimit, state.fullSlotLimit]).toEqual([1, 4]);
+    // A finished job whose file is still being saved holds the one slot.
+    expect([state.freeSlots(0), state.freeSlots(1)]).toEqual([1, 0]);
+    // The first saved file starts one check; a second save meanwhile starts none.
+    expect(state.sizing.beginCheck()).toBe(true);
+    expect(state.sizing.beginCheck()).toBe(false);
+    expect(state.slotLimit).toBe(1);
+    // While the learnt size is judged, nothing is submitted.
+    expect(state.freeSlots(0)).toBe(0);
+    state.sizing.stillGuessed();
+    expect(state.sizing.beginCheck()).toBe(true);
+    state.sizing.learnt();
+    expect(state.slotLimit).toBe(4);
+    // Once the size is known, downloads hold no slot of the service.
+    expect(state.freeSlots(2)).toBe(4);
+    expect(state.sizing.beginCheck()).toBe(false);
   });
 });
