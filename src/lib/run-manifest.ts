@@ -10,6 +10,7 @@ import { buildStatus, type StatusReport } from '../report/status-report.js';
 import { systemClock } from '../runner/clock.js';
 import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
+import type { SizeGuess } from '../runner/save-estimate.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -117,7 +118,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const store = await openStoreOrRefuse(manifest.outputDir);
     await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
-    await checkOutputFolder(manifest, ledger, settings.runner, store);
+    const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
     const connection = settings.connection ?? (await startRunSandbox(held, request, view));
     const client = clientBindingLedger(connection, settings, ledger);
     const checked = await checkService(client, connection, settings, ledger, () => lock.release(), view);
@@ -139,7 +140,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const parts = {
       client,
       ledger,
-      request: { ...request, settings: withAccount(settings, account) },
+      request: { ...request, settings: withAccount(settings, account, sizeGuess) },
       held,
       store,
       checked: checkedService(connection, checked),
@@ -174,9 +175,14 @@ function clientBindingLedger(connection: Connection, settings: RunSettings, ledg
   });
 }
 
-const withAccount = (settings: RunSettings, account: Account | null): RunSettings => ({
+/** The runner starts from what the checks before it found: the account, and a guessed size too large. */
+const withAccount = (
+  settings: RunSettings,
+  account: Account | null,
+  sizeGuess: SizeGuess | null,
+): RunSettings => ({
   ...settings,
-  runner: { ...settings.runner, account },
+  runner: { ...settings.runner, account, sizeGuess },
 });
 
 /**

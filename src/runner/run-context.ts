@@ -11,6 +11,7 @@ import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
+import type { SizeGuess } from './save-estimate.js';
 import {
   type DiskRefuses,
   formatDuration,
@@ -39,6 +40,8 @@ export interface RunOptions {
   only?: ReadonlySet<string> | null;
   /** `--retry-failed`: items failed for a final reason go out again with a new key. */
   retryFailed?: boolean;
+  /** The pre-run check found only the guessed output size too large: start one job at a time. */
+  sizeGuess?: SizeGuess | null;
 }
 
 export interface RunDeps {
