@@ -235,8 +235,9 @@ function checkInputs(
 }
 
 /**
- * The expanded items, their prompts rendered from checked templates, named from output.name once
- * every item is known to be sound.
+ * The expanded items, their prompts rendered from checked templates, named from output.name. Every
+ * item that expanded is named even when others have mistakes, so that two items given one file
+ * name are reported with those mistakes, not only once they are fixed.
  */
 function expandAndName(
   defaults: Defaults,
@@ -254,7 +255,7 @@ function expandAndName(
   });
   const sources: Source[] = [];
   const items = expandItems(defaults, ready, declared, problems, sources);
-  if (nameTemplate !== undefined && problems.size === 0) {
+  if (nameTemplate !== undefined) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
   }
