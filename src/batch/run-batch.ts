@@ -8,6 +8,7 @@ import { buildStatus, type StatusReport } from '../report/status-report.js';
 import { systemClock } from '../runner/clock.js';
 import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
+import type { SizeGuess } from '../runner/save-estimate.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
@@ -124,7 +125,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
-    await checkOutputFolder(manifest, ledger, settings.runner, store);
+    const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
     const connection = settings.connection ?? (await startRunSandbox(held, request, view));
     const client = clientBindingLedger(connection, settings, ledger);
     const checked = await checkService(client, connection, settings, view);
@@ -146,7 +147,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const parts = {
       client,
       ledger,
-      request: { ...request, settings: withAccount(settings, account) },
+      request: { ...request, settings: withAccount(settings, account, sizeGuess) },
       held,
       store,
       checked: checkedService(connection, checked),
@@ -186,9 +187,14 @@ function clientBindingLedger(connection: Connection, settings: RunSettings, ledg
   });
 }
 
-const withAccount = (settings: RunSettings, account: Account | null): RunSettings => ({
+/** The runner starts from what the checks before it found: the account, and a guessed size too large. */
+const withAccount = (
+  settings: RunSettings,
+  account: Account | null,
+  sizeGuess: SizeGuess | null,
+): RunSettings => ({
   ...settings,
-  runner: { ...settings.runner, account },
+  runner: { ...settings.runner, account, sizeGuess },
 });
 
 /**

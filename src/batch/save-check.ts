@@ -2,29 +2,39 @@ import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
-import { nextWaveBytes, type WaveEstimate } from '../runner/save-estimate.js';
+import {
+  judgeWave,
+  nextWaveBytes,
+  type SizeGuess,
+  type WaveEstimate,
+  waveWords,
+} from '../runner/save-estimate.js';
 import { storeRefusal } from '../runner/stop-rules.js';
 import type { OutputStore } from '../storage/output-store.js';
 
 /**
  * Saving comes before spending: before `run` submits anything, the output folder must take a file
  * the way a download is saved (probeFolder) and have room for the next wave's files
- * (nextWaveBytes). Otherwise the run ends with exit 2 and nothing submitted (docs/overnight.md).
+ * (nextWaveBytes), judged by judgeWave. Otherwise the run ends with exit 2 and nothing submitted
+ * (docs/overnight.md). Only a guessed size that does not fit lets the run start, one job at a
+ * time: the guess is returned for the runner to start from; null when the wave fits.
  */
 export async function checkOutputFolder(
   manifest: Manifest,
   ledger: Ledger,
   options: RunOptions,
   store: OutputStore,
-): Promise<void> {
+): Promise<SizeGuess | null> {
   const wave = waveOf(manifest, ledger, options);
   const folder = manifest.outputDir;
   const probe = await store.probe(wave.bytes);
-  if (probe.ok) return;
+  if (probe.ok) return null;
   const fix = storeFix(folder, probe.code);
   if ('freeBytes' in probe) {
+    const { freeBytes } = probe;
+    if (judgeWave(wave, freeBytes) === 'one_at_a_time') return { folder, freeBytes, wave };
     throw new UserError(
-      `the output folder ${folder} has ${mib(probe.freeBytes)} free, and the next ${wave.outputs} output(s) are expected to take about ${mib(wave.bytes)} (${mib(wave.bytesPerOutput)} each, ${wave.learnt ? "this batch's mean so far" : 'a guess until a file is saved'}); nothing was submitted. Free some space, or set output.dir to a larger disk`,
+      `${waveWords(folder, freeBytes, wave)}; nothing was submitted. Free some space, or set output.dir to a larger disk`,
       ExitCode.Usage,
       'output_unusable',
     );
@@ -65,8 +75,5 @@ function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEs
     savedOutputs: saved.outputs,
   });
 }
-
-const mib = (bytes: number) =>
-  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 
 const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;

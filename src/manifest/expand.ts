@@ -4,11 +4,11 @@
  * combination of list variables and matrix values) and proven unique, prompts rendered from their
  * templates, and defaults merged in.
  */
-import { basename } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
-import { idProblem, MAX_ID_LENGTH, sha256Hex, stableItemId } from './ids.js';
+import { assignBaseIds, type BaseId, type DeclaredId, where } from './base-ids.js';
+import { idProblem, MAX_ID_LENGTH, sha256Hex } from './ids.js';
 import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './input-fields.js';
-import { formatPath, type ProblemList, type Source } from './problems.js';
+import type { ProblemList, Source } from './problems.js';
 import { combinationCount, renderTemplate, type VarValue, varCombinations } from './template.js';
 import type { ItemTemplate, Vars } from './templates.js';
 import type { ManifestItem } from './types.js';
@@ -49,11 +49,13 @@ export const MAX_EXPANDED_ITEMS = 1_000_000;
 export function expandItems(
   defaults: Defaults,
   drafts: readonly ReadyDraft[],
+  /** Every item's declared id, including items with other mistakes (base-ids.ts). */
+  declared: readonly DeclaredId[],
   problems: ProblemList,
   /** Filled with each returned item's source, in the same order (for later located checks). */
   sources: Source[] = [],
 ): ManifestItem[] {
-  const bases = assignBaseIds(drafts, problems);
+  const bases = assignBaseIds(drafts, declared, problems);
   const matrixKeys = Object.keys(defaults.matrix);
   if (bases.length === 0) return [];
   if (
@@ -68,11 +70,6 @@ export function expandItems(
   const matrixCombos = matrixCombinations(matrixKeys, lists);
   const planned = planIds(bases, (draft) => combosOf(draft, matrixCombos));
   return buildExpandedItems(defaults, planned, problems, sources);
-}
-
-interface BaseId {
-  draft: ReadyDraft;
-  id: string;
 }
 
 /**
@@ -98,7 +95,7 @@ interface PlannedItem {
 
 /** Counted before anything is built; reported where the variables or the matrix are written. */
 function tooLarge(
-  bases: readonly BaseId[],
+  bases: readonly BaseId<ReadyDraft>[],
   lists: readonly unknown[][],
   source: Source,
   problems: ProblemList,
@@ -154,7 +151,10 @@ function combosOf(draft: ReadyDraft, matrixCombos: readonly Combo[]): Combo[] {
  * The readable id (`base.value1.value2`) where it is short, made only of non-empty segments and
  * unique ignoring case; otherwise a readable prefix with a hash.
  */
-function planIds(bases: readonly BaseId[], combosOf: (draft: ReadyDraft) => readonly Combo[]): PlannedItem[] {
+function planIds(
+  bases: readonly BaseId<ReadyDraft>[],
+  combosOf: (draft: ReadyDraft) => readonly Combo[],
+): PlannedItem[] {
   const planned = bases.flatMap(({ draft, id }) =>
     combosOf(draft).map((combo) => {
       const segments = draft.bare && combo.suffix.length > 0 ? combo.suffix : [id, ...combo.suffix];
@@ -258,47 +258,6 @@ export function checkInputFields(
       if (problem) problems.at(defaults.source, ['matrix', field, index], problem);
     });
   }
-}
-
-function where(source: Source): string {
-  const { line } = source.position([], 'value');
-  return `${formatPath(source.prefix)} at ${basename(source.file)}:${line}`;
-}
-
-/**
- * Declared ids, or ids derived from content, unique ignoring letter case: ids name files, and two
- * names that differ only in case are one file on macOS and Windows.
- */
-function assignBaseIds(drafts: readonly ReadyDraft[], problems: ProblemList): BaseId[] {
-  const bases: BaseId[] = [];
-  const byKey = new Map<string, BaseId>();
-  for (const draft of drafts) {
-    const id = draft.id ?? stableItemId(contentOf(draft));
-    const key = id.toLowerCase();
-    const first = byKey.get(key);
-    if (!first) {
-      byKey.set(key, { draft, id });
-      bases.push({ draft, id });
-      continue;
-    }
-    const rel = draft.id === undefined ? [] : ['id'];
-    if (draft.id === undefined && first.draft.id === undefined) {
-      const message = `this item has the same content as ${where(first.draft.source)}, so both would get the id '${id}'; give them explicit ids`;
-      problems.at(draft.source, rel, message);
-    } else if (first.id === id) {
-      problems.at(draft.source, rel, `duplicate id '${id}' (already used by ${where(first.draft.source)})`);
-    } else {
-      const message = `id '${id}' differs from '${first.id}' (${where(first.draft.source)}) only in letter case; their files would collide on case-insensitive file systems`;
-      problems.at(draft.source, rel, message);
-    }
-  }
-  return bases;
-}
-
-/** What an item declares about itself, its prompt as written (a template, not yet rendered). */
-function contentOf(draft: ReadyDraft) {
-  const { input, model, metadata, maxCostMicros, vars } = draft;
-  return { prompt: draft.template.text, input, model, metadata, maxCostMicros, vars };
 }
 
 /** Every combination, first matrix key varying slowest (the order the user reads the matrix in). */

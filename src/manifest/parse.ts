@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
+import { type DeclaredId, declaredId } from './base-ids.js';
 import {
   checkInputFields,
   type Defaults,
@@ -71,7 +72,7 @@ function build(
   const field = fieldReader(value);
 
   const shared = readSharedTemplate(top, field, value);
-  const { drafts, inputs, count, failed } = readItems(topMap, field, readSibling, problems);
+  const { drafts, inputs, declared, count, failed } = readItems(topMap, field, readSibling, problems);
   // A prompt and no items: the manifest is one item, and its variables make the many.
   if (
     count === 0 &&
@@ -82,14 +83,16 @@ function build(
   ) {
     if (shared.prompt !== null) drafts.push(bareDraft(top));
   } else if (count === 0 && !failed) {
-    problems.atDocument(
-      file,
-      "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
-    );
+    // At the empty list or file the items were to come from, when there is one: that is the fix.
+    const at = value.items_from !== undefined ? 'items_from' : value.items !== undefined ? 'items' : null;
+    const message = "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file";
+    if (at === null) problems.atDocument(file, message);
+    else problems.at(top, [at], message);
   }
   const defaults = readDefaults(top, field);
   const warnings = checkInputs(defaults, value, inputs, problems);
-  const items = expandAndName(defaults, shared, drafts, field('output')?.name, problems, warnings);
+  const nameTemplate = field('output')?.name;
+  const items = expandAndName(defaults, shared, { drafts, declared }, nameTemplate, problems, warnings);
 
   const name = field('name');
   if (!parsed.success || name === undefined || problems.size > 0) return null;
@@ -125,7 +128,8 @@ function fieldReader(value: Record<string, unknown>): TopField {
 /**
  * The items under `items`, then those of the `items_from` file, each made a draft as soon as it is
  * read so that its parsed value can be let go at once (100,000-line files are normal). `inputs`
- * holds every item's own input for the input-field checks; `failed` says a source itself was
+ * holds every item's own input for the input-field checks, `declared` every item's own id (sound
+ * item or not, so that a clash shows with the other mistakes); `failed` says a source itself was
  * invalid or unreadable, so that "no items" would only repeat the real problem.
  */
 function readItems(
@@ -133,13 +137,16 @@ function readItems(
   field: TopField,
   readSibling: SiblingReader,
   problems: ProblemList,
-): { drafts: ItemDraft[]; inputs: ItemInput[]; count: number; failed: boolean } {
+): { drafts: ItemDraft[]; inputs: ItemInput[]; declared: DeclaredId[]; count: number; failed: boolean } {
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
+  const declared: DeclaredId[] = [];
   let count = 0;
   const schema = value.prompt === undefined ? itemSchema : itemWithSharedPromptSchema;
   const take = (raw: RawItem) => {
     count += 1;
+    const id = declaredId(raw.value);
+    if (id !== undefined) declared.push({ source: raw.source, id });
     const draft = toDraft(raw, schema, problems);
     if (draft) drafts.push(draft);
     // An item with another mistake still has its input checked, so that all problems show at once.
@@ -157,7 +164,7 @@ function readItems(
   const sharedPrompt = value.prompt !== undefined;
   if (itemsFrom !== undefined && readItemsFrom(itemsFrom, top, readSibling, problems, take, sharedPrompt))
     failed = true;
-  return { drafts, inputs, count, failed };
+  return { drafts, inputs, declared, count, failed };
 }
 
 /**
@@ -228,13 +235,14 @@ function checkInputs(
 }
 
 /**
- * The expanded items, their prompts rendered from checked templates, named from output.name once
- * every item is known to be sound.
+ * The expanded items, their prompts rendered from checked templates, named from output.name. Every
+ * item that expanded is named even when others have mistakes, so that two items given one file
+ * name are reported with those mistakes, not only once they are fixed.
  */
 function expandAndName(
   defaults: Defaults,
   shared: SharedTemplate,
-  drafts: readonly ItemDraft[],
+  { drafts, declared }: { drafts: readonly ItemDraft[]; declared: readonly DeclaredId[] },
   nameTemplate: string | undefined,
   problems: ProblemList,
   warnings: ProblemList,
@@ -246,8 +254,8 @@ function expandAndName(
     if (template) ready.push(Object.assign(draft, { template }));
   });
   const sources: Source[] = [];
-  const items = expandItems(defaults, ready, problems, sources);
-  if (nameTemplate !== undefined && problems.size === 0) {
+  const items = expandItems(defaults, ready, declared, problems, sources);
+  if (nameTemplate !== undefined) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
   }

@@ -5,6 +5,7 @@ import { failureCode } from './job-snapshot.js';
 import { pollsFor } from './look-limits.js';
 import { decideJobFailure } from './policy.js';
 import type { RunContext } from './run-context.js';
+import { fileSaved } from './size-check.js';
 
 /** Acts on the latest known state of an accepted job: watch it, save it, or decide its item. */
 export function handleJob(
@@ -80,6 +81,7 @@ function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
 /** An item's files are all saved, or its outputs are gone, or saving them failed for now. */
 export function downloadFinished(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
   const itemId = task.attempt.itemId;
+  if (outcome === 'saved') fileSaved(run);
   if (task.superseded) {
     supersededSaved(run, task, outcome);
     return;

@@ -12,6 +12,7 @@ import type { DownloadQueue } from './download-queue.js';
 import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
+import type { SizeGuess } from './save-estimate.js';
 import {
   type DiskRefuses,
   formatDuration,
@@ -40,6 +41,8 @@ export interface RunOptions {
   only?: ReadonlySet<string> | null;
   /** `--retry-failed`: items failed for a final reason go out again with a new key. */
   retryFailed?: boolean;
+  /** The pre-run check found only the guessed output size too large: start one job at a time. */
+  sizeGuess?: SizeGuess | null;
 }
 
 export interface RunDeps {

@@ -6,6 +6,7 @@ import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import { startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
 import { fillSlots } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
@@ -34,6 +35,8 @@ export async function runBatch(
   onInterrupt?: (drain: () => void) => void,
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
+  // Before anything is submitted or resumed: a guessed size that did not fit means one job at a time.
+  startGuessing(run);
   // Only prepareAttempt must be durable at once (before its POST); the rest shares commits.
   deps.ledger.groupCommits(GROUP_COMMIT_MS);
   onInterrupt?.(() =>

@@ -2,6 +2,7 @@ import { type AttemptRecord, type ItemRecord, type ItemState, zeroCounts } from 
 import type { ManifestItem } from '../manifest/index.js';
 import { LookBudget } from './look-budget.js';
 import { OutageState } from './outage-state.js';
+import { OutputSizing } from './output-sizing.js';
 import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './stop-rules.js';
 import { SubmitQueue } from './submit-queue.js';
 
@@ -36,14 +37,16 @@ export interface ItemChange {
  * The in-memory state of one run: what each item is, what waits to be submitted, which jobs are
  * watched, how many slots are taken, and why the run stops. It does no I/O and changes only
  * through its own methods; the loop around it writes the ledger and talks to the service. The
- * submission queue and the outage record are parts of it with their own files and methods, held
- * in read-only fields so that no caller can replace them.
+ * submission queue, the outage record and the output sizing are parts of it with their own files
+ * and methods, held in read-only fields so that no caller can replace them.
  */
 export class RunState {
   /** Items waiting to be submitted, and the 429 gate (submit-queue.ts). */
   readonly queue = new SubmitQueue();
   /** Whether the service answers (outage-state.ts). */
   readonly outage = new OutageState();
+  /** Whether an output's size is known, or the run goes one job at a time (output-sizing.ts). */
+  readonly sizing = new OutputSizing();
   readonly #items = new Map<string, TrackedItem>();
   /** Items per state, kept with every change: an event and the counts beside it come from one change. */
   readonly #counts: Record<ItemState, number> = zeroCounts();
@@ -151,7 +154,13 @@ export class RunState {
 
   // Slots -----------------------------------------------------------------------------------
 
+  /** The slots submissions may fill: one while an output's size is only a guess. */
   get slotLimit(): number {
+    return this.sizing.known ? this.#slotLimit : 1;
+  }
+
+  /** The slots once an output's size is known: what the next wave is judged by. */
+  get fullSlotLimit(): number {
     return this.#slotLimit;
   }
 
@@ -162,6 +171,17 @@ export class RunState {
   /** This batch's unanswered POSTs and unfinished jobs: what holds the service's slots. */
   get unfinished(): number {
     return this.#postsInFlight + this.#watching.size;
+  }
+
+  /**
+   * How many submissions may start now. While an output's size is a guess, a job holds its one
+   * slot until its files are saved (`downloading`: files waiting or being saved), not only until
+   * the service finishes it: the saved file is what the run waits to learn from, and the size it
+   * tells is judged before the next submission.
+   */
+  freeSlots(downloading: number): number {
+    if (this.sizing.judging) return 0;
+    return this.slotLimit - this.unfinished - (this.sizing.known ? 0 : downloading);
   }
 
   get hasFreeSlot(): boolean {

@@ -23,7 +23,7 @@ export function fillSlots(run: RunContext): void {
   const now = run.deps.clock.now();
   if (state.stop || !state.queue.gateOpen(now)) return;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
-  const free = state.slotLimit - state.unfinished;
+  const free = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
   let budget = run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;

@@ -47,6 +47,7 @@ describe('bad manifest corpus', () => {
       'budget_usd',
       'retries',
       'items[0].promt',
+      'items[1].id',
       'items[1].input.seconds',
       'items[2].id',
       'items[2].max_cost_usd',

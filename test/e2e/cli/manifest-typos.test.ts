@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
-import { manifestYaml, project, runAgainst, startTestSandbox } from '../../support/e2e.js';
+import { runCli } from '../../support/cli.js';
+import { cliEnv, manifestYaml, project, runAgainst, startTestSandbox } from '../../support/e2e.js';
 
 let sandbox: SandboxHandle;
 const dirs: string[] = [];
@@ -49,6 +50,48 @@ describe('a typo in the manifest stops run before anything is sent', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${p.dir}/${typo.where} ${typo.says}`);
     expect(result.stderr).toContain('nothing was submitted');
+    expect(sandbox.records().requests.length).toBe(before);
+  });
+});
+
+describe('plan reports every manifest problem at once, each where it is written', () => {
+  const plan = (p: { manifest: string; dir: string }) =>
+    runCli(['plan', p.manifest], { cwd: p.dir, env: cliEnv(sandbox) });
+
+  it('a case clash of ids shows with five other mistakes, one of them in the clashing item', async () => {
+    const yaml =
+      'version: 1\nname: clash\nbudget_usd: 25\nconcurency: 2\nitems:\n' +
+      '  - id: t1\n    promt: A beach\n' +
+      '  - id: T1\n    prompt: A lake\n    input: {seconds: 0}\n' +
+      '  - id: fox\n    prompt: "A {animl} in the snow"\n    vars: {animal: fox}\n';
+    const p = project('clash', yaml);
+    dirs.push(p.dir);
+    const before = sandbox.records().requests.length;
+    const result = await plan(p);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '6 problems in the manifest; run would refuse it too, and submit nothing',
+    );
+    const at = `${p.dir}/batch.yaml`;
+    for (const line of [
+      `${at}:3:13: budget_usd: amounts must be quoted strings`,
+      `${at}:4:1: concurency: unknown field \`concurency\`, did you mean \`concurrency\`?`,
+      `${at}:7:5: items[0].promt: unknown field \`promt\``,
+      `${at}:8:9: items[1].id: id 'T1' differs from 't1' (items[0] at batch.yaml:6) only in letter case`,
+      `${at}:10:22: items[1].input.seconds: must be a positive whole number of seconds`,
+      `${at}:12:13: items[2].prompt: placeholder {animl} has no variable, did you mean \`animal\`?`,
+    ])
+      expect(result.stderr).toContain(line);
+    expect(sandbox.records().requests.length).toBe(before);
+  });
+
+  it('an empty items list is reported at the list, not at the top of the file', async () => {
+    const p = project('empty', 'version: 1\nname: empty\nitems: []\n');
+    dirs.push(p.dir);
+    const before = sandbox.records().requests.length;
+    const result = await plan(p);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${p.dir}/batch.yaml:3:8: items: no items: list them under 'items'`);
     expect(sandbox.records().requests.length).toBe(before);
   });
 });
