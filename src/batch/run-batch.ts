@@ -4,7 +4,6 @@ import type { Ledger } from '../ledger/ledger.js';
 import { budgetLeftMicros } from '../ledger/money-totals.js';
 import type { Manifest } from '../manifest/index.js';
 import { buildPlan } from '../report/plan-report.js';
-import { buildStatus, type StatusReport } from '../report/status-report.js';
 import { systemClock } from '../runner/clock.js';
 import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
@@ -17,7 +16,7 @@ import type { OutputStore } from '../storage/output-store.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger } from './ledger-access.js';
-import { type LedgerRead, planSource, statusSource } from './ledger-read.js';
+import { planSource } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
 import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
@@ -26,10 +25,10 @@ import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
+import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
 import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
 import { type Connection, checkAccount, clientFor } from './service-check.js';
-import { serviceIdentity } from './service-identity.js';
 import type { Warn } from './warnings.js';
 
 /** One run as asked: the batch, what was chosen for this run, and whom to tell. */
@@ -38,6 +37,8 @@ export interface RunRequest {
   settings: RunSettings;
   notices: NoticeSettings;
 }
+
+export type { CheckedService, RunOutcome };
 
 /** How a run shows itself: the CLI draws a terminal, the API emits events. */
 export interface RunView {
@@ -61,32 +62,12 @@ export interface RunView {
   ended(outcome: RunOutcome): void;
 }
 
-/** What the pre-flight found, in plain values (the terminal view words it). */
-export interface CheckedService {
-  service: string;
-  answer:
-    | { kind: 'answered'; balanceUsd: string; active: number; limit: number }
-    | { kind: 'slow' }
-    | { kind: 'refused' };
-}
-
 /** A started view: where the runner reports, and how it ends. */
 export interface ShownRun {
   reporter: RunReporter;
   /** Ends the view (its last state from `stop`) before the summary is written under it. */
   finish(stop: StopReason | null): Promise<void>;
   finished(exitCode: number): void;
-}
-
-export interface RunOutcome {
-  exitCode: ExitCode;
-  /** False when stopped during the pre-flight: nothing was submitted. */
-  started: boolean;
-  stop: StopReason | null;
-  report: StatusReport;
-  /** The ledger's path, and the service it is bound to. */
-  ledger: LedgerRead;
-  only: ReadonlySet<string> | null;
 }
 
 /** What a run holds open; the `finally` closes whatever of it was opened. */
@@ -226,24 +207,6 @@ interface RunParts {
   checked: CheckedService;
 }
 
-function checkedService(
-  connection: Connection,
-  checked: Exclude<PreflightResult, { kind: 'interrupted' }>,
-): CheckedService {
-  const service = serviceIdentity(connection.baseUrl);
-  if (checked.kind !== 'answered') return { service, answer: { kind: checked.kind } };
-  const { balance, concurrency } = checked.account;
-  return {
-    service,
-    answer: {
-      kind: 'answered',
-      balanceUsd: balance.amount_usd,
-      active: concurrency.active,
-      limit: concurrency.limit,
-    },
-  };
-}
-
 /** Says what the run is about to do, runs the batch, and reports how it ended. */
 async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
   const { client, ledger, request, held } = parts;
@@ -296,26 +259,6 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   return outcome;
 }
 
-function outcomeOf(
-  request: RunRequest,
-  ledger: Ledger,
-  stop: StopReason | null,
-  code: ExitCode | null,
-  started: boolean,
-): RunOutcome {
-  const only = request.settings.runner.only ?? null;
-  const report = buildStatus(request.batch.manifest, statusSource(ledger), Date.now());
-  const asked = report.items.filter((item) => only?.has(item.id) ?? true);
-  return {
-    exitCode: code ?? runExitCode(stop, asked),
-    started,
-    stop,
-    report,
-    ledger: { path: request.batch.ledgerPath, exists: true, service: ledger.service()?.identity ?? null },
-    only,
-  };
-}
-
 /** `plan` for this run: the ledger's prices and what it would submit with the run's own choices. */
 function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
@@ -327,13 +270,4 @@ function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
     redo: runner.redo ?? [],
     only: runner.only ?? null,
   });
-}
-
-/** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
-function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
-  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
-    return ExitCode.Refused;
-  const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
-  if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
-  return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
 }

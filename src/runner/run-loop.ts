@@ -42,7 +42,7 @@ export async function runBatch(
   onInterrupt?.(() =>
     run.stopWith(
       { kind: 'draining' },
-      'stopping: no new submissions; finishing jobs in flight (Ctrl-C again to quit now)',
+      'stopping: no new submissions; finishing jobs in flight',
       'warn',
     ),
   );

@@ -80,6 +80,11 @@ class TerminalView {
     });
     handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
     handle.on('log', ({ level, message }) => this.#progress?.reporter.log(level, message));
+    // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
+    handle.on('stop', ({ reason }) => {
+      if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)
+        io.stdout.write('  (Ctrl-C again quits now; the next run saves what is still in flight)\n');
+    });
     handle.on('end', (result) => {
       this.#ended = this.#end(result);
     });

@@ -1,0 +1,82 @@
+import { ExitCode } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { buildStatus, type StatusReport } from '../report/status-report.js';
+import type { StopReason } from '../runner/stop-rules.js';
+import { type LedgerRead, statusSource } from './ledger-read.js';
+import type { PreflightResult } from './preflight.js';
+import type { Batch } from './resolve-batch.js';
+import type { RunSettings } from './run-settings.js';
+import type { Connection } from './service-check.js';
+import { serviceIdentity } from './service-identity.js';
+
+/**
+ * How a run ended, in values: what the pre-flight found, the items' states, why it stopped, and the
+ * exit code `mediabatch run` ends with (docs/commands.md).
+ */
+
+/** What the pre-flight found, in plain values (the terminal view words it). */
+export interface CheckedService {
+  service: string;
+  answer:
+    | { kind: 'answered'; balanceUsd: string; active: number; limit: number }
+    | { kind: 'slow' }
+    | { kind: 'refused' };
+}
+
+export interface RunOutcome {
+  exitCode: ExitCode;
+  /** False when stopped during the pre-flight: nothing was submitted. */
+  started: boolean;
+  stop: StopReason | null;
+  report: StatusReport;
+  /** The ledger's path, and the service it is bound to. */
+  ledger: LedgerRead;
+  only: ReadonlySet<string> | null;
+}
+
+export function checkedService(
+  connection: Connection,
+  checked: Exclude<PreflightResult, { kind: 'interrupted' }>,
+): CheckedService {
+  const service = serviceIdentity(connection.baseUrl);
+  if (checked.kind !== 'answered') return { service, answer: { kind: checked.kind } };
+  const { balance, concurrency } = checked.account;
+  return {
+    service,
+    answer: {
+      kind: 'answered',
+      balanceUsd: balance.amount_usd,
+      active: concurrency.active,
+      limit: concurrency.limit,
+    },
+  };
+}
+
+export function outcomeOf(
+  request: { batch: Pick<Batch, 'manifest' | 'ledgerPath'>; settings: Pick<RunSettings, 'runner'> },
+  ledger: Ledger,
+  stop: StopReason | null,
+  code: ExitCode | null,
+  started: boolean,
+): RunOutcome {
+  const only = request.settings.runner.only ?? null;
+  const report = buildStatus(request.batch.manifest, statusSource(ledger), Date.now());
+  const asked = report.items.filter((item) => only?.has(item.id) ?? true);
+  return {
+    exitCode: code ?? runExitCode(stop, asked),
+    started,
+    stop,
+    report,
+    ledger: { path: request.batch.ledgerPath, exists: true, service: ledger.service()?.identity ?? null },
+    only,
+  };
+}
+
+/** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
+function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
+  if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
+    return ExitCode.Refused;
+  const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
+  if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
+  return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
+}
