@@ -150,9 +150,16 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
     batch.named.manifest,
     ...(batch.sandbox ? ['--sandbox'] : []),
     ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
-    ...(lifetime !== null ? ['--url-lifetime', `${Math.round(lifetime / 60)}m`] : []),
+    ...(lifetime !== null ? ['--url-lifetime', durationWords(lifetime)] : []),
     ...(request.to ? ['--html', request.to] : ['--html']),
   ];
+}
+
+/** A lifetime as a person writes it: in days, else hours, else minutes. */
+function durationWords(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400}d`;
+  if (seconds % 3_600 === 0) return `${seconds / 3_600}h`;
+  return `${Math.round(seconds / 60)}m`;
 }
 
 /** Only a new file or an earlier gallery is replaced; never the manifest, the ledger or an output. */
