@@ -27,7 +27,9 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * What the user asked for, independent of attempt number and budget-derived caps: when it
- * changes, the item's earlier result no longer answers the manifest.
+ * changes, the item's earlier result may no longer answer the manifest. It includes the item's
+ * max_cost_usd, and every ledger stores it so: a hash that differs is therefore settled by
+ * `sameApartFromCap` over the recorded body (item-plan.ts, `currentRequest`), never by rehashing.
  */
 export function requestHash(item: ManifestItem): string {
   const content = {
@@ -59,4 +61,37 @@ export function buildRequestBody(
     },
   };
   return JSON.stringify(body);
+}
+
+/**
+ * What a request body asks to be generated, as comparable text: without `max_cost_usd` (a spending
+ * cap the service checks before it accepts a job; it changes nothing in the video) and without
+ * mediabatch's own `mediabatch.*` metadata (manifest, item and attempt number, which differ
+ * between attempts of one request); a null model is the same as none (an imported job's body
+ * writes it, ours leaves it out). Null when the text is not a JSON object.
+ */
+function generatedPart(body: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const { max_cost_usd: _cap, model, metadata, ...rest } = parsed as Record<string, unknown>;
+  const ownKeys =
+    metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)
+      ? Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('mediabatch.')))
+      : metadata;
+  return requestHashText({ ...rest, ...(model == null ? {} : { model }), metadata: ownKeys ?? {} });
+}
+
+/**
+ * Whether two request bodies ask for the same video, whatever their max_cost_usd: lowering the
+ * cap on an item whose job already answered it is not a new request, and must not pay again.
+ * Key order does not matter; a body that is not a JSON object is never the same as anything.
+ */
+export function sameApartFromCap(before: string, after: string): boolean {
+  const a = generatedPart(before);
+  return a !== null && a === generatedPart(after);
 }
