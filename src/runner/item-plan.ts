@@ -30,8 +30,8 @@ export type RecordedRequest = (attempt: AttemptRecord) => Pick<AttemptRecord, 'r
  * planned with: the manifest's (requestHash), unless the item is done or in flight and its latest
  * attempt, sent for the recorded request, asked for the same video apart from max_cost_usd. Then
  * the cap alone changed, which is no new request: the item keeps its record's hash, so it is not
- * submitted, its job is followed as before, and an attempt sent later anyway (`--redo`, a retry of
- * a failed job) carries the new cap in its body (buildRequestBody) under that same hash. Items
+ * submitted and its job is followed as before. An attempt sent later anyway (`--redo`, a retry of
+ * a failed job) sends the new cap, and it and the item's row take the new hash (submit.ts). Items
  * with no job answering them (pending, failed, over budget, expired) go out with the new cap as
  * any edit does. Only an item whose hash differs reads its attempt's body.
  */
