@@ -1,7 +1,7 @@
 import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { isRetryableOnRerun, mayRetryFailed } from './policy.js';
-import { buildRequestBody, requestHash, sameApartFromCap } from './request.js';
+import { requestHash, sameApartFromCap } from './request.js';
 
 /**
  * What a run will do with one item, decided from the manifest's request hash and the ledger alone.
@@ -50,9 +50,7 @@ export function currentRequest(
     latest.jobStatus !== LOST_JOB_STATUS;
   if (!answered) return { hash, capOnly: false };
   const sent = recorded(latest);
-  const same =
-    sent.requestHash === record.requestHash &&
-    sameApartFromCap(sent.requestBody, buildRequestBody('', item, latest.seq, null));
+  const same = sent.requestHash === record.requestHash && sameApartFromCap(sent.requestBody, item);
   return same ? { hash: record.requestHash, capOnly: true } : { hash, capOnly: false };
 }
 
