@@ -88,5 +88,6 @@ export function planSource(ledger: Ledger | null): PlanSource {
     entries: ledger.itemEntries(),
     prices: () => priceTable(ledger.priceSamples()),
     itemFilePaths: () => ledger.itemFilePaths(),
+    recorded: (attempt) => ledger.attemptRequest(attempt.id),
   };
 }

@@ -58,6 +58,19 @@ export function getAttempt(c: LedgerConnection, id: number): AttemptRecord {
 }
 
 /**
+ * An attempt's exact request and its hash, nothing else: what `plan` reads of an item whose hash
+ * differs (runner/item-plan.ts, currentRequest), possibly once per item of a large batch.
+ */
+export function attemptRequest(
+  c: LedgerConnection,
+  id: number,
+): Pick<AttemptRecord, 'requestBody' | 'requestHash'> {
+  return c
+    .prepare('SELECT request_body AS requestBody, request_hash AS requestHash FROM attempts WHERE id = ?')
+    .get(id) as Pick<AttemptRecord, 'requestBody' | 'requestHash'>;
+}
+
+/**
  * Succeeded jobs whose files are not saved yet, in id order, without their text columns: what
  * status-report.ts's unsavedOf picks from a whole ledger, for its expiry warnings.
  */

@@ -43,11 +43,11 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
       attempt.vars ?? null,
     );
   const id = Number(info.lastInsertRowid);
-  c.prepare(`UPDATE items SET state = 'in_flight', updated_at = ? WHERE batch_id = ? AND item_id = ?`).run(
-    at,
-    c.batchId,
-    attempt.itemId,
-  );
+  // The item's row records the request its latest attempt sends: the same hash, except for an
+  // item whose max_cost_usd alone changed (runner/item-plan.ts, currentRequest), which takes the new one.
+  c.prepare(
+    `UPDATE items SET state = 'in_flight', request_hash = ?, updated_at = ? WHERE batch_id = ? AND item_id = ?`,
+  ).run(attempt.requestHash, at, c.batchId, attempt.itemId);
   appendEvent(c, attempt.itemId, id, 'attempt_prepared', {
     seq: attempt.seq,
     reserved: attempt.reservedMicros,

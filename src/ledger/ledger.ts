@@ -1,4 +1,11 @@
-import { getAttempt, hasAttempts, listAttempts, moneyTotals, unsavedSucceeded } from './attempt-reads.js';
+import {
+  attemptRequest,
+  getAttempt,
+  hasAttempts,
+  listAttempts,
+  moneyTotals,
+  unsavedSucceeded,
+} from './attempt-reads.js';
 import {
   type NewAttempt,
   prepareAttempts,
@@ -127,6 +134,11 @@ export class Ledger {
 
   getAttempt(id: number): AttemptRecord {
     return getAttempt(this.#c, id);
+  }
+
+  /** An attempt's request body and hash alone (plan's read for an item whose hash differs). */
+  attemptRequest(id: number): Pick<AttemptRecord, 'requestBody' | 'requestHash'> {
+    return attemptRequest(this.#c, id);
   }
 
   /** False for a new ledger (or one whose runs never got as far as preparing a request). */

@@ -1,8 +1,7 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import { planItem } from '../runner/item-plan.js';
-import { requestHash } from '../runner/request.js';
+import { currentRequest, planItem, type RecordedRequest } from '../runner/item-plan.js';
 
 /**
  * What `plan` says run would do with one item, before the budget walk: runner's planItem
@@ -56,15 +55,23 @@ export interface DecideOptions {
 const NEW: Decision = { label: 'new', submit: true };
 const DONE: Decision = { label: 'done', submit: false };
 
-/** An item the ledger does not know (no entry) is new whatever it holds: it is not even hashed. */
+/** Why a done or in-flight item whose max_cost_usd alone changed is not sent (item-plan.ts). */
+const CAP_ONLY_WORDS = 'only max_cost_usd changed: the same video, not paid for again';
+
+/**
+ * An item the ledger does not know (no entry) is new whatever it holds: it is not even hashed.
+ * `recorded` reads the latest attempt whole, for an item whose hash differs from its record's.
+ */
 export function decideItem(
   item: ManifestItem,
   entry: ItemEntry | undefined,
   options: DecideOptions,
+  recorded: RecordedRequest,
 ): Decision {
   if (entry === undefined) return NEW;
   const record = entry.record;
-  const decided = planItem(requestHash(item), record, entry.attempt, options);
+  const { hash, capOnly } = currentRequest(item, record, entry.attempt, recorded);
+  const decided = planItem(hash, record, entry.attempt, options);
   const submit = decided.action === 'submit';
   switch (decided.label) {
     case 'new':
@@ -74,9 +81,11 @@ export function decideItem(
         ? {
             label: 'redo',
             submit: true,
-            reason: '--redo: a new take; the current one is kept as a take file',
+            reason: `--redo: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
           }
-        : DONE;
+        : capOnly
+          ? { label: 'done', submit: false, reason: CAP_ONLY_WORDS }
+          : DONE;
     case 'changed':
       return { label: 'changed', submit, changedSince: entry.attempt };
     case 'retry':
@@ -87,10 +96,7 @@ export function decideItem(
       return {
         label: 'in_flight',
         submit,
-        reason:
-          decided.attempt.state === 'prepared'
-            ? `attempt ${decided.attempt.seq} has no recorded answer: resent with its own key and body`
-            : `job ${decided.attempt.jobId} ${decided.attempt.jobStatus ?? 'accepted'}: watched and downloaded`,
+        reason: `${inFlightReason(decided.attempt)}${capOnly ? `; ${CAP_ONLY_WORDS}` : ''}`,
       };
     case 'expired':
       return {
@@ -107,6 +113,12 @@ export function decideItem(
         reason: `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`,
       };
   }
+}
+
+function inFlightReason(attempt: AttemptRecord): string {
+  return attempt.state === 'prepared'
+    ? `attempt ${attempt.seq} has no recorded answer: resent with its own key and body`
+    : `job ${attempt.jobId} ${attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
 }
 
 function lostReason(attempt: AttemptRecord | undefined): string {

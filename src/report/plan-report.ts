@@ -1,4 +1,3 @@
-import type { ItemEntry } from '../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
 import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
@@ -114,7 +113,7 @@ export function buildPlan(
   // --only: the plan speaks of the selected items; the others are neither run nor removed.
   const only = inputs.only ?? null;
   const listed = only ? { ...manifest, items: manifest.items.filter((item) => only.has(item.id)) } : manifest;
-  const decided = decideAll(listed, source.entries, {
+  const decided = decideAll(listed, source, {
     regenerateExpired: inputs.regenerateExpired ?? false,
     retryFailed: inputs.retryFailed ?? false,
     redo: new Set(inputs.redo ?? []),
@@ -264,7 +263,7 @@ function planTotals(
  */
 function decideAll(
   manifest: Manifest,
-  entries: Iterable<ItemEntry>,
+  source: Pick<PlanSource, 'entries' | 'recorded'>,
   options: DecideOptions,
 ): { decisions: Array<Decision | undefined>; unlisted: ItemRecord[] } {
   const position = new Map<string, number>();
@@ -273,13 +272,14 @@ function decideAll(
   });
   const decisions = new Array<Decision | undefined>(manifest.items.length);
   const unlisted: ItemRecord[] = [];
-  for (const entry of entries) {
+  for (const entry of source.entries) {
     const index = position.get(entry.itemId);
-    if (index !== undefined) decisions[index] = decideItem(manifest.items[index]!, entry, options);
+    if (index !== undefined)
+      decisions[index] = decideItem(manifest.items[index]!, entry, options, source.recorded);
     else if (entry.record) unlisted.push(entry.record);
   }
   manifest.items.forEach((item, index) => {
-    decisions[index] ??= decideItem(item, undefined, options);
+    decisions[index] ??= decideItem(item, undefined, options, source.recorded);
   });
   return { decisions, unlisted };
 }

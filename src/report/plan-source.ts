@@ -1,7 +1,7 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { moneyTotalsOf } from '../ledger/money-totals.js';
 import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
-import { latestAttempts } from '../runner/item-plan.js';
+import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
 import { type LedgerView, unsavedOf } from './status-report.js';
 
@@ -20,6 +20,8 @@ export interface PlanSource {
   unsaved: readonly AttemptRecord[];
   /** Every saved file as [item id, path], in the ledger's file order; read only when needed. */
   itemFilePaths: () => Iterable<readonly [string, string]>;
+  /** An entry's attempt as recorded, body and hash: read only for an item whose hash differs. */
+  recorded: RecordedRequest;
 }
 
 export function planSourceOf(view: LedgerView): PlanSource {
@@ -38,6 +40,8 @@ export function planSourceOf(view: LedgerView): PlanSource {
     money: moneyTotalsOf(view.attempts),
     prices: () => pricesSeen(view.attempts),
     unsaved: unsavedOf(view.attempts),
+    // Held whole: an entry's attempt is already the recorded one.
+    recorded: (attempt) => attempt,
     itemFilePaths: () => {
       const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));
       return view.files.flatMap((file) => {

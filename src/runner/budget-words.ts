@@ -6,7 +6,8 @@ import type { PricesSeen } from './budget.js';
  * the run's stop line and summary, and plan's warning. Pure, and shared, so a run and the plan
  * before it say the same thing. The reservation is what does not fit: an item's max_cost_usd cap,
  * or all that is left for an item without one (budget.ts); the prices seen say how far the cap
- * could come down, which is the cheaper fix when it is well above them.
+ * could come down, which is the cheaper fix when it is well above them. Cheaper indeed: a lowered
+ * cap sends no done item again (currentRequest, item-plan.ts), so the words need no warning.
  */
 export interface Shortfall {
   /** The item's max_cost_usd, which it reserves; null: it reserves all that is left. */

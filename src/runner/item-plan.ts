@@ -1,5 +1,7 @@
 import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
 import { isRetryableOnRerun, mayRetryFailed } from './policy.js';
+import { requestHash, sameApartFromCap } from './request.js';
 
 /**
  * What a run will do with one item, decided from the manifest's request hash and the ledger alone.
@@ -13,6 +15,44 @@ export type ItemPlan =
   | { label: 'done'; action: 'verify'; attempt: AttemptRecord }
   | { label: 'expired'; action: 'skip' | 'submit' }
   | { label: 'failed'; action: 'skip'; code: string | null };
+
+/** The hash an item is planned with, and whether it is its record's although max_cost_usd changed. */
+export interface CurrentRequest {
+  hash: string;
+  capOnly: boolean;
+}
+
+/** An attempt's recorded request, read whole only when a hash differs (plan streams it blank). */
+export type RecordedRequest = (attempt: AttemptRecord) => Pick<AttemptRecord, 'requestBody' | 'requestHash'>;
+
+/**
+ * The one rule, for `run` (restore.ts) and `plan` (plan-decisions.ts), of which hash an item is
+ * planned with: the manifest's (requestHash), unless the item is done or in flight and its latest
+ * attempt, sent for the recorded request, asked for the same video apart from max_cost_usd. Then
+ * the cap alone changed, which is no new request: the item keeps its record's hash, so it is not
+ * submitted and its job is followed as before. An attempt sent later anyway (`--redo`, a retry of
+ * a failed job) sends the new cap, and it and the item's row take the new hash (submit.ts). Items
+ * with no job answering them (pending, failed, over budget, expired) go out with the new cap as
+ * any edit does. Only an item whose hash differs reads its attempt's body.
+ */
+export function currentRequest(
+  item: ManifestItem,
+  record: ItemRecord | undefined,
+  latest: AttemptRecord | undefined,
+  recorded: RecordedRequest,
+): CurrentRequest {
+  const hash = requestHash(item);
+  if (record === undefined || record.requestHash === hash || latest === undefined)
+    return { hash, capOnly: false };
+  const answered =
+    (record.state === 'done' || record.state === 'in_flight') &&
+    (latest.state === 'accepted' || latest.state === 'prepared') &&
+    latest.jobStatus !== LOST_JOB_STATUS;
+  if (!answered) return { hash, capOnly: false };
+  const sent = recorded(latest);
+  const same = sent.requestHash === record.requestHash && sameApartFromCap(sent.requestBody, item);
+  return same ? { hash: record.requestHash, capOnly: true } : { hash, capOnly: false };
+}
 
 export function planItem(
   hash: string,

@@ -27,7 +27,9 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * What the user asked for, independent of attempt number and budget-derived caps: when it
- * changes, the item's earlier result no longer answers the manifest.
+ * changes, the item's earlier result may no longer answer the manifest. It includes the item's
+ * max_cost_usd, and every ledger stores it so: a hash that differs is therefore settled by
+ * `sameApartFromCap` over the recorded body (item-plan.ts, `currentRequest`), never by rehashing.
  */
 export function requestHash(item: ManifestItem): string {
   const content = {
@@ -59,4 +61,58 @@ export function buildRequestBody(
     },
   };
   return JSON.stringify(body);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * What a request asks to be generated: without `max_cost_usd` (a spending cap the service checks
+ * before it accepts a job; it changes nothing in the video) and without mediabatch's own
+ * `mediabatch.*` metadata (manifest, item and attempt number, which differ between attempts of one
+ * request); an absent model is a null one (an imported job's body writes null, ours leaves it out).
+ */
+function generatedOf(body: Record<string, unknown>): Record<string, unknown> {
+  const { max_cost_usd: _cap, model, metadata, ...rest } = body;
+  const own = isObject(metadata)
+    ? Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('mediabatch.')))
+    : (metadata ?? {});
+  return { ...rest, model: model ?? null, metadata: own };
+}
+
+/**
+ * Equal JSON values, whatever the order of their keys. Compared in place rather than as sorted
+ * text: `plan` may compare 100,000 bodies, and building the text was most of its time.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((value, index) => sameJson(value, b[index]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+/**
+ * Whether a recorded request body asks for the same video as the item does now, whatever the
+ * max_cost_usd of either: lowering the cap of an item whose job already answered it is not a new
+ * request, and must not pay again (item-plan.ts, currentRequest). Key order does not matter; a
+ * body that is not a JSON object never matches.
+ */
+export function sameApartFromCap(recordedBody: string, item: ManifestItem): boolean {
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(recordedBody);
+  } catch {
+    return false;
+  }
+  if (!isObject(recorded)) return false;
+  // The fields buildRequestBody sends from the item, apart from the cap and mediabatch's metadata.
+  const asked = generatedOf({ model: item.model, input: item.input, metadata: item.metadata });
+  return sameJson(generatedOf(recorded), asked);
 }

@@ -4,12 +4,18 @@ import { newItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
-import { earlierOutput, type ItemPlan, latestAttempts, planItem, retriesCarried } from './item-plan.js';
+import {
+  currentRequest,
+  earlierOutput,
+  type ItemPlan,
+  latestAttempts,
+  planItem,
+  retriesCarried,
+} from './item-plan.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { itemsHeldBack } from './names-in-the-way.js';
 import { sidecarFacts } from './provenance.js';
-import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
@@ -79,7 +85,8 @@ function restoreItem(
   existing: ItemRecord | undefined,
   attempt: AttemptRecord | undefined,
 ): Restored {
-  const hash = requestHash(item);
+  // The run holds every attempt whole, so the recorded request is the attempt itself.
+  const { hash } = currentRequest(item, existing, attempt, (whole) => whole);
   const plan = planItem(hash, existing, attempt, {
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,

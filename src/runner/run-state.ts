@@ -136,10 +136,12 @@ export class RunState {
   attemptPrepared(attempt: AttemptRecord): void {
     const tracked = this.#items.get(attempt.itemId);
     if (!tracked) return;
+    // The item now answers the request this attempt sends (prepareAttempts writes the same row).
     this.#put(attempt.itemId, {
       ...tracked,
+      hash: attempt.requestHash,
       latest: attempt,
-      record: { ...tracked.record, state: 'in_flight' },
+      record: { ...tracked.record, requestHash: attempt.requestHash, state: 'in_flight' },
     });
   }
 

@@ -8,7 +8,7 @@ import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
-import { buildRequestBody } from './request.js';
+import { buildRequestBody, requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { isOutage } from './stop-rules.js';
 
@@ -71,7 +71,10 @@ function startAttempts(
       seq,
       idempotencyKey: newIdempotencyKey(),
       requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
-      requestHash: tracked.hash,
+      // The manifest's hash, not tracked.hash: an item kept at its recorded hash because only its
+      // max_cost_usd changed (currentRequest) sends the new cap, and from here on the attempt and
+      // the item's row say so, so that later runs and plans need no body read for it.
+      requestHash: requestHash(tracked.item),
       reservedMicros: reservation.reserveMicros,
       take: run.state.takeForNewAttempt(itemId),
       vars: tracked.item.vars ? JSON.stringify(tracked.item.vars) : null,
