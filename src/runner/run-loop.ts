@@ -40,11 +40,7 @@ export async function runBatch(
   // Only prepareAttempt must be durable at once (before its POST); the rest shares commits.
   deps.ledger.groupCommits(GROUP_COMMIT_MS);
   onInterrupt?.(() =>
-    run.stopWith(
-      { kind: 'draining' },
-      'stopping: no new submissions; finishing jobs in flight',
-      'warn',
-    ),
+    run.stopWith({ kind: 'draining' }, 'stopping: no new submissions; finishing jobs in flight', 'warn'),
   );
   const removed = await deps.store.cleanUp();
   if (removed > 0)
