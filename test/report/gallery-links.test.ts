@@ -38,12 +38,13 @@ function page(options: Partial<GalleryOptions>): { html: string; videos: string[
     href: (path) => `local:${path}`,
     manifestArg: 'batch.yaml',
     generatedAt: '2030-01-01T00:00:00.000Z',
+    ledger: { path: '/work/ledger.sqlite', exists: true, service: 'the sandbox' },
     ...options,
   });
   const videos = model.cards.flatMap((card) =>
     card.takes.flatMap((take) => take.videos.map((video) => video.href)),
   );
-  return { html: renderGallery(model, [], 'Ledger: x'), videos };
+  return { html: renderGallery(model, []), videos: videos.map((href) => href ?? '(none)') };
 }
 
 describe('the hrefs of the gallery', () => {

@@ -24,6 +24,7 @@ describe('the gallery of a manifest with template variables', () => {
     href: pageRelativeHref('/batches/g.yaml', '/batches/out/g/index.html'),
     manifestArg: 'g.yaml',
     generatedAt: '2026-01-01T00:00:00.000Z',
+    ledger: { path: '/batches/g.sqlite', exists: false, service: null },
   });
 
   it('offers a filter for the matrix and for each variable with more than one value', () => {
@@ -45,7 +46,7 @@ describe('the gallery of a manifest with template variables', () => {
   });
 
   it('marks each card with its values, so the page filters by them', () => {
-    const html = renderGallery(model, [], 'ledger: none');
+    const html = renderGallery(model, []);
     expect(html).toContain('<label>style <select data-filter="data-axis-1">');
     expect(html).toMatch(
       /id="item-owl\.watercolor\.8"[^>]* data-axis-0="8" data-axis-1="watercolor" data-axis-2="owl"/,

@@ -122,8 +122,9 @@ export function writeBigGallery(dir: string, count: number): BigGallery {
     href: pageRelativeHref(manifest.file, htmlPath),
     manifestArg: 'batch.yaml',
     generatedAt: DONE_AT,
+    ledger: { path: join(dir, 'big.sqlite'), exists: true, service: 'the sandbox' },
   });
-  writeFileSync(htmlPath, renderGallery(model, attemptHistory(view.attempts, order), 'Ledger: big.sqlite'));
+  writeFileSync(htmlPath, renderGallery(model, attemptHistory(view.attempts, order)));
   const noir = manifest.items.filter((item) => item.matrix?.style === 'noir').length;
   return { htmlPath, items: count, failed, noir };
 }

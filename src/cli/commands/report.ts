@@ -42,11 +42,14 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     return ExitCode.Ok;
   }
   const manifestArg = relative(io.cwd, manifest.file) || manifest.file;
-  const ledgerLine = ledger.exists
-    ? `Ledger: ${ledger.path}; service: ${ledger.service ? describeService(ledger.service) : 'none yet'}`
-    : `No ledger yet at ${ledger.path}: nothing has run.`;
-  const page = (options: GalleryOptions) =>
-    renderGallery(buildGallery(manifest, ledger.view, report, options), history, ledgerLine);
+  const ledgerFacts = {
+    path: ledger.path,
+    exists: ledger.exists,
+    service: ledger.service ? describeService(ledger.service) : null,
+  };
+  // The model says the ledger by name only on a page that travels (docs/gallery.md).
+  const page = (options: Omit<GalleryOptions, 'ledger'>) =>
+    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ledger: ledgerFacts }), history);
   const items = `the gallery of ${manifest.name} (${report.totals.items} items)`;
 
   const bucket = bucketGalleryPlan(manifest.outputDir, values.html, values['url-lifetime']);
@@ -65,7 +68,7 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
 interface PageParts {
   now: Date;
   manifestArg: string;
-  page: (options: GalleryOptions) => string;
+  page: (options: Omit<GalleryOptions, 'ledger'>) => string;
   items: string;
   bucket: BucketGalleryPlan;
 }

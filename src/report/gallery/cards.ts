@@ -8,9 +8,12 @@ const words = (state: string) => state.replace(/_/g, ' ');
 function takeBlock(take: GalleryTake, newest: boolean): string {
   const media = take.videos
     .map((video) =>
-      VIDEO_FILE.test(video.label)
-        ? `<video preload="metadata" controls src="${escapeHtml(video.href)}" title="${h(video.label)}"></video>`
-        : `<a href="${escapeHtml(video.href)}">${h(video.label)}</a>`,
+      // No href: a page that travels names a local file by its name only (model.ts).
+      video.href === null
+        ? `<span class="file-name">${h(video.label)}</span>`
+        : VIDEO_FILE.test(video.label)
+          ? `<video preload="metadata" controls src="${escapeHtml(video.href)}" title="${h(video.label)}"></video>`
+          : `<a href="${escapeHtml(video.href)}">${h(video.label)}</a>`,
     )
     .join('');
   const facts = [

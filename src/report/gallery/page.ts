@@ -77,7 +77,7 @@ export function mediaOrigins(model: GalleryModel): string[] {
   for (const card of model.cards)
     for (const take of card.takes)
       for (const video of take.videos) {
-        if (!/^https?:\/\//i.test(video.href)) continue;
+        if (video.href === null || !/^https?:\/\//i.test(video.href)) continue;
         origins.add(new URL(video.href).origin);
       }
   return [...origins].sort();
@@ -129,11 +129,7 @@ export function isGalleryPage(head: string): boolean {
 }
 
 /** The whole self-contained page: works opened from disk, with no server and no network. */
-export function renderGallery(
-  model: GalleryModel,
-  attempts: readonly AttemptRow[],
-  ledgerLine: string,
-): string {
+export function renderGallery(model: GalleryModel, attempts: readonly AttemptRow[]): string {
   const axes = model.axes.map(({ axis }) => axis);
   return [
     '<!DOCTYPE html>',
@@ -143,7 +139,7 @@ export function renderGallery(
     `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp(mediaOrigins(model)))}">`,
     '<meta name="referrer" content="no-referrer">',
     `<title>${h(model.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
-    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(ledgerLine)}</p>`,
+    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(model.ledgerLine)}</p>`,
     model.links === null ? '' : linksNotice(model.links),
     ...model.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
     totals(model),
