@@ -107,7 +107,7 @@ async function galleryRun(
   await page.waitForSelector(`#shown-count:text-is("${failed}")`, { timeout: 120_000 });
   const openMs = performance.now() - started;
   await state.selectOption('');
-  // Today's page is whole once loaded; it has no script-drawn tiles to wait for.
+  await page.waitForSelector('#cards[data-ready="true"]', { timeout: 120_000 });
   await page.waitForLoadState('load');
   const filterMs = await frameAfter(page, { filter: 'failed' });
   if ((await shown.textContent()) !== String(failed)) throw new Error('the state filter did not apply');
