@@ -1,4 +1,4 @@
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { ExitCode, UserError } from '../errors.js';
@@ -60,12 +60,14 @@ export async function writeBatchGallery(
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));
   const history = attemptHistory(ledger.view.attempts, order);
   const bucket = bucketGalleryPlan(manifest.outputDir, request.to, request.urlLifetimeSeconds);
-  const page = (options: GalleryOptions) =>
-    renderGallery(
-      buildGallery(manifest, ledger.view, report, options),
-      history,
-      ledgerLine(ledger, bucket !== null && bucket.key !== null),
-    );
+  const ledgerFacts = {
+    path: ledger.path,
+    exists: ledger.exists,
+    service: ledger.service ? describeService(ledger.service) : null,
+  };
+  // The model names the ledger by its file name only on a page that travels (docs/gallery.md).
+  const page = (options: Omit<GalleryOptions, 'ledger'>) =>
+    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ledger: ledgerFacts }), history);
   const parts = { now, page, items: report.totals.items, ledger };
   if (bucket !== null) return bucketGallery(batch, request, bucket, parts, warn);
   const htmlPath =
@@ -80,17 +82,9 @@ export async function writeBatchGallery(
   return { written: htmlPath, items: parts.items, linksExpireAt: null, pageUrl: null };
 }
 
-/** The page's ledger line; a page that goes into a bucket names no local path, only the file's name. */
-function ledgerLine(ledger: LedgerView, inBucket: boolean): string {
-  const path = inBucket ? basename(ledger.path) : ledger.path;
-  return ledger.exists
-    ? `Ledger: ${path}; service: ${ledger.service ? describeService(ledger.service) : 'none yet'}`
-    : `No ledger yet at ${path}: nothing has run.`;
-}
-
 interface PageParts {
   now: Date;
-  page: (options: GalleryOptions) => string;
+  page: (options: Omit<GalleryOptions, 'ledger'>) => string;
   items: number;
   ledger: LedgerView;
 }

@@ -2,8 +2,8 @@
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
  * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
- * export view`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
- * test/support/s3-server.ts) and takes five to ten minutes on its own.
+ * export view gallery`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
+ * test/support/s3-server.ts) and takes five to ten minutes on its own. `gallery` needs chromium.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromiumMissing } from '../support/browser.js';
 import {
   exportRows,
   largeRows,
@@ -34,6 +35,7 @@ import {
   EXPORT_COMMANDS,
 } from './big-ledger-bench.js';
 import { removeDir } from './fixtures.js';
+import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
@@ -253,6 +255,10 @@ async function main(): Promise<void> {
   if (runs('wide')) await wideScenario();
   if (runs('view')) await viewScenario();
   if (named('s3')) await s3Scenario();
+  if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
+    details.gallery = await galleryRuns(LONG_RUNS, log);
+    rows.push(...galleryRows(details.gallery as GallerySample[]));
+  }
   // From this process's start (build included) to here; only npm's own start-up is left out.
   const totalMs = performance.now();
   rows.push({

@@ -3,6 +3,7 @@ import { parseManifest } from '../../src/manifest/index.js';
 import { buildGallery, pageRelativeHref } from '../../src/report/gallery/model.js';
 import { renderGallery } from '../../src/report/gallery/page.js';
 import { buildStatusReport } from '../../src/report/status-report.js';
+import { galleryData } from '../support/gallery-data.js';
 
 const YAML = `
 version: 1
@@ -24,6 +25,7 @@ describe('the gallery of a manifest with template variables', () => {
     href: pageRelativeHref('/batches/g.yaml', '/batches/out/g/index.html'),
     manifestArg: 'g.yaml',
     generatedAt: '2026-01-01T00:00:00.000Z',
+    ledger: { path: '/batches/g.sqlite', exists: false, service: null },
   });
 
   it('offers a filter for the matrix and for each variable with more than one value', () => {
@@ -44,11 +46,11 @@ describe('the gallery of a manifest with template variables', () => {
     });
   });
 
-  it('marks each card with its values, so the page filters by them', () => {
-    const html = renderGallery(model, [], 'ledger: none');
+  it("gives each tile its value on every filter axis, so the page's script filters by them", () => {
+    const html = renderGallery(model, []);
     expect(html).toContain('<label>style <select data-filter="data-axis-1">');
-    expect(html).toMatch(
-      /id="item-owl\.watercolor\.8"[^>]* data-axis-0="8" data-axis-1="watercolor" data-axis-2="owl"/,
-    );
+    const owl = galleryData(html).tiles.find((tile) => tile.id === 'owl.watercolor.8');
+    expect(owl?.axes).toEqual(['8', 'watercolor', 'owl']);
+    expect(html).toContain('No ledger yet at /batches/g.sqlite: nothing has run.');
   });
 });

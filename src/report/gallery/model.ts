@@ -13,8 +13,12 @@ export interface GalleryTake {
   /** Seconds from the committed request to the finished job, when both are known. */
   generationSeconds: number | null;
   completedAt: string | null;
-  /** As GalleryOptions.href maps each saved file: relative to the page, or a presigned URL. */
-  videos: Array<{ href: string; label: string }>;
+  /**
+   * As GalleryOptions.href maps each saved file: relative to the page, or a presigned URL; null
+   * when a page that travels (presigned links) would otherwise name a local path: then the page
+   * shows the file's name only.
+   */
+  videos: Array<{ href: string | null; label: string }>;
 }
 
 export interface GalleryCard {
@@ -34,6 +38,8 @@ export interface GalleryModel {
   /** The manifest path as the redo command should name it. */
   manifestArg: string;
   generatedAt: string;
+  /** Which ledger the page was made from, as the page says it (see ledgerLine). */
+  ledgerLine: string;
   totals: StatusReport['totals'];
   axes: Array<{ axis: string; values: string[] }>;
   states: ItemState[];
@@ -59,7 +65,15 @@ export interface GalleryOptions {
   href: (savedPath: string) => string;
   manifestArg: string;
   generatedAt: string;
+  ledger: LedgerFacts;
   links?: ExpiringLinks | null;
+}
+
+export interface LedgerFacts {
+  path: string;
+  exists: boolean;
+  /** The service the ledger is bound to, as a person reads it; null before the first run. */
+  service: string | null;
 }
 
 /** Links to local files relative to the page at `htmlPath`, so the two can be moved together. */
@@ -87,6 +101,11 @@ export function buildGallery(
   const attemptsByItem = group(view.attempts, (attempt) => attempt.itemId);
   const filesByAttempt = group(view.files, (file) => file.attemptId);
   const statusById = new Map(report.items.map((item) => [item.id, item]));
+  // On a page that travels, a link that is not a URL would be a path of this machine.
+  const hrefOf = (path: string): string | null => {
+    const href = options.href(path);
+    return options.links && !/^https?:\/\//i.test(href) ? null : href;
+  };
   const cards = manifest.items.map((item, index): GalleryCard & { index: number } => {
     const status = statusById.get(item.id)!;
     const { prompt, ...input } = item.input;
@@ -102,23 +121,45 @@ export function buildGallery(
       clipSeconds: typeof seconds === 'number' ? seconds : null,
       error: status.error,
       takes: takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) =>
-        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], options.href),
+        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], hrefOf),
       ),
     };
   });
   cards.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.index - b.index);
   const axes = filterAxes(manifest);
+  const travels = (options.links ?? null) !== null;
   return {
     manifest: manifest.name,
-    manifestArg: options.manifestArg,
+    manifestArg: travels ? nameOnly(options.manifestArg) : options.manifestArg,
     generatedAt: options.generatedAt,
+    ledgerLine: ledgerLine(options.ledger, travels),
     totals: report.totals,
     axes,
     states: [...new Set(cards.map((card) => card.state))],
     cards: cards.map(({ index: _index, ...card }) => card),
     warnings: report.warnings,
-    links: options.links ?? null,
+    links: travels ? { ...options.links!, refreshArgs: options.links!.refreshArgs.map(nameOnly) } : null,
   };
+}
+
+/**
+ * A page with presigned links travels (it sits in a bucket, or is a file made to be sent), so it
+ * names no local path: reviewers need not learn the writer's folders, and could not use them. A
+ * path that would place a file on this machine (absolute, or climbing out with ..) is reduced to
+ * its name; an s3:// URI, a relative name and anything else are kept.
+ */
+export function nameOnly(word: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word) && !/^file:/i.test(word)) return word;
+  const local = /^(\/|\\|[A-Za-z]:[\\/]|file:|\.\.([\\/]|$))/i.test(word);
+  return local ? (word.split(/[/\\]/).filter(Boolean).pop() ?? '') : word;
+}
+
+/** The ledger as the page names it: its path, or only its file name on a page that travels. */
+function ledgerLine(ledger: LedgerFacts, travels: boolean): string {
+  const where = travels ? nameOnly(ledger.path) : ledger.path;
+  return ledger.exists
+    ? `Ledger: ${where}; service: ${ledger.service ?? 'none yet'}`
+    : `No ledger yet at ${where}: nothing has run.`;
 }
 
 /**
@@ -149,7 +190,7 @@ function filterAxes(manifest: Manifest): GalleryModel['axes'] {
 function toTake(
   attempt: AttemptRecord,
   files: FileRecord[],
-  href: (savedPath: string) => string,
+  href: (savedPath: string) => string | null,
 ): GalleryTake {
   const started = Date.parse(attempt.createdAt);
   const finished = attempt.completedAt === null ? Number.NaN : Date.parse(attempt.completedAt);

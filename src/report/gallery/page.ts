@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AttemptRow } from '../render-text.js';
-import { renderCard } from './cards.js';
 import { h, usd } from './escape.js';
 import type { ExpiringLinks, GalleryModel } from './model.js';
+import { pageData } from './page-data.js';
 import { GALLERY_SCRIPT } from './script.js';
 import { GALLERY_STYLE } from './style.js';
 
@@ -77,7 +77,7 @@ export function mediaOrigins(model: GalleryModel): string[] {
   for (const card of model.cards)
     for (const take of card.takes)
       for (const video of take.videos) {
-        if (!/^https?:\/\//i.test(video.href)) continue;
+        if (video.href === null || !/^https?:\/\//i.test(video.href)) continue;
         origins.add(new URL(video.href).origin);
       }
   return [...origins].sort();
@@ -102,14 +102,11 @@ function redoPanel(model: GalleryModel): string {
   return `<footer class="redo-panel" aria-label="redo"><b>Redo</b><code id="redo-command" data-base="${h(base)}">tick "redo" on the takes to generate again</code><button type="button" id="redo-copy" disabled>Copy</button><a id="redo-file" download="redo.txt" href="data:text/plain;charset=utf-8," aria-disabled="true">redo.txt</a><span class="muted">Add the same service options as your run (--base-url, or --sandbox for the demo).</span></footer>`;
 }
 
+/** The table's head; its rows are in the data block, made when the table is opened (script-history.ts). */
 function history(rows: readonly AttemptRow[]): string {
   if (rows.length === 0)
     return '<details class="history"><summary>Attempts</summary><p>No attempts yet.</p></details>';
-  const cells = rows.map(
-    (row) =>
-      `<tr><td><a href="#item-${h(row.item_id)}"><code>${h(row.item_id)}</code></a></td><td>${row.seq}</td><td><code>${h(row.key_prefix)}…</code></td><td><code>${h(row.job_id ?? '')}</code></td><td>${h(row.status)}</td><td>${h(usd(row.cost_usd))}</td><td>${h(usd(row.refunded_usd))}</td><td>${h(row.sent_at)}</td><td>${h(row.completed_at)}</td><td>${h(row.error)}</td></tr>`,
-  );
-  return `<details class="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody>${cells.join('')}</tbody></table></details>`;
+  return `<details class="history" id="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody id="history-rows"></tbody></table><button type="button" id="history-more" hidden></button></details>`;
 }
 
 /**
@@ -128,13 +125,14 @@ export function isGalleryPage(head: string): boolean {
   );
 }
 
+/**
+ * The larger view of one item, filled by the script when a tile is opened: its takes as full
+ * players, the prompt and what it cost. A <dialog>, so Escape and the close button dismiss it.
+ */
+const VIEWER = `<dialog id="viewer" aria-labelledby="viewer-id"><div class="viewer-head"><code id="viewer-id"></code><span class="badge" id="viewer-state"></span><button type="button" id="viewer-close" aria-label="close">Close</button></div><div id="viewer-body"></div><label class="redo"><input type="checkbox" id="viewer-redo"> redo this take</label></dialog>`;
+
 /** The whole self-contained page: works opened from disk, with no server and no network. */
-export function renderGallery(
-  model: GalleryModel,
-  attempts: readonly AttemptRow[],
-  ledgerLine: string,
-): string {
-  const axes = model.axes.map(({ axis }) => axis);
+export function renderGallery(model: GalleryModel, attempts: readonly AttemptRow[]): string {
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -143,15 +141,18 @@ export function renderGallery(
     `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp(mediaOrigins(model)))}">`,
     '<meta name="referrer" content="no-referrer">',
     `<title>${h(model.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
-    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(ledgerLine)}</p>`,
+    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(model.ledgerLine)}</p>`,
     model.links === null ? '' : linksNotice(model.links),
     ...model.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
     totals(model),
     '</header>',
     filters(model),
-    `<main class="grid" id="cards">${model.cards.map((card) => renderCard(card, axes)).join('\n')}</main>`,
+    `<main class="sheet" id="cards" aria-label="items"></main>`,
+    '<noscript><p class="warning">The tiles are drawn by the page&#39;s own script: allow JavaScript for this file.</p></noscript>',
+    VIEWER,
     history(attempts),
     redoPanel(model),
+    `<script type="application/json" id="gallery-data">${pageData(model, attempts)}</script>`,
     `<script>${GALLERY_SCRIPT}</script>`,
     '</body></html>',
     '',

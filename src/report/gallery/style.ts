@@ -8,21 +8,27 @@ header.page{padding:1.2em 1.5em .4em}h1{font-size:1.4em;margin:0 0 .2em}h2{font-
 .totals{display:flex;flex-wrap:wrap;gap:.5em 1.4em;margin:.6em 0;padding:0;list-style:none}.totals b{font-variant-numeric:tabular-nums}
 .toolbar{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;padding:.6em 1.5em;border-block:1px solid var(--line);background:var(--card);position:sticky;top:0;z-index:1}
 .toolbar label{display:flex;gap:.4em;align-items:center}select,button{font:inherit}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1em;padding:1em 1.5em}
-.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:.8em;display:flex;flex-direction:column;gap:.45em;min-width:0}
-.card[hidden]{display:none}.card.problem{border-color:var(--bad);border-width:2px}
-.card-head{display:flex;justify-content:space-between;gap:.5em;align-items:baseline}.card-head code{overflow-wrap:anywhere}
-.badge{font-size:.8em;padding:.1em .5em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}
+.sheet{position:relative;margin:.8em 1.5em;min-height:4em}
+.card{position:absolute;top:0;left:0;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.4em;display:flex;flex-direction:column;gap:.2em;min-width:0;overflow:hidden;cursor:pointer}
+.card.problem{border-color:var(--bad);border-width:2px}.card:hover{border-color:var(--muted)}
+.open{all:unset;display:block;border-radius:5px}.open:focus-visible{outline:2px solid var(--ok);outline-offset:2px}
+.thumb{display:flex;align-items:center;justify-content:center;aspect-ratio:16/9;background:#000;border-radius:5px;overflow:hidden;color:#ccc}
+.thumb video{width:100%;height:100%;object-fit:cover;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
+.card>.id{overflow-wrap:anywhere;font-size:.85em;line-height:1.3;height:2.6em;overflow:hidden;flex:none}
+.badge{font-size:.75em;padding:0 .45em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}
 .state-done .badge{color:var(--ok)}.state-failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}
-.error{color:var(--bad);margin:0;overflow-wrap:anywhere}
-video{width:100%;border-radius:6px;background:#000;display:block}.take.earlier video{width:60%}
+.facts{font-size:.8em;color:var(--muted);margin:0}.foot{display:flex;align-items:center;gap:.3em}.foot .facts{flex:1;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.redo{font-size:.85em;cursor:default;white-space:nowrap}
+dialog#viewer{width:min(960px,94vw);max-height:94vh;border:1px solid var(--line);border-radius:10px;background:var(--card);color:var(--ink);padding:1em}
+dialog#viewer::backdrop{background:rgba(0,0,0,.65)}
+.viewer-head{display:flex;gap:.6em;align-items:center;margin-bottom:.6em}.viewer-head button{margin-left:auto}
+#viewer-body{display:flex;flex-direction:column;gap:.5em}.error{color:var(--bad);margin:0;overflow-wrap:anywhere}
+#viewer video{width:100%;max-height:68vh;border-radius:6px;background:#000;display:block}#viewer .take.earlier video{width:50%}
 .take-meta{margin:.2em 0 0;font-size:.85em;color:var(--muted)}
 .prompt{margin:0;overflow-wrap:anywhere}.params{display:flex;flex-wrap:wrap;gap:.3em;margin:0;padding:0;list-style:none}
 .params li{font-size:.8em;border:1px solid var(--line);border-radius:4px;padding:0 .4em}.params li.axis{border-color:var(--ok)}
-.facts{font-size:.85em;color:var(--muted);margin:0}.redo{margin-top:auto;font-size:.9em}
 .redo-panel{position:sticky;bottom:0;background:var(--card);border-top:1px solid var(--line);padding:.7em 1.5em;display:flex;flex-wrap:wrap;gap:.6em;align-items:center}
 .redo-panel code{flex:1 1 30em;padding:.35em .6em;border:1px solid var(--line);border-radius:6px;user-select:all;overflow-wrap:anywhere}
 .redo-panel a[aria-disabled=true]{pointer-events:none;opacity:.5}
 .expiry{color:var(--warn);margin:.3em 0}.warning{background:#fff4d6;color:#5a3d00;border:1px solid #e0b84c;padding:.4em .8em;margin:.3em 0}
-details.history{padding:0 1.5em 5em}table{border-collapse:collapse}th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
+details.history{padding:0 1.5em 5em}table{border-collapse:collapse}#history-more{margin:.6em 0}th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
 `;

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
+import { galleryData } from '../../support/gallery-data.js';
 import { fingerprint, LedgerBuilder, ledgerPath, noLedgerIn, project } from './fixtures.js';
 
 const MANIFEST = `version: 1
@@ -62,18 +63,26 @@ describe('mediabatch report', () => {
     expect(result.stdout).toBe(`wrote the gallery of rep (3 items) to ${htmlPath}\n`);
     const html = readFileSync(htmlPath, 'utf8');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    // Every value is escaped: the only tags are the page's own, and its one script is its own.
-    expect(html.match(/<script/g)).toHaveLength(1);
+    // Every value is escaped: the only tags are the page's own, its one script is its own and
+    // the items are a JSON data block that holds no <, > or & at all.
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html).toContain('<script type="application/json" id="gallery-data">');
     expect(html).not.toContain('<b>bold');
-    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(html).toContain('&lt;script&gt;alert(&#39;prompt&#39;)&lt;/script&gt;');
-    expect(html).toContain('A &lt;b&gt;bold&lt;/b&gt; &amp; sunny beach');
+    expect(html).not.toContain('alert(1)</script>');
+    expect(html).not.toContain("alert('prompt')</script>");
     expect(html).not.toContain('TOPSECRET');
     expect(html).not.toContain('secret-tail');
     // No external asset: sources are relative to the page, no http(s) link or stylesheet.
-    expect(html).not.toMatch(/src="https?:|<link|href="https?:/);
-    expect(html).toContain('<video preload="metadata" controls src="../out/rep/good.mp4"');
-    expect(html).toContain('<video preload="metadata" controls src="../out/rep/retried.mp4"');
+    expect(html).not.toMatch(/src="https?:|<link|href="https?:|"href":"https?:/);
+    const data = galleryData(html);
+    const tile = (id: string) => data.tiles.find((entry) => entry.id === id)!;
+    expect(tile('good').prompt).toBe('A <b>bold</b> & sunny beach');
+    expect(tile('evil').prompt).toBe("<script>alert('prompt')</script>");
+    expect(tile('evil').error?.message).toBe('<script>alert(1)</script> see https://cdn.example/x.mp4?…');
+    expect(tile('good').takes[0]!.files).toEqual([
+      { href: '../out/rep/good.mp4', label: 'good.mp4', video: true },
+    ]);
+    expect(tile('retried').takes[0]!.files[0]!.href).toBe('../out/rep/retried.mp4');
     expect(existsSync(join(dir, 'reports', 'today.html'))).toBe(true);
     expect(readdirSync(join(dir, 'reports'))).toEqual(['today.html']);
     expect(fingerprint(ledger)).toEqual(before);

@@ -7,10 +7,13 @@ import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { launchChromium, skipBrowserTests } from '../../support/browser.js';
 import { runCli } from '../../support/cli.js';
 import { type E2eProject, manifestYaml, project, runAgainst, startTestSandbox } from '../../support/e2e.js';
+import { pollPage, videoFacts } from '../../support/page-poll.js';
 
 /**
  * The gallery as a person sees it: a real run against the sandbox, `report --html`, and the page
- * opened from disk (file://) in Debian's chromium under its own Content-Security-Policy.
+ * opened from disk (file://) in Debian's chromium under its own Content-Security-Policy: the
+ * contact sheet's tiles, the larger view of one item, the filters and the redo picker.
+ * test/e2e/gallery/gallery-scale.test.ts holds the same page to 10,000 items.
  */
 
 const XSS = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
@@ -19,6 +22,7 @@ const YAML = `${manifestYaml('gal', 'matrix:\n  style: [noir, pastel]\n')}items:
   - {id: xss, prompt: '${XSS}'}
   - {id: bad, prompt: "rejected [[fail:content_rejected]]"}
 `;
+const IDS = ['bad.noir', 'bad.pastel', 'calm.noir', 'calm.pastel', 'xss.noir', 'xss.pastel'];
 
 describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
   let sandbox: SandboxHandle;
@@ -59,27 +63,7 @@ describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
     if (p) rmSync(p.dir, { recursive: true, force: true });
   });
 
-  it('loads the metadata of every done item video under the page CSP, with no violation', async () => {
-    const done = page.locator('.card[data-state="done"] video');
-    expect(await done.count()).toBe(4);
-    // readyState 1 is HAVE_METADATA: the browser fetched and parsed the file's header.
-    await page.waitForFunction(
-      `[...document.querySelectorAll('.card[data-state="done"] video')].every((video) => video.readyState >= 1)`,
-      null,
-      { timeout: 20_000 },
-    );
-    const widths = await done.evaluateAll((videos) =>
-      videos.map((video) => (video as unknown as { videoWidth: number }).videoWidth),
-    );
-    expect(widths.every((width) => width > 0)).toBe(true);
-    expect(await done.evaluateAll((videos) => videos.map((video) => video.getAttribute('preload')))).toEqual(
-      Array(4).fill('metadata'),
-    );
-    expect(await page.evaluate('window.__csp')).toEqual([]);
-    expect(events).toEqual([]);
-  });
-
-  it('shows the failed items first, with their code', async () => {
+  it('draws a tile per item, failed first, and loads the videos of the tiles in view under the CSP', async () => {
     const states = await page
       .locator('.card')
       .evaluateAll((cards) => cards.map((card) => card.getAttribute('data-state')));
@@ -88,20 +72,72 @@ describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
       'content_rejected',
       'content_rejected',
     ]);
-  });
-
-  it('shows a prompt with <script> and <img onerror> as text and runs none of it', async () => {
-    const prompt = page.locator('#item-xss\\.noir .prompt');
-    expect(await prompt.textContent()).toBe(XSS);
-    expect(await page.evaluate('window.__pwned')).toBeUndefined();
-    expect(await page.locator('img').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1);
+    expect(await page.locator('.card .id').allTextContents()).toEqual(IDS);
+    // Every tile is in view: each done one gets its first frame (readyState 1, HAVE_METADATA:
+    // the header was fetched and parsed) from a file beside the page; a failed one has no video.
+    const videos = await pollPage(
+      page,
+      (p) => videoFacts(p, '.card video'),
+      (list) => list.length === 4 && list.every((video) => video.readyState >= 1),
+    );
+    expect(videos.map((video) => [video.src, video.preload, video.controls])).toEqual(
+      ['calm.noir', 'calm.pastel', 'xss.noir', 'xss.pastel'].map((id) => [`${id}.mp4`, 'metadata', false]),
+    );
+    expect(videos.every((video) => video.videoWidth > 0)).toBe(true);
+    expect(await page.locator('.card[data-state="failed"] video').count()).toBe(0);
+    expect(await page.evaluate('window.__csp')).toEqual([]);
     expect(events).toEqual([]);
   });
 
-  it('filters cards by state and by matrix axis', async () => {
-    const visible = () =>
-      page.locator('.card:not([hidden])').evaluateAll((cards) => cards.map((card) => card.id));
+  it('opens a tile larger: every take as a player, the prompt, the cost; closing frees the players', async () => {
+    await page.locator('#item-calm\\.pastel').click();
+    const viewer = page.locator('dialog#viewer');
+    expect(await viewer.isVisible()).toBe(true);
+    expect(await page.locator('#viewer-id').textContent()).toBe('calm.pastel');
+    expect(await viewer.locator('.prompt').textContent()).toBe('Calm sea at dawn');
+    expect(await viewer.locator('.params li.axis').allTextContents()).toEqual(['style: pastel']);
+    const players = await pollPage(
+      page,
+      (p) => videoFacts(p, '#viewer video'),
+      (list) => list.length === 1 && list[0]!.readyState >= 1,
+    );
+    expect(players[0]).toMatchObject({ src: 'calm.pastel.mp4', preload: 'metadata', controls: true });
+    expect(await viewer.locator('.take-meta').textContent()).toMatch(/^take 1 · job_\w+ · \$\d+\.\d\d/);
+    await page.keyboard.press('Escape');
+    expect(await viewer.isVisible()).toBe(false);
+    expect(await page.locator('#viewer video').count()).toBe(0);
+
+    await page.locator('#item-bad\\.noir').click();
+    expect(await viewer.locator('.error-code').textContent()).toBe('content_rejected');
+    expect(await page.locator('#viewer-redo').isVisible()).toBe(false); // no take to redo
+    await page.locator('#viewer-close').click();
+    expect(await viewer.isVisible()).toBe(false);
+  });
+
+  it('opens the item a link names (index.html#item-ID)', async () => {
+    const linked = await browser.newPage();
+    await linked.goto(`${pathToFileURL(join(p.outDir, 'index.html')).href}#item-xss.pastel`);
+    await linked.locator('#cards[data-ready="true"]').waitFor({ state: 'attached' });
+    expect(await linked.locator('dialog#viewer').isVisible()).toBe(true);
+    expect(await linked.locator('#viewer-id').textContent()).toBe('xss.pastel');
+    await linked.close();
+  });
+
+  it('shows a prompt with <script> and <img onerror> as text and runs none of it', async () => {
+    expect(await page.locator('#item-xss\\.noir').getAttribute('title')).toBe(XSS);
+    await page.locator('#item-xss\\.noir').click();
+    expect(await page.locator('#viewer .prompt').textContent()).toBe(XSS);
+    await page.keyboard.press('Escape');
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    // One script runs (the page's own, by its hash); the other is the data block, never run.
+    expect(await page.locator('script').count()).toBe(2);
+    expect(await page.locator('script[type="application/json"]').count()).toBe(1);
+    expect(events).toEqual([]);
+  });
+
+  it('filters tiles by state and by matrix axis', async () => {
+    const visible = () => page.locator('.card').evaluateAll((cards) => cards.map((card) => card.id));
     const state = page.locator('select[data-filter="data-state"]');
     const style = page.locator('select[data-filter="data-axis-0"]');
     await state.selectOption('failed');
@@ -121,7 +157,7 @@ describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
     expect(await visible()).toHaveLength(6);
   });
 
-  it('turns the ticked takes into the redo command and redo.txt', async () => {
+  it('turns the ticked takes into the redo command and redo.txt, from the tiles or the larger view', async () => {
     const command = page.locator('#redo-command');
     expect(await page.locator('#redo-copy').isDisabled()).toBe(true);
     await page.locator('input.redo-box[data-id="xss.noir"]').check();
@@ -133,7 +169,23 @@ describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
     expect(await page.locator('#redo-copy').isDisabled()).toBe(false);
     await page.locator('input.redo-box[data-id="xss.noir"]').uncheck();
     expect(await command.textContent()).toBe('mediabatch run batch.yaml --redo calm.pastel');
+    // Ticking the box did not open the tile.
+    expect(await page.locator('dialog#viewer').isVisible()).toBe(false);
     // Failed items have no take to redo.
     expect(await page.locator('.card[data-state="failed"] input.redo-box').count()).toBe(0);
+
+    // The larger view's box is the same choice as the tile's.
+    await page.locator('#item-calm\\.noir').click();
+    await page.locator('#viewer-redo').check();
+    await page.keyboard.press('Escape');
+    expect(await page.locator('input.redo-box[data-id="calm.noir"]').isChecked()).toBe(true);
+    expect(await command.textContent()).toBe('mediabatch run batch.yaml --redo calm.noir calm.pastel');
+    await page.locator('#item-calm\\.pastel').click();
+    expect(await page.locator('#viewer-redo').isChecked()).toBe(true);
+    await page.locator('#viewer-redo').uncheck();
+    await page.keyboard.press('Escape');
+    expect(await command.textContent()).toBe('mediabatch run batch.yaml --redo calm.noir');
+    expect(events).toEqual([]);
+    expect(await page.evaluate('window.__csp')).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -19,8 +20,8 @@ import {
  * s3api on loopback) with `run --sandbox`, then `report --html` into the bucket and to a local
  * file, each page opened in chromium the way a reviewer would: the bucket's page through the
  * presigned URL the command prints, the local one from disk. Every video must load and play from
- * the bucket under the page's own CSP, the page must say when its links expire, and no secret may
- * be in it.
+ * the bucket under the page's own CSP, the page must say when its links expire, and no secret nor
+ * local path may be in it.
  */
 
 const DEMO = resolve(import.meta.dirname, '../../../manifests/demo.yaml');
@@ -133,6 +134,16 @@ async function linkFacts(page: Page) {
   };
 }
 
+/**
+ * No path of this machine in a page that travels (docs/gallery.md): not the project's folder, nor
+ * the temp folder it is in; the ledger is named by its file name alone.
+ */
+async function expectNoLocalPath(page: Page): Promise<void> {
+  const html = await page.content();
+  for (const local of [dir, tmpdir()]) expect(html).not.toContain(local);
+  expect(await page.locator('.generated').innerText()).toMatch(/ Ledger: [^/\\\s]+\.sqlite; service: /);
+}
+
 /** No secret of the environment anywhere in the page, its text or its markup. */
 async function expectNoSecret(page: Page): Promise<void> {
   const html = await page.content();
@@ -221,6 +232,7 @@ describe.skipIf(skipS3Tests || skipBrowserTests)('review from the bucket, in chr
       expect.arrayContaining(IDS.map((id) => `/${bucket}/${prefix}/${id}.mp4`)),
     );
     await expectNoSecret(page);
+    await expectNoLocalPath(page);
     expect(await page.evaluate('window.__csp')).toEqual([]);
     expect(events).toEqual([]);
     await page.close();
@@ -250,6 +262,7 @@ describe.skipIf(skipS3Tests || skipBrowserTests)('review from the bucket, in chr
     for (const source of links.sources)
       expect(new URL(source).searchParams.get('X-Amz-Expires')).toBe('7200');
     await expectNoSecret(page);
+    await expectNoLocalPath(page);
     expect(await page.evaluate('window.__csp')).toEqual([]);
     expect(events).toEqual([]);
     await page.close();

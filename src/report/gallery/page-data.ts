@@ -1,0 +1,104 @@
+import { type AttemptRow, cleanText } from '../render-text.js';
+import { usd } from './escape.js';
+import type { GalleryCard, GalleryModel, GalleryTake } from './model.js';
+
+/**
+ * The page's items as one JSON blob, which the page's script draws as tiles (script.ts). Ten
+ * thousand pre-rendered cards, each with its <video>, took Chromium over two minutes to become
+ * usable (docs/performance.md, "The gallery page"); one blob parses in milliseconds and the
+ * script draws only small tiles, loading a video only near the viewport.
+ *
+ * The blob sits in a `<script type="application/json">` block: a data block, which the browser
+ * never runs and the CSP needs no entry for. Every text is cleaned as the rest of the page's
+ * (no control characters, no signed URL queries), and `<`, `>`, `&` and the two JavaScript line
+ * separators are written as \u escapes, so no text can end the block or start markup.
+ */
+
+export interface TakeData {
+  take: number;
+  job: string | null;
+  /** As a person reads it: "$0.20". */
+  cost: string;
+  secs: number | null;
+  /** href null: the page names the file only (see GalleryTake.videos). */
+  files: Array<{ href: string | null; label: string; video: boolean }>;
+}
+
+export interface TileData {
+  id: string;
+  state: string;
+  prompt: string;
+  /** The item's value on each filter axis (model.axes), '' when it has none. */
+  axes: string[];
+  matrix: Array<[string, string]>;
+  /** The other input fields (those not on the matrix). */
+  input: Array<[string, string]>;
+  cost: string;
+  clip: number | null;
+  error: { code: string; message: string } | null;
+  /** Newest first. */
+  takes: TakeData[];
+}
+
+const VIDEO_FILE = /\.(mp4|webm|mov|m4v|ogv|mkv)$/i;
+const UNSAFE_IN_SCRIPT = /[<>&\u2028\u2029]/g;
+
+const clean = (text: string) => cleanText(text);
+const pairs = (list: Array<[string, string]>): Array<[string, string]> =>
+  list.map(([name, value]) => [clean(name), clean(value)]);
+
+function takeData(take: GalleryTake): TakeData {
+  return {
+    take: take.take,
+    job: take.jobId === null ? null : clean(take.jobId),
+    cost: usd(take.costUsd),
+    secs: take.generationSeconds,
+    files: take.videos.map((file) => ({
+      // A presigned link's query is what makes it work: it is kept, never shown as text.
+      href: file.href,
+      label: clean(file.label),
+      video: VIDEO_FILE.test(file.label),
+    })),
+  };
+}
+
+export function tileData(card: GalleryCard, axes: readonly string[]): TileData {
+  return {
+    id: clean(card.id),
+    state: card.state,
+    prompt: clean(card.prompt),
+    axes: axes.map((axis) => clean(card.matrix.find(([name]) => name === axis)?.[1] ?? '')),
+    matrix: pairs(card.matrix),
+    input: pairs(card.input.filter(([field]) => !card.matrix.some(([axis]) => axis === field))),
+    cost: usd(card.costUsd),
+    clip: card.clipSeconds,
+    error: card.error && { code: clean(card.error.code), message: clean(card.error.message) },
+    takes: card.takes.map(takeData),
+  };
+}
+
+/** One row of the attempts table, cell by cell as the table shows them. */
+function attemptCells(row: AttemptRow): string[] {
+  return [
+    clean(row.item_id),
+    String(row.seq),
+    clean(row.key_prefix),
+    clean(row.job_id ?? ''),
+    clean(row.status),
+    usd(row.cost_usd),
+    usd(row.refunded_usd),
+    clean(row.sent_at),
+    clean(row.completed_at ?? ''),
+    clean(row.error ?? ''),
+  ];
+}
+
+/** The JSON text of every tile and attempt, safe inside a `<script type="application/json">` block. */
+export function pageData(model: GalleryModel, attempts: readonly AttemptRow[]): string {
+  const axes = model.axes.map(({ axis }) => axis);
+  const json = JSON.stringify({
+    tiles: model.cards.map((card) => tileData(card, axes)),
+    attempts: attempts.map(attemptCells),
+  });
+  return json.replace(UNSAFE_IN_SCRIPT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
