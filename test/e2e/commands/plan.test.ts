@@ -122,6 +122,7 @@ describe('mediabatch plan', () => {
       done: 1,
       retry: 1,
       redo: 0,
+      renamed: 0,
       expired: 1,
       failed: 1,
       blocked_by_budget: 1,
