@@ -4,6 +4,7 @@ import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';
+import { sidecarFacts } from './provenance.js';
 import { holdsPaidResult, pairRenames, type Rename, renamedFilePath } from './renames.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -48,8 +49,27 @@ export async function adoptRenames(
     await store.dropOldNames(moves).catch((error: Error) => {
       reporter.log('warn', `${pair.to}: could not remove an old name after the rename: ${error.message}`);
     });
+    await rewriteSidecars(run, moves);
   }
   return { held, renamed };
+}
+
+/**
+ * Every take's sidecar names the item: each is written again under the new id. The current take's
+ * would be anyway when the run checks its saved files; the earlier takes' are never checked.
+ */
+async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & NameMove>): Promise<void> {
+  const { ledger, manifest, reporter, store } = run.deps;
+  if (manifest.sidecars === false) return;
+  for (const attemptId of new Set(moves.map((move) => move.attemptId))) {
+    const attempt = ledger.getAttempt(attemptId);
+    const files = moves
+      .filter((move) => move.attemptId === attemptId)
+      .map((move) => ({ path: move.to, bytes: move.bytes, sha256: move.sha256 }));
+    await store.ensureSidecars(sidecarFacts(manifest.name, attempt), files).catch((error: Error) => {
+      reporter.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
+    });
+  }
 }
 
 /** The pairs of this run: removed items holding a paid result, and `items` the ledger does not know. */
