@@ -57,6 +57,7 @@ describe('mediabatch plan', () => {
       'manifest',
       'summary',
       'items',
+      'renamed',
       'removed',
       'stray_files',
       'totals',
