@@ -25,6 +25,7 @@ export default defineConfig({
       'test/runner/poll-timing-branches.test.ts',
       'test/runner/poll-timing-sim.test.ts',
       'test/runner/save-estimate.test.ts',
+      'test/runner/renames.test.ts',
       'test/manifest/templates.test.ts',
       'test/notify/on-complete.test.ts',
       'test/report/value-at-risk.test.ts',

@@ -10,8 +10,9 @@ export interface ItemEntry {
   /** The item's row; its updatedAt is blank. */
   record: ItemRecord | undefined;
   /**
-   * What deciding an item reads of its latest attempt: id, seq, state, HTTP answer and job. The
-   * other columns are blank (texts '', money 0, dates null), as in the summary view.
+   * What deciding an item reads of its latest attempt: id, seq, state, request hash (whether a
+   * removed item's result answers its request, runner/renames.ts), HTTP answer and job. The other
+   * columns are blank (texts '', money 0, dates null), as in the summary view.
    */
   attempt: AttemptRecord | undefined;
 }
@@ -32,10 +33,11 @@ type EntryRow = [
   jobId: string | null,
   jobStatus: string | null,
   filesSaved: number | null,
+  requestHash: string | null,
 ];
 
 const ATTEMPT_COLUMNS =
-  'a.id, a.seq, a.state, a.http_status, a.http_code, a.job_id, a.job_status, a.files_saved';
+  'a.id, a.seq, a.state, a.http_status, a.http_code, a.job_id, a.job_status, a.files_saved, a.request_hash';
 
 const LATEST_OF = (itemId: string) =>
   `(SELECT x.id FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = ${itemId} ORDER BY x.seq DESC LIMIT 1)`;
@@ -74,7 +76,7 @@ function recordOf(row: EntryRow): ItemRecord | undefined {
 }
 
 function attemptOf(row: EntryRow): AttemptRecord | undefined {
-  const [itemId, , , , , , id, seq, state, httpStatus, httpCode, jobId, jobStatus, filesSaved] = row;
+  const [itemId, , , , , , id, seq, state, httpStatus, httpCode, jobId, jobStatus, filesSaved, hash] = row;
   if (id === null) return undefined;
   return {
     id,
@@ -82,7 +84,7 @@ function attemptOf(row: EntryRow): AttemptRecord | undefined {
     seq: seq ?? 0,
     idempotencyKey: '',
     requestBody: '',
-    requestHash: '',
+    requestHash: hash ?? '',
     reservedMicros: 0,
     state: state ?? 'prepared',
     httpStatus,

@@ -25,6 +25,7 @@ import {
 } from './file-rows.js';
 import { type ItemEntry, itemEntries } from './item-entries.js';
 import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js';
+import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
@@ -42,6 +43,7 @@ import { bindService, boundService } from './service-binding.js';
 
 export type { NewAttempt } from './attempt-writes.js';
 export type { ItemEntry } from './item-entries.js';
+export type { FileMove } from './item-rename.js';
 export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
 export { isLedgerReadError } from './ledger-connection.js';
@@ -123,6 +125,14 @@ export class Ledger {
 
   setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void {
     setItemState(this.#c, itemId, update, event);
+  }
+
+  /**
+   * An item renamed with its request unchanged: its row, attempts and files follow the new id in
+   * one step, with a `renamed` event (item-rename.ts).
+   */
+  renameItem(from: string, to: string, moves: readonly FileMove[]): void {
+    renameItem(this.#c, from, to, moves);
   }
 
   // ---- attempts (attempt-reads.ts, attempt-writes.ts) --------------------------------------

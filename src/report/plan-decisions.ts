@@ -15,6 +15,7 @@ export type PlanLabel =
   | 'done'
   | 'retry'
   | 'redo'
+  | 'renamed'
   | 'expired'
   | 'failed'
   | 'blocked_by_budget';
@@ -26,6 +27,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'done',
   'retry',
   'redo',
+  'renamed',
   'expired',
   'failed',
   'blocked_by_budget',
@@ -38,6 +40,8 @@ export interface Decision {
   reason?: string;
   /** A changed item's latest attempt, whose request names the fields that changed. */
   changedSince?: AttemptRecord | undefined;
+  /** A renamed item: the removed id whose paid result it takes (plan-renames.ts). */
+  renamedFrom?: string;
   /** Its last job was paid for and lost by the service (`mediabatch forget`): it is paid for again. */
   paysAgain?: boolean;
 }

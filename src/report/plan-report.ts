@@ -1,5 +1,5 @@
+import type { ItemEntry } from '../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
-import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
@@ -8,6 +8,7 @@ import { notFittingLine } from '../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
+import { planRenames, type RenamedItem } from './plan-renames.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
 import {
@@ -62,6 +63,8 @@ export interface PlanDocument {
   /** The one line `run` also prints before it spends anything. */
   summary: string;
   items: PlanItem[];
+  /** Items renamed with their request unchanged: the new id takes the old one's paid result. */
+  renamed: RenamedItem[];
   removed: RemovedItem[];
   /** Files in the output folder that no item owns; null when the folder was not looked at. */
   stray_files: string[] | null;
@@ -119,7 +122,9 @@ export function buildPlan(
     redo: new Set(inputs.redo ?? []),
   });
   const { decisions } = decided;
-  const unlisted = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
+  const candidates = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
+  const renames = planRenames(listed.items, decided.unknown, candidates, decisions);
+  const unlisted = renames.removed.map((entry) => entry.record!);
   const walk = walkItems(
     listed,
     decisions,
@@ -157,6 +162,7 @@ export function buildPlan(
     manifest: manifest.name,
     summary: planSummary(totals),
     items: walk.items,
+    renamed: renames.renamed,
     removed,
     stray_files: stray,
     totals,
@@ -167,10 +173,10 @@ export function buildPlan(
   };
 }
 
-/** Of the rows the selection left out, those of items the manifest no longer lists at all. */
-function notListed(manifest: Manifest, rows: readonly ItemRecord[]): ItemRecord[] {
+/** Of the entries the selection left out, those of items the manifest no longer lists at all. */
+function notListed(manifest: Manifest, entries: readonly ItemEntry[]): ItemEntry[] {
   const ids = new Set(manifest.items.map((item) => item.id));
-  return rows.filter((record) => !ids.has(record.itemId));
+  return entries.filter((entry) => !ids.has(entry.itemId));
 }
 
 /** `2 items whose paid jobs the service lost are paid for again: expected $0.80, at most $2.00.` */
@@ -208,7 +214,7 @@ function planWarnings(
   return warnings;
 }
 
-const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry']);
+const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry', 'renamed']);
 
 /** The items `run` will not submit because a file it did not write holds their name (names-in-the-way). */
 function heldBackWarnings(
@@ -219,9 +225,10 @@ function heldBackWarnings(
 ): string[] {
   const submitted = new Set(walk.items.filter((item) => SUBMITTED.has(item.plan)).map((item) => item.id));
   const items = manifest.items.filter((item) => submitted.has(item.id));
+  const renamed = new Set(walk.items.filter((item) => item.plan === 'renamed').map((item) => item.id));
   return [...itemsInTheWay(manifest.outputDir, items, foreign)].map(
     ([id, paths]) =>
-      `${id}: run will not submit it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
+      `${id}: run will not ${renamed.has(id) ? 'rename' : 'submit'} it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
   );
 }
 
@@ -259,27 +266,31 @@ function planTotals(
 
 /**
  * Each manifest item's decision, by position, as the ledger's entries stream past (so no entry is
- * kept), and the rows of items the manifest no longer lists, in the ledger's order.
+ * kept), the entries of items the manifest no longer lists, in the ledger's order, and the
+ * positions of items the ledger does not know at all (a rename may pair them, plan-renames.ts).
  */
 function decideAll(
   manifest: Manifest,
   source: Pick<PlanSource, 'entries' | 'recorded'>,
   options: DecideOptions,
-): { decisions: Array<Decision | undefined>; unlisted: ItemRecord[] } {
+): { decisions: Array<Decision | undefined>; unlisted: ItemEntry[]; unknown: number[] } {
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
     position.set(item.id, index);
   });
   const decisions = new Array<Decision | undefined>(manifest.items.length);
-  const unlisted: ItemRecord[] = [];
+  const unlisted: ItemEntry[] = [];
   for (const entry of source.entries) {
     const index = position.get(entry.itemId);
     if (index !== undefined)
       decisions[index] = decideItem(manifest.items[index]!, entry, options, source.recorded);
-    else if (entry.record) unlisted.push(entry.record);
+    else if (entry.record) unlisted.push(entry);
   }
+  const unknown: number[] = [];
   manifest.items.forEach((item, index) => {
-    decisions[index] ??= decideItem(item, undefined, options, source.recorded);
+    if (decisions[index] !== undefined) return;
+    unknown.push(index);
+    decisions[index] = decideItem(item, undefined, options, source.recorded);
   });
-  return { decisions, unlisted };
+  return { decisions, unlisted, unknown };
 }

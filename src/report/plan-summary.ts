@@ -6,6 +6,7 @@ interface SummaryTotals {
   changed: number;
   retry: number;
   redo: number;
+  renamed: number;
   in_flight: number;
   done: number;
   expired: number;
@@ -35,6 +36,7 @@ export function planSummary(t: SummaryTotals): string {
   const parts = [
     t.new ? `${t.new} new` : '',
     t.changed ? `${t.changed} changed` : '',
+    t.renamed ? `${t.renamed} renamed (nothing to pay)` : '',
     t.retry ? `${t.retry} to retry` : '',
     t.redo ? plural(t.redo, 'new take') : '',
     regenerated ? `${regenerated} expired to generate again` : '',

@@ -26,6 +26,8 @@ export interface PlanItem {
   changed_fields?: string[] | null;
   /** For a changed item with template variables: which changed, `name "old" -> "new"`. */
   changed_vars?: string[];
+  /** For a renamed item: the id whose paid result it takes; nothing is paid for it. */
+  renamed_from?: string;
   /** The prompt as it will be sent, for an item rendered from a template. */
   prompt?: string;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
@@ -113,6 +115,7 @@ export function walkItems(
       estimate === null ? null : formatUsd(estimate),
     );
     if (vars.length > 0) planned.changed_vars = vars;
+    if (decided.renamedFrom !== undefined) planned.renamed_from = decided.renamedFrom;
     if (item.vars) planned.prompt = String(item.input.prompt);
     return planned;
   });

@@ -4,8 +4,8 @@ import { cleanText, footer, humanUsdCached, type LedgerNote, riskLines, tableChu
 
 /**
  * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
- * to it (+ submitted, ~ changed and submitted again, > resumed, = unchanged, ! skipped, - removed
- * from the manifest), then stray files, the money, and the one summary line last.
+ * to it (+ submitted, ~ changed and submitted again, or renamed (`~ old -> new`, nothing paid),
+ * > resumed, = unchanged, ! skipped, - removed from the manifest), then stray files, the money, and the one summary line last.
  */
 
 const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
@@ -13,6 +13,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
   changed: { sign: '~', word: 'changed' },
   retry: { sign: '+', word: 'retry' },
   redo: { sign: '+', word: 'new take' },
+  renamed: { sign: '~', word: 'renamed' },
   in_flight: { sign: '>', word: 'resume' },
   done: { sign: '=', word: 'unchanged (done)' },
   expired: { sign: '!', word: 'expired' },
@@ -30,8 +31,9 @@ function itemRow(item: PlanItem, usd: (decimal: string) => string): string[] {
     item.plan === 'changed' && item.changed_fields?.length
       ? cleanText(`${item.changed_fields.join(', ')}${because}`)
       : cleanText(item.reason ?? (item.prompt === undefined ? '' : JSON.stringify(item.prompt)));
+  const from = item.renamed_from === undefined ? '' : `${item.renamed_from} -> `;
   return [
-    `${regenerated ? '+' : sign} ${item.id}`,
+    `${regenerated ? '+' : sign} ${from}${item.id}`,
     regenerated ? 'expired, again' : word,
     item.estimate_usd === null ? '' : usd(item.estimate_usd),
     detail,

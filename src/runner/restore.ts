@@ -16,6 +16,8 @@ import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { itemsHeldBack } from './names-in-the-way.js';
 import { sidecarFacts } from './provenance.js';
+import { adoptRenames } from './rename-items.js';
+import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
@@ -36,17 +38,21 @@ type Next =
  */
 export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[]> {
   const { ledger, manifest } = run.deps;
+  // --only: the other items are left exactly as they are, unanswered attempts included.
+  const only = run.options.only ?? null;
+  const items = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+  // Renamed items take their paid results first, so the ledger read below knows them by the new id.
+  const renames = await adoptRenames(run, items);
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
   const latest = latestAttempts(ledger.listAttempts());
   const writes: ItemRecord[] = [];
   const steps: Next[] = [];
-  // --only: the other items are left exactly as they are, unanswered attempts included.
-  const only = run.options.only ?? null;
-  const items = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
   for (const item of items) {
     const existing = records.get(item.id);
     const attempt = latest.get(item.id);
-    const { record, next, hash, memoryOnly } = restoreItem(run, item, existing, attempt);
+    const { record, next, hash, memoryOnly } = renames.held.has(item.id)
+      ? heldRename(item)
+      : restoreItem(run, item, existing, attempt);
     if (record !== existing && !memoryOnly) writes.push(record);
     run.state.track(item, hash, record, attempt);
     steps.push(next);
@@ -115,6 +121,15 @@ function restoreItem(
     return { hash, record: { ...record, ...failed }, next };
   }
   return { hash, record, next };
+}
+
+/**
+ * A renamed item whose new name is taken by a file the ledger did not write: pending, unsent and
+ * unwritten, so the next run, once the file is moved, still finds the rename and pays nothing.
+ */
+function heldRename(item: ManifestItem): Restored {
+  const hash = requestHash(item);
+  return { hash, record: newItemRecord(item.id, hash), next: { kind: 'none' }, memoryOnly: true };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { keepEarlierFile, refuseForeignFile } from '../downloads/keep-take.js';
+import { dropOldNames, linkNewNames, type NameMove } from '../downloads/move-saved.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
 import { probeFolder } from '../downloads/save-probe.js';
 import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
@@ -66,6 +67,14 @@ export class DiskStore implements OutputStore {
 
   keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
     return keepEarlierFile(current, kept, expected);
+  }
+
+  linkNewNames(moves: readonly NameMove[]): Promise<void> {
+    return linkNewNames(moves);
+  }
+
+  dropOldNames(moves: readonly NameMove[]): Promise<void> {
+    return dropOldNames(moves);
   }
 
   async filesIn(folders: readonly string[]): Promise<string[]> {

@@ -1,3 +1,4 @@
+import type { NameMove } from '../downloads/move-saved.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
 import type { Job } from '../service-client/schemas.js';
@@ -25,6 +26,13 @@ export interface OutputStore {
   refuseForeign(target: string, written: Written, writtenByLedger: (path: string) => boolean): Promise<void>;
   /** Keeps `current` (and its sidecar) as `kept`; false when there was nothing to keep. */
   keepEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
+  /**
+   * A renamed item's saved files (and sidecars) under their new names too, after checking that no
+   * new name holds anything else (code EEXIST, nothing placed then); the old names stay until
+   * dropOldNames, which runs once the ledger records the new ones (docs/manifest.md).
+   */
+  linkNewNames(moves: readonly NameMove[]): Promise<void>;
+  dropOldNames(moves: readonly NameMove[]): Promise<void>;
   /** The files directly in each of these folders (paths or URIs, as `root` begins). */
   filesIn(folders: readonly string[]): Promise<string[]>;
   /**
@@ -33,6 +41,8 @@ export interface OutputStore {
    */
   readonly marker: MarkerObject | null;
 }
+
+export type { NameMove } from '../downloads/move-saved.js';
 
 export interface MarkerObject {
   read(): Promise<string | null>;

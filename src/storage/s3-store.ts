@@ -8,6 +8,7 @@ import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } fr
 import { extensionFor, keyOfUri, keyUnder, namedOutputPath, parseS3Uri } from '../manifest/index.js';
 import type {
   MarkerObject,
+  NameMove,
   OutputStore,
   SaveJobRequest,
   StoreProbe,
@@ -17,6 +18,7 @@ import type {
 import { createS3Client, s3Settings } from './s3-client.js';
 import { blankCredentials, s3Failure } from './s3-errors.js';
 import { S3Objects } from './s3-objects.js';
+import { copyToNewNames, deleteOldNames } from './s3-rename.js';
 import { DownloadCut, PART_BYTES, readWhole, STAGING_FOLDER, uploadToStaging } from './s3-upload.js';
 
 /**
@@ -246,6 +248,15 @@ export class S3Store implements OutputStore {
     if ((await this.#objects.head(sidecar)) !== null)
       await this.#objects.copy(sidecar, this.#keyOf(sidecarPathFor(kept)));
     return true;
+  }
+
+  /** Copies, checks, then deletes (s3-rename.ts): a bucket has no links. */
+  linkNewNames(moves: readonly NameMove[]): Promise<void> {
+    return copyToNewNames(this.#objects, (uri) => this.#keyOf(uri), moves);
+  }
+
+  dropOldNames(moves: readonly NameMove[]): Promise<void> {
+    return deleteOldNames(this.#objects, (uri) => this.#keyOf(uri), moves);
   }
 
   async filesIn(folders: readonly string[]): Promise<string[]> {
