@@ -6,7 +6,8 @@
 export { LedgerHeldError } from './batch/ledger-access.js';
 export { NO_ANSWER_IN_TIME } from './batch/plan-check.js';
 export { WARNING_CODES, type Warning, type WarningCode } from './batch/warnings.js';
-export { ERROR_CODES, type ErrorCode, ExitCode, UserError } from './errors.js';
+export { ENVIRONMENT } from './environment.js';
+export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, UserError } from './errors.js';
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { ENVIRONMENT } from '../environment.js';
+import { exitCodeRows } from '../errors.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
-import { ENVIRONMENT } from './environment-table.js';
-import { exitCodeRows } from './exit-codes.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 
 const WIDTH = 100;

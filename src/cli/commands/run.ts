@@ -1,20 +1,8 @@
-import {
-  ExitCode,
-  type ItemState,
-  type RunHandle,
-  type RunResult,
-  run,
-  type StartEvent,
-} from '../../index.js';
-import { type RunProgress, runProgress } from '../../ui/run-progress.js';
-import { checkTitle } from '../../ui/run-view.js';
-import { formatRunSummary } from '../../ui/summary.js';
+import { ExitCode, type RunResult, run } from '../../index.js';
+import { TerminalRunView } from '../../ui/terminal-run-view.js';
 import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
-import type { CliIo, Command } from '../io.js';
-import type { CommandArgs } from '../parse-args.js';
+import type { Command } from '../io.js';
 import { readRedoIds } from '../redo-list.js';
-
-type Values = CommandArgs<'run'>['values'];
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
 export const runCommand: Command<'run'> = async (args, io) => {
@@ -31,7 +19,8 @@ export const runCommand: Command<'run'> = async (args, io) => {
     ...(values.notify === undefined ? {} : { notify: values.notify }),
     ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
   });
-  const view = new TerminalView(handle, values, io, `${manifest.name} (${manifest.items.length} items)`);
+  const title = `${manifest.name} (${manifest.items.length} items)`;
+  const view = new TerminalRunView(handle, values, io, title, warnOn(io, 'run'));
   // The first Ctrl-C drains the run; a second ends the process at once, the ledger consistent.
   io.onInterrupt((count) => {
     if (count === 1) handle.abort();
@@ -49,90 +38,3 @@ export const runCommand: Command<'run'> = async (args, io) => {
   else if (result.exitCode === ExitCode.Interrupted) io.exit(ExitCode.Interrupted);
   return result.exitCode;
 };
-
-/** The run in a terminal: words on stdout (stderr with --json), the live view or plain lines. */
-class TerminalView {
-  #progress: RunProgress | null = null;
-  #ended: Promise<void> | null = null;
-  #counts: Record<ItemState, number> | null = null;
-
-  constructor(
-    handle: RunHandle,
-    readonly values: Values,
-    readonly io: CliIo,
-    readonly title: string,
-  ) {
-    const words = values.json ? io.stderr : io.stdout;
-    handle.on('sandbox', ({ baseUrl, ledgerPath, outputDir }) => {
-      if (!values.json)
-        io.stdout.write(
-          `Running against the embedded sandbox at ${baseUrl}: placeholder videos, no real spend.\n` +
-            `  ledger ${ledgerPath}, files in ${outputDir}\n`,
-        );
-    });
-    handle.on('notice', (text) => words.write(text));
-    handle.on('warning', warnOn(io, 'run'));
-    handle.on('output', (text) => io.stderr.write(text));
-    handle.on('start', (start) => this.#start(start));
-    handle.on('item', ({ itemId, state, detail, counts }) => {
-      this.#counts = counts;
-      this.#progress?.reporter.itemChanged(itemId, state, detail, counts);
-    });
-    handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
-    handle.on('log', ({ level, message }) => this.#progress?.reporter.log(level, message));
-    // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
-    handle.on('stop', ({ reason }) => {
-      if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)
-        io.stdout.write('  (Ctrl-C again quits now; the next run saves what is still in flight)\n');
-    });
-    handle.on('end', (result) => {
-      this.#ended = this.#end(result);
-    });
-  }
-
-  #start({ plan, checked }: StartEvent): void {
-    if (!this.values.json) this.io.stdout.write(`${plan}\n`);
-    this.#progress = runProgress(
-      {
-        json: this.values.json,
-        ndjson: this.values.progress === 'ndjson',
-        title: this.title,
-        planLine: plan,
-        checked: checkTitle(checked.service, checked.answer),
-      },
-      this.io,
-    );
-  }
-
-  async #end(result: RunResult): Promise<void> {
-    const progress = this.#progress;
-    this.#progress = null;
-    await progress?.live?.finish(result.stop);
-    progress?.ndjson?.finished(result.exitCode);
-    const selected = result.selected === null ? null : new Set(result.selected);
-    this.io.stdout.write(
-      this.values.json
-        ? `${JSON.stringify({ ...result.status, ledger: undefined }, null, 2)}\n`
-        : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
-    );
-  }
-
-  /** Leaves the terminal clean: the summary written, or the live view ended under an error. */
-  async close(): Promise<void> {
-    if (this.#ended !== null) return this.#ended;
-    await this.#progress?.live?.finish(null);
-  }
-
-  /** A second Ctrl-C: where things stand, how to go on, and the process ends. */
-  quitNow(rerun: string): never {
-    const counts = this.#counts;
-    const where = counts
-      ? `${counts.done} done, ${counts.in_flight} in flight, ${counts.pending} pending`
-      : 'nothing submitted yet';
-    this.io.stderr.write(
-      `\nmediabatch run: stopped at once (${where}). The ledger is consistent: jobs in flight go on at the ` +
-        `service and are saved, never paid again, by the next run: ${rerun}\n`,
-    );
-    return this.io.exit(ExitCode.Interrupted);
-  }
-}

@@ -1,6 +1,11 @@
-import { ALL_COMMANDS, type CommandName } from './command-table.js';
+/**
+ * Every environment variable mediabatch reads, with what it does and which commands read it, for
+ * help and docs/commands.md (a table, in the bottom layer: help reads it without loading the
+ * library). src/batch/settings.ts reads the library's share of them, once per batch; the
+ * CLI reads only MEDIABATCH_DEBUG (and CI, NO_COLOR for how it draws).
+ */
+const ALL_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export', 'sandbox'] as const;
 
-/** Variables read from the environment that no flag stands for. */
 export const ENVIRONMENT = [
   {
     name: 'MEDIAGEN_API_KEY',
@@ -61,4 +66,4 @@ export const ENVIRONMENT = [
     description: 'Set to 1 to print the stack trace of an internal error.',
     commands: ALL_COMMANDS,
   },
-] as const satisfies ReadonlyArray<{ name: string; description: string; commands: readonly CommandName[] }>;
+] as const satisfies ReadonlyArray<{ name: string; description: string; commands: readonly string[] }>;

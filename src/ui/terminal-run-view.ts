@@ -1,0 +1,107 @@
+import {
+  ExitCode,
+  type ItemState,
+  type RunHandle,
+  type RunResult,
+  type StartEvent,
+  type Warning,
+} from '../index.js';
+import { type RunProgress, runProgress } from './run-progress.js';
+import { checkTitle } from './run-view.js';
+import { formatRunSummary } from './summary.js';
+
+/** The terminal a run is drawn on; `exit` ends the process (a second Ctrl-C). */
+interface Terminal {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  exit: (code: number) => never;
+}
+
+/** The run in a terminal: words on stdout (stderr with --json), the live view or plain lines. */
+export class TerminalRunView {
+  #progress: RunProgress | null = null;
+  #ended: Promise<void> | null = null;
+  #counts: Record<ItemState, number> | null = null;
+
+  constructor(
+    handle: RunHandle,
+    readonly values: { json: boolean; progress?: string | undefined },
+    readonly io: Terminal,
+    readonly title: string,
+    warn: (warning: Warning) => void,
+  ) {
+    const words = values.json ? io.stderr : io.stdout;
+    handle.on('sandbox', ({ baseUrl, ledgerPath, outputDir }) => {
+      if (!values.json)
+        io.stdout.write(
+          `Running against the embedded sandbox at ${baseUrl}: placeholder videos, no real spend.\n` +
+            `  ledger ${ledgerPath}, files in ${outputDir}\n`,
+        );
+    });
+    handle.on('notice', (text) => words.write(text));
+    handle.on('warning', warn);
+    handle.on('output', (text) => io.stderr.write(text));
+    handle.on('start', (start) => this.#start(start));
+    handle.on('item', ({ itemId, state, detail, counts }) => {
+      this.#counts = counts;
+      this.#progress?.reporter.itemChanged(itemId, state, detail, counts);
+    });
+    handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
+    handle.on('log', ({ level, message }) => this.#progress?.reporter.log(level, message));
+    // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
+    handle.on('stop', ({ reason }) => {
+      if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)
+        io.stdout.write('  (Ctrl-C again quits now; the next run saves what is still in flight)\n');
+    });
+    handle.on('end', (result) => {
+      this.#ended = this.#end(result);
+    });
+  }
+
+  #start({ plan, checked }: StartEvent): void {
+    if (!this.values.json) this.io.stdout.write(`${plan}\n`);
+    this.#progress = runProgress(
+      {
+        json: this.values.json,
+        ndjson: this.values.progress === 'ndjson',
+        title: this.title,
+        planLine: plan,
+        checked: checkTitle(checked.service, checked.answer),
+      },
+      this.io,
+    );
+  }
+
+  async #end(result: RunResult): Promise<void> {
+    const progress = this.#progress;
+    this.#progress = null;
+    await progress?.live?.finish(result.stop);
+    progress?.ndjson?.finished(result.exitCode);
+    const selected = result.selected === null ? null : new Set(result.selected);
+    this.io.stdout.write(
+      this.values.json
+        ? `${JSON.stringify({ ...result.status, ledger: undefined }, null, 2)}\n`
+        : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
+    );
+  }
+
+  /** Leaves the terminal clean: the summary written, or the live view ended under an error. */
+  async close(): Promise<void> {
+    if (this.#ended !== null) return this.#ended;
+    await this.#progress?.live?.finish(null);
+  }
+
+  /** A second Ctrl-C: where things stand, how to go on, and the process ends. */
+  quitNow(rerun: string): never {
+    const counts = this.#counts;
+    const where = counts
+      ? `${counts.done} done, ${counts.in_flight} in flight, ${counts.pending} pending`
+      : 'nothing submitted yet';
+    this.io.stderr.write(
+      `\nmediabatch run: stopped at once (${where}). The ledger is consistent: jobs in flight go on at the ` +
+        `service and are saved, never paid again, by the next run: ${rerun}\n`,
+    );
+    return this.io.exit(ExitCode.Interrupted);
+  }
+}
