@@ -78,7 +78,11 @@ function sha256Sync(path: string): string {
   try {
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(CHUNK);
-    for (let read = readSync(fd, buffer, 0, CHUNK, null); read > 0; read = readSync(fd, buffer, 0, CHUNK, null))
+    for (
+      let read = readSync(fd, buffer, 0, CHUNK, null);
+      read > 0;
+      read = readSync(fd, buffer, 0, CHUNK, null)
+    )
       hash.update(buffer.subarray(0, read));
     return hash.digest('hex');
   } catch {

@@ -3,6 +3,7 @@ import { moneyTotalsOf } from '../ledger/money-totals.js';
 import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
 import { latestAttempts } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
+import type { FileProblems } from './file-problems.js';
 import { type LedgerView, unsavedOf } from './status-report.js';
 
 /**
@@ -20,6 +21,8 @@ export interface PlanSource {
   unsaved: readonly AttemptRecord[];
   /** Every saved file as [item id, path], in the ledger's file order; read only when needed. */
   itemFilePaths: () => Iterable<readonly [string, string]>;
+  /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
+  fileProblems?: FileProblems;
 }
 
 export function planSourceOf(view: LedgerView): PlanSource {
