@@ -26,7 +26,7 @@ export type FileProblems = ReadonlyMap<string, ItemFiles>;
 
 /** Whether a run will fetch the item's output again: a file is gone or holds other bytes. */
 export function needsFetching(files: ItemFiles | undefined): files is ItemFiles {
-  return files !== undefined && files.problems.some((file) => file.problem !== 'touched');
+  return files?.problems.some((file) => file.problem !== 'touched') ?? false;
 }
 
 /** Whether the service still holds the output by its own word (expires_at); unknown counts as held. */
