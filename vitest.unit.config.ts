@@ -18,6 +18,8 @@ export default defineConfig({
       'test/manifest/human-money.test.ts',
       'test/runner/money-edges.test.ts',
       'test/runner/item-plan-table.test.ts',
+      'test/downloads/saved-file-check.test.ts',
+      'test/report/file-problems.test.ts',
       'test/runner/min-heap.test.ts',
       'test/runner/look-timing-rules.test.ts',
       'test/runner/look-budget.test.ts',

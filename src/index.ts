@@ -26,6 +26,7 @@ export {
   type PlanDocument,
   type PlanOptions,
   type ServiceOptions,
+  type StatusOptions,
 } from './public/options.js';
 export {
   exportItems,

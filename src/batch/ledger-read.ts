@@ -6,6 +6,7 @@ import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
 import { type LedgerView, type StatusSource, summarizeView } from '../report/status-report.js';
 import type { Batch } from './resolve-batch.js';
+import { savedFileProblems } from './saved-file-problems.js';
 
 /** Where the ledger is, whether it exists yet, and the service it belongs to (docs/services.md). */
 export type LedgerRead = Required<LedgerNote>;
@@ -70,19 +71,26 @@ export function readLedger(batch: Pick<Batch, 'manifest' | 'ledgerPath'>): Ledge
   }));
 }
 
-/** What `status` is built from: one SQLite row per item, streamed, and the sums. */
-export function statusSource(ledger: Ledger | null): StatusSource {
-  if (ledger === null) return summarizeView(EMPTY_VIEW);
-  // The sums first: while the summaries stream, the connection runs nothing else.
+/**
+ * What `status` is built from: one SQLite row per item, streamed, the sums, and the saved files
+ * checked on disk (by SHA-256 too with `verify`).
+ */
+export function statusSource(ledger: Ledger | null, verify = false): StatusSource {
+  const fileCheck = verify ? 'sha256' : 'stat';
+  if (ledger === null) return { ...summarizeView(EMPTY_VIEW), fileCheck };
+  // The sums and the files first: while the summaries stream, the connection runs nothing else.
   const money = ledger.moneyTotals();
   const unsaved = ledger.unsavedSucceeded();
-  return { money, unsaved, summaries: ledger.itemSummaries() };
+  const fileProblems = savedFileProblems(ledger, verify);
+  return { money, unsaved, fileProblems, fileCheck, summaries: ledger.itemSummaries() };
 }
 
 /** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
-export function planSource(ledger: Ledger | null): PlanSource {
+export function planSource(ledger: Ledger | null, verify = false): PlanSource {
   if (ledger === null) return planSourceOf(EMPTY_VIEW);
   return {
+    // Before the entries stream, as for status.
+    fileProblems: savedFileProblems(ledger, verify),
     money: ledger.moneyTotals(),
     unsaved: ledger.unsavedSucceeded(),
     entries: ledger.itemEntries(),

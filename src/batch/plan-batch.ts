@@ -8,6 +8,14 @@ import { checkLikeRun } from './plan-check.js';
 import type { Batch } from './resolve-batch.js';
 import type { Warn } from './warnings.js';
 
+/** run's flags a plan previews (`plan --regenerate-expired`, `--retry-failed`), and `--verify`. */
+export interface PlanAsked {
+  regenerateExpired?: boolean;
+  retryFailed?: boolean;
+  /** Read each saved file's SHA-256, not only its size and time. */
+  verify?: boolean;
+}
+
 /** A plan and where its ledger stands. */
 export interface PlannedBatch {
   doc: PlanDocument;
@@ -19,7 +27,7 @@ export interface PlannedBatch {
  * ledger's service, the address, the account, a lost ledger, another batch's output location),
  * then every item priced against the ledger. Nothing is sent but GET requests.
  */
-export async function planBatch(batch: Batch, warn: Warn): Promise<PlannedBatch> {
+export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {}): Promise<PlannedBatch> {
   const { manifest, ledgerPath, cwd } = batch;
   // Another batch's location: run refuses it before any request, so its files are not this plan's.
   const store = await openStoreOrRefuse(batch);
@@ -38,8 +46,11 @@ export async function planBatch(batch: Batch, warn: Warn): Promise<PlannedBatch>
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, (ledger, note) => ({
     ledger: note,
-    doc: buildPlan(manifest, planSource(ledger), account, Date.now(), {
+    doc: buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
       outputFiles,
+      regenerateExpired: asked.regenerateExpired ?? false,
+      retryFailed: asked.retryFailed ?? false,
+      fileCheck: asked.verify ? 'sha256' : 'stat',
       // An edited item's last whole body is read on its own, to name the fields that changed.
       previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
       previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,

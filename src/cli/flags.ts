@@ -110,8 +110,18 @@ export const FLAGS = [
   {
     name: 'regenerate-expired',
     type: 'boolean',
-    description: 'Pay again for items whose output expired before it could be saved.',
-    commands: ['run'],
+    description:
+      'Pay again for items whose output the service no longer holds: expired before it could be saved, or ' +
+      'saved, then deleted or altered on disk. With plan: show what that would submit and cost.',
+    commands: ['run', 'plan'],
+  },
+  {
+    name: 'verify',
+    type: 'boolean',
+    description:
+      "Check each saved file's content by its SHA-256 (a read of every file), not only its size and " +
+      'modification time (a stat each, the default); files missing or altered are listed either way.',
+    commands: ['plan', 'status'],
   },
   {
     name: 'redo',
@@ -140,8 +150,9 @@ export const FLAGS = [
     type: 'boolean',
     description:
       'Also submit again items that failed for a final reason (content_rejected, a 400 code), with a new ' +
-      'key and within the budget; says how many and what they may cost first.',
-    commands: ['run'],
+      'key and within the budget; says how many and what they may cost first. With plan: show what that ' +
+      'would submit and cost.',
+    commands: ['run', 'plan'],
   },
   {
     name: 'notify',

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { extensionFor, namedOutputPath } from '../manifest/index.js';
@@ -11,6 +11,11 @@ export interface SavedFile {
   path: string;
   bytes: number;
   sha256: string;
+  /**
+   * Its modification time once placed, by which `status` tells a file edited since
+   * (saved-file-check.ts); absent for an object in a bucket.
+   */
+  mtimeMs?: number;
 }
 
 export type SaveOutcome =
@@ -103,7 +108,10 @@ async function saveEveryFile(
       },
     );
     if (outcome.kind === 'saved') {
-      saved.push({ idx, path: outcome.path!, bytes: outcome.bytes, sha256: outcome.sha256 });
+      const path = outcome.path!;
+      // A rename keeps the time the data was written, so this is the time the file keeps.
+      const { mtimeMs } = await stat(path);
+      saved.push({ idx, path, bytes: outcome.bytes, sha256: outcome.sha256, mtimeMs });
       idx += 1;
       continue;
     }

@@ -6,15 +6,28 @@ import { TEMP_SUFFIX } from './save-file.js';
 
 /** True when the file exists with exactly the recorded size and SHA-256. */
 export async function fileMatches(path: string, bytes: number, sha256: string): Promise<boolean> {
+  return (await savedFileState(path, bytes, sha256)) === 'intact';
+}
+
+/**
+ * What a re-run finds of a saved file, content read: nothing (or a folder) there, other bytes,
+ * or exactly the recorded size and SHA-256; a run tells the user which (restore.ts).
+ */
+export async function savedFileState(
+  path: string,
+  bytes: number,
+  sha256: string,
+): Promise<'intact' | 'missing' | 'altered'> {
   try {
     const info = await stat(path);
-    if (!info.isFile() || info.size !== bytes) return false;
+    if (!info.isFile()) return 'missing';
+    if (info.size !== bytes) return 'altered';
   } catch {
-    return false;
+    return 'missing';
   }
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex') === sha256;
+  return hash.digest('hex') === sha256 ? 'intact' : 'altered';
 }
 
 /**

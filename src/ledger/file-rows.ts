@@ -11,10 +11,12 @@ import { appendEvent } from './runs-and-events.js';
 const SAVED_FILES = `FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ?`;
 
 export function listFiles(c: LedgerConnection): FileRecord[] {
+  // A ledger only read (report) may predate the column: its files have no recorded time.
+  const mtime = c.hasColumn('files', 'mtime_ms') ? 'f.mtime_ms' : 'NULL';
   const rows = c
     .prepare(
-      `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt
-         ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`,
+      `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt,
+         ${mtime} AS mtimeMs ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`,
     )
     .all(c.batchId) as FileRecord[];
   for (const row of rows) row.path = c.paths.absolute(row.path);
@@ -55,10 +57,13 @@ export function recordFilesSaved(
   c.write(() => {
     const at = c.at();
     const insert = c.prepare(
-      `INSERT OR REPLACE INTO files (attempt_id, idx, path, bytes, sha256, saved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO files (attempt_id, idx, path, bytes, sha256, saved_at, mtime_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const file of files)
-      insert.run(attemptId, file.idx, c.paths.stored(file.path), file.bytes, file.sha256, at);
+    for (const file of files) {
+      const mtime = file.mtimeMs === undefined || file.mtimeMs === null ? null : Math.trunc(file.mtimeMs);
+      insert.run(attemptId, file.idx, c.paths.stored(file.path), file.bytes, file.sha256, at, mtime);
+    }
     c.prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
     const owner = c.prepare('SELECT item_id AS itemId FROM attempts WHERE id = ?').get(attemptId);
     appendEvent(c, (owner as { itemId: string }).itemId, attemptId, 'files_saved', { count: files.length });

@@ -39,6 +39,7 @@ import type {
   ServiceBinding,
 } from './records.js';
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
+import { type SavedFileFacts, savedAtOf, savedFileFacts } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
 
 export type { NewAttempt } from './attempt-writes.js';
@@ -48,6 +49,7 @@ export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
 export { isLedgerReadError } from './ledger-connection.js';
 export type { PriceSample } from './price-samples.js';
+export type { SavedFileFacts } from './saved-files.js';
 
 /**
  * The durable record of one batch. Every method is one transaction, so a kill at any instant
@@ -259,6 +261,16 @@ export class Ledger {
   /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
   wroteFile(path: string): boolean {
     return wroteFile(this.#c, path);
+  }
+
+  /** The files each item's output stands on, with their recorded size, hash and time (saved-files.ts). */
+  savedFileFacts(): IterableIterator<SavedFileFacts> {
+    return savedFileFacts(this.#c);
+  }
+
+  /** When an attempt's files were saved, or null. */
+  savedAt(attemptId: number): string | null {
+    return savedAtOf(this.#c, attemptId);
   }
 
   /** Each saved file as [item id, path], in listFiles order. */

@@ -117,6 +117,12 @@ const MIGRATIONS: readonly Migration[] = [
   // other path (an absolute output.dir, a bucket's URI) is kept. Earlier `file_moved` events keep
   // the paths they were written with: the event log is append-only.
   relativeFilePaths,
+  // Each saved file's modification time (ms since the epoch, whole) as it was once saved, so that
+  // `status` and `plan` can tell a file edited since by one stat, without reading it (docs/results.md).
+  // NULL for files saved before: only their size is compared without --verify.
+  `
+  ALTER TABLE files ADD COLUMN mtime_ms INTEGER;
+  `,
 ];
 
 function relativeFilePaths(db: Database, context: MigrationContext | null): void {

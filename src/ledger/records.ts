@@ -76,6 +76,8 @@ export interface FileRecord {
   bytes: number;
   sha256: string;
   savedAt: string;
+  /** Its modification time once saved, whole ms; null for a bucket's object or a file saved before it was recorded. */
+  mtimeMs?: number | null;
 }
 
 /** What the service told us about a job, reduced to what the ledger keeps. */

@@ -41,9 +41,19 @@ export const serviceOptionsSchema = ledgerOptionsSchema.extend({
 
 const warnSchema = z.custom<(warning: Warning) => void>((value) => typeof value === 'function');
 
+/** Read each saved file's SHA-256 too, not only its size and modification time (`--verify`). */
+const verifySchema = z.boolean().optional();
+
+export const statusOptionsSchema = ledgerOptionsSchema.extend({ verify: verifySchema });
+
 export const planOptionsSchema = serviceOptionsSchema.extend({
   /** Told each warning (a pre-flight retry, an account not checked), as `{ code, message }`. */
   warn: warnSchema.optional(),
+  verify: verifySchema,
+  /** Preview `run --regenerate-expired`: expired items are priced as submitted again. */
+  regenerateExpired: z.boolean().optional(),
+  /** Preview `run --retry-failed`: finally failed items are priced as submitted again. */
+  retryFailed: z.boolean().optional(),
 });
 
 /** The item states, and `removed`: the items paid for that the manifest no longer names. */
@@ -63,6 +73,7 @@ export const exportOptionsSchema = ledgerOptionsSchema.extend({
 });
 
 export type LedgerOptions = z.infer<typeof ledgerOptionsSchema>;
+export type StatusOptions = z.infer<typeof statusOptionsSchema>;
 export type ServiceOptions = z.infer<typeof serviceOptionsSchema>;
 export type PlanOptions = z.input<typeof planOptionsSchema>;
 export type ExportOptions = z.input<typeof exportOptionsSchema>;

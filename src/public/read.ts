@@ -25,11 +25,11 @@ import {
   checkOptions,
   type ExportOptions,
   exportOptionsSchema,
-  type LedgerOptions,
-  ledgerOptionsSchema,
   type PlanDocument,
   type PlanOptions,
   planOptionsSchema,
+  type StatusOptions,
+  statusOptionsSchema,
 } from './options.js';
 import { type StatusDocument, statusDocument } from './status-document.js';
 
@@ -67,17 +67,25 @@ export function loadManifest(source: ManifestSource): Manifest {
 
 /** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
 export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
-  const { warn, ...rest } = checkOptions('plan', planOptionsSchema, options);
-  const planned = await planBatch(batchOf(checkedManifest('plan', manifest), rest), warn ?? ignoreWarnings);
+  const { warn, verify, regenerateExpired, retryFailed, ...rest } = checkOptions(
+    'plan',
+    planOptionsSchema,
+    options,
+  );
+  const batch = batchOf(checkedManifest('plan', manifest), rest);
+  const planned = await planBatch(batch, warn ?? ignoreWarnings, { verify, regenerateExpired, retryFailed });
   return { ...planned.doc, ledger: planned.ledger };
 }
 
-/** Where each item stands in the ledger (`status --json`). */
-export function status(manifest: Manifest, options: LedgerOptions = {}): StatusDocument {
-  const checked = checkOptions('status', ledgerOptionsSchema, options);
+/**
+ * Where each item stands in the ledger (`status --json`), and which saved files are missing or
+ * altered on disk: by size and modification time, or by SHA-256 with `verify`.
+ */
+export function status(manifest: Manifest, options: StatusOptions = {}): StatusDocument {
+  const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
   return withLedger(batch, (ledger, note) =>
-    statusDocument(buildStatus(batch.manifest, statusSource(ledger), Date.now()), note),
+    statusDocument(buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()), note),
   );
 }
 

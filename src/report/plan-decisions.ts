@@ -2,6 +2,14 @@ import type { ItemEntry } from '../ledger/item-entries.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { currentRequest, planItem, type RecordedRequest } from '../runner/item-plan.js';
+import {
+  deletedAfterSaving,
+  type FileProblems,
+  type ItemFiles,
+  needsFetching,
+  remedy,
+  stillHeld,
+} from './file-problems.js';
 
 /**
  * What `plan` says run would do with one item, before the budget walk: runner's planItem
@@ -13,6 +21,7 @@ export type PlanLabel =
   | 'changed'
   | 'in_flight'
   | 'done'
+  | 'refetch'
   | 'retry'
   | 'redo'
   | 'renamed'
@@ -25,6 +34,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'changed',
   'in_flight',
   'done',
+  'refetch',
   'retry',
   'redo',
   'renamed',
@@ -53,6 +63,9 @@ export interface DecideOptions {
   retryFailed?: boolean;
   /** `run --redo`: done items that get a new take. */
   redo?: ReadonlySet<string>;
+  /** Items whose saved files are not as saved (file-problems.ts), and the time to judge expiry by. */
+  files?: FileProblems;
+  nowMs?: number;
 }
 
 // Shared: at 100,000 items most decisions are one of these, and need no object of their own.
@@ -81,15 +94,16 @@ export function decideItem(
     case 'new':
       return NEW;
     case 'done':
-      return options.redo?.has(item.id)
-        ? {
-            label: 'redo',
-            submit: true,
-            reason: `--redo: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
-          }
-        : capOnly
-          ? { label: 'done', submit: false, reason: CAP_ONLY_WORDS }
-          : DONE;
+      if (options.redo?.has(item.id))
+        return {
+          label: 'redo',
+          submit: true,
+          reason: `--redo: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
+        };
+      return (
+        savedFilesDecision(options.files?.get(item.id), options) ??
+        (capOnly ? { label: 'done', submit: false, reason: CAP_ONLY_WORDS } : DONE)
+      );
     case 'changed':
       return { label: 'changed', submit, changedSince: entry.attempt };
     case 'retry':
@@ -103,13 +117,11 @@ export function decideItem(
         reason: `${inFlightReason(decided.attempt)}${capOnly ? `; ${CAP_ONLY_WORDS}` : ''}`,
       };
     case 'expired':
-      return {
-        label: 'expired',
+      return expiredDecision(
         submit,
-        reason: submit
-          ? 'outputs were deleted before they were saved: generated and paid for again'
-          : 'outputs were deleted before they were saved; run --regenerate-expired pays for them again',
-      };
+        // Saved, then deleted and fetched too late: the run recorded which, and when it was saved.
+        entry.attempt?.filesSaved ? (record?.errorMessage ?? null) : null,
+      );
     case 'failed':
       return {
         label: 'failed',
@@ -123,6 +135,31 @@ function inFlightReason(attempt: AttemptRecord): string {
   return attempt.state === 'prepared'
     ? `attempt ${attempt.seq} has no recorded answer: resent with its own key and body`
     : `job ${attempt.jobId} ${attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
+}
+
+/**
+ * A done item whose saved file is gone or holds other bytes: run fetches it again for free while
+ * the service holds its output (a GET, never a POST); after that it is expired, and only
+ * --regenerate-expired pays for it again. A file only modified since (same size) stays done.
+ */
+function savedFilesDecision(files: ItemFiles | undefined, options: DecideOptions): Decision | null {
+  if (files === undefined) return null;
+  const now = options.nowMs ?? Date.now();
+  if (!needsFetching(files)) return { label: 'done', submit: false, reason: remedy(files, now) };
+  if (stillHeld(files, now)) return { label: 'refetch', submit: false, reason: remedy(files, now) };
+  return expiredDecision(options.regenerateExpired, deletedAfterSaving(files));
+}
+
+function expiredDecision(submit: boolean, afterSaving: string | null): Decision {
+  const what = afterSaving ?? 'outputs were deleted before they were saved';
+  const them = afterSaving === null ? 'them' : 'it';
+  return {
+    label: 'expired',
+    submit,
+    reason: submit
+      ? `${what}: generated and paid for again`
+      : `${what}; run --regenerate-expired pays for ${them} again`,
+  };
 }
 
 function lostReason(attempt: AttemptRecord | undefined): string {

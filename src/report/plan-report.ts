@@ -5,6 +5,7 @@ import { formatProblem } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { notFittingLine } from '../runner/budget-words.js';
+import { countProblems, type FileProblemCounts, shownProblems } from './file-problems.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
@@ -20,7 +21,7 @@ import {
   walkItems,
 } from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
-import { expiryWarnings, type LedgerView } from './status-report.js';
+import { expiryWarnings, type FileCheckMode, type LedgerView } from './status-report.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';
@@ -32,7 +33,7 @@ export type { PlanItem } from './plan-walk.js';
  * alone. Pure, so the same decisions are testable without a process, a file or a network.
  */
 
-export interface PlanTotals extends Record<PlanLabel, number> {
+export interface PlanTotals extends Record<PlanLabel, number>, FileProblemCounts {
   items: number;
   /** Items the next run would submit (new, changed, retry, and expired ones it regenerates). */
   to_submit: number;
@@ -69,6 +70,8 @@ export interface PlanDocument {
   /** Files in the output folder that no item owns; null when the folder was not looked at. */
   stray_files: string[] | null;
   totals: PlanTotals;
+  /** As in the status document: `stat`, `sha256` (--verify), or null when files were not looked at. */
+  file_check: FileCheckMode | null;
   /** Outputs paid for and not saved yet (value-at-risk.ts). */
   value_at_risk: ValueAtRisk;
   account: PlanAccount | null;
@@ -91,6 +94,7 @@ export interface PlanInputs {
   retryFailed?: boolean;
   redo?: readonly string[];
   only?: ReadonlySet<string> | null;
+  fileCheck?: FileCheckMode;
 }
 
 /** The plan from a ledger held in memory whole (run's summary line, tests). */
@@ -120,6 +124,8 @@ export function buildPlan(
     regenerateExpired: inputs.regenerateExpired ?? false,
     retryFailed: inputs.retryFailed ?? false,
     redo: new Set(inputs.redo ?? []),
+    ...(source.fileProblems ? { files: source.fileProblems } : {}),
+    nowMs,
   });
   const { decisions } = decided;
   const candidates = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
@@ -135,6 +141,12 @@ export function buildPlan(
     inputs.previousVars,
   );
   const shown = shownFrom(manifest.file);
+  const problems = source.fileProblems;
+  if (problems && problems.size > 0)
+    for (const item of walk.items) {
+      const files = problems.get(item.id);
+      if (files) item.file_problems = shownProblems(files, nowMs, shown);
+    }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
   const foreign = inputs.outputFiles
@@ -151,7 +163,7 @@ export function buildPlan(
     warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
   if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
 
-  const totals = planTotals(manifest, walk, money, {
+  const totals = planTotals(manifest, walk, money, problems && problems.size > 0, {
     removed: removed.length,
     strayFiles: stray?.length ?? 0,
     budgetLeft,
@@ -166,6 +178,7 @@ export function buildPlan(
     removed,
     stray_files: stray,
     totals,
+    file_check: source.fileProblems ? (inputs.fileCheck ?? 'stat') : null,
     value_at_risk: valueAtRisk(source.unsaved, nowMs),
     account: account === null ? null : toPlanAccount(account),
     pays_again: again,
@@ -236,6 +249,7 @@ function planTotals(
   manifest: Manifest,
   walk: Walk,
   money: PlanSource['money'],
+  anyProblem: boolean | undefined,
   found: {
     removed: number;
     strayFiles: number;
@@ -261,6 +275,7 @@ function planTotals(
     expected_items: walk.expected.items,
     expected_samples: walk.expected.samples,
     at_most_usd: atMost === null ? null : formatUsd(atMost),
+    ...countProblems(anyProblem ? walk.items : []),
   };
 }
 

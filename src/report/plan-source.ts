@@ -3,6 +3,7 @@ import { moneyTotalsOf } from '../ledger/money-totals.js';
 import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
 import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
+import type { FileProblems } from './file-problems.js';
 import { type LedgerView, unsavedOf } from './status-report.js';
 
 /**
@@ -22,6 +23,8 @@ export interface PlanSource {
   itemFilePaths: () => Iterable<readonly [string, string]>;
   /** An entry's attempt as recorded, body and hash: read only for an item whose hash differs. */
   recorded: RecordedRequest;
+  /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
+  fileProblems?: FileProblems;
 }
 
 export function planSourceOf(view: LedgerView): PlanSource {

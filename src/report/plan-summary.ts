@@ -9,6 +9,7 @@ interface SummaryTotals {
   renamed: number;
   in_flight: number;
   done: number;
+  refetch: number;
   expired: number;
   failed: number;
   blocked_by_budget: number;
@@ -41,6 +42,7 @@ export function planSummary(t: SummaryTotals): string {
     t.redo ? plural(t.redo, 'new take') : '',
     regenerated ? `${regenerated} expired to generate again` : '',
     t.in_flight ? `${t.in_flight} to resume` : '',
+    t.refetch ? `${t.refetch} saved, missing or altered, to fetch again (free)` : '',
     t.done ? `${t.done} unchanged` : '',
     skipped ? `${skipped} skipped` : '',
     t.removed ? `${t.removed} removed from the manifest` : '',

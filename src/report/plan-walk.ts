@@ -4,6 +4,7 @@ import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { foreseeSend, type PricesSeen, pricesSeenOf } from '../runner/budget.js';
 import { shortfallWords } from '../runner/budget-words.js';
 import { estimateItem, type PriceTable } from './cost-estimate.js';
+import type { ShownFileProblem } from './file-problems.js';
 import { changedFields, changedVars } from './plan-changes.js';
 import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
@@ -32,6 +33,8 @@ export interface PlanItem {
   prompt?: string;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
   estimate_usd: string | null;
+  /** Its saved files that are missing, altered or modified since saved; present only then. */
+  file_problems?: ShownFileProblem[];
 }
 
 export interface Walk {

@@ -1,6 +1,14 @@
 import { humanUsd } from '../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
-import { cleanText, footer, humanUsdCached, type LedgerNote, riskLines, tableChunks } from './render-text.js';
+import {
+  cleanText,
+  footer,
+  humanUsdCached,
+  type LedgerNote,
+  riskLines,
+  savedFileLines,
+  tableChunks,
+} from './render-text.js';
 
 /**
  * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
@@ -16,6 +24,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
   renamed: { sign: '~', word: 'renamed' },
   in_flight: { sign: '>', word: 'resume' },
   done: { sign: '=', word: 'unchanged (done)' },
+  refetch: { sign: '>', word: 'fetch again (free)' },
   expired: { sign: '!', word: 'expired' },
   failed: { sign: '!', word: 'failed' },
   blocked_by_budget: { sign: '!', word: 'blocked by budget' },
@@ -95,5 +104,6 @@ export function* planTextChunks(
   yield riskLines(doc.value_at_risk, saveCommand, true);
   yield `${doc.manifest}: ${t.items} items\n`;
   yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
+  yield savedFileLines(doc);
   yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
 }

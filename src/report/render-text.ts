@@ -2,6 +2,7 @@ import { attemptSpentMicros } from '../ledger/money-totals.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { describeService } from '../ledger/service.js';
 import { formatUsd, humanUsd } from '../money.js';
+import { fileProblemLines } from './file-problems.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
@@ -143,6 +144,16 @@ function statusTable(report: StatusReport): Generator<string> {
   return tableChunks(head, rows);
 }
 
+/** Saved files not as saved, a line each, after a blank line; '' when there are none. */
+export function savedFileLines(doc: {
+  items: ReadonlyArray<Parameters<typeof fileProblemLines>[0][number]>;
+  totals: Parameters<typeof fileProblemLines>[1];
+  file_check: 'stat' | 'sha256' | null;
+}): string {
+  const lines = fileProblemLines(doc.items, doc.totals, doc.file_check === 'sha256');
+  return lines.length === 0 ? '' : `\n${lines.map(cleanText).join('\n')}\n`;
+}
+
 export function footer(warnings: readonly string[], ledger: LedgerNote): string {
   const lines = warnings.map((warning) => `warning: ${cleanText(warning)}`);
   lines.push(ledgerLine(ledger));
@@ -166,6 +177,7 @@ export function* statusTextChunks(
 ): Generator<string> {
   yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
+  yield savedFileLines(report);
   yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${footer(report.warnings, ledger)}`;
 }
 

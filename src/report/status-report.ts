@@ -10,6 +10,13 @@ import {
 } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
+import {
+  countProblems,
+  type FileProblemCounts,
+  type FileProblems,
+  type ShownFileProblem,
+  shownProblems,
+} from './file-problems.js';
 import { shownFrom } from './shown-path.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
@@ -23,6 +30,8 @@ export interface StatusItem {
   error: { code: string; message: string } | null;
   /** Every take with saved files, newest first; present once the item has been redone. */
   takes?: StatusTake[];
+  /** Its saved files that are missing, altered or modified since saved; present only then. */
+  file_problems?: ShownFileProblem[];
   /** For an item rendered from a template: its prompt as the manifest sends it, and its variables. */
   prompt?: string;
   vars?: Record<string, unknown>;
@@ -51,12 +60,19 @@ export interface StatusReport {
     reserved_usd: string;
     budget_usd: string | null;
     budget_left_usd: string | null;
-  };
+  } & FileProblemCounts;
+  /**
+   * How saved files were checked: one stat each (`stat`), or their content read (`sha256`,
+   * --verify); null when this document did not look at them (a run's own, which verified them).
+   */
+  file_check: FileCheckMode | null;
   /** Outputs paid for and not saved yet (value-at-risk.ts). */
   value_at_risk: ValueAtRisk;
   items: StatusItem[];
   warnings: string[];
 }
+
+export type FileCheckMode = 'stat' | 'sha256';
 
 export interface LedgerView {
   items: ItemRecord[];
@@ -75,6 +91,9 @@ export interface StatusSource {
   summaries: Iterable<ItemSummary>;
   money: MoneyTotals;
   unsaved: readonly AttemptRecord[];
+  /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
+  fileProblems?: FileProblems;
+  fileCheck?: FileCheckMode;
 }
 
 /** The document `status --json` prints, from the manifest and the ledger alone (pure). */
@@ -94,12 +113,15 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
     if (index !== undefined) items[index] = statusItem(summary, shown);
   }
   const counts: Record<ItemState, number> = zeroCounts();
+  const problems = source.fileProblems;
   manifest.items.forEach((item, index) => {
     const entry = items[index] ?? statusItem(emptySummary(item.id), shown);
     if (item.vars) {
       entry.prompt = String(item.input.prompt);
       entry.vars = item.vars;
     }
+    const files = problems?.get(item.id);
+    if (files) entry.file_problems = shownProblems(files, now, shown);
     items[index] = entry;
     counts[entry.state] += 1;
   });
@@ -123,7 +145,9 @@ export function buildStatus(manifest: Manifest, source: StatusSource, now: numbe
       reserved_usd: formatUsd(money.reservedMicros),
       budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
       budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
+      ...countProblems(problems && problems.size > 0 ? items : []),
     },
+    file_check: source.fileCheck ?? null,
     value_at_risk: valueAtRisk(source.unsaved, now),
     items,
     warnings,

@@ -88,16 +88,28 @@ export function downloadFinished(run: RunContext, task: DownloadTask, outcome: D
   }
   if (outcome === 'saved') run.setItem(itemId, 'done');
   else if (outcome === 'expired') {
-    if (run.options.regenerateExpired && !run.state.stop) run.enqueue(itemId);
-    else
-      run.setItem(itemId, 'expired', {
-        errorCode: 'expired',
-        errorMessage: 'outputs were deleted before they were saved',
-      });
+    const words = expiredWords(run, task.attempt);
+    if (run.options.regenerateExpired && !run.state.stop) {
+      run.deps.reporter.log('info', `${itemId}: ${words}; generating it again (--regenerate-expired)`);
+      run.enqueue(itemId);
+    } else run.setItem(itemId, 'expired', { errorCode: 'expired', errorMessage: words });
   } else {
     run.deps.reporter.log('error', `${itemId}: files not saved: ${outcome.error}; re-run to retry`);
   }
   run.wake();
+}
+
+/**
+ * Why an item has no output: never saved before the service deleted it, or saved, then deleted
+ * from the disk (or altered) and fetched again too late (verify-saved.ts): the two are told apart,
+ * since only the first is a run that came too late.
+ */
+function expiredWords(run: RunContext, attempt: AttemptRecord): string {
+  if (!attempt.filesSaved) return 'outputs were deleted before they were saved';
+  const savedAt = run.deps.ledger.savedAt(attempt.id);
+  const unfit = run.state.unfitSaved(attempt.itemId);
+  const what = unfit === 'altered' ? 'altered on the disk' : 'deleted from the disk';
+  return `saved${savedAt === null ? '' : ` on ${savedAt}`}, then ${what}; the service no longer holds it`;
 }
 
 /** A take made before its item was edited: its files are kept or not; the item goes its own way. */

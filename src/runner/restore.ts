@@ -1,8 +1,6 @@
-import pLimit from 'p-limit';
-import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
+import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import type { OutputStore } from '../storage/output-store.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import {
   currentRequest,
@@ -15,12 +13,12 @@ import {
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { itemsHeldBack } from './names-in-the-way.js';
-import { sidecarFacts } from './provenance.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
+import { verifySavedFiles } from './verify-saved.js';
 import { isJobUnknown, jobUnknown } from './watch.js';
 
 /** What restoring one item asks of the rest of the run. */
@@ -78,9 +76,6 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   await refetchJobs(run, refetch);
   return unanswered;
 }
-
-/** Saved files checked at once on a re-run. */
-const VERIFY_AT_ONCE = 8;
 
 type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };
 
@@ -190,45 +185,6 @@ function nextForPlan(plan: ItemPlan, hash: string): Next {
   return { kind: 'refetch', attempt: resumed };
 }
 
-/** Marks intact saved items done; returns the attempts whose files must be fetched again. */
-async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Promise<AttemptRecord[]> {
-  const filesByAttempt = new Map<number, FileRecord[]>();
-  for (const file of run.deps.ledger.listFiles())
-    filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
-  // Checks overlap (a HEAD per object in a bucket is a round trip); their outcomes apply in order.
-  const limit = pLimit(VERIFY_AT_ONCE);
-  const intact = await Promise.all(
-    attempts.map((attempt) => {
-      const files = filesByAttempt.get(attempt.id) ?? [];
-      return limit(async () => files.length > 0 && (await allMatch(run.deps.store, files)));
-    }),
-  );
-  const refetch: AttemptRecord[] = [];
-  for (const [index, attempt] of attempts.entries()) {
-    const files = filesByAttempt.get(attempt.id) ?? [];
-    if (!intact[index]) {
-      run.deps.reporter.log('warn', `${attempt.itemId}: saved file missing or altered; fetching it again`);
-      refetch.push(attempt);
-      continue;
-    }
-    await restoreSidecars(run, attempt, files);
-    if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
-  }
-  return refetch;
-}
-
-/** A deleted or edited provenance sidecar of an intact output is written again from the ledger. */
-async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: FileRecord[]): Promise<void> {
-  const { manifest, reporter } = run.deps;
-  if (manifest.sidecars === false) return;
-  try {
-    const written = await run.deps.store.ensureSidecars(sidecarFacts(manifest.name, attempt), files);
-    if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
-  } catch (error) {
-    reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
-  }
-}
-
 async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {
   const { client, ledger, reporter } = run.deps;
   for (const attempt of attempts) {
@@ -299,9 +255,4 @@ export async function readAccount(run: RunContext): Promise<void> {
       `could not read the account (${(error as Error).message}); assuming ${run.state.slotLimit} slot(s)`,
     );
   }
-}
-
-async function allMatch(store: OutputStore, files: FileRecord[]): Promise<boolean> {
-  for (const file of files) if (!(await store.matches(file))) return false;
-  return true;
 }

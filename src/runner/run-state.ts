@@ -61,6 +61,8 @@ export class RunState {
   readonly #onlyRefused = new Set<number>();
   /** Done items this run generates a new take of (run --redo), until that take's first attempt. */
   readonly #redo = new Set<string>();
+  /** Saved items fetched again because a file was gone ('missing') or not as saved ('altered'). */
+  readonly #unfitSaved = new Map<string, 'missing' | 'altered'>();
   /** How long this batch's succeeded jobs took, newest last: it times the next look. */
   readonly #durationsMs: number[] = [];
   #lastLookAt: number | null = null;
@@ -88,6 +90,15 @@ export class RunState {
   /** The next attempt of this item starts a new take. */
   redo(itemId: string): void {
     this.#redo.add(itemId);
+  }
+
+  /** A saved item is fetched again: what became of its file, for the words if it is gone for good. */
+  savedFileUnfit(itemId: string, state: 'missing' | 'altered'): void {
+    this.#unfitSaved.set(itemId, state);
+  }
+
+  unfitSaved(itemId: string): 'missing' | 'altered' | undefined {
+    return this.#unfitSaved.get(itemId);
   }
 
   /** Drops a redo that will not be sent (it does not fit the budget); true if there was one. */

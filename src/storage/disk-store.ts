@@ -6,7 +6,7 @@ import { saveJobFiles } from '../downloads/save-job-files.js';
 import { probeFolder } from '../downloads/save-probe.js';
 import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
 import { syncFolder } from '../downloads/sync-folder.js';
-import { fileMatches, removeTempFiles } from '../downloads/verify-file.js';
+import { removeTempFiles, savedFileState } from '../downloads/verify-file.js';
 import type { OutputStore, SaveJobRequest, StoreProbe, StoreSaveOutcome, Written } from './output-store.js';
 
 /** Outputs in a local folder: the download modules of src/downloads, behind the store's face. */
@@ -53,8 +53,8 @@ export class DiskStore implements OutputStore {
     return outcome;
   }
 
-  matches(file: SidecarFile): Promise<boolean> {
-    return fileMatches(file.path, file.bytes, file.sha256);
+  check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'> {
+    return savedFileState(file.path, file.bytes, file.sha256);
   }
 
   ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number> {

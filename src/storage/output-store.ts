@@ -18,8 +18,11 @@ export interface OutputStore {
   cleanUp(): Promise<number>;
   /** Saves every file of a succeeded job, and its sidecars; durable once it returns `saved`. */
   saveJob(request: SaveJobRequest): Promise<StoreSaveOutcome>;
-  /** Whether the file saved at `file.path` is there with exactly its size and SHA-256. */
-  matches(file: SidecarFile): Promise<boolean>;
+  /**
+   * Whether the file saved at `file.path` is there with exactly its size and SHA-256 (`intact`),
+   * gone, or holds other bytes: a re-run fetches it again either way, and says which.
+   */
+  check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'>;
   /** Writes each file's provenance sidecar unless an identical one is there; returns how many. */
   ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number>;
   /** Throws (code EEXIST) when `target` holds a file the ledger did not write and other bytes. */

@@ -199,10 +199,11 @@ export class S3Store implements OutputStore {
     }
   }
 
-  async matches(file: SidecarFile): Promise<boolean> {
+  async check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'> {
     const key = this.#keyOf(file.path);
     const facts = await this.#objects.head(key);
-    return facts !== null && facts.bytes === file.bytes && facts.sha256 === file.sha256;
+    if (facts === null) return 'missing';
+    return facts.bytes === file.bytes && facts.sha256 === file.sha256 ? 'intact' : 'altered';
   }
 
   async ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number> {

@@ -11,6 +11,10 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   const { ledger, ...doc } = await plan(manifest, {
     ...batchOptions(values, io, positionals[0]!),
     warn: warnOn(io, 'plan'),
+    // run's flags that change what it pays for, previewed; --verify reads every saved file.
+    ...(values['regenerate-expired'] ? { regenerateExpired: true } : {}),
+    ...(values['retry-failed'] ? { retryFailed: true } : {}),
+    ...(values.verify ? { verify: true } : {}),
   });
   const save = commandLine('run', positionals[0]!, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));

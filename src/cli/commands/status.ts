@@ -8,7 +8,10 @@ import { writeChunks } from '../output.js';
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const manifest = manifestFor(positionals[0], io, 'no status can be shown');
-  const { ledger, ...document } = status(manifest, batchOptions(values, io, positionals[0]!));
+  const { ledger, ...document } = status(manifest, {
+    ...batchOptions(values, io, positionals[0]!),
+    ...(values.verify ? { verify: true } : {}),
+  });
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)

@@ -61,6 +61,7 @@ describe('mediabatch plan', () => {
       'removed',
       'stray_files',
       'totals',
+      'file_check',
       'value_at_risk',
       'account',
       'pays_again',
@@ -121,6 +122,7 @@ describe('mediabatch plan', () => {
       changed: 1,
       in_flight: 2,
       done: 1,
+      refetch: 0,
       retry: 1,
       redo: 0,
       renamed: 0,
@@ -141,6 +143,9 @@ describe('mediabatch plan', () => {
       expected_items: 3,
       expected_samples: 5,
       at_most_usd: '1.550000',
+      files_missing: 0,
+      files_altered: 0,
+      files_touched: 0,
     });
     expect(doc.warnings).toEqual([
       expect.stringMatching(

@@ -120,7 +120,9 @@ describe.skipIf(skipS3Tests)('runs that save to an S3 bucket', () => {
     const posts = allPosts(sandbox).length;
     const again = await run(p);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr + again.stdout).toContain('a: saved file missing or altered; fetching it again');
+    expect(again.stderr + again.stdout).toContain(
+      `a: saved file s3://${bucket}/${prefix}/a.mp4 is altered (not the bytes saved); fetching it again from job`,
+    );
     expect(allPosts(sandbox)).toHaveLength(posts);
     expect(await objectSha256(client, bucket, `${prefix}/a.mp4`)).toBe(before);
   });

@@ -74,15 +74,18 @@ describe.skipIf(skipS3Tests)('the S3 store against a real S3 server', () => {
     expect(await objectSha256(client, bucket, 'p/whole.mp4')).toBe(sha(bytes));
     expect((await objectMetadata(client, bucket, 'p/whole.mp4')).sha256).toBe(sha(bytes));
     expect(
-      await store.matches({ path: `s3://${bucket}/p/whole.mp4`, bytes: bytes.length, sha256: sha(bytes) }),
-    ).toBe(true);
+      await store.check({ path: `s3://${bucket}/p/whole.mp4`, bytes: bytes.length, sha256: sha(bytes) }),
+    ).toBe('intact');
     expect(
-      await store.matches({
+      await store.check({
         path: `s3://${bucket}/p/whole.mp4`,
         bytes: bytes.length,
         sha256: sha(Buffer.from('x')),
       }),
-    ).toBe(false);
+    ).toBe('altered');
+    expect(
+      await store.check({ path: `s3://${bucket}/p/gone.mp4`, bytes: bytes.length, sha256: sha(bytes) }),
+    ).toBe('missing');
     expect(await keysUnder(client, bucket, 'p/')).toEqual(['p/whole.mp4']);
   });
 

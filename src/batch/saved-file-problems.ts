@@ -1,0 +1,26 @@
+import { checkSavedFile } from '../downloads/saved-file-check.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { FileProblems, ItemFiles } from '../report/file-problems.js';
+
+/**
+ * Each item's saved output checked against the disk for `status` and `plan`: one stat per file
+ * (size and modification time), or with `verify` its SHA-256 as well. Only what is not as saved
+ * is kept, so 100,000 intact items cost 100,000 stats and no memory. An object in a bucket is
+ * left to `run`, which asks the bucket (a HEAD each): these commands make no request.
+ */
+export function savedFileProblems(ledger: Ledger, verify: boolean): FileProblems {
+  const found = new Map<string, ItemFiles>();
+  for (const facts of ledger.savedFileFacts()) {
+    if (facts.path.includes('://')) continue;
+    const judged = checkSavedFile(facts.path, facts, verify);
+    if (judged.check === 'intact') continue;
+    let item = found.get(facts.itemId);
+    if (item === undefined) {
+      const { savedAt, jobId, expiresAt } = facts;
+      item = { problems: [], savedAt, jobId, expiresAt };
+      found.set(facts.itemId, item);
+    }
+    item.problems.push({ path: facts.path, problem: judged.check, detail: judged.detail });
+  }
+  return found;
+}

@@ -1,0 +1,97 @@
+import { dirname, isAbsolute, relative } from 'node:path';
+import pLimit from 'p-limit';
+import type { AttemptRecord, FileRecord } from '../ledger/records.js';
+import type { OutputStore } from '../storage/output-store.js';
+import { sidecarFacts } from './provenance.js';
+import type { RunContext } from './run-context.js';
+
+/** Saved files checked at once on a re-run. */
+const VERIFY_AT_ONCE = 8;
+
+/** A saved file that is not as it was saved: gone, or other bytes. */
+interface Unfit {
+  path: string;
+  state: 'missing' | 'altered';
+}
+
+/**
+ * Marks intact saved items done; returns the attempts whose files must be fetched again (a GET
+ * of the job, never a POST: the output was paid for, and the service keeps it for 48 hours).
+ */
+export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Promise<AttemptRecord[]> {
+  const filesByAttempt = new Map<number, FileRecord[]>();
+  for (const file of run.deps.ledger.listFiles())
+    filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
+  // Checks overlap (a HEAD per object in a bucket is a round trip); their outcomes apply in order.
+  const limit = pLimit(VERIFY_AT_ONCE);
+  const unfit = await Promise.all(
+    attempts.map((attempt) => limit(() => unfitFiles(run.deps.store, filesByAttempt.get(attempt.id) ?? []))),
+  );
+  const refetch: AttemptRecord[] = [];
+  for (const [index, attempt] of attempts.entries()) {
+    const found = unfit[index]!;
+    if (found === null || found.length > 0) {
+      // A file gone counts first: "deleted" is the stronger word for the item, if it expires.
+      const state = found?.some((file) => file.state === 'missing') === false ? 'altered' : 'missing';
+      run.state.savedFileUnfit(attempt.itemId, state);
+      for (const line of refetchLines(run, attempt, found)) run.deps.reporter.log('warn', line);
+      refetch.push(attempt);
+      continue;
+    }
+    await restoreSidecars(run, attempt, filesByAttempt.get(attempt.id) ?? []);
+    if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
+  }
+  return refetch;
+}
+
+/** The files not as saved, in file order; null when the ledger holds none for the attempt. */
+async function unfitFiles(store: OutputStore, files: readonly FileRecord[]): Promise<Unfit[] | null> {
+  if (files.length === 0) return null;
+  const unfit: Unfit[] = [];
+  for (const file of files) {
+    const state = await store.check(file);
+    if (state !== 'intact') unfit.push({ path: file.path, state });
+  }
+  return unfit;
+}
+
+/**
+ * One line per file, naming it as `status` does and saying what a re-fetch costs: nothing while
+ * the service still holds the outputs (by expires_at); past it, the service answers whether it does.
+ */
+function refetchLines(run: RunContext, attempt: AttemptRecord, unfit: Unfit[] | null): string[] {
+  const expires = attempt.expiresAt;
+  const held =
+    expires === null || Date.parse(expires) > run.deps.clock.now()
+      ? `free: no new generation${expires === null ? '' : `, the service keeps it until ${expires}`}`
+      : `its outputs expired at the service on ${expires}; if they are gone, only --regenerate-expired pays for it again`;
+  const from = `fetching it again from job ${attempt.jobId} (${held})`;
+  if (unfit === null) return [`${attempt.itemId}: no saved file recorded; ${from}`];
+  const shown = shownFromManifest(run.deps.manifest.file);
+  return unfit.map(
+    (file) =>
+      `${attempt.itemId}: saved file ${shown(file.path)} is ${file.state === 'missing' ? 'missing' : 'altered (not the bytes saved)'}; ${from}`,
+  );
+}
+
+/** Relative to the manifest's folder when inside it, as `status` and `plan` show saved files. */
+function shownFromManifest(manifestFile: string): (path: string) => string {
+  const folder = dirname(manifestFile);
+  return (path) => {
+    if (path.includes('://')) return path;
+    const rel = relative(folder, path);
+    return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  };
+}
+
+/** A deleted or edited provenance sidecar of an intact output is written again from the ledger. */
+async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: FileRecord[]): Promise<void> {
+  const { manifest, reporter } = run.deps;
+  if (manifest.sidecars === false) return;
+  try {
+    const written = await run.deps.store.ensureSidecars(sidecarFacts(manifest.name, attempt), files);
+    if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
+  } catch (error) {
+    reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
+  }
+}
