@@ -97,7 +97,7 @@ async function markerObjectVerdict(
   const text = await marker.read().catch((error: unknown) => {
     const fix = storeFix(root, (error as { code?: string }).code);
     throw new UserError(
-      `the output location ${root} cannot be used: could not read its owner marker (${(error as Error).message})${fix ? `. ${fix}` : ''}`,
+      `the output location ${root} cannot be used: could not read its owner marker (${(error as Error).message})${fix ? `. ${fix}` : ''}. Nothing was sent`,
       ExitCode.Usage,
       'output_unusable',
     );

@@ -78,6 +78,10 @@ const STORE_REFUSALS: Readonly<Record<string, (folder: string) => string>> = {
     `the storage refused the signature of requests to ${folder}: check AWS_SECRET_ACCESS_KEY`,
   AccessDenied: (folder) => `the credentials may not write to ${folder}: grant them s3:PutObject there`,
   ExpiredToken: (folder) => `the session token for ${folder} has expired: renew AWS_SESSION_TOKEN`,
+  // The SDK found no credentials at all (its error, before any request).
+  CredentialsProviderError: (folder) =>
+    `no AWS credentials were found for ${folder}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ` +
+    'or AWS_PROFILE with a profile in ~/.aws/config',
 };
 
 /** The stop a failed save means, when its cause is the store and not the item; else null. */

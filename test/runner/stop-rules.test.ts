@@ -229,6 +229,10 @@ describe('storeRefusal: save errors that are the same for every item', () => {
     ],
     ['AccessDenied', 'the credentials may not write to /out: grant them s3:PutObject there'],
     ['ExpiredToken', 'the session token for /out has expired: renew AWS_SESSION_TOKEN'],
+    [
+      'CredentialsProviderError',
+      'no AWS credentials were found for /out: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a profile in ~/.aws/config',
+    ],
   ])('%s stops the run and says what to fix', (code, message) => {
     expect(storeRefusal(code, '/out')).toEqual({ kind: 'disk_refuses', code, folder: '/out', message });
   });
