@@ -27,6 +27,8 @@ export interface Batch {
   ledgerPath: string;
   /** The ledger this manifest uses when none is named (a refusal may suggest leaving one out). */
   defaultLedger: string;
+  /** The ledger a sandbox run of this manifest keeps (null for a sandbox batch: it is `ledgerPath`). */
+  sandboxLedger: string | null;
   sandbox: boolean;
   /** Where relative paths given by the caller start, and are shown from. */
   cwd: string;
@@ -49,6 +51,9 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     root: dirname(manifest.file),
     ledgerPath: placed.ledgerPath,
     defaultLedger: placeBatch(manifest, { ledger: undefined, sandbox, cwd }).ledgerPath,
+    sandboxLedger: sandbox
+      ? null
+      : placeBatch(manifest, { ledger: undefined, sandbox: true, cwd }).ledgerPath,
     sandbox,
     cwd,
     settings,

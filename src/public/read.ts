@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exportedRecords, writeExportFile } from '../batch/export-items.js';
 import { openForReading, readFailure, statusSource, withLedger } from '../batch/ledger-read.js';
@@ -84,9 +85,12 @@ export async function plan(manifest: Manifest, options: PlanOptions = {}): Promi
 export function status(manifest: Manifest, options: StatusOptions = {}): StatusDocument {
   const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
-  return withLedger(batch, (ledger, note) =>
-    statusDocument(buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()), note),
-  );
+  return withLedger(batch, (ledger, note) => {
+    const report = buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now());
+    // Nothing has run here, but a sandbox run has (after `npm run demo`, say): say where.
+    const sandboxLedger = !note.exists && batch.sandboxLedger && existsSync(batch.sandboxLedger);
+    return statusDocument(report, { ...note, sandboxLedger: sandboxLedger ? batch.sandboxLedger : null });
+  });
 }
 
 /**

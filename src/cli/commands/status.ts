@@ -21,5 +21,9 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
         commandLine('run', positionals[0]!, values),
       );
   await writeChunks(io.stdout, chunks);
+  if (!values.json && ledger.sandboxLedger)
+    io.stdout.write(
+      `a sandbox run of ${manifest.name} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${commandLine('status', positionals[0]!, { ...values, sandbox: true })})\n`,
+    );
   return ExitCode.Ok;
 };
