@@ -130,6 +130,9 @@ describe('mediabatch run: interruption', () => {
     const result = await done;
     expect(result.code, result.stderr).toBe(130);
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    // It says where things stand and how to go on, not just 130.
+    expect(result.stderr).toContain('mediabatch run: stopped at once (0 done, 2 in flight, 1 pending)');
+    expect(result.stderr).toContain(`saved, never paid again, by the next run: mediabatch run ${p.manifest}`);
     // It did not wait for its jobs: they are still running at the service.
     expect(batchJobs('hard-stop').every((job) => job.status === 'running' || job.status === 'queued')).toBe(
       true,
