@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { ExitCode, UserError } from '../errors.js';
@@ -75,7 +75,7 @@ export async function writeBatchGallery(
   checkLocalTarget(htmlPath, batch, ledger, request.force);
   const content = page({
     href: pageRelativeHref(manifest.file, htmlPath),
-    manifestArg: batch.named.manifest,
+    manifestArg: pageManifestArg(batch),
     generatedAt: now.toISOString(),
   });
   await writePage(htmlPath, content);
@@ -123,7 +123,7 @@ async function bucketGallery(
       : pageRelativeHref(manifest.file, htmlPath);
   const content = parts.page({
     href: (path) => links.hrefs.get(path) ?? local(path),
-    manifestArg: batch.named.manifest,
+    manifestArg: pageManifestArg(batch),
     generatedAt: parts.now.toISOString(),
     links: { expireAt, refreshArgs: refreshArgs(batch, request) },
   });
@@ -141,13 +141,17 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
   const lifetime = request.urlLifetimeSeconds;
   return [
     'report',
-    batch.named.manifest,
+    pageManifestArg(batch),
     ...(batch.sandbox ? ['--sandbox'] : []),
     ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
     ...(lifetime !== null ? ['--url-lifetime', durationWords(lifetime)] : []),
     ...(request.to ? ['--html', request.to] : ['--html']),
   ];
 }
+
+/** How the page names the manifest in the commands it offers: from the working folder. */
+const pageManifestArg = (batch: Batch): string =>
+  relative(batch.cwd, batch.manifest.file) || batch.manifest.file;
 
 /** A lifetime as a person writes it: in days, else hours, else minutes. */
 function durationWords(seconds: number): string {

@@ -41,6 +41,7 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
       service: target.identity,
       cwd: batch.cwd,
       defaultLedger: batch.defaultLedger,
+      ledgerNamed: batch.named.ledger !== undefined,
     };
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);

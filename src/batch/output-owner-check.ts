@@ -32,6 +32,8 @@ interface FolderContext {
   cwd: string;
   /** The ledger this manifest uses when none is named, to suggest leaving a wrong one out. */
   defaultLedger?: string;
+  /** The ledger was named by the caller (`--ledger`): the name itself may be the mistake. */
+  ledgerNamed?: boolean;
 }
 
 /**
@@ -139,10 +141,13 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
 }
 
 /**
- * The folder's marker names this manifest and a ledger that is there: most likely the command named
- * the wrong ledger, and starting another one (another folder) would pay for every item again.
+ * A ledger named by the caller, while the folder's marker names this manifest and a ledger that is
+ * there: most likely the name is the mistake, and starting another ledger (another folder) would
+ * pay for every item again. Without a named ledger the default one is in use, and an owner
+ * elsewhere is another batch (a copied project, say).
  */
 function sameBatchOtherLedger(owner: FolderOwner, context: Omit<FolderContext, 'service'>): boolean {
+  if (!context.ledgerNamed) return false;
   if (owner.manifest !== context.manifest.name || isS3Uri(context.manifest.outputDir)) return false;
   return existsSync(ownerLedger(owner));
 }

@@ -32,7 +32,13 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   // Another batch's location: run refuses it before any request, so its files are not this plan's.
   const store = await openStoreOrRefuse(batch);
   const refusal = await outputLocationRefusal(
-    { manifest, ledgerPath, cwd, defaultLedger: batch.defaultLedger },
+    {
+      manifest,
+      ledgerPath,
+      cwd,
+      defaultLedger: batch.defaultLedger,
+      ledgerNamed: batch.named.ledger !== undefined,
+    },
     store,
   );
   if (refusal !== null)

@@ -102,6 +102,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       service: settings.identity,
       cwd: batch.cwd,
       defaultLedger: batch.defaultLedger,
+      ledgerNamed: batch.named.ledger !== undefined,
     };
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);

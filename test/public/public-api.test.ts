@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -126,7 +126,8 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     rmSync(p.ledger);
     // A new ledger while the service holds the manifest's jobs: the run refuses, as the CLI's does.
     await expect(run(manifest, options).result).rejects.toThrow(/import/);
-    rmSync(p.ledger);
+    // The refused run left no new ledger behind.
+    expect(existsSync(p.ledger)).toBe(false);
     const lines: string[] = [];
     const summary = await importJobs(manifest, { ...options, log: (line) => lines.push(line) });
     expect(summary.items.map((item) => [item.id, item.state])).toEqual([

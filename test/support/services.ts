@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
@@ -44,6 +44,8 @@ export async function impostor(
 
 /** Item states of the ledger by id (plain SQL); empty when the ledger has no items table rows. */
 export function itemStates(p: E2eProject): Record<string, string> {
+  // A refused command leaves no ledger behind: no file records no item.
+  if (!existsSync(p.ledger)) return {};
   const rows = ledgerRows<{ item_id: string; state: string; error_code: string | null }>(
     p,
     'SELECT item_id, state, error_code FROM items ORDER BY item_id',
@@ -55,6 +57,7 @@ export function itemStates(p: E2eProject): Record<string, string> {
 
 /** The ledger's bound service (plain SQL), or null. */
 export function boundService(p: E2eProject): string | null {
+  if (!existsSync(p.ledger)) return null;
   const rows = ledgerRows<{ identity: string }>(p, 'SELECT identity FROM service');
   return rows[0]?.identity ?? null;
 }

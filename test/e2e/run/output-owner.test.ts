@@ -97,15 +97,19 @@ describe('an output folder has one owner', () => {
     expect(second.stderr).toContain('nothing was sent');
     expect(second.stderr).not.toMatch(/\n\s+at /); // no stack trace
 
-    // Not one request, not one byte changed, and the second ledger holds no attempt.
+    // Not one request, not one byte changed, and no second ledger left behind.
     expect(requestLog(sandbox)).toHaveLength(requests);
     expect(snapshot(shared)).toEqual(before);
-    expect(ledgerRows(summer, 'SELECT id FROM attempts')).toEqual([]);
+    expect(existsSync(summer.ledger)).toBe(false);
     expect(jobsOfItem(sandbox, 'summer', 'beach')).toEqual([]);
 
     // Another ledger for the same manifest is another owner too.
     const otherLedger = await runAgainst(sandbox, spring, ['--ledger', '.mediabatch/spring-copy.sqlite']);
     expect(otherLedger.code).toBe(2);
+    // The ledger that owns the folder is named first, another folder second.
+    expect(otherLedger.stderr).toContain(
+      '--ledger .mediabatch/spring.sqlite (or no --ledger at all: it is the default)',
+    );
     expect(otherLedger.stderr).toContain('for example out/shared-2');
     expect(requestLog(sandbox)).toHaveLength(requests);
     expect(snapshot(shared)).toEqual(before);

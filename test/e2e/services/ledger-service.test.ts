@@ -120,7 +120,11 @@ describe('a ledger belongs to one service', () => {
     const outputs = filesBelow(p.outDir).map((name) => [name, sha256File(join(p.outDir, name))]);
     const sameFolder = await runAgainst(second, p, ['--ledger', '.mediabatch/bound.second.sqlite']);
     expect(sameFolder.code).toBe(2);
-    expect(sameFolder.stderr).toContain('the output folder out/bound belongs to another batch');
+    // The ledger that owns the folder comes first; another folder (which pays again) second.
+    expect(sameFolder.stderr).toContain(
+      "the output folder out/bound belongs to bound's ledger .mediabatch/bound.sqlite, not to .mediabatch/bound.second.sqlite",
+    );
+    expect(sameFolder.stderr).toContain('give it a folder of its own: set output.dir in batch.yaml');
     expect(requestLog(second)).toEqual([]);
     expect(filesBelow(p.outDir).map((name) => [name, sha256File(join(p.outDir, name))])).toEqual(outputs);
 
@@ -149,8 +153,9 @@ describe('a ledger belongs to one service', () => {
     });
     expect(nowhere.code).toBe(1);
     expect(boundService(p)).toBeNull();
+    // A run refused before anything was recorded leaves no ledger at all, so none is bound.
     const status = await runCli(['status', p.manifest], { cwd: p.dir });
-    expect(status.stdout).toContain('service: none yet');
+    expect(status.stdout).toContain('(not created yet: nothing has run)');
 
     const real = await service();
     const fixed = await runAgainst(real, p);
