@@ -28,6 +28,8 @@ export const mutated = [
   'src/runner/request.ts',
   'src/runner/save-estimate.ts',
   'src/runner/stop-rules.ts',
+  'src/runner/budget-words.ts',
+  'src/runner/renames.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -67,6 +69,18 @@ export const notMutated = {
   'src/runner/submit-queue.ts': 'pure, but without unit tests yet: proved by the 429 and budget e2e tests',
   'src/runner/names-in-the-way.ts':
     'reads the output folder and the ledger; its rule is src/manifest/taken-names.ts, proved by output-owner e2e',
+  'src/runner/size-check.ts':
+    'the I/O shell of the learnt-size check (ledger totals, the store probe); its rule is save-estimate.ts',
+  'src/runner/output-sizing.ts':
+    'a three-phase part of the run state; proved by test/e2e/faults/size-guess.test.ts on a real tmpfs',
+  'src/runner/rename-items.ts':
+    'moves a renamed item in the ledger and on disk (I/O); its pairing rule is renames.ts; proved by rename e2e',
+  'src/runner/verify-saved.ts':
+    'stats and hashes saved files, rewrites sidecars (I/O); proved by test/e2e/run/saved-files.test.ts',
+  'src/downloads/move-saved.ts':
+    'hard-links and removes real files under new names (I/O); proved by test/e2e/commands/rename.test.ts',
+  'src/downloads/saved-file-check.ts':
+    'stats and hashes files on disk (I/O); its words are report/file-problems.ts; proved by saved-files e2e',
   'src/downloads/save-probe.ts':
     'writes, fsyncs, renames and removes a real probe file and reads statfs (I/O); proved on a real tmpfs',
 };
