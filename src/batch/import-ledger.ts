@@ -9,7 +9,7 @@ import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { lockLedgerOrRefuse } from './ledger-access.js';
 import { openStoreOrRefuse } from './open-output-store.js';
-import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
+import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
 import type { Warn } from './warnings.js';
@@ -35,14 +35,7 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
-    const folder = {
-      manifest,
-      ledgerPath,
-      service: target.identity,
-      cwd: batch.cwd,
-      defaultLedger: batch.defaultLedger,
-      ledgerNamed: batch.named.ledger !== undefined,
-    };
+    const folder = folderContextOf(batch, target.identity);
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.

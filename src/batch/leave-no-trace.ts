@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { isS3Uri } from '../manifest/index.js';
 
 /**
- * A command that refuses leaves no file behind (docs/commands.md): before `run` or `import` creates
+ * A command that refuses leaves no file behind (docs/manifest.md, "Who owns an output folder"): before `run` or `import` creates
  * anything, it notes what is not there yet (a new ledger with its journal, lock and sandbox state,
  * the folders above it, a new output folder), and a refusal before anything was recorded takes
  * exactly those away again. What was there before is never touched.

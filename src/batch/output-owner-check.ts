@@ -15,6 +15,7 @@ import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
 import { shownFromCwd } from '../report/shown-path.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
+import type { Batch } from './resolve-batch.js';
 import { storeFix } from './save-check.js';
 
 /**
@@ -34,6 +35,18 @@ interface FolderContext {
   defaultLedger?: string;
   /** The ledger was named by the caller (`--ledger`): the name itself may be the mistake. */
   ledgerNamed?: boolean;
+}
+
+/** The folder context of a batch, for the service it runs against. */
+export function folderContextOf(batch: Batch, service: string): FolderContext {
+  return {
+    manifest: batch.manifest,
+    ledgerPath: batch.ledgerPath,
+    service,
+    cwd: batch.cwd,
+    defaultLedger: batch.defaultLedger,
+    ledgerNamed: batch.named.ledger !== undefined,
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { buildPlan, type PlanDocument } from '../report/plan-report.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
-import { outputLocationRefusal } from './output-owner-check.js';
+import { folderContextOf, outputLocationRefusal } from './output-owner-check.js';
 import { checkLikeRun } from './plan-check.js';
 import type { Batch } from './resolve-batch.js';
 import type { Warn } from './warnings.js';
@@ -28,19 +28,10 @@ export interface PlannedBatch {
  * then every item priced against the ledger. Nothing is sent but GET requests.
  */
 export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {}): Promise<PlannedBatch> {
-  const { manifest, ledgerPath, cwd } = batch;
+  const { manifest } = batch;
   // Another batch's location: run refuses it before any request, so its files are not this plan's.
   const store = await openStoreOrRefuse(batch);
-  const refusal = await outputLocationRefusal(
-    {
-      manifest,
-      ledgerPath,
-      cwd,
-      defaultLedger: batch.defaultLedger,
-      ledgerNamed: batch.named.ledger !== undefined,
-    },
-    store,
-  );
+  const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
   if (refusal !== null)
     throw new UserError(
       `run would refuse this manifest (exit 2): ${refusal}`,

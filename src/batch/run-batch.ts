@@ -19,7 +19,7 @@ import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger } from './ledger-
 import { planSource } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
-import { claimOutputFolder, refuseOthersOutputFolder } from './output-owner-check.js';
+import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import { sandboxStatePath } from './placement.js';
 import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
@@ -96,14 +96,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     });
     held.ledger = ledger;
     // Before any request: another batch's output folder is refused (docs/manifest.md).
-    const folder = {
-      manifest,
-      ledgerPath,
-      service: settings.identity,
-      cwd: batch.cwd,
-      defaultLedger: batch.defaultLedger,
-      ledgerNamed: batch.named.ledger !== undefined,
-    };
+    const folder = folderContextOf(batch, settings.identity);
     const store = await openStoreOrRefuse(batch);
     await refuseOthersOutputFolder(folder, store);
     // Saving comes before spending: a folder that cannot take the files stops the run here.
