@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -52,7 +52,13 @@ items:
 
 const NOW = Date.now();
 
+/** A whole-view report as the streamed one says it: its files were looked at, by size and time. */
+const stated = <T extends object>(report: T): T => ({ ...report, file_check: 'stat' });
+
 function savedFile(builder: LedgerBuilder, attemptId: number, names: string[]): void {
+  // On disk as recorded: status and plan look at every saved file (a stat each).
+  mkdirSync(builder.manifest.outputDir, { recursive: true });
+  for (const name of names) writeFileSync(join(builder.manifest.outputDir, name), name);
   builder.ledger.recordFilesSaved(
     attemptId,
     names.map((name, idx) => ({
@@ -175,7 +181,7 @@ describe('per-item reads from SQLite', () => {
   it('give status the same document', () => {
     const ledger = readOnly(path, manifest);
     const streamed = buildStatus(manifest, statusSource(ledger), NOW);
-    const whole = buildStatusReport(manifest, wholeView(ledger), NOW);
+    const whole = stated(buildStatusReport(manifest, wholeView(ledger), NOW));
     expect(streamed).toEqual(whole);
     expect(whole.items.find((item) => item.id === 'redone')?.takes).toHaveLength(3);
     expect(whole.warnings).toHaveLength(1);
@@ -193,7 +199,7 @@ describe('per-item reads from SQLite', () => {
       previousBody: (attempt: { id: number }) => ledger.getAttempt(attempt.id).requestBody,
     };
     const streamed = buildPlan(manifest, planSource(ledger), null, NOW, inputs);
-    const whole = buildPlanReport(manifest, wholeView(ledger), null, NOW, inputs);
+    const whole = stated(buildPlanReport(manifest, wholeView(ledger), null, NOW, inputs));
     expect(streamed).toEqual(whole);
     expect(whole.removed.map((item) => item.id)).toEqual(['gone-done', 'gone-pending']);
     expect(whole.stray_files).toEqual(['out/views/stranger.mp4']);
@@ -215,7 +221,9 @@ describe('per-item reads from SQLite', () => {
     const ledger = readOnly(old, manifest);
     const view = wholeView(ledger);
     expect(byId(ledger.itemSummaries())).toEqual(byId(summarizeView(view).summaries));
-    expect(buildStatus(manifest, statusSource(ledger), NOW)).toEqual(buildStatusReport(manifest, view, NOW));
+    expect(buildStatus(manifest, statusSource(ledger), NOW)).toEqual(
+      stated(buildStatusReport(manifest, view, NOW)),
+    );
     expect(view.attempts.every((attempt) => attempt.take === 1)).toBe(true);
     ledger.close();
   });
@@ -226,10 +234,14 @@ describe('per-item reads of an empty or missing ledger', () => {
     const { dir, manifest } = project(MANIFEST);
     const ledger = Ledger.open(join(dir, 'empty.sqlite'), manifest.name, manifest.file);
     const empty = { items: [], attempts: [], files: [] };
-    expect(buildStatus(manifest, statusSource(ledger), NOW)).toEqual(buildStatusReport(manifest, empty, NOW));
-    expect(buildStatus(manifest, statusSource(null), NOW)).toEqual(buildStatusReport(manifest, empty, NOW));
+    expect(buildStatus(manifest, statusSource(ledger), NOW)).toEqual(
+      stated(buildStatusReport(manifest, empty, NOW)),
+    );
+    expect(buildStatus(manifest, statusSource(null), NOW)).toEqual(
+      stated(buildStatusReport(manifest, empty, NOW)),
+    );
     const plan = buildPlanReport(manifest, empty, null, NOW);
-    expect(buildPlan(manifest, planSource(ledger), null, NOW)).toEqual(plan);
+    expect(buildPlan(manifest, planSource(ledger), null, NOW)).toEqual(stated(plan));
     expect(buildPlan(manifest, planSource(null), null, NOW)).toEqual(plan);
     expect(plan.totals.new).toBe(manifest.items.length);
     expect(parseUsdStrict(plan.totals.budget_left_usd!)).toBe(9_000_000);
