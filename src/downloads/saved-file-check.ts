@@ -44,8 +44,9 @@ export function judgeFile(recorded: RecordedFile, seen: SeenFile | null, sha256?
     return sha256 === recorded.sha256
       ? INTACT
       : { check: 'altered', detail: 'same size, but its SHA-256 differs from the one recorded when saved' };
-  // Compared in whole ms, as recorded: file systems keep finer times than a ledger needs.
-  if (recorded.mtimeMs !== null && Math.trunc(seen.mtimeMs) !== recorded.mtimeMs)
+  // Recorded in whole ms. A time set back to that ms (utimes, a restore) reads back as a double that
+  // can fall a hair below it, so only a difference of a whole ms or more counts as a change.
+  if (recorded.mtimeMs !== null && Math.abs(seen.mtimeMs - recorded.mtimeMs) >= 1)
     return {
       check: 'touched',
       detail: 'modified since it was saved (same size, content not read: --verify compares its SHA-256)',

@@ -20,6 +20,10 @@ describe('judgeFile', () => {
 
   it('without the content, tells a file modified since by its time, compared in whole ms', () => {
     expect(judgeFile(recorded, { size: 10, mtimeMs: 1_000.9 }).check).toBe('intact');
+    // A time set back to the recorded ms can read back a hair below it (a double through utimes).
+    expect(judgeFile(recorded, { size: 10, mtimeMs: 999.999906 }).check).toBe('intact');
+    expect(judgeFile(recorded, { size: 10, mtimeMs: 999 }).check).toBe('touched');
+    expect(judgeFile(recorded, { size: 10, mtimeMs: 1_001 }).check).toBe('touched');
     expect(judgeFile(recorded, { size: 10, mtimeMs: 2_000 }).check).toBe('touched');
     // Saved before times were recorded: only the size can be compared.
     expect(judgeFile({ ...recorded, mtimeMs: null }, { size: 10, mtimeMs: 2_000 }).check).toBe('intact');
