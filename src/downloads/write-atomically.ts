@@ -31,7 +31,7 @@ export async function writeFileAtomically(
     }
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
+    await rm(temp).catch(() => undefined);
     throw Object.assign(new Error(`cannot write ${basename(path)}: ${(error as Error).message}`), {
       code: (error as { code?: unknown }).code,
     });

@@ -52,7 +52,7 @@ export function pairRenames(removed: readonly RemovedCandidate[], added: readonl
   return pairs;
 }
 
-const RUNNING = new Set(['queued', 'running', 'succeeded']);
+const RUNNING = new Set<string | null>(['queued', 'running', 'succeeded']);
 
 /**
  * Whether a removed item holds a paid result a new name can take over: its latest attempt answers
@@ -66,7 +66,7 @@ export function holdsPaidResult(
 ): latest is AttemptRecord {
   if (latest === undefined || latest.state !== 'accepted') return false;
   if (latest.requestHash !== record.requestHash) return false;
-  return latest.filesSaved || RUNNING.has(latest.jobStatus ?? '');
+  return latest.filesSaved || RUNNING.has(latest.jobStatus);
 }
 
 /**

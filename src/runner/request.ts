@@ -109,7 +109,7 @@ export function sameApartFromCap(recordedBody: string, item: ManifestItem): bool
   try {
     recorded = JSON.parse(recordedBody);
   } catch {
-    return false;
+    // Not JSON: `recorded` stays undefined, which the object check below refuses.
   }
   if (!isObject(recorded)) return false;
   // The fields buildRequestBody sends from the item, apart from the cap and mediabatch's metadata.

@@ -1,9 +1,32 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileMatches, removeTempFiles } from '../../src/downloads/verify-file.js';
+import { fileMatches, removeTempFiles, savedFileState } from '../../src/downloads/verify-file.js';
 import { tempDir } from '../support/temp.js';
+
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+
+/**
+ * Runs `body` with node's own readdir wrapped (not replaced): each listing is returned as it was
+ * read, after `hook` has run, so the hook can change the folder between a listing and what follows.
+ */
+async function afterEachListing(hook: () => void, body: () => Promise<void>): Promise<void> {
+  const readdir = fs.promises.readdir;
+  fs.promises.readdir = (async (...args: Parameters<typeof readdir>) => {
+    const names = await readdir(...args);
+    hook();
+    return names;
+  }) as typeof readdir;
+  syncBuiltinESMExports();
+  try {
+    await body();
+  } finally {
+    fs.promises.readdir = readdir;
+    syncBuiltinESMExports();
+  }
+}
 
 const BODY = Buffer.from('saved video');
 const SHA = createHash('sha256').update(BODY).digest('hex');
@@ -29,6 +52,29 @@ describe('fileMatches', () => {
   });
 });
 
+describe('savedFileState', () => {
+  it('tells intact, missing and altered apart', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'a.mp4');
+    expect(await savedFileState(path, BODY.length, SHA)).toBe('missing');
+    writeFileSync(path, BODY);
+    expect(await savedFileState(path, BODY.length, SHA)).toBe('intact');
+    expect(await savedFileState(path, BODY.length - 1, SHA)).toBe('altered');
+    expect(await savedFileState(path, BODY.length + 1, SHA)).toBe('altered');
+    writeFileSync(path, Buffer.from('SAVED VIDEO'));
+    expect(await savedFileState(path, BODY.length, SHA)).toBe('altered');
+    writeFileSync(path, '');
+    expect(await savedFileState(path, BODY.length, SHA)).toBe('altered');
+  });
+
+  it('a folder where the file was is missing, whatever size the folder has', async () => {
+    const path = join(tempDir(), 'a.mp4');
+    mkdirSync(path);
+    expect(await savedFileState(path, BODY.length, SHA)).toBe('missing');
+    expect(await savedFileState(path, statSync(path).size, SHA)).toBe('missing');
+  });
+});
+
 describe('removeTempFiles', () => {
   it('removes only the hidden .mbtmp files a crashed download left, and counts them', async () => {
     const dir = tempDir();
@@ -47,6 +93,19 @@ describe('removeTempFiles', () => {
     expect(await removeTempFiles(dir)).toBe(2);
     expect(readdirSync(join(dir, 'takes'))).toEqual(['night']);
     expect(readdirSync(join(dir, 'takes', 'night'))).toEqual(['a.mp4']);
+  });
+
+  it('does not fail on a temporary file gone between the listing and its removal', async () => {
+    const dir = tempDir();
+    for (const name of ['.abc.mbtmp', '.def.mbtmp', 'a.mp4']) writeFileSync(join(dir, name), 'x');
+    // Another sweep (or the user) removes one first.
+    await afterEachListing(
+      () => rmSync(join(dir, '.abc.mbtmp'), { force: true }),
+      async () => {
+        await expect(removeTempFiles(dir)).resolves.toBeGreaterThanOrEqual(1);
+      },
+    );
+    expect(readdirSync(dir)).toEqual(['a.mp4']);
   });
 
   it('answers 0 for a folder that does not exist yet', async () => {

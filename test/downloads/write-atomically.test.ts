@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomically } from '../../src/downloads/write-atomically.js';
@@ -9,6 +10,26 @@ import { tempDir } from '../support/temp.js';
 function steps(log: string[], dir: string): string[] {
   const temp = new RegExp(`${dir}/\\.[0-9a-f]{12}\\.mbtmp`, 'g');
   return log.map((line) => line.replace(temp, 'TEMP'));
+}
+
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+
+/** How many write(2) calls `body` makes, through node's own `write`, wrapped and still called. */
+async function countWrites(body: () => Promise<unknown>): Promise<number> {
+  const write = fs.write;
+  let count = 0;
+  fs.write = ((...args: unknown[]) => {
+    count += 1;
+    return (write as (...all: unknown[]) => void)(...args);
+  }) as typeof fs.write;
+  syncBuiltinESMExports();
+  try {
+    await body();
+  } finally {
+    fs.write = write;
+    syncBuiltinESMExports();
+  }
+  return count;
 }
 
 describe('writeFileAtomically', () => {
@@ -45,6 +66,53 @@ describe('writeFileAtomically', () => {
     await writeFileAtomically(path, 'x');
     expect(readFileSync(path, 'utf8')).toBe('x');
     expect(readdirSync(join(dir, 'deep', 'er'))).toEqual(['clip.json']);
+  });
+
+  it('with makeFolder: false, makes no folder: a missing one fails with ENOENT and leaves nothing', async () => {
+    const dir = realpathSync(tempDir());
+    const path = join(dir, 'deep', 'clip.json');
+    await expect(writeFileAtomically(path, 'x', { makeFolder: false })).rejects.toMatchObject({
+      message: expect.stringMatching(/^cannot write clip\.json: .*ENOENT/),
+      code: 'ENOENT',
+    });
+    expect(existsSync(join(dir, 'deep'))).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+    await writeFileAtomically(join(dir, 'clip.json'), 'y', { makeFolder: false });
+    expect(readFileSync(join(dir, 'clip.json'), 'utf8')).toBe('y');
+  });
+
+  it('writes text given as chunks, in order, multi-byte characters included', async () => {
+    const dir = realpathSync(tempDir());
+    const path = join(dir, 'export.jsonl');
+    await writeFileAtomically(path, ['{"id":"a"}\n', '', '{"prompt":"café 🎬"}\n']);
+    expect(readFileSync(path, 'utf8')).toBe('{"id":"a"}\n{"prompt":"café 🎬"}\n');
+    expect(readdirSync(dir)).toEqual(['export.jsonl']);
+  });
+
+  it('writes each chunk before the next is made, so a long document is never whole in memory', async () => {
+    const dir = realpathSync(tempDir());
+    const path = join(dir, 'export.jsonl');
+    const seen: string[] = [];
+    function* lines(): Generator<string> {
+      for (const line of ['one\n', 'two\n', 'three\n']) {
+        const temps = readdirSync(dir).filter((name) => name.endsWith('.mbtmp'));
+        seen.push(temps.map((name) => readFileSync(join(dir, name), 'utf8')).join('|'));
+        yield line;
+      }
+    }
+    await writeFileAtomically(path, lines());
+    expect(seen).toEqual(['', 'one\n', 'one\ntwo\n']);
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
+  it('hands text or bytes to the system in one write, and chunks one write each', async () => {
+    const dir = realpathSync(tempDir());
+    const text = `${'a long sidecar line\n'.repeat(2000)}é`;
+    expect(await countWrites(() => writeFileAtomically(join(dir, 'a.json'), text))).toBe(1);
+    expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe(text);
+    expect(await countWrites(() => writeFileAtomically(join(dir, 'b.bin'), Buffer.from(text)))).toBe(1);
+    expect(await countWrites(() => writeFileAtomically(join(dir, 'c.txt'), ['a', 'b', 'c']))).toBe(3);
+    expect(readFileSync(join(dir, 'c.txt'), 'utf8')).toBe('abc');
   });
 
   it('fails naming the file and keeping the system code, and leaves no temporary file', async () => {

@@ -57,6 +57,62 @@ describe('sameApartFromCap (a recorded body against the item as it is now)', () 
     );
   });
 
+  it('differs with the kind of a nested value: a number, text, null, a list and an object are not alike', () => {
+    const recordedWith = (value: unknown) => body(item({ input: { prompt: 'p', shot: value } }));
+    const nowWith = (value: unknown) => item({ input: { prompt: 'p', shot: value } });
+    const pairs: [unknown, unknown][] = [
+      [4, {}],
+      ['', {}],
+      [null, {}],
+      [[], {}],
+      [[1], { '0': 1 }],
+      [[1], { '0': 1, length: 1 }],
+      [[], { length: 0 }],
+      [[], ''],
+    ];
+    for (const [one, other] of pairs) {
+      expect(sameApartFromCap(recordedWith(one), nowWith(other))).toBe(false);
+      expect(sameApartFromCap(recordedWith(other), nowWith(one))).toBe(false);
+    }
+  });
+
+  it('differs when a list gains or loses an entry at its end, or its entries change order', () => {
+    const recordedWith = (value: unknown) => body(item({ input: { prompt: 'p', shots: value } }));
+    const nowWith = (value: unknown) => item({ input: { prompt: 'p', shots: value } });
+    for (const [one, other] of [
+      [['wide'], ['wide', 'close']],
+      [[], ['wide']],
+      [[{ at: 1 }], [{ at: 1 }, { at: 2 }]],
+      [
+        ['wide', 'close'],
+        ['close', 'wide'],
+      ],
+    ]) {
+      expect(sameApartFromCap(recordedWith(one), nowWith(other))).toBe(false);
+      expect(sameApartFromCap(recordedWith(other), nowWith(one))).toBe(false);
+    }
+    const nested = [{ at: 1, lens: { mm: 35, kind: 'prime' } }, [2, [3]]];
+    expect(sameApartFromCap(recordedWith(nested), nowWith(structuredClone(nested)))).toBe(true);
+  });
+
+  it('differs in a nested field, and not in nested key order, of the input and of the metadata', () => {
+    const recorded = body(
+      item({
+        input: { prompt: 'p', camera: { lens: { mm: 35 }, moves: ['pan'] } },
+        metadata: { by: { team: 'a' } },
+      }),
+    );
+    const now = (mm: number, team: string) =>
+      item({
+        maxCostMicros: 2_000_000,
+        input: { camera: { moves: ['pan'], lens: { mm } }, prompt: 'p' },
+        metadata: { by: { team } },
+      });
+    expect(sameApartFromCap(recorded, now(35, 'a'))).toBe(true);
+    expect(sameApartFromCap(recorded, now(50, 'a'))).toBe(false);
+    expect(sameApartFromCap(recorded, now(35, 'b'))).toBe(false);
+  });
+
   it('only the top-level max_cost_usd is a cap: an input field of that name is content', () => {
     const a = body(item({ input: { prompt: 'p', max_cost_usd: '1' } }));
     expect(sameApartFromCap(a, item({ input: { prompt: 'p', max_cost_usd: '2' } }))).toBe(false);

@@ -84,6 +84,56 @@ describe('pairRenames', () => {
     ).toEqual([{ from: 'old', to: 'one' }]);
   });
 
+  it('breaks a tie in when removed items were paid by their ids, whatever order they are given in', () => {
+    const a = { id: 'a', hash: 'h', order: 3 };
+    const b = { id: 'b', hash: 'h', order: 3 };
+    const c = { id: 'c', hash: 'h', order: 3 };
+    const z = { id: 'z', hash: 'h', order: 1 };
+    const tied = [b, a, c, z];
+    const fresh = [
+      { id: 'n1', hash: 'h' },
+      { id: 'n2', hash: 'h' },
+      { id: 'n3', hash: 'h' },
+      { id: 'n4', hash: 'h' },
+    ];
+    const expected = [
+      { from: 'z', to: 'n1' },
+      { from: 'a', to: 'n2' },
+      { from: 'b', to: 'n3' },
+      { from: 'c', to: 'n4' },
+    ];
+    for (const given of [tied, [...tied].reverse(), [c, b, z, a], [a, b, c, z]])
+      expect(pairRenames(given, fresh)).toEqual(expected);
+    // With fewer new items, the ones left removed are the last paid, the larger id on a tie.
+    expect(pairRenames([...tied].reverse(), fresh.slice(0, 2))).toEqual(expected.slice(0, 2));
+  });
+
+  it('pairs a new id listed twice only once, leaving the other removed item removed', () => {
+    const gone = [
+      { id: 'old1', hash: 'h', order: 1 },
+      { id: 'old2', hash: 'h', order: 2 },
+      { id: 'old3', hash: 'k', order: 3 },
+    ];
+    expect(
+      pairRenames(gone, [
+        { id: 'twice', hash: 'h' },
+        { id: 'twice', hash: 'h' },
+        { id: 'twice', hash: 'k' },
+      ]),
+    ).toEqual([{ from: 'old1', to: 'twice' }]);
+    // An id is taken only once it is paired: a first listing with nothing to take leaves it free.
+    expect(
+      pairRenames(gone, [
+        { id: 'twice', hash: 'none' },
+        { id: 'twice', hash: 'k' },
+        { id: 'other', hash: 'h' },
+      ]),
+    ).toEqual([
+      { from: 'old3', to: 'twice' },
+      { from: 'old1', to: 'other' },
+    ]);
+  });
+
   const hash = fc.constantFrom('h1', 'h2', 'h3');
   const removed = fc.uniqueArray(
     fc.record({ id: fc.stringMatching(/^r[a-z0-9]{0,4}$/), hash, order: fc.integer({ min: 1, max: 50 }) }),
@@ -134,6 +184,16 @@ describe('holdsPaidResult', () => {
       );
   });
 
+  it('with its files not saved, only a job queued, running or succeeded holds one: each status on its own', () => {
+    const holds = (jobStatus: string | null) =>
+      holdsPaidResult(record({ state: 'in_flight' }), attempt({ filesSaved: false, jobStatus }));
+    expect(['queued', 'running', 'succeeded'].filter(holds)).toEqual(['queued', 'running', 'succeeded']);
+    for (const jobStatus of ['failed', 'canceled', 'lost', 'expired', '', 'QUEUED', null])
+      expect(holds(jobStatus)).toBe(false);
+    // Saved files hold the result whatever the status says.
+    expect(holdsPaidResult(record(), attempt({ filesSaved: true, jobStatus: null }))).toBe(true);
+  });
+
   it('a failed, lost, refused or unanswered one does not, nor one answering an older request', () => {
     expect(holdsPaidResult(record(), undefined)).toBe(false);
     expect(holdsPaidResult(record(), attempt({ filesSaved: false, jobStatus: 'failed' }))).toBe(false);
@@ -159,6 +219,43 @@ describe('renamedFilePath', () => {
 
   it('an id ending in digits is not read as a file number', () => {
     expect(renamedFilePath({ path: '/o/clip-2.mp4', idx: 0 }, 1, 1, '/o/new')).toBe('/o/new.mp4');
+  });
+
+  it('takes the extension from the file name only: dots in folder names, no extension, a hidden name', () => {
+    expect(renamedFilePath({ path: '/out.v2/e2', idx: 0 }, 1, 1, '/out.v2/new')).toBe('/out.v2/new');
+    expect(renamedFilePath({ path: '/out.v2/e2.mp4', idx: 0 }, 1, 1, '/out.v2/new')).toBe('/out.v2/new.mp4');
+    expect(renamedFilePath({ path: '/o/e2', idx: 0 }, 1, 1, '/o/new')).toBe('/o/new');
+    expect(renamedFilePath({ path: 'e2', idx: 0 }, 1, 1, 'new')).toBe('new');
+    expect(renamedFilePath({ path: '/o.d/e2-2', idx: 1 }, 2, 1, '/o.d/new')).toBe('/o.d/new-2');
+    // An id may hold dots; the extension is what follows the last one.
+    expect(renamedFilePath({ path: '/o/shot.v2.mp4', idx: 0 }, 1, 1, '/o/new')).toBe('/o/new.mp4');
+    // A name that starts with its only dot is all stem, as path.extname has it.
+    expect(renamedFilePath({ path: '/o/.e2', idx: 0 }, 1, 1, '/o/.new')).toBe('/o/.new');
+    expect(renamedFilePath({ path: '.e2', idx: 0 }, 1, 1, '.new')).toBe('.new');
+  });
+
+  it('reads Windows separators as folder ends, mixed with slashes too', () => {
+    expect(renamedFilePath({ path: 'C:\\out.v2\\e2', idx: 0 }, 1, 1, 'C:\\out.v2\\new')).toBe(
+      'C:\\out.v2\\new',
+    );
+    expect(renamedFilePath({ path: 'C:\\o\\e2-1.take2.mp4', idx: 0 }, 3, 2, 'C:\\o\\new')).toBe(
+      'C:\\o\\new-1.take2.mp4',
+    );
+    expect(renamedFilePath({ path: 'C:/o.d\\e2', idx: 0 }, 1, 1, 'C:/o.d\\new')).toBe('C:/o.d\\new');
+    expect(renamedFilePath({ path: 'C:\\o.d/e2', idx: 0 }, 1, 1, 'C:\\o.d/new')).toBe('C:\\o.d/new');
+  });
+
+  it("a suffix with no name before it is not the item's file: an empty stem stays where it is", () => {
+    expect(renamedFilePath({ path: '/o/-2.mp4', idx: 1 }, 2, 1, '/o/new')).toBeNull();
+    expect(renamedFilePath({ path: '/o/.take1.mp4', idx: 0 }, 1, 1, '/o/new')).toBe('/o/new.mp4');
+    expect(renamedFilePath({ path: '/o/-1.take1.mp4', idx: 0 }, 2, 1, '/o/new')).toBeNull();
+    expect(renamedFilePath({ path: 'C:\\o\\-2.mp4', idx: 1 }, 2, 1, 'C:\\o\\new')).toBeNull();
+    expect(renamedFilePath({ path: 'C:\\o\\-1.take1.mp4', idx: 0 }, 2, 1, 'C:\\o\\new')).toBeNull();
+    expect(renamedFilePath({ path: '-2.mp4', idx: 1 }, 2, 1, 'new')).toBeNull();
+    expect(renamedFilePath({ path: '', idx: 0 }, 1, 1, 'new')).toBeNull();
+    // A stem of one character is a name.
+    expect(renamedFilePath({ path: '/o/x-2.mp4', idx: 1 }, 2, 1, '/o/new')).toBe('/o/new-2.mp4');
+    expect(renamedFilePath({ path: 'C:\\o\\x-2.mp4', idx: 1 }, 2, 1, 'C:\\o\\new')).toBe('C:\\o\\new-2.mp4');
   });
 
   it('a path that does not end the way its item saved it stays where it is', () => {
