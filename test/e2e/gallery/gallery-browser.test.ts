@@ -105,7 +105,8 @@ describe.skipIf(skipBrowserTests)('the gallery in chromium', () => {
     expect(await viewer.locator('.take-meta').textContent()).toMatch(/^take 1 · job_\w+ · \$\d+\.\d\d/);
     await page.keyboard.press('Escape');
     expect(await viewer.isVisible()).toBe(false);
-    expect(await page.locator('#viewer video').count()).toBe(0);
+    // A dialog's close event is a queued task: the players go when it runs.
+    await expect.poll(() => page.locator('#viewer video').count(), { timeout: 5_000 }).toBe(0);
 
     await page.locator('#item-bad\\.noir').click();
     expect(await viewer.locator('.error-code').textContent()).toBe('content_rejected');
