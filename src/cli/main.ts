@@ -16,6 +16,16 @@ function dropOutputWhenReaderLeaves(stream: NodeJS.WriteStream): void {
   });
 }
 
+/**
+ * The process's environment, taken once: the CLI hands it to the library, which reads its settings
+ * from it once per batch, and reads MEDIABATCH_DEBUG from it here. The library never changes it.
+ */
+const environment = process.env;
+// The AWS SDK warns on every start under Node 20 about its releases of 2027; mediabatch pins its
+// version and supports Node 20, so on a user's terminal the warning is only noise. The process is
+// the CLI's to configure, not the library's.
+environment.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 function processIo(): CliIo {
   dropOutputWhenReaderLeaves(process.stdout);
   let interrupts = 0;
@@ -27,7 +37,7 @@ function processIo(): CliIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    env: process.env,
+    env: environment,
     cwd: process.cwd(),
     onInterrupt: (listener) => {
       if (listeners.length === 0) {
@@ -49,7 +59,7 @@ main(process.argv.slice(2), processIo()).then(
     // MEDIABATCH_DEBUG=1; the message never carries the API key.
     const detail =
       error instanceof Error
-        ? process.env.MEDIABATCH_DEBUG
+        ? environment.MEDIABATCH_DEBUG
           ? (error.stack ?? error.message)
           : error.message
         : String(error);

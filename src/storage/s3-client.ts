@@ -45,9 +45,6 @@ export function s3Settings(env: NodeJS.ProcessEnv): S3Settings | { problem: stri
 const MAX_ATTEMPTS = 4;
 
 export async function createS3Client(settings: S3Settings): Promise<S3Client> {
-  // The SDK warns on every start under Node 20 about its releases of 2027; mediabatch pins its
-  // version and supports Node 20, so the warning would only be noise on a user's terminal.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { S3Client } = await import('@aws-sdk/client-s3');
   const config: S3ClientConfig = {
     retryMode: 'standard',
