@@ -52,7 +52,8 @@ function alterKeepingTime(path: string): void {
   const bytes = readFileSync(path);
   bytes.writeUInt8(bytes.readUInt8(bytes.length - 3) ^ 0xff, bytes.length - 3);
   writeFileSync(path, bytes);
-  utimesSync(path, before.atime, before.mtime);
+  // In seconds with their fraction: a Date holds whole (rounded) ms, which can land a ms away.
+  utimesSync(path, before.atimeMs / 1000, before.mtimeMs / 1000);
 }
 
 describe('saved files checked on disk', () => {

@@ -76,6 +76,7 @@ interface PageVideo {
   duration: number;
   currentTime: number;
   addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+  requestVideoFrameCallback(callback: () => void): number;
 }
 interface PageCanvas {
   width: number;
@@ -124,8 +125,15 @@ async function seeClip(page: Page, bytes: Buffer, tileLater: [number, number]): 
       const background = pixel(...lowerRight);
       const tileAtStart = pixel(2, 2);
       const seeked = event('seeked');
+      // The frame at 1 s must be the one presented before the canvas reads it: 'seeked' alone can
+      // come before the decoder hands it over on a busy machine (bounded, should the callback not come).
+      const presented = new Promise<void>((resolve) => {
+        video.requestVideoFrameCallback(() => resolve());
+        setTimeout(resolve, 3000);
+      });
       video.currentTime = 1;
       await seeked;
+      await presented;
       return {
         readyState: video.readyState,
         width: video.videoWidth,
