@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { ExitCode, UserError } from '../errors.js';
-import { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import { ApiError } from '../service-client/errors.js';
 import { didYouMean } from '../suggest.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
-import { lockLedgerOrRefuse } from './ledger-access.js';
+import { holdLedger, openLedgerForWriting, refuseLiveRunners } from './ledger-access.js';
 import { describeFailure } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
@@ -25,17 +25,18 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
     what: 'no service to ask which jobs it knows',
     sandbox: 'ask the sandbox that `run --sandbox` uses',
   });
-  if (!existsSync(ledgerPath))
+  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerPath))
     throw new UserError(
       `no ledger at ${ledgerPath}: there is nothing to forget`,
       ExitCode.Usage,
       'ledger_missing',
     );
-  const lock = lockLedgerOrRefuse(ledgerPath, 'forgotten');
+  const lock = holdLedger(batch.ledger, 'forgotten');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+    ledger = openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    refuseLiveRunners(ledger, 'forgotten');
     const jobs = jobsToCheck(
       ledger.listAttempts(),
       ids,

@@ -1,13 +1,13 @@
 import { ExitCode, UserError } from '../errors.js';
 import { importJobs, listManifestJobs } from '../import/import-jobs.js';
 import { type ImportSummary, importSummary } from '../import/render.js';
-import { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { newBatchTrace } from './leave-no-trace.js';
-import { lockLedgerOrRefuse } from './ledger-access.js';
+import { holdLedger, openLedgerForWriting, refuseLiveRunners } from './ledger-access.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import type { Batch } from './resolve-batch.js';
@@ -25,13 +25,13 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
     what: 'no service to import from',
     sandbox: 'rebuild the sandbox ledger from the embedded sandbox',
   });
-  const trace = newBatchTrace(ledgerPath, manifest.outputDir);
-  const lock = lockLedgerOrRefuse(ledgerPath, 'imported');
+  const trace = newBatchTrace(batch.ledger, manifest.outputDir);
+  const lock = holdLedger(batch.ledger, 'imported');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   let leaveNoTrace = false;
   try {
-    ledger = openEmptyLedger(ledgerPath, manifest);
+    ledger = openEmptyLedger(batch, manifest);
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
@@ -83,8 +83,15 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
 }
 
 /** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */
-function openEmptyLedger(ledgerPath: string, manifest: Manifest): Ledger {
-  const ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
+function openEmptyLedger(batch: Batch, manifest: Manifest): Ledger {
+  const ledgerPath = batch.ledgerPath;
+  const ledger = openLedgerForWriting(batch.ledger, manifest, batch.settings);
+  try {
+    refuseLiveRunners(ledger, 'imported');
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
   if (!ledger.hasAttempts()) return ledger;
   ledger.close();
   throw new UserError(

@@ -1,5 +1,6 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { LedgerLocation } from '../ledger/index.js';
 import { isS3Uri } from '../manifest/index.js';
 
 /**
@@ -12,13 +13,15 @@ export interface Trace {
   remove(): void;
 }
 
-export function newBatchTrace(ledgerPath: string, outputDir: string): Trace {
+export function newBatchTrace(ledger: LedgerLocation, outputDir: string): Trace {
+  // A shared database is no file of ours: a refused run there recorded nothing (no attempt).
+  const ledgerPath = ledger.kind === 'sqlite' ? ledger.path : null;
   // Only what is not there now: the sandbox's state of earlier runs, say, is evidence to keep.
   const files = ['', '-wal', '-shm', '-journal', '.lock', '.sandbox.jsonl']
-    .map((end) => `${ledgerPath}${end}`)
+    .flatMap((end) => (ledgerPath === null ? [] : [`${ledgerPath}${end}`]))
     .filter((file) => !existsSync(file));
   const folders = [
-    ...missingFolders(dirname(ledgerPath)),
+    ...(ledgerPath === null ? [] : missingFolders(dirname(ledgerPath))),
     ...(isS3Uri(outputDir) ? [] : missingFolders(outputDir)),
   ];
   return {

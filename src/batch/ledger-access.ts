@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { ExitCode, UserError } from '../errors.js';
-import { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
+import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
@@ -42,21 +46,70 @@ export function lockLedgerOrRefuse(
   return lock;
 }
 
+/** What holds a ledger while a command works on it; `release` lets the next one in. */
+export interface LedgerHold {
+  release(): void;
+}
+
+/**
+ * Holds the batch's ledger for a command. A SQLite file: its lock, one run at a time. A shared
+ * database: a run needs no hold (its runners coordinate by leases), while `import` and `forget`,
+ * which rewrite the batch's record, are refused as long as a runner of it is alive, checked once
+ * the ledger is open (refuseLiveRunners).
+ */
+export function holdLedger(
+  location: LedgerLocation,
+  nothingWas: 'changed' | 'imported' | 'forgotten',
+): LedgerHold {
+  if (location.kind === 'sqlite') return lockLedgerOrRefuse(location.path, nothingWas);
+  return { release() {} };
+}
+
+/** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
+export function refuseLiveRunners(ledger: Ledger, nothingWas: 'changed' | 'imported' | 'forgotten'): void {
+  if (ledger instanceof PostgresLedger && ledger.liveRuns() > 0)
+    throw new LedgerHeldError(ledger.path, nothingWas);
+}
+
+/** Opens the batch's ledger for a command that writes it; a ledger it cannot open is the user's to fix. */
+export function openLedgerForWriting(
+  location: LedgerLocation,
+  manifest: Manifest,
+  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean },
+): Ledger {
+  try {
+    return openLedger(location, manifest.name, manifest.file, {
+      leaseMs: shared.leaseMs,
+      reconnectWithinMs: shared.reconnectWithinMs,
+      ...(shared.runner ? { runnerId: newRunnerId() } : {}),
+    });
+  } catch (error) {
+    throw unusableLedger(location.shown, error);
+  }
+}
+
+/** A runner's name among the batch's runners: its machine and process, and a random part. */
+function newRunnerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
 /**
  * Opens the ledger for a run and refuses, before anything is sent, a --redo it cannot honour or a
  * ledger bound to another service.
  */
 export function openRunLedger(
-  ledgerPath: string,
+  location: LedgerLocation,
   manifest: Manifest,
-  check: { redo: readonly string[]; identity: string; cwd: string },
+  check: {
+    redo: readonly string[];
+    identity: string;
+    cwd: string;
+    leaseMs: number;
+    reconnectWithinMs: number;
+  },
 ): Ledger {
-  let ledger: Ledger;
-  try {
-    ledger = Ledger.open(ledgerPath, manifest.name, manifest.file);
-  } catch (error) {
-    throw unusableLedger(ledgerPath, error);
-  }
+  const ledgerPath = location.shown;
+  const ledger = openLedgerForWriting(location, manifest, { ...check, runner: true });
   try {
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());

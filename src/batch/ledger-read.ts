@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import { ExitCode, UserError } from '../errors.js';
-import { isLedgerReadError, Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { isLedgerReadError } from '../ledger/ledger-connection.js';
+import { openLedger } from '../ledger/open-ledger.js';
+import { DatabaseError, DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
@@ -19,7 +22,7 @@ const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
  * it must finish with it before returning; a read that fails is the ledger's fault, said so.
  */
 export function withLedger<T>(
-  batch: Pick<Batch, 'manifest' | 'ledgerPath'>,
+  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
   use: (ledger: Ledger | null, note: LedgerRead) => T,
 ): T {
   const { ledger, note } = openForReading(batch);
@@ -33,14 +36,23 @@ export function withLedger<T>(
   }
 }
 
-export function openForReading({ manifest, ledgerPath: path }: Pick<Batch, 'manifest' | 'ledgerPath'>): {
+export function openForReading({
+  manifest,
+  ledgerPath: path,
+  ledger: location,
+  settings,
+}: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>): {
   ledger: Ledger | null;
   note: LedgerRead;
 } {
-  if (!existsSync(path)) return { ledger: null, note: { path, exists: false, service: null } };
+  if (location.kind === 'sqlite' && !existsSync(path))
+    return { ledger: null, note: { path, exists: false, service: null } };
   let ledger: Ledger | null = null;
   try {
-    ledger = Ledger.open(path, manifest.name, manifest.file, { readonly: true });
+    ledger = openLedger(location, manifest.name, manifest.file, {
+      readonly: true,
+      reconnectWithinMs: settings.reconnectWithinMs,
+    });
     return { ledger, note: { path, exists: true, service: ledger.service()?.identity ?? null } };
   } catch (error) {
     ledger?.close();
@@ -50,7 +62,9 @@ export function openForReading({ manifest, ledgerPath: path }: Pick<Batch, 'mani
 
 /** A read that fails is the ledger's fault, said so; any other error passes through. */
 export function readFailure(path: string, error: unknown): unknown {
-  return isLedgerReadError(error) ? cannotRead(path, error) : error;
+  const fromLedger =
+    isLedgerReadError(error) || error instanceof DatabaseError || error instanceof DatabaseLostError;
+  return fromLedger ? cannotRead(path, error) : error;
 }
 
 function cannotRead(path: string, error: unknown): UserError {
@@ -62,7 +76,9 @@ function cannotRead(path: string, error: unknown): UserError {
 }
 
 /** The whole ledger in memory, for `report`, which shows every attempt. */
-export function readLedger(batch: Pick<Batch, 'manifest' | 'ledgerPath'>): LedgerRead & { view: LedgerView } {
+export function readLedger(
+  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+): LedgerRead & { view: LedgerView } {
   return withLedger(batch, (ledger, note) => ({
     ...note,
     view: ledger

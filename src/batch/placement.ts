@@ -1,4 +1,5 @@
 import { basename, dirname, join, resolve } from 'node:path';
+import { isDatabaseUrl, type LedgerLocation, type PostgresEnv, postgresLocation } from '../ledger/index.js';
 import { isS3Uri, type Manifest, parseS3Uri, s3Beside, s3Uri } from '../manifest/index.js';
 
 /**
@@ -9,18 +10,26 @@ import { isS3Uri, type Manifest, parseS3Uri, s3Beside, s3Uri } from '../manifest
  */
 export interface Placement {
   manifest: Manifest;
+  ledger: LedgerLocation;
+  /** The ledger as shown: the file's path, or the database's URL without its password. */
   ledgerPath: string;
 }
 
 export function placeBatch(
   manifest: Manifest,
-  options: { ledger: string | undefined; sandbox: boolean; cwd: string },
+  options: { ledger: string | undefined; sandbox: boolean; cwd: string; postgresEnv?: PostgresEnv },
 ): Placement {
   const placed = options.sandbox ? { ...manifest, outputDir: sandboxLocation(manifest.outputDir) } : manifest;
-  if (options.ledger) return { manifest: placed, ledgerPath: resolve(options.cwd, options.ledger) };
+  if (options.ledger && isDatabaseUrl(options.ledger)) {
+    const ledger = postgresLocation(options.ledger, options.postgresEnv ?? {});
+    return { manifest: placed, ledger, ledgerPath: ledger.shown };
+  }
   const folder = join(dirname(manifest.file), '.mediabatch');
   const ledgerFolder = options.sandbox ? join(folder, 'sandbox') : folder;
-  return { manifest: placed, ledgerPath: join(ledgerFolder, `${manifest.name}.sqlite`) };
+  const path = options.ledger
+    ? resolve(options.cwd, options.ledger)
+    : join(ledgerFolder, `${manifest.name}.sqlite`);
+  return { manifest: placed, ledger: { kind: 'sqlite', path, shown: path }, ledgerPath: path };
 }
 
 /**

@@ -1,4 +1,6 @@
 import { dirname, relative, resolve } from 'node:path';
+import { ExitCode, UserError } from '../errors.js';
+import type { LedgerLocation } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { placeBatch } from './placement.js';
 import { type BatchSettings, readSettings } from './settings.js';
@@ -24,6 +26,9 @@ export interface Batch {
   manifest: Manifest;
   /** The manifest's folder: the ledger records saved files relative to it. */
   root: string;
+  /** Where the ledger is: a SQLite file, or a shared PostgreSQL database (its password inside). */
+  ledger: LedgerLocation;
+  /** The ledger as shown to people: the file's path, or the database's URL without its password. */
   ledgerPath: string;
   /** The ledger this manifest uses when none is named (a refusal may suggest leaving one out). */
   defaultLedger: string;
@@ -45,10 +50,23 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
   const cwd = resolve(options.cwd ?? process.cwd());
   const settings = readSettings(options.env ?? process.env);
   const sandbox = options.sandbox ?? false;
-  const placed = placeBatch(manifest, { ledger: options.ledger, sandbox, cwd });
+  const placed = placeBatch(manifest, {
+    ledger: options.ledger,
+    sandbox,
+    cwd,
+    postgresEnv: settings.postgresEnv,
+  });
+  if (sandbox && placed.ledger.kind === 'postgres')
+    throw new UserError(
+      'the embedded sandbox lives inside one process, so no other runner could reach its jobs: a shared ledger ' +
+        'needs a service every runner reaches (a sandbox server started on its own, say, with its base URL)',
+      ExitCode.Usage,
+      'invalid_option',
+    );
   return {
     manifest: placed.manifest,
     root: dirname(manifest.file),
+    ledger: placed.ledger,
     ledgerPath: placed.ledgerPath,
     defaultLedger: placeBatch(manifest, { ledger: undefined, sandbox, cwd }).ledgerPath,
     sandboxLedger: sandbox
@@ -61,7 +79,12 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     apiKey: options.apiKey ?? settings.apiKey,
     named: {
       manifest: options.manifestArg ?? (relative(cwd, manifest.file) || manifest.file),
-      ledger: options.ledger,
+      ledger:
+        options.ledger === undefined
+          ? undefined
+          : placed.ledger.kind === 'postgres'
+            ? placed.ledgerPath
+            : options.ledger,
       baseUrl: options.baseUrl,
     },
   };

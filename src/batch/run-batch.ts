@@ -15,7 +15,7 @@ import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { newBatchTrace } from './leave-no-trace.js';
-import { ledgerWriteFailure, lockLedgerOrRefuse, openRunLedger } from './ledger-access.js';
+import { holdLedger, ledgerWriteFailure, openRunLedger } from './ledger-access.js';
 import { planSource } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
@@ -84,15 +84,17 @@ interface Held {
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
   const { settings, batch } = request;
   const { manifest, ledgerPath } = batch;
-  const trace = newBatchTrace(ledgerPath, manifest.outputDir);
-  const lock = lockLedgerOrRefuse(ledgerPath, 'changed');
+  const trace = newBatchTrace(batch.ledger, manifest.outputDir);
+  const lock = holdLedger(batch.ledger, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
   let leaveNoTrace = false;
   try {
-    const ledger = openRunLedger(ledgerPath, manifest, {
+    const ledger = openRunLedger(batch.ledger, manifest, {
       redo: settings.runner.redo ?? [],
       identity: settings.identity,
       cwd: batch.cwd,
+      leaseMs: batch.settings.leaseMs,
+      reconnectWithinMs: batch.settings.reconnectWithinMs,
     });
     held.ledger = ledger;
     // Before any request: another batch's output folder is refused (docs/manifest.md).

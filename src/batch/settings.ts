@@ -1,4 +1,5 @@
 import { ExitCode, UserError } from '../errors.js';
+import { DEFAULT_LEASE_MS, DEFAULT_RECONNECT_MS, type PostgresEnv } from '../ledger/index.js';
 
 /**
  * Every environment variable the library reads, read once when a batch is resolved (the
@@ -20,13 +21,21 @@ export interface BatchSettings {
   storageEnv: NodeJS.ProcessEnv;
   /** What an --on-complete command inherits: the environment without the secrets. */
   hookEnv: Record<string, string>;
+  /** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE: a shared ledger's missing parts. */
+  postgresEnv: PostgresEnv;
+  /** A shared ledger's lease: a dead runner's items are adopted this long after its last renewal. */
+  leaseMs: number;
+  /** How long a run waits for a shared ledger's database that stopped answering. */
+  reconnectWithinMs: number;
 }
 
 const DEFAULT_PREFLIGHT_SECONDS = 30;
 const DEFAULT_NOTIFY_SECONDS = 60;
 
 /** Secrets a hook must never inherit. */
-const SECRET_VARIABLES = ['MEDIAGEN_API_KEY', 'MEDIABATCH_NOTIFY_SECRET'];
+const SECRET_VARIABLES = ['MEDIAGEN_API_KEY', 'MEDIABATCH_NOTIFY_SECRET', 'PGPASSWORD'];
+
+const POSTGRES_VARIABLES = ['PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE', 'PGSSLMODE'] as const;
 
 /** The variables read as a positive number of seconds, each with where it goes. */
 const SECONDS_VARIABLES = [
@@ -34,6 +43,8 @@ const SECONDS_VARIABLES = [
   ['MEDIABATCH_PREFLIGHT_SECONDS', 'preflightWindowMs'],
   ['MEDIABATCH_MODEL_BUSY_SECONDS', 'modelBusyDelayMs'],
   ['MEDIABATCH_NOTIFY_SECONDS', 'notifyWindowMs'],
+  ['MEDIABATCH_LEASE_SECONDS', 'leaseMs'],
+  ['MEDIABATCH_LEDGER_WAIT_SECONDS', 'reconnectWithinMs'],
 ] as const;
 
 export function readSettings(env: NodeJS.ProcessEnv): BatchSettings {
@@ -57,6 +68,9 @@ export function readSettings(env: NodeJS.ProcessEnv): BatchSettings {
     notifyWindowMs: millis.notifyWindowMs ?? DEFAULT_NOTIFY_SECONDS * 1000,
     storageEnv,
     hookEnv,
+    postgresEnv: Object.fromEntries(POSTGRES_VARIABLES.map((name) => [name, env[name] || undefined])),
+    leaseMs: millis.leaseMs ?? DEFAULT_LEASE_MS,
+    reconnectWithinMs: millis.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
   };
 }
 

@@ -1,5 +1,6 @@
-export { type ItemUpdate, Ledger, type NewAttempt } from './ledger.js';
+export type { Admission, ItemUpdate, Ledger, NewAttempt, RunnerClaims } from './ledger.js';
 export { acquireLedgerLock, type LedgerLock } from './lock.js';
 export { SCHEMA_VERSION } from './migrations.js';
+export * from './open-ledger.js';
 export * from './records.js';
 export { describeService, SANDBOX_IDENTITY } from './service.js';

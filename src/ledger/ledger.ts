@@ -1,35 +1,10 @@
-import {
-  attemptRequest,
-  getAttempt,
-  hasAttempts,
-  listAttempts,
-  moneyTotals,
-  unsavedSucceeded,
-} from './attempt-reads.js';
-import {
-  type NewAttempt,
-  prepareAttempts,
-  recordAccepted,
-  recordImportedJob,
-  recordJob,
-  recordJobLost,
-  recordRejected,
-} from './attempt-writes.js';
-import {
-  itemFilePaths,
-  listFiles,
-  recordFileMoved,
-  recordFilesSaved,
-  savedFileTotals,
-  wroteFile,
-} from './file-rows.js';
-import { type ItemEntry, itemEntries } from './item-entries.js';
-import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js';
-import { type FileMove, renameItem } from './item-rename.js';
-import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
-import { type ItemSummary, itemSummaries } from './item-summaries.js';
-import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
-import { type PriceSample, priceSamples } from './price-samples.js';
+import type { NewAttempt } from './attempt-writes.js';
+import type { ItemEntry } from './item-entries.js';
+import type { ItemExport } from './item-exports.js';
+import type { FileMove } from './item-rename.js';
+import type { ItemUpdate } from './item-rows.js';
+import type { ItemSummary } from './item-summaries.js';
+import type { PriceSample } from './price-samples.js';
 import type {
   AttemptRecord,
   FileRecord,
@@ -38,278 +13,152 @@ import type {
   MoneyTotals,
   ServiceBinding,
 } from './records.js';
-import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
-import { type SavedFileFacts, savedAtOf, savedFileFacts } from './saved-files.js';
-import { bindService, boundService } from './service-binding.js';
+import type { SavedFileFacts } from './saved-files.js';
 
 export type { NewAttempt } from './attempt-writes.js';
 export type { ItemEntry } from './item-entries.js';
+export type { ItemExport } from './item-exports.js';
 export type { FileMove } from './item-rename.js';
 export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
-export { isLedgerReadError } from './ledger-connection.js';
 export type { PriceSample } from './price-samples.js';
 export type { SavedFileFacts } from './saved-files.js';
 
 /**
- * The durable record of one batch. Every method is one transaction, so a kill at any instant
- * leaves either the whole step or none of it. The API key never passes through here.
- *
- * The class is the one door to the file; each group of queries lives in its own module
- * (item-rows, attempt-reads, attempt-writes, file-rows, runs-and-events, service-binding), all
- * working through one LedgerConnection (pragmas, compiled statements, group commit).
+ * What a shared ledger checks, in the same transaction as it commits new attempts: the slots
+ * and the budget of every runner of the batch together. A ledger held by one run admits all.
  */
-export class Ledger {
+export interface Admission {
+  /** min(manifest concurrency, workspace limit): unanswered and unfinished jobs of the batch, all runners. */
+  slotLimit: number;
+  /** The manifest's budget_usd in micro-dollars, or null for none. */
+  budgetMicros: number | null;
+}
+
+/**
+ * The work of one runner among several on a shared ledger. An item is worked by the runner that
+ * holds its lease; a lease not renewed within `leaseMs` (its runner died or lost the database)
+ * lets another runner adopt the item, its unanswered POST and its accepted job.
+ */
+export interface RunnerClaims {
+  readonly runnerId: string;
+  readonly leaseMs: number;
+  /** Claims these items where no live lease of another runner holds them; returns those this runner now holds. */
+  claim(itemIds: readonly string[]): Set<string>;
+  /** Extends this runner's leases (and its run's heartbeat); returns the items whose lease it lost meanwhile. */
+  renew(): string[];
+  /** Items of the batch held by a live lease of another runner. */
+  heldElsewhere(): Set<string>;
+  /** Gives up these items' leases (all of this runner's when omitted), so others need not wait them out. */
+  release(itemIds?: readonly string[]): void;
+}
+
+/**
+ * The durable record of one batch: the one door to it. Every method is one transaction, so a
+ * kill at any instant leaves either the whole step or none of it. The API key never passes
+ * through here. Two implementations keep the same contract (test/ledger/contract.test.ts): one
+ * SQLite file, held by one run (sqlite-ledger.ts), and a PostgreSQL database that several runners
+ * share (postgres/postgres-ledger.ts).
+ */
+export interface Ledger {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where it is, as shown to people: the file's path, or the database's URL without its password. */
   readonly path: string;
   readonly batchId: number;
-  readonly #c: LedgerConnection;
+  /** Several runs may work the batch at once: they coordinate through `claims`. */
+  readonly shared: boolean;
+  readonly claims: RunnerClaims | null;
 
-  private constructor(path: string, connection: LedgerConnection) {
-    this.path = path;
-    this.#c = connection;
-    this.batchId = connection.batchId;
-  }
-
-  /** Opens (creating with mode 0600 when new) and migrates the ledger, and finds or adds the batch. */
-  static open(path: string, batchName: string, manifestPath: string, options: OpenOptions = {}): Ledger {
-    return new Ledger(path, LedgerConnection.open(path, batchName, manifestPath, options));
-  }
-
-  close(): void {
-    this.#c.close();
-  }
-
+  close(): void;
+  /** Runs `work` (ledger steps only) as one transaction: all of them or none. */
+  atomically<T>(work: () => T): T;
   /**
-   * Runs `work` as one transaction: the ledger steps inside it commit together, with one disk sync
-   * (synchronous=FULL) instead of one each, and a failure leaves none of them.
+   * Group commit (docs/performance.md): steps a re-run can redo safely join one open transaction,
+   * committed at most `withinMs` later. prepareAttempts is always committed before it returns.
    */
-  atomically<T>(work: () => T): T {
-    return this.#c.write(work);
-  }
-
-  /**
-   * Group commit (docs/performance.md): from now on, steps that a re-run can redo safely (answers,
-   * job states, saved files, item states) join one open transaction, committed with one disk sync
-   * at most `withinMs` later, or at once by the next write-ahead step. prepareAttempt alone is
-   * committed before it returns: an attempt's key and body are durable before its POST.
-   */
-  groupCommits(withinMs: number): void {
-    this.#c.groupCommits(withinMs);
-  }
-
+  groupCommits(withinMs: number): void;
   /** Commits the open group, if any. */
-  flush(): void {
-    this.#c.flush();
-  }
+  flush(): void;
 
-  /** The durability settings in force on this connection (synchronous 2 is FULL). */
-  settings(): { journalMode: string; synchronous: number } {
-    return {
-      journalMode: this.#c.db.pragma('journal_mode', { simple: true }) as string,
-      synchronous: this.#c.db.pragma('synchronous', { simple: true }) as number,
-    };
-  }
-
-  integrityCheck(): string {
-    return this.#c.db.pragma('integrity_check', { simple: true }) as string;
-  }
-
-  // ---- items (item-rows.ts) ----------------------------------------------------------------
-
-  listItems(): ItemRecord[] {
-    return listItems(this.#c);
-  }
-
+  // ---- items --------------------------------------------------------------------------------
+  listItems(): ItemRecord[];
   /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
-  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
-    putItems(this.#c, items);
-  }
+  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void;
+  setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void;
+  /** An item renamed with its request unchanged: its row, attempts and files follow the new id. */
+  renameItem(from: string, to: string, moves: readonly FileMove[]): void;
 
-  setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void {
-    setItemState(this.#c, itemId, update, event);
-  }
-
-  /**
-   * An item renamed with its request unchanged: its row, attempts and files follow the new id in
-   * one step, with a `renamed` event (item-rename.ts).
-   */
-  renameItem(from: string, to: string, moves: readonly FileMove[]): void {
-    renameItem(this.#c, from, to, moves);
-  }
-
-  // ---- attempts (attempt-reads.ts, attempt-writes.ts) --------------------------------------
-
+  // ---- attempts -----------------------------------------------------------------------------
   /** Every attempt of the batch, whole, in id order. */
-  listAttempts(): AttemptRecord[] {
-    return listAttempts(this.#c);
-  }
-
-  getAttempt(id: number): AttemptRecord {
-    return getAttempt(this.#c, id);
-  }
-
+  listAttempts(): AttemptRecord[];
+  getAttempt(id: number): AttemptRecord;
   /** An attempt's request body and hash alone (plan's read for an item whose hash differs). */
-  attemptRequest(id: number): Pick<AttemptRecord, 'requestBody' | 'requestHash'> {
-    return attemptRequest(this.#c, id);
-  }
-
+  attemptRequest(id: number): Pick<AttemptRecord, 'requestBody' | 'requestHash'>;
   /** False for a new ledger (or one whose runs never got as far as preparing a request). */
-  hasAttempts(): boolean {
-    return hasAttempts(this.#c);
-  }
-
+  hasAttempts(): boolean;
   /** Write-ahead: the key, exact body and reservation are durable before the POST is sent. */
-  prepareAttempt(attempt: NewAttempt): AttemptRecord {
-    return prepareAttempts(this.#c, [attempt])[0]!;
-  }
-
-  /** Several attempts made durable together, with one disk sync: each before its own POST. */
-  prepareAttempts(attempts: readonly NewAttempt[]): AttemptRecord[] {
-    return prepareAttempts(this.#c, attempts);
-  }
-
+  prepareAttempt(attempt: NewAttempt): AttemptRecord;
   /**
-   * A job found on the service by `mediabatch import` (docs/import.md), recorded as an accepted
-   * attempt so that spend, budget and resumption see it as if this ledger had submitted it. Its
-   * real Idempotency-Key is unknown; the placeholder is never sent, since an accepted attempt is
-   * never resent.
+   * Several attempts made durable together, each before its own POST. A shared ledger admits, in
+   * order, those whose item this runner may work and that fit `admission`; it returns only those.
    */
+  prepareAttempts(attempts: readonly NewAttempt[], admission?: Admission): AttemptRecord[];
+  /** A job found on the service by `import`, recorded as an accepted attempt (docs/import.md). */
   recordImportedJob(imported: {
     itemId: string;
     seq: number;
     requestBody: string;
     requestHash: string;
     job: JobSnapshot;
-  }): AttemptRecord {
-    return recordImportedJob(this.#c, imported);
-  }
-
+  }): AttemptRecord;
   /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
-  recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord {
-    return recordAccepted(this.#c, attemptId, httpStatus, job);
-  }
-
+  recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord;
   /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
-  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): AttemptRecord {
-    return recordRejected(this.#c, attemptId, httpStatus, code, message);
-  }
-
+  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): AttemptRecord;
   /** The service no longer knows the attempt's job: it stays charged, and its item is pending again. */
-  recordJobLost(attemptId: number, message: string): AttemptRecord {
-    return recordJobLost(this.#c, attemptId, message);
-  }
-
+  recordJobLost(attemptId: number, message: string): AttemptRecord;
   /** A later view of an accepted job (status, refund, expiry). */
-  recordJob(attemptId: number, job: JobSnapshot): AttemptRecord {
-    return recordJob(this.#c, attemptId, job);
-  }
+  recordJob(attemptId: number, job: JobSnapshot): AttemptRecord;
 
-  // ---- files (file-rows.ts) ----------------------------------------------------------------
-
-  listFiles(): FileRecord[] {
-    return listFiles(this.#c);
-  }
-
-  savedFileTotals(): { bytes: number; outputs: number } {
-    return savedFileTotals(this.#c);
-  }
-
+  // ---- files --------------------------------------------------------------------------------
+  listFiles(): FileRecord[];
+  savedFileTotals(): { bytes: number; outputs: number };
   /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
-  recordFilesSaved(attemptId: number, files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>): void {
-    recordFilesSaved(this.#c, attemptId, files);
-  }
-
+  recordFilesSaved(attemptId: number, files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>): void;
   /** An earlier take's file now lives under a new name (kept beside the newer take). */
-  recordFileMoved(attemptId: number, idx: number, path: string): void {
-    recordFileMoved(this.#c, attemptId, idx, path);
-  }
+  recordFileMoved(attemptId: number, idx: number, path: string): void;
 
-  // ---- one row per item, for the read-only commands (item-summaries.ts, item-entries.ts) ----
-  // Streamed from SQLite: at 100,000 items, holding every attempt was most of status's and plan's
-  // time and memory. Each must be read to its end before the ledger closes.
-
+  // ---- one row per item, for the read-only commands ------------------------------------------
   /** What `status` shows of each item the ledger knows. */
-  itemSummaries(): IterableIterator<ItemSummary> {
-    return itemSummaries(this.#c);
-  }
-
-  /** Each item's row and latest attempt, as `plan` decides from them (see ItemEntry). */
-  itemEntries(): IterableIterator<ItemEntry> {
-    return itemEntries(this.#c);
-  }
-
-  /** What `export` writes of each of these items, in their order (see ItemExport). */
-  itemExports(ids: readonly string[]): IterableIterator<ItemExport> {
-    return itemExports(this.#c, ids);
-  }
-
+  itemSummaries(): IterableIterator<ItemSummary>;
+  /** Each item's row and latest attempt, as `plan` decides from them. */
+  itemEntries(): IterableIterator<ItemEntry>;
+  /** What `export` writes of each of these items, in their order. */
+  itemExports(ids: readonly string[]): IterableIterator<ItemExport>;
   /** Items paid for (charged, or files saved) that are not among `ids`, in id order (export). */
-  paidItemsNotIn(ids: readonly string[]): string[] {
-    return paidItemsNotIn(this.#c, ids);
-  }
-
-  /** The prices charged so far, one row per kind of request (price-samples.ts). */
-  priceSamples(): PriceSample[] {
-    return priceSamples(this.#c);
-  }
-
+  paidItemsNotIn(ids: readonly string[]): string[];
+  /** The prices charged so far, one row per kind of request. */
+  priceSamples(): PriceSample[];
   /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */
-  unsavedSucceeded(): AttemptRecord[] {
-    return unsavedSucceeded(this.#c);
-  }
-
+  unsavedSucceeded(): AttemptRecord[];
   /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
-  wroteFile(path: string): boolean {
-    return wroteFile(this.#c, path);
-  }
-
-  /** The files each item's output stands on, with their recorded size, hash and time (saved-files.ts). */
-  savedFileFacts(): IterableIterator<SavedFileFacts> {
-    return savedFileFacts(this.#c);
-  }
-
+  wroteFile(path: string): boolean;
+  /** The files each item's output stands on, with their recorded size, hash and time. */
+  savedFileFacts(): IterableIterator<SavedFileFacts>;
   /** When an attempt's files were saved, or null. */
-  savedAt(attemptId: number): string | null {
-    return savedAtOf(this.#c, attemptId);
-  }
-
+  savedAt(attemptId: number): string | null;
   /** Each saved file as [item id, path], in listFiles order. */
-  itemFilePaths(): IterableIterator<[string, string]> {
-    return itemFilePaths(this.#c);
-  }
+  itemFilePaths(): IterableIterator<[string, string]>;
 
-  // ---- service (service-binding.ts) --------------------------------------------------------
-
+  // ---- service, money, runs, events -----------------------------------------------------------
   /** The service this ledger belongs to, or null while none has answered a run's pre-flight. */
-  service(): ServiceBinding | null {
-    return boundService(this.#c);
-  }
-
+  service(): ServiceBinding | null;
   /** Binds the ledger to `identity` once; a ledger already bound keeps its service. */
-  bindService(identity: string): ServiceBinding {
-    return bindService(this.#c, identity);
-  }
-
-  // ---- money, runs, events (attempt-reads.ts, runs-and-events.ts) --------------------------
-
-  /** The sums of moneyTotalsOf (money-totals.ts), in SQL: the runner asks before every submission. */
-  moneyTotals(): MoneyTotals {
-    return moneyTotals(this.#c);
-  }
-
-  startRun(pid: number): number {
-    return startRun(this.#c, pid);
-  }
-
-  endRun(runId: number, exitCode: number): void {
-    endRun(this.#c, runId, exitCode);
-  }
-
-  lastRun(): { pid: number; startedAt: string } | null {
-    return lastRun(this.#c);
-  }
-
-  appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void {
-    appendEvent(this.#c, itemId, attemptId, kind, detail ?? null);
-  }
+  bindService(identity: string): ServiceBinding;
+  /** Charged, refunded and reserved sums of the batch (all its runners): asked before every submission. */
+  moneyTotals(): MoneyTotals;
+  startRun(pid: number): number;
+  endRun(runId: number, exitCode: number): void;
+  lastRun(): { pid: number; startedAt: string } | null;
+  appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void;
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
-import { Ledger } from '../../src/ledger/ledger.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../src/runner/request.js';
 import { benchDir, sizeOnDisk } from './fixtures.js';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Ledger } from '../../src/ledger/ledger.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 import { benchDir, removeDir } from './fixtures.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/index.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/index.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 import { tempDir } from '../support/temp.js';
 
 /** One attempt as a test draws it: charged or not, its files saved or not. */

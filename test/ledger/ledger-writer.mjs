@@ -1,5 +1,5 @@
 // Child process for crash tests: writes attempts through the real (built) Ledger until killed.
-import { Ledger } from '../../dist/ledger/ledger.js';
+import { SqliteLedger as Ledger } from '../../dist/ledger/sqlite-ledger.js';
 
 const [path] = process.argv.slice(2);
 const ledger = Ledger.open(path, 'crash', '/tmp/crash.yaml');

@@ -3,7 +3,8 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { acquireLedgerLock, Ledger, SCHEMA_VERSION } from '../../src/ledger/index.js';
+import { acquireLedgerLock, SCHEMA_VERSION } from '../../src/ledger/index.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 import { tempDir } from '../support/temp.js';
 
 const here = import.meta.dirname;

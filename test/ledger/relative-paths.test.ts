@@ -2,7 +2,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { Ledger, SCHEMA_VERSION } from '../../src/ledger/index.js';
+import { SCHEMA_VERSION } from '../../src/ledger/index.js';
+import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
 import { tempDir } from '../support/temp.js';
 
 /*

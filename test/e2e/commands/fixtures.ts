@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Ledger } from '../../../src/ledger/index.js';
 import type { AttemptRecord, ItemState, JobSnapshot } from '../../../src/ledger/records.js';
+import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
 import { loadManifest, type Manifest, type ManifestItem } from '../../../src/manifest/index.js';
 import { parseUsdStrict } from '../../../src/money.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';

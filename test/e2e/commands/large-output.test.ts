@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { filesUnder } from '../../../src/batch/output-files.js';
-import { Ledger } from '../../../src/ledger/ledger.js';
+import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
 import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
 import { statusDocument } from '../../../src/public/status-document.js';
 import { buildPlanReport } from '../../../src/report/plan-report.js';

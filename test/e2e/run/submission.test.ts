@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../../src/ledger/ledger.js';
+import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
 import { loadManifest } from '../../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';

@@ -1,0 +1,92 @@
+import type { Ledger } from './ledger.js';
+import { PostgresLedger } from './postgres/postgres-ledger.js';
+import type { PgConfig } from './postgres/sync-connection.js';
+import { SqliteLedger } from './sqlite-ledger.js';
+
+/**
+ * Where a batch's ledger is: a SQLite file, or a PostgreSQL database that several runners share.
+ * `shown` is how people see it: the file's path, or the database's URL without its password,
+ * which never leaves `config`.
+ */
+export type LedgerLocation =
+  | { kind: 'sqlite'; path: string; shown: string }
+  | { kind: 'postgres'; config: PgConfig; shown: string };
+
+/** The PG* variables every PostgreSQL tool understands, as given to the batch. */
+export interface PostgresEnv {
+  PGHOST?: string | undefined;
+  PGPORT?: string | undefined;
+  PGUSER?: string | undefined;
+  PGPASSWORD?: string | undefined;
+  PGDATABASE?: string | undefined;
+  PGSSLMODE?: string | undefined;
+}
+
+export const isDatabaseUrl = (text: string): boolean => /^postgres(ql)?:\/\//i.test(text);
+
+/**
+ * A libpq-style URL, its missing parts taken from the PG* variables as libpq does (the URL wins).
+ * PGSSLMODE require or verify-*: TLS (verify-*: the certificate checked); disable, allow, prefer
+ * or unset: none, as pg's own default.
+ */
+export function postgresLocation(url: string, env: PostgresEnv): LedgerLocation {
+  const parsed = new URL(url);
+  const sslmode = parsed.searchParams.get('sslmode') ?? env.PGSSLMODE ?? null;
+  const config: PgConfig = {
+    host: env.PGHOST || 'localhost',
+    port: Number(env.PGPORT) || 5432,
+    ...(env.PGUSER ? { user: env.PGUSER } : {}),
+    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
+    ...(env.PGDATABASE ? { database: env.PGDATABASE } : {}),
+    ...sslOf(sslmode),
+    connectionString: url,
+  };
+  return { kind: 'postgres', config, shown: withoutPassword(parsed) };
+}
+
+function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
+  if (mode === 'require') return { ssl: { rejectUnauthorized: false } };
+  if (mode === 'verify-ca' || mode === 'verify-full') return { ssl: true };
+  return {};
+}
+
+function withoutPassword(url: URL): string {
+  const shown = new URL(url.href);
+  if (shown.password) shown.password = '***';
+  return shown.href;
+}
+
+export interface OpenLedgerOptions {
+  readonly?: boolean;
+  now?: () => Date;
+  /** A run's name among the runners of a shared ledger; read-only commands and tools pass none. */
+  runnerId?: string;
+  /** A shared ledger's lease and how long a step waits for its database (docs/shared-ledger.md). */
+  leaseMs?: number;
+  reconnectWithinMs?: number;
+}
+
+/** Thirty seconds: a dead runner's items are adopted this long after its last renewal. */
+export const DEFAULT_LEASE_MS = 30_000;
+/** Two minutes: a database away for longer stops the run (it fails no item). */
+export const DEFAULT_RECONNECT_MS = 120_000;
+
+/** Opens (creating and migrating when writing) the batch's ledger where `location` says. */
+export function openLedger(
+  location: LedgerLocation,
+  batchName: string,
+  manifestPath: string,
+  options: OpenLedgerOptions = {},
+): Ledger {
+  const common = {
+    ...(options.readonly ? { readonly: true } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  };
+  if (location.kind === 'sqlite') return SqliteLedger.open(location.path, batchName, manifestPath, common);
+  return PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
+    ...common,
+    ...(options.runnerId ? { runnerId: options.runnerId } : {}),
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
+  });
+}

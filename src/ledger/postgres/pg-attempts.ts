@@ -1,0 +1,281 @@
+import type { NewAttempt } from '../attempt-writes.js';
+import type { Admission } from '../ledger.js';
+import { type AttemptRecord, type JobSnapshot, LOST_JOB_STATUS, type MoneyTotals } from '../records.js';
+import { appendEvent } from './pg-items-files.js';
+import type { PgLedgerConnection } from './pg-ledger-connection.js';
+
+/** Attempts in PostgreSQL: the same steps as attempt-reads.ts and attempt-writes.ts, in its SQL. */
+
+const ATTEMPT_COLUMNS = `id, item_id AS "itemId", seq, idempotency_key AS "idempotencyKey",
+  request_body AS "requestBody", request_hash AS "requestHash", reserved_micros AS "reservedMicros", state,
+  http_status AS "httpStatus", http_code AS "httpCode", job_id AS "jobId", job_status AS "jobStatus",
+  amount_micros AS "amountMicros", refunded_micros AS "refundedMicros", error_code AS "errorCode",
+  error_message AS "errorMessage", expires_at AS "expiresAt", files_saved AS "filesSaved",
+  created_at AS "createdAt", answered_at AS "answeredAt", completed_at AS "completedAt", take, vars`;
+
+type AttemptRow = Omit<AttemptRecord, 'filesSaved'> & { filesSaved: number | boolean };
+
+function toAttempt(row: AttemptRow): AttemptRecord {
+  return { ...row, filesSaved: row.filesSaved === 1 || row.filesSaved === true };
+}
+
+export function listAttempts(c: PgLedgerConnection): AttemptRecord[] {
+  return c.db
+    .query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE batch_id = $1 ORDER BY id`, [c.batchId])
+    .map(toAttempt);
+}
+
+export function getAttempt(c: PgLedgerConnection, id: number): AttemptRecord {
+  const [row] = c.db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE id = $1`, [id]);
+  if (!row) throw new Error(`the ledger has no attempt ${id}`);
+  return toAttempt(row);
+}
+
+export function attemptRequest(
+  c: PgLedgerConnection,
+  id: number,
+): Pick<AttemptRecord, 'requestBody' | 'requestHash'> {
+  const [row] = c.db.query<Pick<AttemptRecord, 'requestBody' | 'requestHash'>>(
+    'SELECT request_body AS "requestBody", request_hash AS "requestHash" FROM attempts WHERE id = $1',
+    [id],
+  );
+  return row!;
+}
+
+export function unsavedSucceeded(c: PgLedgerConnection): AttemptRecord[] {
+  return c.db
+    .query<AttemptRow>(
+      `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE batch_id = $1 AND job_status = 'succeeded'
+         AND files_saved = 0 AND expires_at IS NOT NULL ORDER BY id`,
+      [c.batchId],
+    )
+    .map(toAttempt);
+}
+
+export function hasAttempts(c: PgLedgerConnection): boolean {
+  return c.db.query('SELECT 1 FROM attempts WHERE batch_id = $1 LIMIT 1', [c.batchId]).length > 0;
+}
+
+const MONEY_TOTALS = `SELECT COALESCE(SUM(amount_micros), 0)::bigint AS "chargedMicros",
+    COALESCE(SUM(refunded_micros), 0)::bigint AS "refundedMicros",
+    COALESCE(SUM(CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0)::bigint AS "reservedMicros"
+  FROM attempts WHERE batch_id = $1`;
+
+export function moneyTotals(c: PgLedgerConnection): MoneyTotals {
+  return c.db.query<MoneyTotals>(MONEY_TOTALS, [c.batchId])[0]!;
+}
+
+/** Unanswered POSTs and unfinished jobs of the batch, every runner's: what holds the service's slots. */
+const OPEN_JOBS = `SELECT COUNT(*)::bigint AS open FROM attempts WHERE batch_id = $1
+  AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running')))`;
+
+/**
+ * Write-ahead, and the one budget of every runner: under the batch's advisory lock, each attempt
+ * is admitted in order only if its item is this runner's to work (claimed here, or free, and
+ * claimed by this step), a slot of the batch is free and its reservation fits what is left of the
+ * budget after every charge and reservation of every runner. The admitted ones are committed,
+ * keys and bodies, before any POST; the others are left for later.
+ */
+export function prepareAttempts(
+  c: PgLedgerConnection,
+  attempts: readonly NewAttempt[],
+  runnerId: string | null,
+  leaseMs: number,
+  admission: Admission | undefined,
+): AttemptRecord[] {
+  return c.db.transaction(() => {
+    c.db.query('SELECT pg_advisory_xact_lock($1, $2)', [BATCH_LOCK, c.batchId]);
+    let open = admission ? Number(c.db.query<{ open: number }>(OPEN_JOBS, [c.batchId])[0]!.open) : 0;
+    const totals = moneyTotals(c);
+    let committed = totals.chargedMicros - totals.refundedMicros + totals.reservedMicros;
+    const admitted: AttemptRecord[] = [];
+    for (const attempt of attempts) {
+      if (admission && open >= admission.slotLimit) break;
+      const fits =
+        admission?.budgetMicros == null || committed + attempt.reservedMicros <= admission.budgetMicros;
+      if (!fits) continue;
+      if (runnerId !== null && !claimOne(c, attempt.itemId, runnerId, leaseMs)) continue;
+      admitted.push(insertAttempt(c, attempt));
+      open += 1;
+      committed += attempt.reservedMicros;
+    }
+    return admitted;
+  });
+}
+
+/** The advisory lock's first key: the second is the batch's id. */
+const BATCH_LOCK = 727_002;
+
+/** Takes the item's lease for this runner unless another runner's lease on it is still live. */
+function claimOne(c: PgLedgerConnection, itemId: string, runnerId: string, leaseMs: number): boolean {
+  return (
+    c.db.execute(
+      `UPDATE items SET claimed_by = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
+        WHERE batch_id = $1 AND item_id = $2
+          AND (claimed_by IS NULL OR claimed_by = $3 OR lease_until < now())`,
+      [c.batchId, itemId, runnerId, leaseMs],
+    ) === 1
+  );
+}
+
+/**
+ * One attempt, or the one already committed with its key: a step run again after a lost
+ * connection (whose COMMIT may have gone through) finds its own row instead of adding another.
+ */
+function insertAttempt(c: PgLedgerConnection, attempt: NewAttempt): AttemptRecord {
+  const at = c.at();
+  const [inserted] = c.db.query<{ id: number }>(
+    `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
+       state, created_at, take, vars)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'prepared', $8, $9, $10)
+     ON CONFLICT (batch_id, idempotency_key) DO NOTHING RETURNING id`,
+    [
+      c.batchId,
+      attempt.itemId,
+      attempt.seq,
+      attempt.idempotencyKey,
+      attempt.requestBody,
+      attempt.requestHash,
+      attempt.reservedMicros,
+      at,
+      attempt.take ?? 1,
+      attempt.vars ?? null,
+    ],
+  );
+  if (!inserted) {
+    const [row] = c.db.query<{ id: number }>(
+      'SELECT id FROM attempts WHERE batch_id = $1 AND idempotency_key = $2',
+      [c.batchId, attempt.idempotencyKey],
+    );
+    return getAttempt(c, row!.id);
+  }
+  c.db.query(
+    `UPDATE items SET state = 'in_flight', request_hash = $1, updated_at = $2 WHERE batch_id = $3 AND item_id = $4`,
+    [attempt.requestHash, at, c.batchId, attempt.itemId],
+  );
+  appendEvent(c, attempt.itemId, inserted.id, 'attempt_prepared', {
+    seq: attempt.seq,
+    reserved: attempt.reservedMicros,
+    ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
+  });
+  return getAttempt(c, inserted.id);
+}
+
+export function recordImportedJob(
+  c: PgLedgerConnection,
+  imported: { itemId: string; seq: number; requestBody: string; requestHash: string; job: JobSnapshot },
+): AttemptRecord {
+  return c.db.transaction(() => {
+    const at = c.at();
+    const [row] = c.db.query<{ id: number }>(
+      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
+         state, created_at, answered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', $7, $7) RETURNING id`,
+      [
+        c.batchId,
+        imported.itemId,
+        imported.seq,
+        `imported:${imported.job.jobId}`,
+        imported.requestBody,
+        imported.requestHash,
+        at,
+      ],
+    );
+    updateJob(c, row!.id, imported.job);
+    appendEvent(c, imported.itemId, row!.id, 'job_imported', jobDetail(imported.job));
+    return getAttempt(c, row!.id);
+  });
+}
+
+export function recordAccepted(
+  c: PgLedgerConnection,
+  attemptId: number,
+  httpStatus: number | null,
+  job: JobSnapshot,
+): AttemptRecord {
+  return c.db.transaction(() => {
+    c.db.query(
+      `UPDATE attempts SET state = 'accepted', reserved_micros = 0, http_status = $1,
+         answered_at = COALESCE(answered_at, $2) WHERE id = $3`,
+      [httpStatus, c.at(), attemptId],
+    );
+    updateJob(c, attemptId, job);
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'job_accepted', jobDetail(job));
+    return attempt;
+  });
+}
+
+export function recordRejected(
+  c: PgLedgerConnection,
+  attemptId: number,
+  httpStatus: number,
+  code: string | null,
+  message: string,
+): AttemptRecord {
+  return c.db.transaction(() => {
+    c.db.query(
+      `UPDATE attempts SET state = 'rejected', reserved_micros = 0, http_status = $1, http_code = $2,
+         error_code = $2, error_message = $3, answered_at = $4 WHERE id = $5`,
+      [httpStatus, code, message, c.at(), attemptId],
+    );
+    const attempt = getAttempt(c, attemptId);
+    appendEvent(c, attempt.itemId, attemptId, 'attempt_rejected', { status: httpStatus, code });
+    return attempt;
+  });
+}
+
+export function recordJob(c: PgLedgerConnection, attemptId: number, job: JobSnapshot): AttemptRecord {
+  return c.db.transaction(() => {
+    const before = getAttempt(c, attemptId);
+    updateJob(c, attemptId, job);
+    if (before.jobStatus !== job.status)
+      appendEvent(c, before.itemId, attemptId, 'job_status', { status: job.status, error: job.errorCode });
+    return getAttempt(c, attemptId);
+  });
+}
+
+export function recordJobLost(c: PgLedgerConnection, attemptId: number, message: string): AttemptRecord {
+  return c.db.transaction(() => {
+    const at = c.at();
+    c.db.query(
+      `UPDATE attempts SET job_status = $1, error_code = 'job_not_found', error_message = $2, completed_at = $3
+         WHERE id = $4`,
+      [LOST_JOB_STATUS, message, at, attemptId],
+    );
+    const attempt = getAttempt(c, attemptId);
+    c.db.query(
+      `UPDATE items SET state = 'pending', error_code = NULL, error_message = NULL, updated_at = $1
+         WHERE batch_id = $2 AND item_id = $3`,
+      [at, c.batchId, attempt.itemId],
+    );
+    appendEvent(c, attempt.itemId, attemptId, 'job_lost', {
+      job: attempt.jobId,
+      amount: attempt.amountMicros,
+      refunded: attempt.refundedMicros,
+    });
+    return attempt;
+  });
+}
+
+function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
+  return { job: job.jobId, status: job.status, amount: job.amountMicros };
+}
+
+function updateJob(c: PgLedgerConnection, attemptId: number, job: JobSnapshot): void {
+  c.db.query(
+    `UPDATE attempts SET job_id = $1, job_status = $2, amount_micros = $3, refunded_micros = $4,
+       error_code = $5, error_message = $6, expires_at = $7, completed_at = $8 WHERE id = $9`,
+    [
+      job.jobId,
+      job.status,
+      job.amountMicros,
+      job.refundedMicros,
+      job.errorCode,
+      job.errorMessage,
+      job.expiresAt,
+      job.completedAt,
+      attemptId,
+    ],
+  );
+}

@@ -1,0 +1,130 @@
+import type { SyncConnection } from './sync-connection.js';
+
+/**
+ * The PostgreSQL ledger's schema, versioned like the SQLite one (migrations.ts): applied in
+ * order, each step committed with its number in mediabatch_schema, never edited once released.
+ * One database holds many batches, each known by its manifest's name; money is integer
+ * micro-dollars (bigint); times are ISO text, as in SQLite, apart from the leases, which the
+ * database's own clock judges so that runners on machines with skewed clocks agree.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE batches (
+    id               bigserial PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    manifest_path    text NOT NULL,
+    created_at       text NOT NULL,
+    service_identity text,
+    service_bound_at text
+  );
+  CREATE TABLE items (
+    batch_id      bigint NOT NULL REFERENCES batches(id),
+    item_id       text NOT NULL,
+    request_hash  text NOT NULL,
+    state         text NOT NULL CHECK (state IN ('pending','in_flight','done','failed','budget_exceeded','expired')),
+    retries_used  integer NOT NULL DEFAULT 0,
+    error_code    text,
+    error_message text,
+    updated_at    text NOT NULL,
+    claimed_by    text,
+    lease_until   timestamptz,
+    PRIMARY KEY (batch_id, item_id)
+  );
+  CREATE INDEX items_claims ON items (batch_id, claimed_by);
+  CREATE TABLE attempts (
+    id              bigserial PRIMARY KEY,
+    batch_id        bigint NOT NULL REFERENCES batches(id),
+    item_id         text NOT NULL,
+    seq             integer NOT NULL,
+    idempotency_key text NOT NULL,
+    request_body    text NOT NULL,
+    request_hash    text NOT NULL,
+    reserved_micros bigint NOT NULL DEFAULT 0,
+    state           text NOT NULL CHECK (state IN ('prepared','accepted','rejected')),
+    http_status     integer,
+    http_code       text,
+    job_id          text,
+    job_status      text,
+    amount_micros   bigint NOT NULL DEFAULT 0,
+    refunded_micros bigint NOT NULL DEFAULT 0,
+    error_code      text,
+    error_message   text,
+    expires_at      text,
+    files_saved     integer NOT NULL DEFAULT 0,
+    created_at      text NOT NULL,
+    answered_at     text,
+    completed_at    text,
+    take            integer NOT NULL DEFAULT 1,
+    vars            text,
+    UNIQUE (batch_id, idempotency_key),
+    UNIQUE (batch_id, job_id),
+    UNIQUE (batch_id, item_id, seq)
+  );
+  CREATE INDEX attempts_open ON attempts (batch_id, state, job_status);
+  CREATE INDEX attempts_item ON attempts (batch_id, item_id, seq);
+  CREATE TABLE files (
+    attempt_id bigint NOT NULL REFERENCES attempts(id),
+    idx        integer NOT NULL,
+    path       text NOT NULL,
+    bytes      bigint NOT NULL,
+    sha256     text NOT NULL,
+    saved_at   text NOT NULL,
+    mtime_ms   bigint,
+    PRIMARY KEY (attempt_id, idx)
+  );
+  CREATE TABLE events (
+    id         bigserial PRIMARY KEY,
+    at         text NOT NULL,
+    batch_id   bigint NOT NULL,
+    item_id    text,
+    attempt_id bigint,
+    kind       text NOT NULL,
+    detail     text
+  );
+  CREATE INDEX events_batch ON events (batch_id, id);
+  CREATE FUNCTION mediabatch_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
+  CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION mediabatch_events_append_only();
+  CREATE TABLE runs (
+    id           bigserial PRIMARY KEY,
+    batch_id     bigint NOT NULL REFERENCES batches(id),
+    pid          integer NOT NULL,
+    runner       text,
+    started_at   text NOT NULL,
+    ended_at     text,
+    exit_code    integer,
+    heartbeat_at timestamptz
+  );
+  `,
+];
+
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Any fixed number: the advisory lock that lets one runner at a time migrate a shared database. */
+const MIGRATION_LOCK = 727_001;
+
+/** Brings the database to POSTGRES_SCHEMA_VERSION; runners starting together wait for each other. */
+export function migrate(db: SyncConnection): void {
+  db.transaction(() => {
+    db.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    db.query(
+      'CREATE TABLE IF NOT EXISTS mediabatch_schema (version integer NOT NULL, applied_at text NOT NULL)',
+    );
+    const [row] = db.query<{ version: number | null }>(
+      'SELECT MAX(version) AS version FROM mediabatch_schema',
+    );
+    const current = row?.version ?? 0;
+    if (current > POSTGRES_SCHEMA_VERSION)
+      throw new Error(
+        `ledger schema version ${current} is newer than this mediabatch understands (${POSTGRES_SCHEMA_VERSION})`,
+      );
+    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version += 1) {
+      db.query(MIGRATIONS[version]!);
+      db.query('INSERT INTO mediabatch_schema (version, applied_at) VALUES ($1, $2)', [
+        version + 1,
+        new Date().toISOString(),
+      ]);
+    }
+  });
+}
