@@ -7,6 +7,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
+import { DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
@@ -125,6 +126,13 @@ export function openRunLedger(
 
 /** The ledger failed mid-run (disk full, I/O error): the run stops, and says how to go on. */
 export function ledgerWriteFailure(path: string, error: unknown): unknown {
+  if (error instanceof DatabaseLostError)
+    return new UserError(
+      `the ledger's database ${path} stopped answering (${error.message}); the run stopped, and no item failed. ` +
+        'Re-run once it answers: every committed step is kept and nothing is paid twice',
+      ExitCode.ItemsNotDone,
+      'ledger_write_failed',
+    );
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
   return new UserError(

@@ -41,6 +41,9 @@ export type OwnerVerdict =
   | { kind: 'other'; owner: FolderOwner }
   | { kind: 'unreadable'; reason: string };
 
+/** A ledger named by an address (postgres://...), not a file: never relative to anything. */
+const isAddress = (ledger: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(ledger);
+
 /** Pure: whether `marker` (the folder's marker, parsed, or null when there is none) names `me`. */
 export function ownerVerdict(
   marker: FolderOwner | null,
@@ -56,15 +59,16 @@ export function ownerVerdict(
  * project), and where it is now (it stays put while the project moves without it).
  */
 export function markerText(folder: string, owner: FolderOwner, claimedAt: string): string {
-  // A bucket is no folder to be relative to: its marker names the ledger's absolute path.
-  const bucket = isS3Uri(folder);
-  const ledger = bucket ? owner.ledger : relative(folder, owner.ledger) || owner.ledger;
+  // A bucket is no folder to be relative to: its marker names the ledger's absolute path. A shared
+  // ledger is named by its database's address (no password), the same for every runner.
+  const kept = isS3Uri(folder) || isAddress(owner.ledger);
+  const ledger = kept ? owner.ledger : relative(folder, owner.ledger) || owner.ledger;
   return `${JSON.stringify(
     {
       mediabatch_output_folder: 1,
       manifest: owner.manifest,
       ledger,
-      ...(bucket ? {} : { ledger_at: owner.ledger }),
+      ...(kept ? {} : { ledger_at: owner.ledger }),
       service: owner.service,
       claimed_at: claimedAt,
     },
@@ -85,11 +89,12 @@ export function parseMarker(folder: string, text: string): FolderOwner | { probl
   const { manifest, ledger, service, ledger_at: ledgerAt } = fields;
   if (fields.mediabatch_output_folder !== 1 || typeof manifest !== 'string' || typeof ledger !== 'string')
     return { problem: 'it is not a mediabatch owner marker' };
+  const asGiven = isAbsolute(ledger) || isAddress(ledger);
   return {
     manifest,
-    ledger: isAbsolute(ledger) ? ledger : resolve(folder, ledger),
+    ledger: asGiven ? ledger : resolve(folder, ledger),
     service: typeof service === 'string' ? service : 'unknown',
-    ...(isAbsolute(ledger) ? { absolute: true as const } : {}),
+    ...(asGiven ? { absolute: true as const } : {}),
     ...(typeof ledgerAt === 'string' && isAbsolute(ledgerAt) ? { ledgerAt } : {}),
   };
 }

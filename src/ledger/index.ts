@@ -1,4 +1,4 @@
-export type { Admission, ItemUpdate, Ledger, NewAttempt, RunnerClaims } from './ledger.js';
+export type { Admission, Admitted, ItemUpdate, Ledger, NewAttempt, RunnerClaims } from './ledger.js';
 export { acquireLedgerLock, type LedgerLock } from './lock.js';
 export { SCHEMA_VERSION } from './migrations.js';
 export * from './open-ledger.js';

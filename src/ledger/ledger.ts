@@ -35,6 +35,16 @@ export interface Admission {
   budgetMicros: number | null;
 }
 
+/** What a shared ledger made of a runner's new attempts (RunnerClaims.prepare). */
+export interface Admitted {
+  /** Committed, keys and bodies, before their POSTs. */
+  admitted: AttemptRecord[];
+  /** Items another runner works (a live lease, or a newer attempt than this runner knew). */
+  elsewhere: string[];
+  /** Items for which no slot or no budget was left at this moment: to be tried again. */
+  noRoom: string[];
+}
+
 /**
  * The work of one runner among several on a shared ledger. An item is worked by the runner that
  * holds its lease; a lease not renewed within `leaseMs` (its runner died or lost the database)
@@ -43,6 +53,8 @@ export interface Admission {
 export interface RunnerClaims {
   readonly runnerId: string;
   readonly leaseMs: number;
+  /** New attempts admitted against every runner's slots and budget, then committed (see Admitted). */
+  prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted;
   /** Claims these items where no live lease of another runner holds them; returns those this runner now holds. */
   claim(itemIds: readonly string[]): Set<string>;
   /** Extends this runner's leases (and its run's heartbeat); returns the items whose lease it lost meanwhile. */
@@ -98,11 +110,8 @@ export interface Ledger {
   hasAttempts(): boolean;
   /** Write-ahead: the key, exact body and reservation are durable before the POST is sent. */
   prepareAttempt(attempt: NewAttempt): AttemptRecord;
-  /**
-   * Several attempts made durable together, each before its own POST. A shared ledger admits, in
-   * order, those whose item this runner may work and that fit `admission`; it returns only those.
-   */
-  prepareAttempts(attempts: readonly NewAttempt[], admission?: Admission): AttemptRecord[];
+  /** Several attempts made durable together, each before its own POST (a runner of a shared ledger: claims.prepare). */
+  prepareAttempts(attempts: readonly NewAttempt[]): AttemptRecord[];
   /** A job found on the service by `import`, recorded as an accepted attempt (docs/import.md). */
   recordImportedJob(imported: {
     itemId: string;

@@ -41,7 +41,7 @@ export function postgresLocation(url: string, env: PostgresEnv): LedgerLocation 
     ...sslOf(sslmode),
     connectionString: url,
   };
-  return { kind: 'postgres', config, shown: withoutPassword(parsed) };
+  return { kind: 'postgres', config, shown: addressOf(parsed, env) };
 }
 
 function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
@@ -50,10 +50,17 @@ function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
   return {};
 }
 
-function withoutPassword(url: URL): string {
-  const shown = new URL(url.href);
-  if (shown.password) shown.password = '***';
-  return shown.href;
+/**
+ * The database's address as people see it and as the batch's output marker names it: user, host,
+ * port and database, each from the URL or else its PG* variable, never the password. Every runner
+ * of the batch names the same database the same way, however each spelled its URL.
+ */
+function addressOf(url: URL, env: PostgresEnv): string {
+  const user = decodeURIComponent(url.username) || env.PGUSER || '';
+  const host = url.hostname || env.PGHOST || 'localhost';
+  const port = url.port || env.PGPORT || '5432';
+  const database = decodeURIComponent(url.pathname.slice(1)) || env.PGDATABASE || user;
+  return `postgres://${user ? `${encodeURIComponent(user)}@` : ''}${host}:${port}/${encodeURIComponent(database)}`;
 }
 
 export interface OpenLedgerOptions {

@@ -28,7 +28,7 @@ import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js'
 import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
-import type { Admission, Ledger } from './ledger.js';
+import type { Ledger } from './ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
 import type {
@@ -161,8 +161,8 @@ export class SqliteLedger implements Ledger {
     return prepareAttempts(this.#c, [attempt])[0]!;
   }
 
-  /** One run holds the file, so its own count of slots and budget is the whole truth: all are admitted. */
-  prepareAttempts(attempts: readonly NewAttempt[], _admission?: Admission): AttemptRecord[] {
+  /** Several attempts made durable together, with one disk sync: each before its own POST. */
+  prepareAttempts(attempts: readonly NewAttempt[]): AttemptRecord[] {
     return prepareAttempts(this.#c, attempts);
   }
 

@@ -33,7 +33,8 @@ export function shownFrom(manifestFile: string): (path: string) => string {
  * shows from the working folder.
  */
 export function shownFromCwd(cwd: string, path: string): string {
-  if (isS3Uri(path)) return path;
+  // A bucket's URI or a shared ledger's address is shown as it is: no folder is relative to it.
+  if (isS3Uri(path) || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return path;
   const rel = relative(cwd, path);
   return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }

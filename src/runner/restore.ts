@@ -22,7 +22,7 @@ import { verifySavedFiles } from './verify-saved.js';
 import { isJobUnknown, jobUnknown } from './watch.js';
 
 /** What restoring one item asks of the rest of the run. */
-type Next =
+export type Next =
   | { kind: 'submit' }
   | { kind: 'watch'; attempt: AttemptRecord }
   | { kind: 'verify'; attempt: AttemptRecord }
@@ -43,33 +43,76 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const renames = await adoptRenames(run, items);
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
   const latest = latestAttempts(ledger.listAttempts());
+  const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
+  // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
+  // job may exist and be charged, and its budget reservation must be released.
+  const listed = new Set(manifest.items.map((item) => item.id));
+  for (const [itemId, attempt] of latest)
+    if (!listed.has(itemId) && attempt.state === 'prepared') unanswered.push(attempt);
+  return unanswered;
+}
+
+/**
+ * Items another runner of a shared ledger held, read again now that it let them go (it finished
+ * them, or its lease lapsed): set on their way as at a run's start, their unanswered POSTs resent
+ * with their own keys, their jobs followed, their files saved.
+ */
+export async function adoptItems(run: RunContext, itemIds: readonly string[]): Promise<void> {
+  const { ledger } = run.deps;
+  const wanted = new Set(itemIds);
+  const records = new Map(
+    ledger
+      .listItems()
+      .filter((record) => wanted.has(record.itemId))
+      .map((record) => [record.itemId, record]),
+  );
+  const latest = latestAttempts(ledger.listAttempts().filter((attempt) => wanted.has(attempt.itemId)));
+  const items = itemIds.flatMap((id) => {
+    const tracked = run.state.item(id);
+    return tracked ? [tracked.item] : [];
+  });
+  const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() });
+  for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
+}
+
+interface LedgerRows {
+  records: Map<string, ItemRecord>;
+  latest: Map<string, AttemptRecord>;
+  heldRenames: ReadonlySet<string>;
+}
+
+/**
+ * Tracks each item as its record and latest attempt say, and sets it on its way: queued, watched,
+ * verified, fetched again, or resent (returned: resolved once the account is known). On a shared
+ * ledger, only the items this runner may work act; the others wait for their runner.
+ */
+async function setOnTheirWay(
+  run: RunContext,
+  items: readonly ManifestItem[],
+  { records, latest, heldRenames }: LedgerRows,
+): Promise<AttemptRecord[]> {
   const writes: ItemRecord[] = [];
-  const steps: Next[] = [];
+  const planned: Next[] = [];
   for (const item of items) {
     const existing = records.get(item.id);
     const attempt = latest.get(item.id);
-    const { record, next, hash, memoryOnly } = renames.held.has(item.id)
+    const { record, next, hash, memoryOnly } = heldRenames.has(item.id)
       ? heldRename(item)
       : restoreItem(run, item, existing, attempt);
     if (record !== existing && !memoryOnly) writes.push(record);
     run.state.track(item, hash, record, attempt);
-    steps.push(next);
+    planned.push(next);
   }
-  ledger.putItems(writes);
-  for (const next of steps) {
-    if (next.kind === 'submit') continue;
+  const steps = run.shared ? run.shared.ownSteps(items, planned) : planned;
+  // Another runner's items are its to write: a record read a moment ago may be behind its own.
+  const shared = run.shared;
+  run.deps.ledger.putItems(shared ? writes.filter((record) => !shared.isElsewhere(record.itemId)) : writes);
+  for (const next of steps)
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
-  }
   const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
   const held = await itemsHeldBack(run, toSubmit);
   for (const id of toSubmit) if (!held.has(id)) run.enqueue(id);
-  // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
-  // job may exist and be charged, and its budget reservation must be released.
-  const listed = new Set(manifest.items.map((item) => item.id));
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
-  for (const [itemId, attempt] of latest)
-    if (!listed.has(itemId) && attempt.state === 'prepared') unanswered.push(attempt);
-
   const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
   const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
   refetch.push(...(await verifySavedFiles(run, verify)));

@@ -13,6 +13,7 @@ import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
 import type { SizeGuess } from './save-estimate.js';
+import { SharedWork } from './shared-runners.js';
 import {
   type DiskRefuses,
   formatDuration,
@@ -71,6 +72,8 @@ export class RunContext {
   readonly state: RunState;
   readonly downloads: DownloadQueue;
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
+  /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
+  readonly shared: SharedWork | null;
   #fatal: unknown = null;
   /** Ends the loop's current sleep; null while it is not sleeping. */
   #wakeSleeper: (() => void) | null = null;
@@ -80,6 +83,7 @@ export class RunContext {
     this.deps = deps;
     this.options = options;
     this.state = new RunState(deps.manifest.concurrency ?? options.defaultSlotLimit);
+    this.shared = deps.ledger.claims ? new SharedWork(deps.ledger.claims) : null;
     this.downloads = downloads(this);
   }
 

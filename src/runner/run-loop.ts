@@ -6,6 +6,7 @@ import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import { sharedTurn } from './shared-turn.js';
 import { startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
 import { fillSlots } from './submit.js';
@@ -79,7 +80,10 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
 }
 
 function isSettled(run: RunContext): boolean {
-  return run.state.submissionsSettled && run.downloads.idle;
+  if (!run.state.submissionsSettled || !run.downloads.idle) return false;
+  // Items other runners of a shared ledger work are waited for (their runner may die: this run
+  // adopts them), unless this run stops: what it leaves, the others or the next run finish.
+  return run.shared === null || run.state.stop !== null || run.shared.waitingOnOthers === 0;
 }
 
 /**
@@ -101,6 +105,7 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
   let paceSettled = run.options.pollIntervalMs !== null;
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
+    await sharedTurn(run);
     fillSlots(run);
     reportProgress(run);
     if (isSettled(run)) break;
@@ -121,7 +126,11 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     }
     const pollAt = nextPollAt(pollTimingInput(run));
     // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
-    const wait = Math.max(1, Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), 60_000));
+    const renewal = run.shared?.untilRenewal(clock.now()) ?? Number.POSITIVE_INFINITY;
+    const wait = Math.max(
+      1,
+      Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), renewal, 60_000),
+    );
     await run.sleepUntilWoken(wait);
     // Woken by one answer, let every answer already received be handled before acting: the
     // submissions they free then share one ledger commit instead of one commit each.

@@ -1,3 +1,4 @@
+import type { NewAttempt } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
 import { ApiError } from '../service-client/errors.js';
@@ -33,7 +34,7 @@ export function fillSlots(run: RunContext): void {
     const reservation = reserveBudget(budget, tracked.item.maxCostMicros, tracked.refusedCapMicros);
     if (reservation.kind === 'no_room') {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
-      if (state.unfinished === 0 && batch.length === 0) {
+      if (state.unfinished === 0 && batch.length === 0 && othersHoldNoReservation(run, budget)) {
         state.queue.remove(itemId);
         prices ??= pricesSeenOf(run.deps.ledger.priceSamples().map((sample) => sample.amountMicros));
         const words = shortfallWords({
@@ -81,13 +82,41 @@ function startAttempts(
     };
   });
   // The keys and the exact bodies are durable before the POSTs: a kill after one resends the same pair.
-  const attempts = ledger.prepareAttempts(fresh);
-  attempts.forEach((attempt, index) => {
+  const attempts = run.shared ? admitShared(run, fresh) : ledger.prepareAttempts(fresh);
+  const capFromBudget = new Map(batch.map((entry) => [entry.itemId, entry.reservation.capFromBudget]));
+  for (const attempt of attempts) {
     run.state.attemptPrepared(attempt);
     reporter.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
     run.state.sendsBegan(attempt.id);
-    run.background(sendAttempt(run, attempt, batch[index]!.reservation.capFromBudget));
-  });
+    run.background(sendAttempt(run, attempt, capFromBudget.get(attempt.itemId) ?? false));
+  }
+}
+
+/** How soon an attempt that found no slot or budget left among all runners is tried again. */
+const NO_ROOM_RETRY_MS = 250;
+
+/**
+ * A shared ledger admits new attempts against every runner's slots and budget (claims.prepare).
+ * An item another runner works waits for it; one that found no room goes back to the queue, its
+ * redo kept, and is tried again shortly: the room other runners free wakes no one here.
+ */
+function admitShared(run: RunContext, fresh: ReadonlyArray<NewAttempt & { take: number }>): AttemptRecord[] {
+  const shared = run.shared!;
+  const budgetMicros = run.deps.manifest.budgetMicros;
+  const result = shared.claims.prepare(fresh, { slotLimit: run.state.slotLimit, budgetMicros });
+  const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
+  const now = run.deps.clock.now();
+  for (const itemId of [...result.elsewhere, ...result.noRoom]) {
+    if ((takes.get(itemId) ?? 1) > (run.state.item(itemId)?.latest?.take ?? 1)) run.state.redo(itemId);
+    if (result.noRoom.includes(itemId)) run.enqueue(itemId, now + NO_ROOM_RETRY_MS);
+    else shared.elsewhere(itemId);
+  }
+  return result.admitted;
+}
+
+/** Other runners' unanswered POSTs may still release budget: no item is refused until they are answered. */
+function othersHoldNoReservation(run: RunContext, budget: { reservedMicros: number }): boolean {
+  return run.shared === null || budget.reservedMicros === 0;
 }
 
 /**

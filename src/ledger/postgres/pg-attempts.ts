@@ -1,5 +1,4 @@
 import type { NewAttempt } from '../attempt-writes.js';
-import type { Admission } from '../ledger.js';
 import { type AttemptRecord, type JobSnapshot, LOST_JOB_STATUS, type MoneyTotals } from '../records.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
@@ -65,64 +64,16 @@ export function moneyTotals(c: PgLedgerConnection): MoneyTotals {
   return c.db.query<MoneyTotals>(MONEY_TOTALS, [c.batchId])[0]!;
 }
 
-/** Unanswered POSTs and unfinished jobs of the batch, every runner's: what holds the service's slots. */
-const OPEN_JOBS = `SELECT COUNT(*)::bigint AS open FROM attempts WHERE batch_id = $1
-  AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running')))`;
-
-/**
- * Write-ahead, and the one budget of every runner: under the batch's advisory lock, each attempt
- * is admitted in order only if its item is this runner's to work (claimed here, or free, and
- * claimed by this step), a slot of the batch is free and its reservation fits what is left of the
- * budget after every charge and reservation of every runner. The admitted ones are committed,
- * keys and bodies, before any POST; the others are left for later.
- */
-export function prepareAttempts(
-  c: PgLedgerConnection,
-  attempts: readonly NewAttempt[],
-  runnerId: string | null,
-  leaseMs: number,
-  admission: Admission | undefined,
-): AttemptRecord[] {
-  return c.db.transaction(() => {
-    c.db.query('SELECT pg_advisory_xact_lock($1, $2)', [BATCH_LOCK, c.batchId]);
-    let open = admission ? Number(c.db.query<{ open: number }>(OPEN_JOBS, [c.batchId])[0]!.open) : 0;
-    const totals = moneyTotals(c);
-    let committed = totals.chargedMicros - totals.refundedMicros + totals.reservedMicros;
-    const admitted: AttemptRecord[] = [];
-    for (const attempt of attempts) {
-      if (admission && open >= admission.slotLimit) break;
-      const fits =
-        admission?.budgetMicros == null || committed + attempt.reservedMicros <= admission.budgetMicros;
-      if (!fits) continue;
-      if (runnerId !== null && !claimOne(c, attempt.itemId, runnerId, leaseMs)) continue;
-      admitted.push(insertAttempt(c, attempt));
-      open += 1;
-      committed += attempt.reservedMicros;
-    }
-    return admitted;
-  });
-}
-
-/** The advisory lock's first key: the second is the batch's id. */
-const BATCH_LOCK = 727_002;
-
-/** Takes the item's lease for this runner unless another runner's lease on it is still live. */
-function claimOne(c: PgLedgerConnection, itemId: string, runnerId: string, leaseMs: number): boolean {
-  return (
-    c.db.execute(
-      `UPDATE items SET claimed_by = $3, lease_until = now() + make_interval(secs => $4::double precision / 1000)
-        WHERE batch_id = $1 AND item_id = $2
-          AND (claimed_by IS NULL OR claimed_by = $3 OR lease_until < now())`,
-      [c.batchId, itemId, runnerId, leaseMs],
-    ) === 1
-  );
+/** Write-ahead: the keys and bodies are committed together, before any of their POSTs. */
+export function prepareAttempts(c: PgLedgerConnection, attempts: readonly NewAttempt[]): AttemptRecord[] {
+  return c.db.transaction(() => attempts.map((attempt) => insertAttempt(c, attempt)));
 }
 
 /**
  * One attempt, or the one already committed with its key: a step run again after a lost
  * connection (whose COMMIT may have gone through) finds its own row instead of adding another.
  */
-function insertAttempt(c: PgLedgerConnection, attempt: NewAttempt): AttemptRecord {
+export function insertAttempt(c: PgLedgerConnection, attempt: NewAttempt): AttemptRecord {
   const at = c.at();
   const [inserted] = c.db.query<{ id: number }>(
     `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,

@@ -1,4 +1,7 @@
-import type { RunnerClaims } from '../ledger.js';
+import type { NewAttempt } from '../attempt-writes.js';
+import type { Admission, Admitted, RunnerClaims } from '../ledger.js';
+import type { AttemptRecord } from '../records.js';
+import { insertAttempt, moneyTotals } from './pg-attempts.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
 const LEASE_UNTIL = 'now() + make_interval(secs => $3::double precision / 1000)';
@@ -31,12 +34,67 @@ export class PgClaims implements RunnerClaims {
     for (const id of itemIds) this.#held.add(id);
   }
 
+  /**
+   * Write-ahead, and the one budget and slot count of every runner: under the batch's advisory
+   * lock, each attempt in order is admitted only if its item is this runner's to work (free, its
+   * own, or its lease lapsed; and no other runner sent a newer attempt of it meanwhile), a slot of
+   * the batch is free and its reservation fits what is left of the budget after every charge and
+   * reservation of every runner. The admitted ones are committed, keys and bodies, before any
+   * POST; the first that finds no room ends the admission, so that the order is kept.
+   */
+  prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted {
+    const c = this.#c;
+    const result = c.db.transaction(() => {
+      c.db.query('SELECT pg_advisory_xact_lock($1, $2)', [BATCH_LOCK, c.batchId]);
+      let open = Number(c.db.query<{ open: number }>(OPEN_JOBS, [c.batchId])[0]!.open);
+      const totals = moneyTotals(c);
+      let committed = totals.chargedMicros - totals.refundedMicros + totals.reservedMicros;
+      const admitted: AttemptRecord[] = [];
+      const elsewhere: string[] = [];
+      const noRoom: string[] = [];
+      for (const attempt of attempts) {
+        const room =
+          noRoom.length === 0 &&
+          open < admission.slotLimit &&
+          (admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros);
+        if (!room) noRoom.push(attempt.itemId);
+        else if (!this.#claimToSend(attempt)) elsewhere.push(attempt.itemId);
+        else {
+          admitted.push(insertAttempt(c, attempt));
+          open += 1;
+          committed += attempt.reservedMicros;
+        }
+      }
+      return { admitted, elsewhere, noRoom };
+    });
+    this.took(result.admitted.map((attempt) => attempt.itemId));
+    return result;
+  }
+
+  /** The item's lease for this runner, if no live lease of another holds it and its newest attempt is the one before. */
+  #claimToSend(attempt: NewAttempt): boolean {
+    return (
+      this.#c.db.execute(
+        `UPDATE items SET claimed_by = $3, lease_until = ${LEASE_UNTIL.replace('$3', '$4')}
+          WHERE batch_id = $1 AND item_id = $2
+            AND (claimed_by IS NULL OR claimed_by = $3 OR lease_until < now())
+            AND (SELECT COALESCE(MAX(seq), 0) FROM attempts a WHERE a.batch_id = $1 AND a.item_id = $2) = $5 - 1`,
+        [this.#c.batchId, attempt.itemId, this.runnerId, this.leaseMs, attempt.seq],
+      ) === 1
+    );
+  }
+
+  /**
+   * Claims items to resume, verify or fetch. A settled item (done, failed...) may be taken from a
+   * live lease: its runner has nothing left to send for it, and saving its files twice writes the
+   * same bytes.
+   */
   claim(itemIds: readonly string[]): Set<string> {
     if (itemIds.length === 0) return new Set();
     const rows = this.#c.db.query<{ itemId: string }>(
       `UPDATE items SET claimed_by = $2, lease_until = ${LEASE_UNTIL}
         WHERE batch_id = $1 AND item_id = ANY($4::text[])
-          AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until < now())
+          AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until < now() OR state NOT IN ('pending', 'in_flight'))
         RETURNING item_id AS "itemId"`,
       [this.#c.batchId, this.runnerId, this.leaseMs, itemIds],
     );
@@ -64,7 +122,8 @@ export class PgClaims implements RunnerClaims {
   heldElsewhere(): Set<string> {
     const rows = this.#c.db.query<{ itemId: string }>(
       `SELECT item_id AS "itemId" FROM items
-        WHERE batch_id = $1 AND claimed_by IS NOT NULL AND claimed_by <> $2 AND lease_until >= now()`,
+        WHERE batch_id = $1 AND claimed_by IS NOT NULL AND claimed_by <> $2 AND lease_until >= now()
+          AND state IN ('pending', 'in_flight')`,
       [this.#c.batchId, this.runnerId],
     );
     return new Set(rows.map((row) => row.itemId));
@@ -81,6 +140,13 @@ export class PgClaims implements RunnerClaims {
     for (const id of ids) this.#held.delete(id);
   }
 }
+
+/** The advisory lock's first key: the second is the batch's id. */
+const BATCH_LOCK = 727_002;
+
+/** Unanswered POSTs and unfinished jobs of the batch, every runner's: what holds the service's slots. */
+const OPEN_JOBS = `SELECT COUNT(*)::bigint AS open FROM attempts WHERE batch_id = $1
+  AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running')))`;
 
 /** Runs of the batch whose heartbeat is younger than `leaseMs`: live runners, on any machine. */
 export function liveRuns(c: PgLedgerConnection, leaseMs: number): number {

@@ -1,6 +1,5 @@
 import type { NewAttempt } from '../attempt-writes.js';
 import type {
-  Admission,
   FileMove,
   ItemEntry,
   ItemExport,
@@ -129,22 +128,11 @@ export class PostgresLedger implements Ledger {
   }
 
   prepareAttempt(attempt: NewAttempt): AttemptRecord {
-    const [prepared] = this.prepareAttempts([attempt]);
-    if (!prepared) throw new Error(`${attempt.itemId} is held by another runner of this batch`);
-    return prepared;
+    return this.prepareAttempts([attempt])[0]!;
   }
 
-  prepareAttempts(list: readonly NewAttempt[], admission?: Admission): AttemptRecord[] {
-    const claims = this.claims;
-    const admitted = attempts.prepareAttempts(
-      this.#c,
-      list,
-      claims?.runnerId ?? null,
-      claims?.leaseMs ?? 0,
-      admission,
-    );
-    claims?.took(admitted.map((attempt) => attempt.itemId));
-    return admitted;
+  prepareAttempts(list: readonly NewAttempt[]): AttemptRecord[] {
+    return attempts.prepareAttempts(this.#c, list);
   }
 
   recordImportedJob(imported: {

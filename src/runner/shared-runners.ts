@@ -1,0 +1,82 @@
+import type { RunnerClaims } from '../ledger/ledger.js';
+import type { ManifestItem } from '../manifest/index.js';
+import type { Next } from './restore.js';
+
+/**
+ * This run's share of a batch that several runners work through one shared ledger
+ * (docs/shared-ledger.md). Which items are another runner's (`elsewhere`: a live lease, or a
+ * newer attempt than this run knew), when the leases are renewed, and which items come back to
+ * this run. No I/O of its own apart from the ledger's claims; the loop (run-loop.ts) turns it.
+ */
+export class SharedWork {
+  readonly claims: RunnerClaims;
+  readonly #elsewhere = new Set<string>();
+  #nextRenewAt = 0;
+
+  constructor(claims: RunnerClaims) {
+    this.claims = claims;
+  }
+
+  /** Renewals per lease: a runner stalled for two of them still keeps its items. */
+  static readonly RENEWALS_PER_LEASE = 3;
+
+  isElsewhere(itemId: string): boolean {
+    return this.#elsewhere.has(itemId);
+  }
+
+  /** Items another runner works, whose end this run waits for before it ends itself. */
+  get waitingOnOthers(): number {
+    return this.#elsewhere.size;
+  }
+
+  elsewhere(itemId: string): void {
+    this.#elsewhere.add(itemId);
+  }
+
+  /**
+   * Of a start's (or an adoption's) steps, those this run may take: an item held by another
+   * runner's live lease does nothing here; one to resume, watch, verify or fetch is claimed
+   * first, and does nothing if another runner claimed it a moment before. Items to submit are
+   * claimed when their attempts are admitted (claims.prepare).
+   */
+  ownSteps(items: readonly ManifestItem[], steps: readonly Next[]): Next[] {
+    const held = this.claims.heldElsewhere();
+    const wanted = items.filter(
+      (item, index) => !held.has(item.id) && steps[index]!.kind !== 'none' && steps[index]!.kind !== 'submit',
+    );
+    const claimed = this.claims.claim(wanted.map((item) => item.id));
+    const wantedIds = new Set(wanted.map((item) => item.id));
+    return steps.map((step, index) => {
+      const id = items[index]!.id;
+      const theirs = held.has(id) || (wantedIds.has(id) && !claimed.has(id));
+      if (theirs) this.#elsewhere.add(id);
+      else this.#elsewhere.delete(id);
+      return theirs ? { kind: 'none' } : step;
+    });
+  }
+
+  /** Whether the leases are due for renewal at `now` (then the next renewal is set). */
+  renewalDue(now: number): boolean {
+    if (now < this.#nextRenewAt) return false;
+    this.#nextRenewAt = now + this.claims.leaseMs / SharedWork.RENEWALS_PER_LEASE;
+    return true;
+  }
+
+  /** Time until the next renewal: the loop never sleeps past it. */
+  untilRenewal(now: number): number {
+    return Math.max(1, this.#nextRenewAt - now);
+  }
+
+  /**
+   * After a renewal: `lost` are this run's items another runner took over (this run stalled past
+   * its lease), `held` the items other runners hold now. Returns the items to read again: those
+   * no runner holds any more (finished, or their lease lapsed).
+   */
+  settle(lost: readonly string[], held: ReadonlySet<string>): string[] {
+    for (const id of lost) this.#elsewhere.add(id);
+    const back = [...this.#elsewhere].filter((id) => !held.has(id) && !lost.includes(id));
+    for (const id of back) this.#elsewhere.delete(id);
+    for (const id of held) this.#elsewhere.add(id);
+    return back;
+  }
+}

@@ -1,0 +1,30 @@
+import { adoptItems } from './restore.js';
+import type { RunContext } from './run-context.js';
+
+/**
+ * One turn of a run on a shared ledger (shared-runners.ts), when its leases are due: renews them,
+ * drops the work of items another runner took over, and reads again the items other runners let
+ * go, adopting what is left of them (an unanswered POST resent with its key, a job followed, files
+ * saved). A run that stops adopts nothing more.
+ */
+export async function sharedTurn(run: RunContext): Promise<void> {
+  const shared = run.shared;
+  if (shared === null || !shared.renewalDue(run.deps.clock.now())) return;
+  const lost = shared.claims.renew();
+  for (const itemId of lost) dropWork(run, itemId);
+  const held = new Set([...shared.claims.heldElsewhere()].filter((id) => run.state.item(id) !== undefined));
+  for (const itemId of held) run.state.queue.remove(itemId);
+  const back = shared.settle(lost, held);
+  if (back.length > 0 && run.state.stop === null) await adoptItems(run, back);
+}
+
+/** Another runner works this item now: this run neither submits it nor follows its job. */
+function dropWork(run: RunContext, itemId: string): void {
+  run.state.queue.remove(itemId);
+  for (const [jobId, watched] of run.state.watchedJobs())
+    if (watched.attempt.itemId === itemId) run.state.unwatch(jobId);
+  run.deps.reporter.log(
+    'warn',
+    `${itemId}: another runner of this batch took it over (this run's lease lapsed)`,
+  );
+}
