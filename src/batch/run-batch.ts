@@ -29,6 +29,7 @@ import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from 
 import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
 import { type Connection, checkAccount, clientFor } from './service-check.js';
+import { warnUnsharedOutput } from './shared-output-check.js';
 import type { Warn } from './warnings.js';
 
 /** One run as asked: the batch, what was chosen for this run, and whom to tell. */
@@ -119,6 +120,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     // A free folder becomes this ledger's once the service answered, before anything is paid.
     const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
+    warnUnsharedOutput(ledger, manifest, view.warn);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const parts = {

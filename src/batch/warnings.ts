@@ -22,6 +22,8 @@ export const WARNING_CODES = [
   'hook_failed',
   /** The credentials that signed a gallery's links expire before the lifetime asked for. */
   'links_expire_early',
+  /** A shared ledger's runners on other machines cannot reach this machine's own output folder. */
+  'output_not_shared',
 ] as const;
 
 export type WarningCode = (typeof WARNING_CODES)[number];

@@ -157,3 +157,13 @@ export function liveRuns(c: PgLedgerConnection, leaseMs: number): number {
   );
   return Number(row?.live ?? 0);
 }
+
+/** The machines of the batch's live runners (a runner's id starts with its host name). */
+export function liveHosts(c: PgLedgerConnection, leaseMs: number): string[] {
+  const rows = c.db.query<{ host: string }>(
+    `SELECT DISTINCT split_part(runner, ':', 1) AS host FROM runs WHERE batch_id = $1 AND ended_at IS NULL
+       AND runner IS NOT NULL AND heartbeat_at > now() - make_interval(secs => $2::double precision / 1000)`,
+    [c.batchId, leaseMs],
+  );
+  return rows.map((row) => row.host);
+}

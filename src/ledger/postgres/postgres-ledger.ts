@@ -18,7 +18,7 @@ import type {
   ServiceBinding,
 } from '../records.js';
 import * as attempts from './pg-attempts.js';
-import { liveRuns, PgClaims } from './pg-claims.js';
+import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
 import * as rows from './pg-items-files.js';
 import { PgLedgerConnection } from './pg-ledger-connection.js';
 import * as views from './pg-views.js';
@@ -74,6 +74,11 @@ export class PostgresLedger implements Ledger {
   /** Runs of this batch, other than this one, whose heartbeat is younger than a lease. */
   liveRuns(): number {
     return liveRuns(this.#c, this.#leaseMs);
+  }
+
+  /** The machines this batch's live runners run on. */
+  liveHosts(): string[] {
+    return liveHosts(this.#c, this.#leaseMs);
   }
 
   /** Statements sent since opened (the bench's round trips). */

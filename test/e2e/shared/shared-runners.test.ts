@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, spawnCli } from '../../support/cli.js';
-import { cliEnv, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
+import { cliEnv, filesBelow, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
 import {
   type PostgresTestServer,
+  psql,
   skipPostgresTests,
   startPostgresServer,
 } from '../../support/postgres-server.js';
@@ -77,4 +79,117 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
       await sandbox.close();
     }
   }, 150_000);
+
+  it('a runner whose database goes away mid-run stops submitting, resumes when it answers, and pays nothing twice', async () => {
+    const url = await server.createDatabase('outage');
+    const sandbox = await startTestSandbox({ running_seconds: { min: 0.3, max: 0.6 } });
+    const name = 'db-outage';
+    const items = Array.from({ length: 12 }, (_, i) => `  - {id: o${i}, prompt: scene ${i}}`);
+    const p = project(name, `${manifestYaml(name, 'concurrency: 3\n')}items:\n${items.join('\n')}\n`);
+    const env = { ...cliEnv(sandbox), MEDIABATCH_LEDGER_WAIT_SECONDS: '30' };
+    try {
+      const run = spawnCli(['run', p.manifest, '--ledger', url, '--poll-interval', '0.1', '--json'], {
+        cwd: p.dir,
+        env,
+        timeoutMs: 60_000,
+      });
+      // Once jobs are under way, the database stops for two seconds.
+      await waitFor(() => sandbox.records().jobs.length >= 3);
+      await server.stopServer();
+      const jobsWhileDown = sandbox.records().jobs.length;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Nothing new was submitted while the ledger could not record it first.
+      expect(sandbox.records().jobs.length).toBeLessThanOrEqual(jobsWhileDown + 3);
+      await server.startServer();
+      const end = await run.done;
+      expect(end.code).toBe(0);
+      const rows = await readSharedLedger(url, name);
+      const problems = sharedViolations(sandbox, rows, {
+        name,
+        dir: p.dir,
+        budgetMicros: Number.POSITIVE_INFINITY,
+        concurrency: 3,
+      });
+      expect(problems).toEqual([]);
+      expect(
+        sandbox.records().jobs.filter((job) => job.metadata['mediabatch.manifest'] === name),
+      ).toHaveLength(12);
+    } finally {
+      await sandbox.close();
+    }
+  }, 90_000);
+
+  it('a runner whose output folder is on its own disk says so while a runner on another machine works the batch', async () => {
+    const url = await server.createDatabase('unshared');
+    const sandbox = await startTestSandbox();
+    const name = 'pg-unshared';
+    const p = project(name, `${manifestYaml(name)}items:\n  - {id: one, prompt: one}\n`);
+    try {
+      const env = cliEnv(sandbox);
+      const first = await spawnCli(['run', p.manifest, '--ledger', url, '--poll-interval', '0.1'], {
+        cwd: p.dir,
+        env,
+      }).done;
+      expect(first.code).toBe(0);
+      expect(first.stderr).not.toContain('own disk');
+      // A live runner of this batch on another machine, as its heartbeat in the ledger says.
+      await psql(
+        url,
+        `INSERT INTO runs (batch_id, pid, runner, started_at, heartbeat_at)
+           SELECT id, 1, 'render-farm-2:1:abcd', '2026-01-01T00:00:00Z', now() FROM batches WHERE name = '${name}'`,
+      );
+      const second = await spawnCli(['run', p.manifest, '--ledger', url, '--poll-interval', '0.1'], {
+        cwd: p.dir,
+        env,
+      }).done;
+      expect(second.code).toBe(0);
+      expect(second.stderr).toMatch(
+        /out\/pg-unshared is on this machine's own disk \([^)]+\), while runners of this batch on render-farm-2 save to theirs/,
+      );
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('the database password never reaches the output, the files, the events or the errors', async () => {
+    const url = await server.createDatabase('secret');
+    const sandbox = await startTestSandbox();
+    const name = 'pg-secret';
+    const p = project(
+      name,
+      `${manifestYaml(name)}items:\n  - {id: one, prompt: one}\n  - {id: two, prompt: two}\n`,
+    );
+    try {
+      const env = cliEnv(sandbox);
+      const ran = await spawnCli(['run', p.manifest, '--ledger', url, '--poll-interval', '0.1'], {
+        cwd: p.dir,
+        env,
+      }).done;
+      expect(ran.code).toBe(0);
+      const status = await spawnCli(['status', p.manifest, '--ledger', url, '--json'], { cwd: p.dir, env })
+        .done;
+      expect(status.code).toBe(0);
+      const wrong = url.replace(`:${server.password}@`, ':not-the-password@');
+      const refused = await spawnCli(['run', p.manifest, '--ledger', wrong], { cwd: p.dir, env }).done;
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/cannot open the ledger postgres:\/\/[^ ]*@127\.0\.0\.1/);
+      const everything = [ran, status, refused].map((r) => r.stdout + r.stderr).join('\n');
+      expect(everything).not.toContain(server.password);
+      expect(everything).not.toContain('not-the-password');
+      for (const file of filesBelow(p.dir))
+        expect(readFileSync(file).toString('latin1')).not.toContain(server.password);
+      const events = await psql(url, 'SELECT detail FROM events UNION ALL SELECT manifest_path FROM batches');
+      expect(events).not.toContain(server.password);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
