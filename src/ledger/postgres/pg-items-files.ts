@@ -21,7 +21,15 @@ export function listItems(c: PgLedgerConnection): ItemRecord[] {
 /** Rows per statement when many items are written at once (a manifest of 100,000 is 100 statements). */
 const ITEMS_PER_STATEMENT = 1000;
 
-export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
+/**
+ * Inserts or rewrites many items at once. A row another runner holds by a live lease is its to
+ * write (`runnerId` names this one; none: a command that holds the whole batch): left as it is.
+ */
+export function putItems(
+  c: PgLedgerConnection,
+  items: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+  runnerId: string | null = null,
+): void {
   if (items.length === 0) return;
   const at = c.at();
   c.db.transaction(() => {
@@ -32,7 +40,8 @@ export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: s
          SELECT $1, * , $8 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[])
          ON CONFLICT (batch_id, item_id) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
            retries_used = excluded.retries_used, error_code = excluded.error_code,
-           error_message = excluded.error_message, updated_at = excluded.updated_at`,
+           error_message = excluded.error_message, updated_at = excluded.updated_at
+         WHERE $9::text IS NULL OR items.claimed_by IS NULL OR items.claimed_by = $9 OR items.lease_until < now()`,
         [
           c.batchId,
           chunk.map((item) => item.itemId),
@@ -42,6 +51,7 @@ export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: s
           chunk.map((item) => item.errorCode ?? null),
           chunk.map((item) => item.errorMessage ?? null),
           at,
+          runnerId,
         ],
       );
     }

@@ -105,7 +105,7 @@ export class PostgresLedger implements Ledger {
   }
 
   putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
-    rows.putItems(this.#c, items);
+    rows.putItems(this.#c, items, this.claims?.runnerId ?? null);
   }
 
   setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void {
