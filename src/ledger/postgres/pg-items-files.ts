@@ -1,4 +1,4 @@
-import type { FileMove } from '../item-rename.js';
+import { type FileMove, movedFiles } from '../item-rename.js';
 import type { ItemUpdate } from '../item-rows.js';
 import type { FileRecord, ItemRecord, ServiceBinding } from '../records.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
@@ -9,11 +9,12 @@ import type { PgLedgerConnection } from './pg-ledger-connection.js';
  * may run twice after a lost connection (sync-connection.ts): each is an upsert or sets a value.
  */
 
+/** In item_id's byte order, SQLite's order of its key: a PostgreSQL table's own order moves with every update. */
 export function listItems(c: PgLedgerConnection): ItemRecord[] {
   return c.db.query<ItemRecord>(
     `SELECT item_id AS "itemId", request_hash AS "requestHash", state, retries_used AS "retriesUsed",
        error_code AS "errorCode", error_message AS "errorMessage", updated_at AS "updatedAt"
-     FROM items WHERE batch_id = $1`,
+     FROM items WHERE batch_id = $1 ORDER BY item_id COLLATE "C"`,
     [c.batchId],
   );
 }
@@ -27,9 +28,12 @@ const ITEMS_PER_STATEMENT = 1000;
  */
 export function putItems(
   c: PgLedgerConnection,
-  items: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+  given: ReadonlyArray<{ itemId: string } & ItemUpdate>,
   runnerId: string | null = null,
 ): void {
+  // One statement may not upsert a row twice: an id given twice keeps its last row, as SQLite's
+  // one upsert after another does.
+  const items = [...new Map(given.map((item) => [item.itemId, item])).values()];
   if (items.length === 0) return;
   const at = c.at();
   c.db.transaction(() => {
@@ -113,15 +117,13 @@ export function renameItem(
       c.batchId,
       from,
     ]);
-    const files = moves.map((move) => {
-      const [was, now] = [c.paths.stored(move.from), c.paths.stored(move.to)];
+    const files = movedFiles(c.paths, moves, (path, move) =>
       c.db.query('UPDATE files SET path = $1 WHERE attempt_id = $2 AND idx = $3', [
-        now,
+        path,
         move.attemptId,
         move.idx,
-      ]);
-      return { attempt_id: move.attemptId, idx: move.idx, from: was, to: now };
-    });
+      ]),
+    );
     appendEvent(c, to, null, 'renamed', { from, to, files });
     appendEvent(c, from, null, 'renamed', { from, to });
   });
