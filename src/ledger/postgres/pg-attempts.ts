@@ -104,7 +104,7 @@ export function prepareAttempts(
 }
 
 /** The advisory lock's first key: the second is the batch's id. */
-const BATCH_LOCK = 727_002;
+export const BATCH_LOCK = 727_002;
 
 /** Takes the item's lease for this runner unless another runner's lease on it is still live. */
 function claimOne(c: PgLedgerConnection, itemId: string, runnerId: string, leaseMs: number): boolean {

@@ -12,6 +12,7 @@ import type {
 } from '../ledger.js';
 import type {
   AttemptRecord,
+  BatchDump,
   FileRecord,
   ItemRecord,
   JobSnapshot,
@@ -19,6 +20,7 @@ import type {
   ServiceBinding,
 } from '../records.js';
 import * as attempts from './pg-attempts.js';
+import * as whole from './pg-batch-dump.js';
 import { liveRuns, PgClaims } from './pg-claims.js';
 import * as rows from './pg-items-files.js';
 import { PgLedgerConnection } from './pg-ledger-connection.js';
@@ -258,5 +260,13 @@ export class PostgresLedger implements Ledger {
 
   appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void {
     rows.appendEvent(this.#c, itemId, attemptId, kind, detail ?? null);
+  }
+
+  dumpBatch(): BatchDump {
+    return whole.dumpBatch(this.#c);
+  }
+
+  loadBatch(dump: BatchDump): void {
+    whole.loadBatch(this.#c, dump);
   }
 }
