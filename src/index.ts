@@ -12,11 +12,14 @@ export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export {
+  type CopyLedgerOptions,
+  copyLedger,
   type ForgetOptions,
   type ForgottenJob,
   forgetJobs,
   type ImportOptions,
   importJobs,
+  type LedgerCopy,
 } from './public/ledger-tasks.js';
 export {
   EXPORT_STATES,

@@ -1,7 +1,7 @@
 import type { NewAttempt } from '../attempt-writes.js';
 import type { Admission, Admitted, RunnerClaims } from '../ledger.js';
 import type { AttemptRecord } from '../records.js';
-import { insertAttempt, moneyTotals } from './pg-attempts.js';
+import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
 const LEASE_UNTIL = 'now() + make_interval(secs => $3::double precision / 1000)';
@@ -140,9 +140,6 @@ export class PgClaims implements RunnerClaims {
     for (const id of ids) this.#held.delete(id);
   }
 }
-
-/** The advisory lock's first key: the second is the batch's id. */
-const BATCH_LOCK = 727_002;
 
 /** Unanswered POSTs and unfinished jobs of the batch, every runner's: what holds the service's slots. */
 const OPEN_JOBS = `SELECT COUNT(*)::bigint AS open FROM attempts WHERE batch_id = $1
