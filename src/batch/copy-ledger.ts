@@ -5,6 +5,8 @@ import type { LedgerLocation } from '../ledger/open-ledger.js';
 import type { BatchDump } from '../ledger/records.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { holdLedger, type LedgerHold, openLedgerOrRefuse, refuseLiveRunners } from './ledger-access.js';
+import { openStoreOrRefuse } from './open-output-store.js';
+import { passOutputLocation } from './output-owner-check.js';
 import { placeBatch } from './placement.js';
 import type { Batch } from './resolve-batch.js';
 
@@ -17,6 +19,8 @@ export interface LedgerCopied {
   files: number;
   events: number;
   runs: number;
+  /** The output location's claim passed from the ledger copied from to the copy. */
+  outputPassed: boolean;
 }
 
 const NOTHING = 'nothing was copied';
@@ -29,7 +33,7 @@ const NOTHING = 'nothing was copied';
  * items or attempts of it; the load is one transaction, and a new target file that did not take
  * the copy is removed again.
  */
-export function copyBatchLedger(batch: Batch, to: string): LedgerCopied {
+export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerCopied> {
   const { manifest } = batch;
   const target = placeBatch(manifest, {
     ledger: to,
@@ -72,7 +76,10 @@ export function copyBatchLedger(batch: Batch, to: string): LedgerCopied {
       );
     }
     copied = true;
+    const store = await openStoreOrRefuse(batch);
+    const outputPassed = await passOutputLocation(manifest, store, batch.ledgerPath, into.path);
     return {
+      outputPassed,
       from: source.path,
       to: into.path,
       items: dump.items.length,
@@ -94,7 +101,7 @@ function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
     from.kind === 'sqlite' && to.kind === 'sqlite' ? from.path === to.path : from.shown === to.shown;
   if (same)
     throw new UserError(
-      `--to names the ledger the batch is copied from (${to.shown}); ${NOTHING}`,
+      `the ledger to copy into is the one the batch is copied from (${to.shown}); ${NOTHING}`,
       ExitCode.Usage,
       'invalid_usage',
     );

@@ -90,9 +90,10 @@ export type LedgerCopy = LedgerCopied;
  * its ledger (`ledger`, default the manifest's own) to `to`, SQLite to PostgreSQL or back
  * (`mediabatch copy-ledger`, docs/shared-ledger.md). The source is only read. Refused with nothing
  * written while a run holds either ledger (`ledger_held`), when the source has no such batch
- * (`ledger_missing`) and when `to` already records items of it (`ledger_not_empty`).
+ * (`ledger_missing`) and when `to` already records items of it (`ledger_not_empty`). The output
+ * location's claim passes to the copy when the source held it (`outputPassed`).
  */
-export function copyLedger(manifest: Manifest, options: CopyLedgerOptions): LedgerCopy {
+export async function copyLedger(manifest: Manifest, options: CopyLedgerOptions): Promise<LedgerCopy> {
   const { to, ...rest } = checkOptions('copyLedger', copyOptionsSchema, options);
   return copyBatchLedger(batchOf(checkedManifest('copyLedger', manifest), rest), to);
 }

@@ -533,7 +533,7 @@ describe('every error code, through the public API', () => {
       ExitCode.Usage,
     );
     const copy = join(p.dir, 'copy.sqlite');
-    copyLedger(manifest, { to: copy });
+    await copyLedger(manifest, { to: copy });
     await expectRefusal(
       'copyLedger into a ledger that records the batch',
       () => copyLedger(manifest, { to: copy }),

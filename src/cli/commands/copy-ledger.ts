@@ -12,10 +12,11 @@ export const copyLedgerCommand: Command<'copy-ledger'> = async ({ values, positi
   const manifest = manifestFor(positionals[0], io, 'nothing was copied');
   if (!values.to)
     throw new UserError('missing --to PATH|URL: the ledger to copy into; nothing was copied', ExitCode.Usage);
-  const copied = copyLedger(manifest, { ...batchOptions(values, io, positionals[0]!), to: values.to });
+  const copied = await copyLedger(manifest, { ...batchOptions(values, io, positionals[0]!), to: values.to });
   io.stdout.write(
     `${manifest.name}: copied ${copied.items} item(s), ${copied.attempts} attempt(s), ${copied.files} file(s), ` +
-      `${copied.events} event(s) and ${copied.runs} run(s)\n  from ${copied.from}\n  to   ${copied.to}\n`,
+      `${copied.events} event(s) and ${copied.runs} run(s)\n  from ${copied.from}\n  to   ${copied.to}\n` +
+      (copied.outputPassed ? `  the output folder ${manifest.outputDir} now belongs to the copy\n` : ''),
   );
   return ExitCode.Ok;
 };
