@@ -111,11 +111,13 @@ class Driven {
     const n = this.#n;
     switch (s.kind) {
       case 'put':
-        return l.putItems(
+        l.putItems(
           s.ids.map((itemId) => ({ itemId, requestHash: `h${n}`, state: s.state, errorCode: `e${n}` })),
         );
+        return;
       case 'state':
-        return l.setItemState(s.id, { state: s.state, errorCode: s.state === 'failed' ? 'x' : null });
+        l.setItemState(s.id, { state: s.state, errorCode: s.state === 'failed' ? 'x' : null });
+        return;
       case 'prepare': {
         const seq = this.#nextSeq(s.id);
         const extra = s.model === null ? {} : { definition: s.model === 'm1' ? 'hd' : 720 };
@@ -196,7 +198,8 @@ class Driven {
             from: file.path,
             to: `${file.path}.r${n}`,
           }));
-        return l.renameItem(s.from, s.to, moves);
+        l.renameItem(s.from, s.to, moves);
+        return;
       }
       case 'bind':
         l.bindService(s.identity);
