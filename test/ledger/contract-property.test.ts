@@ -90,8 +90,9 @@ class Driven {
     try {
       this.#apply(s);
       this.outcomes.push('ok');
-    } catch (error) {
-      this.outcomes.push(`threw ${(error as Error).message.replace(/\d+/g, '#').slice(0, 40)}`);
+    } catch {
+      // Both refuse the same steps; each database words a broken constraint its own way.
+      this.outcomes.push('threw');
     }
   }
 

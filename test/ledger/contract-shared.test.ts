@@ -65,16 +65,20 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     const [a, b] = ledger.prepareAttempts([newAttempt('a', 1), newAttempt('b', 1)]);
     ledger.recordAccepted(a!.id, 202, job('ja', { status: 'running' }));
     expect(b!.state).toBe('prepared');
-    const admitted = ledger.prepareAttempts([newAttempt('c', 1), newAttempt('d', 1), newAttempt('e', 1)], {
-      slotLimit: 4,
-      budgetMicros: null,
-    });
+    const { admitted, noRoom } = ledger.claims!.prepare(
+      [newAttempt('c', 1), newAttempt('d', 1), newAttempt('e', 1)],
+      {
+        slotLimit: 4,
+        budgetMicros: null,
+      },
+    );
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'd']);
+    expect(noRoom).toEqual(['e']);
     // A finished job frees its slot; a queued one holds it.
     ledger.recordJob(a!.id, job('ja', { status: 'succeeded' }));
-    expect(ledger.prepareAttempts([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null })).toHaveLength(
-      1,
-    );
+    expect(
+      ledger.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null }).admitted,
+    ).toHaveLength(1);
     expect(ledger.listAttempts()).toHaveLength(5);
   });
 
@@ -89,7 +93,7 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
       job('ja', { status: 'succeeded', amountMicros: 300, refundedMicros: 100 }),
     );
     ledger.prepareAttempts([newAttempt('b', 1, { reserved: 150 })]);
-    const admitted = ledger.prepareAttempts(
+    const { admitted, noRoom } = ledger.claims!.prepare(
       [
         newAttempt('c', 1, { reserved: 600 }),
         newAttempt('d', 1, { reserved: 100 }),
@@ -99,6 +103,7 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     );
     // c (950) fits; d would make 1050; e makes 1000, exactly the budget.
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'e']);
+    expect(noRoom).toEqual(['d']);
     expect(ledger.moneyTotals()).toEqual({ chargedMicros: 300, refundedMicros: 100, reservedMicros: 800 });
   });
 
@@ -110,15 +115,17 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(two.claims!.claim(['a', 'b', 'c'])).toEqual(new Set(['c']));
     expect(two.claims!.heldElsewhere()).toEqual(new Set(['a', 'b']));
     expect(one.claims!.heldElsewhere()).toEqual(new Set(['c']));
-    expect(two.prepareAttempts([newAttempt('a', 1), newAttempt('c', 1)]).map((each) => each.itemId)).toEqual([
-      'c',
-    ]);
-    expect(() => two.prepareAttempt(newAttempt('b', 1))).toThrow(/held by another runner/);
+    const roomy = { slotLimit: 10, budgetMicros: null };
+    const first = two.claims!.prepare([newAttempt('a', 1), newAttempt('c', 1)], roomy);
+    expect([first.admitted.map((each) => each.itemId), first.elsewhere]).toEqual([['c'], ['a']]);
+    expect(two.claims!.prepare([newAttempt('b', 1)], roomy).elsewhere).toEqual(['b']);
 
     // r1 stops renewing: after its lease r2 adopts b, and r1's renewal reports it lost.
     await sleep(LEASE_MS + 150);
     expect(two.claims!.heldElsewhere()).toEqual(new Set());
-    expect(two.prepareAttempts([newAttempt('b', 1)]).map((each) => each.itemId)).toEqual(['b']);
+    expect(two.claims!.prepare([newAttempt('b', 1)], roomy).admitted.map((each) => each.itemId)).toEqual([
+      'b',
+    ]);
     expect(one.claims!.renew()).toEqual(['b']);
     // a was not taken meanwhile: r1's renewal keeps it.
     expect(two.claims!.heldElsewhere()).toEqual(new Set(['a']));
@@ -131,6 +138,21 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(one.claims!.heldElsewhere()).toEqual(new Set(['a', 'b', 'c']));
     two.claims!.release(['a']);
     expect(one.claims!.heldElsewhere()).toEqual(new Set(['b', 'c']));
+  });
+
+  it('refuses an attempt of an item another runner sent a newer attempt of, lease or not', () => {
+    const one = ledgerOf({ runnerId: 'r1' });
+    const two = ledgerOf({ runnerId: 'r2' });
+    items(one, 'x');
+    const roomy = { slotLimit: 10, budgetMicros: null };
+    expect(one.claims!.prepare([newAttempt('x', 1)], roomy).admitted).toHaveLength(1);
+    one.claims!.release();
+    // r2 read the ledger before r1's attempt: its attempt 1 of x would pay for x a second time.
+    expect(two.claims!.prepare([newAttempt('x', 1)], roomy)).toMatchObject({
+      admitted: [],
+      elsewhere: ['x'],
+    });
+    expect(two.claims!.prepare([newAttempt('x', 2)], roomy).admitted).toHaveLength(1);
   });
 
   it('finds the same batch from another machine, its files under that machine’s folder', () => {

@@ -40,7 +40,8 @@ export class PgClaims implements RunnerClaims {
    * own, or its lease lapsed; and no other runner sent a newer attempt of it meanwhile), a slot of
    * the batch is free and its reservation fits what is left of the budget after every charge and
    * reservation of every runner. The admitted ones are committed, keys and bodies, before any
-   * POST; the first that finds no room ends the admission, so that the order is kept.
+   * POST. As the runner's own budget check does, an attempt whose reservation does not fit lets
+   * a smaller one after it go; once the slots are full, none goes.
    */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted {
     const c = this.#c;
@@ -52,12 +53,13 @@ export class PgClaims implements RunnerClaims {
       const admitted: AttemptRecord[] = [];
       const elsewhere: string[] = [];
       const noRoom: string[] = [];
+      let slotsFull = false;
       for (const attempt of attempts) {
-        const room =
-          noRoom.length === 0 &&
-          open < admission.slotLimit &&
-          (admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros);
-        if (!room) noRoom.push(attempt.itemId);
+        const slot: boolean = open < admission.slotLimit && !slotsFull;
+        slotsFull = !slot;
+        const fits =
+          admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros;
+        if (!slot || !fits) noRoom.push(attempt.itemId);
         else if (!this.#claimToSend(attempt)) elsewhere.push(attempt.itemId);
         else {
           admitted.push(insertAttempt(c, attempt));
