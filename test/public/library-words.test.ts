@@ -23,7 +23,10 @@ let sandbox: SandboxHandle;
 let manifest: Manifest;
 beforeAll(async () => {
   sandbox = await startSandbox(fastConfig(), { port: 0 });
-  const p = project('words', `${manifestYaml('words')}items:\n  - {id: a, prompt: one}\n  - {id: b, prompt: two}\n`);
+  const p = project(
+    'words',
+    `${manifestYaml('words')}items:\n  - {id: a, prompt: one}\n  - {id: b, prompt: two}\n`,
+  );
   manifest = loadManifest(p.manifest);
 });
 afterAll(() => sandbox.close());
