@@ -78,15 +78,29 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What explains an error, a warning or a notice beside its code (docs/api.md): the items, the
+ * option involved by its API name (`option: 'redo'`), the values. A message names an option the
+ * same way, as `redo` in backticks, never as a command-line flag: the CLI words it as its flag.
+ */
+export type Fields = Readonly<Record<string, unknown>>;
+
 /** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
 export class UserError extends Error {
   readonly exitCode: ExitCode;
   readonly code: ErrorCode;
-  constructor(message: string, exitCode: ExitCode = ExitCode.Usage, code: ErrorCode = 'invalid_usage') {
+  readonly fields: Fields;
+  constructor(
+    message: string,
+    exitCode: ExitCode = ExitCode.Usage,
+    code: ErrorCode = 'invalid_usage',
+    fields: Fields = {},
+  ) {
     super(message);
     this.name = 'UserError';
     this.exitCode = exitCode;
     this.code = code;
+    this.fields = fields;
   }
 }
 

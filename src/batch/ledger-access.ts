@@ -109,7 +109,7 @@ function newRunnerId(): string {
 }
 
 /**
- * Opens the ledger for a run and refuses, before anything is sent, a --redo it cannot honour or a
+ * Opens the ledger for a run and refuses, before anything is sent, a `redo` it cannot honour or a
  * ledger bound to another service.
  */
 export function openRunLedger(
@@ -129,7 +129,12 @@ export function openRunLedger(
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());
     if (redoRefused !== null)
-      throw new UserError(`${redoRefused}; nothing was submitted`, ExitCode.Usage, 'selection_empty');
+      throw new UserError(
+        `${redoRefused.message}; nothing was submitted`,
+        ExitCode.Usage,
+        'selection_empty',
+        redoRefused.fields,
+      );
     ensureSameService(ledger.service()?.identity ?? null, check.identity, ledgerPath, check.cwd);
     return ledger;
   } catch (error) {

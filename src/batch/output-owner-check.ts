@@ -34,7 +34,7 @@ interface FolderContext {
   cwd: string;
   /** The ledger this manifest uses when none is named, to suggest leaving a wrong one out. */
   defaultLedger?: string;
-  /** The ledger was named by the caller (`--ledger`): the name itself may be the mistake. */
+  /** The ledger was named by the caller (`ledger`): the name itself may be the mistake. */
   ledgerNamed?: boolean;
 }
 
@@ -182,7 +182,7 @@ function wrongLedgerRefusal(
   return (
     `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerPath)}. ` +
     'The ledger named is most likely the wrong one.\n' +
-    `  To go on with the ledger that owns the folder: --ledger ${theirs}${isDefault ? ' (or no --ledger at all: it is the default)' : ''}.\n` +
+    `  To go on with the ledger that owns the folder: \`ledger\` ${theirs}${isDefault ? ' (or no `ledger` at all: it is the default)' : ''}.\n` +
     `  Only to start ${manifest.name} over with this new ledger, paying for every item again, give it a folder of its own: ` +
     `set output.dir in ${shownFromCwd(cwd, manifest.file)} (for example ${example})`
   );
