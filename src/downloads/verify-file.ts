@@ -34,7 +34,7 @@ export async function savedFileState(
  * Removes temporary files a crashed run left in the output folder and its subfolders (output.name
  * can place files in folders); returns how many.
  */
-export async function removeTempFiles(dir: string): Promise<number> {
+export async function removeTempFiles(dir: string, idleMs?: number): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir, { recursive: true });
@@ -42,6 +42,18 @@ export async function removeTempFiles(dir: string): Promise<number> {
     return 0;
   }
   const temps = names.filter((name) => basename(name).startsWith('.') && name.endsWith(TEMP_SUFFIX));
-  await Promise.all(temps.map((name) => rm(join(dir, name), { force: true })));
-  return temps.length;
+  const idle = await Promise.all(temps.map((name) => idleFor(join(dir, name), idleMs)));
+  const stale = temps.filter((_, index) => idle[index]);
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return stale.length;
+}
+
+/** Whether nothing has written to `path` for `idleMs` (always, without a limit); gone: no. */
+async function idleFor(path: string, idleMs: number | undefined): Promise<boolean> {
+  if (idleMs === undefined) return true;
+  try {
+    return Date.now() - (await stat(path)).mtimeMs >= idleMs;
+  } catch {
+    return false;
+  }
 }

@@ -56,6 +56,12 @@ export interface RunnerClaims {
   readonly leaseMs: number;
   /** New attempts admitted against every runner's slots and budget, then committed (see Admitted). */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted;
+  /**
+   * Claims an item this runner is about to decide without sending (over budget, say): only if no
+   * live lease of another runner holds it and its newest attempt is the one this runner knows
+   * (`knownSeq`, 0 for none). False: another runner works it.
+   */
+  claimUnsent(itemId: string, knownSeq: number): boolean;
   /** Claims these items where no live lease of another runner holds them; returns those this runner now holds. */
   claim(itemIds: readonly string[]): Set<string>;
   /** Extends this runner's leases (and its run's heartbeat); returns the items whose lease it lost meanwhile. */

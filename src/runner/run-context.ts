@@ -144,6 +144,8 @@ export class RunContext {
       ? `${change.errorCode}${change.errorMessage ? `: ${change.errorMessage}` : ''}`
       : null;
     this.deps.reporter.itemChanged(itemId, state, detail, this.state.countByState());
+    // A settled item's lease is let go at once: the other runners waiting for it need not wait it out.
+    if (state !== 'pending' && state !== 'in_flight') this.shared?.claims.release([itemId]);
     if (state === 'done' || state === 'failed') {
       const streak = this.state.itemSettled(
         itemId,

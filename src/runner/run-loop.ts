@@ -43,7 +43,9 @@ export async function runBatch(
   onInterrupt?.(() =>
     run.stopWith({ kind: 'draining' }, 'stopping: no new submissions; finishing jobs in flight', 'warn'),
   );
-  const removed = await deps.store.cleanUp();
+  // Other runners of a shared ledger may be writing into the same location: only what nobody
+  // has written to for two leases is left over from a killed run.
+  const removed = await deps.store.cleanUp(run.shared ? run.shared.claims.leaseMs * 2 : undefined);
   if (removed > 0)
     deps.reporter.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
 

@@ -10,6 +10,10 @@ import type { RunContext } from './run-context.js';
 export async function sharedTurn(run: RunContext): Promise<void> {
   const shared = run.shared;
   if (shared === null || !shared.renewalDue(run.deps.clock.now())) return;
+  // Idle here, yet holding leases (a job it could not fetch, say): they go, so that no runner waits
+  // for an item nobody works; this run or another adopts it again below.
+  if (run.state.unfinished === 0 && run.state.queue.length === 0 && run.downloads.idle)
+    shared.claims.release();
   const lost = shared.claims.renew();
   for (const itemId of lost) dropWork(run, itemId);
   const held = new Set([...shared.claims.heldElsewhere()].filter((id) => run.state.item(id) !== undefined));

@@ -36,6 +36,7 @@ export function fillSlots(run: RunContext): void {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
       if (state.unfinished === 0 && batch.length === 0 && othersHoldNoReservation(run, budget)) {
         state.queue.remove(itemId);
+        if (!decidedHere(run, itemId)) continue;
         prices ??= pricesSeenOf(run.deps.ledger.priceSamples().map((sample) => sample.amountMicros));
         const words = shortfallWords({
           capMicros: tracked.item.maxCostMicros,
@@ -112,6 +113,18 @@ function admitShared(run: RunContext, fresh: ReadonlyArray<NewAttempt & { take: 
     else shared.elsewhere(itemId);
   }
   return result.admitted;
+}
+
+/**
+ * An item decided without being sent (over budget) is decided by this runner only if no other
+ * runner of a shared ledger works it: else that runner's record of it stands.
+ */
+function decidedHere(run: RunContext, itemId: string): boolean {
+  const shared = run.shared;
+  if (shared === null) return true;
+  if (shared.claims.claimUnsent(itemId, run.state.item(itemId)?.latest?.seq ?? 0)) return true;
+  shared.elsewhere(itemId);
+  return false;
 }
 
 /** Other runners' unanswered POSTs may still release budget: no item is refused until they are answered. */

@@ -25,8 +25,8 @@ export class DiskStore implements OutputStore {
     return probe.ok ? { ok: true } : probe;
   }
 
-  cleanUp(): Promise<number> {
-    return removeTempFiles(this.root);
+  cleanUp(idleMs?: number): Promise<number> {
+    return removeTempFiles(this.root, idleMs);
   }
 
   /**

@@ -15,7 +15,12 @@ export interface OutputStore {
   /** Saving comes before spending: whether the store takes a file now (see StoreProbe). */
   probe(neededBytes: number): Promise<StoreProbe>;
   /** Removes what an interrupted run left half-written; returns how many. */
-  cleanUp(): Promise<number>;
+  /**
+   * Removes what a killed run left (temporary files, unfinished uploads). With `idleMs`, only what
+   * nothing has written to for that long: another live runner sharing the location may be writing
+   * the rest.
+   */
+  cleanUp(idleMs?: number): Promise<number>;
   /** Saves every file of a succeeded job, and its sidecars; durable once it returns `saved`. */
   saveJob(request: SaveJobRequest): Promise<StoreSaveOutcome>;
   /**

@@ -128,8 +128,9 @@ export class S3Objects {
   }
 
   /** Keys under `prefix` (all of them, page by page); with `delimiter`, only those directly in it. */
-  async list(prefix: string, delimiter?: string): Promise<string[]> {
+  async list(prefix: string, delimiter?: string, idleMs = 0): Promise<string[]> {
     const keys: string[] = [];
+    const writtenBefore = Date.now() - idleMs;
     let token: string | undefined;
     do {
       const page = await this.#call(`cannot list ${this.uri(prefix)}`, () =>
@@ -142,20 +143,24 @@ export class S3Objects {
           }),
         ),
       );
-      for (const entry of page.Contents ?? []) if (entry.Key) keys.push(entry.Key);
+      for (const entry of page.Contents ?? [])
+        if (entry.Key && (entry.LastModified?.getTime() ?? 0) <= writtenBefore) keys.push(entry.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return keys;
   }
 
-  /** Aborts every unfinished multipart upload under `prefix`; returns how many. */
-  async abortUploads(prefix: string): Promise<number> {
+  /** Aborts every unfinished multipart upload under `prefix` begun `idleMs` ago or more; returns how many. */
+  async abortUploads(prefix: string, idleMs = 0): Promise<number> {
     const page = await this.#call(`cannot list the uploads under ${this.uri(prefix)}`, () =>
       this.client.send(
         new this.#sdk.ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: prefix }),
       ),
     );
-    const uploads = (page.Uploads ?? []).filter((upload) => upload.Key && upload.UploadId);
+    const begunBefore = Date.now() - idleMs;
+    const uploads = (page.Uploads ?? []).filter(
+      (upload) => upload.Key && upload.UploadId && (upload.Initiated?.getTime() ?? 0) <= begunBefore,
+    );
     for (const upload of uploads)
       await this.#call(`cannot abort an upload to ${this.uri(upload.Key!)}`, () =>
         this.client.send(

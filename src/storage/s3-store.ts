@@ -78,9 +78,9 @@ export class S3Store implements OutputStore {
   }
 
   /** Aborts unfinished uploads and deletes staging objects a killed run left. */
-  async cleanUp(): Promise<number> {
-    const aborted = await this.#objects.abortUploads(this.#staging);
-    const staged = await this.#objects.list(this.#staging);
+  async cleanUp(idleMs?: number): Promise<number> {
+    const aborted = await this.#objects.abortUploads(this.#staging, idleMs);
+    const staged = await this.#objects.list(this.#staging, undefined, idleMs);
     for (const key of staged) await this.#objects.delete(key);
     return aborted + staged.length;
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +82,17 @@ describe('removeTempFiles', () => {
       writeFileSync(join(dir, name), 'x');
     expect(await removeTempFiles(dir)).toBe(2);
     expect(readdirSync(dir).sort()).toEqual(['.keep.mp4', 'a.mp4', 'keep.mbtmp']);
+  });
+
+  it('with an idle time, leaves what was written to since: another runner may be writing it', async () => {
+    const dir = tempDir();
+    for (const name of ['.old.mbtmp', '.new.mbtmp', '.edge.mbtmp']) writeFileSync(join(dir, name), 'x');
+    const now = Date.now();
+    utimesSync(join(dir, '.old.mbtmp'), new Date(now - 120_000), new Date(now - 120_000));
+    utimesSync(join(dir, '.edge.mbtmp'), new Date(now - 60_500), new Date(now - 60_500));
+    expect(await removeTempFiles(dir, 60_000)).toBe(2);
+    expect(readdirSync(dir)).toEqual(['.new.mbtmp']);
+    expect(await removeTempFiles(dir)).toBe(1);
   });
 
   it('looks into subfolders too, where output.name may place files', async () => {

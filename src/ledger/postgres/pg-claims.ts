@@ -60,7 +60,7 @@ export class PgClaims implements RunnerClaims {
         const fits =
           admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros;
         if (!slot || !fits) noRoom.push(attempt.itemId);
-        else if (!this.#claimToSend(attempt)) elsewhere.push(attempt.itemId);
+        else if (!this.claimUnsent(attempt.itemId, attempt.seq - 1)) elsewhere.push(attempt.itemId);
         else {
           admitted.push(insertAttempt(c, attempt));
           open += 1;
@@ -73,30 +73,30 @@ export class PgClaims implements RunnerClaims {
     return result;
   }
 
-  /** The item's lease for this runner, if no live lease of another holds it and its newest attempt is the one before. */
-  #claimToSend(attempt: NewAttempt): boolean {
-    return (
+  claimUnsent(itemId: string, knownSeq: number): boolean {
+    const claimed =
       this.#c.db.execute(
         `UPDATE items SET claimed_by = $3, lease_until = ${LEASE_UNTIL.replace('$3', '$4')}
           WHERE batch_id = $1 AND item_id = $2
             AND (claimed_by IS NULL OR claimed_by = $3 OR lease_until < now())
-            AND (SELECT COALESCE(MAX(seq), 0) FROM attempts a WHERE a.batch_id = $1 AND a.item_id = $2) = $5 - 1`,
-        [this.#c.batchId, attempt.itemId, this.runnerId, this.leaseMs, attempt.seq],
-      ) === 1
-    );
+            AND (SELECT COALESCE(MAX(seq), 0) FROM attempts a WHERE a.batch_id = $1 AND a.item_id = $2) = $5`,
+        [this.#c.batchId, itemId, this.runnerId, this.leaseMs, knownSeq],
+      ) === 1;
+    if (claimed) this.took([itemId]);
+    return claimed;
   }
 
   /**
-   * Claims items to resume, verify or fetch. A settled item (done, failed...) may be taken from a
-   * live lease: its runner has nothing left to send for it, and saving its files twice writes the
-   * same bytes.
+   * Claims items to resume, verify or fetch. An item another runner holds stays its own, settled
+   * or not: a runner lets an item go as it settles it (RunContext.setItem), so a live lease on a
+   * settled item is rare and short, and taking it would make its runner think its lease lapsed.
    */
   claim(itemIds: readonly string[]): Set<string> {
     if (itemIds.length === 0) return new Set();
     const rows = this.#c.db.query<{ itemId: string }>(
       `UPDATE items SET claimed_by = $2, lease_until = ${LEASE_UNTIL}
         WHERE batch_id = $1 AND item_id = ANY($4::text[])
-          AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until < now() OR state NOT IN ('pending', 'in_flight'))
+          AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until < now())
         RETURNING item_id AS "itemId"`,
       [this.#c.batchId, this.runnerId, this.leaseMs, itemIds],
     );
