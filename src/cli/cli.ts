@@ -1,7 +1,8 @@
 import { ExitCode, UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
+import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandName, commandSpec } from './command-table.js';
-import { renderCommandHelp, renderMainHelp, version } from './help.js';
+import { renderCommandHelp, renderMainHelp } from './help.js';
 import type { CliIo, Command } from './io.js';
 import { parseCommandArgs } from './parse-args.js';
 import { cliWords } from './words.js';
@@ -29,7 +30,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   if (name === '--help' || name === '-h' || name === 'help') return help(rest[0], io);
   if (name === '--version' || name === '-V') {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${MEDIABATCH_VERSION}\n`);
     return ExitCode.Ok;
   }
   const spec = commandSpec(name);

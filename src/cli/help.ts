@@ -1,16 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { ENVIRONMENT } from '../environment.js';
 import { exitCodeRows } from '../errors.js';
+import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 
 const WIDTH = 100;
-
-/** The package's version; `dist/cli` and `src/cli` both sit two folders below package.json. */
-export function version(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
 
 export function synopsis(command: CommandSpec): string {
   const args = command.args.map((arg) => ` <${arg}>`).join('');
@@ -71,7 +65,7 @@ function exitCodeLines(): string[] {
 
 export function renderMainHelp(): string {
   const lines = [
-    `mediabatch ${version()}: turns a YAML manifest of prompts into videos from an asynchronous`,
+    `mediabatch ${MEDIABATCH_VERSION}: turns a YAML manifest of prompts into videos from an asynchronous`,
     'generation service, paying once per item and saving every file.',
     '',
     'usage: mediabatch <command> [options]',
