@@ -1,5 +1,6 @@
-import { ExitCode, NO_ANSWER_IN_TIME, plan } from '../../index.js';
+import { ExitCode, plan } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
+import { accountFailure } from '../../report/plan-account.js';
 import { planTextChunks } from '../../report/render-plan.js';
 import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -19,18 +20,8 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   });
   const save = commandLine('run', positionals[0]!, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));
-  const error = doc.account?.error ?? null;
-  // A slow service does not stop run (its requests are resent with the same keys): nor plan.
-  if (error === null || error.code === NO_ANSWER_IN_TIME) return ExitCode.Ok;
-  const refused = error.status === 401 || error.status === 402;
-  const hint =
-    error.status === 401
-      ? 'check MEDIAGEN_API_KEY'
-      : error.status === 402
-        ? 'the wallet must be enabled and funded'
-        : 'run would stop the same way, before submitting anything';
-  io.stderr.write(
-    `mediabatch plan: GET /account at ${doc.account!.base_url} failed: ${error.message} (${hint})\n`,
-  );
-  return refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
+  const failure = accountFailure(doc.account);
+  if (failure === null) return ExitCode.Ok;
+  io.stderr.write(`mediabatch plan: ${failure.line}\n`);
+  return failure.refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
 };
