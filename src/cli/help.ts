@@ -14,7 +14,7 @@ export function synopsis(command: CommandSpec): string {
 
 /** `--ledger PATH`, `-h, --help`, `--only ID...`. */
 export function flagLabel(flag: FlagSpec): string {
-  const value = flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : '';
+  const value = flag.value ? ` ${flag.value}` : '';
   const short = flag.short ? `-${flag.short}, ` : '';
   return `${short}--${flag.name}${value}${flag.multiple ? '...' : ''}`;
 }

@@ -21,7 +21,7 @@ function optionsOf(flags: readonly FlagSpec[]): Options {
   const options: Options = {};
   for (const flag of flags) {
     options[flag.name] = {
-      type: flag.type,
+      type: flag.value ? 'string' : 'boolean',
       ...(flag.short ? { short: flag.short } : {}),
       ...(flag.multiple ? { multiple: true } : {}),
     };
@@ -72,7 +72,7 @@ export function parseWithFlags(
     checkChoices(flag, value, hint);
     values[flag.name] = flag.kind
       ? parseKind(flag.kind, value as string | undefined, `--${flag.name}`)
-      : (value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined));
+      : (value ?? (flag.multiple ? [] : flag.value ? undefined : false));
   }
   checkPositionals(args, parsed.positionals, hint, rest);
   return { help: false, values, positionals: parsed.positionals };
@@ -129,8 +129,7 @@ function checkPositionals(
 function describeParseError(error: unknown, flags: readonly FlagSpec[]): string {
   const message = error instanceof Error ? error.message : String(error);
   const named = flags.find((flag) => message.includes(`'--${flag.name}`));
-  if (named?.type === 'string')
-    return `--${named.name} needs a value: --${named.name} ${named.value ?? 'VALUE'}`;
-  if (named?.type === 'boolean') return `--${named.name} is a switch and takes no value`;
-  return message;
+  if (named === undefined) return message;
+  if (named.value) return `--${named.name} needs a value: --${named.name} ${named.value}`;
+  return `--${named.name} is a switch and takes no value`;
 }
