@@ -1,5 +1,6 @@
 import { ENVIRONMENT } from '../environment.js';
 import { exitCodeRows } from '../errors.js';
+import { twoColumns, wrap } from '../ui/text-columns.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
@@ -30,34 +31,7 @@ export function flagDetails(flag: FlagSpec): string {
   return [flag.description, ...notes].filter(Boolean).join(' ');
 }
 
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
-/** Two columns: a label, then text wrapped to the screen with a hanging indent. */
-function table(rows: Array<[string, string]>): string[] {
-  const labelWidth = Math.min(28, Math.max(...rows.map(([label]) => label.length)) + 2);
-  const out: string[] = [];
-  for (const [label, text] of rows) {
-    const body = wrap(text, WIDTH - labelWidth - 2);
-    const first = label.length + 2 > labelWidth ? [`  ${label}`, ''] : [`  ${label.padEnd(labelWidth)}`];
-    if (first.length === 2) out.push(first[0]!);
-    const indent = ' '.repeat(labelWidth + 2);
-    body.forEach((part, index) => {
-      out.push(index === 0 && first.length === 1 ? `${first[0]}${part}` : `${indent}${part}`);
-    });
-  }
-  return out;
-}
+const table = (rows: Array<[string, string]>) => twoColumns(rows, WIDTH);
 
 function exitCodeLines(): string[] {
   return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
