@@ -1,6 +1,6 @@
 import { copyLedger, ExitCode, UserError } from '../../index.js';
 import { renderCopied } from '../../report/render-tasks.js';
-import { batchOptions, manifestFor } from '../batch-options.js';
+import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /**
@@ -9,10 +9,10 @@ import type { Command } from '../io.js';
  * copies and refuses; this says what was copied.
  */
 export const copyLedgerCommand: Command<'copy-ledger'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io, 'nothing was copied');
+  const { manifest, options } = openBatch({ values, positionals }, io, 'nothing was copied');
   if (!values.to)
     throw new UserError('missing --to PATH|URL: the ledger to copy into; nothing was copied', ExitCode.Usage);
-  const copied = await copyLedger(manifest, { ...batchOptions(values, io, positionals[0]!), to: values.to });
+  const copied = await copyLedger(manifest, { ...options, to: values.to });
   io.stdout.write(renderCopied(manifest, copied));
   return ExitCode.Ok;
 };

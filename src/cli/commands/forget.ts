@@ -1,6 +1,6 @@
 import { ExitCode, forgetJobs } from '../../index.js';
 import { renderForgotten } from '../../report/render-tasks.js';
-import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { warnOn } from '../words.js';
 
@@ -9,14 +9,10 @@ import { warnOn } from '../words.js';
  * (a `run` stops on `job_not_found`); the library decides, this says what it did.
  */
 export const forgetCommand: Command<'forget'> = async ({ values, positionals }, io) => {
-  const [manifestArg, ...ids] = positionals;
-  const manifest = manifestFor(manifestArg, io, 'nothing was forgotten');
-  const jobs = await forgetJobs(manifest, {
-    ...batchOptions(values, io, positionals[0]!),
-    ids,
-    warn: warnOn(io, 'forget'),
-  });
-  const plan = commandLine('plan', manifestArg!, { sandbox: values.sandbox });
+  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'nothing was forgotten');
+  const ids = positionals.slice(1);
+  const jobs = await forgetJobs(manifest, { ...options, ids, warn: warnOn(io, 'forget') });
+  const plan = commandLine('plan', manifestArg, { sandbox: values.sandbox });
   io.stdout.write(renderForgotten(manifest.name, ids, jobs, plan));
   return jobs.every((job) => job.lost) ? ExitCode.Ok : ExitCode.ItemsNotDone;
 };

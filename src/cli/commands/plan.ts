@@ -2,23 +2,24 @@ import { ExitCode, plan } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { accountFailure } from '../../report/plan-account.js';
 import { planTextChunks } from '../../report/render-plan.js';
-import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../output.js';
 import { warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io, 'run would refuse it too, and submit nothing');
+  const outcome = 'run would refuse it too, and submit nothing';
+  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, outcome);
   const { ledger, ...doc } = await plan(manifest, {
-    ...batchOptions(values, io, positionals[0]!),
+    ...options,
     warn: warnOn(io, 'plan'),
     // run's flags that change what it pays for, previewed; --verify reads every saved file.
     ...(values['regenerate-expired'] ? { regenerateExpired: true } : {}),
     ...(values['retry-failed'] ? { retryFailed: true } : {}),
     ...(values.verify ? { verify: true } : {}),
   });
-  const save = commandLine('run', positionals[0]!, values);
+  const save = commandLine('run', manifestArg, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));
   const failure = accountFailure(doc.account);
   if (failure === null) return ExitCode.Ok;
