@@ -19,11 +19,8 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
         document,
         { ...ledger, service: document.service },
         commandLine('run', manifestArg, values),
+        commandLine('status', manifestArg, { ...values, sandbox: true }),
       );
   await writeChunks(io.stdout, chunks);
-  if (!values.json && ledger.sandboxLedger)
-    io.stdout.write(
-      `a sandbox run of ${manifest.name} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${commandLine('status', manifestArg, { ...values, sandbox: true })})\n`,
-    );
   return ExitCode.Ok;
 };
