@@ -18,15 +18,12 @@ const quote = (name: string) => `'${name}'`;
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 function optionsOf(flags: readonly FlagSpec[]): Options {
-  const options: Options = {};
-  for (const flag of flags) {
-    options[flag.name] = {
-      type: flag.value ? 'string' : 'boolean',
-      ...(flag.short ? { short: flag.short } : {}),
-      ...(flag.multiple ? { multiple: true } : {}),
-    };
-  }
-  return options;
+  const option = (flag: FlagSpec) => ({
+    type: flag.value ? ('string' as const) : ('boolean' as const),
+    multiple: flag.multiple === true,
+    ...(flag.short ? { short: flag.short } : {}),
+  });
+  return Object.fromEntries(flags.map((flag) => [flag.name, option(flag)]));
 }
 
 /**
