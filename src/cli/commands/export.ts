@@ -1,8 +1,8 @@
 import { ExitCode, type ExportState, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
+import { writeChunks } from '../../ui/write-chunks.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { writeChunks } from '../output.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to

@@ -2,9 +2,9 @@ import { ExitCode, plan } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { accountFailure } from '../../report/plan-account.js';
 import { planTextChunks } from '../../report/render-plan.js';
+import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { writeChunks } from '../output.js';
 import { warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
@@ -15,9 +15,9 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     ...options,
     warn: warnOn(io, 'plan'),
     // run's flags that change what it pays for, previewed; --verify reads every saved file.
-    ...(values['regenerate-expired'] ? { regenerateExpired: true } : {}),
-    ...(values['retry-failed'] ? { retryFailed: true } : {}),
-    ...(values.verify ? { verify: true } : {}),
+    regenerateExpired: values['regenerate-expired'],
+    retryFailed: values['retry-failed'],
+    verify: values.verify,
   });
   const save = commandLine('run', manifestArg, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));

@@ -1,17 +1,14 @@
 import { ExitCode, status } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { statusTextChunks } from '../../report/render-text.js';
+import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { writeChunks } from '../output.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'no status can be shown');
-  const { ledger, ...document } = status(manifest, {
-    ...options,
-    ...(values.verify ? { verify: true } : {}),
-  });
+  const { ledger, ...document } = status(manifest, { ...options, verify: values.verify });
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)
