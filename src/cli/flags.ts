@@ -1,9 +1,9 @@
 /**
- * Every flag of mediabatch, declared once, beside the commands (`command-table.ts`) and the
- * environment (`environment-table.ts`). The parser (`parse-args.ts`), the help screens (`help.ts`),
- * `docs/commands.md` and the README's command reference are all made from these tables (`npm run
- * docs` regenerates the Markdown; a test fails when it drifts). Adding a flag is one row in FLAGS;
- * its value then appears in the command's parsed values.
+ * Every flag of mediabatch, declared once, beside the commands (`command-table.ts`). The parser
+ * (`parse-args.ts`), the help screens (`help.ts`), `docs/commands.md` and the README's command
+ * reference are all made from these tables (`npm run docs` regenerates the Markdown; a test fails
+ * when it drifts). Adding a flag is one row in FLAGS; its value then appears in the command's
+ * parsed values.
  */
 import { ALL_COMMANDS, type CommandName } from './command-table.js';
 import type { FlagKind } from './flag-kinds.js';
