@@ -38,6 +38,10 @@ export interface FlagSpec {
 
 const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export'] as const;
 
+/** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
+const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
+  ({ name: 'sandbox', description, commands }) as const;
+
 export const FLAGS = [
   {
     name: 'base-url',
@@ -78,27 +82,21 @@ export const FLAGS = [
       'by how long jobs take, never more often than polling each job every SECONDS would.',
     commands: ['run'],
   },
-  {
-    name: 'sandbox',
-    description:
-      'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
+  sandbox(
+    ['run'],
+    'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
       '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
-    commands: ['run'],
-  },
-  {
-    name: 'sandbox',
-    description:
-      'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
+  ),
+  sandbox(
+    ['import', 'forget'],
+    'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
       'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
-    commands: ['import', 'forget'],
-  },
-  {
-    name: 'sandbox',
-    description:
-      'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
+  ),
+  sandbox(
+    ['plan', 'status', 'report', 'export'],
+    'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
       'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
-    commands: ['plan', 'status', 'report', 'export'],
-  },
+  ),
   {
     name: 'json',
     description: 'Print one JSON document on stdout instead of text.',
