@@ -31,7 +31,7 @@ export function flagDetails(flag: FlagSpec): string {
   return [flag.description, ...notes].filter(Boolean).join(' ');
 }
 
-const table = (rows: Array<[string, string]>) => twoColumns(rows, WIDTH);
+const table = (rows: ReadonlyArray<readonly [string, string]>) => twoColumns(rows, WIDTH);
 
 function exitCodeLines(): string[] {
   return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
@@ -65,19 +65,16 @@ export function renderMainHelp(): string {
 }
 
 /** Variables that stand in for a flag (MEDIAGEN_BASE_URL), then the others; all, or one command's. */
-function environmentRows(command: string | null): Array<[string, string]> {
+function environmentRows(command: string | null): Array<readonly [string, string]> {
   const used = (commands: readonly string[]) => command === null || commands.includes(command);
   const flags = (FLAGS as readonly FlagSpec[]).filter((flag) => flag.env && used(flag.commands));
-  const names = new Set<string>();
-  const rows: Array<[string, string]> = [];
-  for (const flag of flags) {
-    if (names.has(flag.env!)) continue;
-    names.add(flag.env!);
-    rows.push([flag.env!, `Used when --${flag.name} is not given: ${flag.description}`]);
-  }
-  for (const variable of ENVIRONMENT)
-    if (used(variable.commands)) rows.push([variable.name, variable.description]);
-  return rows;
+  const variables = ENVIRONMENT.filter((variable) => used(variable.commands));
+  return [
+    ...flags.map(
+      (flag) => [flag.env!, `Used when --${flag.name} is not given: ${flag.description}`] as const,
+    ),
+    ...variables.map((variable) => [variable.name, variable.description] as const),
+  ];
 }
 
 export function renderCommandHelp(command: CommandSpec): string {

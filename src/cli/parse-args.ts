@@ -1,4 +1,4 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import { type CommandName, commandSpec } from './command-table.js';
@@ -15,9 +15,7 @@ export type Parsed<C extends CommandName> = { help: true } | ({ help: false } & 
 
 const quote = (name: string) => `'${name}'`;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-function optionsOf(flags: readonly FlagSpec[]): Options {
+function optionsOf(flags: readonly FlagSpec[]) {
   const option = (flag: FlagSpec) => ({
     type: flag.value ? ('string' as const) : ('boolean' as const),
     multiple: flag.multiple === true,
