@@ -4,7 +4,6 @@
  */
 
 export { LedgerHeldError } from './batch/ledger-access.js';
-export { NO_ANSWER_IN_TIME } from './batch/plan-check.js';
 export {
   NOTICE_CODES,
   type Notice,
@@ -69,6 +68,7 @@ export {
 } from './public/run.js';
 export type { StatusDocument } from './public/status-document.js';
 export type { ExportRecord, ExportState } from './report/export-records.js';
+export { NO_ANSWER_IN_TIME } from './report/plan-account.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {

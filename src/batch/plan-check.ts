@@ -1,6 +1,7 @@
 import { ExitCode, UserError } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { NO_ANSWER_IN_TIME } from '../report/plan-account.js';
 import type { AccountCheck } from '../report/plan-report.js';
 import { cleanText } from '../report/render-text.js';
 import { withLedger } from './ledger-read.js';
@@ -8,9 +9,6 @@ import type { Batch } from './resolve-batch.js';
 import { type Connection, checkAccount, clientFor, connectionOf } from './service-check.js';
 import { ensureSameService, serviceIdentity } from './service-identity.js';
 import type { Warn } from './warnings.js';
-
-/** The code plan gives an account check that got no answer in time (not the service's). */
-export const NO_ANSWER_IN_TIME = 'no_answer_in_time';
 
 /**
  * What `run`'s pre-flight would refuse, refused here with the same words and exit code, before

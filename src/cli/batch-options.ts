@@ -2,16 +2,21 @@ import { resolve } from 'node:path';
 import { ExitCode, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
 import type { CliIo } from './io.js';
 
+/** The flags that name a batch: its ledger, the sandbox, the service. */
+type BatchFlags = { ledger?: string | undefined; sandbox?: boolean; 'base-url'?: string | undefined };
+
 /**
- * What every command hands the package root: the flags that name a batch (ledger, sandbox, service)
- * and the process's folder and environment. The library resolves the batch from these once.
+ * The batch a command names, as it hands it to the package root: the manifest (`outcome` says what
+ * a broken one means for this command) and the options the library resolves the batch from once,
+ * the flags that name it and the process's folder and environment.
  */
-export function batchOptions(
-  values: { ledger?: string | undefined; sandbox?: boolean; 'base-url'?: string | undefined },
+export function openBatch(
+  { values, positionals }: { values: BatchFlags; positionals: string[] },
   io: Pick<CliIo, 'cwd' | 'env'>,
-  manifestArg: string,
+  outcome?: string,
 ) {
-  return {
+  const manifestArg = positionals[0]!;
+  const options = {
     manifestArg,
     cwd: io.cwd,
     env: { ...io.env },
@@ -19,18 +24,15 @@ export function batchOptions(
     ...(values.sandbox ? { sandbox: true } : {}),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
+  return { manifestArg, manifest: manifestFor(manifestArg, io, outcome), options };
 }
 
 /**
  * The manifest, or every problem in it, file:line:column first (exit 2); `outcome` says what that
- * means for this command (only `run` and `import` could have submitted anything).
+ * means for this command (only `run` and `import` could have submitted anything). The parser has
+ * made sure the path is there.
  */
-export function manifestFor(
-  path: string | undefined,
-  io: Pick<CliIo, 'cwd'>,
-  outcome = 'nothing was submitted',
-): Manifest {
-  if (!path) throw new UserError('missing <manifest> argument');
+function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome = 'nothing was submitted'): Manifest {
   try {
     return loadManifest(resolve(io.cwd, path));
   } catch (error) {
@@ -49,11 +51,7 @@ export function manifestFor(
  * flags that pick the same batch. Quoted only where a shell would need it. The one builder of
  * "the command to run next" that every command's words use.
  */
-export function commandLine(
-  command: string,
-  manifestArg: string,
-  values: { ledger?: string | undefined; sandbox?: boolean; 'base-url'?: string | undefined },
-): string {
+export function commandLine(command: string, manifestArg: string, values: BatchFlags): string {
   const quote = (word: string) =>
     /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
   const sandbox = values.sandbox ? ['--sandbox'] : [];

@@ -1,7 +1,8 @@
 import { ExitCode, UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
-import { COMMANDS, type CommandName, commandSpec } from './command-table.js';
-import { renderCommandHelp, renderMainHelp, version } from './help.js';
+import { MEDIABATCH_VERSION } from '../version.js';
+import { ALL_COMMANDS, type CommandName, commandSpec } from './command-table.js';
+import { renderCommandHelp, renderMainHelp } from './help.js';
 import type { CliIo, Command } from './io.js';
 import { parseCommandArgs } from './parse-args.js';
 import { cliWords } from './words.js';
@@ -20,6 +21,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
 };
 
 const GLOBAL_OPTIONS = ['--help', '--version'];
+const suggest = (name: string, names: readonly string[]) => didYouMean(name, names, (s) => `'${s}'`);
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -29,16 +31,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   if (name === '--help' || name === '-h' || name === 'help') return help(rest[0], io);
   if (name === '--version' || name === '-V') {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${MEDIABATCH_VERSION}\n`);
     return ExitCode.Ok;
   }
   const spec = commandSpec(name);
   if (!spec) {
     const what = name.startsWith('-') ? 'option' : 'command';
-    const candidates = name.startsWith('-') ? GLOBAL_OPTIONS : COMMANDS.map((command) => command.name);
-    io.stderr.write(
-      `mediabatch: unknown ${what} '${name}'${didYouMean(name, candidates, (s) => `'${s}'`)} (see mediabatch --help)\n`,
-    );
+    const hint = suggest(name, name.startsWith('-') ? GLOBAL_OPTIONS : ALL_COMMANDS);
+    io.stderr.write(`mediabatch: unknown ${what} '${name}'${hint} (see mediabatch --help)\n`);
     return ExitCode.Usage;
   }
   const command = spec.name as CommandName;
@@ -64,16 +64,11 @@ async function dispatch<C extends CommandName>(command: C, argv: string[], io: C
 }
 
 function help(topic: string | undefined, io: CliIo): number {
-  if (topic === undefined) {
-    io.stdout.write(renderMainHelp());
-    return ExitCode.Ok;
+  const spec = topic === undefined ? undefined : commandSpec(topic);
+  if (topic !== undefined && spec === undefined) {
+    io.stderr.write(`mediabatch: no command '${topic}'${suggest(topic, ALL_COMMANDS)}\n`);
+    return ExitCode.Usage;
   }
-  const spec = commandSpec(topic);
-  if (spec) {
-    io.stdout.write(renderCommandHelp(spec));
-    return ExitCode.Ok;
-  }
-  const names = COMMANDS.map((command) => command.name);
-  io.stderr.write(`mediabatch: no command '${topic}'${didYouMean(topic, names, (s) => `'${s}'`)}\n`);
-  return ExitCode.Usage;
+  io.stdout.write(spec ? renderCommandHelp(spec) : renderMainHelp());
+  return ExitCode.Ok;
 }

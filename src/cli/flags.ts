@@ -1,9 +1,9 @@
 /**
- * Every flag of mediabatch, declared once, beside the commands (`command-table.ts`) and the
- * environment (`environment-table.ts`). The parser (`parse-args.ts`), the help screens (`help.ts`),
- * `docs/commands.md` and the README's command reference are all made from these tables (`npm run
- * docs` regenerates the Markdown; a test fails when it drifts). Adding a flag is one row in FLAGS;
- * its value then appears in the command's parsed values.
+ * Every flag of mediabatch, declared once, beside the commands (`command-table.ts`). The parser
+ * (`parse-args.ts`), the help screens (`help.ts`), `docs/commands.md` and the README's command
+ * reference are all made from these tables (`npm run docs` regenerates the Markdown; a test fails
+ * when it drifts). Adding a flag is one row in FLAGS; its value then appears in the command's
+ * parsed values.
  */
 import { ALL_COMMANDS, type CommandName } from './command-table.js';
 import type { FlagKind } from './flag-kinds.js';
@@ -11,14 +11,13 @@ import type { FlagKind } from './flag-kinds.js';
 export interface FlagSpec {
   /** The long name, without `--`. */
   name: string;
-  type: 'string' | 'boolean';
   /** What the value is (flag-kinds.ts): the command gets it parsed and checked, as a number. */
   kind?: FlagKind;
   /** One letter for `-x`, where a convention exists (only `-h`). */
   short?: string;
   /** May be given several times; the value is then a list, in order. */
   multiple?: boolean;
-  /** Placeholder for the value in help (`--ledger PATH`). */
+  /** The flag takes a value, shown so in help (`--ledger PATH`); a flag without one is a switch. */
   value?: string;
   /**
    * The value may be left out (the flag last, or followed by another flag): it then parses as ''
@@ -39,10 +38,13 @@ export interface FlagSpec {
 
 const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export'] as const;
 
+/** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
+const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
+  ({ name: 'sandbox', description, commands }) as const;
+
 export const FLAGS = [
   {
     name: 'base-url',
-    type: 'string',
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
@@ -50,7 +52,6 @@ export const FLAGS = [
   },
   {
     name: 'ledger',
-    type: 'string',
     value: 'PATH',
     default: '.mediabatch/<name>.sqlite beside the manifest',
     description: 'The ledger file that remembers every attempt, job, charge and saved file.',
@@ -58,7 +59,6 @@ export const FLAGS = [
   },
   {
     name: 'ledger',
-    type: 'string',
     value: 'PATH|URL',
     default: '.mediabatch/<name>.sqlite beside the manifest',
     description: 'The ledger to copy from: a file, or a postgres:// URL. It is only read.',
@@ -66,7 +66,6 @@ export const FLAGS = [
   },
   {
     name: 'to',
-    type: 'string',
     value: 'PATH|URL',
     description:
       'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never ' +
@@ -75,7 +74,6 @@ export const FLAGS = [
   },
   {
     name: 'poll-interval',
-    type: 'string',
     kind: 'seconds',
     value: 'SECONDS',
     default: "learned from the service's Retry-After, else 10",
@@ -84,39 +82,28 @@ export const FLAGS = [
       'by how long jobs take, never more often than polling each job every SECONDS would.',
     commands: ['run'],
   },
-  {
-    name: 'sandbox',
-    type: 'boolean',
-    description:
-      'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
+  sandbox(
+    ['run'],
+    'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
       '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
-    commands: ['run'],
-  },
-  {
-    name: 'sandbox',
-    type: 'boolean',
-    description:
-      'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
+  ),
+  sandbox(
+    ['import', 'forget'],
+    'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
       'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
-    commands: ['import', 'forget'],
-  },
-  {
-    name: 'sandbox',
-    type: 'boolean',
-    description:
-      'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
+  ),
+  sandbox(
+    ['plan', 'status', 'report', 'export'],
+    'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
       'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
-    commands: ['plan', 'status', 'report', 'export'],
-  },
+  ),
   {
     name: 'json',
-    type: 'boolean',
     description: 'Print one JSON document on stdout instead of text.',
     commands: ['run', 'plan', 'status', 'import'],
   },
   {
     name: 'progress',
-    type: 'string',
     value: 'FORMAT',
     choices: ['ndjson'],
     description:
@@ -126,7 +113,6 @@ export const FLAGS = [
   },
   {
     name: 'regenerate-expired',
-    type: 'boolean',
     description:
       'Pay again for items whose output the service no longer holds: expired before it could be saved, or ' +
       'saved, then deleted or altered on disk. With plan: show what that would submit and cost.',
@@ -134,7 +120,6 @@ export const FLAGS = [
   },
   {
     name: 'verify',
-    type: 'boolean',
     description:
       "Check each saved file's content by its SHA-256 (a read of every file), not only its size and " +
       'modification time (a stat each, the default); files missing or altered are listed either way.',
@@ -142,7 +127,6 @@ export const FLAGS = [
   },
   {
     name: 'redo',
-    type: 'string',
     multiple: true,
     variadic: true,
     value: 'ID|@FILE',
@@ -152,7 +136,6 @@ export const FLAGS = [
   },
   {
     name: 'only',
-    type: 'string',
     multiple: true,
     variadic: true,
     value: 'ID|GLOB',
@@ -164,7 +147,6 @@ export const FLAGS = [
   },
   {
     name: 'retry-failed',
-    type: 'boolean',
     description:
       'Also submit again items that failed for a final reason (content_rejected, a 400 code), with a new ' +
       'key and within the budget; says how many and what they may cost first. With plan: show what that ' +
@@ -173,7 +155,6 @@ export const FLAGS = [
   },
   {
     name: 'notify',
-    type: 'string',
     value: 'URL',
     env: 'MEDIABATCH_NOTIFY_URL',
     default: "the manifest's notify.url, else none",
@@ -184,7 +165,6 @@ export const FLAGS = [
   },
   {
     name: 'on-complete',
-    type: 'string',
     value: 'CMD',
     description:
       'Run CMD once when the run ends, with the summary as JSON on its stdin and in MEDIABATCH_* ' +
@@ -194,7 +174,6 @@ export const FLAGS = [
   },
   {
     name: 'since',
-    type: 'string',
     kind: 'duration',
     value: 'DURATION',
     default: '48h, how long the service keeps outputs',
@@ -203,7 +182,6 @@ export const FLAGS = [
   },
   {
     name: 'html',
-    type: 'string',
     value: 'FILE',
     optionalValue: true,
     default: '<output dir>/index.html when FILE is left out',
@@ -214,7 +192,6 @@ export const FLAGS = [
   },
   {
     name: 'url-lifetime',
-    type: 'string',
     kind: 'lifetime',
     value: 'DURATION',
     default: '7d, the longest a presigned URL can live',
@@ -225,7 +202,6 @@ export const FLAGS = [
   },
   {
     name: 'format',
-    type: 'string',
     value: 'FORMAT',
     choices: ['jsonl', 'csv'],
     default: 'jsonl',
@@ -235,7 +211,6 @@ export const FLAGS = [
   },
   {
     name: 'state',
-    type: 'string',
     multiple: true,
     value: 'STATE',
     choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired', 'removed'],
@@ -247,7 +222,6 @@ export const FLAGS = [
   },
   {
     name: 'out',
-    type: 'string',
     value: 'FILE',
     default: 'stdout',
     description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
@@ -255,7 +229,6 @@ export const FLAGS = [
   },
   {
     name: 'force',
-    type: 'boolean',
     description:
       'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger ' +
       'and saved outputs are refused all the same.',
@@ -263,7 +236,6 @@ export const FLAGS = [
   },
   {
     name: 'port',
-    type: 'string',
     kind: 'port',
     value: 'N',
     default: '4010',
@@ -272,7 +244,6 @@ export const FLAGS = [
   },
   {
     name: 'config',
-    type: 'string',
     value: 'FILE',
     default: 'the demo settings',
     description: 'A YAML or JSON sandbox configuration (see docs/sandbox.md).',
@@ -280,7 +251,6 @@ export const FLAGS = [
   },
   {
     name: 'state',
-    type: 'string',
     value: 'FILE',
     default: 'none: everything is forgotten when the sandbox stops',
     description: 'Keep jobs, keys and wallets in FILE, so a restarted sandbox knows its old jobs.',
@@ -288,28 +258,25 @@ export const FLAGS = [
   },
   {
     name: 'help',
-    type: 'boolean',
     short: 'h',
     description: 'Show this help.',
     commands: ALL_COMMANDS,
   },
 ] as const satisfies readonly FlagSpec[];
 
-type Flag = (typeof FLAGS)[number];
-type FlagsOf<C extends CommandName> = Flag extends infer F
-  ? F extends { commands: readonly (infer K)[] }
-    ? C extends K
-      ? F
-      : never
+/** The rows of FLAGS that list command C. */
+type FlagsOf<C extends CommandName, F = (typeof FLAGS)[number]> = F extends { commands: readonly (infer K)[] }
+  ? C extends K
+    ? F
     : never
   : never;
 type ValueOf<F> = F extends { multiple: true }
   ? string[]
-  : F extends { type: 'boolean' }
-    ? boolean
-    : F extends { kind: FlagKind }
+  : F extends { value: string }
+    ? F extends { kind: FlagKind }
       ? number | undefined
-      : string | undefined;
+      : string | undefined
+    : boolean;
 
 /** The parsed flags of one command: booleans default to false, repeatable flags to []. */
 export type FlagValues<C extends CommandName> = { [F in FlagsOf<C> as F['name']]: ValueOf<F> };

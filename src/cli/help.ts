@@ -1,16 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { ENVIRONMENT } from '../environment.js';
 import { exitCodeRows } from '../errors.js';
+import { twoColumns, wrap } from '../ui/text-columns.js';
+import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 
 const WIDTH = 100;
-
-/** The package's version; `dist/cli` and `src/cli` both sit two folders below package.json. */
-export function version(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
 
 export function synopsis(command: CommandSpec): string {
   const args = command.args.map((arg) => ` <${arg}>`).join('');
@@ -20,7 +15,7 @@ export function synopsis(command: CommandSpec): string {
 
 /** `--ledger PATH`, `-h, --help`, `--only ID...`. */
 export function flagLabel(flag: FlagSpec): string {
-  const value = flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : '';
+  const value = flag.value ? ` ${flag.value}` : '';
   const short = flag.short ? `-${flag.short}, ` : '';
   return `${short}--${flag.name}${value}${flag.multiple ? '...' : ''}`;
 }
@@ -36,34 +31,7 @@ export function flagDetails(flag: FlagSpec): string {
   return [flag.description, ...notes].filter(Boolean).join(' ');
 }
 
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
-/** Two columns: a label, then text wrapped to the screen with a hanging indent. */
-function table(rows: Array<[string, string]>): string[] {
-  const labelWidth = Math.min(28, Math.max(...rows.map(([label]) => label.length)) + 2);
-  const out: string[] = [];
-  for (const [label, text] of rows) {
-    const body = wrap(text, WIDTH - labelWidth - 2);
-    const first = label.length + 2 > labelWidth ? [`  ${label}`, ''] : [`  ${label.padEnd(labelWidth)}`];
-    if (first.length === 2) out.push(first[0]!);
-    const indent = ' '.repeat(labelWidth + 2);
-    body.forEach((part, index) => {
-      out.push(index === 0 && first.length === 1 ? `${first[0]}${part}` : `${indent}${part}`);
-    });
-  }
-  return out;
-}
+const table = (rows: ReadonlyArray<readonly [string, string]>) => twoColumns(rows, WIDTH);
 
 function exitCodeLines(): string[] {
   return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
@@ -71,7 +39,7 @@ function exitCodeLines(): string[] {
 
 export function renderMainHelp(): string {
   const lines = [
-    `mediabatch ${version()}: turns a YAML manifest of prompts into videos from an asynchronous`,
+    `mediabatch ${MEDIABATCH_VERSION}: turns a YAML manifest of prompts into videos from an asynchronous`,
     'generation service, paying once per item and saving every file.',
     '',
     'usage: mediabatch <command> [options]',
@@ -97,19 +65,16 @@ export function renderMainHelp(): string {
 }
 
 /** Variables that stand in for a flag (MEDIAGEN_BASE_URL), then the others; all, or one command's. */
-function environmentRows(command: string | null): Array<[string, string]> {
+function environmentRows(command: string | null): Array<readonly [string, string]> {
   const used = (commands: readonly string[]) => command === null || commands.includes(command);
   const flags = (FLAGS as readonly FlagSpec[]).filter((flag) => flag.env && used(flag.commands));
-  const names = new Set<string>();
-  const rows: Array<[string, string]> = [];
-  for (const flag of flags) {
-    if (names.has(flag.env!)) continue;
-    names.add(flag.env!);
-    rows.push([flag.env!, `Used when --${flag.name} is not given: ${flag.description}`]);
-  }
-  for (const variable of ENVIRONMENT)
-    if (used(variable.commands)) rows.push([variable.name, variable.description]);
-  return rows;
+  const variables = ENVIRONMENT.filter((variable) => used(variable.commands));
+  return [
+    ...flags.map(
+      (flag) => [flag.env!, `Used when --${flag.name} is not given: ${flag.description}`] as const,
+    ),
+    ...variables.map((variable) => [variable.name, variable.description] as const),
+  ];
 }
 
 export function renderCommandHelp(command: CommandSpec): string {

@@ -1,4 +1,4 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import { type CommandName, commandSpec } from './command-table.js';
@@ -15,18 +15,13 @@ export type Parsed<C extends CommandName> = { help: true } | ({ help: false } & 
 
 const quote = (name: string) => `'${name}'`;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-function optionsOf(flags: readonly FlagSpec[]): Options {
-  const options: Options = {};
-  for (const flag of flags) {
-    options[flag.name] = {
-      type: flag.type,
-      ...(flag.short ? { short: flag.short } : {}),
-      ...(flag.multiple ? { multiple: true } : {}),
-    };
-  }
-  return options;
+function optionsOf(flags: readonly FlagSpec[]) {
+  const option = (flag: FlagSpec) => ({
+    type: flag.value ? ('string' as const) : ('boolean' as const),
+    multiple: flag.multiple === true,
+    ...(flag.short ? { short: flag.short } : {}),
+  });
+  return Object.fromEntries(flags.map((flag) => [flag.name, option(flag)]));
 }
 
 /**
@@ -72,7 +67,7 @@ export function parseWithFlags(
     checkChoices(flag, value, hint);
     values[flag.name] = flag.kind
       ? parseKind(flag.kind, value as string | undefined, `--${flag.name}`)
-      : (value ?? (flag.multiple ? [] : flag.type === 'boolean' ? false : undefined));
+      : (value ?? (flag.multiple ? [] : flag.value ? undefined : false));
   }
   checkPositionals(args, parsed.positionals, hint, rest);
   return { help: false, values, positionals: parsed.positionals };
@@ -129,8 +124,7 @@ function checkPositionals(
 function describeParseError(error: unknown, flags: readonly FlagSpec[]): string {
   const message = error instanceof Error ? error.message : String(error);
   const named = flags.find((flag) => message.includes(`'--${flag.name}`));
-  if (named?.type === 'string')
-    return `--${named.name} needs a value: --${named.name} ${named.value ?? 'VALUE'}`;
-  if (named?.type === 'boolean') return `--${named.name} is a switch and takes no value`;
-  return message;
+  if (named === undefined) return message;
+  if (named.value) return `--${named.name} needs a value: --${named.name} ${named.value}`;
+  return `--${named.name} is a switch and takes no value`;
 }

@@ -16,11 +16,10 @@ const RENAMED: Record<string, string> = {
 };
 const FLAG_NAMES = new Set<string>(FLAGS.map((flag) => flag.name));
 
-type Next = { manifest: string; ledger?: string; baseUrl?: string };
 const WORDS: Record<string, (fields: Fields, message: string) => string> = {
   /** The command that rebuilds the ledger, as the user would type it. */
   ledger_lost: ({ next }, message) => {
-    const { manifest, ledger, baseUrl } = next as Next;
+    const { manifest, ledger, baseUrl } = next as { manifest: string; ledger?: string; baseUrl?: string };
     return message.replace('`importJobs`', commandLine('import', manifest, { ledger, 'base-url': baseUrl }));
   },
   target_refused: (_fields, message) =>

@@ -1,6 +1,9 @@
 import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
 import type { Account } from '../service-client/schemas.js';
 
+/** The code plan gives an account check that got no answer in time (not the service's). */
+export const NO_ANSWER_IN_TIME = 'no_answer_in_time';
+
 /** The outcome of GET /account, as the command saw it (the key never reaches this module). */
 export type AccountCheck =
   | { baseUrl: string; ok: true; account: Account }
@@ -31,6 +34,26 @@ export function toPlanAccount(check: AccountCheck): PlanAccount {
     balance_usd: account.balance.amount_usd,
     concurrency: { active: account.concurrency.active, limit: account.concurrency.limit },
     error: null,
+  };
+}
+
+/**
+ * GET /account's failure, for stderr, and whether the service refused the account (401, 402); null
+ * when it did not fail, or only did not answer in time: a slow service does not stop run (its
+ * requests are resent with the same keys), nor plan.
+ */
+export function accountFailure(account: PlanAccount | null): { line: string; refused: boolean } | null {
+  const error = account?.error ?? null;
+  if (error === null || error.code === NO_ANSWER_IN_TIME) return null;
+  const hint =
+    error.status === 401
+      ? 'check MEDIAGEN_API_KEY'
+      : error.status === 402
+        ? 'the wallet must be enabled and funded'
+        : 'run would stop the same way, before submitting anything';
+  return {
+    line: `GET /account at ${account!.base_url} failed: ${error.message} (${hint})`,
+    refused: error.status === 401 || error.status === 402,
   };
 }
 

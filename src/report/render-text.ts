@@ -169,16 +169,22 @@ export function riskLines(risk: ValueAtRisk, saveCommand: string, first: boolean
   return text === null ? '' : `${cleanText(text)}\n${first ? '\n' : ''}`;
 }
 
-/** `status` for people, in chunks for writeChunks; `saveCommand` is the run that saves outputs at risk. */
+/**
+ * `status` for people, in chunks for writeChunks; `saveCommand` is the run that saves outputs at
+ * risk, `sandboxCommand` the status that reads the sandbox's ledger when only that one exists.
+ */
 export function* statusTextChunks(
   report: StatusReport,
-  ledger: LedgerNote,
+  ledger: LedgerNote & { sandboxLedger?: string },
   saveCommand = 'mediabatch run',
+  sandboxCommand = 'mediabatch status --sandbox',
 ): Generator<string> {
   yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
   yield savedFileLines(report);
   yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${footer(report.warnings, ledger)}`;
+  if (ledger.sandboxLedger)
+    yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;
 }
 
 // ---- report ----------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { ExitCode, UserError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import type { JobStatus } from '../service-client/schemas.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
@@ -70,6 +71,14 @@ function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>
   return merged;
 }
 
+/** A port in use, or not ours to take, is the caller's to change (a UserError); anything else is a bug. */
+function listenRefused(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
+  const message = `cannot listen on port ${port} (${code}); choose another with \`port\``;
+  return new UserError(message, ExitCode.Usage, 'invalid_usage', { option: 'port', port, code });
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export async function startSandbox(
@@ -84,7 +93,7 @@ export async function startSandbox(
     await server.listen(options.port ?? 0);
   } catch (error) {
     stateFile?.close();
-    throw error;
+    throw listenRefused(error, options.port ?? 0);
   }
   const port = server.port;
   const firstKey = store.config.keys[0];

@@ -6,9 +6,9 @@ import { closestMatch, editDistance } from '../../src/suggest.js';
 
 /** Rows the real table does not have yet, to pin the parser's handling of every kind of flag. */
 const ROWS: FlagSpec[] = [
-  { name: 'only', type: 'string', multiple: true, value: 'ID', description: 'x', commands: [] },
-  { name: 'progress', type: 'string', choices: ['ndjson'], description: 'x', commands: [] },
-  { name: 'dry', type: 'boolean', description: 'x', commands: [] },
+  { name: 'only', multiple: true, value: 'ID', description: 'x', commands: [] },
+  { name: 'progress', value: 'FORMAT', choices: ['ndjson'], description: 'x', commands: [] },
+  { name: 'dry', description: 'x', commands: [] },
 ];
 const parse = (argv: string[]) => parseWithFlags('demo', ROWS, ['manifest'], argv);
 const failure = (run: () => unknown): string => {

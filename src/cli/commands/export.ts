@@ -1,17 +1,17 @@
 import { ExitCode, type ExportState, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
-import { batchOptions, manifestFor } from '../batch-options.js';
+import { writeChunks } from '../../ui/write-chunks.js';
+import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { writeChunks } from '../output.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io);
+  const { manifest, options: batch } = openBatch({ values, positionals }, io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
-  const options = { ...batchOptions(values, io, positionals[0]!), states: values.state as ExportState[] };
+  const options = { ...batch, states: values.state as ExportState[] };
   if (values.out !== undefined) {
     await writeExport(manifest, { ...options, to: values.out, format });
     return ExitCode.Ok;

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { renderImportText } from '../../import/render.js';
 import { ExitCode, importJobs } from '../../index.js';
-import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { warnOn } from '../words.js';
 
@@ -10,13 +10,13 @@ import { warnOn } from '../words.js';
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io, 'nothing was imported');
+  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'nothing was imported');
   const summary = await importJobs(manifest, {
-    ...batchOptions(values, io, positionals[0]!),
+    ...options,
     ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),
     warn: warnOn(io, 'import'),
   });
-  const rerun = commandLine('run', positionals[0]!, { ledger: values.ledger, sandbox: values.sandbox });
+  const rerun = commandLine('run', manifestArg, { ledger: values.ledger, sandbox: values.sandbox });
   io.stdout.write(
     values.json
       ? `${JSON.stringify(summary, null, 2)}\n`

@@ -1,12 +1,12 @@
 import { ExitCode, report, UserError, writeGallery } from '../../index.js';
+import { renderGalleryWritten } from '../../report/render-tasks.js';
 import { renderReportText } from '../../report/render-text.js';
-import { batchOptions, manifestFor } from '../batch-options.js';
+import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /** `report`: every item with every attempt, as text or as the gallery page (docs/gallery.md). */
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io, 'no report was made');
-  const options = batchOptions(values, io, positionals[0]!);
+  const { manifest, options } = openBatch({ values, positionals }, io, 'no report was made');
   if (values.html === undefined) {
     if (values['url-lifetime'] !== undefined)
       throw new UserError('--url-lifetime goes with --html: only the gallery page links to the outputs');
@@ -21,13 +21,6 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     force: values.force,
     warn: ({ message }) => io.stderr.write(`warning: ${message}\n`),
   });
-  const what = `the gallery of ${manifest.name} (${page.items} items)`;
-  if (page.pageUrl !== null)
-    io.stdout.write(
-      `wrote ${what} to ${page.written}\nits links expire at ${page.linksExpireAt}; open the page at:\n${page.pageUrl}\n`,
-    );
-  else if (page.linksExpireAt !== null)
-    io.stdout.write(`wrote ${what} to ${page.written}; its video links expire at ${page.linksExpireAt}\n`);
-  else io.stdout.write(`wrote ${what} to ${page.written}\n`);
+  io.stdout.write(renderGalleryWritten(manifest.name, page));
   return ExitCode.Ok;
 };

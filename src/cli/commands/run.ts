@@ -1,17 +1,15 @@
 import { ExitCode, type RunResult, run } from '../../index.js';
+import { readRedoIds } from '../../report/gallery/redo-file.js';
 import { TerminalRunView } from '../../ui/terminal-run-view.js';
-import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { readRedoIds } from '../redo-list.js';
 import { cliWords, warnOn } from '../words.js';
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
-export const runCommand: Command<'run'> = async (args, io) => {
-  const { values } = args;
-  const manifestArg = args.positionals[0]!;
-  const manifest = manifestFor(manifestArg, io);
+export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
+  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io);
   const handle = run(manifest, {
-    ...batchOptions(values, io, manifestArg),
+    ...options,
     redo: readRedoIds(values.redo, io.cwd),
     only: values.only,
     retryFailed: values['retry-failed'],

@@ -23,16 +23,7 @@ export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   const config: SandboxConfigInput =
     values.config === undefined ? demoSandboxConfig() : loadSandboxConfig(resolve(io.cwd, values.config));
 
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  try {
-    sandbox = await startSandbox(config, { port, ...(statePath === undefined ? {} : { statePath }) });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      throw new UserError(`cannot listen on port ${port} (${code}); choose another with --port`);
-    }
-    throw error;
-  }
+  const sandbox = await startSandbox(config, { port, ...(statePath === undefined ? {} : { statePath }) });
   // The first Ctrl-C closes cleanly; a second one means the user no longer wants to wait for that.
   const stopped = new Promise<void>((done) =>
     io.onInterrupt((count) => {

@@ -1,29 +1,23 @@
 import { ExitCode, status } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { statusTextChunks } from '../../report/render-text.js';
-import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
+import { writeChunks } from '../../ui/write-chunks.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { writeChunks } from '../output.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const manifest = manifestFor(positionals[0], io, 'no status can be shown');
-  const { ledger, ...document } = status(manifest, {
-    ...batchOptions(values, io, positionals[0]!),
-    ...(values.verify ? { verify: true } : {}),
-  });
+  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'no status can be shown');
+  const { ledger, ...document } = status(manifest, { ...options, verify: values.verify });
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)
     : statusTextChunks(
         document,
         { ...ledger, service: document.service },
-        commandLine('run', positionals[0]!, values),
+        commandLine('run', manifestArg, values),
+        commandLine('status', manifestArg, { ...values, sandbox: true }),
       );
   await writeChunks(io.stdout, chunks);
-  if (!values.json && ledger.sandboxLedger)
-    io.stdout.write(
-      `a sandbox run of ${manifest.name} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${commandLine('status', positionals[0]!, { ...values, sandbox: true })})\n`,
-    );
   return ExitCode.Ok;
 };

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UserError } from '../index.js';
+import { ExitCode, UserError } from '../../errors.js';
 
 /**
- * `run --redo a b` or `--redo @redo.txt` (the file the gallery offers: ids separated by white
- * space, `#` comments). The library checks the ids before anything is sent.
+ * The ids a redo names, read back from what the gallery's page offers: ids as they are, or `@FILE`,
+ * the redo.txt it saves (ids separated by white space, `#` comments), from `cwd`. Each id once;
+ * the run checks them before anything is sent.
  */
 export function readRedoIds(values: readonly string[], cwd: string): string[] {
   const ids: string[] = [];
@@ -18,7 +19,8 @@ export function readRedoIds(values: readonly string[], cwd: string): string[] {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UserError(`--redo ${value}: cannot read ${file}: ${(error as Error).message}`);
+      const message = `\`redo\` ${value}: cannot read ${file}: ${(error as Error).message}`;
+      throw new UserError(message, ExitCode.Usage, 'invalid_usage', { option: 'redo', file });
     }
     for (const line of text.split(/\r?\n/)) ids.push(...line.replace(/#.*/, '').split(/\s+/).filter(Boolean));
   }

@@ -1,7 +1,8 @@
 /**
- * Writes the chunks of a document to standard output, waiting whenever the stream's buffer is
- * full. A reader that stops early (`status ... | head`, `export ... | head`) is a normal end of a
- * pipeline, not an error: the rest is not written. The one stdout writer of every command.
+ * Writes the chunks of a document (report/'s text, JSON and export renderers make them) to an
+ * output stream, waiting whenever its buffer is full. A reader that stops early (`status ... |
+ * head`, `export ... | head`) is a normal end of a pipeline, not an error: the rest is not
+ * written. The one writer of every command's document on stdout.
  */
 export async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
   let closed = false;

@@ -1,0 +1,68 @@
+import { formatUsdHuman } from '../money.js';
+
+/** What `forget`, `copy-ledger` and `report --html` say they did, for people. */
+
+interface Looked {
+  itemId: string;
+  jobId: string;
+  lost: boolean;
+  paidMicros: number;
+  why: string | null;
+}
+
+/** The jobs forget looked at, each forgotten or kept, and what paying for them again means. */
+export function renderForgotten(
+  name: string,
+  ids: readonly string[],
+  jobs: readonly Looked[],
+  planCommand: string,
+): string {
+  if (jobs.length === 0)
+    return `${name}: no job in flight${ids.length > 0 ? ` for ${ids.join(', ')}` : ''}; nothing to forget\n`;
+  const lines = jobs.map(({ itemId, jobId, lost, paidMicros, why }) =>
+    lost
+      ? `  forgot ${itemId}: job ${jobId} is unknown to the service; it cost ${formatUsdHuman(paidMicros)}, and the item is pending again`
+      : `  kept ${itemId}: job ${jobId}: ${why}`,
+  );
+  const lost = jobs.filter((job) => job.lost);
+  const paid = lost.reduce((sum, job) => sum + job.paidMicros, 0);
+  const tail =
+    lost.length === 0
+      ? 'nothing was forgotten'
+      : `${lost.length} job(s) forgotten, ${formatUsdHuman(paid)} paid for them is kept in the spend. ` +
+        `The next run submits their items again and pays again: ${planCommand} says how much at most`;
+  return `${name}:\n${lines.join('\n')}\n${tail}\n`;
+}
+
+interface Copied {
+  items: number;
+  attempts: number;
+  files: number;
+  events: number;
+  runs: number;
+  from: string;
+  to: string;
+  outputPassed: boolean;
+}
+
+/** What copy-ledger copied, with both ledgers as the library shows them (a URL without its password). */
+export function renderCopied(manifest: { name: string; outputDir: string }, copied: Copied): string {
+  return (
+    `${manifest.name}: copied ${copied.items} item(s), ${copied.attempts} attempt(s), ${copied.files} file(s), ` +
+    `${copied.events} event(s) and ${copied.runs} run(s)\n  from ${copied.from}\n  to   ${copied.to}\n` +
+    (copied.outputPassed ? `  the output folder ${manifest.outputDir} now belongs to the copy\n` : '')
+  );
+}
+
+/** Where the gallery went and, for a bucket, when its links expire and where to open it. */
+export function renderGalleryWritten(
+  name: string,
+  page: { written: string; items: number; linksExpireAt: string | null; pageUrl: string | null },
+): string {
+  const what = `the gallery of ${name} (${page.items} items)`;
+  if (page.pageUrl !== null)
+    return `wrote ${what} to ${page.written}\nits links expire at ${page.linksExpireAt}; open the page at:\n${page.pageUrl}\n`;
+  if (page.linksExpireAt !== null)
+    return `wrote ${what} to ${page.written}; its video links expire at ${page.linksExpireAt}\n`;
+  return `wrote ${what} to ${page.written}\n`;
+}
