@@ -52,9 +52,9 @@ export const FLAGS = [
   },
   {
     name: 'ledger',
-    value: 'PATH',
+    value: 'PATH|URL',
     default: '.mediabatch/<name>.sqlite beside the manifest',
-    description: 'The ledger file that remembers every attempt, job, charge and saved file.',
+    description: 'The ledger of every attempt, job, charge and file: a file, or a postgres:// URL runners share.',
     commands: MANIFEST_COMMANDS,
   },
   {
