@@ -12,6 +12,8 @@ export interface ChildStats {
   userCpuMicros: number;
   systemCpuMicros: number;
   maxRssKib: number;
+  /** Statements sent to a PostgreSQL ledger (child-stats.mjs); null on a SQLite ledger. */
+  ledgerRoundTrips: number | null;
 }
 
 export interface CliRun {
