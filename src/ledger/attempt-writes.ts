@@ -1,6 +1,14 @@
 import { getAttempt } from './attempt-reads.js';
 import type { LedgerConnection } from './ledger-connection.js';
-import { type AttemptRecord, type JobSnapshot, LOST_JOB_STATUS, preparedAttempt } from './records.js';
+import {
+  type AttemptRecord,
+  type ImportedJob,
+  type JobSnapshot,
+  jobDetail,
+  jobValues,
+  LOST_JOB_STATUS,
+  preparedAttempt,
+} from './records.js';
 import { appendEvent } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
@@ -69,10 +77,7 @@ function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord 
 }
 
 /** A job found on the service by `mediabatch import`: see Ledger.recordImportedJob. */
-export function recordImportedJob(
-  c: LedgerConnection,
-  imported: { itemId: string; seq: number; requestBody: string; requestHash: string; job: JobSnapshot },
-): AttemptRecord {
+export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): AttemptRecord {
   return c.db.transaction(() => {
     const at = c.at();
     const info = c
@@ -147,25 +152,11 @@ export function recordJob(c: LedgerConnection, attemptId: number, job: JobSnapsh
   });
 }
 
-function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
-  return { job: job.jobId, status: job.status, amount: job.amountMicros };
-}
-
 function updateJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): void {
   c.prepare(
     `UPDATE attempts SET job_id = ?, job_status = ?, amount_micros = ?, refunded_micros = ?,
            error_code = ?, error_message = ?, expires_at = ?, completed_at = ? WHERE id = ?`,
-  ).run(
-    job.jobId,
-    job.status,
-    job.amountMicros,
-    job.refundedMicros,
-    job.errorCode,
-    job.errorMessage,
-    job.expiresAt,
-    job.completedAt,
-    attemptId,
-  );
+  ).run(...jobValues(job), attemptId);
 }
 
 /**

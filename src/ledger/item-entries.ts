@@ -18,7 +18,7 @@ export interface ItemEntry {
 }
 
 /** One row, as an array: better-sqlite3 builds arrays in about half the time of named rows. */
-type EntryRow = [
+export type EntryRow = [
   itemId: string,
   requestHash: string | null,
   state: ItemRecord['state'] | null,
@@ -61,7 +61,7 @@ export function* itemEntries(c: LedgerConnection): Generator<ItemEntry> {
   for (const row of rows) yield { itemId: row[0], record: recordOf(row), attempt: attemptOf(row) };
 }
 
-function recordOf(row: EntryRow): ItemRecord | undefined {
+export function recordOf(row: EntryRow): ItemRecord | undefined {
   const [itemId, requestHash, state, retriesUsed, errorCode, errorMessage] = row;
   if (state === null) return undefined;
   return {
@@ -75,7 +75,7 @@ function recordOf(row: EntryRow): ItemRecord | undefined {
   };
 }
 
-function attemptOf(row: EntryRow): AttemptRecord | undefined {
+export function attemptOf(row: EntryRow): AttemptRecord | undefined {
   const [itemId, , , , , , id, seq, state, httpStatus, httpCode, jobId, jobStatus, filesSaved, hash] = row;
   if (id === null) return undefined;
   return {

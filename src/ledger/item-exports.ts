@@ -38,7 +38,7 @@ export interface SavedFile {
  * One saved file of one attempt of one item: an attempt without saved files has one row, its file
  * columns null, and an item without attempts one row, its attempt columns null too.
  */
-type ExportRow = [
+export type ExportRow = [
   index: number,
   state: ItemState | null,
   errorCode: string | null,
@@ -114,7 +114,8 @@ export function paidItemsNotIn(c: LedgerConnection, ids: readonly string[]): str
 /** In KiB, as SQLite takes a negative cache_size. */
 const WALK_CACHE_KIB = -2000;
 
-function* itemsOf(rows: IterableIterator<unknown>, ids: readonly string[]): Generator<ItemExport> {
+/** Each item's export from its rows (ExportRow), which come an item's together, in the ids' order. */
+export function* itemsOf(rows: IterableIterator<unknown>, ids: readonly string[]): Generator<ItemExport> {
   // An item's rows are consecutive, and so are an attempt's: the first row of the next ends them.
   let item: ItemRows | null = null;
   for (const row of rows as IterableIterator<ExportRow>) {

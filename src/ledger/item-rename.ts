@@ -1,3 +1,4 @@
+import type { BatchPaths } from './batch-paths.js';
 import type { LedgerConnection } from './ledger-connection.js';
 import { appendEvent } from './runs-and-events.js';
 
@@ -7,6 +8,22 @@ export interface FileMove {
   idx: number;
   from: string;
   to: string;
+}
+
+/**
+ * Each move's file row given its new stored path by `update`; what the `renamed` event says of
+ * them, in stored form (both ledgers).
+ */
+export function movedFiles(
+  paths: BatchPaths,
+  moves: readonly FileMove[],
+  update: (stored: string, move: FileMove) => void,
+): Array<{ attempt_id: number; idx: number; from: string; to: string }> {
+  return moves.map((move) => {
+    const [was, now] = [paths.stored(move.from), paths.stored(move.to)];
+    update(now, move);
+    return { attempt_id: move.attemptId, idx: move.idx, from: was, to: now };
+  });
 }
 
 /**
@@ -34,11 +51,7 @@ export function renameItem(c: LedgerConnection, from: string, to: string, moves:
     if (row.changes !== 1) throw new Error(`cannot rename ${from}: the ledger has no such item`);
     c.prepare('UPDATE attempts SET item_id = ? WHERE batch_id = ? AND item_id = ?').run(to, c.batchId, from);
     const update = c.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?');
-    const files = moves.map((move) => {
-      const [was, now] = [c.paths.stored(move.from), c.paths.stored(move.to)];
-      update.run(now, move.attemptId, move.idx);
-      return { attempt_id: move.attemptId, idx: move.idx, from: was, to: now };
-    });
+    const files = movedFiles(c.paths, moves, (path, move) => update.run(path, move.attemptId, move.idx));
     appendEvent(c, to, null, 'renamed', { from, to, files });
     appendEvent(c, from, null, 'renamed', { from, to });
   });

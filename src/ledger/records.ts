@@ -92,6 +92,34 @@ export interface JobSnapshot {
   completedAt: string | null;
 }
 
+/** A job found on the service by `mediabatch import`, to be recorded as an accepted attempt. */
+export interface ImportedJob {
+  itemId: string;
+  seq: number;
+  requestBody: string;
+  requestHash: string;
+  job: JobSnapshot;
+}
+
+/** What an event says of a job the service answered with. */
+export function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
+  return { job: job.jobId, status: job.status, amount: job.amountMicros };
+}
+
+/** A job's columns in the order both ledgers' updateJob set them: job, status, money, error, times. */
+export function jobValues(job: JobSnapshot): unknown[] {
+  return [
+    job.jobId,
+    job.status,
+    job.amountMicros,
+    job.refundedMicros,
+    job.errorCode,
+    job.errorMessage,
+    job.expiresAt,
+    job.completedAt,
+  ];
+}
+
 export interface MoneyTotals {
   chargedMicros: Micros;
   refundedMicros: Micros;

@@ -1,5 +1,13 @@
 import type { NewAttempt } from '../attempt-writes.js';
-import { type AttemptRecord, type JobSnapshot, LOST_JOB_STATUS, type MoneyTotals } from '../records.js';
+import {
+  type AttemptRecord,
+  type ImportedJob,
+  type JobSnapshot,
+  jobDetail,
+  jobValues,
+  LOST_JOB_STATUS,
+  type MoneyTotals,
+} from '../records.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
@@ -41,10 +49,26 @@ export function attemptRequest(
   return row!;
 }
 
+/**
+ * attempt-reads.ts's summary columns: the text columns blank ('' and a null vars), as SQLite's
+ * unsavedSucceeded gives them, so that both ledgers hand status the same records.
+ */
+const SUMMARY_COLUMNS = [
+  'request_body',
+  'idempotency_key',
+  'request_hash',
+  'error_message',
+  'created_at',
+  'answered_at',
+  'completed_at',
+]
+  .reduce((columns, column) => columns.replace(`${column} AS`, "'' AS"), ATTEMPT_COLUMNS)
+  .replace(', vars', ', NULL AS vars');
+
 export function unsavedSucceeded(c: PgLedgerConnection): AttemptRecord[] {
   return c.db
     .query<AttemptRow>(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE batch_id = $1 AND job_status = 'succeeded'
+      `SELECT ${SUMMARY_COLUMNS} FROM attempts WHERE batch_id = $1 AND job_status = 'succeeded'
          AND files_saved = 0 AND expires_at IS NOT NULL ORDER BY id`,
       [c.batchId],
     )
@@ -112,10 +136,7 @@ export function insertAttempt(c: PgLedgerConnection, attempt: NewAttempt): Attem
   return getAttempt(c, inserted.id);
 }
 
-export function recordImportedJob(
-  c: PgLedgerConnection,
-  imported: { itemId: string; seq: number; requestBody: string; requestHash: string; job: JobSnapshot },
-): AttemptRecord {
+export function recordImportedJob(c: PgLedgerConnection, imported: ImportedJob): AttemptRecord {
   return c.db.transaction(() => {
     const at = c.at();
     const [row] = c.db.query<{ id: number }>(
@@ -209,24 +230,10 @@ export function recordJobLost(c: PgLedgerConnection, attemptId: number, message:
   });
 }
 
-function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
-  return { job: job.jobId, status: job.status, amount: job.amountMicros };
-}
-
 function updateJob(c: PgLedgerConnection, attemptId: number, job: JobSnapshot): void {
   c.db.query(
     `UPDATE attempts SET job_id = $1, job_status = $2, amount_micros = $3, refunded_micros = $4,
        error_code = $5, error_message = $6, expires_at = $7, completed_at = $8 WHERE id = $9`,
-    [
-      job.jobId,
-      job.status,
-      job.amountMicros,
-      job.refundedMicros,
-      job.errorCode,
-      job.errorMessage,
-      job.expiresAt,
-      job.completedAt,
-      attemptId,
-    ],
+    [...jobValues(job), attemptId],
   );
 }

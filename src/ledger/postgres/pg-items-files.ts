@@ -1,4 +1,4 @@
-import type { FileMove } from '../item-rename.js';
+import { type FileMove, movedFiles } from '../item-rename.js';
 import type { ItemUpdate } from '../item-rows.js';
 import type { FileRecord, ItemRecord, ServiceBinding } from '../records.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
@@ -9,11 +9,12 @@ import type { PgLedgerConnection } from './pg-ledger-connection.js';
  * may run twice after a lost connection (sync-connection.ts): each is an upsert or sets a value.
  */
 
+/** In item_id's byte order, SQLite's order of its key: a PostgreSQL table's own order moves with every update. */
 export function listItems(c: PgLedgerConnection): ItemRecord[] {
   return c.db.query<ItemRecord>(
     `SELECT item_id AS "itemId", request_hash AS "requestHash", state, retries_used AS "retriesUsed",
        error_code AS "errorCode", error_message AS "errorMessage", updated_at AS "updatedAt"
-     FROM items WHERE batch_id = $1`,
+     FROM items WHERE batch_id = $1 ORDER BY item_id COLLATE "C"`,
     [c.batchId],
   );
 }
@@ -21,7 +22,18 @@ export function listItems(c: PgLedgerConnection): ItemRecord[] {
 /** Rows per statement when many items are written at once (a manifest of 100,000 is 100 statements). */
 const ITEMS_PER_STATEMENT = 1000;
 
-export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
+/**
+ * Inserts or rewrites many items at once. A row another runner holds by a live lease is its to
+ * write (`runnerId` names this one; none: a command that holds the whole batch): left as it is.
+ */
+export function putItems(
+  c: PgLedgerConnection,
+  given: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+  runnerId: string | null = null,
+): void {
+  // One statement may not upsert a row twice: an id given twice keeps its last row, as SQLite's
+  // one upsert after another does.
+  const items = [...new Map(given.map((item) => [item.itemId, item])).values()];
   if (items.length === 0) return;
   const at = c.at();
   c.db.transaction(() => {
@@ -32,7 +44,8 @@ export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: s
          SELECT $1, * , $8 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[])
          ON CONFLICT (batch_id, item_id) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
            retries_used = excluded.retries_used, error_code = excluded.error_code,
-           error_message = excluded.error_message, updated_at = excluded.updated_at`,
+           error_message = excluded.error_message, updated_at = excluded.updated_at
+         WHERE $9::text IS NULL OR items.claimed_by IS NULL OR items.claimed_by = $9 OR items.lease_until < now()`,
         [
           c.batchId,
           chunk.map((item) => item.itemId),
@@ -42,6 +55,7 @@ export function putItems(c: PgLedgerConnection, items: ReadonlyArray<{ itemId: s
           chunk.map((item) => item.errorCode ?? null),
           chunk.map((item) => item.errorMessage ?? null),
           at,
+          runnerId,
         ],
       );
     }
@@ -103,15 +117,13 @@ export function renameItem(
       c.batchId,
       from,
     ]);
-    const files = moves.map((move) => {
-      const [was, now] = [c.paths.stored(move.from), c.paths.stored(move.to)];
+    const files = movedFiles(c.paths, moves, (path, move) =>
       c.db.query('UPDATE files SET path = $1 WHERE attempt_id = $2 AND idx = $3', [
-        now,
+        path,
         move.attemptId,
         move.idx,
-      ]);
-      return { attempt_id: move.attemptId, idx: move.idx, from: was, to: now };
-    });
+      ]),
+    );
     appendEvent(c, to, null, 'renamed', { from, to, files });
     appendEvent(c, from, null, 'renamed', { from, to });
   });

@@ -19,9 +19,10 @@ import type {
 } from '../records.js';
 import * as attempts from './pg-attempts.js';
 import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
+import * as exportViews from './pg-export-views.js';
+import * as views from './pg-item-views.js';
 import * as rows from './pg-items-files.js';
 import { PgLedgerConnection } from './pg-ledger-connection.js';
-import * as views from './pg-views.js';
 import type { PgConfig } from './sync-connection.js';
 
 export interface PostgresLedgerOptions {
@@ -105,7 +106,7 @@ export class PostgresLedger implements Ledger {
   }
 
   putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
-    rows.putItems(this.#c, items);
+    rows.putItems(this.#c, items, this.claims?.runnerId ?? null);
   }
 
   setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void {
@@ -191,15 +192,15 @@ export class PostgresLedger implements Ledger {
   }
 
   itemExports(ids: readonly string[]): IterableIterator<ItemExport> {
-    return views.itemExports(this.#c, ids);
+    return exportViews.itemExports(this.#c, ids);
   }
 
   paidItemsNotIn(ids: readonly string[]): string[] {
-    return views.paidItemsNotIn(this.#c, ids);
+    return exportViews.paidItemsNotIn(this.#c, ids);
   }
 
   priceSamples(): PriceSample[] {
-    return views.priceSamples(this.#c);
+    return exportViews.priceSamples(this.#c);
   }
 
   unsavedSucceeded(): AttemptRecord[] {

@@ -1,3 +1,5 @@
+import type PgModule from 'pg';
+
 /**
  * The body of the worker thread that owns the PostgreSQL connection (sync-connection.ts). It is
  * started from this function's own source text (`eval`), so it needs no file of its own beside the
@@ -12,7 +14,8 @@
 // biome-ignore lint/suspicious/noExplicitAny: CommonJS modules loaded at run time have no types here.
 export function queryWorker(load: (id: string) => any): void {
   const { parentPort, workerData } = load('node:worker_threads');
-  const pg = load(workerData.pgPath);
+  // Typed by pg's own declarations: the type import is erased, the module is the worker's require's.
+  const pg: typeof PgModule = load(workerData.pgPath);
   // Money and ids are bigint columns; micro-dollars stay far below 2^53.
   pg.types.setTypeParser(20, (value: string) => Number(value));
   const signal = new Int32Array(workerData.signal);
@@ -43,7 +46,11 @@ export function queryWorker(load: (id: string) => any): void {
     Atomics.add(signal, 0, 1);
     Atomics.notify(signal, 0);
   };
-  const run = async (sql: string, params: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> => {
+  const run = async (
+    sql: string,
+    params: unknown[],
+    arrays: boolean,
+  ): Promise<{ rows: unknown[]; rowCount: number }> => {
     if (client === null) {
       const fresh = new pg.Client(workerData.config);
       fresh.on('error', () => {
@@ -53,31 +60,39 @@ export function queryWorker(load: (id: string) => any): void {
       await fresh.connect();
     }
     // Without values, the simple protocol: a migration's several statements go as one text.
-    const result = await client.query(params.length > 0 ? { text: sql, values: params } : sql);
+    const result = await client.query(
+      params.length > 0 ? { text: sql, values: params, ...(arrays ? { rowMode: 'array' } : {}) } : sql,
+    );
     return { rows: result.rows ?? [], rowCount: result.rowCount ?? 0 };
   };
-  parentPort.on('message', async (message: { sql?: string; params?: unknown[]; close?: boolean }) => {
-    if (message.close) {
-      await client?.end().catch(() => {});
-      client = null;
-      answer({ ok: true, rows: [], rowCount: 0 });
-      return;
-    }
-    try {
-      answer({ ok: true, ...(await run(message.sql ?? '', message.params ?? [])) });
-    } catch (caught) {
-      const error = caught as { code?: string; message?: string; detail?: string; constraint?: string };
-      const lost = isLost(error);
-      if (lost) drop();
-      answer({
-        ok: false,
-        error: {
-          message: String(error.message),
-          code: error.code ?? null,
-          constraint: error.constraint ?? null,
-          lost,
-        },
-      });
-    }
-  });
+  parentPort.on(
+    'message',
+    async (message: { sql?: string; params?: unknown[]; arrays?: boolean; close?: boolean }) => {
+      if (message.close) {
+        await client?.end().catch(() => {});
+        client = null;
+        answer({ ok: true, rows: [], rowCount: 0 });
+        return;
+      }
+      try {
+        answer({
+          ok: true,
+          ...(await run(message.sql ?? '', message.params ?? [], message.arrays === true)),
+        });
+      } catch (caught) {
+        const error = caught as { code?: string; message?: string; detail?: string; constraint?: string };
+        const lost = isLost(error);
+        if (lost) drop();
+        answer({
+          ok: false,
+          error: {
+            message: String(error.message),
+            code: error.code ?? null,
+            constraint: error.constraint ?? null,
+            lost,
+          },
+        });
+      }
+    },
+  );
 }

@@ -116,6 +116,15 @@ export class SyncConnection {
     return this.#retrying(() => this.#call(sql, params).rows as T[]);
   }
 
+  /**
+   * As query, each row an array in the SELECT's order: the 100,000-row views cross the thread as
+   * arrays, which clone in about half the time of named rows, as better-sqlite3's raw() builds them.
+   */
+  queryArrays<T extends unknown[]>(sql: string, params: readonly unknown[] = []): T[] {
+    if (this.#inTransaction) return this.#call(sql, params, true).rows as T[];
+    return this.#retrying(() => this.#call(sql, params, true).rows as T[]);
+  }
+
   /** Rows changed by one statement. */
   execute(sql: string, params: readonly unknown[] = []): number {
     if (this.#inTransaction) return this.#call(sql, params).rowCount ?? 0;
@@ -185,10 +194,10 @@ export class SyncConnection {
     }
   }
 
-  #call(sql: string, params: readonly unknown[]): Reply {
+  #call(sql: string, params: readonly unknown[], arrays = false): Reply {
     if (this.#closed) throw new Error('the ledger is closed');
     this.roundTrips += 1;
-    const reply = this.#send({ sql, params }, STATEMENT_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 1_000);
+    const reply = this.#send({ sql, params, arrays }, STATEMENT_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 1_000);
     if (reply.ok) return reply;
     const error = reply.error!;
     if (error.lost) throw new LostConnection(error.message);
