@@ -45,6 +45,11 @@ export const mutatedFolders = ['src/downloads/', 'src/runner/', 'src/money.ts'];
 /** Files under those folders that are not mutated, each with why. */
 export const notMutated = {
   'src/runner/clock.ts': 'the system clock: real timers and Date.now, nothing to decide',
+  'src/runner/next-step.ts': 'a type: what restoring an item asks of the run',
+  'src/runner/shared-runners.ts':
+    "a runner's share of a shared ledger's work, through its claims; proved against PostgreSQL by test/e2e/shared",
+  'src/runner/shared-turn.ts':
+    'renews leases and adopts what other runners let go, through the ledger; proved by test/e2e/shared (kill -9)',
   'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',
   'src/runner/run-loop.ts':
     'the I/O shell of a run (ledger, HTTP, timers); proved end to end in test/e2e/run/',

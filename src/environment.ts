@@ -4,7 +4,17 @@
  * library). src/batch/settings.ts reads the library's share of them, once per batch; the
  * CLI reads only MEDIABATCH_DEBUG (and CI, NO_COLOR for how it draws).
  */
-const ALL_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export', 'sandbox'] as const;
+const ALL_COMMANDS = [
+  'run',
+  'plan',
+  'status',
+  'report',
+  'import',
+  'forget',
+  'copy-ledger',
+  'export',
+  'sandbox',
+] as const;
 
 export const ENVIRONMENT = [
   {

@@ -52,19 +52,19 @@ export const ERROR_CODES = [
   'service_unreachable',
   /** The service refused the account (401, 402). */
   'account_refused',
-  /** Another live run holds the ledger. */
+  /** Another live run holds the ledger (copy-ledger: either of its two). */
   'ledger_held',
   /** The ledger belongs to another service (`bound` and `current` name both). */
   'ledger_other_service',
   /** The ledger cannot be created, opened or read. */
   'ledger_unusable',
-  /** The ledger failed while a run wrote to it (disk full, I/O error). */
+  /** The ledger failed while a run wrote to it (disk full, I/O error), or a copy's target while it took the copy. */
   'ledger_write_failed',
   /** A new ledger while the service holds this manifest's jobs: the ledger was lost. */
   'ledger_lost',
-  /** import into a ledger that already records attempts. */
+  /** import into a ledger that already records attempts; copy-ledger into one that records the batch. */
   'ledger_not_empty',
-  /** forget without a ledger. */
+  /** forget without a ledger; copy-ledger from a ledger that is not there or records no such batch. */
   'ledger_missing',
   /** The output location belongs to another batch (`owner` names its manifest and ledger). */
   'output_owned',
@@ -78,15 +78,29 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What explains an error, a warning or a notice beside its code (docs/api.md): the items, the
+ * option involved by its API name (`option: 'redo'`), the values. A message names an option the
+ * same way, as `redo` in backticks, never as a command-line flag: the CLI words it as its flag.
+ */
+export type Fields = Readonly<Record<string, unknown>>;
+
 /** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
 export class UserError extends Error {
   readonly exitCode: ExitCode;
   readonly code: ErrorCode;
-  constructor(message: string, exitCode: ExitCode = ExitCode.Usage, code: ErrorCode = 'invalid_usage') {
+  readonly fields: Fields;
+  constructor(
+    message: string,
+    exitCode: ExitCode = ExitCode.Usage,
+    code: ErrorCode = 'invalid_usage',
+    fields: Fields = {},
+  ) {
     super(message);
     this.name = 'UserError';
     this.exitCode = exitCode;
     this.code = code;
+    this.fields = fields;
   }
 }
 

@@ -5,18 +5,28 @@
 
 export { LedgerHeldError } from './batch/ledger-access.js';
 export { NO_ANSWER_IN_TIME } from './batch/plan-check.js';
-export { WARNING_CODES, type Warning, type WarningCode } from './batch/warnings.js';
+export {
+  NOTICE_CODES,
+  type Notice,
+  type NoticeCode,
+  WARNING_CODES,
+  type Warning,
+  type WarningCode,
+} from './batch/warnings.js';
 export { ENVIRONMENT } from './environment.js';
-export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, UserError } from './errors.js';
+export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export {
+  type CopyLedgerOptions,
+  copyLedger,
   type ForgetOptions,
   type ForgottenJob,
   forgetJobs,
   type ImportOptions,
   importJobs,
+  type LedgerCopy,
 } from './public/ledger-tasks.js';
 export {
   EXPORT_STATES,

@@ -23,7 +23,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   const { manifest, ledgerPath } = batch;
   const target = serviceTarget(batch, {
     what: 'no service to ask which jobs it knows',
-    sandbox: 'ask the sandbox that `run --sandbox` uses',
+    sandbox: 'ask the sandbox a `sandbox` run uses',
   });
   if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerPath))
     throw new UserError(

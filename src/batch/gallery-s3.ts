@@ -1,6 +1,6 @@
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { sidecarPathFor } from '../downloads/sidecar.js';
-import { ExitCode, UserError } from '../errors.js';
+import { ExitCode, type Fields, UserError } from '../errors.js';
 import { isS3Uri, keyOfUri, keyUnder, parseS3Uri, type S3Location, s3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
 import { s3Failure } from '../storage/s3-errors.js';
@@ -20,7 +20,8 @@ const PAGE_HEAD_BYTES = 16 * 1024;
 /** Signing is local HMAC work, but 100,000 promises at once would only hold memory. */
 const SIGN_BATCH = 500;
 
-const refused = (message: string) => new UserError(message, ExitCode.Usage, 'target_refused');
+const refused = (message: string, fields: Fields = {}) =>
+  new UserError(message, ExitCode.Usage, 'target_refused', fields);
 
 /** The output location's objects, with the client configured from the environment (exit 2 if not). */
 export async function openGalleryBucket(outputDir: string, env: NodeJS.ProcessEnv): Promise<S3Objects> {
@@ -54,10 +55,13 @@ export function bucketGalleryPlan(
   if (!isS3Uri(outputDir)) {
     if (isS3Uri(html))
       throw refused(
-        `--html ${html}: the output location is a local folder, so the page goes to a file beside the videos; an s3:// page needs an s3:// output.dir`,
+        `\`to\` ${html}: the output location is a local folder, so the page goes to a file beside the videos; an s3:// page needs an s3:// output.dir`,
+        { option: 'to', target: html },
       );
     if (urlLifetimeSeconds !== null)
-      throw refused('--url-lifetime is for an s3:// output location, whose links are presigned URLs');
+      throw refused('`urlLifetimeSeconds` is for an s3:// output location, whose links are presigned URLs', {
+        option: 'urlLifetimeSeconds',
+      });
     return null;
   }
   const lifetimeSeconds = checkUrlLifetime(urlLifetimeSeconds);
@@ -75,26 +79,30 @@ export function bucketGalleryPlan(
 export function bucketPageKey(location: S3Location, html: string): string {
   if (html === '') return keyUnder(location, 'index.html');
   const parsed = parseS3Uri(html);
-  if ('problem' in parsed) throw refused(`--html ${html} ${parsed.problem}`);
+  const option = { option: 'to', target: html };
+  if ('problem' in parsed) throw refused(`\`to\` ${html} ${parsed.problem}`, option);
   const key = parsed.bucket === location.bucket ? keyOfUri(location, html) : null;
   if (key === null || key === location.prefix)
     throw refused(
-      `--html ${html} is outside the output location ${s3Uri(location)}: the page goes below it, as in ${s3Uri(location, keyUnder(location, 'index.html'))}`,
+      `\`to\` ${html} is outside the output location ${s3Uri(location)}: the page goes below it, as in ${s3Uri(location, keyUnder(location, 'index.html'))}`,
+      option,
     );
   if (!key.toLowerCase().endsWith('.html'))
     throw refused(
-      `--html ${html} does not end in .html; name the page as in ${s3Uri(location, `${key}.html`)}`,
+      `\`to\` ${html} does not end in .html; name the page as in ${s3Uri(location, `${key}.html`)}`,
+      option,
     );
   if (key.startsWith(`${keyUnder(location, STAGING_FOLDER)}/`))
     throw refused(
-      `--html ${html} is in mediabatch's staging folder, which the next run empties; name another key`,
+      `\`to\` ${html} is in mediabatch's staging folder, which the next run empties; name another key`,
+      option,
     );
   return key;
 }
 
 /**
  * What a guarded object at `uri` is, or null: a saved output, its provenance sidecar or the owner
- * marker, which `--force` never replaces (the same promise gallery-target.ts keeps on disk). Pure.
+ * marker, which `force` never replaces (the same promise gallery-target.ts keeps on disk). Pure.
  */
 export function guardedObject(
   uri: string,
@@ -109,7 +117,7 @@ export function guardedObject(
 
 /**
  * Throws (exit 2, nothing written) unless the page may go to `key`: a new object, or a gallery
- * page mediabatch wrote (its first bytes say so), or anything but a guarded object with --force.
+ * page mediabatch wrote (its first bytes say so), or anything but a guarded object with `force`.
  */
 export async function checkBucketTarget(
   objects: S3Objects,
@@ -121,14 +129,16 @@ export async function checkBucketTarget(
   const what = guardedObject(uri, objects.location, savedFiles);
   if (what !== null)
     throw refused(
-      `${uri} is ${what}; report --html never writes over it, not even with --force. Name another key`,
+      `${uri} is ${what}; a gallery never goes over it, not even with \`force\`. Name another key`,
+      { target: uri, guarded: what },
     );
   if (force) return;
   const head = await readPageHead(objects, key);
   if (head === null || isGalleryPage(head)) return;
   throw refused(
     `${uri} exists and is not a gallery page mediabatch wrote; nothing was written. Name a new key ` +
-      '(or leave the value out for <output location>/index.html), or add --force to replace it',
+      '(or leave the value out for <output location>/index.html), or add `force` to replace it',
+    { target: uri, guarded: null },
   );
 }
 

@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
-import { ExitCode, UserError } from '../errors.js';
+import { ExitCode, type Fields, UserError } from '../errors.js';
 import { isS3Uri } from '../manifest/index.js';
 import { isGalleryPage } from '../report/gallery/page.js';
 import { shownFromCwd } from '../report/shown-path.js';
@@ -35,16 +35,19 @@ export function checkGalleryTarget(path: string, guard: GalleryGuard, force: boo
     isFolder = false;
   }
   const shown = shownFromCwd(guard.cwd, path);
-  if (isFolder) throw refused(`${shown} is a folder; name a file for the gallery`);
+  if (isFolder)
+    throw refused(`${shown} is a folder; name a file for the gallery`, { target: path, folder: true });
   const what = guardedFile(path, guard);
   if (what !== null)
     throw refused(
-      `${shown} is ${what}; report --html never writes over it, not even with --force. Name another file`,
+      `${shown} is ${what}; a gallery never goes over it, not even with \`force\`. Name another file`,
+      { target: path, guarded: what },
     );
   if (force || isGalleryPage(readHead(path))) return;
   throw refused(
     `${shown} exists and is not a gallery page mediabatch wrote; nothing was written. Name a new file ` +
-      '(or leave FILE out for <output dir>/index.html), or add --force to replace it',
+      '(or leave `to` out for <output dir>/index.html), or add `force` to replace it',
+    { target: path, guarded: null },
   );
 }
 
@@ -80,7 +83,8 @@ function guardedFile(path: string, guard: GalleryGuard): string | null {
   return null;
 }
 
-const refused = (message: string) => new UserError(message, ExitCode.Usage, 'target_refused');
+const refused = (message: string, fields: Fields) =>
+  new UserError(message, ExitCode.Usage, 'target_refused', fields);
 
 function exists(path: string): boolean {
   try {

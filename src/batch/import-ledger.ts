@@ -96,8 +96,9 @@ function openEmptyLedger(batch: Batch, manifest: Manifest): Ledger {
   ledger.close();
   throw new UserError(
     `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
-      'ledger. Run the manifest as usual, or import into a new file with --ledger PATH',
+      'ledger. Run the manifest as usual, or import into a new file with `ledger` PATH',
     ExitCode.Usage,
     'ledger_not_empty',
+    { ledgerPath, option: 'ledger' },
   );
 }

@@ -5,7 +5,7 @@ import { didYouMean } from '../suggest.js';
 /**
  * `run --only`: item ids or globs (`*` any run of characters, `?` one), given as repeated flags or
  * separated by commas. Each also selects the children expanded from what it matches (`kayak`
- * selects `kayak.16-9`). Null when no --only was given (every item); a pattern that matches no item
+ * selects `kayak.16-9`). Null when no `only` was given (every item); a pattern that matches no item
  * is a usage error, since running nothing on purpose is never what was meant.
  */
 export function selectItems(manifest: Manifest, patterns: readonly string[]): ReadonlySet<string> | null {
@@ -16,17 +16,19 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
   for (const pattern of wanted) {
     if (pattern === '')
       throw new UserError(
-        '--only needs an item id or a glob, got an empty one',
+        '`only` needs an item id or a glob, got an empty one',
         ExitCode.Usage,
         'selection_empty',
+        { option: 'only', pattern },
       );
     // An id selects itself and the items expanded from it (matrix and template children, `<id>.*`).
     const matches = ids.filter((id) => globMatches(pattern, id) || globMatches(`${pattern}.*`, id));
     if (matches.length === 0)
       throw new UserError(
-        `--only ${pattern} matches no item of ${manifest.name}${didYouMean(pattern, ids)}; nothing was submitted`,
+        `\`only\` ${pattern} matches no item of ${manifest.name}${didYouMean(pattern, ids)}; nothing was submitted`,
         ExitCode.Usage,
         'selection_empty',
+        { option: 'only', pattern },
       );
     for (const id of matches) selected.add(id);
   }

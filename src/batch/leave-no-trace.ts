@@ -13,7 +13,8 @@ export interface Trace {
   remove(): void;
 }
 
-export function newBatchTrace(ledger: LedgerLocation, outputDir: string): Trace {
+/** `outputDir` null: the command makes no output folder (copy-ledger writes a ledger only). */
+export function newBatchTrace(ledger: LedgerLocation, outputDir: string | null): Trace {
   // A shared database is no file of ours: a refused run there recorded nothing (no attempt).
   const ledgerPath = ledger.kind === 'sqlite' ? ledger.path : null;
   // Only what is not there now: the sandbox's state of earlier runs, say, is evidence to keep.
@@ -22,7 +23,7 @@ export function newBatchTrace(ledger: LedgerLocation, outputDir: string): Trace 
     .filter((file) => !existsSync(file));
   const folders = [
     ...(ledgerPath === null ? [] : missingFolders(dirname(ledgerPath))),
-    ...(isS3Uri(outputDir) ? [] : missingFolders(outputDir)),
+    ...(outputDir === null || isS3Uri(outputDir) ? [] : missingFolders(outputDir)),
   ];
   return {
     remove() {

@@ -22,11 +22,14 @@ export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerL
   }
 }
 
+/** What a refused command left undone, in its words ("nothing was copied"). */
+type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied';
+
 /** Another live run holds the ledger: the same refusal for every command and the API (exit code 3). */
 export class LedgerHeldError extends UserError {
   constructor(
     readonly ledgerPath: string,
-    nothingWas: 'changed' | 'imported' | 'forgotten' = 'changed',
+    nothingWas: NothingWas = 'changed',
   ) {
     super(
       `the ledger ${ledgerPath} is held by another live run; nothing was ${nothingWas}`,
@@ -40,7 +43,7 @@ export class LedgerHeldError extends UserError {
 /** The run lock, or the refusal that names what was left undone. */
 export function lockLedgerOrRefuse(
   ledgerPath: string,
-  nothingWas: 'changed' | 'imported' | 'forgotten',
+  nothingWas: NothingWas,
 ): NonNullable<ReturnType<typeof acquireLedgerLock>> {
   const lock = lockLedger(ledgerPath);
   if (!lock) throw new LedgerHeldError(ledgerPath, nothingWas);
@@ -58,16 +61,13 @@ export interface LedgerHold {
  * which rewrite the batch's record, are refused as long as a runner of it is alive, checked once
  * the ledger is open (refuseLiveRunners).
  */
-export function holdLedger(
-  location: LedgerLocation,
-  nothingWas: 'changed' | 'imported' | 'forgotten',
-): LedgerHold {
+export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): LedgerHold {
   if (location.kind === 'sqlite') return lockLedgerOrRefuse(location.path, nothingWas);
   return { release() {} };
 }
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
-export function refuseLiveRunners(ledger: Ledger, nothingWas: 'changed' | 'imported' | 'forgotten'): void {
+export function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): void {
   if (ledger instanceof PostgresLedger && ledger.liveRuns() > 0)
     throw new LedgerHeldError(ledger.path, nothingWas);
 }
@@ -78,14 +78,28 @@ export function openLedgerForWriting(
   manifest: Manifest,
   shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean },
 ): Ledger {
+  return openLedgerOrRefuse(location, manifest, shared, 'nothing was submitted');
+}
+
+/**
+ * Opens a ledger (read-only when asked) or refuses, exit code 2, with the location as people see it
+ * (never a password) and what was left undone.
+ */
+export function openLedgerOrRefuse(
+  location: LedgerLocation,
+  manifest: Manifest,
+  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean; readonly?: boolean },
+  outcome: string,
+): Ledger {
   try {
     return openLedger(location, manifest.name, manifest.file, {
       leaseMs: shared.leaseMs,
       reconnectWithinMs: shared.reconnectWithinMs,
+      ...(shared.readonly ? { readonly: true } : {}),
       ...(shared.runner ? { runnerId: newRunnerId() } : {}),
     });
   } catch (error) {
-    throw unusableLedger(location.shown, error);
+    throw unusableLedger(location.shown, error, outcome);
   }
 }
 
@@ -95,7 +109,7 @@ function newRunnerId(): string {
 }
 
 /**
- * Opens the ledger for a run and refuses, before anything is sent, a --redo it cannot honour or a
+ * Opens the ledger for a run and refuses, before anything is sent, a `redo` it cannot honour or a
  * ledger bound to another service.
  */
 export function openRunLedger(
@@ -115,7 +129,12 @@ export function openRunLedger(
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());
     if (redoRefused !== null)
-      throw new UserError(`${redoRefused}; nothing was submitted`, ExitCode.Usage, 'selection_empty');
+      throw new UserError(
+        `${redoRefused.message}; nothing was submitted`,
+        ExitCode.Usage,
+        'selection_empty',
+        redoRefused.fields,
+      );
     ensureSameService(ledger.service()?.identity ?? null, check.identity, ledgerPath, check.cwd);
     return ledger;
   } catch (error) {
@@ -144,7 +163,7 @@ export function ledgerWriteFailure(path: string, error: unknown): unknown {
 }
 
 /** A ledger that cannot be created or opened is the user's to fix: say which file and why, no stack. */
-function unusableLedger(path: string, error: unknown): UserError {
+function unusableLedger(path: string, error: unknown, outcome = 'nothing was submitted'): UserError {
   const code = (error as { code?: unknown }).code;
   const hint =
     code === 'EEXIST' || code === 'ENOTDIR'
@@ -156,7 +175,7 @@ function unusableLedger(path: string, error: unknown): UserError {
           : '';
   const reason = error instanceof Error ? error.message : String(error);
   return new UserError(
-    `cannot open the ledger ${path}${hint}: ${reason}; nothing was submitted`,
+    `cannot open the ledger ${path}${hint}: ${reason}; ${outcome}`,
     ExitCode.Usage,
     'ledger_unusable',
   );

@@ -9,6 +9,7 @@ import {
   OWNER_MARKER,
   type OwnerVerdict,
   parseMarker,
+  passFolder,
 } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
 import { describeService } from '../ledger/service.js';
@@ -33,7 +34,7 @@ interface FolderContext {
   cwd: string;
   /** The ledger this manifest uses when none is named, to suggest leaving a wrong one out. */
   defaultLedger?: string;
-  /** The ledger was named by the caller (`--ledger`): the name itself may be the mistake. */
+  /** The ledger was named by the caller (`ledger`): the name itself may be the mistake. */
   ledgerNamed?: boolean;
 }
 
@@ -181,7 +182,7 @@ function wrongLedgerRefusal(
   return (
     `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerPath)}. ` +
     'The ledger named is most likely the wrong one.\n' +
-    `  To go on with the ledger that owns the folder: --ledger ${theirs}${isDefault ? ' (or no --ledger at all: it is the default)' : ''}.\n` +
+    `  To go on with the ledger that owns the folder: \`ledger\` ${theirs}${isDefault ? ' (or no `ledger` at all: it is the default)' : ''}.\n` +
     `  Only to start ${manifest.name} over with this new ledger, paying for every item again, give it a folder of its own: ` +
     `set output.dir in ${shownFromCwd(cwd, manifest.file)} (for example ${example})`
   );
@@ -194,4 +195,26 @@ function otherFolder(manifest: Manifest, owner: FolderOwner): string {
   return owner.manifest !== manifest.name && basename(manifest.outputDir) !== manifest.name
     ? join(parent, manifest.name)
     : `${manifest.outputDir}-2`;
+}
+
+/**
+ * After the batch's record was copied to another ledger (copy-ledger): the output location's claim
+ * passes to the copy, if the ledger copied from held it, so that runs on the copy save there and
+ * the old ledger no longer may. True when it passed.
+ */
+export async function passOutputLocation(
+  manifest: Manifest,
+  store: OutputStore,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const me = { manifest: manifest.name, ledger: from };
+  if (!isS3Uri(manifest.outputDir)) return passFolder(manifest.outputDir, me, to);
+  const marker = store.marker;
+  const text = marker ? await marker.read() : null;
+  if (!marker || text === null) return false;
+  const owner = parseMarker(store.root, text);
+  if ('problem' in owner || markerVerdict(owner, me).kind !== 'mine') return false;
+  await marker.write(markerText(store.root, { ...owner, ledger: to }, new Date().toISOString()));
+  return true;
 }

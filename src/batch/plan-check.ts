@@ -46,7 +46,7 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
     return account;
   } catch (error) {
     if (error instanceof UserError && error.exitCode === ExitCode.Usage)
-      throw new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code);
+      throw new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code, error.fields);
     throw error;
   }
 }

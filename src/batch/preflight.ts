@@ -140,21 +140,23 @@ const NOTHING_SENT = 'nothing was submitted and no item changed';
 function wrongRoute(identity: string, detail: string): UserError {
   const suggestion = suggestBaseUrl(identity);
   const hint = suggestion
-    ? `the base URL must include the version segment: did you mean --base-url ${suggestion} ?`
-    : "is this the service's address? Check the host and port of --base-url / MEDIAGEN_BASE_URL";
+    ? `the base URL must include the version segment: did you mean \`baseUrl\` ${suggestion} ?`
+    : "is this the service's address? Check the host and port of `baseUrl` / MEDIAGEN_BASE_URL";
   return new UserError(
     `${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`,
     ExitCode.Usage,
     'service_wrong_route',
+    { option: 'baseUrl', baseUrl: identity, suggestion: suggestion ?? null },
   );
 }
 
 function notTheService(identity: string, detail: string): UserError {
   return new UserError(
     `${identity} answered GET /account, but not as the video service does (${detail}); ` +
-      `check --base-url / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
+      `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
     ExitCode.Usage,
     'not_the_service',
+    { option: 'baseUrl', baseUrl: identity },
   );
 }
 
@@ -168,10 +170,11 @@ function gaveUp(
   const what = verdict === 'unreachable' ? 'cannot reach' : 'no usable answer from';
   return new UserError(
     `${what} the service at ${identity} (${detail}) after ${tries} tries over ${formatSeconds(windowMs)}; ` +
-      `${NOTHING_SENT}. Check --base-url / MEDIAGEN_BASE_URL and the network, then re-run ` +
+      `${NOTHING_SENT}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
       '(MEDIABATCH_PREFLIGHT_SECONDS sets how long to keep trying)',
     ExitCode.ItemsNotDone,
     'service_unreachable',
+    { option: 'baseUrl', baseUrl: identity, tries, windowMs },
   );
 }
 

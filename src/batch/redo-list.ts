@@ -2,22 +2,24 @@ import type { ItemRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 
-/** Why the redo cannot start (nothing is sent then), or null. */
+/** Why the redo cannot start (nothing is sent then): the words, and the item and its state; or null. */
 export function redoProblem(
   ids: readonly string[],
   manifest: Manifest,
   records: readonly ItemRecord[],
-): string | null {
+): { message: string; fields: { option: 'redo'; ids: string[]; state: string | null } } | null {
   const known = new Set(manifest.items.map((item) => item.id));
   const states = new Map(records.map((record) => [record.itemId, record.state]));
   for (const id of ids) {
     if (!known.has(id)) {
       const hint = didYouMean(id, [...known], (s) => `'${s}'`);
-      return `--redo ${id}: no item '${id}' in ${manifest.name}${hint}`;
+      const message = `\`redo\` ${id}: no item '${id}' in ${manifest.name}${hint}`;
+      return { message, fields: { option: 'redo', ids: [id], state: null } };
     }
     const state = states.get(id) ?? 'pending';
     if (state !== 'done') {
-      return `--redo ${id}: the item is ${state.replace(/_/g, ' ')}, not done; a redo makes a new take of a done item (a plain run takes care of the others)`;
+      const message = `\`redo\` ${id}: the item is ${state.replace(/_/g, ' ')}, not done; a redo makes a new take of a done item (a plain run takes care of the others)`;
+      return { message, fields: { option: 'redo', ids: [id], state } };
     }
   }
   return null;

@@ -4,18 +4,20 @@ import { formatUsdHuman } from '../money.js';
 import { estimateItem, pricesSeen } from '../report/cost-estimate.js';
 import { isRetryableOnRerun, mayRetryFailed } from '../runner/policy.js';
 import { requestHash } from '../runner/request.js';
+import type { Notice } from './warnings.js';
 
 /**
  * What `run --retry-failed` is about to do, said before it does it (docs/services.md): how many
  * items that failed for a final reason go out again, why they failed, and what they may cost.
- * Null when there is nothing to retry. Pure: manifest and ledger rows in, text out.
+ * Null when there is nothing to retry. Pure: manifest and ledger rows in, a notice out (`retried`
+ * and `held` count the items, `codes` the failures retried by error code).
  */
 export function retryFailedNotice(
   items: readonly ManifestItem[],
   records: readonly ItemRecord[],
   attempts: readonly AttemptRecord[],
   budgetLeftMicros: number | null,
-): string | null {
+): Notice | null {
   const byId = new Map(records.map((record) => [record.itemId, record]));
   const retried: ManifestItem[] = [];
   const codes = new Map<string, number>();
@@ -51,12 +53,14 @@ export function retryFailedNotice(
     const budget =
       budgetLeftMicros === null ? '' : `, within the ${formatUsdHuman(budgetLeftMicros)} left of budget_usd`;
     lines.push(
-      `--retry-failed: ${retried.length} failed item(s) go out again with new keys (${why}), ${cost}${budget}`,
+      `\`retryFailed\`: ${retried.length} failed item(s) go out again with new keys (${why}), ${cost}${budget}`,
     );
   }
   if (held > 0)
     lines.push(
-      `--retry-failed: ${held} item(s) refused with idempotency_key_reused (409) are not retried: inspect the ledger, then edit them`,
+      `\`retryFailed\`: ${held} item(s) refused with idempotency_key_reused (409) are not retried: inspect the ledger, then edit them`,
     );
-  return lines.length === 0 ? null : `${lines.join('\n')}\n`;
+  if (lines.length === 0) return null;
+  const fields = { retried: retried.map((item) => item.id), held, codes: Object.fromEntries(codes) };
+  return { code: 'retry_failed', message: `${lines.join('\n')}\n`, fields };
 }

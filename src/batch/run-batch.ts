@@ -30,7 +30,7 @@ import type { RunSettings } from './run-settings.js';
 import { checkOutputFolder } from './save-check.js';
 import { type Connection, checkAccount, clientFor } from './service-check.js';
 import { warnUnsharedOutput } from './shared-output-check.js';
-import type { Warn } from './warnings.js';
+import type { Notice, Warn } from './warnings.js';
 
 /** One run as asked: the batch, what was chosen for this run, and whom to tell. */
 export interface RunRequest {
@@ -45,7 +45,7 @@ export type { CheckedService, RunOutcome };
 export interface RunView {
   sandboxStarted(baseUrl: string, ledgerPath: string, outputDir: string): void;
   /** A line about what this run will do that a person should read before it spends (retry, pays again). */
-  notice(text: string): void;
+  notice(notice: Notice): void;
   /** A warning or a pre-flight word. */
   warn: Warn;
   /** Where the --on-complete command's own output goes. */
@@ -216,11 +216,13 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
     const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
     const left = budgetLeftMicros(manifest.budgetMicros, ledger.moneyTotals());
     const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
-    view.notice(notice ?? '--retry-failed: no item failed for a final reason\n');
+    view.notice(
+      notice ?? { code: 'retry_failed_none', message: '`retryFailed`: no item failed for a final reason\n' },
+    );
   }
   // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
   const plan = planOfRun(manifest, ledger, settings);
-  if (plan.pays_again) view.notice(`${plan.pays_again}\n`);
+  if (plan.pays_again) view.notice({ code: 'pays_again', message: `${plan.pays_again}\n` });
   const shown = view.start(plan.summary, parts.checked);
   held.view = shown;
   const notices = new RunNotices(

@@ -30,9 +30,10 @@ export function readNoticeSettings(
   const url = asked.notify ?? settings.notifyUrl ?? batch.manifest.notifyUrl ?? null;
   if (url !== null && !(/^https?:\/\//i.test(url) && URL.canParse(url)))
     throw new UserError(
-      '--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL',
+      '`notify` / MEDIABATCH_NOTIFY_URL must be an http(s) URL',
       ExitCode.Usage,
       'setting_invalid',
+      { option: 'notify', variable: 'MEDIABATCH_NOTIFY_URL' },
     );
   return {
     url,
@@ -48,11 +49,14 @@ function hookArgv(command: string | readonly string[] | undefined): string[] | n
   if (command === undefined) return null;
   if (typeof command !== 'string') return [...command];
   const parsed = parseCommand(command);
-  if ('problem' in parsed) throw new UserError(`--on-complete ${parsed.problem}`);
+  if ('problem' in parsed)
+    throw new UserError(`\`onComplete\` ${parsed.problem}`, ExitCode.Usage, 'invalid_usage', {
+      option: 'onComplete',
+    });
   return parsed.argv;
 }
 
-/** Variables an --on-complete command finds, besides MEDIABATCH_SUMMARY (the whole JSON). */
+/** Variables an `onComplete` command finds, besides MEDIABATCH_SUMMARY (the whole JSON). */
 const HOOK_ENV: ReadonlyArray<[string, (notice: RunNotice) => string | number | null]> = [
   ['MEDIABATCH_EVENT', (n) => n.event],
   ['MEDIABATCH_EXIT_CODE', (n) => n.exit_code],
@@ -197,7 +201,8 @@ export class RunNotices {
           : `could not be started (${result.reason})`;
     this.#warn({
       code: 'hook_failed',
-      message: `--on-complete ${argv[0]} ${what}; the run's outcome is unchanged`,
+      message: `\`onComplete\` ${argv[0]} ${what}; the run's outcome is unchanged`,
+      fields: { option: 'onComplete', argv, ...result },
     });
   }
 }

@@ -30,10 +30,11 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
   const outside = only ? redo.filter((id) => !only.has(id)) : [];
   if (outside.length > 0)
     throw new UserError(
-      `--redo ${outside.join(' ')}: not among the items --only selects, so the redo would not happen; ` +
-        'add it to --only or drop --only. Nothing was submitted',
+      `\`redo\` ${outside.join(' ')}: not among the items \`only\` selects, so the redo would not happen; ` +
+        'add it to `only` or drop `only`. Nothing was submitted',
       ExitCode.Usage,
       'selection_empty',
+      { option: 'redo', ids: outside, only: choices.only },
     );
   const target = serviceTarget(batch, {
     what: 'no service to run against',

@@ -33,9 +33,10 @@ export function serviceTarget(
   const connection = connectionOf(batch);
   if (!connection)
     throw new UserError(
-      `${missing.what}: pass --base-url URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with --sandbox`,
+      `${missing.what}: pass \`baseUrl\` URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with \`sandbox\``,
       ExitCode.Usage,
       'service_missing',
+      { options: ['baseUrl', 'sandbox'], variable: 'MEDIAGEN_BASE_URL' },
     );
   return { connection, identity: serviceIdentity(connection.baseUrl) };
 }
@@ -46,9 +47,10 @@ export function connectionOf(batch: Pick<Batch, 'baseUrl' | 'apiKey'>): Connecti
   if (!baseUrl) return null;
   if (!(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl)))
     throw new UserError(
-      `--base-url / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`,
+      `\`baseUrl\` / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`,
       ExitCode.Usage,
       'setting_invalid',
+      { option: 'baseUrl', variable: 'MEDIAGEN_BASE_URL', value: baseUrl },
     );
   if (!apiKey)
     throw new UserError(

@@ -26,15 +26,17 @@ export function ensureSameService(
 ): void {
   if (bound === null || bound === current) return;
   const separate = join(dirname(ledgerPath), `${basename(ledgerPath, '.sqlite')}.${slug(current)}.sqlite`);
-  const back = bound === SANDBOX_IDENTITY ? '--sandbox' : `--base-url ${bound}`;
+  const back = bound === SANDBOX_IDENTITY ? '`sandbox`' : `\`baseUrl\` ${bound}`;
+  const ledger = shownFromCwd(cwd, separate);
   throw new UserError(
     `the ledger ${ledgerPath} belongs to ${describeService(bound)}, not ${describeService(current)}; ` +
       'nothing was sent.\n' +
       `  Its items, jobs and spend are that service's; counting them here would take them for results of ${describeService(current)}.\n` +
-      `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: --ledger ${shownFromCwd(cwd, separate)}, and another output.dir in the manifest\n` +
+      `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: \`ledger\` ${ledger}, and another output.dir in the manifest\n` +
       `  To go on with the ledger's own service: ${back}`,
     ExitCode.Usage,
     'ledger_other_service',
+    { bound, current, ledgerPath, separateLedger: ledger },
   );
 }
 

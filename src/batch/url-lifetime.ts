@@ -1,26 +1,25 @@
 import { ExitCode, UserError } from '../errors.js';
+import { brokenLifetimeBound, LINK_LIFETIME_SECONDS } from '../link-lifetime.js';
 
 /**
- * How long the presigned links of a bucket's gallery work (`report --html --url-lifetime`). Pure.
- * Signature Version 4 refuses a presigned URL valid for more than 7 days, so that is both the
- * default (a review usually spans days) and the limit; under a minute a link would expire before
- * a person could open the page.
+ * How long the presigned links of a bucket's gallery work (the option `urlLifetimeSeconds`). Pure.
+ * The longest S3 allows, 7 days, is both the default (a review usually spans days) and the limit.
  */
-export const MAX_URL_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
-const MIN_URL_LIFETIME_SECONDS = 60;
+export const MAX_URL_LIFETIME_SECONDS = LINK_LIFETIME_SECONDS.max;
 
 /** A link lifetime in seconds, checked: 7 days when absent; refused outside 1 minute..7 days. */
 export function checkUrlLifetime(seconds: number | null): number {
   if (seconds === null) return MAX_URL_LIFETIME_SECONDS;
-  if (seconds > MAX_URL_LIFETIME_SECONDS)
-    throw new UserError(
-      'a presigned link may live at most 7 days (7d, 168h, 10080m), the longest S3 allows',
-      ExitCode.Usage,
-      'invalid_usage',
-    );
-  if (seconds < MIN_URL_LIFETIME_SECONDS)
-    throw new UserError('a presigned link must live at least 1 minute', ExitCode.Usage, 'invalid_usage');
-  return seconds;
+  const broken = brokenLifetimeBound(seconds);
+  if (broken === null) return seconds;
+  throw new UserError(
+    broken === 'max'
+      ? 'a presigned link may live at most 7 days (7d, 168h, 10080m), the longest S3 allows'
+      : 'a presigned link must live at least 1 minute',
+    ExitCode.Usage,
+    'invalid_usage',
+    { option: 'urlLifetimeSeconds', value: seconds, ...LINK_LIFETIME_SECONDS },
+  );
 }
 
 /**

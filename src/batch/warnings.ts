@@ -1,7 +1,9 @@
+import type { Fields } from '../errors.js';
+
 /**
  * What the library tells a caller that is neither an error nor a result: a structured warning,
  * which the CLI words on stderr and an API run emits as an event. No flag names here: a warning
- * carries its code and plain words; the CLI adds the command name.
+ * carries its code, plain words and its fields; the CLI words it and adds the command name.
  */
 export const WARNING_CODES = [
   /** The pre-flight is trying the service again (it did not answer, or not usably). */
@@ -18,7 +20,7 @@ export const WARNING_CODES = [
   'notify_delivered',
   /** A notification could not be delivered; the run's outcome is unchanged. */
   'notify_failed',
-  /** The --on-complete command failed; the run's outcome is unchanged. */
+  /** The `onComplete` command failed; the run's outcome is unchanged. */
   'hook_failed',
   /** The credentials that signed a gallery's links expire before the lifetime asked for. */
   'links_expire_early',
@@ -31,6 +33,27 @@ export type WarningCode = (typeof WARNING_CODES)[number];
 export interface Warning {
   code: WarningCode;
   message: string;
+  /** What explains it (`option`, `argv`, ...), as an error's `fields`. */
+  fields?: Fields;
+}
+
+/** What a run says before it spends, for a person to read (the `notice` event). */
+export const NOTICE_CODES = [
+  /** `retryFailed`: how many failed items go out again and what they may cost (`retried`, `held`). */
+  'retry_failed',
+  /** `retryFailed` was asked for, but no item failed for a final reason. */
+  'retry_failed_none',
+  /** Items whose paid outputs were lost or expired are paid for again (`regenerateExpired`). */
+  'pays_again',
+] as const;
+
+export type NoticeCode = (typeof NOTICE_CODES)[number];
+
+export interface Notice {
+  code: NoticeCode;
+  /** One or more lines, each ending in a newline. */
+  message: string;
+  fields?: Fields;
 }
 
 export type Warn = (warning: Warning) => void;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ExitCode, loadManifest, type Manifest, ManifestError, UserError, type Warning } from '../index.js';
+import { ExitCode, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -42,12 +42,6 @@ export function manifestFor(
       error.code,
     );
   }
-}
-
-/** A warning of the library, on stderr under the command's name. */
-export function warnOn(io: Pick<CliIo, 'stderr'>, command: string): (warning: Warning) => void {
-  return ({ code, message }) =>
-    io.stderr.write(`mediabatch ${command}: ${code === 'output_unclaimed' ? 'warning: ' : ''}${message}\n`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { COMMANDS, type CommandName, commandSpec } from './command-table.js';
 import { renderCommandHelp, renderMainHelp, version } from './help.js';
 import type { CliIo, Command } from './io.js';
 import { parseCommandArgs } from './parse-args.js';
+import { cliWords } from './words.js';
 
 /** Each command's module, loaded on demand; the record type asks for one per row of COMMANDS. */
 const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
@@ -13,6 +14,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   forget: async () => (await import('./commands/forget.js')).forgetCommand,
+  'copy-ledger': async () => (await import('./commands/copy-ledger.js')).copyLedgerCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,
 };
@@ -44,7 +46,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return await dispatch(command, rest, io);
   } catch (error) {
     if (error instanceof UserError) {
-      io.stderr.write(`mediabatch ${command}: ${error.message}\n`);
+      io.stderr.write(`mediabatch ${command}: ${cliWords(error)}\n`);
       return error.exitCode;
     }
     throw error;

@@ -70,6 +70,18 @@ export const COMMANDS = [
       '`docs/troubleshooting.md`.',
   },
   {
+    name: 'copy-ledger',
+    args: ['manifest'],
+    summary: "Copy a batch's ledger, whole, between SQLite and PostgreSQL",
+    description:
+      "Copies everything the ledger records of the manifest's batch (items, attempts, jobs, charges, saved " +
+      'files and takes, events, runs) from its ledger (--ledger, default the usual file) to --to: a file, or ' +
+      'a postgres:// URL of a database several runners share, and back. The source is only read. It refuses, ' +
+      'writing nothing, while a run holds either ledger, when the source has no such batch, and when the ' +
+      'target already records items of it; the copy is one transaction, so it is there whole or not at all. ' +
+      'Passwords are never printed. See docs/shared-ledger.md.',
+  },
+  {
     name: 'export',
     args: ['manifest'],
     summary: 'Write one record per item (prompt, variables, job, cost, files) for pipelines',

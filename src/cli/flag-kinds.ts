@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { brokenLifetimeBound } from '../link-lifetime.js';
 
 /**
  * The kinds of value a flag takes, each parsed in one place: the flag table names a kind, and the
@@ -8,7 +9,6 @@ import { UserError } from '../errors.js';
 export type FlagKind = keyof typeof KINDS;
 
 const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-const SEVEN_DAYS_MS = 7 * 86_400_000;
 
 /** A whole number of minutes, hours or days, in milliseconds: the units reviews are planned in. */
 function duration(text: string, flag: string): number {
@@ -28,18 +28,16 @@ const KINDS = {
   },
   /** A duration in milliseconds (`--since 6h`). */
   duration,
-  /**
-   * A presigned link's lifetime in seconds (`--url-lifetime 7d`): S3 signs for at most 7 days,
-   * and under a minute a link would expire before a person could open the page.
-   */
+  /** A presigned link's lifetime in seconds (`--url-lifetime 7d`), within src/link-lifetime.ts's bounds. */
   lifetime: (text: string, flag: string): number => {
-    const ms = duration(text, flag);
-    if (ms > SEVEN_DAYS_MS)
+    const seconds = duration(text, flag) / 1000;
+    const broken = brokenLifetimeBound(seconds);
+    if (broken === 'max')
       throw new UserError(
         `${flag} may be at most 7d (168h, 10080m), the longest a presigned S3 URL can live; got '${text}'`,
       );
-    if (ms < 60_000) throw new UserError(`${flag} must be at least 1m, got '${text}'`);
-    return ms / 1000;
+    if (broken === 'min') throw new UserError(`${flag} must be at least 1m, got '${text}'`);
+    return seconds;
   },
   /** A TCP port, 0 for any free one. */
   port: (text: string, flag: string): number => {

@@ -57,6 +57,23 @@ export const FLAGS = [
     commands: MANIFEST_COMMANDS,
   },
   {
+    name: 'ledger',
+    type: 'string',
+    value: 'PATH|URL',
+    default: '.mediabatch/<name>.sqlite beside the manifest',
+    description: 'The ledger to copy from: a file, or a postgres:// URL. It is only read.',
+    commands: ['copy-ledger'],
+  },
+  {
+    name: 'to',
+    type: 'string',
+    value: 'PATH|URL',
+    description:
+      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never ' +
+      'printed). It must record nothing of the batch yet; a new file is created.',
+    commands: ['copy-ledger'],
+  },
+  {
     name: 'poll-interval',
     type: 'string',
     kind: 'seconds',

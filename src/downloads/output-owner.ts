@@ -178,6 +178,23 @@ export function claimFolder(folder: string, me: FolderOwner, claimedAt: string):
   return { kind: 'mine' };
 }
 
+/**
+ * Passes `folder`'s claim from the ledger `from` to the ledger `to` (a batch's whole record copied
+ * there): only if `from` holds it, keeping the service it was claimed for. False otherwise, the
+ * folder untouched.
+ */
+export function passFolder(
+  folder: string,
+  from: Pick<FolderOwner, 'manifest' | 'ledger'>,
+  to: string,
+): boolean {
+  const marker = readMarker(folder);
+  if (marker === null || 'problem' in marker || checkOwner(folder, from).kind !== 'mine') return false;
+  const owner = { manifest: from.manifest, ledger: to, service: marker.service };
+  writeMarker(folder, owner, new Date().toISOString(), (temp, path) => renameSync(temp, path));
+  return true;
+}
+
 /** Writes the marker whole under a temporary name, then puts it in place with `place`. */
 function writeMarker(
   folder: string,

@@ -43,7 +43,7 @@ async function jobsUnknownToLedger(
 /** What `run` says when it stops on such jobs (docs/import.md). */
 function unknownJobsMessage(
   items: readonly string[],
-  context: { manifestName: string; ledgerPath: string; importCommand: string; sandboxState?: string },
+  context: { manifestName: string; ledgerPath: string; sandboxState?: string | undefined },
 ): string {
   const shown = items.slice(0, 5).join(', ') + (items.length > 5 ? `, and ${items.length - 5} more` : '');
   const head =
@@ -51,7 +51,7 @@ function unknownJobsMessage(
     `but the ledger ${context.ledgerPath} knows none of them, so running now could pay for them again. `;
   const fix = context.sandboxState
     ? `They are in the sandbox's state file ${context.sandboxState}: delete it too to start the sandbox afresh`
-    : `If the ledger was lost, rebuild it from the service first: ${context.importCommand}. ` +
+    : 'If the ledger was lost, rebuild it from the service first: `importJobs`. ' +
       'To generate everything again on purpose, give the manifest another name';
   return `${head}${fix}; nothing was submitted`;
 }
@@ -71,20 +71,13 @@ export async function stopOnJobsUnknownToLedger(
 ): Promise<void> {
   const items = await jobsUnknownToLedger(connection, ledger, context.manifestName);
   if (items === null) return;
-  const importCommand = [
-    'mediabatch import',
-    context.manifestArg,
-    ...(context.ledgerFlag ? ['--ledger', context.ledgerFlag] : []),
-    ...(context.baseUrlFlag ? ['--base-url', context.baseUrlFlag] : []),
-  ].join(' ');
+  const { manifestName, ledgerPath, sandboxState } = context;
+  // How the caller named the batch, so the CLI can word the import as a command to type.
+  const next = { manifest: context.manifestArg, ledger: context.ledgerFlag, baseUrl: context.baseUrlFlag };
   throw new UserError(
-    unknownJobsMessage(items, {
-      manifestName: context.manifestName,
-      ledgerPath: context.ledgerPath,
-      importCommand,
-      ...(context.sandboxState ? { sandboxState: context.sandboxState } : {}),
-    }),
+    unknownJobsMessage(items, { manifestName, ledgerPath, sandboxState }),
     ExitCode.Usage,
     'ledger_lost',
+    { items, ledgerPath, ...(sandboxState ? { sandboxState } : { next }) },
   );
 }

@@ -7,6 +7,7 @@ import type { ItemSummary } from './item-summaries.js';
 import type { PriceSample } from './price-samples.js';
 import type {
   AttemptRecord,
+  BatchDump,
   FileRecord,
   ItemRecord,
   JobSnapshot,
@@ -170,4 +171,18 @@ export interface Ledger {
   endRun(runId: number, exitCode: number): void;
   lastRun(): { pid: number; startedAt: string } | null;
   appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void;
+
+  // ---- the whole batch (mediabatch copy-ledger) -----------------------------------------------
+  /**
+   * Every row of this batch, whole, in memory: the batch row's manifest path and creation time,
+   * the service binding, items, attempts (every column, with this ledger's ids), files (paths in
+   * their stored form), events and runs. Reads only; works on a ledger opened read-only.
+   */
+  dumpBatch(): BatchDump;
+  /**
+   * Writes `dump` into this batch, which must record no item and no attempt (else it throws, and
+   * writes nothing), in one transaction: the whole batch or none of it. Attempts get new ids here,
+   * and the files and events that name them follow. A target bound to another service throws.
+   */
+  loadBatch(dump: BatchDump): void;
 }

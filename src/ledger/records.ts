@@ -166,3 +166,43 @@ export function preparedAttempt(
     completedAt: null,
   };
 }
+
+/** One entry of a batch's append-only event log, as stored (`detail` is JSON text or null). */
+export interface EventRecord {
+  at: string;
+  itemId: string | null;
+  attemptId: number | null;
+  kind: string;
+  detail: string | null;
+}
+
+/** One run of the batch; `runner` is a shared ledger's runner name (null in a SQLite ledger). */
+export interface RunRecord {
+  pid: number;
+  runner: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  exitCode: number | null;
+}
+
+/**
+ * Every row of one batch, whole, as `Ledger.dumpBatch` reads it and `Ledger.loadBatch` writes it
+ * (`mediabatch copy-ledger`, docs/shared-ledger.md). Attempt ids are the source's own: files and
+ * events refer to attempts by them, and a load gives the attempts new ids and follows them. File
+ * paths are in their stored form (relative to the manifest's folder, absolute outside it, or a
+ * bucket's URI), so a copy reads the same files from wherever the project is. Leases and
+ * heartbeats are a live runner's state, not the batch's record: they are not part of it.
+ */
+export interface BatchDump {
+  batch: { name: string; manifestPath: string; createdAt: string };
+  service: ServiceBinding | null;
+  items: ItemRecord[];
+  /** In id order, every column (take and vars included). */
+  attempts: Array<AttemptRecord & { take: number; vars: string | null }>;
+  /** In (attempt, idx) order. */
+  files: Array<FileRecord & { mtimeMs: number | null }>;
+  /** In the order they were appended. */
+  events: EventRecord[];
+  /** In the order they started. */
+  runs: RunRecord[];
+}

@@ -4,7 +4,7 @@
  */
 export const SANDBOX_IDENTITY = 'sandbox:embedded';
 
-/** How a person reads a service identity. */
-export function describeService(identity: string): string {
-  return identity === SANDBOX_IDENTITY ? 'the embedded sandbox (--sandbox)' : identity;
+/** How a person reads a service identity; `option` names the sandbox's option as the reader knows it. */
+export function describeService(identity: string, option = '`sandbox`'): string {
+  return identity === SANDBOX_IDENTITY ? `the embedded sandbox (${option})` : identity;
 }

@@ -15,6 +15,7 @@ import {
   recordJobLost,
   recordRejected,
 } from './attempt-writes.js';
+import { dumpBatch, loadBatch } from './batch-dump.js';
 import {
   itemFilePaths,
   listFiles,
@@ -33,6 +34,7 @@ import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
 import type {
   AttemptRecord,
+  BatchDump,
   FileRecord,
   ItemRecord,
   JobSnapshot,
@@ -309,5 +311,15 @@ export class SqliteLedger implements Ledger {
 
   appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void {
     appendEvent(this.#c, itemId, attemptId, kind, detail ?? null);
+  }
+
+  // ---- the whole batch (batch-dump.ts) -----------------------------------------------------
+
+  dumpBatch(): BatchDump {
+    return dumpBatch(this.#c);
+  }
+
+  loadBatch(dump: BatchDump): void {
+    loadBatch(this.#c, dump);
   }
 }

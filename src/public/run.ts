@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type CheckedService, type RunOutcome, type RunView, runManifest } from '../batch/run-batch.js';
 import { readNoticeSettings } from '../batch/run-notices.js';
 import { runSettings } from '../batch/run-settings.js';
-import type { Warning } from '../batch/warnings.js';
+import type { Notice, Warning } from '../batch/warnings.js';
 import { ExitCode } from '../errors.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
@@ -65,8 +65,8 @@ export interface StartEvent {
 /** The events of a run, each with one argument. */
 export interface RunEvents {
   sandbox: [SandboxEvent];
-  /** What this run will do that a person should read before it spends (a retry, paying again). */
-  notice: [string];
+  /** What this run will do that a person should read before it spends: `{ code, message, fields }`. */
+  notice: [Notice];
   /** A structured warning: `{ code, message }` (docs/api.md lists the codes). */
   warning: [Warning];
   start: [StartEvent];
@@ -152,7 +152,7 @@ function eventView(handle: RunHandle, signal: AbortSignal): RunView {
   return {
     sandboxStarted: (baseUrl, ledgerPath, outputDir) =>
       handle.emit('sandbox', { baseUrl, ledgerPath, outputDir }),
-    notice: (text) => handle.emit('notice', text),
+    notice: (notice) => handle.emit('notice', notice),
     warn: (warning) => handle.emit('warning', warning),
     hookOutput: new Writable({
       write(chunk, _encoding, done) {

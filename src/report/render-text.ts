@@ -83,7 +83,7 @@ export function ledgerLine(ledger: LedgerNote): string {
 /** Which service the ledger's items, jobs and spend belong to (docs/services.md). */
 function serviceLine(ledger: LedgerNote): string {
   return ledger.service
-    ? `service: ${cleanText(describeService(ledger.service))}`
+    ? `service: ${cleanText(describeService(ledger.service, '--sandbox'))}`
     : 'service: none yet (bound when a run first reaches a service)';
 }
 

@@ -90,7 +90,7 @@ export function downloadFinished(run: RunContext, task: DownloadTask, outcome: D
   else if (outcome === 'expired') {
     const words = expiredWords(run, task.attempt);
     if (run.options.regenerateExpired && !run.state.stop) {
-      run.deps.reporter.log('info', `${itemId}: ${words}; generating it again (--regenerate-expired)`);
+      run.deps.reporter.log('info', `${itemId}: ${words}; generating it again (\`regenerateExpired\`)`);
       run.enqueue(itemId);
     } else run.setItem(itemId, 'expired', { errorCode: 'expired', errorMessage: words });
   } else {

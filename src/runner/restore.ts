@@ -13,6 +13,7 @@ import {
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { itemsHeldBack } from './names-in-the-way.js';
+import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -20,15 +21,6 @@ import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
 import { verifySavedFiles } from './verify-saved.js';
 import { isJobUnknown, jobUnknown } from './watch.js';
-
-/** What restoring one item asks of the rest of the run. */
-export type Next =
-  | { kind: 'submit' }
-  | { kind: 'watch'; attempt: AttemptRecord }
-  | { kind: 'verify'; attempt: AttemptRecord }
-  | { kind: 'refetch'; attempt: AttemptRecord }
-  | { kind: 'resend'; attempt: AttemptRecord }
-  | { kind: 'none' };
 
 /**
  * Rebuilds the run's state from manifest + ledger and sets each item on its way. Returns the

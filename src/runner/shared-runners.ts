@@ -1,6 +1,6 @@
 import type { RunnerClaims } from '../ledger/ledger.js';
 import type { ManifestItem } from '../manifest/index.js';
-import type { Next } from './restore.js';
+import type { Next } from './next-step.js';
 
 /**
  * This run's share of a batch that several runners work through one shared ledger

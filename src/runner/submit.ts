@@ -198,7 +198,7 @@ function settleRefusal(
       decision,
       decision.kind === 'account_refused'
         ? `the service refused the account (${decision.message}); no new submissions`
-        : `the service has no route for submissions (${decision.message}); no new submissions: check --base-url`,
+        : `the service has no route for submissions (${decision.message}); no new submissions: check \`baseUrl\``,
     );
     return;
   }

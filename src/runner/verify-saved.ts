@@ -64,7 +64,7 @@ function refetchLines(run: RunContext, attempt: AttemptRecord, unfit: Unfit[] | 
   const held =
     expires === null || Date.parse(expires) > run.deps.clock.now()
       ? `free: no new generation${expires === null ? '' : `, the service keeps it until ${expires}`}`
-      : `its outputs expired at the service on ${expires}; if they are gone, only --regenerate-expired pays for it again`;
+      : `its outputs expired at the service on ${expires}; if they are gone, only \`regenerateExpired\` pays for it again`;
   const from = `fetching it again from job ${attempt.jobId} (${held})`;
   if (unfit === null) return [`${attempt.itemId}: no saved file recorded; ${from}`];
   const shown = shownFromManifest(run.deps.manifest.file);

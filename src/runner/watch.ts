@@ -172,7 +172,7 @@ function refuseOrWarn(run: RunContext, error: unknown, doing: string): void {
     const code = error.code ?? 'http_404';
     run.stopWith(
       { kind: 'service_route', code, message: error.message },
-      `the service has no route for ${doing} (${error.message}); stopping: check --base-url`,
+      `the service has no route for ${doing} (${error.message}); stopping: check \`baseUrl\``,
     );
     return;
   }

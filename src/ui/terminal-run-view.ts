@@ -30,6 +30,8 @@ export class TerminalRunView {
     readonly io: Terminal,
     readonly title: string,
     warn: (warning: Warning) => void,
+    /** What the library said (a notice, a log line), in the CLI's words. */
+    readonly say: (said: { code?: string; message: string }) => string,
   ) {
     const words = values.json ? io.stderr : io.stdout;
     handle.on('sandbox', ({ baseUrl, ledgerPath, outputDir }) => {
@@ -39,7 +41,7 @@ export class TerminalRunView {
             `  ledger ${ledgerPath}, files in ${outputDir}\n`,
         );
     });
-    handle.on('notice', (text) => words.write(text));
+    handle.on('notice', (notice) => words.write(say(notice)));
     handle.on('warning', warn);
     handle.on('output', (text) => io.stderr.write(text));
     handle.on('start', (start) => this.#start(start));
@@ -48,7 +50,7 @@ export class TerminalRunView {
       this.#progress?.reporter.itemChanged(itemId, state, detail, counts);
     });
     handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
-    handle.on('log', ({ level, message }) => this.#progress?.reporter.log(level, message));
+    handle.on('log', (log) => this.#progress?.reporter.log(log.level, say(log)));
     // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
     handle.on('stop', ({ reason }) => {
       if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)

@@ -44,19 +44,19 @@ describe('the key of a page in the bucket', () => {
       's3://media-bucket/index.html',
     ])
       expect(refused(() => bucketPageKey(location, uri))).toBe(
-        `--html ${uri} is outside the output location s3://media-bucket/sandbox/demo: the page goes below it, as in s3://media-bucket/sandbox/demo/index.html`,
+        `\`to\` ${uri} is outside the output location s3://media-bucket/sandbox/demo: the page goes below it, as in s3://media-bucket/sandbox/demo/index.html`,
       );
   });
 
   it('refuses a key that is not a page, one in the staging folder, and a malformed URI', () => {
     expect(refused(() => bucketPageKey(location, 's3://media-bucket/sandbox/demo/beach.mp4'))).toBe(
-      '--html s3://media-bucket/sandbox/demo/beach.mp4 does not end in .html; name the page as in s3://media-bucket/sandbox/demo/beach.mp4.html',
+      '`to` s3://media-bucket/sandbox/demo/beach.mp4 does not end in .html; name the page as in s3://media-bucket/sandbox/demo/beach.mp4.html',
     );
     expect(
       refused(() => bucketPageKey(location, 's3://media-bucket/sandbox/demo/.mediabatch-staging/x.html')),
     ).toMatch(/staging folder, which the next run empties/);
     expect(refused(() => bucketPageKey(location, 's3://media-bucket/sandbox/demo/../x.html'))).toBe(
-      '--html s3://media-bucket/sandbox/demo/../x.html may not hold a ".." segment',
+      '`to` s3://media-bucket/sandbox/demo/../x.html may not hold a ".." segment',
     );
     expect(refused(() => bucketPageKey(location, 's3://Media/x.html'))).toMatch(
       /invalid bucket name "Media"/,

@@ -34,7 +34,7 @@ describe('service identity', () => {
     expect(() =>
       ensureSameService(SANDBOX_IDENTITY, 'https://a/v1', '/w/.mediabatch/x.sqlite', '/w'),
     ).toThrow(
-      /belongs to the embedded sandbox \(--sandbox\), not https:\/\/a\/v1[\s\S]*--ledger \.mediabatch\/x\.a\.sqlite[\s\S]*--sandbox/,
+      /belongs to the embedded sandbox \(`sandbox`\), not https:\/\/a\/v1[\s\S]*`ledger` \.mediabatch\/x\.a\.sqlite[\s\S]*`sandbox`/,
     );
   });
 });
@@ -107,9 +107,9 @@ describe('--retry-failed notice', () => {
       { ...newItemRecord('e', requestHash(items[4]!)), state: 'done' as const },
     ];
     const notice = retryFailedNotice(items, records, [] as AttemptRecord[], 1_000_000);
-    expect(notice).toBe(
-      '--retry-failed: 2 failed item(s) go out again with new keys (content_rejected: 1, invalid_parameter: 1), for about $0.15 more, within the $1.00 left of budget_usd\n' +
-        '--retry-failed: 1 item(s) refused with idempotency_key_reused (409) are not retried: inspect the ledger, then edit them\n',
+    expect(notice?.message).toBe(
+      '`retryFailed`: 2 failed item(s) go out again with new keys (content_rejected: 1, invalid_parameter: 1), for about $0.15 more, within the $1.00 left of budget_usd\n' +
+        '`retryFailed`: 1 item(s) refused with idempotency_key_reused (409) are not retried: inspect the ledger, then edit them\n',
     );
     expect(retryFailedNotice(items, [records[4]!], [], null)).toBeNull();
   });

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
+  copyLedger,
   ERROR_CODES,
   type ErrorCode,
   ExitCode,
@@ -382,6 +383,13 @@ describe('every error code, through the public API', () => {
       ExitCode.Refused,
     );
     expect(second).toBeInstanceOf(LedgerHeldError);
+    await expectRefusal(
+      'copyLedger from the ledger of a live run',
+      () => copyLedger(manifest, { to: join(p.dir, 'copy.sqlite') }),
+      'ledger_held',
+      ExitCode.Refused,
+    );
+    expect(existsSync(join(p.dir, 'copy.sqlite'))).toBe(false);
     expect((await first.result).exitCode).toBe(ExitCode.Ok);
 
     const q = batch('heldimport');
@@ -524,6 +532,14 @@ describe('every error code, through the public API', () => {
       'ledger_not_empty',
       ExitCode.Usage,
     );
+    const copy = join(p.dir, 'copy.sqlite');
+    await copyLedger(manifest, { to: copy });
+    await expectRefusal(
+      'copyLedger into a ledger that records the batch',
+      () => copyLedger(manifest, { to: copy }),
+      'ledger_not_empty',
+      ExitCode.Usage,
+    );
   });
 
   it('ledger_missing: forget without a ledger', async () => {
@@ -541,6 +557,13 @@ describe('every error code, through the public API', () => {
       'ledger_missing',
       ExitCode.Usage,
     );
+    await expectRefusal(
+      'copyLedger from no ledger',
+      () => copyLedger(manifest, { to: join(p.dir, 'copy.sqlite') }),
+      'ledger_missing',
+      ExitCode.Usage,
+    );
+    expect(existsSync(join(p.dir, 'copy.sqlite'))).toBe(false);
     expect(existsSync(p.ledger)).toBe(false);
   });
 

@@ -1,7 +1,8 @@
 import { ExitCode, type ForgottenJob, forgetJobs } from '../../index.js';
 import { formatUsdHuman } from '../../money.js';
-import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
+import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { warnOn } from '../words.js';
 
 /**
  * `mediabatch forget <manifest> [id...]`: the way out when the service lost jobs the ledger holds

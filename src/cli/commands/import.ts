@@ -1,8 +1,9 @@
 import { dirname } from 'node:path';
 import { renderImportText } from '../../import/render.js';
 import { ExitCode, importJobs } from '../../index.js';
-import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
+import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { warnOn } from '../words.js';
 
 /**
  * `mediabatch import <manifest> [--base-url URL | --sandbox] [--ledger PATH] [--since DURATION] [--json]`:

@@ -1,9 +1,10 @@
 import { ExitCode, NO_ANSWER_IN_TIME, plan } from '../../index.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { planTextChunks } from '../../report/render-plan.js';
-import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
+import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../output.js';
+import { warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {

@@ -1,8 +1,9 @@
 import { ExitCode, type RunResult, run } from '../../index.js';
 import { TerminalRunView } from '../../ui/terminal-run-view.js';
-import { batchOptions, commandLine, manifestFor, warnOn } from '../batch-options.js';
+import { batchOptions, commandLine, manifestFor } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { readRedoIds } from '../redo-list.js';
+import { cliWords, warnOn } from '../words.js';
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
 export const runCommand: Command<'run'> = async (args, io) => {
@@ -20,7 +21,7 @@ export const runCommand: Command<'run'> = async (args, io) => {
     ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
   });
   const title = `${manifest.name} (${manifest.items.length} items)`;
-  const view = new TerminalRunView(handle, values, io, title, warnOn(io, 'run'));
+  const view = new TerminalRunView(handle, values, io, title, warnOn(io, 'run'), cliWords);
   // The first Ctrl-C drains the run; a second ends the process at once, the ledger consistent.
   io.onInterrupt((count) => {
     if (count === 1) handle.abort();

@@ -94,6 +94,12 @@ export function prepareAttempts(c: PgLedgerConnection, attempts: readonly NewAtt
 }
 
 /**
+ * The advisory lock's first key (the second is the batch's id): runners admitting attempts and a
+ * copy loading a batch take it.
+ */
+export const BATCH_LOCK = 727_002;
+
+/**
  * One attempt, or the one already committed with its key: a step run again after a lost
  * connection (whose COMMIT may have gone through) finds its own row instead of adding another.
  */

@@ -1,7 +1,7 @@
 import type { NewAttempt } from '../attempt-writes.js';
 import type { Admission, Admitted, RunnerClaims } from '../ledger.js';
 import type { AttemptRecord } from '../records.js';
-import { insertAttempt, moneyTotals } from './pg-attempts.js';
+import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
 const LEASE_UNTIL = 'now() + make_interval(secs => $3::double precision / 1000)';
@@ -40,7 +40,8 @@ export class PgClaims implements RunnerClaims {
    * own, or its lease lapsed; and no other runner sent a newer attempt of it meanwhile), a slot of
    * the batch is free and its reservation fits what is left of the budget after every charge and
    * reservation of every runner. The admitted ones are committed, keys and bodies, before any
-   * POST; the first that finds no room ends the admission, so that the order is kept.
+   * POST. As the runner's own budget check does, an attempt whose reservation does not fit lets
+   * a smaller one after it go; once the slots are full, none goes.
    */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted {
     const c = this.#c;
@@ -52,12 +53,13 @@ export class PgClaims implements RunnerClaims {
       const admitted: AttemptRecord[] = [];
       const elsewhere: string[] = [];
       const noRoom: string[] = [];
+      let slotsFull = false;
       for (const attempt of attempts) {
-        const room =
-          noRoom.length === 0 &&
-          open < admission.slotLimit &&
-          (admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros);
-        if (!room) noRoom.push(attempt.itemId);
+        const slot: boolean = open < admission.slotLimit && !slotsFull;
+        slotsFull = !slot;
+        const fits =
+          admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros;
+        if (!slot || !fits) noRoom.push(attempt.itemId);
         else if (!this.#claimToSend(attempt)) elsewhere.push(attempt.itemId);
         else {
           admitted.push(insertAttempt(c, attempt));
@@ -140,9 +142,6 @@ export class PgClaims implements RunnerClaims {
     for (const id of ids) this.#held.delete(id);
   }
 }
-
-/** The advisory lock's first key: the second is the batch's id. */
-const BATCH_LOCK = 727_002;
 
 /** Unanswered POSTs and unfinished jobs of the batch, every runner's: what holds the service's slots. */
 const OPEN_JOBS = `SELECT COUNT(*)::bigint AS open FROM attempts WHERE batch_id = $1

@@ -17,7 +17,11 @@ import type { PgLedgerConnection } from './pg-ledger-connection.js';
 const PATHS_OF = (attempt: string) =>
   `(SELECT array_agg(path ORDER BY idx) FROM files WHERE attempt_id = ${attempt})`;
 
-/** Newest attempt ids stand for "the newest attempt that ...", as in item-summaries.ts. */
+/**
+ * Newest attempt ids stand for "the newest attempt that ...", as in item-summaries.ts. The job and
+ * the saved paths are joined, not looked up per item: PostgreSQL's per-row subqueries were 2.7
+ * times SQLite's time at 100,000 items.
+ */
 const SUMMARIES = `WITH per AS (
   SELECT item_id, COUNT(*) AS attempts, SUM(amount_micros - refunded_micros)::bigint AS net,
     MAX(CASE WHEN job_id IS NOT NULL THEN id END) AS job_attempt,
@@ -26,9 +30,8 @@ const SUMMARIES = `WITH per AS (
     MAX(CASE WHEN files_saved = 1 THEN take END) AS last_take
   FROM attempts WHERE batch_id = $1 GROUP BY item_id)
 SELECT * FROM (
-SELECT per.item_id, i.state, i.error_code, i.error_message, per.attempts, per.net,
-  (SELECT job_id FROM attempts WHERE id = per.job_attempt),
-  CASE WHEN per.saved_attempt IS NOT NULL THEN COALESCE(${PATHS_OF('per.saved_attempt')}, '{}') END,
+SELECT per.item_id, i.state, i.error_code, i.error_message, per.attempts, per.net, j.job_id,
+  CASE WHEN per.saved_attempt IS NOT NULL THEN COALESCE(saved.paths, '{}') END,
   CASE WHEN per.first_take < per.last_take THEN (
     SELECT json_agg(json_build_array(t.take, a.job_id, a.amount_micros - a.refunded_micros, ${PATHS_OF('a.id')})
       ORDER BY t.take DESC)
@@ -37,6 +40,10 @@ SELECT per.item_id, i.state, i.error_code, i.error_message, per.attempts, per.ne
     JOIN attempts a ON a.id = t.id) END,
   0 AS known_only
 FROM per LEFT JOIN items i ON i.batch_id = $1 AND i.item_id = per.item_id
+LEFT JOIN attempts j ON j.id = per.job_attempt
+LEFT JOIN (SELECT f.attempt_id, array_agg(f.path ORDER BY f.idx) AS paths FROM files f
+           JOIN attempts s ON s.id = f.attempt_id WHERE s.batch_id = $1 AND s.files_saved = 1
+           GROUP BY f.attempt_id) saved ON saved.attempt_id = per.saved_attempt
 UNION ALL
 SELECT item_id, state, error_code, error_message, 0, 0, NULL, NULL, NULL, 1 FROM items i
 WHERE batch_id = $1 AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.batch_id = $1 AND a.item_id = i.item_id)

@@ -11,6 +11,7 @@ import type {
 } from '../ledger.js';
 import type {
   AttemptRecord,
+  BatchDump,
   FileRecord,
   ItemRecord,
   JobSnapshot,
@@ -18,6 +19,7 @@ import type {
   ServiceBinding,
 } from '../records.js';
 import * as attempts from './pg-attempts.js';
+import * as whole from './pg-batch-dump.js';
 import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
 import * as exportViews from './pg-export-views.js';
 import * as views from './pg-item-views.js';
@@ -252,5 +254,13 @@ export class PostgresLedger implements Ledger {
 
   appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void {
     rows.appendEvent(this.#c, itemId, attemptId, kind, detail ?? null);
+  }
+
+  dumpBatch(): BatchDump {
+    return whole.dumpBatch(this.#c);
+  }
+
+  loadBatch(dump: BatchDump): void {
+    whole.loadBatch(this.#c, dump);
   }
 }

@@ -208,12 +208,16 @@ export class SyncConnection {
     this.#worker.postMessage(message);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      // The counter is read before the port is looked at: read after, a reply posted and counted
+      // in between would leave the wait below sleeping to its deadline (an answered statement
+      // taken for a lost connection 36 s later).
+      const seen = Atomics.load(this.#signal, 0);
       const received = receiveMessageOnPort(this.#reply);
       if (received) return received.message as Reply;
       const left = deadline - Date.now();
       if (left <= 0) throw new LostConnection('no answer from the database connection');
-      // Returns at once if the worker answered since the load above; else sleeps until it does.
-      Atomics.wait(this.#signal, 0, Atomics.load(this.#signal, 0), left);
+      // Returns at once if the worker answered since `seen` was read; else sleeps until it does.
+      Atomics.wait(this.#signal, 0, seen, left);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliWords } from '../../../src/cli/words.js';
 import {
   type ErrorCode,
   ExitCode,
@@ -18,7 +19,7 @@ import { ownProject, takeItems } from '../../support/services.js';
 /**
  * `plan()` and `mediabatch plan --json` (the built CLI, a child process) on the same batches: the
  * same document, or the same refusal (the library's code and message, the CLI's exit code and
- * stderr, nothing on stdout). Both read the same environment, from the same folder.
+ * stderr, the message as the CLI words it, nothing on stdout). Both read the same environment, from the same folder.
  */
 
 let sandbox: SandboxHandle;
@@ -143,6 +144,7 @@ describe('plan() and `mediabatch plan --json` agree', () => {
       exitCode: ExitCode.Usage,
     });
     expect({ code: cli.code, stdout: cli.stdout }).toEqual({ code: error.exitCode, stdout: '' });
-    expect(cli.stderr).toBe(`mediabatch plan: ${error.message}\n`);
+    // The same refusal: the library's words in API terms, the CLI's with its flags.
+    expect(cli.stderr).toBe(`mediabatch plan: ${cliWords(error)}\n`);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, spawnCli } from '../../support/cli.js';
 import { cliEnv, filesBelow, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
@@ -177,7 +178,7 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
       expect(everything).not.toContain(server.password);
       expect(everything).not.toContain('not-the-password');
       for (const file of filesBelow(p.dir))
-        expect(readFileSync(file).toString('latin1')).not.toContain(server.password);
+        expect(readFileSync(join(p.dir, file)).toString('latin1')).not.toContain(server.password);
       const events = await psql(url, 'SELECT detail FROM events UNION ALL SELECT manifest_path FROM batches');
       expect(events).not.toContain(server.password);
     } finally {

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { ExitCode, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerLocation } from '../ledger/open-ledger.js';
+import type { BatchDump } from '../ledger/records.js';
+import { newBatchTrace } from './leave-no-trace.js';
+import { holdLedger, type LedgerHold, openLedgerOrRefuse, refuseLiveRunners } from './ledger-access.js';
+import { openStoreOrRefuse } from './open-output-store.js';
+import { passOutputLocation } from './output-owner-check.js';
+import { placeBatch } from './placement.js';
+import type { Batch } from './resolve-batch.js';
+
+/** What `mediabatch copy-ledger` copied: both ledgers as people see them, and the rows of each kind. */
+export interface LedgerCopied {
+  from: string;
+  to: string;
+  items: number;
+  attempts: number;
+  files: number;
+  events: number;
+  runs: number;
+  /** The output location's claim passed from the ledger copied from to the copy. */
+  outputPassed: boolean;
+}
+
+const NOTHING = 'nothing was copied';
+
+/**
+ * Copies the batch's whole record from its ledger to `to` (a file, or a postgres:// URL), for a
+ * batch moving between one machine's SQLite file and a shared PostgreSQL database, either way
+ * (docs/shared-ledger.md). The source is only read. Refused, with nothing written, while a run
+ * holds either ledger, when the source has no such batch, and when the target already records
+ * items or attempts of it; the load is one transaction, and a new target file that did not take
+ * the copy is removed again.
+ */
+export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerCopied> {
+  const { manifest } = batch;
+  const target = placeBatch(manifest, {
+    ledger: to,
+    sandbox: batch.sandbox,
+    cwd: batch.cwd,
+    postgresEnv: batch.settings.postgresEnv,
+  }).ledger;
+  refuseSameLedger(batch.ledger, target);
+  if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
+    throw new UserError(`no ledger at ${batch.ledgerPath}; ${NOTHING}`, ExitCode.Usage, 'ledger_missing');
+  const trace = newBatchTrace(target, null);
+  const holds: LedgerHold[] = [];
+  const open: Ledger[] = [];
+  let copied = false;
+  try {
+    holds.push(holdLedger(batch.ledger, 'copied'));
+    holds.push(holdLedger(target, 'copied'));
+    const source = openLedgerOrRefuse(batch.ledger, manifest, { ...batch.settings, readonly: true }, NOTHING);
+    open.push(source);
+    if (source.batchId < 0)
+      throw new UserError(
+        `the ledger ${source.path} records no batch named ${manifest.name}; ${NOTHING}`,
+        ExitCode.Usage,
+        'ledger_missing',
+      );
+    refuseLiveRunners(source, 'copied');
+    const into = openLedgerOrRefuse(target, manifest, batch.settings, NOTHING);
+    open.push(into);
+    refuseLiveRunners(into, 'copied');
+    refuseRecordedBatch(into, manifest.name);
+    const dump = source.dumpBatch();
+    refuseOtherService(into, dump);
+    try {
+      into.loadBatch(dump);
+    } catch (error) {
+      throw new UserError(
+        `cannot copy into the ledger ${into.path}: ${(error as Error).message}; ${NOTHING}`,
+        ExitCode.ItemsNotDone,
+        'ledger_write_failed',
+      );
+    }
+    copied = true;
+    const store = await openStoreOrRefuse(batch);
+    const outputPassed = await passOutputLocation(manifest, store, batch.ledgerPath, into.path);
+    return {
+      outputPassed,
+      from: source.path,
+      to: into.path,
+      items: dump.items.length,
+      attempts: dump.attempts.length,
+      files: dump.files.length,
+      events: dump.events.length,
+      runs: dump.runs.length,
+    };
+  } finally {
+    for (const ledger of open) ledger.close();
+    for (const hold of holds.reverse()) hold.release();
+    // A new target file that did not take the copy goes again, with its journal, lock and folders.
+    if (!copied) trace.remove();
+  }
+}
+
+function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
+  const same =
+    from.kind === 'sqlite' && to.kind === 'sqlite' ? from.path === to.path : from.shown === to.shown;
+  if (same)
+    throw new UserError(
+      `the ledger to copy into is the one the batch is copied from (${to.shown}); ${NOTHING}`,
+      ExitCode.Usage,
+      'invalid_usage',
+    );
+}
+
+/** The copy is the batch's whole record: it goes only where the batch has none yet. */
+function refuseRecordedBatch(into: Ledger, name: string): void {
+  if (!into.hasAttempts() && into.listItems().length === 0) return;
+  throw new UserError(
+    `the ledger ${into.path} already records items of ${name}; copy-ledger copies a batch only into a ` +
+      `ledger that has none of it (a new file, or another database); ${NOTHING}`,
+    ExitCode.Usage,
+    'ledger_not_empty',
+  );
+}
+
+/** A SQLite file is bound to one service for all its batches, a PostgreSQL batch to one of its own. */
+function refuseOtherService(into: Ledger, dump: BatchDump): void {
+  const bound = into.service()?.identity ?? null;
+  const wanted = dump.service?.identity ?? null;
+  if (bound === null || wanted === null || bound === wanted) return;
+  throw new UserError(
+    `the ledger ${into.path} belongs to ${bound}, the batch to ${wanted}; ${NOTHING}`,
+    ExitCode.Usage,
+    'ledger_other_service',
+  );
+}

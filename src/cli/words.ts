@@ -1,0 +1,51 @@
+import type { Fields } from '../errors.js';
+import type { Warning } from '../index.js';
+import { commandLine } from './batch-options.js';
+import { FLAGS } from './flags.js';
+import type { CliIo } from './io.js';
+
+/**
+ * The CLI's words for what the library says (an error, a warning, a notice, a run's log line):
+ * the library names an option by its API name in backticks (`redo`, `baseUrl`), the CLI by its
+ * flag (--redo, --base-url). WORDS holds the codes whose CLI words need more of the fields.
+ */
+const RENAMED: Record<string, string> = {
+  to: 'html',
+  urlLifetimeSeconds: 'url-lifetime',
+  sinceHours: 'since',
+};
+const FLAG_NAMES = new Set<string>(FLAGS.map((flag) => flag.name));
+
+type Next = { manifest: string; ledger?: string; baseUrl?: string };
+const WORDS: Record<string, (fields: Fields, message: string) => string> = {
+  /** The command that rebuilds the ledger, as the user would type it. */
+  ledger_lost: ({ next }, message) => {
+    const { manifest, ledger, baseUrl } = next as Next;
+    return message.replace('`importJobs`', commandLine('import', manifest, { ledger, 'base-url': baseUrl }));
+  },
+  target_refused: (_fields, message) =>
+    message
+      .replace('a gallery never goes over it', 'report --html never writes over it')
+      .replace('leave `to` out', 'leave FILE out'),
+};
+
+/** The option's flag, `--base-url` for `baseUrl`; null for a word that names no flag. */
+function flagOf(option: string): string | null {
+  const name = RENAMED[option] ?? option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return FLAG_NAMES.has(name) ? `--${name}` : null;
+}
+
+/** What the library said, in the CLI's words. */
+export function cliWords(said: { code?: string; message: string; fields?: Fields | undefined }): string {
+  const entry = said.code === undefined ? undefined : WORDS[said.code];
+  const message = entry ? entry(said.fields ?? {}, said.message) : said.message;
+  return message.replace(/`(\w+)`/g, (all, option: string) => flagOf(option) ?? all);
+}
+
+/** A warning of the library, on stderr under the command's name. */
+export function warnOn(io: Pick<CliIo, 'stderr'>, command: string): (warning: Warning) => void {
+  return (warning) =>
+    io.stderr.write(
+      `mediabatch ${command}: ${warning.code === 'output_unclaimed' ? 'warning: ' : ''}${cliWords(warning)}\n`,
+    );
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliWords } from '../../src/cli/words.js';
+import {
+  loadManifest,
+  type Manifest,
+  type Notice,
+  run,
+  type SandboxHandle,
+  startSandbox,
+  UserError,
+  writeGallery,
+} from '../../src/index.js';
+import { fastConfig, manifestYaml, project } from '../support/e2e.js';
+
+/**
+ * The library speaks data: a refusal carries its `code` and the fields that explain it, a notice
+ * is `{ code, message, fields }`, and no message names a command-line flag, Ctrl-C or the CLI's
+ * name. The CLI words the same refusal with its flags (`cliWords`), as it always has.
+ */
+const CLI_WORDS = /--[a-z]|Ctrl-C|mediabatch run:/;
+
+let sandbox: SandboxHandle;
+let manifest: Manifest;
+beforeAll(async () => {
+  sandbox = await startSandbox(fastConfig(), { port: 0 });
+  const p = project(
+    'words',
+    `${manifestYaml('words')}items:\n  - {id: a, prompt: one}\n  - {id: b, prompt: two}\n`,
+  );
+  manifest = loadManifest(p.manifest);
+});
+afterAll(() => sandbox.close());
+
+async function refusal(action: () => unknown): Promise<UserError> {
+  try {
+    await action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).not.toMatch(CLI_WORDS);
+    return error as UserError;
+  }
+  throw new Error('expected a refusal');
+}
+
+const live = () => ({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} });
+
+describe('refusals in API terms, worded with flags by the CLI', () => {
+  const cases: Array<[string, () => unknown, string, Record<string, unknown>, string]> = [
+    [
+      'only names no item',
+      () => run(manifest, { ...live(), only: ['zz'] }).result,
+      'selection_empty',
+      { option: 'only', pattern: 'zz' },
+      '--only zz matches no item of words',
+    ],
+    [
+      'redo outside only',
+      () => run(manifest, { ...live(), only: ['a'], redo: ['b'] }).result,
+      'selection_empty',
+      { option: 'redo', ids: ['b'], only: ['a'] },
+      '--redo b: not among the items --only selects, so the redo would not happen; add it to --only or drop --only',
+    ],
+    [
+      'redo of an item not done',
+      () => run(manifest, { ...live(), redo: ['a'] }).result,
+      'selection_empty',
+      { option: 'redo', ids: ['a'], state: 'pending' },
+      '--redo a: the item is pending, not done',
+    ],
+    [
+      'redo of no item',
+      () => run(manifest, { ...live(), redo: ['q'] }).result,
+      'selection_empty',
+      { option: 'redo', ids: ['q'], state: null },
+      "--redo q: no item 'q' in words",
+    ],
+    [
+      'no service',
+      () => run(manifest, { env: {} }).result,
+      'service_missing',
+      { options: ['baseUrl', 'sandbox'] },
+      'pass --base-url URL (or set MEDIAGEN_BASE_URL), or try the manifest offline with --sandbox',
+    ],
+    [
+      'a base URL that is no URL',
+      () => run(manifest, { baseUrl: 'ftp://x', apiKey: 'k', env: {} }).result,
+      'setting_invalid',
+      { option: 'baseUrl', value: 'ftp://x' },
+      '--base-url / MEDIAGEN_BASE_URL is not an http(s) URL: ftp://x',
+    ],
+    [
+      'a notify URL that is no URL',
+      () => run(manifest, { ...live(), notify: 'ftp://x' }).result,
+      'setting_invalid',
+      { option: 'notify', variable: 'MEDIABATCH_NOTIFY_URL' },
+      '--notify / MEDIABATCH_NOTIFY_URL must be an http(s) URL',
+    ],
+    [
+      'an onComplete command with an open quote',
+      () => run(manifest, { ...live(), onComplete: 'echo a | cat' }).result,
+      'invalid_usage',
+      { option: 'onComplete' },
+      '--on-complete "|" is shell syntax',
+    ],
+    [
+      'a link lifetime for a local folder',
+      () => writeGallery(manifest, { urlLifetimeSeconds: 3600, env: {} }),
+      'target_refused',
+      { option: 'urlLifetimeSeconds' },
+      '--url-lifetime is for an s3:// output location',
+    ],
+    [
+      'an s3:// page for a local folder',
+      () => writeGallery(manifest, { to: 's3://b/k.html', env: {} }),
+      'target_refused',
+      { option: 'to', target: 's3://b/k.html' },
+      '--html s3://b/k.html: the output location is a local folder',
+    ],
+  ];
+
+  for (const [name, action, code, fields, cli] of cases)
+    it(name, async () => {
+      const error = await refusal(action);
+      expect(error.code).toBe(code);
+      expect(error.fields).toMatchObject(fields);
+      expect(cliWords(error)).toContain(cli);
+    });
+});
+
+describe('notices', () => {
+  it('retryFailed with nothing to retry is a notice with a code, in API terms', async () => {
+    const handle = run(manifest, { ...live(), retryFailed: true, only: ['a'] });
+    const notices: Notice[] = [];
+    handle.on('notice', (notice) => notices.push(notice));
+    await handle.result;
+    expect(notices.map((notice) => notice.code)).toEqual(['retry_failed_none']);
+    expect(notices[0]!.message).not.toMatch(CLI_WORDS);
+    expect(cliWords(notices[0]!)).toBe('--retry-failed: no item failed for a final reason\n');
+  });
+});
