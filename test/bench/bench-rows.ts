@@ -289,14 +289,9 @@ export function sharedRows(samples: readonly SharedSample[]): Row[] {
   return [
     ...rowsOf(scenario, samples, [
       ['zero-lag limit', 's', 2, (x) => x.zeroLagMs / 1000],
+      ['utilisation at the zero-lag limit (no client does better)', 'ratio', 3, (x) => x.zeroLagUtilisation],
       [
-        'utilisation of any 1 s list poller at best (sim.; limit 1)',
-        'ratio',
-        3,
-        (x) => x.listPollerUtilisation,
-      ],
-      [
-        'requests per item of any 1 s list poller at least (sim.)',
+        'requests per item of a poller listing once a second, at fewest (sim.)',
         'req',
         3,
         (x) => x.listPollerRequestsPerItem,
@@ -371,11 +366,26 @@ function sharedRunRows(scenario: string, label: string, runs: readonly SharedRun
           ] as Array<Spec<SharedRun>>)
         : []),
       ['  CPU of the sandbox (bench process)', 's', 2, (x) => x.sandboxCpuS],
+      [
+        '  runners stopped at their start by another start, started again',
+        'runners',
+        0,
+        (x) => x.restarts,
+        atMost(0),
+      ],
+      [
+        '  runners still running 15 s after the last file saved (then SIGINT)',
+        'runners',
+        0,
+        (x) => x.runners.filter((r) => r.interrupted).length,
+        atMost(0),
+      ],
       ['  machine CPU busy, every process', 'cores', 2, (x) => x.machine.busyCores],
     ]),
     perRunner('peak RSS', 'MB', 1, (r) => r.peakRssMb),
     perRunner('CPU, user + system', 's', 2, (r) => r.cpuMs / 1000),
     perRunner('wall time, spawn -> exit', 's', 2, (r) => r.wallMs / 1000),
+    perRunner('exit after the last file saved', 's', 2, (r) => r.endedAfterLastSaveMs / 1000),
     ...(postgres ? [perRunner('database round trips', 'trips', 0, (r) => r.roundTrips ?? Number.NaN)] : []),
   ];
 }

@@ -7,7 +7,7 @@ import { type CpuWindow, machineCpu } from './machine-cpu.js';
 import { type ClientFigures, clientFigures, paceManifest, recordedDurationsMs } from './pace-bench.js';
 import { drawJobTimes, type PaceShape } from './pace-shapes.js';
 import { zeroLagMakespanMs } from './pace-sim.js';
-import { listPollerRequests, pollingMakespanMs } from './poll-bound.js';
+import { listPollerRequests } from './poll-bound.js';
 import { type CliRun, cpuMs, expectExit, rssMb, runCli } from './spawn-cli.js';
 
 /**
@@ -31,6 +31,13 @@ export const SHARED: PaceShape = {
 };
 export const SHARED_RUNNERS = 4;
 const BATCH = 'bench-shared';
+/**
+ * How long runners may take to end on their own once the batch's last file is saved: a runner
+ * waiting on another's items sees them finished at its next lease renewal (every 10 s with the
+ * default 30 s lease), plus a margin. One still running then is stopped with SIGINT (it drains
+ * and ends, as on Ctrl-C), so that its figures are still reported; the rows count them.
+ */
+const GRACE_MS = 15_000;
 /** GET /jobs pages of mediabatch's looks (src/runner/watch.ts): the request bound's page size. */
 const LIST_PAGE = 100;
 
@@ -41,6 +48,10 @@ export interface RunnerFigures {
   peakRssMb: number;
   /** Statements sent to the ledger's database (child-stats.mjs); null on SQLite. */
   roundTrips: number | null;
+  /** Exit minus the batch's last file saved. */
+  endedAfterLastSaveMs: number;
+  /** Still running GRACE_MS after the batch's last file was saved: stopped with SIGINT. */
+  interrupted: boolean;
 }
 
 export interface SharedRun {
@@ -56,14 +67,16 @@ export interface SharedRun {
   /** CPU of the bench process over the run: the sandbox serving every request and file. */
   sandboxCpuS: number;
   machine: CpuWindow;
+  /** Runners that stopped at their start on another's start-up files and were started again. */
+  restarts: number;
 }
 
 export interface SharedSample {
   seed: number;
   items: number;
   zeroLagMs: number;
-  /** Busy time / 200 / the best makespan of any 1 s list poller on these jobs. */
-  listPollerUtilisation: number;
+  /** Busy time / 200 / the zero-lag limit: the utilisation no client can beat on these jobs. */
+  zeroLagUtilisation: number;
   /** The fewest requests per item of such a poller (poll-bound.ts). */
   listPollerRequestsPerItem: number;
   sqlite: SharedRun;
@@ -102,7 +115,7 @@ export async function sharedSamples(runs: number, log: (message: string) => void
   }
 }
 
-type Bounds = Pick<SharedSample, 'zeroLagMs' | 'listPollerUtilisation' | 'listPollerRequestsPerItem'>;
+type Bounds = Pick<SharedSample, 'zeroLagMs' | 'zeroLagUtilisation' | 'listPollerRequestsPerItem'>;
 
 /** `runners` processes on one batch, on SQLite (`server` null) or on a fresh PostgreSQL database. */
 async function sharedRun(
@@ -135,11 +148,23 @@ async function sharedRun(
     const serverBefore = serverCpuSeconds(server);
     const sandboxBefore = process.cpuUsage();
     const window = machineCpu();
-    const done = await Promise.all(
+    let interrupt = () => {};
+    const interrupted = new Promise<void>((resolve) => {
+      interrupt = resolve;
+    });
+    let over = false;
+    const running = Promise.all(
       Array.from({ length: runners }, () =>
-        runCli(args, { cwd: dir, env: cliEnv(sandbox), discardStdout: false, timeoutMs: 600_000 }),
+        startedAgainOnCollision(() =>
+          runCli(args, { cwd: dir, env: cliEnv(sandbox), timeoutMs: 600_000, interrupt: interrupted }),
+        ),
       ),
-    );
+    ).finally(() => {
+      over = true;
+    });
+    if (url !== null) await batchSavedThenGrace(url, () => over).finally(interrupt);
+    const done = (await running).map(({ cli }) => cli);
+    const restarts = sum((await running).map((runner) => runner.restarts));
     const machine = window.end();
     const sandboxCpu = process.cpuUsage(sandboxBefore);
     const serverCpuS = serverCpuSeconds(server) - serverBefore;
@@ -151,7 +176,8 @@ async function sharedRun(
     return {
       run: {
         ledger: url === null ? 'sqlite' : 'postgres',
-        runners: done.map(runnerFigures),
+        runners: done.map((cli) => runnerFigures(cli, lastSaved)),
+        restarts,
         client: clientFigures(sandbox, SHARED, lastSaved, limits.zeroLagMs, SHARED.retryAfterSeconds * 1000),
         roundTripsPerItem:
           url === null ? null : sum(done.map((cli) => cli.stats.ledgerRoundTrips ?? 0)) / SHARED.items,
@@ -168,26 +194,61 @@ async function sharedRun(
   }
 }
 
-/** The physical limits of the jobs the sandbox recorded: zero lag, and any 1 s list poller. */
+/**
+ * The physical limits of the jobs the sandbox recorded: every finish seen at once (zero lag), and
+ * the fewest requests of a poller that lists them once a second (poll-bound.ts).
+ */
 function bounds(sandbox: SandboxHandle): Bounds {
   const durations = recordedDurationsMs(sandbox, SHARED.items);
   const interval = SHARED.retryAfterSeconds * 1000;
-  const ideal = sum(durations) / SHARED.limit;
+  const zeroLagMs = zeroLagMakespanMs(SHARED.limit, durations);
   return {
-    zeroLagMs: zeroLagMakespanMs(SHARED.limit, durations),
-    listPollerUtilisation: ideal / pollingMakespanMs(durations, SHARED.limit, interval, 'list'),
+    zeroLagMs,
+    zeroLagUtilisation: sum(durations) / SHARED.limit / zeroLagMs,
     listPollerRequestsPerItem:
       listPollerRequests(durations, SHARED.limit, interval, LIST_PAGE) / SHARED.items,
   };
 }
 
-function runnerFigures(cli: CliRun): RunnerFigures {
+function runnerFigures(cli: CliRun, lastSaved: number): RunnerFigures {
   return {
     wallMs: cli.wallMs,
     cpuMs: cpuMs(cli.stats),
     peakRssMb: rssMb(cli.stats),
     roundTrips: cli.stats.ledgerRoundTrips,
+    endedAfterLastSaveMs: cli.endedAt - lastSaved,
+    interrupted: cli.interrupted,
   };
+}
+
+/** How often a runner that collided at its start is started again. */
+const MAX_RESTARTS = 3;
+
+/**
+ * Runners started at the same moment on one output folder can stop one another before sending
+ * anything: each removes the temporary files it finds there at its start (removeTempFiles in
+ * src/downloads/verify-file.ts), the others' write probes among them, and the probe whose file
+ * vanished reports the folder unable to take files (exit 2, "nothing was submitted"). Such a
+ * runner is started again, up to MAX_RESTARTS times, and counted: the rows show how often.
+ */
+async function startedAgainOnCollision(
+  start: () => Promise<CliRun>,
+): Promise<{ cli: CliRun; restarts: number }> {
+  for (let restarts = 0; ; restarts += 1) {
+    const cli = await start();
+    const collided = cli.code === 2 && cli.stderr.includes('nothing was submitted');
+    if (!collided || restarts === MAX_RESTARTS) return { cli, restarts };
+  }
+}
+
+/** Resolves GRACE_MS after every file of the batch is saved in the shared ledger, or once `over`. */
+async function batchSavedThenGrace(url: string, over: () => boolean): Promise<void> {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // Before the first runner made the schema there is no table to count.
+  const saved = () => psql(url, 'SELECT COUNT(*) FROM files').then(Number, () => 0);
+  while (!over() && (await saved()) < SHARED.items) await pause(1000);
+  const until = Date.now() + GRACE_MS;
+  while (!over() && Date.now() < until) await pause(250);
 }
 
 /** The moment the last file of the batch was committed as saved in the shared ledger. */
