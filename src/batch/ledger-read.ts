@@ -56,7 +56,9 @@ export function openForReading({
     return { ledger, note: { path, exists: true, service: ledger.service()?.identity ?? null } };
   } catch (error) {
     ledger?.close();
-    throw cannotRead(path, error);
+    // A ledger that cannot even be opened (a wrong path's folder, a database's wrong password) is
+    // the caller's to fix, as for run; one that fails while read is the ledger's fault.
+    throw cannotRead(path, error, ExitCode.Usage);
   }
 }
 
@@ -67,10 +69,10 @@ export function readFailure(path: string, error: unknown): unknown {
   return fromLedger ? cannotRead(path, error) : error;
 }
 
-function cannotRead(path: string, error: unknown): UserError {
+function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.ItemsNotDone): UserError {
   return new UserError(
     `cannot read the ledger ${path}: ${(error as Error).message}`,
-    ExitCode.ItemsNotDone,
+    exitCode,
     'ledger_unusable',
   );
 }

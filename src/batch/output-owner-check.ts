@@ -12,6 +12,7 @@ import {
   passFolder,
 } from '../downloads/output-owner.js';
 import { ExitCode, UserError } from '../errors.js';
+import { isDatabaseUrl } from '../ledger/open-ledger.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
 import { shownFromCwd } from '../report/shown-path.js';
@@ -161,8 +162,10 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
  * elsewhere is another batch (a copied project, say).
  */
 function sameBatchOtherLedger(owner: FolderOwner, context: Omit<FolderContext, 'service'>): boolean {
-  if (!context.ledgerNamed) return false;
   if (owner.manifest !== context.manifest.name || isS3Uri(context.manifest.outputDir)) return false;
+  // The batch's record moved to a shared database (copy-ledger): that is where it goes on.
+  if (isDatabaseUrl(owner.ledger)) return true;
+  if (!context.ledgerNamed) return false;
   return existsSync(ownerLedger(owner));
 }
 
@@ -181,7 +184,7 @@ function wrongLedgerRefusal(
     context.defaultLedger !== undefined && resolve(context.defaultLedger) === resolve(ownerLedger(owner));
   return (
     `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerPath)}. ` +
-    'The ledger named is most likely the wrong one.\n' +
+    (context.ledgerNamed ? 'The ledger named is most likely the wrong one.\n' : '\n') +
     `  To go on with the ledger that owns the folder: \`ledger\` ${theirs}${isDefault ? ' (or no `ledger` at all: it is the default)' : ''}.\n` +
     `  Only to start ${manifest.name} over with this new ledger, paying for every item again, give it a folder of its own: ` +
     `set output.dir in ${shownFromCwd(cwd, manifest.file)} (for example ${example})`

@@ -179,11 +179,11 @@ describe('mediabatch status', () => {
     expect((await runCli(['status', 'batch.yaml', 'other.yaml'], { cwd: dir })).code).toBe(2);
   });
 
-  it('an unreadable ledger is a clear error, not a stack trace', async () => {
+  it('a ledger that cannot be opened is a clear error (exit 2, as for run), not a stack trace', async () => {
     const dir = tempProject({ 'batch.yaml': MANIFEST });
     writeFileSync(join(dir, 'junk.sqlite'), 'this is not a database at all, not even close to one......');
     const result = await runCli(['status', 'batch.yaml', '--ledger', 'junk.sqlite'], { cwd: dir });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot read the ledger .*junk\.sqlite/);
   });
 });
