@@ -4,6 +4,7 @@ import type { Destination, TransferSample } from './s3-bench.js';
 import type { RateSample } from './s3-reference.js';
 import type { S3Result } from './s3-scenario.js';
 import type { ScaleSample } from './scale-bench.js';
+import { SHARED, SHARED_RUNNERS, type SharedRun, type SharedSample } from './shared-bench.js';
 import type { SlotSample } from './slot-bench.js';
 import { type Comparison, type Row, summarize } from './stats.js';
 import type { WriteSample } from './write-rate-bench.js';
@@ -275,5 +276,116 @@ function memoryRows({ ceiling, runs, sdkMb }: S3Result): Row[] {
     single(S3_SCENARIO, `  for this batch's files (one part each): ${batch}`, 'MB', 1, thisBatchMib),
     single(S3_SCENARIO, 'peak RSS, S3 - disk (medians)', 'MB', 1, peak('s3') - peak('disk')),
     single(S3_SCENARIO, '  the S3 SDK loaded in a bare node process', 'MB', 1, sdkMb),
+  ];
+}
+
+/**
+ * Scenario 13: one runner on SQLite, one on PostgreSQL (the reference) and four on one PostgreSQL
+ * ledger, on the same jobs, beside the limits of any 1 s list poller; then the two goals.
+ */
+export function sharedRows(samples: readonly SharedSample[]): Row[] {
+  const scenario = '13 shared';
+  const four = `${SHARED_RUNNERS} runners sharing concurrency 200 (the issue's ${SHARED_RUNNERS} x 50)`;
+  return [
+    ...rowsOf(scenario, samples, [
+      ['zero-lag limit', 's', 2, (x) => x.zeroLagMs / 1000],
+      ['utilisation at the zero-lag limit (no client does better)', 'ratio', 3, (x) => x.zeroLagUtilisation],
+      [
+        'requests per item of a poller listing once a second, at fewest (sim.)',
+        'req',
+        3,
+        (x) => x.listPollerRequestsPerItem,
+      ],
+    ]),
+    ...sharedRunRows(
+      scenario,
+      'SQLite, 1 runner x 200',
+      samples.map((x) => x.sqlite),
+    ),
+    ...sharedRunRows(
+      scenario,
+      'PostgreSQL, 1 runner x 200',
+      samples.map((x) => x.single),
+    ),
+    ...sharedRunRows(
+      scenario,
+      `PostgreSQL, ${four}`,
+      samples.map((x) => x.four),
+    ),
+    ...rowsOf(scenario, samples, [
+      [
+        `goal: utilisation, ${SHARED_RUNNERS} runners / 1 runner (PostgreSQL)`,
+        'ratio',
+        3,
+        (x) => x.four.client.utilisation / x.single.client.utilisation,
+        atLeast(0.95),
+      ],
+      [
+        `goal: requests per item, ${SHARED_RUNNERS} runners / 1 runner (PostgreSQL)`,
+        'ratio',
+        3,
+        (x) => x.four.client.requests / x.single.client.requests,
+        atMost(1.1),
+      ],
+      [
+        'utilisation, 1 runner PostgreSQL / SQLite',
+        'ratio',
+        3,
+        (x) => x.single.client.utilisation / x.sqlite.client.utilisation,
+      ],
+    ]),
+  ];
+}
+
+/** One way of running the batch: the sandbox's figures, then each runner's (one row over all runners). */
+function sharedRunRows(scenario: string, label: string, runs: readonly SharedRun[]): Row[] {
+  const runners = runs.flatMap((x) => x.runners);
+  const each = runs[0]!.runners.length > 1 ? 'each runner' : 'the runner';
+  const postgres = runs[0]!.ledger === 'postgres';
+  const perRunner = (
+    figure: string,
+    unit: string,
+    digits: number,
+    pick: (r: SharedRun['runners'][number]) => number,
+  ) => series(scenario, `  ${each}: ${figure}`, unit, digits, runners.map(pick));
+  return [
+    ...rowsOf(scenario, runs, [
+      [`${label}: makespan, first POST -> last file saved`, 's', 2, (x) => x.client.makespanMs / 1000],
+      ['  slot utilisation = sum(durations) / 200 / makespan', 'ratio', 3, (x) => x.client.utilisation],
+      ['  API requests per item', 'req', 3, (x) => x.client.requests / SHARED.items],
+      ['  CPU per item, every runner, user + system', 'ms', 2, (x) => x.cpuMsPerItem],
+      ...(postgres
+        ? ([
+            [
+              '  database round trips per item, every runner',
+              'trips',
+              2,
+              (x) => x.roundTripsPerItem ?? Number.NaN,
+            ],
+            ['  CPU of the PostgreSQL server', 's', 2, (x) => x.serverCpuS],
+          ] as Array<Spec<SharedRun>>)
+        : []),
+      ['  CPU of the sandbox (bench process)', 's', 2, (x) => x.sandboxCpuS],
+      [
+        '  runners stopped at their start by another start, started again',
+        'runners',
+        0,
+        (x) => x.restarts,
+        atMost(0),
+      ],
+      [
+        '  runners still running 15 s after the last file saved (then SIGINT)',
+        'runners',
+        0,
+        (x) => x.runners.filter((r) => r.interrupted).length,
+        atMost(0),
+      ],
+      ['  machine CPU busy, every process', 'cores', 2, (x) => x.machine.busyCores],
+    ]),
+    perRunner('peak RSS', 'MB', 1, (r) => r.peakRssMb),
+    perRunner('CPU, user + system', 's', 2, (r) => r.cpuMs / 1000),
+    perRunner('wall time, spawn -> exit', 's', 2, (r) => r.wallMs / 1000),
+    perRunner('exit after the last file saved', 's', 2, (r) => r.endedAfterLastSaveMs / 1000),
+    ...(postgres ? [perRunner('database round trips', 'trips', 0, (r) => r.roundTrips ?? Number.NaN)] : []),
   ];
 }

@@ -9,7 +9,13 @@
 // The 'exit' hook runs on a normal end, on process.exit() and on process.exitCode alike, and the
 // write is synchronous, so nothing is lost. The wrapper itself adds one tiny module to the process.
 //
+// A run on a PostgreSQL ledger also reports the statements its connections sent (one round trip
+// each): every connection publishes its count on a diagnostics channel when it closes
+// (src/ledger/postgres/sync-connection.ts), and this wrapper, in the same process, adds them up.
+// null when no connection closed (a SQLite ledger).
+//
 // usage: MEDIABATCH_BENCH_STATS=/tmp/x.json node child-stats.mjs dist/cli/main.js run ... --json
+import { channel } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +30,13 @@ if (!statsFile || !entry) {
 // The entry reads process.argv.slice(2) as its own arguments, exactly as when started directly.
 process.argv = [process.argv[0] ?? process.execPath, resolve(entry), ...process.argv.slice(3)];
 
+let ledgerRoundTrips = null;
+// Held here for the life of the process: a channel no one references may be collected.
+const closedConnections = channel('mediabatch:postgres-connection-closed');
+closedConnections.subscribe((message) => {
+  ledgerRoundTrips = (ledgerRoundTrips ?? 0) + message.roundTrips;
+});
+
 process.on('exit', (code) => {
   const usage = process.resourceUsage();
   writeFileSync(
@@ -34,6 +47,7 @@ process.on('exit', (code) => {
       systemCpuMicros: usage.systemCPUTime,
       maxRssKib: usage.maxRSS,
       uptimeMs: process.uptime() * 1000,
+      ledgerRoundTrips,
     }),
   );
 });

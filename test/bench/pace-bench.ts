@@ -50,15 +50,16 @@ export interface PaceSample {
 const prompt = (index: number, job: JobTimes) =>
   `Pace shot ${index + 1}, a lighthouse beam over a calm sea [[queued:${job.queuedSeconds}]] [[run:${job.runningSeconds}]]`;
 
-function manifest(shape: PaceShape, jobs: JobTimes[]): string {
+/** The manifest of a draw: one item per job, its times pinned by the prompt's markers. */
+export function paceManifest(shape: PaceShape, jobs: JobTimes[], name = 'bench-pace'): string {
   const items = jobs.map(
     (job, index) => `  - id: shot-${String(index + 1).padStart(4, '0')}\n    prompt: "${prompt(index, job)}"`,
   );
-  return `version: 1\nname: bench-pace\ninput: {seconds: 2, definition: 480p}\nconcurrency: ${shape.limit}\nitems:\n${items.join('\n')}\n`;
+  return `version: 1\nname: ${name}\ninput: {seconds: 2, definition: 480p}\nconcurrency: ${shape.limit}\nitems:\n${items.join('\n')}\n`;
 }
 
 /** Job durations as the sandbox recorded them, in creation order. */
-function recordedDurationsMs(sandbox: SandboxHandle, items: number): number[] {
+export function recordedDurationsMs(sandbox: SandboxHandle, items: number): number[] {
   const { jobs } = sandbox.records();
   if (jobs.length !== items) throw new Error(`expected ${items} jobs, the sandbox has ${jobs.length}`);
   return jobs.map((job) => {
@@ -67,7 +68,8 @@ function recordedDurationsMs(sandbox: SandboxHandle, items: number): number[] {
   });
 }
 
-function figures(
+/** One client's figures on its sandbox, its last file saved at `lastSaved` (epoch ms). */
+export function clientFigures(
   sandbox: SandboxHandle,
   shape: PaceShape,
   lastSaved: number,
@@ -101,7 +103,7 @@ export async function paceRun(shape: PaceShape, seed: number, alone = false): Pr
   const windowMs = shape.retryAfterSeconds * 1000;
   const forCli = await startSandbox(config, { port: 0 });
   const forNaive = alone ? null : await startSandbox(config, { port: 0 });
-  const dir = benchDir(`pace-${seed}`, { 'batch.yaml': manifest(shape, jobs) });
+  const dir = benchDir(`pace-${seed}`, { 'batch.yaml': paceManifest(shape, jobs) });
   const poll =
     shape.pollIntervalSeconds === null ? [] : ['--poll-interval', String(shape.pollIntervalSeconds)];
   try {
@@ -137,11 +139,11 @@ export async function paceRun(shape: PaceShape, seed: number, alone = false): Pr
       items: shape.items,
       zeroLagMs,
       windowMs,
-      cli: figures(forCli, shape, lastSavedAt(ledger), zeroLagMs, windowMs),
+      cli: clientFigures(forCli, shape, lastSavedAt(ledger), zeroLagMs, windowMs),
       naive:
         forNaive === null || naive === null
           ? null
-          : figures(forNaive, shape, naive.lastSavedAt, zeroLagMs, windowMs),
+          : clientFigures(forNaive, shape, naive.lastSavedAt, zeroLagMs, windowMs),
     };
   } finally {
     await forCli.close();

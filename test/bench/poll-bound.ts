@@ -13,9 +13,41 @@ export function pollingMakespanMs(
   intervalMs: number,
   mode: 'list' | 'per-job',
 ): number {
+  return Math.max(0, ...placed(durationsMs, limit, intervalMs, mode).map((job) => job.seenAt));
+}
+
+/**
+ * The fewest API requests a `list` poller (above) sends for the same jobs: one POST per job, and
+ * at each tick from the first to the last one look listing every job it still follows (POSTed
+ * before the tick, not yet seen final) in pages of `pageSize`, at least one page. No account read,
+ * no per-job GET, no look that finds nothing new: a real list poller can only send more.
+ */
+export function listPollerRequests(
+  durationsMs: readonly number[],
+  limit: number,
+  intervalMs: number,
+  pageSize: number,
+): number {
+  const jobs = placed(durationsMs, limit, intervalMs, 'list');
+  const lastTick = Math.max(0, ...jobs.map((job) => job.seenAt)) / intervalMs;
+  let pages = 0;
+  for (let tick = 1; tick <= lastTick; tick += 1) {
+    const at = tick * intervalMs;
+    const followed = jobs.filter((job) => job.start < at && job.seenAt >= at).length;
+    pages += Math.max(1, Math.ceil(followed / pageSize));
+  }
+  return jobs.length + pages;
+}
+
+/** Each job's start and the moment a poll sees it final, placed greedily in manifest order. */
+function placed(
+  durationsMs: readonly number[],
+  limit: number,
+  intervalMs: number,
+  mode: 'list' | 'per-job',
+): Array<{ start: number; seenAt: number }> {
   const freeAt = Array.from({ length: limit }, () => 0);
-  let makespan = 0;
-  for (const duration of durationsMs) {
+  return durationsMs.map((duration) => {
     let slot = 0;
     for (let i = 1; i < limit; i += 1) if (freeAt[i]! < freeAt[slot]!) slot = i;
     const start = freeAt[slot]!;
@@ -24,7 +56,6 @@ export function pollingMakespanMs(
         ? Math.ceil((start + duration) / intervalMs) * intervalMs
         : start + Math.ceil(duration / intervalMs) * intervalMs;
     freeAt[slot] = seenAt;
-    makespan = Math.max(makespan, seenAt);
-  }
-  return makespan;
+    return { start, seenAt };
+  });
 }

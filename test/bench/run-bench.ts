@@ -3,7 +3,9 @@
  * table (median, min and max of the runs) and writes it, with every sample, to
  * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
  * export view gallery`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
- * test/support/s3-server.ts) and takes five to ten minutes on its own. `gallery` needs chromium.
+ * test/support/s3-server.ts) and takes five to ten minutes on its own. `shared` too runs only when
+ * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
+ * takes a few minutes. `gallery` needs chromium.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -21,6 +23,7 @@ import {
   s3Rows,
   scaleRows,
   series,
+  sharedRows,
   single,
   slotRows,
   wideRows,
@@ -41,6 +44,7 @@ import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
 import { measureS3 } from './s3-scenario.js';
 import { SCALE_ITEMS, scaleSamples } from './scale-bench.js';
+import { sharedSamples } from './shared-bench.js';
 import {
   RETRY_AFTER_SECONDS,
   SLOT_ITEMS,
@@ -239,6 +243,13 @@ async function s3Scenario(): Promise<void> {
   rows.push(...s3Rows(result));
 }
 
+/** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
+async function sharedScenario(): Promise<void> {
+  const samples = await sharedSamples(LONG_RUNS, log);
+  details.shared = samples;
+  rows.push(...sharedRows(samples));
+}
+
 async function main(): Promise<void> {
   const loadavgBefore = loadavg();
   log('building the CLI: tsc -p tsconfig.build.json');
@@ -255,6 +266,7 @@ async function main(): Promise<void> {
   if (runs('wide')) await wideScenario();
   if (runs('view')) await viewScenario();
   if (named('s3')) await s3Scenario();
+  if (named('shared')) await sharedScenario();
   if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
     details.gallery = await galleryRuns(LONG_RUNS, log);
     rows.push(...galleryRows(details.gallery as GallerySample[]));

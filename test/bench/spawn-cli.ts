@@ -12,6 +12,8 @@ export interface ChildStats {
   userCpuMicros: number;
   systemCpuMicros: number;
   maxRssKib: number;
+  /** Statements sent to a PostgreSQL ledger (child-stats.mjs); null on a SQLite ledger. */
+  ledgerRoundTrips: number | null;
 }
 
 export interface CliRun {
@@ -25,6 +27,8 @@ export interface CliRun {
   stderr: string;
   startedAt: number;
   endedAt: number;
+  /** Whether `interrupt` sent the child SIGINT before it ended on its own. */
+  interrupted: boolean;
 }
 
 export interface CliRunOptions {
@@ -34,6 +38,8 @@ export interface CliRunOptions {
   timeoutMs?: number;
   /** Extra node flags for the child, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** Once this settles, a child still running gets SIGINT (a run drains and ends, as on Ctrl-C). */
+  interrupt?: Promise<unknown>;
 }
 
 /**
@@ -61,7 +67,15 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     stderr += chunk.toString();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
+  let ended = false;
+  let interrupted = false;
+  void options.interrupt?.then(() => {
+    if (ended) return;
+    interrupted = true;
+    child.kill('SIGINT');
+  });
   const code = await new Promise<number | null>((done) => child.on('close', (exit) => done(exit)));
+  ended = true;
   clearTimeout(timer);
   const wallMs = performance.now() - started;
   let stats: ChildStats;
@@ -83,6 +97,7 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     stderr,
     startedAt,
     endedAt: Date.now(),
+    interrupted,
   };
 }
 

@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { queryWorker } from './query-worker.js';
@@ -50,6 +51,12 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Between tries while the database is away. */
 const RETRY_PAUSE_MS = 250;
+/**
+ * A closing connection publishes `{ roundTrips }` here: the bench's child-stats.mjs, loaded in the
+ * CLI's own process, listens and reports each runner's round trips. Nothing is published, and
+ * nothing is printed, when no one listens.
+ */
+const CLOSED = channel('mediabatch:postgres-connection-closed');
 
 /**
  * A synchronous PostgreSQL connection. The ledger's door is synchronous by design: a step is
@@ -154,6 +161,7 @@ export class SyncConnection {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (CLOSED.hasSubscribers) CLOSED.publish({ roundTrips: this.roundTrips });
     try {
       this.#send({ close: true }, CONNECT_TIMEOUT_MS);
     } catch {
