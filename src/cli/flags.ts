@@ -54,7 +54,7 @@ export const FLAGS = [
     name: 'ledger',
     value: 'PATH|URL',
     default: '.mediabatch/<name>.sqlite beside the manifest',
-    description: 'The ledger of every attempt, job, charge and file: a file, or a postgres:// URL runners share.',
+    description: 'Every attempt, job, charge and saved file: a file, or a postgres:// URL runners share.',
     commands: MANIFEST_COMMANDS,
   },
   {

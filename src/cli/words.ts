@@ -34,8 +34,11 @@ function flagOf(option: string): string | null {
   return FLAG_NAMES.has(name) ? `--${name}` : null;
 }
 
-/** What the library said, in the CLI's words. */
-export function cliWords(said: { code?: string; message: string; fields?: Fields | undefined }): string {
+/** What the library said (a refusal, a warning, a document's text), in the CLI's words. */
+export function cliWords(
+  given: { code?: string; message: string; fields?: Fields | undefined } | string,
+): string {
+  const said = typeof given === 'string' ? { message: given } : given;
   const entry = said.code === undefined ? undefined : WORDS[said.code];
   const message = entry ? entry(said.fields ?? {}, said.message) : said.message;
   return message.replace(/`(\w+)`/g, (all, option: string) => flagOf(option) ?? all);

@@ -49,7 +49,7 @@ export function judgeFile(recorded: RecordedFile, seen: SeenFile | null, sha256?
   if (recorded.mtimeMs !== null && Math.abs(seen.mtimeMs - recorded.mtimeMs) >= 1)
     return {
       check: 'touched',
-      detail: 'modified since it was saved (same size, content not read: --verify compares its SHA-256)',
+      detail: 'modified since it was saved (same size, content not read: `verify` compares its SHA-256)',
     };
   return INTACT;
 }

@@ -53,7 +53,7 @@ export function remedy(files: ItemFiles, nowMs: number): string {
     const until = files.expiresAt === null ? '' : `, the service keeps it until ${files.expiresAt}`;
     return `run fetches it again from job ${files.jobId ?? '?'} for free (no new generation${until})`;
   }
-  return `${deletedAfterSaving(files)}: only run --regenerate-expired pays for it again`;
+  return `${deletedAfterSaving(files)}: only run \`regenerateExpired\` pays for it again`;
 }
 
 /** A file's problem as JSON shows it: the path as the command shows paths, and every word. */

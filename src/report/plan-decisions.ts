@@ -98,7 +98,7 @@ export function decideItem(
         return {
           label: 'redo',
           submit: true,
-          reason: `--redo: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
+          reason: `\`redo\`: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
         };
       return (
         savedFilesDecision(options.files?.get(item.id), options) ??
@@ -158,7 +158,7 @@ function expiredDecision(submit: boolean, afterSaving: string | null): Decision 
     submit,
     reason: submit
       ? `${what}: generated and paid for again`
-      : `${what}; run --regenerate-expired pays for ${them} again`,
+      : `${what}; run \`regenerateExpired\` pays for ${them} again`,
   };
 }
 
@@ -170,7 +170,7 @@ function retryReason(reason: string, record: ItemRecord | undefined): string {
   if (reason === 'interrupted') return 'an earlier run stopped before this item was answered';
   if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
   if (reason.startsWith('retry_failed'))
-    return `--retry-failed: failed with ${record?.errorCode ?? 'an error'}; sent again with a new key`;
+    return `\`retryFailed\`: failed with ${record?.errorCode ?? 'an error'}; sent again with a new key`;
   const message = record?.errorMessage ? `: ${record.errorMessage}` : '';
   return `last attempt ended with ${reason}${message}; a re-run tries again with a new key`;
 }

@@ -4,7 +4,12 @@
  * head`, `export ... | head`) is a normal end of a pipeline, not an error: the rest is not
  * written. The one writer of every command's document on stdout.
  */
-export async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+export async function writeChunks(
+  out: NodeJS.WritableStream,
+  chunks: Iterable<string>,
+  /** The caller's words for the library's (the CLI names options by their flags). */
+  word: (text: string) => string = (text) => text,
+): Promise<void> {
   let closed = false;
   let wake: (() => void) | null = null;
   const onGone = (error?: NodeJS.ErrnoException) => {
@@ -17,7 +22,7 @@ export async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<s
   try {
     for (const chunk of chunks) {
       if (closed || (out as { destroyed?: boolean }).destroyed === true) break;
-      if (out.write(chunk)) continue;
+      if (out.write(word(chunk))) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         out.once('drain', resolve);

@@ -5,6 +5,7 @@ import type { RateSample } from './s3-reference.js';
 import type { S3Result } from './s3-scenario.js';
 import type { ScaleSample } from './scale-bench.js';
 import { SHARED, SHARED_RUNNERS, type SharedRun, type SharedSample } from './shared-bench.js';
+import type { SharedReadSample } from './shared-reads-bench.js';
 import type { SlotSample } from './slot-bench.js';
 import { type Comparison, type Row, summarize } from './stats.js';
 import type { WriteSample } from './write-rate-bench.js';
@@ -388,4 +389,38 @@ function sharedRunRows(scenario: string, label: string, runs: readonly SharedRun
     perRunner('exit after the last file saved', 's', 2, (r) => r.endedAfterLastSaveMs / 1000),
     ...(postgres ? [perRunner('database round trips', 'trips', 0, (r) => r.roundTrips ?? Number.NaN)] : []),
   ];
+}
+
+/** Scenario 14: each read command's time on SQLite and on PostgreSQL, and their ratio (goal: at most 2). */
+export function sharedReadRows(samples: readonly SharedReadSample[]): Row[] {
+  return samples.flatMap(({ command, sqlite, postgres }) => {
+    const ratios = postgres.map((sample, index) => sample.wallMs / sqlite[index]!.wallMs);
+    return [
+      series(
+        '14 100k reads',
+        `${command}: wall time on SQLite`,
+        's',
+        2,
+        sqlite.map((x) => x.wallMs / 1000),
+      ),
+      series(
+        '14 100k reads',
+        `${command}: wall time on PostgreSQL`,
+        's',
+        2,
+        postgres.map((x) => x.wallMs / 1000),
+      ),
+      {
+        ...series('14 100k reads', `${command}: PostgreSQL / SQLite`, 'ratio', 2, ratios),
+        target: { op: '<=' as const, value: 2 },
+      },
+      series(
+        '14 100k reads',
+        `${command}: peak RSS on PostgreSQL`,
+        'MB',
+        1,
+        postgres.map((x) => x.peakRssMb),
+      ),
+    ];
+  });
 }

@@ -23,6 +23,7 @@ import {
   s3Rows,
   scaleRows,
   series,
+  sharedReadRows,
   sharedRows,
   single,
   slotRows,
@@ -45,6 +46,7 @@ import { pollingMakespanMs } from './poll-bound.js';
 import { measureS3 } from './s3-scenario.js';
 import { SCALE_ITEMS, scaleSamples } from './scale-bench.js';
 import { sharedSamples } from './shared-bench.js';
+import { sharedReadSamples } from './shared-reads-bench.js';
 import {
   RETRY_AFTER_SECONDS,
   SLOT_ITEMS,
@@ -243,6 +245,13 @@ async function s3Scenario(): Promise<void> {
   rows.push(...s3Rows(result));
 }
 
+/** status, plan and export over 100,000 items on SQLite and on PostgreSQL, side by side. */
+async function sharedReadsScenario(): Promise<void> {
+  const samples = await sharedReadSamples(LONG_RUNS, log);
+  details.sharedReads = samples;
+  rows.push(...sharedReadRows(samples));
+}
+
 /** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
 async function sharedScenario(): Promise<void> {
   const samples = await sharedSamples(LONG_RUNS, log);
@@ -267,6 +276,7 @@ async function main(): Promise<void> {
   if (runs('view')) await viewScenario();
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();
+  if (named('shared-reads')) await sharedReadsScenario();
   if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
     details.gallery = await galleryRuns(LONG_RUNS, log);
     rows.push(...galleryRows(details.gallery as GallerySample[]));

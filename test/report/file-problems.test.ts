@@ -34,7 +34,7 @@ describe('what a run does about a saved file not as saved', () => {
       'saved on 2026-11-25T10:00:00.000Z, then deleted from the disk; the service no longer holds it (its outputs expired on 2026-11-26T11:00:00.000Z)',
     );
     expect(deletedAfterSaving(files('altered', null))).toMatch(/then altered on the disk;/);
-    expect(remedy(gone, NOW)).toMatch(/: only run --regenerate-expired pays for it again$/);
+    expect(remedy(gone, NOW)).toMatch(/: only run `regenerateExpired` pays for it again$/);
   });
 
   it('leaves a file only modified since to the run, which compares its SHA-256', () => {
@@ -78,7 +78,7 @@ describe("plan's decision for a done item whose saved file is not as saved", () 
       }),
     };
     expect(decideItem(clip, expired, { regenerateExpired: false }, asSent).reason).toBe(
-      'saved on D, then deleted from the disk; the service no longer holds it; run --regenerate-expired pays for it again',
+      'saved on D, then deleted from the disk; the service no longer holds it; run `regenerateExpired` pays for it again',
     );
     const never = { ...expired, attempt: { ...entry.attempt, filesSaved: false } };
     expect(decideItem(clip, never, { regenerateExpired: true }, asSent).reason).toBe(

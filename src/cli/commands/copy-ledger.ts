@@ -3,11 +3,7 @@ import { renderCopied } from '../../report/render-tasks.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
-/**
- * `mediabatch copy-ledger <manifest> --to PATH|URL [--ledger PATH|URL]`: a batch's whole record
- * from one ledger into another, SQLite to PostgreSQL or back (docs/shared-ledger.md). The library
- * copies and refuses; this says what was copied.
- */
+/** `copy-ledger`: a batch's whole record into another ledger (docs/shared-ledger.md); the library copies. */
 export const copyLedgerCommand: Command<'copy-ledger'> = async ({ values, positionals }, io) => {
   const { manifest, options } = openBatch({ values, positionals }, io, 'nothing was copied');
   if (!values.to)

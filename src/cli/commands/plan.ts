@@ -5,7 +5,7 @@ import { planTextChunks } from '../../report/render-plan.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
-import { warnOn } from '../words.js';
+import { cliWords, warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
@@ -20,7 +20,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     verify: values.verify,
   });
   const save = commandLine('run', manifestArg, values);
-  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save));
+  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save), cliWords);
   const failure = accountFailure(doc.account);
   if (failure === null) return ExitCode.Ok;
   io.stderr.write(`mediabatch plan: ${failure.line}\n`);

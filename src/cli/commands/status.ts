@@ -4,6 +4,7 @@ import { statusTextChunks } from '../../report/render-text.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
@@ -18,6 +19,6 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
         commandLine('run', manifestArg, values),
         commandLine('status', manifestArg, { ...values, sandbox: true }),
       );
-  await writeChunks(io.stdout, chunks);
+  await writeChunks(io.stdout, chunks, cliWords);
   return ExitCode.Ok;
 };
