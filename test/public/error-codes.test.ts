@@ -425,7 +425,7 @@ describe('every error code, through the public API', () => {
     expect(other.records().requests).toEqual([]);
   });
 
-  it('ledger_unusable: a folder where the ledger should be (exit 2), a junk file read (exit 1)', async () => {
+  it('ledger_unusable: a folder where the ledger should be, a junk file opened to read (exit 2 both)', async () => {
     const p = batch('ledgerdir');
     const manifest = manifestOf(p);
     mkdirSync(p.ledger, { recursive: true });
@@ -448,13 +448,13 @@ describe('every error code, through the public API', () => {
       'status reading a junk file at the ledger path',
       () => status(manifestOf(q)),
       'ledger_unusable',
-      ExitCode.ItemsNotDone,
+      ExitCode.Usage,
     );
     await expectRefusal(
       'exportItems reading a junk file at the ledger path',
       () => exportItems(manifestOf(q)),
       'ledger_unusable',
-      ExitCode.ItemsNotDone,
+      ExitCode.Usage,
     );
     expect([...jobsOf('ledgerdir'), ...jobsOf('ledgerjunk')]).toEqual([]);
   });
