@@ -128,9 +128,9 @@ export class S3Objects {
   }
 
   /** Keys under `prefix` (all of them, page by page); with `delimiter`, only those directly in it. */
-  async list(prefix: string, delimiter?: string, idleMs = 0): Promise<string[]> {
+  async list(prefix: string, delimiter?: string, idleMs?: number): Promise<string[]> {
     const keys: string[] = [];
-    const writtenBefore = Date.now() - idleMs;
+    const writtenBefore = idleMs === undefined ? Number.POSITIVE_INFINITY : Date.now() - idleMs;
     let token: string | undefined;
     do {
       const page = await this.#call(`cannot list ${this.uri(prefix)}`, () =>
@@ -151,13 +151,14 @@ export class S3Objects {
   }
 
   /** Aborts every unfinished multipart upload under `prefix` begun `idleMs` ago or more; returns how many. */
-  async abortUploads(prefix: string, idleMs = 0): Promise<number> {
+  async abortUploads(prefix: string, idleMs?: number): Promise<number> {
     const page = await this.#call(`cannot list the uploads under ${this.uri(prefix)}`, () =>
       this.client.send(
         new this.#sdk.ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: prefix }),
       ),
     );
-    const begunBefore = Date.now() - idleMs;
+    // Without an idle time, every upload: the bucket's clock may run ahead of ours.
+    const begunBefore = idleMs === undefined ? Number.POSITIVE_INFINITY : Date.now() - idleMs;
     const uploads = (page.Uploads ?? []).filter(
       (upload) => upload.Key && upload.UploadId && (upload.Initiated?.getTime() ?? 0) <= begunBefore,
     );

@@ -23,8 +23,10 @@ describe('sandbox: duration shapes', () => {
       { queued_seconds: 0, running_seconds: { median: 20, sigma: 0.5, max: 60 } },
       200,
     );
-    expect(median(seen)).toBeGreaterThan(17);
-    expect(median(seen)).toBeLessThan(23);
+    // The median of 200 draws varies by about 0.9 s around 20 (random keys pick the draws): 4.5 of
+    // those either side, so that a right shape never fails and a wrong median still does.
+    expect(median(seen)).toBeGreaterThan(16);
+    expect(median(seen)).toBeLessThan(24);
     expect(Math.max(...seen)).toBeLessThanOrEqual(60);
     // A tail: some jobs take more than twice the median, some less than two thirds of it.
     expect(seen.filter((value) => value > 40).length).toBeGreaterThan(0);
