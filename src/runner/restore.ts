@@ -67,6 +67,12 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
   for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
 }
 
+/** Done, failed, over budget or expired: nothing more is sent for it unless asked. */
+function isSettled(run: RunContext, itemId: string): boolean {
+  const state = run.state.item(itemId)?.record.state;
+  return state !== undefined && state !== 'pending' && state !== 'in_flight';
+}
+
 interface LedgerRows {
   records: Map<string, ItemRecord>;
   latest: Map<string, AttemptRecord>;
@@ -95,7 +101,8 @@ async function setOnTheirWay(
     run.state.track(item, hash, record, attempt);
     planned.push(next);
   }
-  const steps = run.shared ? run.shared.ownSteps(items, planned) : planned;
+  const settled = new Set(items.filter((item) => isSettled(run, item.id)).map((item) => item.id));
+  const steps = run.shared ? run.shared.ownSteps(items, planned, settled) : planned;
   // Another runner's items are its to write: a record read a moment ago may be behind its own.
   const shared = run.shared;
   run.deps.ledger.putItems(shared ? writes.filter((record) => !shared.isElsewhere(record.itemId)) : writes);

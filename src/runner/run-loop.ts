@@ -6,7 +6,7 @@ import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
-import { sharedTurn } from './shared-turn.js';
+import { isIdle, sharedTurn } from './shared-turn.js';
 import { startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
 import { fillSlots } from './submit.js';
@@ -128,7 +128,7 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     }
     const pollAt = nextPollAt(pollTimingInput(run));
     // Always yield to the event loop, even with nothing to wait for, so answers can arrive.
-    const renewal = run.shared?.untilRenewal(clock.now()) ?? Number.POSITIVE_INFINITY;
+    const renewal = run.shared?.untilRenewal(clock.now(), isIdle(run)) ?? Number.POSITIVE_INFINITY;
     const wait = Math.max(
       1,
       Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), renewal, 60_000),

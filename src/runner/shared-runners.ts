@@ -3,6 +3,12 @@ import type { ManifestItem } from '../manifest/index.js';
 import type { Next } from './next-step.js';
 
 /**
+ * How often a run with nothing of its own left to do looks at the others' items: it ends soon after
+ * they settle, instead of at its next renewal.
+ */
+const IDLE_TURN_MS = 1000;
+
+/**
  * This run's share of a batch that several runners work through one shared ledger
  * (docs/shared-ledger.md). Which items are another runner's (`elsewhere`: a live lease, or a
  * newer attempt than this run knew), when the leases are renewed, and which items come back to
@@ -12,6 +18,7 @@ export class SharedWork {
   readonly claims: RunnerClaims;
   readonly #elsewhere = new Set<string>();
   #nextRenewAt = 0;
+  #lastTurnAt = 0;
 
   constructor(claims: RunnerClaims) {
     this.claims = claims;
@@ -39,7 +46,7 @@ export class SharedWork {
    * first, and does nothing if another runner claimed it a moment before. Items to submit are
    * claimed when their attempts are admitted (claims.prepare).
    */
-  ownSteps(items: readonly ManifestItem[], steps: readonly Next[]): Next[] {
+  ownSteps(items: readonly ManifestItem[], steps: readonly Next[], settled: ReadonlySet<string>): Next[] {
     const held = this.claims.heldElsewhere();
     const wanted = items.filter(
       (item, index) => !held.has(item.id) && steps[index]!.kind !== 'none' && steps[index]!.kind !== 'submit',
@@ -48,23 +55,27 @@ export class SharedWork {
     const wantedIds = new Set(wanted.map((item) => item.id));
     return steps.map((step, index) => {
       const id = items[index]!.id;
-      const theirs = held.has(id) || (wantedIds.has(id) && !claimed.has(id));
+      // A settled item another runner is checking is left to it: nothing to wait for.
+      const taken = wantedIds.has(id) && !claimed.has(id);
+      const theirs = held.has(id) || (taken && !settled.has(id));
       if (theirs) this.#elsewhere.add(id);
       else this.#elsewhere.delete(id);
-      return theirs ? { kind: 'none' } : step;
+      return theirs || taken ? { kind: 'none' } : step;
     });
   }
 
   /** Whether the leases are due for renewal at `now` (then the next renewal is set). */
-  renewalDue(now: number): boolean {
-    if (now < this.#nextRenewAt) return false;
+  renewalDue(now: number, idle: boolean): boolean {
+    if (now < this.#nextRenewAt && !(idle && now >= this.#lastTurnAt + IDLE_TURN_MS)) return false;
+    this.#lastTurnAt = now;
     this.#nextRenewAt = now + this.claims.leaseMs / SharedWork.RENEWALS_PER_LEASE;
     return true;
   }
 
   /** Time until the next renewal: the loop never sleeps past it. */
-  untilRenewal(now: number): number {
-    return Math.max(1, this.#nextRenewAt - now);
+  untilRenewal(now: number, idle: boolean): number {
+    const next = idle ? Math.min(this.#nextRenewAt, this.#lastTurnAt + IDLE_TURN_MS) : this.#nextRenewAt;
+    return Math.max(1, next - now);
   }
 
   /**

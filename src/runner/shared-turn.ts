@@ -9,11 +9,11 @@ import type { RunContext } from './run-context.js';
  */
 export async function sharedTurn(run: RunContext): Promise<void> {
   const shared = run.shared;
-  if (shared === null || !shared.renewalDue(run.deps.clock.now())) return;
+  const idle = isIdle(run);
+  if (shared === null || !shared.renewalDue(run.deps.clock.now(), idle)) return;
   // Idle here, yet holding leases (a job it could not fetch, say): they go, so that no runner waits
   // for an item nobody works; this run or another adopts it again below.
-  if (run.state.unfinished === 0 && run.state.queue.length === 0 && run.downloads.idle)
-    shared.claims.release();
+  if (idle) shared.claims.release();
   const lost = shared.claims.renew();
   for (const itemId of lost) dropWork(run, itemId);
   const held = new Set([...shared.claims.heldElsewhere()].filter((id) => run.state.item(id) !== undefined));
@@ -31,4 +31,9 @@ function dropWork(run: RunContext, itemId: string): void {
     'warn',
     `${itemId}: another runner of this batch took it over (this run's lease lapsed)`,
   );
+}
+
+/** Nothing of this run's own in flight, queued or being saved. */
+export function isIdle(run: RunContext): boolean {
+  return run.state.unfinished === 0 && run.state.queue.length === 0 && run.downloads.idle;
 }
