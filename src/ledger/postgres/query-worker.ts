@@ -57,7 +57,14 @@ export function queryWorker(load: (id: string) => any): void {
         if (client === fresh) drop();
       });
       client = fresh;
-      await fresh.connect();
+      try {
+        await fresh.connect();
+      } catch (error) {
+        // A client that never connected (a wrong password, say) takes no more statements: the
+        // next one (a ROLLBACK) would wait in its queue until the statement timeout.
+        if (client === fresh) drop();
+        throw error;
+      }
     }
     // Without values, the simple protocol: a migration's several statements go as one text.
     const result = await client.query(
