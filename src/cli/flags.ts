@@ -36,7 +36,7 @@ export interface FlagSpec {
   commands: readonly CommandName[];
 }
 
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'keep', 'export'] as const;
 
 /** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
 const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
@@ -47,8 +47,8 @@ export const FLAGS = [
     name: 'base-url',
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
-    description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import', 'forget'],
+    description: "The service's base URL, ending in /v1 (keep: only to refuse another service's ledger).",
+    commands: ['run', 'plan', 'import', 'forget', 'keep'],
   },
   {
     name: 'ledger',
@@ -92,6 +92,7 @@ export const FLAGS = [
     'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
       'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
   ),
+  sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
     ['plan', 'status', 'report', 'export'],
     'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
