@@ -40,7 +40,9 @@ export {
 } from './public/options.js';
 export {
   exportItems,
+  exportKept,
   exportRecords,
+  type KeptExport,
   loadManifest,
   ManifestError,
   type ManifestSource,
@@ -68,7 +70,8 @@ export {
   type StopEvent,
 } from './public/run.js';
 export type { StatusDocument } from './public/status-document.js';
-export type { ExportRecord, ExportState } from './report/export-records.js';
+export type { EarlierTake, ExportRecord, ExportState } from './report/export-records.js';
+export type { KeptRecord } from './report/kept-records.js';
 export { NO_ANSWER_IN_TIME } from './report/plan-account.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';

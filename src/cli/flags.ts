@@ -222,6 +222,13 @@ export const FLAGS = [
     commands: ['export'],
   },
   {
+    name: 'kept',
+    description:
+      'One record per manifest item instead: its kept take (mediabatch keep; an item with one variant and one ' +
+      'take keeps it), with files, SHA-256, variant, take and cost. Items without one are counted on stderr.',
+    commands: ['export'],
+  },
+  {
     name: 'out',
     value: 'FILE',
     default: 'stdout',
