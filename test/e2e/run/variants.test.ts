@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -15,6 +15,7 @@ import {
   runAgainst,
   sandboxNetByItem,
   sandboxSpendHighWater,
+  sha256File,
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
@@ -58,6 +59,24 @@ describe('mediabatch run: variants', () => {
     expect(redo.code, redo.stderr).toBe(0);
     expect(allPosts(sandbox)).toHaveLength(13);
     expect(existsSync(join(p.outDir, 'b.v2.take1.mp4'))).toBe(true);
+  });
+
+  it('raising variants later pays only for the new takes: the take already made is variant 1', async () => {
+    sandbox = await startTestSandbox();
+    const yaml = (extra: string) =>
+      `version: 1\nname: more\ninput: {seconds: 2, definition: 480p}\n${extra}items:\n  - {id: a, prompt: one}\n  - {id: b, prompt: two}\n`;
+    const p = project('more', yaml(''));
+    onTestFinished(() => rmSync(p.dir, { recursive: true, force: true }));
+    expect((await runAgainst(sandbox, p)).code).toBe(0);
+    const first = sha256File(join(p.outDir, 'a.mp4'));
+    writeFileSync(p.manifest, yaml('variants: 2\n'));
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir, env: cliEnv(sandbox) });
+    expect(JSON.parse(plan.stdout).totals).toMatchObject({ items: 4, new: 2, done: 2, to_submit: 2 });
+    const run = await runAgainst(sandbox, p);
+    expect(run.code, run.stderr).toBe(0);
+    expect(allPosts(sandbox)).toHaveLength(4);
+    expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(first);
+    expect(checkSavedOutputs(sandbox, p, 'more', ['a', 'a.v2', 'b', 'b.v2']).problems).toEqual([]);
   });
 
   it('killed with SIGKILL mid-run, a re-run leaves one charge per variant', async () => {
