@@ -1,6 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { SavedTake } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
+import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import type { RecordTakes } from '../report/export-records.js';
 import type { KeptRecord } from '../report/kept-records.js';
@@ -53,7 +53,7 @@ export class BatchTakes {
     const records: KeptRecord[] = [];
     const withoutKeeper: string[] = [];
     const variantOf = new Map(this.manifest.items.map((item) => [item.id, item.variant?.number ?? 1]));
-    for (const group of new Set(this.manifest.items.map((item) => item.variant?.of ?? item.id))) {
+    for (const group of new Set(this.manifest.items.map((item) => itemGroup(item)))) {
       const kept = this.keptOf(group);
       if (kept === null) {
         withoutKeeper.push(group);

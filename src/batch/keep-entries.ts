@@ -1,6 +1,6 @@
 import { ExitCode, UserError } from '../errors.js';
 import type { KeeperChange, SavedTake } from '../ledger/records.js';
-import type { ManifestItem } from '../manifest/index.js';
+import { itemGroup, type ManifestItem } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 
 /**
@@ -26,7 +26,7 @@ const ENTRY = /^(?<id>.+):(?:(?<none>none)|(?<variant>[1-9]\d*)(?:\.(?<take>[1-9
 function variantsByGroup(items: readonly ManifestItem[]): Map<string, Map<number, string>> {
   const groups = new Map<string, Map<number, string>>();
   for (const item of items) {
-    const group = item.variant?.of ?? item.id;
+    const group = itemGroup(item);
     if (!groups.has(group)) groups.set(group, new Map());
     groups.get(group)!.set(item.variant?.number ?? 1, item.id);
   }

@@ -45,7 +45,6 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   return withLedger(batch, (ledger, note) => ({
     ledger: note,
     doc: {
-      without_keeper: itemsWithoutKeeper(manifest, ledger),
       ...buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
         outputFiles,
         regenerateExpired: asked.regenerateExpired ?? false,
@@ -55,6 +54,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
         previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
         previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
       }),
+      without_keeper: itemsWithoutKeeper(manifest, ledger),
     },
   }));
 }

@@ -1,5 +1,5 @@
 import type { KeeperRecord } from '../ledger/records.js';
-import type { ManifestItem } from '../manifest/index.js';
+import { itemGroup, type ManifestItem } from '../manifest/index.js';
 
 /**
  * Which take of each manifest item is kept (docs/gallery.md, "Keepers"), the one rule that
@@ -21,7 +21,7 @@ export class KeptTakes {
 
   constructor(items: readonly ManifestItem[], keepers: readonly KeeperRecord[]) {
     for (const item of items) {
-      const group = item.variant?.of ?? item.id;
+      const group = itemGroup(item);
       this.#groupOf.set(item.id, group);
       this.#variants.set(group, Math.max(this.#variants.get(group) ?? 0, item.variant?.count ?? 1));
     }
