@@ -10,6 +10,7 @@ import {
   exportItems,
   forgetJobs,
   importJobs,
+  keepTakes,
   LedgerHeldError,
   loadManifest,
   type Manifest,
@@ -216,6 +217,25 @@ describe('every error code, through the public API', () => {
       ExitCode.Usage,
     );
     expect(jobsOf('selection').length).toBe(1);
+  });
+
+  it('keep_invalid, keep_file_missing: a bad keep entry, a kept file gone; nothing is kept', async () => {
+    const p = batch('keeping');
+    const manifest = manifestOf(p);
+    await ranToDone(manifest, service());
+    await expectRefusal(
+      "keepTakes with entries: ['a:one']",
+      () => keepTakes(manifest, { ...service(), entries: ['a:one'] }),
+      'keep_invalid',
+      ExitCode.Usage,
+    );
+    rmSync(join(p.outDir, 'b.mp4'));
+    await expectRefusal(
+      "keepTakes with entries: ['a:1', 'b:1'] once b.mp4 is deleted",
+      () => keepTakes(manifest, { ...service(), entries: ['a:1', 'b:1'] }),
+      'keep_file_missing',
+      ExitCode.Usage,
+    );
   });
 
   it('service_missing: no base URL and no sandbox', async () => {

@@ -48,11 +48,14 @@ interface Exported {
   expires_at: string | null;
   error_code: string | null;
   in_manifest: boolean;
+  take: number | null;
+  kept: boolean | null;
+  earlier_takes: Array<{ take: number; kept: boolean | null; files: unknown[] }>;
 }
 
-const JSON_CELLS = ['vars', 'input', 'files'];
-const NUMBER_CELLS = ['attempts'];
-const BOOLEAN_CELLS = ['in_manifest'];
+const JSON_CELLS = ['vars', 'input', 'files', 'earlier_takes'];
+const NUMBER_CELLS = ['attempts', 'take'];
+const BOOLEAN_CELLS = ['in_manifest', 'kept'];
 
 /** A CSV row back as the JSONL record it stands for: JSON cells parsed, empty cells null. */
 function fromCsv(row: Record<string, string>): Exported {
@@ -134,6 +137,10 @@ describe('mediabatch export', () => {
         expires_at: attempt.expires_at,
         error_code: null,
         in_manifest: true,
+        // One variant, one take: kept by itself (docs/gallery.md, Keepers).
+        take: 1,
+        kept: true,
+        earlier_takes: [],
       });
       // Stored relative to the manifest's folder; the record gives it relative to the current folder.
       expect(sha256File(join(p.dir, file.path))).toBe(file.sha256);
@@ -177,6 +184,9 @@ describe('mediabatch export', () => {
         expires_at: null,
         error_code: null,
         in_manifest: true,
+        take: null,
+        kept: null,
+        earlier_takes: [],
       },
     ]);
     const both = jsonl(await exportOf('--state', 'pending', '--state', 'done'));

@@ -66,6 +66,7 @@ describe('mediabatch plan', () => {
       'account',
       'pays_again',
       'warnings',
+      'without_keeper',
     ]);
     expect(doc.pays_again).toBeNull();
     expect(doc.summary).toBe(
