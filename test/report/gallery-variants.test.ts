@@ -13,9 +13,13 @@ import { attempt, item, manifest, record } from './records.js';
  */
 
 const variant = (of: string, number: number, count = 3): ManifestItem =>
-  item(number === 1 ? of : `${of}.v${number}`, { seconds: 4, prompt: 'A fox at dusk' }, {
-    variant: { of, number, count },
-  });
+  item(
+    number === 1 ? of : `${of}.v${number}`,
+    { seconds: 4, prompt: 'A fox at dusk' },
+    {
+      variant: { of, number, count },
+    },
+  );
 const fox = [variant('fox', 1), variant('fox', 2), variant('fox', 3)];
 const owl = item('owl', { seconds: 4 });
 const batch = manifest([...fox, owl]);
