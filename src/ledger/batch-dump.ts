@@ -1,5 +1,6 @@
 import { listAttempts } from './attempt-reads.js';
 import { listItems } from './item-rows.js';
+import { insertKeepers, keepers } from './keeper-rows.js';
 import type { LedgerConnection } from './ledger-connection.js';
 import type { BatchDump, EventRecord, FileRecord, RunRecord } from './records.js';
 import { boundService } from './service-binding.js';
@@ -50,6 +51,7 @@ export function dumpBatch(c: LedgerConnection): BatchDump {
     files,
     events,
     runs,
+    keepers: keepers(c),
   };
 }
 
@@ -101,6 +103,7 @@ export function loadBatch(c: LedgerConnection, dump: BatchDump): void {
       'INSERT INTO runs (batch_id, pid, started_at, ended_at, exit_code) VALUES (?, ?, ?, ?, ?)',
     );
     for (const run of dump.runs) insertRun.run(c.batchId, run.pid, run.startedAt, run.endedAt, run.exitCode);
+    insertKeepers(c, dump.keepers);
   });
 }
 

@@ -1,4 +1,5 @@
 import type { BatchPaths } from './batch-paths.js';
+import { renameKeepers } from './keeper-rows.js';
 import type { LedgerConnection } from './ledger-connection.js';
 import { appendEvent } from './runs-and-events.js';
 
@@ -50,6 +51,7 @@ export function renameItem(c: LedgerConnection, from: string, to: string, moves:
       .run(to, at, c.batchId, from);
     if (row.changes !== 1) throw new Error(`cannot rename ${from}: the ledger has no such item`);
     c.prepare('UPDATE attempts SET item_id = ? WHERE batch_id = ? AND item_id = ?').run(to, c.batchId, from);
+    renameKeepers(c, from, to);
     const update = c.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?');
     const files = movedFiles(c.paths, moves, (path, move) => update.run(path, move.attemptId, move.idx));
     appendEvent(c, to, null, 'renamed', { from, to, files });

@@ -104,6 +104,14 @@ export class LedgerConnection {
     return found;
   }
 
+  /** Whether a table exists: a ledger opened read-only may predate it. */
+  hasTable(table: string): boolean {
+    return (
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !==
+      undefined
+    );
+  }
+
   /** See Ledger.groupCommits. */
   groupCommits(withinMs: number): void {
     this.#groupMs = withinMs;

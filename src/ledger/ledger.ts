@@ -11,6 +11,8 @@ import type {
   FileRecord,
   ItemRecord,
   JobSnapshot,
+  KeeperChange,
+  KeeperRecord,
   MoneyTotals,
   ServiceBinding,
 } from './records.js';
@@ -166,6 +168,12 @@ export interface Ledger {
   /** Each saved file as [item id, path], in listFiles order. */
   itemFilePaths(): IterableIterator<[string, string]>;
 
+  // ---- keepers (mediabatch keep, docs/gallery.md) ---------------------------------------------
+  /** Which take of each manifest item a person kept, in item id order. */
+  keepers(): KeeperRecord[];
+  /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */
+  setKeepers(changes: readonly KeeperChange[]): void;
+
   // ---- service, money, runs, events -----------------------------------------------------------
   /** The service this ledger belongs to, or null while none has answered a run's pre-flight. */
   service(): ServiceBinding | null;
@@ -182,7 +190,7 @@ export interface Ledger {
   /**
    * Every row of this batch, whole, in memory: the batch row's manifest path and creation time,
    * the service binding, items, attempts (every column, with this ledger's ids), files (paths in
-   * their stored form), events and runs. Reads only; works on a ledger opened read-only.
+   * their stored form), events, runs and keepers. Reads only; works on a ledger opened read-only.
    */
   dumpBatch(): BatchDump;
   /**

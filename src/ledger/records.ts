@@ -186,6 +186,24 @@ export interface RunRecord {
 }
 
 /**
+ * The take a person chose to keep of one manifest item (docs/gallery.md, "Keepers"): `itemId` is
+ * the manifest item's id (the group of its variants: `variant.of`, or the item's own id when it has
+ * none), `keptItemId` the ledger item (the variant) whose take is kept, `take` that attempt's take.
+ */
+export interface KeeperRecord {
+  itemId: string;
+  keptItemId: string;
+  take: number;
+  chosenAt: string;
+}
+
+/** A keeper set (`kept`: which ledger item and take) or cleared (`kept: null`) for one manifest item. */
+export interface KeeperChange {
+  itemId: string;
+  kept: { itemId: string; take: number } | null;
+}
+
+/**
  * Every row of one batch, whole, as `Ledger.dumpBatch` reads it and `Ledger.loadBatch` writes it
  * (`mediabatch copy-ledger`, docs/shared-ledger.md). Attempt ids are the source's own: files and
  * events refer to attempts by them, and a load gives the attempts new ids and follows them. File
@@ -205,4 +223,6 @@ export interface BatchDump {
   events: EventRecord[];
   /** In the order they started. */
   runs: RunRecord[];
+  /** In item id order. */
+  keepers: KeeperRecord[];
 }

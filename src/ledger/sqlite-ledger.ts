@@ -29,6 +29,7 @@ import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js'
 import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
+import { keepers, setKeepers } from './keeper-rows.js';
 import type { Ledger } from './ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
@@ -38,6 +39,8 @@ import type {
   FileRecord,
   ItemRecord,
   JobSnapshot,
+  KeeperChange,
+  KeeperRecord,
   MoneyTotals,
   ServiceBinding,
 } from './records.js';
@@ -276,6 +279,18 @@ export class SqliteLedger implements Ledger {
   /** Each saved file as [item id, path], in listFiles order. */
   itemFilePaths(): IterableIterator<[string, string]> {
     return itemFilePaths(this.#c);
+  }
+
+  // ---- keepers (keeper-rows.ts) ------------------------------------------------------------
+
+  /** Which take of each manifest item a person kept, in item id order. */
+  keepers(): KeeperRecord[] {
+    return keepers(this.#c);
+  }
+
+  /** Sets or clears keepers in one transaction, committed at once. */
+  setKeepers(changes: readonly KeeperChange[]): void {
+    setKeepers(this.#c, changes);
   }
 
   // ---- service (service-binding.ts) --------------------------------------------------------

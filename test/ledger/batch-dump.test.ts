@@ -44,6 +44,10 @@ describe('a batch dumped from SQLite and loaded back', () => {
       [4343, null],
     ]);
     expect(dump.service?.identity).toBe('https://api.example.test/v1');
+    expect(dump.keepers.map((keeper) => [keeper.itemId, keeper.keptItemId, keeper.take])).toEqual([
+      ['beach-sunrise', 'beach-sunrise', 1],
+      ['two-takes', 'two-takes', 1],
+    ]);
     const copy = join(dir, 'copy.sqlite');
     // Another batch's attempt first, so that the copied ids cannot happen to be the same.
     const other = openLedger(sqlite(copy), 'other', manifest);

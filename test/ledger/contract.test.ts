@@ -414,6 +414,39 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       expect(ledger.unsavedSucceeded().map((each) => each.id)).toEqual([b1.id]);
     });
 
+    it('sets, changes and clears keepers, all of them or none, and renames them with their item', () => {
+      const ledger = ledgerAt();
+      expect(ledger.keepers()).toEqual([]);
+      ledger.setKeepers([
+        { itemId: 'b', kept: { itemId: 'b.v2', take: 1 } },
+        { itemId: 'a', kept: { itemId: 'a', take: 2 } },
+      ]);
+      expect(ledger.keepers()).toEqual([
+        { itemId: 'a', keptItemId: 'a', take: 2, chosenAt: T0 },
+        { itemId: 'b', keptItemId: 'b.v2', take: 1, chosenAt: T0 },
+      ]);
+      ledger.setKeepers([
+        { itemId: 'a', kept: null },
+        { itemId: 'b', kept: { itemId: 'b.v3', take: 2 } },
+        { itemId: 'never-kept', kept: null },
+      ]);
+      expect(ledger.keepers()).toEqual([{ itemId: 'b', keptItemId: 'b.v3', take: 2, chosenAt: T0 }]);
+      expect(() =>
+        ledger.atomically(() => {
+          ledger.setKeepers([{ itemId: 'c', kept: { itemId: 'c', take: 1 } }]);
+          throw new Error('stop');
+        }),
+      ).toThrow('stop');
+      expect(ledger.keepers().map((keeper) => keeper.itemId)).toEqual(['b']);
+      ledger.putItems([
+        { itemId: 'b', requestHash: 'h1', state: 'done' },
+        { itemId: 'b.v3', requestHash: 'h3', state: 'done' },
+      ]);
+      ledger.renameItem('b', 'bee', []);
+      ledger.renameItem('b.v3', 'bee.v3', []);
+      expect(ledger.keepers()).toEqual([{ itemId: 'bee', keptItemId: 'bee.v3', take: 2, chosenAt: T0 }]);
+    });
+
     it('reads its saved files under the folder the manifest is in now', () => {
       const ledger = ledgerAt();
       const a = ledger.prepareAttempt(newAttempt('a', 1));

@@ -21,8 +21,8 @@ items:
 /**
  * A SQLite ledger with every kind of row: a done item with its file, a failed and refunded one,
  * a succeeded job not saved yet, an item with two takes (the first file moved aside), a job still
- * running, a pending item, template variables, a service binding, two runs (one never ended) and
- * the events all of that wrote.
+ * running, a pending item, template variables, a service binding, two keepers, two runs (one
+ * never ended) and the events all of that wrote.
  */
 export function richBatch(): { dir: string; ledger: string } {
   const { dir, manifest } = project(RICH_MANIFEST);
@@ -54,6 +54,11 @@ export function richBatch(): { dir: string; ledger: string } {
   const sha256 = createHash('sha256').update('take two').digest('hex');
   b.ledger.recordFilesSaved(second.id, [{ idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 }]);
   b.ledger.setItemState(item.id, { state: 'done' });
+  // The earlier take kept over the newer one, and the single take of another item.
+  b.ledger.setKeepers([
+    { itemId: 'two-takes', kept: { itemId: 'two-takes', take: 1 } },
+    { itemId: 'beach-sunrise', kept: { itemId: 'beach-sunrise', take: 1 } },
+  ]);
   b.put('in-flight', 'in_flight');
   b.job(b.prepare('in-flight', '0.60'), '0.60', 'running');
   b.put('not-yet', 'pending');

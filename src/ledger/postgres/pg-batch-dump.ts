@@ -2,6 +2,7 @@ import { attemptIdIn, byItemId } from '../batch-dump.js';
 import type { BatchDump, EventRecord, RunRecord } from '../records.js';
 import { BATCH_LOCK, listAttempts } from './pg-attempts.js';
 import { boundService, listItems } from './pg-items-files.js';
+import { keepers } from './pg-keepers.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
 /**
@@ -37,7 +38,7 @@ export function dumpBatch(c: PgLedgerConnection): BatchDump {
     vars: attempt.vars ?? null,
   }));
   const items = listItems(c).sort(byItemId);
-  return { batch, service: boundService(c), items, attempts, files, events, runs };
+  return { batch, service: boundService(c), items, attempts, files, events, runs, keepers: keepers(c) };
 }
 
 /**
@@ -87,6 +88,7 @@ export function loadBatch(c: PgLedgerConnection, dump: BatchDump): void {
       })),
     );
     insertRows(c, 'runs', dump.runs.map(rowOf(c)));
+    insertRows(c, 'keepers', dump.keepers.map(rowOf(c)));
   });
 }
 
@@ -112,7 +114,7 @@ const snake = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${l
  */
 function insertRows<R = never>(
   c: PgLedgerConnection,
-  table: 'items' | 'attempts' | 'files' | 'events' | 'runs',
+  table: 'items' | 'attempts' | 'files' | 'events' | 'runs' | 'keepers',
   rows: readonly object[],
   returning = '',
 ): R[] {

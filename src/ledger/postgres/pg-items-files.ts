@@ -117,6 +117,13 @@ export function renameItem(
       c.batchId,
       from,
     ]);
+    // Its keepers follow it: as the group (variant 1, or no variants) and as the kept item.
+    for (const column of ['item_id', 'kept_item_id'])
+      c.db.query(`UPDATE keepers SET ${column} = $1 WHERE batch_id = $2 AND ${column} = $3`, [
+        to,
+        c.batchId,
+        from,
+      ]);
     const files = movedFiles(c.paths, moves, (path, move) =>
       c.db.query('UPDATE files SET path = $1 WHERE attempt_id = $2 AND idx = $3', [
         path,

@@ -15,6 +15,8 @@ import type {
   FileRecord,
   ItemRecord,
   JobSnapshot,
+  KeeperChange,
+  KeeperRecord,
   MoneyTotals,
   ServiceBinding,
 } from '../records.js';
@@ -24,6 +26,7 @@ import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
 import * as exportViews from './pg-export-views.js';
 import * as views from './pg-item-views.js';
 import * as rows from './pg-items-files.js';
+import * as keeperRows from './pg-keepers.js';
 import { PgLedgerConnection } from './pg-ledger-connection.js';
 import type { PgConfig } from './sync-connection.js';
 
@@ -223,6 +226,14 @@ export class PostgresLedger implements Ledger {
 
   itemFilePaths(): IterableIterator<[string, string]> {
     return rows.itemFilePaths(this.#c);
+  }
+
+  keepers(): KeeperRecord[] {
+    return keeperRows.keepers(this.#c);
+  }
+
+  setKeepers(changes: readonly KeeperChange[]): void {
+    keeperRows.setKeepers(this.#c, changes);
   }
 
   service(): ServiceBinding | null {

@@ -1,0 +1,57 @@
+import type { LedgerConnection } from './ledger-connection.js';
+import type { KeeperChange, KeeperRecord } from './records.js';
+import { appendEvent } from './runs-and-events.js';
+
+/**
+ * The keepers table: which take of each manifest item a person chose (`mediabatch keep`). A
+ * change is one row written or deleted, with a `keeper_set` or `keeper_cleared` event beside it.
+ */
+
+/** Every keeper of the batch, in item id order; none on a ledger read before the table existed. */
+export function keepers(c: LedgerConnection): KeeperRecord[] {
+  if (!c.hasTable('keepers')) return [];
+  return c
+    .prepare(
+      `SELECT item_id AS itemId, kept_item_id AS keptItemId, take, chosen_at AS chosenAt
+         FROM keepers WHERE batch_id = ? ORDER BY item_id`,
+    )
+    .all(c.batchId) as KeeperRecord[];
+}
+
+/** Every change in one transaction: all of them or none. */
+export function setKeepers(c: LedgerConnection, changes: readonly KeeperChange[]): void {
+  c.write(() => {
+    const at = c.at();
+    for (const change of changes) {
+      if (change.kept === null) {
+        const gone = c
+          .prepare('DELETE FROM keepers WHERE batch_id = ? AND item_id = ?')
+          .run(c.batchId, change.itemId);
+        if (gone.changes > 0) appendEvent(c, change.itemId, null, 'keeper_cleared', null);
+        continue;
+      }
+      c.prepare(
+        `INSERT OR REPLACE INTO keepers (batch_id, item_id, kept_item_id, take, chosen_at) VALUES (?, ?, ?, ?, ?)`,
+      ).run(c.batchId, change.itemId, change.kept.itemId, change.kept.take, at);
+      appendEvent(c, change.itemId, null, 'keeper_set', { item: change.kept.itemId, take: change.kept.take });
+    }
+  }, true);
+}
+
+/** A renamed ledger item's keepers follow it: as the group (variant 1, or no variants) and as the kept one. */
+export function renameKeepers(c: LedgerConnection, from: string, to: string): void {
+  c.prepare('UPDATE keepers SET item_id = ? WHERE batch_id = ? AND item_id = ?').run(to, c.batchId, from);
+  c.prepare('UPDATE keepers SET kept_item_id = ? WHERE batch_id = ? AND kept_item_id = ?').run(
+    to,
+    c.batchId,
+    from,
+  );
+}
+
+/** The dump's keepers into this batch (loadBatch, inside its transaction). */
+export function insertKeepers(c: LedgerConnection, rows: readonly KeeperRecord[]): void {
+  const insert = c.prepare(
+    'INSERT INTO keepers (batch_id, item_id, kept_item_id, take, chosen_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  for (const row of rows) insert.run(c.batchId, row.itemId, row.keptItemId, row.take, row.chosenAt);
+}

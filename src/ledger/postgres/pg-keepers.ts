@@ -1,0 +1,43 @@
+import type { KeeperChange, KeeperRecord } from '../records.js';
+import { appendEvent } from './pg-items-files.js';
+import type { PgLedgerConnection } from './pg-ledger-connection.js';
+
+/**
+ * The keepers table in PostgreSQL: keeper-rows.ts in its SQL. A change run twice after a lost
+ * connection (sync-connection.ts) is the same upsert or delete again.
+ */
+
+/** In item_id's byte order, as SQLite's key orders them; none on a database set up before the table. */
+export function keepers(c: PgLedgerConnection): KeeperRecord[] {
+  const [table] = c.db.query<{ found: string | null }>("SELECT to_regclass('keepers')::text AS found");
+  if (table?.found == null) return [];
+  return c.db.query<KeeperRecord>(
+    `SELECT item_id AS "itemId", kept_item_id AS "keptItemId", take, chosen_at AS "chosenAt"
+       FROM keepers WHERE batch_id = $1 ORDER BY item_id COLLATE "C"`,
+    [c.batchId],
+  );
+}
+
+/** Every change in one transaction: all of them or none. */
+export function setKeepers(c: PgLedgerConnection, changes: readonly KeeperChange[]): void {
+  c.db.transaction(() => {
+    const at = c.at();
+    for (const change of changes) {
+      if (change.kept === null) {
+        const gone = c.db.execute('DELETE FROM keepers WHERE batch_id = $1 AND item_id = $2', [
+          c.batchId,
+          change.itemId,
+        ]);
+        if (gone > 0) appendEvent(c, change.itemId, null, 'keeper_cleared', null);
+        continue;
+      }
+      c.db.query(
+        `INSERT INTO keepers (batch_id, item_id, kept_item_id, take, chosen_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (batch_id, item_id) DO UPDATE
+           SET kept_item_id = EXCLUDED.kept_item_id, take = EXCLUDED.take, chosen_at = EXCLUDED.chosen_at`,
+        [c.batchId, change.itemId, change.kept.itemId, change.kept.take, at],
+      );
+      appendEvent(c, change.itemId, null, 'keeper_set', { item: change.kept.itemId, take: change.kept.take });
+    }
+  });
+}
