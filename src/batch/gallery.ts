@@ -66,8 +66,9 @@ export async function writeBatchGallery(
     service: ledger.service ? describeService(ledger.service) : null,
   };
   // The model names the ledger by its file name only on a page that travels (docs/gallery.md).
-  const page = (options: Omit<GalleryOptions, 'ledger'>) =>
-    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ledger: ledgerFacts }), history);
+  const fixed = { ledger: ledgerFacts, keepers: ledger.keepers, ledgerArgs: ledgerArgs(batch) };
+  const page = (options: Omit<GalleryOptions, keyof typeof fixed>) =>
+    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ...fixed }), history);
   const parts = { now, page, items: report.totals.items, ledger };
   if (bucket !== null) return bucketGallery(batch, request, bucket, parts, warn);
   const htmlPath =
@@ -84,7 +85,7 @@ export async function writeBatchGallery(
 
 interface PageParts {
   now: Date;
-  page: (options: Omit<GalleryOptions, 'ledger'>) => string;
+  page: (options: Omit<GalleryOptions, 'ledger' | 'keepers' | 'ledgerArgs'>) => string;
   items: number;
   ledger: LedgerView;
 }
@@ -142,12 +143,17 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
   return [
     'report',
     pageManifestArg(batch),
-    ...(batch.sandbox ? ['--sandbox'] : []),
-    ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
+    ...ledgerArgs(batch),
     ...(lifetime !== null ? ['--url-lifetime', durationWords(lifetime)] : []),
     ...(request.to ? ['--html', request.to] : ['--html']),
   ];
 }
+
+/** The options that name the batch's ledger, as the commands the page offers need them. */
+const ledgerArgs = (batch: Batch): string[] => [
+  ...(batch.sandbox ? ['--sandbox'] : []),
+  ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
+];
 
 /** How the page names the manifest in the commands it offers: from the working folder. */
 const pageManifestArg = (batch: Batch): string =>

@@ -3,6 +3,7 @@ import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { isLedgerReadError } from '../ledger/ledger-connection.js';
 import { openLedger } from '../ledger/open-ledger.js';
+import type { KeeperRecord } from '../ledger/records.js';
 import { DatabaseError, DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { type PlanSource, planSourceOf } from '../report/plan-source.js';
@@ -77,15 +78,16 @@ function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.
   );
 }
 
-/** The whole ledger in memory, for `report`, which shows every attempt. */
+/** The whole ledger in memory, for `report`, which shows every attempt, and the keepers the gallery marks. */
 export function readLedger(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
-): LedgerRead & { view: LedgerView } {
+): LedgerRead & { view: LedgerView; keepers: KeeperRecord[] } {
   return withLedger(batch, (ledger, note) => ({
     ...note,
     view: ledger
       ? { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() }
       : EMPTY_VIEW,
+    keepers: ledger ? ledger.keepers() : [],
   }));
 }
 

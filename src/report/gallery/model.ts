@@ -146,7 +146,7 @@ export function buildGallery(
     states: [...new Set(cards.map((card) => card.state))].sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]),
     cards: groups.flatMap((entry) => entry.cards),
     groups,
-    ledgerArgs: options.ledgerArgs ?? [],
+    ledgerArgs: (options.ledgerArgs ?? []).map((word) => (travels ? nameOnly(word) : word)),
     warnings: report.warnings,
     links: travels ? { ...options.links!, refreshArgs: options.links!.refreshArgs.map(nameOnly) } : null,
   };
