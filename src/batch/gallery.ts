@@ -17,7 +17,7 @@ import {
   uploadPage,
 } from './gallery-s3.js';
 import { checkGalleryTarget } from './gallery-target.js';
-import { readLedger } from './ledger-read.js';
+import { type LedgerContents, readLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
 import type { Warn } from './warnings.js';
 
@@ -42,7 +42,7 @@ export interface GalleryWritten {
   pageUrl: string | null;
 }
 
-type LedgerView = ReturnType<typeof readLedger>;
+type LedgerView = LedgerContents;
 
 /**
  * The gallery page of a batch: its outputs side by side with what they cost, written where asked
@@ -52,9 +52,11 @@ export async function writeBatchGallery(
   batch: Batch,
   request: GalleryRequest,
   warn: Warn,
+  contents: LedgerContents | null = null,
 ): Promise<GalleryWritten> {
   const { manifest } = batch;
-  const ledger = readLedger(batch);
+  // A run passes what its open ledger holds; its last writes may not be committed for others yet.
+  const ledger = contents ?? readLedger(batch);
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));

@@ -79,16 +79,23 @@ function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.
 }
 
 /** The whole ledger in memory, for `report`, which shows every attempt, and the keepers the gallery marks. */
+export type LedgerContents = LedgerRead & { view: LedgerView; keepers: KeeperRecord[] };
+
 export function readLedger(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
-): LedgerRead & { view: LedgerView; keepers: KeeperRecord[] } {
-  return withLedger(batch, (ledger, note) => ({
+): LedgerContents {
+  return withLedger(batch, (ledger, note) =>
+    ledger ? ledgerContents(ledger, note) : { ...note, view: EMPTY_VIEW, keepers: [] },
+  );
+}
+
+/** The same from a ledger already open (a run's, as it ends): what it committed and what it holds. */
+export function ledgerContents(ledger: Ledger, note: LedgerRead): LedgerContents {
+  return {
     ...note,
-    view: ledger
-      ? { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() }
-      : EMPTY_VIEW,
-    keepers: ledger ? ledger.keepers() : [],
-  }));
+    view: { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
+    keepers: ledger.keepers(),
+  };
 }
 
 /**

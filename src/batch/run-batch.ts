@@ -256,7 +256,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   held.view = null;
   const outcome = outcomeOf(request, ledger, result.stop, null, true);
   ledger.endRun(runId, outcome.exitCode);
-  if (request.gallery) outcome.gallery = await refreshRunGallery(request.batch, view.warn);
+  if (request.gallery) outcome.gallery = await refreshRunGallery(request.batch, ledger, outcome, view.warn);
   shown.finished(outcome.exitCode);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.exitCode);

@@ -1,7 +1,10 @@
 import { type Fields, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
 import { shownFromCwd } from '../report/shown-path.js';
 import { type GalleryWritten, writeBatchGallery } from './gallery.js';
+import { ledgerContents } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
+import type { RunOutcome } from './run-outcome.js';
 import type { Warn } from './warnings.js';
 
 /**
@@ -12,9 +15,16 @@ import type { Warn } from './warnings.js';
  * gallery page mediabatch wrote is left alone. It is the run's by-product, never its result: any
  * failure is a warning, and the run's outcome and exit code stay what the items made them.
  */
-export async function refreshRunGallery(batch: Batch, warn: Warn): Promise<GalleryWritten | null> {
+export async function refreshRunGallery(
+  batch: Batch,
+  ledger: Ledger,
+  outcome: Pick<RunOutcome, 'ledger'>,
+  warn: Warn,
+): Promise<GalleryWritten | null> {
   try {
-    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn);
+    // Read from the run's own ledger: no second connection, and every write of the run is seen.
+    const contents = ledgerContents(ledger, outcome.ledger);
+    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, contents);
   } catch (error) {
     const fields: Fields = error instanceof UserError ? error.fields : {};
     const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;
