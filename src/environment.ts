@@ -72,6 +72,28 @@ export const ENVIRONMENT = [
     commands: ['run', 'plan', 'import', 'report'],
   },
   {
+    name: 'PG*',
+    description:
+      'For a postgres:// ledger: the parts its URL leaves out, as every PostgreSQL tool reads them ' +
+      '(PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE). The password is never stored or ' +
+      'printed. See docs/shared-ledger.md.',
+    commands: ['run', 'plan', 'status', 'report', 'import', 'forget', 'copy-ledger', 'export'],
+  },
+  {
+    name: 'MEDIABATCH_LEASE_SECONDS',
+    description:
+      "On a shared ledger: how long a runner's claim on an item lasts unless renewed (default 30); a " +
+      "dead runner's items pass to another runner this long after it stopped renewing.",
+    commands: ['run'],
+  },
+  {
+    name: 'MEDIABATCH_LEDGER_WAIT_SECONDS',
+    description:
+      'On a shared ledger: how long a run waits for a lost database to answer again before it stops ' +
+      'with exit 1, no item failed (default 120).',
+    commands: ['run', 'import', 'forget', 'copy-ledger'],
+  },
+  {
     name: 'MEDIABATCH_DEBUG',
     description: 'Set to 1 to print the stack trace of an internal error.',
     commands: ALL_COMMANDS,

@@ -16,7 +16,7 @@ export { ENVIRONMENT } from './environment.js';
 export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
-export type { Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export {
   type CopyLedgerOptions,
   copyLedger,

@@ -1,5 +1,5 @@
 import { ExitCode, UserError } from '../errors.js';
-import type { Manifest } from '../manifest/index.js';
+import { itemsNamed, type Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 
 /**
@@ -21,8 +21,12 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
         'selection_empty',
         { option: 'only', pattern },
       );
-    // An id selects itself and the items expanded from it (matrix and template children, `<id>.*`).
-    const matches = ids.filter((id) => globMatches(pattern, id) || globMatches(`${pattern}.*`, id));
+    // An id selects itself and the items expanded from it (matrix and template children, `<id>.*`),
+    // and an item's id all its variants (`<id>.v1` the first alone), whatever ids they were given.
+    const matches = [
+      ...ids.filter((id) => globMatches(pattern, id) || globMatches(`${pattern}.*`, id)),
+      ...itemsNamed(manifest.items, pattern).map((item) => item.id),
+    ];
     if (matches.length === 0)
       throw new UserError(
         `\`only\` ${pattern} matches no item of ${manifest.name}${didYouMean(pattern, ids)}; nothing was submitted`,

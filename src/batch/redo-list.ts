@@ -1,6 +1,18 @@
 import type { ItemRecord } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
+import { itemsNamed, type Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
+
+/**
+ * The ledger items a redo names: an item with variants by its id stands for all of them, `<id>.v1`
+ * for its first alone (variants.ts); a name that stands for nothing is kept, for redoProblem to refuse.
+ */
+export function redoIds(manifest: Manifest, names: readonly string[]): string[] {
+  const ids = names.flatMap((name) => {
+    const named = itemsNamed(manifest.items, name);
+    return named.length > 0 ? named.map((item) => item.id) : [name];
+  });
+  return [...new Set(ids)];
+}
 
 /** Why the redo cannot start (nothing is sent then): the words, and the item and its state; or null. */
 export function redoProblem(

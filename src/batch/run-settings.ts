@@ -1,6 +1,7 @@
 import { ExitCode, UserError } from '../errors.js';
 import type { RunOptions } from '../runner/run-context.js';
 import { selectItems } from './item-selection.js';
+import { redoIds } from './redo-list.js';
 import type { Batch } from './resolve-batch.js';
 import { type Connection, type ServiceTimings, serviceTarget } from './service-check.js';
 
@@ -24,7 +25,7 @@ export interface RunChoices {
 }
 
 export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
-  const { redo } = choices;
+  const redo = redoIds(batch.manifest, choices.redo);
   const { httpTimeoutMs, preflightWindowMs, modelBusyDelayMs } = batch.settings;
   const only = selectItems(batch.manifest, choices.only);
   const outside = only ? redo.filter((id) => !only.has(id)) : [];

@@ -131,7 +131,7 @@ export const FLAGS = [
     variadic: true,
     value: 'ID|@FILE',
     description:
-      'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
+      'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves; an item with variants by its id redoes every variant), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
     commands: ['run'],
   },
   {
@@ -142,7 +142,7 @@ export const FLAGS = [
     description:
       'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by ' +
       'commas). An id also selects the items expanded from it (matrix and template children, ' +
-      '<id>.<suffix>). Other items are left exactly as they are.',
+      '<id>.<suffix>, its variants). Other items are left exactly as they are.',
     commands: ['run'],
   },
   {

@@ -7,11 +7,11 @@
 import { canonicalJson } from '../canonical-json.js';
 import { assignBaseIds, type BaseId, type DeclaredId, where } from './base-ids.js';
 import { idProblem, MAX_ID_LENGTH, sha256Hex } from './ids.js';
-import { CHECKED_INPUT_FIELDS, inputFieldProblem } from './input-fields.js';
 import type { ProblemList, Source } from './problems.js';
 import { combinationCount, renderTemplate, type VarValue, varCombinations } from './template.js';
 import type { ItemTemplate, Vars } from './templates.js';
 import type { ManifestItem } from './types.js';
+import { inputForVariant, VARIANT_VAR, variantSegment } from './variants.js';
 
 /** An item that passed its own schema, before defaults and the matrix are applied. */
 export interface ItemDraft {
@@ -24,6 +24,8 @@ export interface ItemDraft {
   model: string | undefined;
   metadata: Record<string, unknown> | undefined;
   maxCostMicros: number | undefined;
+  /** Its own `variants`; absent means the manifest's. */
+  variants: number | undefined;
   /** The one item a manifest with a prompt and no items stands for: its ids are its values alone. */
   bare?: true;
 }
@@ -40,6 +42,8 @@ export interface Defaults {
   model: string | null;
   metadata: Record<string, unknown>;
   maxCostMicros: number | null;
+  /** The manifest's `variants`, or null where it sets none. */
+  variants: number | null;
   matrix: Record<string, unknown[]>;
 }
 
@@ -60,15 +64,19 @@ export function expandItems(
   if (bases.length === 0) return [];
   if (
     matrixKeys.length === 0 &&
-    bases.every(({ draft }) => combinationCount(draft.template.vars ?? {}) === 1)
+    bases.every(
+      ({ draft }) => combinationCount(draft.template.vars ?? {}) === 1 && variantCount(defaults, draft) === 1,
+    )
   ) {
     for (const { draft } of bases) sources.push(draft.source);
     return bases.map(({ draft, id }) => buildItem(defaults, draft, id, ONLY_COMBO));
   }
   const lists = matrixKeys.map((key) => defaults.matrix[key]!);
-  if (tooLarge(bases, lists, defaults.source, problems)) return [];
+  if (tooLarge(defaults, bases, lists, problems)) return [];
   const matrixCombos = matrixCombinations(matrixKeys, lists);
-  const planned = planIds(bases, (draft) => combosOf(draft, matrixCombos));
+  const planned = planIds(bases, (draft) =>
+    withVariants(combosOf(draft, matrixCombos), variantCount(defaults, draft)),
+  );
   return buildExpandedItems(defaults, planned, problems, sources);
 }
 
@@ -82,9 +90,24 @@ interface Combo {
   suffix: string[];
   vars: Record<string, VarValue> | null;
   matrix?: Record<string, unknown>;
+  /** Which of the item's variants (1..count); its id segment comes after the suffix. */
+  variant?: { number: number; count: number };
 }
 
 const ONLY_COMBO: Combo = { values: [], input: {}, suffix: [], vars: null };
+
+/** How many takes of each of its combinations an item asks for (variants.ts). */
+function variantCount(defaults: Defaults, draft: ItemDraft): number {
+  return draft.variants ?? defaults.variants ?? 1;
+}
+
+/** Each combination once per variant, the variants of one combination side by side. */
+function withVariants(combos: readonly Combo[], count: number): Combo[] {
+  if (count === 1) return combos as Combo[];
+  return combos.flatMap((combo) =>
+    Array.from({ length: count }, (_, index) => ({ ...combo, variant: { number: index + 1, count } })),
+  );
+}
 
 /** An item crossed with one combination, and the id that pair will get. */
 interface PlannedItem {
@@ -95,16 +118,17 @@ interface PlannedItem {
 
 /** Counted before anything is built; reported where the variables or the matrix are written. */
 function tooLarge(
+  defaults: Defaults,
   bases: readonly BaseId<ReadyDraft>[],
   lists: readonly unknown[][],
-  source: Source,
   problems: ProblemList,
 ): boolean {
+  const { source } = defaults;
   const matrix = lists.reduce((product, list) => product * list.length, 1);
   let total = 0;
   let first: ReadyDraft | undefined;
   for (const { draft } of bases) {
-    total += combinationCount(draft.template.vars ?? {}) * matrix;
+    total += combinationCount(draft.template.vars ?? {}) * matrix * variantCount(defaults, draft);
     if (total > MAX_EXPANDED_ITEMS) first ??= draft;
   }
   if (first === undefined) return false;
@@ -158,6 +182,8 @@ function planIds(
   const planned = bases.flatMap(({ draft, id }) =>
     combosOf(draft).map((combo) => {
       const segments = draft.bare && combo.suffix.length > 0 ? combo.suffix : [id, ...combo.suffix];
+      const variant = variantSegment(combo.variant?.number ?? 1);
+      if (variant !== null) segments.push(variant);
       return { draft, base: id, combo, readable: segments.join('.') };
     }),
   );
@@ -171,7 +197,8 @@ function planIds(
       readable.length <= MAX_ID_LENGTH &&
       readableCount.get(readable.toLowerCase()) === 1 &&
       combo.suffix.every((segment) => segment !== '');
-    return { draft, combo, id: readableOk ? readable : hashedId(readable, base, combo.values) };
+    const values = combo.variant ? [...combo.values, { variant: combo.variant.number }] : combo.values;
+    return { draft, combo, id: readableOk ? readable : hashedId(readable, base, values) };
   });
 }
 
@@ -184,7 +211,10 @@ function buildExpandedItems(
 ): ManifestItem[] {
   const items: ManifestItem[] = [];
   const taken = new Map<string, ItemDraft>();
+  // Variants come side by side, the first first: the later ones are takes of its id.
+  let firstVariant = '';
   for (const { draft, combo, id } of planned) {
+    if (combo.variant?.number === 1) firstVariant = id;
     const first = taken.get(id.toLowerCase());
     const invalid = idProblem(id);
     if (invalid !== null) problems.at(draft.source, [], `expansion: ${invalid}`);
@@ -192,7 +222,9 @@ function buildExpandedItems(
       problems.at(draft.source, [], `expansion gives the id '${id}' twice (${where(first.source)})`);
     else {
       taken.set(id.toLowerCase(), draft);
-      items.push(buildItem(defaults, draft, id, combo));
+      const item = buildItem(defaults, draft, id, combo);
+      if (combo.variant) item.variant = { of: firstVariant, ...combo.variant };
+      items.push(item);
       sources.push(draft.source);
     }
   }
@@ -202,13 +234,18 @@ function buildExpandedItems(
 function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Combo): ManifestItem {
   const { template, text } = draft.template;
   const vars = combo.vars ?? singleVars(draft.template.vars);
-  const prompt = template === null ? text : renderTemplate(template, vars ?? {});
+  const variant = combo.variant?.number ?? 1;
+  // A variable the user named `variant` is theirs; otherwise the placeholder prints the take's number.
+  const shown = template?.names.includes(VARIANT_VAR) ? { [VARIANT_VAR]: variant, ...vars } : vars;
+  const prompt = template === null ? text : renderTemplate(template, shown ?? {});
+  const given = draft.variants !== undefined || defaults.variants !== null;
+  const own = Object.assign({}, defaults.input, draft.input);
   // Object.assign rather than spread: several times faster for 100,000 items on Node 20. It is safe
   // because the schema refuses '__proto__' keys, the only ones assignment treats specially.
   const item: ManifestItem = {
     id,
     model: draft.model ?? defaults.model,
-    input: Object.assign({}, defaults.input, draft.input, combo.input, { prompt }),
+    input: Object.assign(given ? inputForVariant(own, variant) : own, combo.input, { prompt }),
     metadata: Object.assign({}, defaults.metadata, draft.metadata),
     maxCostMicros: draft.maxCostMicros ?? defaults.maxCostMicros,
   };
@@ -220,44 +257,6 @@ function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Com
 /** The variables of an item none of whose variables is a list (so it has one combination). */
 function singleVars(vars: Vars | null): Record<string, VarValue> | null {
   return vars === null ? null : (vars as Record<string, VarValue>);
-}
-
-/** Where an item's own input was written; also given for items that failed other checks. */
-export interface ItemInput {
-  source: Source;
-  input: Record<string, unknown> | undefined;
-}
-
-/**
- * Checks each known input field on the value an item will send, reported where that value was
- * written. A default or matrix entry shared by many items is checked once.
- */
-export function checkInputFields(
-  defaults: Defaults,
-  drafts: readonly ItemInput[],
-  problems: ProblemList,
-): void {
-  if (drafts.length === 0) return;
-  const defaultsUsed = new Set<string>();
-  for (const draft of drafts) {
-    for (const field of CHECKED_INPUT_FIELDS) {
-      if (Object.hasOwn(defaults.matrix, field)) continue;
-      if (draft.input && Object.hasOwn(draft.input, field)) {
-        const problem = inputFieldProblem(field, draft.input[field]);
-        if (problem) problems.at(draft.source, ['input', field], problem);
-      } else if (Object.hasOwn(defaults.input, field)) defaultsUsed.add(field);
-    }
-  }
-  for (const field of defaultsUsed) {
-    const problem = inputFieldProblem(field, defaults.input[field]);
-    if (problem) problems.at(defaults.source, ['input', field], problem);
-  }
-  for (const [field, values] of Object.entries(defaults.matrix)) {
-    values.forEach((value, index) => {
-      const problem = inputFieldProblem(field, value);
-      if (problem) problems.at(defaults.source, ['matrix', field, index], problem);
-    });
-  }
 }
 
 /** Every combination, first matrix key varying slowest (the order the user reads the matrix in). */

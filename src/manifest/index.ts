@@ -16,4 +16,5 @@ export {
   s3Beside,
   s3Uri,
 } from './s3-uri.js';
-export type { Manifest, ManifestItem, ManifestResult } from './types.js';
+export type { ItemVariant, Manifest, ManifestItem, ManifestResult } from './types.js';
+export { itemGroup, itemsNamed, MAX_VARIANTS } from './variants.js';

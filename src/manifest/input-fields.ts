@@ -105,3 +105,41 @@ export function notePassThroughFields(
     );
   }
 }
+
+/** Where an item's own input was written; also given for items that failed other checks. */
+export interface ItemInput {
+  source: Source;
+  input: Record<string, unknown> | undefined;
+}
+
+/**
+ * Checks each known input field on the value an item will send, reported where that value was
+ * written. A default or matrix entry shared by many items is checked once.
+ */
+export function checkInputFields(
+  defaults: { source: Source; input: Record<string, unknown>; matrix: Record<string, unknown[]> },
+  drafts: readonly ItemInput[],
+  problems: ProblemList,
+): void {
+  if (drafts.length === 0) return;
+  const defaultsUsed = new Set<string>();
+  for (const draft of drafts) {
+    for (const field of CHECKED_INPUT_FIELDS) {
+      if (Object.hasOwn(defaults.matrix, field)) continue;
+      if (draft.input && Object.hasOwn(draft.input, field)) {
+        const problem = inputFieldProblem(field, draft.input[field]);
+        if (problem) problems.at(draft.source, ['input', field], problem);
+      } else if (Object.hasOwn(defaults.input, field)) defaultsUsed.add(field);
+    }
+  }
+  for (const field of defaultsUsed) {
+    const problem = inputFieldProblem(field, defaults.input[field]);
+    if (problem) problems.at(defaults.source, ['input', field], problem);
+  }
+  for (const [field, values] of Object.entries(defaults.matrix)) {
+    values.forEach((value, index) => {
+      const problem = inputFieldProblem(field, value);
+      if (problem) problems.at(defaults.source, ['matrix', field, index], problem);
+    });
+  }
+}

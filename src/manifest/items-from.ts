@@ -49,7 +49,7 @@ export function readItemsFrom(
 }
 
 /** Columns that are item fields; every other column is an input field. */
-const ITEM_COLUMNS = new Set(['id', 'prompt', 'model', 'max_cost_usd']);
+const ITEM_COLUMNS = new Set(['id', 'prompt', 'model', 'max_cost_usd', 'variants']);
 /** Item fields a flat row cannot express; taking them as input fields would surprise. */
 const REFUSED_COLUMNS = new Set(['input', 'metadata', 'vars']);
 /** `vars.product` is the template variable `product`: a row's variables are its own columns. */
@@ -190,7 +190,9 @@ function rowValue(record: readonly string[], columns: ReadonlyMap<string, number
   for (const [name, index] of columns) {
     const cell = record[index]!;
     if (cell === '') continue;
-    if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
+    // A count of digits is a number, as `seconds` is; any other cell reaches the schema as text.
+    if (name === 'variants' && /^[0-9]+$/.test(cell)) fields.push([name, Number(cell)]);
+    else if (ITEM_COLUMNS.has(name)) fields.push([name, cell]);
     else if (name.startsWith(VARS_PREFIX)) vars.push([name.slice(VARS_PREFIX.length), cell]);
     else inputs.push([name, name === 'seconds' && /^[0-9]+$/.test(cell) ? Number(cell) : cell]);
   }

@@ -9,6 +9,7 @@ import { idSegment } from './expand.js';
 import { idProblem } from './ids.js';
 import { formatPath, type ProblemList, type Source } from './problems.js';
 import type { ManifestItem } from './types.js';
+import { variantSegment } from './variants.js';
 
 type Part = { text: string } | { field: string } | { matrix: string } | { id: true };
 
@@ -73,7 +74,9 @@ function render(parts: readonly Part[], item: ManifestItem): string | { missing:
       out += idSegment(source[key]);
     }
   }
-  return out;
+  // Without {id}, a later variant's file is the first's name and its `.v<n>`, as its id is.
+  const variant = variantSegment(item.variant?.number ?? 1);
+  return variant === null || parts.some((part) => 'id' in part) ? out : `${out}.${variant}`;
 }
 
 /**

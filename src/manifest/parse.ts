@@ -7,15 +7,8 @@ import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { type DeclaredId, declaredId } from './base-ids.js';
-import {
-  checkInputFields,
-  type Defaults,
-  expandItems,
-  type ItemDraft,
-  type ItemInput,
-  type ReadyDraft,
-} from './expand.js';
-import { notePassThroughFields } from './input-fields.js';
+import { type Defaults, expandItems, type ItemDraft, type ReadyDraft } from './expand.js';
+import { checkInputFields, type ItemInput, notePassThroughFields } from './input-fields.js';
 import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
@@ -184,7 +177,8 @@ function readSharedTemplate(
     );
     vars = Object.fromEntries(usable) as Vars;
   }
-  return { source: top, prompt: field('prompt') ?? null, vars: vars ?? {} };
+  const variants = value.variants !== undefined;
+  return { source: top, prompt: field('prompt') ?? null, vars: vars ?? {}, variants };
 }
 
 function bareDraft(top: YamlSource): ItemDraft {
@@ -198,6 +192,7 @@ function bareDraft(top: YamlSource): ItemDraft {
     model: none,
     metadata: none,
     maxCostMicros: none,
+    variants: none,
     bare: true,
   };
 }
@@ -209,6 +204,7 @@ function readDefaults(top: YamlSource, field: TopField): Defaults {
     model: field('model') ?? null,
     metadata: field('metadata') ?? {},
     maxCostMicros: field('max_cost_usd') ?? null,
+    variants: field('variants') ?? null,
     matrix: (field('matrix') ?? {}) as Record<string, unknown[]>,
   };
 }
@@ -308,6 +304,7 @@ function toDraft(
     model: item.model,
     metadata: item.metadata,
     maxCostMicros: item.max_cost_usd,
+    variants: item.variants,
   };
 }
 

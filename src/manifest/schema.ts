@@ -12,6 +12,7 @@ import { jsonValueIssue } from './json-value.js';
 import { describeValue as describe, show } from './problems.js';
 import { isS3Uri, s3UriProblem } from './s3-uri.js';
 import { VAR_NAME, type VarValue } from './template.js';
+import { variantsSchema } from './variants.js';
 
 export const TOP_KEYS = [
   'version',
@@ -30,8 +31,18 @@ export const TOP_KEYS = [
   'matrix',
   'prompt',
   'vars',
+  'variants',
 ] as const;
-export const ITEM_KEYS = ['id', 'prompt', 'vars', 'input', 'model', 'metadata', 'max_cost_usd'] as const;
+export const ITEM_KEYS = [
+  'id',
+  'prompt',
+  'vars',
+  'input',
+  'model',
+  'metadata',
+  'max_cost_usd',
+  'variants',
+] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
 
@@ -228,6 +239,7 @@ export const itemSchema = z.strictObject(
     model: modelSchema.optional(),
     metadata: metadataSchema.optional(),
     max_cost_usd: amount(true).optional(),
+    variants: variantsSchema.optional(),
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
@@ -305,4 +317,5 @@ export const topSchema = z.strictObject({
   matrix: matrixSchema.optional(),
   prompt: promptSchema.optional(),
   vars: varsSchema.optional(),
+  variants: variantsSchema.optional(),
 });

@@ -6,6 +6,7 @@
 import { didYouMean } from '../suggest.js';
 import type { Path, ProblemList, Source } from './problems.js';
 import { isTemplateError, parseTemplate, type Template, type VarValue } from './template.js';
+import { VARIANT_VAR } from './variants.js';
 
 export type Vars = Record<string, VarValue | VarValue[]>;
 
@@ -14,6 +15,8 @@ export interface TemplateSite {
   source: Source;
   prompt: string | undefined;
   vars: Vars | undefined;
+  /** Its own `variants`, which makes its prompt a template (for `{variant}`) as variables do. */
+  variants: number | undefined;
 }
 
 /** The manifest-wide prompt and variables (empty when absent or invalid). */
@@ -21,6 +24,8 @@ export interface SharedTemplate {
   source: Source;
   prompt: string | null;
   vars: Vars;
+  /** The manifest sets `variants`, which makes every prompt a template. */
+  variants: boolean;
 }
 
 /** An item's template and every variable it sees; template null: its prompt is sent as written. */
@@ -61,13 +66,15 @@ export function prepareTemplates(
     }
     const where: [Source, Path] = own ? [site.source, ['prompt']] : [shared.source, ['prompt']];
     const vars = site.vars || topNames.length > 0 ? { ...shared.vars, ...site.vars } : null;
-    if (vars === null && own) return { text, template: null, vars: null };
+    const variants = shared.variants || site.variants !== undefined;
+    if (vars === null && own && !variants) return { text, template: null, vars: null };
     const template = parse(text);
     if (isTemplateError(template)) {
       problems.at(...where, `${template.message} (at character ${template.offset + 1} of the prompt)`);
       return null;
     }
-    const known = Object.keys(vars ?? {});
+    // `{variant}` is always known: the take's number, 1 where the item asks for one take.
+    const known = [...Object.keys(vars ?? {}), VARIANT_VAR];
     const missing = template.names.filter((name) => !known.includes(name));
     for (const name of missing) {
       problems.at(...where, `placeholder {${name}} has no variable${didYouMean(name, known)}`);
