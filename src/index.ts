@@ -17,6 +17,7 @@ export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserE
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export { type KeepOptions, type KeepResult, keepTakes } from './public/keep.js';
 export {
   type CopyLedgerOptions,
   copyLedger,
@@ -39,7 +40,9 @@ export {
 } from './public/options.js';
 export {
   exportItems,
+  exportKept,
   exportRecords,
+  type KeptExport,
   loadManifest,
   ManifestError,
   type ManifestSource,
@@ -67,7 +70,8 @@ export {
   type StopEvent,
 } from './public/run.js';
 export type { StatusDocument } from './public/status-document.js';
-export type { ExportRecord, ExportState } from './report/export-records.js';
+export type { EarlierTake, ExportRecord, ExportState } from './report/export-records.js';
+export type { KeptRecord } from './report/kept-records.js';
 export { NO_ANSWER_IN_TIME } from './report/plan-account.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';

@@ -10,7 +10,9 @@ import {
   removedRecord,
   selectedBy,
 } from '../report/export-records.js';
+import type { KeptRecord } from '../report/kept-records.js';
 import { shownFrom } from '../report/shown-path.js';
+import { BatchTakes } from './batch-takes.js';
 
 /**
  * One record per item, in manifest order, read from the ledger as it goes (`export`); then the
@@ -24,14 +26,18 @@ export function* exportedRecords(
 ): Generator<ExportRecord> {
   const shown = shownFrom(manifest.file);
   const ids = manifest.items.map((item) => item.id);
+  // Read before the walk: while its rows stream, the connection runs nothing else.
+  const takes = new BatchTakes(manifest, ledger);
   yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
-    const record = exportRecord(item, row, shown);
+    const record = exportRecord(item, row, shown, takes.recordTakes(item.id));
     return selectedBy(states, record) ? record : null;
   });
   // Asked only when they can be selected: finding them reads every attempt of the batch.
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
   const removed = ledger.paidItemsNotIn(ids);
-  yield* walk(ledger.itemExports(removed), removed, (_id, row) => removedRecord(row!, shown));
+  yield* walk(ledger.itemExports(removed), removed, (id, row) =>
+    removedRecord(row!, shown, takes.recordTakes(id)),
+  );
 }
 
 /** One row per key, in the keys' order: the query walks them. */
@@ -64,4 +70,12 @@ export async function writeExportFile(path: string, chunks: Iterable<string>): P
       'write_failed',
     );
   }
+}
+
+/** `export --kept`: the kept take of each manifest item, and the items that have none. */
+export function keptExport(
+  manifest: Manifest,
+  ledger: Ledger | null,
+): { records: KeptRecord[]; withoutKeeper: string[] } {
+  return new BatchTakes(manifest, ledger).keptRecords(shownFrom(manifest.file));
 }

@@ -1,5 +1,6 @@
 import { ExitCode, UserError } from '../errors.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
+import { itemsWithoutKeeper } from './batch-takes.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
@@ -43,14 +44,17 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, (ledger, note) => ({
     ledger: note,
-    doc: buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
-      outputFiles,
-      regenerateExpired: asked.regenerateExpired ?? false,
-      retryFailed: asked.retryFailed ?? false,
-      fileCheck: asked.verify ? 'sha256' : 'stat',
-      // An edited item's last whole body is read on its own, to name the fields that changed.
-      previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
-      previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
-    }),
+    doc: {
+      without_keeper: itemsWithoutKeeper(manifest, ledger),
+      ...buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
+        outputFiles,
+        regenerateExpired: asked.regenerateExpired ?? false,
+        retryFailed: asked.retryFailed ?? false,
+        fileCheck: asked.verify ? 'sha256' : 'stat',
+        // An edited item's last whole body is read on its own, to name the fields that changed.
+        previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
+        previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
+      }),
+    },
   }));
 }

@@ -15,6 +15,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   forget: async () => (await import('./commands/forget.js')).forgetCommand,
+  keep: async () => (await import('./commands/keep.js')).keepCommand,
   'copy-ledger': async () => (await import('./commands/copy-ledger.js')).copyLedgerCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,

@@ -36,7 +36,7 @@ export interface FlagSpec {
   commands: readonly CommandName[];
 }
 
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'export'] as const;
+const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'keep', 'export'] as const;
 
 /** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
 const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
@@ -48,7 +48,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import', 'forget'],
+    commands: ['run', 'plan', 'import', 'forget', 'keep'],
   },
   {
     name: 'ledger',
@@ -68,8 +68,7 @@ export const FLAGS = [
     name: 'to',
     value: 'PATH|URL',
     description:
-      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never ' +
-      'printed). It must record nothing of the batch yet; a new file is created.',
+      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created.',
     commands: ['copy-ledger'],
   },
   {
@@ -78,24 +77,21 @@ export const FLAGS = [
     value: 'SECONDS',
     default: "learned from the service's Retry-After, else 10",
     description:
-      "The poll interval to assume in place of the service's Retry-After: looks at unfinished jobs are timed " +
-      'by how long jobs take, never more often than polling each job every SECONDS would.',
+      "The poll interval to assume in place of the service's Retry-After: looks at unfinished jobs are timed by how long jobs take, never more often than polling each job every SECONDS would.",
     commands: ['run'],
   },
   sandbox(
     ['run'],
-    'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger ' +
-      '(.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
   ),
   sandbox(
     ['import', 'forget'],
-    'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ' +
-      'ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
   ),
+  sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
     ['plan', 'status', 'report', 'export'],
-    'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, ' +
-      'out/sandbox/<name>) instead of the real ones; no sandbox is started.',
+    'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, out/sandbox/<name>) instead of the real ones; no sandbox is started.',
   ),
   {
     name: 'json',
@@ -107,22 +103,19 @@ export const FLAGS = [
     value: 'FORMAT',
     choices: ['ndjson'],
     description:
-      'Also write each event as one JSON object per line on stderr, for scripts and dashboards ' +
-      '(see docs/commands.md).',
+      'Also write each event as one JSON object per line on stderr, for scripts and dashboards (see docs/commands.md).',
     commands: ['run'],
   },
   {
     name: 'regenerate-expired',
     description:
-      'Pay again for items whose output the service no longer holds: expired before it could be saved, or ' +
-      'saved, then deleted or altered on disk. With plan: show what that would submit and cost.',
+      'Pay again for items whose output the service no longer holds: expired before it could be saved, or saved, then deleted or altered on disk. With plan: show what that would submit and cost.',
     commands: ['run', 'plan'],
   },
   {
     name: 'verify',
     description:
-      "Check each saved file's content by its SHA-256 (a read of every file), not only its size and " +
-      'modification time (a stat each, the default); files missing or altered are listed either way.',
+      "Check each saved file's content by its SHA-256 (a read of every file), not only its size and modification time (a stat each, the default); files missing or altered are listed either way.",
     commands: ['plan', 'status'],
   },
   {
@@ -140,17 +133,13 @@ export const FLAGS = [
     variadic: true,
     value: 'ID|GLOB',
     description:
-      'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by ' +
-      'commas). An id also selects the items expanded from it (matrix and template children, ' +
-      '<id>.<suffix>, its variants). Other items are left exactly as they are.',
+      'Run just these items: ids or globs such as "beach-*" (several after the flag, or separated by commas). An id also selects the items expanded from it (matrix and template children, <id>.<suffix>, its variants). Other items are left exactly as they are.',
     commands: ['run'],
   },
   {
     name: 'retry-failed',
     description:
-      'Also submit again items that failed for a final reason (content_rejected, a 400 code), with a new ' +
-      'key and within the budget; says how many and what they may cost first. With plan: show what that ' +
-      'would submit and cost.',
+      'Also submit again items that failed for a final reason (content_rejected, a 400 code), with a new key and within the budget; says how many and what they may cost first. With plan: show what that would submit and cost.',
     commands: ['run', 'plan'],
   },
   {
@@ -159,17 +148,14 @@ export const FLAGS = [
     env: 'MEDIABATCH_NOTIFY_URL',
     default: "the manifest's notify.url, else none",
     description:
-      'POST a JSON summary to URL when the run stops or ends, signed with MEDIABATCH_NOTIFY_SECRET; ' +
-      'a notification that cannot be delivered never changes the outcome (see docs/overnight.md).',
+      'POST a JSON summary to URL when the run stops or ends, signed with MEDIABATCH_NOTIFY_SECRET; a notification that cannot be delivered never changes the outcome (see docs/overnight.md).',
     commands: ['run'],
   },
   {
     name: 'on-complete',
     value: 'CMD',
     description:
-      'Run CMD once when the run ends, with the summary as JSON on its stdin and in MEDIABATCH_* ' +
-      "variables. CMD is split into words like a shell would, but no shell runs it: write sh -c '...' " +
-      'for one. Its failure is reported, not fatal (see docs/overnight.md).',
+      "Run CMD once when the run ends, with the summary as JSON on its stdin and in MEDIABATCH_* variables. CMD is split into words like a shell would, but no shell runs it: write sh -c '...' for one. Its failure is reported, not fatal (see docs/overnight.md).",
     commands: ['run'],
   },
   {
@@ -186,8 +172,7 @@ export const FLAGS = [
     optionalValue: true,
     default: '<output dir>/index.html when FILE is left out',
     description:
-      'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md). ' +
-      'For an s3:// output location, FILE may be s3://BUCKET/KEY.html below it, to review from the bucket.',
+      'Write the gallery, a self-contained HTML page with the videos, to FILE instead of printing text (see docs/gallery.md). For an s3:// output location, FILE may be s3://BUCKET/KEY.html below it, to review from the bucket.',
     commands: ['report'],
   },
   {
@@ -196,8 +181,7 @@ export const FLAGS = [
     value: 'DURATION',
     default: '7d, the longest a presigned URL can live',
     description:
-      'With --html and an s3:// output location: how long the presigned links to the videos (and to a page ' +
-      'written to the bucket) work, from 1m to 7d, as in 90m, 12h or 2d. The page says when they expire.',
+      'With --html and an s3:// output location: how long the presigned links to the videos (and to a page written to the bucket) work, from 1m to 7d, as in 90m, 12h or 2d. The page says when they expire.',
     commands: ['report'],
   },
   {
@@ -216,8 +200,13 @@ export const FLAGS = [
     choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired', 'removed'],
     default: 'every item',
     description:
-      'Only items in this state; give it again for more states (--state done --state failed). removed: the ' +
-      'paid items the manifest no longer names, whatever their state; the other states select manifest items only.',
+      'Only items in this state; give it again for more states (--state done --state failed). removed: the paid items the manifest no longer names, whatever their state; the other states select manifest items only.',
+    commands: ['export'],
+  },
+  {
+    name: 'kept',
+    description:
+      'One record per manifest item instead: its kept take (mediabatch keep; an item with one variant and one take keeps it), with files, SHA-256, variant, take and cost. Items without one are counted on stderr.',
     commands: ['export'],
   },
   {
@@ -230,8 +219,7 @@ export const FLAGS = [
   {
     name: 'force',
     description:
-      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger ' +
-      'and saved outputs are refused all the same.',
+      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger and saved outputs are refused all the same.',
     commands: ['report'],
   },
   {

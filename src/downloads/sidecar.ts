@@ -24,6 +24,11 @@ export interface SidecarFacts {
   completedAt: string | null;
   /** The template variables the prompt was rendered from, as the ledger keeps them (JSON text). */
   vars?: string | null;
+  /**
+   * Whether this file's take is its item's keeper (`mediabatch keep`): true or false once a keeper
+   * is recorded for the item, null or absent (not written) before.
+   */
+  kept?: boolean | null;
 }
 
 export interface SidecarFile {
@@ -47,6 +52,8 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
     manifest: facts.manifest,
     item: facts.itemId,
     take: facts.take,
+    // Only once a keeper is chosen: sidecars written before stay byte for byte the same.
+    ...(facts.kept === undefined || facts.kept === null ? {} : { kept: facts.kept }),
     prompt: typeof request.input?.prompt === 'string' ? request.input.prompt : null,
     // Only where there are variables: sidecars written before templates stay byte for byte the same.
     ...(facts.vars ? { vars: JSON.parse(facts.vars) as unknown } : {}),

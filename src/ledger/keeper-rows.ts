@@ -1,5 +1,11 @@
 import type { LedgerConnection } from './ledger-connection.js';
-import type { KeeperChange, KeeperRecord } from './records.js';
+import {
+  type KeeperChange,
+  type KeeperRecord,
+  type SavedTake,
+  type SavedTakeRow,
+  savedTakesOf,
+} from './records.js';
 import { appendEvent } from './runs-and-events.js';
 
 /**
@@ -54,4 +60,18 @@ export function insertKeepers(c: LedgerConnection, rows: readonly KeeperRecord[]
     'INSERT INTO keepers (batch_id, item_id, kept_item_id, take, chosen_at) VALUES (?, ?, ?, ?, ?)',
   );
   for (const row of rows) insert.run(c.batchId, row.itemId, row.keptItemId, row.take, row.chosenAt);
+}
+
+/** Every attempt of the batch whose files were saved, with its files, in attempt order. */
+export function savedTakes(c: LedgerConnection): SavedTake[] {
+  const rows = c
+    .prepare(
+      `SELECT a.item_id AS itemId, a.id AS attemptId, a.take, a.job_id AS jobId, a.amount_micros AS amountMicros,
+         a.refunded_micros AS refundedMicros, a.completed_at AS completedAt, f.idx, f.path, f.sha256, f.bytes
+       FROM attempts a JOIN files f ON f.attempt_id = a.id
+       WHERE a.batch_id = ? AND a.files_saved = 1 ORDER BY a.id, f.idx`,
+    )
+    .all(c.batchId) as SavedTakeRow[];
+  for (const row of rows) row.path = c.paths.absolute(row.path);
+  return savedTakesOf(rows);
 }

@@ -14,6 +14,7 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  SavedTake,
   ServiceBinding,
 } from './records.js';
 import type { SavedFileFacts } from './saved-files.js';
@@ -171,6 +172,8 @@ export interface Ledger {
   // ---- keepers (mediabatch keep, docs/gallery.md) ---------------------------------------------
   /** Which take of each manifest item a person kept, in item id order. */
   keepers(): KeeperRecord[];
+  /** Every attempt whose files were saved, with them, in attempt order: the takes `keep` chooses from. */
+  savedTakes(): SavedTake[];
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */
   setKeepers(changes: readonly KeeperChange[]): void;
 

@@ -197,6 +197,39 @@ export interface KeeperRecord {
   chosenAt: string;
 }
 
+/** One attempt whose files were saved, with them (paths absolute): a take `keep` can choose. */
+export interface SavedTake {
+  itemId: string;
+  attemptId: number;
+  take: number;
+  jobId: string | null;
+  amountMicros: Micros;
+  refundedMicros: Micros;
+  completedAt: string | null;
+  files: Array<{ idx: number; path: string; sha256: string; bytes: number }>;
+}
+
+/** One file row of a saved take, as both ledgers read them (savedTakesOf groups them). */
+export type SavedTakeRow = Omit<SavedTake, 'files'> & {
+  idx: number;
+  path: string;
+  sha256: string;
+  bytes: number;
+};
+
+/** File rows in (attempt, idx) order, grouped into one SavedTake per attempt. */
+export function savedTakesOf(rows: readonly SavedTakeRow[]): SavedTake[] {
+  const takes: SavedTake[] = [];
+  for (const { idx, path, sha256, bytes, ...attempt } of rows) {
+    const last = takes[takes.length - 1];
+    const take =
+      last?.attemptId === attempt.attemptId ? last : { ...attempt, take: attempt.take ?? 1, files: [] };
+    if (take !== last) takes.push(take);
+    take.files.push({ idx, path, sha256, bytes });
+  }
+  return takes;
+}
+
 /** A keeper set (`kept`: which ledger item and take) or cleared (`kept: null`) for one manifest item. */
 export interface KeeperChange {
   itemId: string;

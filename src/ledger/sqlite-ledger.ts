@@ -29,7 +29,7 @@ import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js'
 import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
-import { keepers, setKeepers } from './keeper-rows.js';
+import { keepers, savedTakes, setKeepers } from './keeper-rows.js';
 import type { Ledger } from './ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
@@ -42,6 +42,7 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  SavedTake,
   ServiceBinding,
 } from './records.js';
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
@@ -289,6 +290,10 @@ export class SqliteLedger implements Ledger {
   }
 
   /** Sets or clears keepers in one transaction, committed at once. */
+  savedTakes(): SavedTake[] {
+    return savedTakes(this.#c);
+  }
+
   setKeepers(changes: readonly KeeperChange[]): void {
     setKeepers(this.#c, changes);
   }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { exportedRecords, writeExportFile } from '../batch/export-items.js';
+import { itemsWithoutKeeper } from '../batch/batch-takes.js';
+import { exportedRecords, keptExport, writeExportFile } from '../batch/export-items.js';
 import { openForReading, readFailure, statusSource, withLedger } from '../batch/ledger-read.js';
 import { planBatch } from '../batch/plan-batch.js';
 import { ignoreWarnings } from '../batch/warnings.js';
@@ -19,6 +20,7 @@ import {
   type ExportState,
   exportChunks,
 } from '../report/export-records.js';
+import { type KeptRecord, keptChunks } from '../report/kept-records.js';
 import { buildStatus } from '../report/status-report.js';
 import {
   batchOf,
@@ -86,7 +88,10 @@ export function status(manifest: Manifest, options: StatusOptions = {}): StatusD
   const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
   return withLedger(batch, (ledger, note) => {
-    const report = buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now());
+    const report = {
+      ...buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()),
+      without_keeper: itemsWithoutKeeper(batch.manifest, ledger),
+    };
     // Nothing has run here, but a sandbox run has (after `npm run demo`, say): say where.
     const sandboxLedger = !note.exists && batch.sandboxLedger && existsSync(batch.sandboxLedger);
     return statusDocument(report, { ...note, sandboxLedger: sandboxLedger ? batch.sandboxLedger : null });
@@ -133,4 +138,32 @@ export async function writeExport(
 /** Every record of exportRecords at once. */
 export function exportItems(manifest: Manifest, options: ExportOptions = {}): ExportRecord[] {
   return [...exportRecords(manifest, options)];
+}
+
+/** What `exportKept` found: one record per kept item, and the manifest items left out for having no kept take. */
+export interface KeptExport {
+  records: KeptRecord[];
+  withoutKeeper: string[];
+  /** The file written (`to`), or null. */
+  path: string | null;
+}
+
+/**
+ * The kept take of each manifest item (`export --kept`, docs/gallery.md): its files, SHA-256,
+ * variant, take and cost. An item with one variant and one saved take is kept by itself; items
+ * with no kept take are left out and listed in `withoutKeeper`. With `to`, also written to that
+ * file whole or not at all, as `format` (default jsonl).
+ */
+export async function exportKept(
+  manifest: Manifest,
+  options: ExportOptions & { to?: string; format?: ExportFormat } = {},
+): Promise<KeptExport> {
+  const { to, format, ...rest } = options;
+  const checked = checkOptions('exportKept', exportOptionsSchema, rest);
+  const batch = batchOf(checkedManifest('exportKept', manifest), checked);
+  const kept = withLedger(batch, (ledger) => keptExport(batch.manifest, ledger));
+  if (to === undefined) return { ...kept, path: null };
+  const path = resolve(rest.cwd ?? process.cwd(), to);
+  await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));
+  return { ...kept, path };
 }

@@ -18,6 +18,25 @@ export interface ExportFile {
   bytes: number;
 }
 
+/** An earlier take of the item, still on record (`<name>.take<T>.mp4`), and whether it is the kept one. */
+export interface EarlierTake {
+  take: number;
+  kept: boolean | null;
+  files: ExportFile[];
+}
+
+/**
+ * The takes of one item as export shows them (batch/export-items.ts): the take its files are, whether
+ * it is kept (null: its item has no keeper), and its earlier takes.
+ */
+export interface RecordTakes {
+  take: number | null;
+  kept: boolean | null;
+  earlier: EarlierTake[];
+}
+
+const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
+
 /**
  * One item's record. `vars` and `input` are JSON text as the ledger holds them: at 100,000
  * items, parsing them only to write them again was a fifth of the time.
@@ -40,6 +59,12 @@ export interface ExportRecord {
   error_code: string | null;
   /** False for an item the ledger paid for that the manifest no longer names (removed or renamed). */
   in_manifest: boolean;
+  /** The take `files` are (1, then one more per redo or edit); null when none was saved. */
+  take: number | null;
+  /** Whether `files` are the item's kept take (docs/gallery.md, Keepers); null while no take is kept. */
+  kept: boolean | null;
+  /** The item's earlier takes still on record, each with whether it is kept: the rest to delete once one is. */
+  earlier_takes: EarlierTake[];
 }
 
 /** What `--state` can select: an item state, or `removed` for the items not in the manifest. */
@@ -72,19 +97,27 @@ const CSV_COLUMNS = [
   'expires_at',
   'error_code',
   'in_manifest',
+  'take',
+  'kept',
+  'earlier_takes',
 ] as const satisfies ReadonlyArray<keyof ExportRecord>;
 
 export function exportRecord(
   item: ManifestItem,
   row: ItemExport | undefined,
   shown: (path: string) => string,
+  takes: RecordTakes = NO_TAKES,
 ): ExportRecord {
-  return new RecordOfItem(item, row, shown);
+  return new RecordOfItem(item, row, shown, takes);
 }
 
 /** The record of an item the ledger paid for that the manifest no longer names: all from the ledger. */
-export function removedRecord(row: ItemExport, shown: (path: string) => string): ExportRecord {
-  return new RecordOfItem(null, row, shown);
+export function removedRecord(
+  row: ItemExport,
+  shown: (path: string) => string,
+  takes: RecordTakes = NO_TAKES,
+): ExportRecord {
+  return new RecordOfItem(null, row, shown, takes);
 }
 
 /** A class, not an object literal, as every object made per item in export (ledger/item-exports.ts). */
@@ -103,9 +136,17 @@ class RecordOfItem implements ExportRecord {
   expires_at: string | null;
   error_code: string | null;
   in_manifest: boolean;
+  take: number | null;
+  kept: boolean | null;
+  earlier_takes: EarlierTake[];
 
   /** `item` null: an item the manifest no longer names, which has attempts (it was paid for). */
-  constructor(item: ManifestItem | null, row: ItemExport | undefined, shown: (path: string) => string) {
+  constructor(
+    item: ManifestItem | null,
+    row: ItemExport | undefined,
+    shown: (path: string) => string,
+    takes: RecordTakes,
+  ) {
     const sent = row !== undefined && row.input !== null;
     this.id = item?.id ?? row!.itemId;
     this.state = row?.state ?? 'pending';
@@ -124,6 +165,13 @@ class RecordOfItem implements ExportRecord {
     this.expires_at = row?.expiresAt ?? null;
     this.error_code = row?.errorCode ?? null;
     this.in_manifest = item !== null;
+    this.take = takes.take;
+    this.kept = takes.kept;
+    this.earlier_takes = takes.earlier.map((earlier) => ({
+      take: earlier.take,
+      kept: earlier.kept,
+      files: earlier.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes)),
+    }));
   }
 }
 
@@ -153,7 +201,8 @@ function jsonLine(r: ExportRecord): string {
     `{"id":${json(r.id)},"state":"${r.state}","prompt":${json(r.prompt)},"vars":${r.vars ?? 'null'},` +
     `"input":${r.input},"model":${jsonOrNull(r.model)},"job_id":${jsonOrNull(r.job_id)},"attempts":${r.attempts},` +
     `"net_cost_usd":"${r.net_cost_usd}","files":${json(r.files)},"completed_at":${jsonOrNull(r.completed_at)},` +
-    `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)},"in_manifest":${r.in_manifest}}\n`
+    `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)},"in_manifest":${r.in_manifest},` +
+    `"take":${r.take},"kept":${r.kept},"earlier_takes":${json(r.earlier_takes)}}\n`
   );
 }
 
@@ -174,6 +223,9 @@ function csvCells(r: ExportRecord): Array<string | number> {
     r.expires_at ?? '',
     r.error_code ?? '',
     String(r.in_manifest),
+    r.take ?? '',
+    r.kept === null ? '' : String(r.kept),
+    json(r.earlier_takes),
   ];
 }
 

@@ -70,6 +70,8 @@ export interface PlanDocument {
   /** Files in the output folder that no item owns; null when the folder was not looked at. */
   stray_files: string[] | null;
   totals: PlanTotals;
+  /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
+  without_keeper?: string[];
   /** As in the status document: `stat`, `sha256` (--verify), or null when files were not looked at. */
   file_check: FileCheckMode | null;
   /** Outputs paid for and not saved yet (value-at-risk.ts). */

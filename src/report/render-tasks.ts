@@ -1,7 +1,7 @@
 import { formatUsdHuman } from '../money.js';
 import { shownFromCwd } from './shown-path.js';
 
-/** What `forget`, `copy-ledger` and `report --html` say they did, for people. */
+/** What `forget`, `copy-ledger`, `keep` and `report --html` say they did, for people. */
 
 interface Looked {
   itemId: string;
@@ -79,4 +79,23 @@ export function renderGalleryWritten(
   if (page.linksExpireAt !== null)
     return `wrote ${what} to ${page.written}; its video links expire at ${page.linksExpireAt}\n`;
   return `wrote ${what} to ${page.written}\n`;
+}
+
+/** What `keep` recorded: one line per item kept or cleared, then the count and what is left to choose. */
+export function renderKept(result: {
+  kept: ReadonlyArray<{ itemId: string; keptItemId: string; take: number }>;
+  cleared: readonly string[];
+  withoutKeeper: readonly string[];
+}): string {
+  const lines = [
+    ...result.kept.map((each) => `${each.itemId}: keeps ${each.keptItemId}, take ${each.take}`),
+    ...result.cleared.map((id) => `${id}: no keeper`),
+  ];
+  const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+  const left = result.withoutKeeper.length;
+  const summary =
+    `kept ${items(result.kept.length)}` +
+    (result.cleared.length > 0 ? `, cleared ${items(result.cleared.length)}` : '') +
+    `; ${left === 0 ? 'every item with variants has a keeper' : `${items(left)} with variants still ${left === 1 ? 'has' : 'have'} no keeper`}`;
+  return `${[...lines, summary].join('\n')}\n`;
 }

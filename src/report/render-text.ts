@@ -122,6 +122,13 @@ function moneyLine(totals: StatusReport['totals']): string {
   return `spent ${humanUsd(totals.spent_usd)} net (charged ${humanUsd(totals.charged_usd)}, refunded ${humanUsd(totals.refunded_usd)}), reserved ${humanUsd(totals.reserved_usd)}, ${budget}`;
 }
 
+/** Items with variants still to choose from, as a line of its own (none: nothing). */
+export function keeperLine(ids: readonly string[] | undefined): string {
+  const n = ids?.length ?? 0;
+  if (n === 0) return '';
+  return `${n} item${n === 1 ? '' : 's'} with variants ${n === 1 ? 'has' : 'have'} no keeper yet: mediabatch keep (docs/gallery.md)\n`;
+}
+
 function countsLine(report: StatusReport): string {
   const t = report.totals;
   return `${report.manifest}: ${t.items} items: ${t.done} done, ${t.failed} failed, ${t.budget_exceeded} budget exceeded, ${t.expired} expired, ${t.in_flight} in flight, ${t.pending} pending`;
@@ -182,7 +189,7 @@ export function* statusTextChunks(
   yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
   yield savedFileLines(report);
-  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${footer(report.warnings, ledger)}`;
+  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${footer(report.warnings, ledger)}`;
   if (ledger.sandboxLedger)
     yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;
 }

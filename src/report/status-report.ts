@@ -70,6 +70,8 @@ export interface StatusReport {
   value_at_risk: ValueAtRisk;
   items: StatusItem[];
   warnings: string[];
+  /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
+  without_keeper?: string[];
 }
 
 export type FileCheckMode = 'stat' | 'sha256';

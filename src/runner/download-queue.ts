@@ -36,6 +36,8 @@ export interface DownloadQueueDeps {
   manifestName: string;
   /** Where an item's files go below outputDir (output.name), without extension. */
   nameOf: (itemId: string) => string;
+  /** What a new file's sidecar says of its take being kept (provenance.ts, keptMark). */
+  keptOf: (attempt: AttemptRecord) => boolean | null;
   /** Provenance JSON beside every file (output.sidecars). */
   sidecars: boolean;
   concurrency: number;
@@ -130,7 +132,9 @@ export class DownloadQueue {
       beforePlace: (target, written) => beforePlacing(store, ledger, task.attempt, target, written),
       ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
-      sidecar: this.#deps.sidecars ? sidecarFacts(this.#deps.manifestName, task.attempt) : null,
+      sidecar: this.#deps.sidecars
+        ? sidecarFacts(this.#deps.manifestName, task.attempt, this.#deps.keptOf(task.attempt))
+        : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
     });
   }

@@ -2,15 +2,22 @@ import { takePath } from '../downloads/keep-take.js';
 import type { SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
+import { KeptTakes } from './kept-takes.js';
 
 /**
  * The ledger side of what lies beside each output: its provenance sidecar and the earlier takes a
  * redo keeps (docs/gallery.md). The files themselves are written by src/downloads.
  */
 
-export function sidecarFacts(manifestName: string, attempt: AttemptRecord): SidecarFacts {
+/** `kept`: what KeptTakes.recorded says of the attempt's take (null: no keeper chosen for its item). */
+export function sidecarFacts(
+  manifestName: string,
+  attempt: AttemptRecord,
+  kept: boolean | null = null,
+): SidecarFacts {
   return {
     version: MEDIABATCH_VERSION,
     manifest: manifestName,
@@ -23,7 +30,17 @@ export function sidecarFacts(manifestName: string, attempt: AttemptRecord): Side
     createdAt: attempt.createdAt,
     completedAt: attempt.completedAt,
     vars: attempt.vars ?? null,
+    kept,
   };
+}
+
+/** Whether an attempt's take is kept, from the ledger's keepers now (a run's sidecars say the same as `keep`'s). */
+export function keptMark(
+  ledger: Ledger,
+  items: readonly ManifestItem[],
+  attempt: AttemptRecord,
+): boolean | null {
+  return new KeptTakes(items, ledger.keepers()).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';
-import { sidecarFacts } from './provenance.js';
+import { keptMark, sidecarFacts } from './provenance.js';
 import { holdsPaidResult, pairRenames, type Rename, renamedFilePath } from './renames.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -66,9 +66,11 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
     const files = moves
       .filter((move) => move.attemptId === attemptId)
       .map((move) => ({ path: move.to, bytes: move.bytes, sha256: move.sha256 }));
-    await store.ensureSidecars(sidecarFacts(manifest.name, attempt), files).catch((error: Error) => {
-      reporter.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
-    });
+    await store
+      .ensureSidecars(sidecarFacts(manifest.name, attempt, keptMark(ledger, manifest.items, attempt)), files)
+      .catch((error: Error) => {
+        reporter.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
+      });
   }
 }
 

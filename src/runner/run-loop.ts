@@ -3,6 +3,7 @@ import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
+import { keptMark } from './provenance.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
@@ -72,6 +73,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     manifestName: manifest.name,
     nameOf: (itemId) => run.state.item(itemId)?.item.name ?? itemId,
     sidecars: manifest.sidecars !== false,
+    keptOf: (attempt) => keptMark(ledger, manifest.items, attempt),
     concurrency: run.options.downloadConcurrency,
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
 import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { sidecarFacts } from './provenance.js';
+import { keptMark, sidecarFacts } from './provenance.js';
 import type { RunContext } from './run-context.js';
 
 /** Saved files checked at once on a re-run. */
@@ -89,7 +89,10 @@ async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: F
   const { manifest, reporter } = run.deps;
   if (manifest.sidecars === false) return;
   try {
-    const written = await run.deps.store.ensureSidecars(sidecarFacts(manifest.name, attempt), files);
+    const written = await run.deps.store.ensureSidecars(
+      sidecarFacts(manifest.name, attempt, keptMark(run.deps.ledger, manifest.items, attempt)),
+      files,
+    );
     if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
   } catch (error) {
     reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);

@@ -26,6 +26,9 @@ const COLUMNS = [
   'expires_at',
   'error_code',
   'in_manifest',
+  'take',
+  'kept',
+  'earlier_takes',
 ] as const;
 
 const STATES: ItemState[] = ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'];
@@ -55,6 +58,16 @@ const record: fc.Arbitrary<ExportRecord> = fc.record({
   expires_at: maybe(tricky),
   error_code: maybe(tricky),
   in_manifest: fc.boolean(),
+  take: maybe(fc.nat()),
+  kept: maybe(fc.boolean()),
+  earlier_takes: fc.array(
+    fc.record({
+      take: fc.nat(),
+      kept: maybe(fc.boolean()),
+      files: fc.array(fc.record({ path: tricky, sha256: tricky, bytes: fc.nat() }), { maxLength: 2 }),
+    }),
+    { maxLength: 2 },
+  ),
 });
 
 const text = (records: ExportRecord[], format: ExportFormat, perChunk?: number) =>
@@ -65,8 +78,8 @@ function csvStringified(records: ExportRecord[]): string {
   const cells = (r: ExportRecord) =>
     COLUMNS.map((column) => {
       const value = r[column];
-      if (column === 'files') return JSON.stringify(value);
-      if (column === 'in_manifest') return String(value);
+      if (column === 'files' || column === 'earlier_takes') return JSON.stringify(value);
+      if (column === 'in_manifest' || (column === 'kept' && value !== null)) return String(value);
       return value === null ? '' : (value as string | number);
     });
   return stringify([COLUMNS as readonly string[], ...records.map(cells)]);
@@ -129,6 +142,9 @@ describe('exportChunks', () => {
       expires_at: null,
       error_code: null,
       in_manifest: true,
+      take: 1,
+      kept: null,
+      earlier_takes: [],
     };
     const records = Array.from({ length: 1_001 }, () => one);
     expect([...exportChunks(records, 'jsonl')].length).toBe(5);

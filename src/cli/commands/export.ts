@@ -1,5 +1,6 @@
-import { ExitCode, type ExportState, exportRecords, writeExport } from '../../index.js';
+import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
+import { keptChunks } from '../../report/kept-records.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -12,6 +13,14 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   const { manifest, options: batch } = openBatch({ values, positionals }, io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
+  if (values.kept) {
+    const kept = await exportKept(manifest, { ...batch, format, ...(values.out ? { to: values.out } : {}) });
+    if (values.out === undefined) await writeChunks(io.stdout, keptChunks(kept.records, format));
+    const left = kept.withoutKeeper.length;
+    if (left > 0)
+      io.stderr.write(`mediabatch export: ${left} item(s) without a kept take left out (mediabatch keep)\n`);
+    return ExitCode.Ok;
+  }
   if (values.out !== undefined) {
     await writeExport(manifest, { ...options, to: values.out, format });
     return ExitCode.Ok;

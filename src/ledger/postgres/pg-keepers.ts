@@ -1,4 +1,10 @@
-import type { KeeperChange, KeeperRecord } from '../records.js';
+import {
+  type KeeperChange,
+  type KeeperRecord,
+  type SavedTake,
+  type SavedTakeRow,
+  savedTakesOf,
+} from '../records.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
@@ -40,4 +46,17 @@ export function setKeepers(c: PgLedgerConnection, changes: readonly KeeperChange
       appendEvent(c, change.itemId, null, 'keeper_set', { item: change.kept.itemId, take: change.kept.take });
     }
   });
+}
+
+/** Every attempt of the batch whose files were saved, with its files, in attempt order. */
+export function savedTakes(c: PgLedgerConnection): SavedTake[] {
+  const rows = c.db.query<SavedTakeRow>(
+    `SELECT a.item_id AS "itemId", a.id AS "attemptId", a.take, a.job_id AS "jobId", a.amount_micros AS "amountMicros",
+       a.refunded_micros AS "refundedMicros", a.completed_at AS "completedAt", f.idx, f.path, f.sha256, f.bytes
+     FROM attempts a JOIN files f ON f.attempt_id = a.id
+     WHERE a.batch_id = $1 AND a.files_saved = 1 ORDER BY a.id, f.idx`,
+    [c.batchId],
+  );
+  for (const row of rows) row.path = c.paths.absolute(row.path);
+  return savedTakesOf(rows);
 }

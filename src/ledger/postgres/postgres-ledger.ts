@@ -18,6 +18,7 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  SavedTake,
   ServiceBinding,
 } from '../records.js';
 import * as attempts from './pg-attempts.js';
@@ -230,6 +231,10 @@ export class PostgresLedger implements Ledger {
 
   keepers(): KeeperRecord[] {
     return keeperRows.keepers(this.#c);
+  }
+
+  savedTakes(): SavedTake[] {
+    return keeperRows.savedTakes(this.#c);
   }
 
   setKeepers(changes: readonly KeeperChange[]): void {

@@ -1,0 +1,13 @@
+import { ExitCode, keepTakes } from '../../index.js';
+import { readListEntries } from '../../report/gallery/redo-file.js';
+import { renderKept } from '../../report/render-tasks.js';
+import { openBatch } from '../batch-options.js';
+import type { Command } from '../io.js';
+
+/** `mediabatch keep <manifest> ID:TAKE... | @FILE`: the library records the keepers, this says which. */
+export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
+  const { manifest, options } = openBatch({ values, positionals }, io, 'nothing was kept');
+  const entries = readListEntries(positionals.slice(1), io.cwd, 'keep');
+  io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries })));
+  return ExitCode.Ok;
+};
