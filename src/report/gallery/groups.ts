@@ -1,5 +1,5 @@
 import type { ItemState } from '../../ledger/records.js';
-import type { ManifestItem } from '../../manifest/index.js';
+import { itemGroup, type ManifestItem } from '../../manifest/index.js';
 import { formatUsd, parseUsd, sumMicros } from '../../money.js';
 
 /**
@@ -50,8 +50,9 @@ export const STATE_ORDER: Record<ItemState, number> = {
   done: 5,
 };
 
-/** The manifest item a card belongs to. */
-export const groupIdOf = (card: Pick<GroupableCard, 'id' | 'variant'>): string => card.variant?.of ?? card.id;
+/** The manifest item a card belongs to, by the manifest's own rule. */
+const groupIdOf = (card: GroupableCard): string =>
+  itemGroup({ id: card.id, variant: card.variant ?? undefined });
 
 /** Cards (in manifest order) grouped by manifest item, in the order of each item's first card. */
 export function groupCards<C extends GroupableCard>(
