@@ -44,7 +44,7 @@ export function keepRefusal(
 }
 
 function whereOf(entry: KeepEntry): { text: string; where: string; fields: Record<string, unknown> } {
-  if (typeof entry === 'string') return { text: entry, where: `\`keep\` ${entry}`, fields: { entry } };
+  if (typeof entry === 'string') return { text: entry, where: entry, fields: { entry } };
   return {
     text: entry.entry,
     where: `${entry.file}:${entry.line}: ${entry.entry}`,
