@@ -151,11 +151,15 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
   ];
 }
 
-/** The options that name the batch's ledger, as the commands the page offers need them. */
-const ledgerArgs = (batch: Batch): string[] => [
-  ...(batch.sandbox ? ['--sandbox'] : []),
-  ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
-];
+/**
+ * The options that name the batch's ledger, as the commands the page offers need them. A database
+ * is named by its address without the password (the page is a file anyone may be sent); the
+ * reader adds it, or PGPASSWORD, as for any command.
+ */
+const ledgerArgs = (batch: Batch): string[] => {
+  const named = batch.ledger.kind === 'sqlite' ? batch.named.ledger : batch.ledger.shown;
+  return [...(batch.sandbox ? ['--sandbox'] : []), ...(named ? ['--ledger', named] : [])];
+};
 
 /** How the page names the manifest in the commands it offers: from the working folder. */
 const pageManifestArg = (batch: Batch): string =>
