@@ -110,6 +110,19 @@ const RUN_VIEW = [
   "reporter (not listr2's fallback renderer), as it always has. `--json` prints only the final",
   'document (and errors on stderr).',
   '',
+  '### The gallery after every run',
+  '',
+  'Whenever a run ends with an outcome (every item done, some failed, the budget or the stop-loss',
+  'reached, drained by Ctrl-C), it writes or refreshes the batch\'s gallery, `<output dir>/index.html`',
+  '(for an `s3://` output location, `index.html` at its top, with presigned links), and ends with one',
+  'line saying where, `gallery: out/spring/index.html` (on stderr with `--json`). It follows the',
+  'rules of `report --html` with no FILE and no `--force`: a file there that is not a gallery page',
+  'mediabatch wrote is left as it is, with a warning. Writing the gallery never changes the exit',
+  'code: a page that cannot be written is a warning. A run stopped before it started (a refusal, an',
+  'interrupted pre-flight) or ended at once by a second Ctrl-C writes none. In the library, the',
+  "result's `gallery` says where the page went (null for none), and `gallery: false` skips it",
+  '(docs/gallery.md, "After every run").',
+  '',
 ];
 
 /** What `run --progress ndjson` writes: src/ui/ndjson-reporter.ts makes these lines. */

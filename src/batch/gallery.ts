@@ -17,7 +17,7 @@ import {
   uploadPage,
 } from './gallery-s3.js';
 import { checkGalleryTarget } from './gallery-target.js';
-import { readLedger } from './ledger-read.js';
+import { type LedgerContents, readLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
 import type { Warn } from './warnings.js';
 
@@ -42,7 +42,7 @@ export interface GalleryWritten {
   pageUrl: string | null;
 }
 
-type LedgerView = ReturnType<typeof readLedger>;
+type LedgerView = LedgerContents;
 
 /**
  * The gallery page of a batch: its outputs side by side with what they cost, written where asked
@@ -52,9 +52,11 @@ export async function writeBatchGallery(
   batch: Batch,
   request: GalleryRequest,
   warn: Warn,
+  contents: LedgerContents | null = null,
 ): Promise<GalleryWritten> {
   const { manifest } = batch;
-  const ledger = readLedger(batch);
+  // A run passes what its open ledger holds; its last writes may not be committed for others yet.
+  const ledger = contents ?? readLedger(batch);
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));
@@ -66,8 +68,9 @@ export async function writeBatchGallery(
     service: ledger.service ? describeService(ledger.service) : null,
   };
   // The model names the ledger by its file name only on a page that travels (docs/gallery.md).
-  const page = (options: Omit<GalleryOptions, 'ledger'>) =>
-    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ledger: ledgerFacts }), history);
+  const fixed = { ledger: ledgerFacts, keepers: ledger.keepers, ledgerArgs: ledgerArgs(batch) };
+  const page = (options: Omit<GalleryOptions, keyof typeof fixed>) =>
+    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ...fixed }), history);
   const parts = { now, page, items: report.totals.items, ledger };
   if (bucket !== null) return bucketGallery(batch, request, bucket, parts, warn);
   const htmlPath =
@@ -84,7 +87,7 @@ export async function writeBatchGallery(
 
 interface PageParts {
   now: Date;
-  page: (options: Omit<GalleryOptions, 'ledger'>) => string;
+  page: (options: Omit<GalleryOptions, 'ledger' | 'keepers' | 'ledgerArgs'>) => string;
   items: number;
   ledger: LedgerView;
 }
@@ -142,12 +145,21 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
   return [
     'report',
     pageManifestArg(batch),
-    ...(batch.sandbox ? ['--sandbox'] : []),
-    ...(batch.named.ledger ? ['--ledger', batch.named.ledger] : []),
+    ...ledgerArgs(batch),
     ...(lifetime !== null ? ['--url-lifetime', durationWords(lifetime)] : []),
     ...(request.to ? ['--html', request.to] : ['--html']),
   ];
 }
+
+/**
+ * The options that name the batch's ledger, as the commands the page offers need them. A database
+ * is named by its address without the password (the page is a file anyone may be sent); the
+ * reader adds it, or PGPASSWORD, as for any command.
+ */
+const ledgerArgs = (batch: Batch): string[] => {
+  const named = batch.ledger.kind === 'sqlite' ? batch.named.ledger : batch.ledger.shown;
+  return [...(batch.sandbox ? ['--sandbox'] : []), ...(named ? ['--ledger', named] : [])];
+};
 
 /** How the page names the manifest in the commands it offers: from the working folder. */
 const pageManifestArg = (batch: Batch): string =>

@@ -4,6 +4,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { isLedgerReadError } from '../ledger/ledger-connection.js';
 import { openLedger } from '../ledger/open-ledger.js';
 import { DatabaseError, DatabaseLostError } from '../ledger/postgres/sync-connection.js';
+import type { KeeperRecord } from '../ledger/records.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { type PlanSource, planSourceOf } from '../report/plan-source.js';
 import type { LedgerNote } from '../report/render-text.js';
@@ -77,16 +78,24 @@ function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.
   );
 }
 
-/** The whole ledger in memory, for `report`, which shows every attempt. */
+/** The whole ledger in memory, for `report`, which shows every attempt, and the keepers the gallery marks. */
+export type LedgerContents = LedgerRead & { view: LedgerView; keepers: KeeperRecord[] };
+
 export function readLedger(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
-): LedgerRead & { view: LedgerView } {
-  return withLedger(batch, (ledger, note) => ({
+): LedgerContents {
+  return withLedger(batch, (ledger, note) =>
+    ledger ? ledgerContents(ledger, note) : { ...note, view: EMPTY_VIEW, keepers: [] },
+  );
+}
+
+/** The same from a ledger already open (a run's, as it ends): what it committed and what it holds. */
+export function ledgerContents(ledger: Ledger, note: LedgerRead): LedgerContents {
+  return {
     ...note,
-    view: ledger
-      ? { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() }
-      : EMPTY_VIEW,
-  }));
+    view: { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
+    keepers: ledger.keepers(),
+  };
 }
 
 /**

@@ -24,6 +24,7 @@ import { sandboxStatePath } from './placement.js';
 import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
+import { refreshRunGallery } from './run-gallery.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
 import type { RunSettings } from './run-settings.js';
@@ -37,6 +38,8 @@ export interface RunRequest {
   batch: Batch;
   settings: RunSettings;
   notices: NoticeSettings;
+  /** Write or refresh the batch's gallery when the run ends (run-gallery.ts). */
+  gallery: boolean;
 }
 
 export type { CheckedService, RunOutcome };
@@ -253,6 +256,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   held.view = null;
   const outcome = outcomeOf(request, ledger, result.stop, null, true);
   ledger.endRun(runId, outcome.exitCode);
+  if (request.gallery) outcome.gallery = await refreshRunGallery(request.batch, ledger, outcome, view.warn);
   shown.finished(outcome.exitCode);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.exitCode);

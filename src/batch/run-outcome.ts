@@ -2,6 +2,7 @@ import { ExitCode } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { buildStatus, type StatusReport } from '../report/status-report.js';
 import type { StopReason } from '../runner/stop-rules.js';
+import type { GalleryWritten } from './gallery.js';
 import { type LedgerRead, statusSource } from './ledger-read.js';
 import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
@@ -32,6 +33,8 @@ export interface RunOutcome {
   /** The ledger's path, and the service it is bound to. */
   ledger: LedgerRead;
   only: ReadonlySet<string> | null;
+  /** The gallery the run wrote or refreshed as it ended; null when it wrote none. */
+  gallery: GalleryWritten | null;
 }
 
 export function checkedService(
@@ -69,6 +72,7 @@ export function outcomeOf(
     report,
     ledger: { path: request.batch.ledgerPath, exists: true, service: ledger.service()?.identity ?? null },
     only,
+    gallery: null,
   };
 }
 

@@ -24,6 +24,8 @@ export const WARNING_CODES = [
   'hook_failed',
   /** The credentials that signed a gallery's links expire before the lifetime asked for. */
   'links_expire_early',
+  /** A run could not write or refresh its gallery (`target`: where); the run's outcome is unchanged. */
+  'gallery_not_written',
   /** A shared ledger's runners on other machines cannot reach this machine's own output folder. */
   'output_not_shared',
 ] as const;

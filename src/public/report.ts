@@ -25,7 +25,7 @@ export interface BatchReport {
 export function report(manifest: Manifest, options: z.input<typeof ledgerOptionsSchema> = {}): BatchReport {
   const checked = checkOptions('report', ledgerOptionsSchema, options);
   const batch = batchOf(checkedManifest('report', manifest), checked);
-  const { view, ...ledger } = readLedger(batch);
+  const { view, keepers: _keepers, ...ledger } = readLedger(batch);
   const now = new Date();
   const order = new Map(batch.manifest.items.map((item, index) => [item.id, index]));
   return {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import type { GalleryWritten } from '../batch/gallery.js';
 import { type CheckedService, type RunOutcome, type RunView, runManifest } from '../batch/run-batch.js';
 import { readNoticeSettings } from '../batch/run-notices.js';
 import { runSettings } from '../batch/run-settings.js';
@@ -28,6 +29,11 @@ const runOptionsSchema = serviceOptionsSchema.extend({
   notify: z.string().min(1).optional(),
   /** A command to run when the run ends (`--on-complete`): words split without a shell, or an argv. */
   onComplete: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /**
+   * Write or refresh the gallery (`<output>/index.html`, as `writeGallery` with no `to`) when the
+   * run ends; default true. A gallery that cannot be written is a warning, never the run's outcome.
+   */
+  gallery: z.boolean().optional(),
   /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -91,6 +97,8 @@ export interface RunResult {
   ledgerPath: string;
   /** The items this run was asked to run (`only`); null for all. */
   selected: string[] | null;
+  /** The gallery page the run wrote or refreshed as it ended; null when it wrote none (see `gallery`). */
+  gallery: GalleryWritten | null;
 }
 
 /** A run under way: its events, a way to stop it, and its result (resolves also when aborted). */
@@ -121,6 +129,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     pollIntervalSeconds,
     notify,
     onComplete,
+    gallery,
     signal,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
@@ -140,7 +149,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     const notices = readNoticeSettings({ notify, onComplete }, batch);
     const signals = [stopSignal, ...(signal ? [signal] : [])];
     const outcome = await runManifest(
-      { batch, settings, notices },
+      { batch, settings, notices, gallery: gallery ?? true },
       eventView(handle, AbortSignal.any(signals)),
     );
     return resultOf(outcome);
@@ -194,5 +203,6 @@ function resultOf(outcome: RunOutcome): RunResult {
     status: statusDocument(outcome.report, outcome.ledger),
     ledgerPath: outcome.ledger.path,
     selected: outcome.only === null ? null : [...outcome.only],
+    gallery: outcome.gallery,
   };
 }

@@ -1,4 +1,5 @@
 import { formatUsdHuman } from '../money.js';
+import { shownFromCwd } from './shown-path.js';
 
 /** What `forget`, `copy-ledger`, `keep` and `report --html` say they did, for people. */
 
@@ -55,6 +56,19 @@ export function renderCopied(manifest: { name: string; outputDir: string }, copi
 }
 
 /** Where the gallery went and, for a bucket, when its links expire and where to open it. */
+/**
+ * The line a run ends with: where its gallery is, as a person in `cwd` would open it (for a page
+ * in a bucket, its presigned URL too, since that is what opens it).
+ */
+export function renderRunGallery(
+  page: { written: string; linksExpireAt: string | null; pageUrl: string | null },
+  cwd: string,
+): string {
+  const where = shownFromCwd(cwd, page.written);
+  const expiry = page.linksExpireAt === null ? '' : ` (its links expire at ${page.linksExpireAt})`;
+  return `gallery: ${where}${expiry}${page.pageUrl === null ? '' : `, open ${page.pageUrl}`}\n`;
+}
+
 export function renderGalleryWritten(
   name: string,
   page: { written: string; items: number; linksExpireAt: string | null; pageUrl: string | null },

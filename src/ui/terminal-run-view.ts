@@ -6,6 +6,7 @@ import {
   type StartEvent,
   type Warning,
 } from '../index.js';
+import { renderRunGallery } from '../report/render-tasks.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { checkTitle } from './run-view.js';
 import { formatRunSummary } from './summary.js';
@@ -15,6 +16,8 @@ interface Terminal {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** The working folder, from which the gallery's path is shown. */
+  cwd: string;
   exit: (code: number) => never;
 }
 
@@ -86,6 +89,11 @@ export class TerminalRunView {
         ? `${JSON.stringify({ ...result.status, ledger: undefined }, null, 2)}\n`
         : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
     );
+    // Under the summary, last: what to open next. With --json, beside the other words on stderr.
+    if (result.gallery !== null)
+      (this.values.json ? this.io.stderr : this.io.stdout).write(
+        renderRunGallery(result.gallery, this.io.cwd),
+      );
   }
 
   /** Leaves the terminal clean: the summary written, or the live view ended under an error. */

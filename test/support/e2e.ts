@@ -4,7 +4,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import { readHead } from '../../src/batch/output-files.js';
 import { OWNER_MARKER } from '../../src/downloads/output-owner.js';
+import { isGalleryPage } from '../../src/report/gallery/page.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type CliResult, runCli, spawnCli, tempProject } from './cli.js';
 
@@ -269,8 +271,10 @@ export function filesBelow(dir: string): string[] {
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(path);
-      // The folder's owner marker is bookkeeping, not an output (test/e2e/run/output-owner.test.ts).
-      else if (path !== OWNER_MARKER) found.push(path);
+      // The folder's owner marker is bookkeeping, not an output (test/e2e/run/output-owner.test.ts);
+      // so is the gallery page every run leaves at the top (test/e2e/gallery/run-gallery.test.ts).
+      else if (path !== OWNER_MARKER && !(path === 'index.html' && isGalleryPage(readHead(join(dir, path)))))
+        found.push(path);
     }
   };
   if (existsSync(dir)) walk('');

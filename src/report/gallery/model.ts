@@ -3,8 +3,12 @@ import type { Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import { type LedgerView, type StatusReport, takesOf } from '../status-report.js';
 import { fileHref, showValue } from './escape.js';
+import { type CardGroup, type GalleryKeeper, groupCards, STATE_ORDER } from './groups.js';
 
-/** What the gallery shows, as plain data (pure): one card per item, problems first. */
+/**
+ * What the gallery shows, as plain data (pure): one card per ledger item, gathered in one group per
+ * manifest item (its variants side by side), problems first.
+ */
 
 export interface GalleryTake {
   take: number;
@@ -31,7 +35,11 @@ export interface GalleryCard {
   clipSeconds: number | null;
   error: { code: string; message: string } | null;
   takes: GalleryTake[];
+  /** Which take of its manifest item this is (`variants: N`); null for an item asked once. */
+  variant: { of: string; number: number; count: number } | null;
 }
+
+export type GalleryGroup = CardGroup<GalleryCard>;
 
 export interface GalleryModel {
   manifest: string;
@@ -43,7 +51,12 @@ export interface GalleryModel {
   totals: StatusReport['totals'];
   axes: Array<{ axis: string; values: string[] }>;
   states: ItemState[];
+  /** Every ledger item, in the groups' order. */
   cards: GalleryCard[];
+  /** One per manifest item: what the page draws as one tile. */
+  groups: GalleryGroup[];
+  /** The options that name the batch's ledger (`--sandbox`, `--ledger X`), for the keep command. */
+  ledgerArgs: string[];
   warnings: string[];
   /** Set when the hrefs are presigned URLs, which stop working: when, and how to get fresh ones. */
   links: ExpiringLinks | null;
@@ -67,6 +80,9 @@ export interface GalleryOptions {
   generatedAt: string;
   ledger: LedgerFacts;
   links?: ExpiringLinks | null;
+  /** The ledger's keepers (docs/gallery.md, "Variants and keepers"); none when left out. */
+  keepers?: readonly GalleryKeeper[];
+  ledgerArgs?: string[];
 }
 
 export interface LedgerFacts {
@@ -82,16 +98,6 @@ export function pageRelativeHref(manifestFile: string, htmlPath: string): (saved
   return (savedPath) => fileHref(savedPath, baseDir, htmlPath);
 }
 
-/** Problems first, so a person sees what needs them before what went well. */
-const STATE_ORDER: Record<ItemState, number> = {
-  failed: 0,
-  expired: 1,
-  budget_exceeded: 2,
-  in_flight: 3,
-  pending: 4,
-  done: 5,
-};
-
 export function buildGallery(
   manifest: Manifest,
   view: LedgerView,
@@ -106,12 +112,11 @@ export function buildGallery(
     const href = options.href(path);
     return options.links && !/^https?:\/\//i.test(href) ? null : href;
   };
-  const cards = manifest.items.map((item, index): GalleryCard & { index: number } => {
+  const cards = manifest.items.map((item): GalleryCard => {
     const status = statusById.get(item.id)!;
     const { prompt, ...input } = item.input;
     const seconds = item.input.seconds;
     return {
-      index,
       id: item.id,
       state: status.state,
       prompt: String(prompt ?? ''),
@@ -123,9 +128,12 @@ export function buildGallery(
       takes: takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) =>
         toTake(attempt, filesByAttempt.get(attempt.id) ?? [], hrefOf),
       ),
+      variant: item.variant ?? null,
     };
   });
-  cards.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.index - b.index);
+  // A stable sort: within a state, groups keep the manifest's order.
+  const groups = groupCards(cards, options.keepers ?? []);
+  groups.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state]);
   const axes = filterAxes(manifest);
   const travels = (options.links ?? null) !== null;
   return {
@@ -135,8 +143,10 @@ export function buildGallery(
     ledgerLine: ledgerLine(options.ledger, travels),
     totals: report.totals,
     axes,
-    states: [...new Set(cards.map((card) => card.state))],
-    cards: cards.map(({ index: _index, ...card }) => card),
+    states: [...new Set(cards.map((card) => card.state))].sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]),
+    cards: groups.flatMap((entry) => entry.cards),
+    groups,
+    ledgerArgs: (options.ledgerArgs ?? []).map((word) => (travels ? nameOnly(word) : word)),
     warnings: report.warnings,
     links: travels ? { ...options.links!, refreshArgs: options.links!.refreshArgs.map(nameOnly) } : null,
   };

@@ -1,6 +1,6 @@
 import { type AttemptRow, cleanText } from '../render-text.js';
 import { usd } from './escape.js';
-import type { GalleryCard, GalleryModel, GalleryTake } from './model.js';
+import type { GalleryCard, GalleryGroup, GalleryModel, GalleryTake } from './model.js';
 
 /**
  * The page's items as one JSON blob, which the page's script draws as tiles (script.ts). Ten
@@ -36,6 +36,22 @@ export interface TileData {
   cost: string;
   clip: number | null;
   error: { code: string; message: string } | null;
+  /** Newest first; for an item with variants, empty: each variant has its own. */
+  takes: TakeData[];
+  /** Each variant of an item that asked for several, side by side; null for an item asked once. */
+  variants: VariantData[] | null;
+  /** The ledger's keeper, as keep.txt writes it (`2`, `2.1`); null when none was chosen. */
+  keeper: string | null;
+}
+
+/** One variant of an item: a ledger item of its own, with its own state, cost and takes. */
+export interface VariantData {
+  id: string;
+  /** Its number, 1..count: the N of `keep ID:N`. */
+  n: number;
+  state: string;
+  cost: string;
+  error: { code: string; message: string } | null;
   /** Newest first. */
   takes: TakeData[];
 }
@@ -62,7 +78,37 @@ function takeData(take: GalleryTake): TakeData {
   };
 }
 
-export function tileData(card: GalleryCard, axes: readonly string[]): TileData {
+const errorData = (card: GalleryCard) =>
+  card.error && { code: clean(card.error.code), message: clean(card.error.message) };
+
+/**
+ * One tile per manifest item. An item with variants shares its prompt and parameters with all of
+ * them (they differ only in the take), so the tile carries them once, from variant 1.
+ */
+export function tileData(group: GalleryGroup, axes: readonly string[]): TileData {
+  const [first] = group.cards as [GalleryCard];
+  const tile = cardTile(first, axes);
+  tile.keeper = group.keeper;
+  if (first.variant === null) return tile;
+  return {
+    ...tile,
+    id: clean(group.id),
+    state: group.state,
+    cost: usd(group.costUsd),
+    error: null,
+    takes: [],
+    variants: group.cards.map((card) => ({
+      id: clean(card.id),
+      n: card.variant?.number ?? 1,
+      state: card.state,
+      cost: usd(card.costUsd),
+      error: errorData(card),
+      takes: card.takes.map(takeData),
+    })),
+  };
+}
+
+function cardTile(card: GalleryCard, axes: readonly string[]): TileData {
   return {
     id: clean(card.id),
     state: card.state,
@@ -72,8 +118,10 @@ export function tileData(card: GalleryCard, axes: readonly string[]): TileData {
     input: pairs(card.input.filter(([field]) => !card.matrix.some(([axis]) => axis === field))),
     cost: usd(card.costUsd),
     clip: card.clipSeconds,
-    error: card.error && { code: clean(card.error.code), message: clean(card.error.message) },
+    error: errorData(card),
     takes: card.takes.map(takeData),
+    variants: null,
+    keeper: null,
   };
 }
 
@@ -97,7 +145,7 @@ function attemptCells(row: AttemptRow): string[] {
 export function pageData(model: GalleryModel, attempts: readonly AttemptRow[]): string {
   const axes = model.axes.map(({ axis }) => axis);
   const json = JSON.stringify({
-    tiles: model.cards.map((card) => tileData(card, axes)),
+    tiles: model.groups.map((group) => tileData(group, axes)),
     attempts: attempts.map(attemptCells),
   });
   return json.replace(UNSAFE_IN_SCRIPT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);

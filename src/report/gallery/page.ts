@@ -68,7 +68,7 @@ function filters(model: GalleryModel): string {
       values.map((value) => [value, value]),
     ),
   );
-  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.cards.length}</span> of ${model.cards.length} shown</span></nav>`;
+  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.groups.length}</span> of ${model.groups.length} shown</span></nav>`;
 }
 
 /** The origins (scheme, host, port) of the page's absolute http(s) links, for media-src. */
@@ -97,9 +97,20 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function redoPanel(model: GalleryModel): string {
-  const base = `mediabatch run ${shellWord(model.manifestArg)}`;
-  return `<footer class="redo-panel" aria-label="redo"><b>Redo</b><code id="redo-command" data-base="${h(base)}">tick "redo" on the takes to generate again</code><button type="button" id="redo-copy" disabled>Copy</button><a id="redo-file" download="redo.txt" href="data:text/plain;charset=utf-8," aria-disabled="true">redo.txt</a><span class="muted">Add the same service options as your run (--base-url, or --sandbox for the demo).</span></footer>`;
+/**
+ * The two pickers at the bottom, usable together: the takes to redo (the `run --redo` command and
+ * redo.txt) and the keeper of each item (the `keep` command and keep.txt), each a command to copy
+ * and a file the script fills in as a data: URL.
+ */
+function pickerPanel(model: GalleryModel): string {
+  const redoBase = `mediabatch run ${shellWord(model.manifestArg)}`;
+  const keepBase = ['mediabatch', 'keep', model.manifestArg, ...model.ledgerArgs].map(shellWord).join(' ');
+  return [
+    '<footer class="redo-panel" aria-label="redo and keep">',
+    `<div class="picker"><b>Redo</b><code id="redo-command" data-base="${h(redoBase)}">tick "redo" on the takes to generate again</code><button type="button" id="redo-copy" disabled>Copy</button><a id="redo-file" download="redo.txt" href="data:text/plain;charset=utf-8," aria-disabled="true">redo.txt</a><span class="muted">Add the same service options as your run (--base-url, or --sandbox for the demo).</span></div>`,
+    `<div class="picker"><b>Keep</b><code id="keep-command" data-base="${h(keepBase)}">click "keep" on the take you keep of each item</code><button type="button" id="keep-copy" disabled>Copy</button><a id="keep-file" download="keep.txt" href="data:text/plain;charset=utf-8," aria-disabled="true">keep.txt</a></div>`,
+    '</footer>',
+  ].join('');
 }
 
 /** The table's head; its rows are in the data block, made when the table is opened (script-history.ts). */
@@ -151,7 +162,7 @@ export function renderGallery(model: GalleryModel, attempts: readonly AttemptRow
     '<noscript><p class="warning">The tiles are drawn by the page&#39;s own script: allow JavaScript for this file.</p></noscript>',
     VIEWER,
     history(attempts),
-    redoPanel(model),
+    pickerPanel(model),
     `<script type="application/json" id="gallery-data">${pageData(model, attempts)}</script>`,
     `<script>${GALLERY_SCRIPT}</script>`,
     '</body></html>',

@@ -1,15 +1,17 @@
 /**
  * The larger view of one item, part of the page's one script (see script-tiles.ts): a click on a
  * tile (or Enter on its button) opens the <dialog> with every take as a full player, newest
- * first, the error, the prompt and the parameters. Closing it removes its players, so a viewed
- * item holds no decoder afterwards. Text goes in with textContent only.
+ * first, the error, the prompt and the parameters; for an item with variants, each variant in
+ * its own section with its takes. Every take has a "keep" button, so an earlier take can be kept
+ * (keep.txt: ID:N.T). Closing it removes its players, so a viewed item holds no decoder
+ * afterwards. Text goes in with textContent only.
  */
 export const VIEWER_SCRIPT = `
   var viewer = document.getElementById('viewer');
   var viewerBody = document.getElementById('viewer-body');
   var viewerRedo = document.getElementById('viewer-redo');
   var shownItem = -1;
-  function takeBlock(take, newest) {
+  function takeBlock(take, newest, group, n) {
     var block = el('div', newest ? 'take' : 'take earlier');
     block.setAttribute('data-take', String(take.take));
     take.files.forEach(function (file) {
@@ -30,8 +32,33 @@ export const VIEWER_SCRIPT = `
     if (take.job !== null) facts.push(take.job);
     facts.push(take.cost);
     if (take.secs !== null) facts.push('generated in ' + take.secs + ' s');
-    block.appendChild(el('p', 'take-meta', facts.join(' · ')));
+    var meta = el('p', 'take-meta', facts.join(' · ') + ' ');
+    meta.appendChild(keepButton(group, newest ? String(n) : n + '.' + take.take, 'take'));
+    block.appendChild(meta);
     return block;
+  }
+  function variantSection(item, variant) {
+    var section = el('section', 'variant-block state-' + variant.state);
+    section.setAttribute('data-id', variant.id);
+    var head = el('h3', 'variant-head');
+    head.appendChild(el('b', 'vlabel', 'v' + variant.n));
+    head.appendChild(document.createTextNode(' '));
+    head.appendChild(el('code', '', variant.id));
+    head.appendChild(document.createTextNode(' '));
+    head.appendChild(el('span', 'badge', words(variant.state)));
+    head.appendChild(document.createTextNode(' ' + variant.cost + ' '));
+    if (variant.takes.length > 0) head.appendChild(redoLabel(variant.id));
+    section.appendChild(head);
+    if (variant.error) section.appendChild(errorLine(variant.error));
+    variant.takes.forEach(function (take, n) { section.appendChild(takeBlock(take, n === 0, item.id, variant.n)); });
+    return section;
+  }
+  function errorLine(failure) {
+    var error = el('p', 'error');
+    error.appendChild(el('code', 'error-code', failure.code));
+    error.appendChild(document.createTextNode(': '));
+    error.appendChild(el('span', 'error-message', failure.message));
+    return error;
   }
   function chips(item) {
     var list = el('ul', 'params');
@@ -46,19 +73,20 @@ export const VIEWER_SCRIPT = `
     viewer.className = 'state-' + item.state;
     document.getElementById('viewer-id').textContent = item.id;
     document.getElementById('viewer-state').textContent = words(item.state);
-    if (item.error) {
-      var error = el('p', 'error');
-      error.appendChild(el('code', 'error-code', item.error.code));
-      error.appendChild(document.createTextNode(': '));
-      error.appendChild(el('span', 'error-message', item.error.message));
-      viewerBody.appendChild(error);
+    if (item.error) viewerBody.appendChild(errorLine(item.error));
+    item.takes.forEach(function (take, n) { viewerBody.appendChild(takeBlock(take, n === 0, item.id, 1)); });
+    if (item.variants) {
+      // Side by side, as on the tile: the point is to compare them.
+      var row = el('div', 'variant-row');
+      item.variants.forEach(function (variant) { row.appendChild(variantSection(item, variant)); });
+      viewerBody.appendChild(row);
     }
-    item.takes.forEach(function (take, n) { viewerBody.appendChild(takeBlock(take, n === 0)); });
     viewerBody.appendChild(el('p', 'prompt', item.prompt));
     if (item.matrix.length + item.input.length > 0) viewerBody.appendChild(chips(item));
     var facts = 'cost ' + item.cost + (item.clip === null ? '' : ' · ' + item.clip + ' s clip');
     if (item.takes.length > 1) facts += ' · ' + item.takes.length + ' takes';
     viewerBody.appendChild(el('p', 'facts', facts));
+    // An item with variants has a redo box per variant, in its section.
     viewerRedo.parentNode.hidden = item.takes.length === 0;
     viewerRedo.checked = selected.has(item.id);
     if (!viewer.open) viewer.showModal();
@@ -78,5 +106,9 @@ export const VIEWER_SCRIPT = `
   viewerRedo.addEventListener('change', function () {
     if (shownItem < 0) return;
     setRedo(items[shownItem].id, viewerRedo.checked);
+  });
+  viewerBody.addEventListener('change', function (event) {
+    var box = event.target;
+    if (box.classList.contains('redo-box')) setRedo(box.getAttribute('data-id'), box.checked);
   });
 `;

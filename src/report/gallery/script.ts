@@ -1,4 +1,5 @@
 import { HISTORY_SCRIPT } from './script-history.js';
+import { KEEP_SCRIPT } from './script-keep.js';
 import { TILES_SCRIPT } from './script-tiles.js';
 import { VIEWER_SCRIPT } from './script-viewer.js';
 
@@ -7,8 +8,10 @@ import { VIEWER_SCRIPT } from './script-viewer.js';
  * page's JSON data block (page-data.ts) and writes with textContent and setAttribute, so no
  * manifest or service string is ever parsed as markup. It draws the tiles (script-tiles.ts),
  * filters them, opens one larger (script-viewer.ts), fills the attempts table when it is opened
- * (script-history.ts) and builds the redo command and redo.txt from the ticked takes. Filters
- * work on the data: a change is one pass over the items and a new window of tiles.
+ * (script-history.ts), builds the redo command and redo.txt from the ticked takes, and the keep
+ * command and keep.txt from the picked keepers (script-keep.ts). Filters work on the data: a
+ * change is one pass over the items and a new window of tiles. An item with variants is one
+ * tile: a state filter shows it when any of its variants is in that state.
  */
 export const GALLERY_SCRIPT = `
 (function () {
@@ -20,7 +23,16 @@ export const GALLERY_SCRIPT = `
   var filters = Array.prototype.slice.call(document.querySelectorAll('select[data-filter]'));
   var shown = document.getElementById('shown-count');
   var shownList = [];
-  var indexOf = new Map(items.map(function (item, index) { return [item.id, index]; }));
+  // Every ledger item's id leads to its tile: a variant's (x.v2, as the attempts table names it) too.
+  var indexOf = new Map();
+  items.forEach(function (item, index) {
+    indexOf.set(item.id, index);
+    (item.variants || []).forEach(function (variant) { indexOf.set(variant.id, index); });
+  });
+  function hasState(item, state) {
+    if (!item.variants) return item.state === state;
+    return item.variants.some(function (variant) { return variant.state === state; });
+  }
   function readFilters() {
     return filters.filter(function (select) { return select.value !== ''; }).map(function (select) {
       var attr = select.getAttribute('data-filter');
@@ -33,7 +45,7 @@ export const GALLERY_SCRIPT = `
     for (var i = 0; i < items.length; i += 1) {
       var keep = true;
       for (var f = 0; f < active.length && keep; f += 1) {
-        keep = (active[f].axis < 0 ? items[i].state : items[i].axes[active[f].axis]) === active[f].value;
+        keep = active[f].axis < 0 ? hasState(items[i], active[f].value) : items[i].axes[active[f].axis] === active[f].value;
       }
       if (keep) shownList.push(i);
     }
@@ -46,11 +58,15 @@ export const GALLERY_SCRIPT = `
 ${TILES_SCRIPT}
 ${VIEWER_SCRIPT}
 ${HISTORY_SCRIPT}
+${KEEP_SCRIPT}
   var command = document.getElementById('redo-command');
   var file = document.getElementById('redo-file');
   var copy = document.getElementById('redo-copy');
   function updateRedo() {
-    var ids = items.filter(function (item) { return selected.has(item.id); }).map(function (item) { return item.id; });
+    var ids = [];
+    items.forEach(function (item) {
+      membersOf(item).forEach(function (entry) { if (selected.has(entry.id)) ids.push(entry.id); });
+    });
     var base = command.getAttribute('data-base');
     command.textContent = ids.length === 0 ? 'tick "redo" on the takes to generate again' : base + ' --redo ' + ids.join(' ');
     file.setAttribute('href', 'data:text/plain;charset=utf-8,' + encodeURIComponent(ids.join('\\n') + (ids.length ? '\\n' : '')));
@@ -59,9 +75,12 @@ ${HISTORY_SCRIPT}
   }
   function setRedo(id, on) {
     if (on) selected.add(id); else selected.delete(id);
-    var tile = live.get(indexOf.get(id));
-    var box = tile && tile.querySelector('input.redo-box');
-    if (box) box.checked = on;
+    [live.get(indexOf.get(id)), viewerBody].forEach(function (scope) {
+      if (!scope) return;
+      scope.querySelectorAll('input.redo-box').forEach(function (box) {
+        if (box.getAttribute('data-id') === id) box.checked = on;
+      });
+    });
     updateRedo();
   }
   // One listener each for every tile: ten thousand tiles need no ten thousand handlers.
@@ -70,15 +89,17 @@ ${HISTORY_SCRIPT}
     if (box.classList.contains('redo-box')) setRedo(box.getAttribute('data-id'), box.checked);
   });
   grid.addEventListener('click', function (event) {
-    if (event.target.closest('.redo')) return;
+    if (event.target.closest('.redo') || event.target.closest('.keep')) return;
     var tile = event.target.closest('.card');
     if (tile) openViewer(Number(tile.getAttribute('data-index')));
   });
-  copy.addEventListener('click', function () {
-    var text = command.textContent;
+  // The clipboard where the browser grants it (not to a file:// page in every browser), else the
+  // text selected, for Ctrl+C.
+  function copyText(code) {
+    var text = code.textContent;
     function fallback() {
       var range = document.createRange();
-      range.selectNodeContents(command);
+      range.selectNodeContents(code);
       var selection = window.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
@@ -86,10 +107,12 @@ ${HISTORY_SCRIPT}
     }
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
     else fallback();
-  });
+  }
+  copy.addEventListener('click', function () { copyText(command); });
   measure();
   applyFilters();
   updateRedo();
+  updateKeep();
   // A link to one item (index.html#item-ID, as the attempts table makes) opens it.
   var linked = location.hash.indexOf('#item-') === 0 ? indexOf.get(location.hash.slice('#item-'.length)) : undefined;
   if (linked !== undefined) openViewer(linked);

@@ -26,8 +26,14 @@ dialog#viewer::backdrop{background:rgba(0,0,0,.65)}
 .take-meta{margin:.2em 0 0;font-size:.85em;color:var(--muted)}
 .prompt{margin:0;overflow-wrap:anywhere}.params{display:flex;flex-wrap:wrap;gap:.3em;margin:0;padding:0;list-style:none}
 .params li{font-size:.8em;border:1px solid var(--line);border-radius:4px;padding:0 .4em}.params li.axis{border-color:var(--ok)}
-.redo-panel{position:sticky;bottom:0;background:var(--card);border-top:1px solid var(--line);padding:.7em 1.5em;display:flex;flex-wrap:wrap;gap:.6em;align-items:center}
+.redo-panel{position:sticky;bottom:0;background:var(--card);border-top:1px solid var(--line);padding:.5em 1.5em;display:flex;flex-direction:column;gap:.4em}
+.picker{display:flex;flex-wrap:wrap;gap:.6em;align-items:center}.picker>b{min-width:3em}
 .redo-panel code{flex:1 1 30em;padding:.35em .6em;border:1px solid var(--line);border-radius:6px;user-select:all;overflow-wrap:anywhere}
+.card.group{flex-direction:column}.variants{display:flex;gap:.4em;min-width:0}.variant{flex:1 1 0;min-width:0;display:flex;flex-direction:column;gap:.2em}
+.group-facts{margin:0;font-size:.85em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--muted)}.group-facts .id{color:var(--ink)}
+.vlabel{color:var(--ink)}button.keep{font-size:.8em;padding:0 .5em;border:1px solid var(--line);border-radius:99px;background:transparent;color:inherit;cursor:pointer;white-space:nowrap}
+button.keep[aria-pressed=true]{background:var(--ok);border-color:var(--ok);color:var(--card);font-weight:600}
+.variant-row{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:.8em}.variant-head{font-size:1em;margin:0 0 .3em;display:flex;flex-wrap:wrap;gap:.4em;align-items:center}
 .redo-panel a[aria-disabled=true]{pointer-events:none;opacity:.5}
 .expiry{color:var(--warn);margin:.3em 0}.warning{background:#fff4d6;color:#5a3d00;border:1px solid #e0b84c;padding:.4em .8em;margin:.3em 0}
 details.history{padding:0 1.5em 5em}table{border-collapse:collapse}#history-more{margin:.6em 0}th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}

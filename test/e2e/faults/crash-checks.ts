@@ -171,8 +171,11 @@ export function checkInvariants(target: CheckTarget, final: boolean): number {
     check(unsettled.length === 0, () => `items not final: ${unsettled.map((item) => item.item_id)}`);
     const running = jobs.filter((job) => job.status === 'queued' || job.status === 'running');
     check(running.length === 0, () => `${running.length} job(s) still unfinished at the service`);
-    // The folder's owner marker is bookkeeping, claimed by the first run and never an output.
-    const names = existsSync(p.outDir) ? readdirSync(p.outDir).filter((f) => f !== OWNER_MARKER) : [];
+    // The folder's owner marker is bookkeeping, claimed by the first run and never an output; the
+    // gallery page (index.html) is what a run writes as it ends, from the ledger.
+    const names = existsSync(p.outDir)
+      ? readdirSync(p.outDir).filter((f) => f !== OWNER_MARKER && f !== 'index.html')
+      : [];
     const temps = names.filter((f) => f.endsWith('.mbtmp'));
     check(temps.length === 0, () => `temporary files left: ${temps}`);
     // Every file on disk is the output of a done item's one paid job.

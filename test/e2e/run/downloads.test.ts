@@ -196,6 +196,7 @@ describe('mediabatch run: downloads', () => {
     expect(written.sort()).toEqual(
       [
         'final/clips/.mediabatch-owner.json',
+        'final/clips/index.html', // the gallery the run leaves, inside output.dir too
         ...ids.flatMap((id) => [`final/clips/${id}.json`, `final/clips/${id}.mp4`]),
       ].sort(),
     );

@@ -85,6 +85,7 @@ describe.skipIf(skipS3Tests)('run() and importJobs() with the S3 settings in `en
       [
         ...ids.flatMap((id) => [`${prefix}/${id}.json`, `${prefix}/${id}.mp4`]),
         `${prefix}/.mediabatch-owner.json`,
+        `${prefix}/index.html`, // the gallery the run wrote as it ended
       ].sort(),
     );
     const made = succeededShaByItem(sandbox, 'envrun');

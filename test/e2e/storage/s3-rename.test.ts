@@ -50,6 +50,7 @@ describe.skipIf(skipS3Tests)('renaming an item whose outputs are in a bucket', (
       expect(await keysUnder(client, bucket, `${prefix}/`)).toEqual(
         [
           `${prefix}/.mediabatch-owner.json`,
+          `${prefix}/index.html`, // the gallery the run refreshed as it ended
           `${prefix}/keep.json`,
           `${prefix}/keep.mp4`,
           `${prefix}/long-pier.json`,

@@ -73,6 +73,7 @@ describe.skipIf(skipS3Tests)('runs that save to an S3 bucket', () => {
       [
         ...ids.flatMap((id) => [`${prefix}/${id}.json`, `${prefix}/${id}.mp4`]),
         `${prefix}/.mediabatch-owner.json`,
+        `${prefix}/index.html`, // the gallery the run wrote as it ended
       ].sort(),
     );
     const paid = succeededShaByItem(sandbox, 'bucketrun');

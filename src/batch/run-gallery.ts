@@ -1,0 +1,37 @@
+import { type Fields, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { shownFromCwd } from '../report/shown-path.js';
+import { type GalleryWritten, writeBatchGallery } from './gallery.js';
+import { ledgerContents } from './ledger-read.js';
+import type { Batch } from './resolve-batch.js';
+import type { RunOutcome } from './run-outcome.js';
+import type { Warn } from './warnings.js';
+
+/**
+ * The gallery a run leaves behind (docs/gallery.md, "After every run"): written or refreshed at
+ * `<output location>/index.html` whenever the run ends with an outcome (done, failures, budget, a
+ * drain), so the page a person opens in the morning is the ledger as the run left it. It follows
+ * the rules of `report --html` with no file named and no `force`: a file there that is not a
+ * gallery page mediabatch wrote is left alone. It is the run's by-product, never its result: any
+ * failure is a warning, and the run's outcome and exit code stay what the items made them.
+ */
+export async function refreshRunGallery(
+  batch: Batch,
+  ledger: Ledger,
+  outcome: Pick<RunOutcome, 'ledger'>,
+  warn: Warn,
+): Promise<GalleryWritten | null> {
+  try {
+    // Read from the run's own ledger: no second connection, and every write of the run is seen.
+    const contents = ledgerContents(ledger, outcome.ledger);
+    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, contents);
+  } catch (error) {
+    const fields: Fields = error instanceof UserError ? error.fields : {};
+    const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;
+    const message = refused
+      ? `${shownFromCwd(batch.cwd, String(fields.target))} exists and is not a gallery page mediabatch wrote, so the run left it as it is and wrote no gallery; move it away, or write the gallery to another file (report's \`to\`)`
+      : `the run wrote no gallery: ${(error as Error).message}`;
+    warn({ code: 'gallery_not_written', message, fields });
+    return null;
+  }
+}
