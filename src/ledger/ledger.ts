@@ -96,6 +96,8 @@ export interface RunnerClaims {
    * holds the look: this runner reads what it saw (jobViews) instead.
    */
   takeLook(turnMs: number): BatchJob[] | null;
+  /** Lets the batch's look go, if this runner holds it: the next runner to look takes it at once. */
+  releaseLook(): void;
   /**
    * What the lister saw of other runners' jobs, for them to read. A final view is never replaced;
    * views of jobs not among `unfinished` (their runner recorded them final) are dropped.

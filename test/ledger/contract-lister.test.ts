@@ -79,6 +79,12 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
     // Its holder lets it go with everything it holds (ending, or idle): taken at once.
     two.claims!.release();
     expect(one.claims!.takeLook(TURN_MS)).toHaveLength(1);
+    expect(two.claims!.takeLook(TURN_MS)).toBeNull();
+    // Or on its own, following nothing more; another runner's release leaves it be.
+    two.claims!.releaseLook();
+    expect(two.claims!.takeLook(TURN_MS)).toBeNull();
+    one.claims!.releaseLook();
+    expect(two.claims!.takeLook(TURN_MS)).toHaveLength(1);
   });
 
   it('keeps the views the lister wrote for their runners, a final one never replaced, dropped once recorded', () => {

@@ -135,10 +135,7 @@ export class PgClaims implements RunnerClaims {
   }
 
   release(itemIds?: readonly string[]): void {
-    if (itemIds === undefined && this.#looked) {
-      looks.releaseLook(this.#c, this.runnerId);
-      this.#looked = false;
-    }
+    if (itemIds === undefined) this.releaseLook();
     const ids = itemIds ?? [...this.#held];
     if (ids.length === 0) return;
     this.#c.db.query(
@@ -153,6 +150,12 @@ export class PgClaims implements RunnerClaims {
     const jobs = looks.takeLook(this.#c, this.runnerId, turnMs);
     if (jobs !== null) this.#looked = true;
     return jobs;
+  }
+
+  releaseLook(): void {
+    if (!this.#looked) return;
+    looks.releaseLook(this.#c, this.runnerId);
+    this.#looked = false;
   }
 
   publishViews(views: readonly JobView[], unfinished: readonly string[]): void {
