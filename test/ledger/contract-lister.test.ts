@@ -112,5 +112,10 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
     two.recordJob(c.id, job('jc', { status: 'succeeded' }));
     one.claims!.publishViews([], ['jb']);
     expect(two.claims!.jobViews(['jb', 'jc'])).toEqual([view('jb', 'succeeded')]);
+    // The last lister lets the look go: the views read since its last write go with it.
+    const b = two.listAttempts().find((attempt) => attempt.itemId === 'b')!;
+    two.recordJob(b.id, job('jb', { status: 'succeeded' }));
+    one.claims!.releaseLook();
+    expect(two.claims!.jobViews(['jb', 'jc'])).toEqual([]);
   });
 });

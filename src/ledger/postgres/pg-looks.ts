@@ -27,9 +27,20 @@ export function takeLook(c: PgLedgerConnection, runnerId: string, turnMs: number
   );
 }
 
-/** Lets the look go at once (the runner ends or has nothing to follow), if this runner holds it. */
+/**
+ * Lets the look go at once (the runner ends or has nothing to follow), if this runner holds it, and
+ * drops the views their runners have read since its last write: at the batch's end no lister comes
+ * after it to drop them, and their output URLs need not stay.
+ */
 export function releaseLook(c: PgLedgerConnection, runnerId: string): void {
-  c.db.query('DELETE FROM job_looks WHERE batch_id = $1 AND runner = $2', [c.batchId, runnerId]);
+  c.db.query(
+    `WITH read AS (
+       DELETE FROM job_views v WHERE v.batch_id = $1 AND NOT EXISTS (
+         SELECT 1 FROM attempts a WHERE a.batch_id = $1 AND a.job_id = v.job_id
+            AND a.state = 'accepted' AND a.job_status IN ('queued', 'running')))
+     DELETE FROM job_looks WHERE batch_id = $1 AND runner = $2`,
+    [c.batchId, runnerId],
+  );
 }
 
 /**
