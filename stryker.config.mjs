@@ -49,6 +49,8 @@ export const notMutated = {
   'src/runner/next-step.ts': 'a type: what restoring an item asks of the run',
   'src/runner/shared-runners.ts':
     "a runner's share of a shared ledger's work, through its claims; proved against PostgreSQL by test/e2e/shared",
+  'src/runner/shared-look.ts':
+    "the batch's one lister: lists, writes and reads job views through the ledger (I/O); proved against PostgreSQL by test/e2e/shared",
   'src/runner/shared-turn.ts':
     'renews leases and adopts what other runners let go, through the ledger; proved by test/e2e/shared (kill -9)',
   'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',

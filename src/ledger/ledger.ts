@@ -49,6 +49,22 @@ export interface Admitted {
   noRoom: string[];
 }
 
+/** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeLook). */
+export interface BatchJob {
+  jobId: string;
+  /** When the service created it (its answer's created_at), or null where the ledger never kept it. */
+  createdAt: string | null;
+  /** When its attempt was prepared, by its runner's clock: the fallback for a missing createdAt. */
+  preparedAt: string;
+}
+
+/** What the batch's lister saw of a job: its status, and the service's JSON of it (fresh output URLs). */
+export interface JobView {
+  jobId: string;
+  status: string;
+  job: string;
+}
+
 /**
  * The work of one runner among several on a shared ledger. An item is worked by the runner that
  * holds its lease; a lease not renewed within `leaseMs` (its runner died or lost the database)
@@ -71,8 +87,27 @@ export interface RunnerClaims {
   renew(): string[];
   /** Items of the batch held by a live lease of another runner. */
   heldElsewhere(): Set<string>;
-  /** Gives up these items' leases (all of this runner's when omitted), so others need not wait them out. */
+  /**
+   * Gives up these items' leases (all of this runner's when omitted, the batch's look with them),
+   * so others need not wait them out.
+   */
   release(itemIds?: readonly string[]): void;
+  /**
+   * One lister per batch (docs/shared-ledger.md): takes the batch's look at the service's job list
+   * if this runner took the last one, or if nobody took one within `turnMs`. Returns the batch's
+   * accepted jobs not known to be final (every runner's), for it to list; null when another runner
+   * holds the look: this runner reads what it saw (jobViews) instead.
+   */
+  takeLook(turnMs: number): BatchJob[] | null;
+  /** Lets the batch's look go, if this runner holds it: the next runner to look takes it at once. */
+  releaseLook(): void;
+  /**
+   * What the lister saw of other runners' jobs, for them to read. A final view is never replaced;
+   * views of jobs not among `unfinished` (their runner recorded them final) are dropped.
+   */
+  publishViews(views: readonly JobView[], unfinished: readonly string[]): void;
+  /** The lister's views of these jobs, those it has published. */
+  jobViews(jobIds: readonly string[]): JobView[];
 }
 
 /**

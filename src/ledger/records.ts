@@ -90,6 +90,11 @@ export interface JobSnapshot {
   errorMessage: string | null;
   expiresAt: string | null;
   completedAt: string | null;
+  /**
+   * When the service created the job, by its clock. Kept by the shared ledger alone: its lister
+   * lists the batch's jobs from the oldest unfinished one on (docs/shared-ledger.md).
+   */
+  createdAt?: string | null;
 }
 
 /** A job found on the service by `mediabatch import`, to be recorded as an accepted attempt. */

@@ -12,6 +12,7 @@ export function jobSnapshot(job: Job): JobSnapshot {
     errorMessage: job.error?.message ?? null,
     expiresAt: job.expires_at,
     completedAt: job.completed_at,
+    createdAt: job.created_at,
   };
 }
 

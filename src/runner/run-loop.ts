@@ -7,6 +7,7 @@ import { keptMark } from './provenance.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
 import { startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
@@ -121,7 +122,7 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     });
     if (step === 'look') {
       state.looked(clock.now());
-      await pollUnfinished(run);
+      await look(run);
       continue;
     }
     if (step === 'probe') {
@@ -141,9 +142,14 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (state.watchingCount > 0 && clock.now() >= nextPollAt(pollTimingInput(run))) {
       state.looked(clock.now());
-      await pollUnfinished(run);
+      await look(run);
     }
   }
+}
+
+/** A look at the jobs: through the batch's one lister on a shared ledger (shared-look.ts). */
+function look(run: RunContext): Promise<number> {
+  return run.shared === null ? pollUnfinished(run) : lookShared(run);
 }
 
 function pollTimingInput(run: RunContext): PollTimingInput {

@@ -1,4 +1,4 @@
-import type { RunnerClaims } from '../ledger/ledger.js';
+import type { JobView, RunnerClaims } from '../ledger/ledger.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Next } from './next-step.js';
 
@@ -19,6 +19,10 @@ export class SharedWork {
   readonly #elsewhere = new Set<string>();
   #nextRenewAt = 0;
   #lastTurnAt = 0;
+  /** As the batch's lister: the status of each view this run wrote, by job. */
+  readonly #published = new Map<string, string>();
+  /** As the batch's lister: other runners' jobs the service does not show this run (shared-look.ts). */
+  readonly #unseen = new Set<string>();
 
   constructor(claims: RunnerClaims) {
     this.claims = claims;
@@ -76,6 +80,33 @@ export class SharedWork {
   untilRenewal(now: number, idle: boolean): number {
     const next = idle ? Math.min(this.#nextRenewAt, this.#lastTurnAt + IDLE_TURN_MS) : this.#nextRenewAt;
     return Math.max(1, next - now);
+  }
+
+  /**
+   * Of a lister's views, those whose status changed since this run wrote them, now remembered as
+   * written; null when there is nothing to write: none changed, and no job this run wrote a view
+   * of has left `unfinished` (its view is then dropped with the next write).
+   */
+  changedViews(views: readonly JobView[], unfinished: readonly string[]): JobView[] | null {
+    const still = new Set(unfinished);
+    let left = false;
+    for (const jobId of this.#published.keys())
+      if (!still.has(jobId)) {
+        this.#published.delete(jobId);
+        left = true;
+      }
+    const changed = views.filter((view) => this.#published.get(view.jobId) !== view.status);
+    for (const view of changed) this.#published.set(view.jobId, view.status);
+    return changed.length > 0 || left ? changed : null;
+  }
+
+  /** The service answered this run's lister that it does not know another runner's job: not asked again. */
+  notSeenByLister(jobId: string): void {
+    this.#unseen.add(jobId);
+  }
+
+  unseenByLister(jobId: string): boolean {
+    return this.#unseen.has(jobId);
   }
 
   /**

@@ -5,6 +5,7 @@ import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { paceFromAnswer } from './poll-timing.js';
 import type { RunContext } from './run-context.js';
+import type { WatchedJob } from './run-state.js';
 import { accountRefusal, isOutage } from './stop-rules.js';
 
 /** Pages one look reads at most, beyond what this batch's own jobs fill: other clients share the list. */
@@ -19,29 +20,36 @@ const RESTORED_MARGIN_MS = 60 * 60 * 1000;
  * GET is needed (docs/performance.md). The pages are bounded, because a workspace may hold many
  * other jobs; a job of ours the bounded listing did not show is fetched on its own. A job accepted
  * after the listing began may simply be missing from it, so it waits for the next look. Returns
- * how many watched jobs it found final (the look limits count the jobs followed).
+ * how many watched jobs it found final (the look limits count the jobs followed). A runner of a
+ * shared ledger looks through shared-look.ts instead.
  */
 export async function pollUnfinished(run: RunContext): Promise<number> {
-  const { client, clock, reporter } = run.deps;
+  const { clock, reporter } = run.deps;
   const { state } = run;
   if (state.watchingCount === 0) return 0;
   const startedAt = clock.now();
-  const listed = new Map<string, Job>();
-  try {
-    const query = { created_after: oldestCreatedAt(run), limit: PAGE };
-    let pages = 0;
-    const maxPages = Math.ceil(state.watchingCount / PAGE) + EXTRA_PAGES;
-    for await (const page of client.listJobPages(query)) {
-      state.budget.sent(clock.now(), true);
-      for (const job of page.data.data) if (state.watched(job.id)) listed.set(job.id, job);
-      pages += 1;
-      if (listed.size === state.watchingCount || pages >= maxPages) break;
-    }
-  } catch (error) {
-    refuseOrWarn(run, error, 'listing jobs');
-    return 0;
-  }
-  run.serviceAnswered();
+  const watched = state.watchedJobs();
+  const listed = await listJobs(
+    run,
+    oldestCreatedAt(watched.map(ownJob)),
+    new Set(watched.map(([id]) => id)),
+  );
+  if (listed === null) return 0;
+  const finished = await noteListed(run, listed, startedAt);
+  reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
+  return finished;
+}
+
+/**
+ * Notes what a listing showed of this run's watched jobs, and fetches those it did not show that
+ * were accepted before it began (`startedAt`). Returns how many it found final.
+ */
+export async function noteListed(
+  run: RunContext,
+  listed: ReadonlyMap<string, Job>,
+  startedAt: number,
+): Promise<number> {
+  const { state } = run;
   let finished = 0;
   for (const [jobId, entry] of state.watchedJobs()) {
     const seen = listed.get(jobId);
@@ -50,26 +58,63 @@ export async function pollUnfinished(run: RunContext): Promise<number> {
       continue;
     }
     if (entry.acceptedAt >= startedAt) continue;
-    try {
-      state.budget.sent(clock.now(), true);
-      const answer = await client.getJob(jobId);
-      run.serviceAnswered();
+    const answer = await fetchJob(run, jobId);
+    if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
+    else if (answer !== 'failed') {
       if (noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
-    } catch (error) {
-      if (isJobUnknown(error)) {
-        jobUnknown(run, jobId, entry.attempt);
-        continue;
-      }
-      refuseOrWarn(run, error, `fetching job ${jobId}`);
-      if (state.watchRefused || state.outage.since !== null) return finished;
-    }
+    } else if (state.watchRefused || state.outage.since !== null) return finished;
   }
-  reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
   return finished;
 }
 
+/**
+ * The jobs among `wanted` that GET /jobs shows, created since `createdAfter`; pages until every
+ * wanted job is found, or the bound. Null when the listing failed (said, or the run stopped).
+ */
+export async function listJobs(
+  run: RunContext,
+  createdAfter: string,
+  wanted: ReadonlySet<string>,
+): Promise<Map<string, Job> | null> {
+  const { client, clock } = run.deps;
+  const listed = new Map<string, Job>();
+  try {
+    const query = { created_after: createdAfter, limit: PAGE };
+    let pages = 0;
+    const maxPages = Math.ceil(wanted.size / PAGE) + EXTRA_PAGES;
+    for await (const page of client.listJobPages(query)) {
+      run.state.budget.sent(clock.now(), true);
+      for (const job of page.data.data) if (wanted.has(job.id)) listed.set(job.id, job);
+      pages += 1;
+      if (listed.size === wanted.size || pages >= maxPages) break;
+    }
+  } catch (error) {
+    refuseOrWarn(run, error, 'listing jobs');
+    return null;
+  }
+  run.serviceAnswered();
+  return listed;
+}
+
+/** One job's GET: its answer, 'unknown' (404 job_not_found), or 'failed' (said, or the run stopped). */
+export async function fetchJob(
+  run: RunContext,
+  jobId: string,
+): Promise<{ data: Job; retryAfter: number | null } | 'unknown' | 'failed'> {
+  try {
+    run.state.budget.sent(run.deps.clock.now(), true);
+    const answer = await run.deps.client.getJob(jobId);
+    run.serviceAnswered();
+    return answer;
+  } catch (error) {
+    if (isJobUnknown(error)) return 'unknown';
+    refuseOrWarn(run, error, `fetching job ${jobId}`);
+    return 'failed';
+  }
+}
+
 /** Records what the service said of a watched job, and acts on it once it is final; true if it is. */
-function noteJob(
+export function noteJob(
   run: RunContext,
   attempt: AttemptRecord,
   job: Job,
@@ -84,17 +129,26 @@ function noteJob(
   return final;
 }
 
-/** The earliest creation time of the watched jobs, as the service wrote it where known. */
-function oldestCreatedAt(run: RunContext): string {
+/** A job a look lists for: when the service created it, else when its attempt was prepared. */
+export interface ListedFor {
+  createdAt: string | null;
+  preparedAt: string;
+}
+
+/** A watched job as a look lists for it. */
+export function ownJob([, entry]: [string, WatchedJob]): ListedFor {
+  return { createdAt: entry.createdAt, preparedAt: entry.attempt.createdAt };
+}
+
+/** The earliest creation time of these jobs, as the service wrote it where known. */
+export function oldestCreatedAt(jobs: readonly ListedFor[]): string {
   let oldest = Number.POSITIVE_INFINITY;
   let text: string | null = null;
-  for (const [, entry] of run.state.watchedJobs()) {
-    const at = entry.createdAt
-      ? Date.parse(entry.createdAt)
-      : Date.parse(entry.attempt.createdAt) - RESTORED_MARGIN_MS;
+  for (const job of jobs) {
+    const at = job.createdAt ? Date.parse(job.createdAt) : Date.parse(job.preparedAt) - RESTORED_MARGIN_MS;
     if (at < oldest) {
       oldest = at;
-      text = entry.createdAt ?? null;
+      text = job.createdAt ?? null;
     }
   }
   if (text !== null && Date.parse(text) === oldest) return text;

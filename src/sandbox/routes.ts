@@ -19,6 +19,7 @@ interface Route {
 const authenticated = (ex: Exchange) => {
   const key = ex.store.authenticate(header(ex.req, 'authorization'));
   if (!key) throw fail.invalidApiKey();
+  ex.record.keyId = key.id;
   return key;
 };
 

@@ -15,6 +15,8 @@ export interface RequestRecord {
   at: number;
   /** The query string as sent (`?status=...&cursor=...`); absent when the request had none. */
   query?: string;
+  /** The id of the API key that sent it, once known (tests tell clients apart by it). */
+  keyId?: number;
 }
 
 type Key = SandboxConfig['keys'][number];

@@ -157,6 +157,7 @@ describe('sandbox: faults', () => {
         idempotencyKey: key,
         jobId: job.data.id,
         at: expect.any(Number),
+        keyId: 1,
       },
       {
         method: 'GET',
@@ -165,6 +166,7 @@ describe('sandbox: faults', () => {
         idempotencyKey: null,
         jobId: job.data.id,
         at: expect.any(Number),
+        keyId: 1,
       },
       {
         method: 'GET',
@@ -173,6 +175,7 @@ describe('sandbox: faults', () => {
         idempotencyKey: null,
         jobId: null,
         at: expect.any(Number),
+        keyId: 1,
         query: '?status=queued',
       },
       {
@@ -182,6 +185,7 @@ describe('sandbox: faults', () => {
         idempotencyKey: null,
         jobId: null,
         at: expect.any(Number),
+        keyId: 1,
       },
     ]);
     const times = sandbox.records().requests.map((entry) => entry.at);

@@ -239,7 +239,8 @@ export function recordJobLost(c: PgLedgerConnection, attemptId: number, message:
 function updateJob(c: PgLedgerConnection, attemptId: number, job: JobSnapshot): void {
   c.db.query(
     `UPDATE attempts SET job_id = $1, job_status = $2, amount_micros = $3, refunded_micros = $4,
-       error_code = $5, error_message = $6, expires_at = $7, completed_at = $8 WHERE id = $9`,
-    [...jobValues(job), attemptId],
+       error_code = $5, error_message = $6, expires_at = $7, completed_at = $8,
+       job_created_at = COALESCE($10, job_created_at) WHERE id = $9`,
+    [...jobValues(job), attemptId, job.createdAt ?? null],
   );
 }

@@ -1,8 +1,9 @@
 import type { NewAttempt } from '../attempt-writes.js';
-import type { Admission, Admitted, RunnerClaims } from '../ledger.js';
+import type { Admission, Admitted, BatchJob, JobView, RunnerClaims } from '../ledger.js';
 import type { AttemptRecord } from '../records.js';
 import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
+import * as looks from './pg-looks.js';
 
 const LEASE_UNTIL = 'now() + make_interval(secs => $3::double precision / 1000)';
 
@@ -17,6 +18,8 @@ export class PgClaims implements RunnerClaims {
   /** The items this runner believes it holds: what `renew` compares against. */
   readonly #held = new Set<string>();
   #runId: number | null = null;
+  /** This runner took the batch's look (pg-looks.ts): it lets it go when it lets go of everything. */
+  #looked = false;
 
   constructor(c: PgLedgerConnection, runnerId: string, leaseMs: number) {
     this.#c = c;
@@ -132,6 +135,7 @@ export class PgClaims implements RunnerClaims {
   }
 
   release(itemIds?: readonly string[]): void {
+    if (itemIds === undefined) this.releaseLook();
     const ids = itemIds ?? [...this.#held];
     if (ids.length === 0) return;
     this.#c.db.query(
@@ -140,6 +144,26 @@ export class PgClaims implements RunnerClaims {
       [this.#c.batchId, this.runnerId, ids],
     );
     for (const id of ids) this.#held.delete(id);
+  }
+
+  takeLook(turnMs: number): BatchJob[] | null {
+    const jobs = looks.takeLook(this.#c, this.runnerId, turnMs);
+    if (jobs !== null) this.#looked = true;
+    return jobs;
+  }
+
+  releaseLook(): void {
+    if (!this.#looked) return;
+    looks.releaseLook(this.#c, this.runnerId);
+    this.#looked = false;
+  }
+
+  publishViews(views: readonly JobView[], unfinished: readonly string[]): void {
+    looks.publishViews(this.#c, views, unfinished);
+  }
+
+  jobViews(jobIds: readonly string[]): JobView[] {
+    return looks.jobViews(this.#c, jobIds);
   }
 }
 
