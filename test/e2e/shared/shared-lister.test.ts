@@ -33,12 +33,12 @@ describe.skipIf(skipPostgresTests)('one lister per batch of a shared ledger', ()
     const sandbox = await startTestSandbox({
       keys: Array.from({ length: RUNNERS }, (_, i) => ({ key: keyOf(i), id: i + 1, workspace: 'ws_test' })),
       workspaces: [{ id: 'ws_test', balance_usd: '1000.00', wallet_enabled: true, concurrency_limit: 12 }],
-      running_seconds: { min: 0.3, max: 0.9 },
+      running_seconds: { min: 0.8, max: 1.6 },
       retry_after_seconds: 0.5,
     });
     const name = 'shared-lister';
     const items = Array.from(
-      { length: 60 },
+      { length: 90 },
       (_, i) => `  - {id: l${String(i).padStart(2, '0')}, prompt: take ${i}}`,
     );
     const p = project(name, `${manifestYaml(name, 'concurrency: 12\n')}items:\n${items.join('\n')}\n`);
@@ -50,7 +50,7 @@ describe.skipIf(skipPostgresTests)('one lister per batch of a shared ledger', ()
           (_, i) => spawnCli(args, { cwd: p.dir, env: cliEnv(sandbox, keyOf(i)), timeoutMs: 90_000 }).done,
         ),
       );
-      expect(ends.map((end) => end.code)).toEqual([0, 0, 0]);
+      expect(ends.map((end) => end.code), ends.map((end) => end.stderr).join('\n')).toEqual([0, 0, 0]);
       const rows = await readSharedLedger(url, name);
       expect(
         sharedViolations(sandbox, rows, { name, dir: p.dir, budgetMicros: Infinity, concurrency: 12 }),
