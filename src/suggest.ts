@@ -3,24 +3,29 @@
  * imports, so the CLI and the manifest reader share one notion of "close enough".
  */
 
-/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+/**
+ * Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
+ * Three rows of the table at a time (a swap looks two rows back): a manifest with 100,000 unknown
+ * keys compares each with every known one, and a whole table per call made that take seconds.
+ */
 export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
+  let twoBack: number[] = new Array<number>(cols).fill(0);
+  let previous: number[] = Array.from({ length: cols }, (_, j) => j);
+  let current: number[] = new Array<number>(cols).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+        best = Math.min(best, twoBack[j - 2]! + 1);
       }
-      d[i]![j] = best;
+      current[j] = best;
     }
+    [twoBack, previous, current] = [previous, current, twoBack];
   }
-  return d[a.length]![b.length]!;
+  return previous[b.length]!;
 }
 
 /** How far a typo may stray: one edit per three letters, at least one and at most three. */
@@ -41,6 +46,8 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
   for (const candidate of candidates) {
     const lower = candidate.toLowerCase();
     const shortened = needle.length >= 4 && lower.startsWith(needle) && lower !== needle;
+    // The distance is at least the difference in length: such a candidate cannot be closer.
+    if (!shortened && Math.abs(needle.length - lower.length) >= bestDistance) continue;
     const distance = shortened ? 1 : editDistance(needle, lower);
     if (distance < bestDistance) {
       best = candidate;
