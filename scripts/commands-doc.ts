@@ -113,7 +113,7 @@ const RUN_VIEW = [
   '### The gallery after every run',
   '',
   'Whenever a run ends with an outcome (every item done, some failed, the budget or the stop-loss',
-  'reached, drained by Ctrl-C), it writes or refreshes the batch\'s gallery, `<output dir>/index.html`',
+  "reached, drained by Ctrl-C), it writes or refreshes the batch's gallery, `<output dir>/index.html`",
   '(for an `s3://` output location, `index.html` at its top, with presigned links), and ends with one',
   'line saying where, `gallery: out/spring/index.html` (on stderr with `--json`). It follows the',
   'rules of `report --html` with no FILE and no `--force`: a file there that is not a gallery page',
