@@ -1,13 +1,9 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
 import { job, newAttempt } from '../support/ledger-fixtures.js';
-import {
-  type PostgresTestServer,
-  skipPostgresTests,
-  startPostgresServer,
-} from '../support/postgres-server.js';
+import { skipPostgresTests, usePostgresServer } from '../support/postgres-server.js';
 import { tempDir } from '../support/temp.js';
 
 /**
@@ -21,21 +17,17 @@ const LEASE_MS = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
-  let server: PostgresTestServer;
+  const postgres = usePostgresServer();
   let url: string;
   let root: string;
   const open: Ledger[] = [];
 
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
+  afterAll(() => {
     for (const ledger of open.splice(0)) ledger.close();
-    await server?.stop();
   });
   beforeEach(async () => {
     for (const ledger of open.splice(0)) ledger.close();
-    url = await server.createDatabase('shared');
+    url = await postgres.server.createDatabase('shared');
     root = tempDir('mediabatch-shared-');
   });
 

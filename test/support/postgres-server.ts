@@ -14,6 +14,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * A real PostgreSQL server on loopback for the tests: the server binaries of Debian's `postgresql`
@@ -99,6 +100,21 @@ function missingReason(): string | null {
     return `running as root and there is no '${SERVER_OS_USER}' OS user to run the server as (PostgreSQL refuses root)`;
   }
   return null;
+}
+
+/**
+ * A server for the calling suite: started before its first test, stopped after its last (the
+ * suite's own after-hooks, registered later, run before the stop). Call it inside `describe`.
+ */
+export function usePostgresServer(): { readonly server: PostgresTestServer } {
+  const handle: { server?: PostgresTestServer } = {};
+  beforeAll(async () => {
+    handle.server = await startPostgresServer();
+  }, 60_000);
+  afterAll(async () => {
+    await handle.server?.stop();
+  });
+  return handle as { readonly server: PostgresTestServer };
 }
 
 export async function startPostgresServer(): Promise<PostgresTestServer> {

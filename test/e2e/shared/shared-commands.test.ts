@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadManifest, run } from '../../../src/index.js';
 import { spawnCli } from '../../support/cli.js';
 import { cliEnv, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
-import {
-  type PostgresTestServer,
-  psql,
-  skipPostgresTests,
-  startPostgresServer,
-} from '../../support/postgres-server.js';
+import { psql, skipPostgresTests, usePostgresServer } from '../../support/postgres-server.js';
 import { readSharedLedger, sharedViolations } from './shared-support.js';
 
 /** Every command that takes a ledger, on a PostgreSQL one: the real CLI, and the library's option. */
 describe.skipIf(skipPostgresTests)('the commands on a shared PostgreSQL ledger', () => {
-  let server: PostgresTestServer;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgresServer();
 
   it('run (the library), then plan, status, report, export, forget and import (the CLI)', async () => {
-    const url = await server.createDatabase('commands');
+    const url = await postgres.server.createDatabase('commands');
     const sandbox = await startTestSandbox();
     const name = 'pg-commands';
     const p = project(
@@ -57,8 +46,8 @@ describe.skipIf(skipPostgresTests)('the commands on a shared PostgreSQL ledger',
       // The database lost and made again, empty: import rebuilds the ledger from the jobs the service
       // still holds, and the output folder, whose marker names this database, is its own again.
       const database = new URL(url).pathname.slice(1);
-      await psql(server.url, `DROP DATABASE ${database} WITH (FORCE)`);
-      await psql(server.url, `CREATE DATABASE ${database}`);
+      await psql(postgres.server.url, `DROP DATABASE ${database} WITH (FORCE)`);
+      await psql(postgres.server.url, `CREATE DATABASE ${database}`);
       const fresh = url;
       const imported = await cli(['import', p.manifest, '--ledger', fresh]);
       expect([imported.code, imported.stderr]).toEqual([0, '']);
@@ -80,7 +69,7 @@ describe.skipIf(skipPostgresTests)('the commands on a shared PostgreSQL ledger',
   }, 90_000);
 
   it('three runners on a budget that fits 7 of 12 items: 7 done, the rest over budget, never a cent past it', async () => {
-    const url = await server.createDatabase('budget');
+    const url = await postgres.server.createDatabase('budget');
     const sandbox = await startTestSandbox({ running_seconds: { min: 0.2, max: 0.5 } });
     const name = 'pg-budget';
     const items = Array.from(

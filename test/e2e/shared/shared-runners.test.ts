@@ -1,31 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliResult, spawnCli } from '../../support/cli.js';
 import { cliEnv, filesBelow, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
-import {
-  type PostgresTestServer,
-  psql,
-  skipPostgresTests,
-  startPostgresServer,
-} from '../../support/postgres-server.js';
+import { psql, skipPostgresTests, usePostgresServer } from '../../support/postgres-server.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { readSharedLedger, sharedViolations } from './shared-support.js';
 
 const seed = Number(process.env.SHARED_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL ledger', () => {
-  let server: PostgresTestServer;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgresServer();
 
   it('three runners, each killed with SIGKILL several times, then run to the end: one net charge per item, every file whole, budget and concurrency kept', async () => {
     const random = seededRandom(seed);
-    const url = await server.createDatabase('shared');
+    const url = await postgres.server.createDatabase('shared');
     const sandbox = await startTestSandbox({
       seed,
       workspaces: [{ id: 'ws_test', balance_usd: '1000.00', wallet_enabled: true, concurrency_limit: 8 }],
@@ -84,7 +73,7 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
   }, 150_000);
 
   it('a runner whose database goes away mid-run stops submitting, resumes when it answers, and pays nothing twice', async () => {
-    const url = await server.createDatabase('outage');
+    const url = await postgres.server.createDatabase('outage');
     const sandbox = await startTestSandbox({ running_seconds: { min: 0.3, max: 0.6 } });
     const name = 'db-outage';
     const items = Array.from({ length: 12 }, (_, i) => `  - {id: o${i}, prompt: scene ${i}}`);
@@ -98,12 +87,12 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
       });
       // Once jobs are under way, the database stops for two seconds.
       await waitFor(() => sandbox.records().jobs.length >= 3);
-      await server.stopServer();
+      await postgres.server.stopServer();
       const jobsWhileDown = sandbox.records().jobs.length;
       await new Promise((resolve) => setTimeout(resolve, 2000));
       // Nothing new was submitted while the ledger could not record it first.
       expect(sandbox.records().jobs.length).toBeLessThanOrEqual(jobsWhileDown + 3);
-      await server.startServer();
+      await postgres.server.startServer();
       const end = await run.done;
       expect(end.code).toBe(0);
       const rows = await readSharedLedger(url, name);
@@ -123,7 +112,7 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
   }, 90_000);
 
   it('a runner whose output folder is on its own disk says so while a runner on another machine works the batch', async () => {
-    const url = await server.createDatabase('unshared');
+    const url = await postgres.server.createDatabase('unshared');
     const sandbox = await startTestSandbox();
     const name = 'pg-unshared';
     const p = project(name, `${manifestYaml(name)}items:\n  - {id: one, prompt: one}\n`);
@@ -155,7 +144,7 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
   }, 60_000);
 
   it('the database password never reaches the output, the files, the events or the errors', async () => {
-    const url = await server.createDatabase('secret');
+    const url = await postgres.server.createDatabase('secret');
     const sandbox = await startTestSandbox();
     const name = 'pg-secret';
     const p = project(
@@ -172,17 +161,17 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
       const status = await spawnCli(['status', p.manifest, '--ledger', url, '--json'], { cwd: p.dir, env })
         .done;
       expect(status.code).toBe(0);
-      const wrong = url.replace(`:${server.password}@`, ':not-the-password@');
+      const wrong = url.replace(`:${postgres.server.password}@`, ':not-the-password@');
       const refused = await spawnCli(['run', p.manifest, '--ledger', wrong], { cwd: p.dir, env }).done;
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/cannot open the ledger postgres:\/\/[^ ]*@127\.0\.0\.1/);
       const everything = [ran, status, refused].map((r) => r.stdout + r.stderr).join('\n');
-      expect(everything).not.toContain(server.password);
+      expect(everything).not.toContain(postgres.server.password);
       expect(everything).not.toContain('not-the-password');
       for (const file of filesBelow(p.dir))
-        expect(readFileSync(join(p.dir, file)).toString('latin1')).not.toContain(server.password);
+        expect(readFileSync(join(p.dir, file)).toString('latin1')).not.toContain(postgres.server.password);
       const events = await psql(url, 'SELECT detail FROM events UNION ALL SELECT manifest_path FROM batches');
-      expect(events).not.toContain(server.password);
+      expect(events).not.toContain(postgres.server.password);
     } finally {
       await sandbox.close();
     }
