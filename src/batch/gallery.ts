@@ -65,7 +65,7 @@ export async function writeBatchGallery(
   const ledgerFacts = {
     path: ledger.path,
     exists: ledger.exists,
-    service: ledger.service ? describeService(ledger.service) : null,
+    service: ledger.service ? describeService(ledger.service, '--sandbox') : null,
   };
   // The model names the ledger by its file name only on a page that travels (docs/gallery.md).
   const fixed = { ledger: ledgerFacts, keepers: ledger.keepers, ledgerArgs: ledgerArgs(batch) };

@@ -6,9 +6,11 @@ import type { SavedTake } from '../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { KeptTakes } from '../runner/kept-takes.js';
 import { sidecarFacts } from '../runner/provenance.js';
+import type { GalleryWritten } from './gallery.js';
 import { type KeepChoice, type KeepEntry, keeperChanges, keepRefusal, resolveKeeps } from './keep-entries.js';
 import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from './ledger-access.js';
 import type { Batch } from './resolve-batch.js';
+import { refreshRunGallery } from './run-gallery.js';
 import { ensureSameService, serviceIdentity } from './service-identity.js';
 
 /** What `keep` did: the keepers set and cleared, and the manifest items with variants still without one. */
@@ -17,6 +19,10 @@ export interface KeepOutcome {
   cleared: string[];
   withoutKeeper: string[];
   sidecarsWritten: number;
+  /** The batch's gallery, refreshed so that its picks start from these keepers; null if not written. */
+  gallery: GalleryWritten | null;
+  /** Why the gallery was not refreshed, if it was not. */
+  galleryProblem: string | null;
 }
 
 /**
@@ -48,7 +54,14 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     const keptTakes = new KeptTakes(manifest.items, ledger.keepers());
     const sidecarsWritten =
       manifest.sidecars === false ? 0 : await rewriteSidecars(ledger, batch, keptTakes, choices, saved);
+    let galleryProblem: string | null = null;
+    const note = { path: ledgerPath, exists: true, service: ledger.service()?.identity ?? null };
+    const gallery = await refreshRunGallery(batch, ledger, { ledger: note }, (warning) => {
+      galleryProblem = warning.message;
+    });
     return {
+      gallery,
+      galleryProblem,
       kept: choices.flatMap(({ itemId, take }) =>
         take === null
           ? []

@@ -13,7 +13,8 @@ import type { Warn } from './warnings.js';
  * drain), so the page a person opens in the morning is the ledger as the run left it. It follows
  * the rules of `report --html` with no file named and no `force`: a file there that is not a
  * gallery page mediabatch wrote is left alone. It is the run's by-product, never its result: any
- * failure is a warning, and the run's outcome and exit code stay what the items made them.
+ * failure is a warning, and the run's outcome and exit code stay what the items made them. `keep`
+ * refreshes it the same way, so that the page's picks start from the keepers just recorded.
  */
 export async function refreshRunGallery(
   batch: Batch,
@@ -29,8 +30,8 @@ export async function refreshRunGallery(
     const fields: Fields = error instanceof UserError ? error.fields : {};
     const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;
     const message = refused
-      ? `${shownFromCwd(batch.cwd, String(fields.target))} exists and is not a gallery page mediabatch wrote, so the run left it as it is and wrote no gallery; move it away, or write the gallery to another file (report's \`to\`)`
-      : `the run wrote no gallery: ${(error as Error).message}`;
+      ? `${shownFromCwd(batch.cwd, String(fields.target))} exists and is not a gallery page mediabatch wrote, so it was left as it is and no gallery was written; move it away, or write the gallery to another file (report's \`to\`)`
+      : `no gallery was written: ${(error as Error).message}`;
     warn({ code: 'gallery_not_written', message, fields });
     return null;
   }

@@ -82,11 +82,16 @@ export function renderGalleryWritten(
 }
 
 /** What `keep` recorded: one line per item kept or cleared, then the count and what is left to choose. */
-export function renderKept(result: {
-  kept: ReadonlyArray<{ itemId: string; keptItemId: string; take: number }>;
-  cleared: readonly string[];
-  withoutKeeper: readonly string[];
-}): string {
+export function renderKept(
+  result: {
+    kept: ReadonlyArray<{ itemId: string; keptItemId: string; take: number }>;
+    cleared: readonly string[];
+    withoutKeeper: readonly string[];
+    gallery: { written: string } | null;
+    galleryProblem: string | null;
+  },
+  cwd: string,
+): string {
   const lines = [
     ...result.kept.map((each) => `${each.itemId}: keeps ${each.keptItemId}, take ${each.take}`),
     ...result.cleared.map((id) => `${id}: no keeper`),
@@ -97,5 +102,8 @@ export function renderKept(result: {
     `kept ${items(result.kept.length)}` +
     (result.cleared.length > 0 ? `, cleared ${items(result.cleared.length)}` : '') +
     `; ${left === 0 ? 'every item with variants has a keeper' : `${items(left)} with variants still ${left === 1 ? 'has' : 'have'} no keeper`}`;
-  return `${[...lines, summary].join('\n')}\n`;
+  const gallery = result.gallery
+    ? `gallery: ${shownFromCwd(cwd, result.gallery.written)}`
+    : `gallery not refreshed: ${result.galleryProblem ?? 'no page'}`;
+  return `${[...lines, summary, gallery].join('\n')}\n`;
 }

@@ -8,6 +8,6 @@ import type { Command } from '../io.js';
 export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
   const { manifest, options } = openBatch({ values, positionals }, io, 'nothing was kept');
   const entries = readListEntries(positionals.slice(1), io.cwd, 'keep');
-  io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries })));
+  io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries }), io.cwd));
   return ExitCode.Ok;
 };

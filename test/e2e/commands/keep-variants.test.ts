@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -37,12 +37,17 @@ describe('keepers of variants', () => {
     expect(variantId.code).toBe(2);
     expect(variantId.stderr).toContain('a:2');
 
+    const page = () => readFileSync(join(p.outDir, 'index.html'), 'utf8');
+    expect(page()).not.toContain('"keeper":"');
     const requests = requestLog(sandbox).length;
     writeFileSync(join(p.dir, 'keep.txt'), '# morning picks\na:2\nb:3\n\nc:1 # the first is best\n');
     const kept = await cli('keep', '@keep.txt');
     expect(kept.code, kept.stderr).toBe(0);
     expect(kept.stdout).toContain('kept 3 items; 1 item with variants still has no keeper');
     expect(requestLog(sandbox)).toHaveLength(requests);
+    // The run's gallery is refreshed: its picks start from the keepers just recorded.
+    expect(kept.stdout).toMatch(/\ngallery: .*index\.html\n$/);
+    expect(page().match(/"keeper":"[0-9.]+"/g)).toEqual(['"keeper":"2"', '"keeper":"3"', '"keeper":"1"']);
 
     expect(JSON.parse((await cli('status', '--json')).stdout).without_keeper).toEqual(['d']);
     const plan = await cli('plan', '--json');

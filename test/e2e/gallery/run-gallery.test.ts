@@ -66,7 +66,7 @@ describe('run writes the gallery when it ends', () => {
     expect(readFileSync(page, 'utf8')).toBe(notes);
     expect(third.stdout).not.toContain('gallery:');
     expect(third.stderr).toContain(
-      'mediabatch run: out/rg/index.html exists and is not a gallery page mediabatch wrote, so the run left it as it is and wrote no gallery',
+      'mediabatch run: out/rg/index.html exists and is not a gallery page mediabatch wrote, so it was left as it is and no gallery was written',
     );
   });
 
