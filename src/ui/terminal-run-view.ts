@@ -84,16 +84,16 @@ export class TerminalRunView {
     await progress?.live?.finish(result.stop);
     progress?.ndjson?.finished(result.exitCode);
     const selected = result.selected === null ? null : new Set(result.selected);
+    // The gallery: with --json a field of the document (stderr stays the events' alone), else the
+    // last line, what to open next.
+    const gallery = result.gallery?.written ?? null;
     this.io.stdout.write(
       this.values.json
-        ? `${JSON.stringify({ ...result.status, ledger: undefined }, null, 2)}\n`
+        ? `${JSON.stringify({ ...result.status, ledger: undefined, gallery }, null, 2)}\n`
         : formatRunSummary(result.status, result.stop, result.ledgerPath, selected),
     );
-    // Under the summary, last: what to open next. With --json, beside the other words on stderr.
-    if (result.gallery !== null)
-      (this.values.json ? this.io.stderr : this.io.stdout).write(
-        renderRunGallery(result.gallery, this.io.cwd),
-      );
+    if (result.gallery !== null && !this.values.json)
+      this.io.stdout.write(renderRunGallery(result.gallery, this.io.cwd));
   }
 
   /** Leaves the terminal clean: the summary written, or the live view ended under an error. */

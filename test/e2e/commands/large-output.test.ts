@@ -90,7 +90,12 @@ describe('status and plan over 2,500 items', () => {
 
   it('status prints the whole-ledger document, as JSON and as text', async () => {
     // The CLI looked at every saved file (a stat each), and found them as saved.
-    const report = { ...buildStatusReport(big.manifest, view, Date.now()), file_check: 'stat' as const };
+    // No item asks for variants, so none lacks a keeper (docs/gallery.md, "Keepers").
+    const report = {
+      ...buildStatusReport(big.manifest, view, Date.now()),
+      file_check: 'stat' as const,
+      without_keeper: [],
+    };
     expect(report.items.filter((item) => item.takes).length).toBe(3);
     // The CLI's JSON is the document without where the ledger is (the text says that).
     const { ledger: _where, ...document } = statusDocument(report, note());
@@ -105,6 +110,7 @@ describe('status and plan over 2,500 items', () => {
         previousBody: (attempt) => previousBodies.get(attempt.id),
       }),
       file_check: 'stat' as const,
+      without_keeper: [],
     };
     expect(doc.removed).toHaveLength(3);
     expect(doc.stray_files).toEqual(['out/big/stranger.mp4']);

@@ -134,7 +134,9 @@ describe('server-supplied values never decide a path outside output.dir', () => 
     const inFolder = outputs.map((file) => file.slice('p/q/r/out/evil/'.length));
     // The folder's owner marker is mediabatch's own, beside the outputs.
     expect(inFolder).toContain('.mediabatch-owner.json');
-    const all = inFolder.filter((name) => name !== '.mediabatch-owner.json').sort();
+    // So is the gallery page every run leaves there (docs/gallery.md, "After every run").
+    expect(inFolder).toContain('index.html');
+    const all = inFolder.filter((name) => name !== '.mediabatch-owner.json' && name !== 'index.html').sort();
     // Each file has its provenance sidecar beside it, named from the id alone too.
     expect(all.filter((name) => name.endsWith('.json'))).toEqual(['pair-1.json', 'pair-2.json', 'shot.json']);
     const names = all.filter((name) => !name.endsWith('.json'));

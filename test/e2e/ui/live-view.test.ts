@@ -207,7 +207,7 @@ describe.runIf(hasTmux)('the live view in a real terminal (tmux, 110x30)', () =>
 });
 
 describe('run in a pipe', () => {
-  it('prints the plain lines, byte for byte as before: the events with their times, then the summary', async () => {
+  it('prints the plain lines, byte for byte as before: the events with their times, then the summary and the gallery', async () => {
     const { name, p } = liveProject(['pipe1', 'pipe2']);
     onTestFinished(() => rmSync(p.dir, { recursive: true, force: true }));
     const result = await runAgainst(sandbox, p, ['--progress', 'ndjson']);
@@ -227,6 +227,8 @@ describe('run in a pipe', () => {
         `${name}: 2/2 done, 0 failed, 0 over budget, 0 expired, 0 unfinished`,
         `spent $${spent} (refunded $0.00)`,
         `ledger: ${join(p.dir, '.mediabatch', `${name}.sqlite`)}`,
+        // Last, what to open next: the gallery the run wrote (docs/gallery.md, "After every run").
+        `gallery: out/${name}/index.html`,
         '',
       ].join('\n'),
     );
