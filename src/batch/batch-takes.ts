@@ -6,6 +6,10 @@ import type { RecordTakes } from '../report/export-records.js';
 import type { KeptRecord } from '../report/kept-records.js';
 import { KeptTakes } from '../runner/kept-takes.js';
 
+const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
+const FIRST_TAKE: RecordTakes = { take: 1, kept: null, earlier: [] };
+const FIRST_TAKE_KEPT: RecordTakes = { take: 1, kept: true, earlier: [] };
+
 /**
  * A batch's saved takes and keepers, read once, for `export`: each record's take and whether it
  * is kept, and `export --kept`'s one record per manifest item (docs/gallery.md, "Keepers").
@@ -14,12 +18,21 @@ export class BatchTakes {
   readonly #rule: KeptTakes;
   readonly #byItem = new Map<string, SavedTake[]>();
   readonly #byGroup = new Map<string, SavedTake[]>();
+  /** Plain export of a batch with no keeper and no take after the first: nothing more to read. */
+  readonly #firstTakesOnly: boolean;
 
   constructor(
     readonly manifest: Manifest,
     ledger: Ledger | null,
+    purpose: 'records' | 'kept' = 'kept',
   ) {
-    this.#rule = new KeptTakes(manifest.items, ledger?.keepers() ?? []);
+    const keepers = ledger?.keepers() ?? [];
+    this.#rule = new KeptTakes(manifest.items, keepers);
+    // Without a keeper or a later take, every saved take is its item's only one: reading
+    // them all again would cost export a second and 130 MB at 100,000 items (docs/performance.md).
+    this.#firstTakesOnly =
+      purpose === 'records' && keepers.length === 0 && !(ledger?.hasLaterTakes() ?? false);
+    if (this.#firstTakesOnly) return;
     for (const take of ledger?.savedTakes() ?? []) {
       push(this.#byItem, take.itemId, take);
       push(this.#byGroup, this.#rule.groupOf(take.itemId), take);
@@ -35,10 +48,16 @@ export class BatchTakes {
   }
 
   /** A ledger item's newest saved take (the files its record lists), its earlier ones, and which is kept. */
-  recordTakes(itemId: string): RecordTakes {
+  recordTakes(itemId: string, saved: boolean): RecordTakes {
+    if (this.#firstTakesOnly) {
+      if (!saved) return NO_TAKES;
+      // Its one take: kept by itself where the rule says so (an item of one variant), else not yet.
+      const only = this.#rule.keptTake(this.#rule.groupOf(itemId), [{ itemId, take: 1 }]);
+      return only === null ? FIRST_TAKE : FIRST_TAKE_KEPT;
+    }
     const takes = this.#byItem.get(itemId) ?? [];
     const newest = takes[takes.length - 1];
-    if (newest === undefined) return { take: null, kept: null, earlier: [] };
+    if (newest === undefined) return NO_TAKES;
     const kept = this.keptOf(this.#rule.groupOf(itemId));
     const mark = (take: SavedTake) => (kept === null ? null : kept.attemptId === take.attemptId);
     return {

@@ -27,16 +27,16 @@ export function* exportedRecords(
   const shown = shownFrom(manifest.file);
   const ids = manifest.items.map((item) => item.id);
   // Read before the walk: while its rows stream, the connection runs nothing else.
-  const takes = new BatchTakes(manifest, ledger);
+  const takes = new BatchTakes(manifest, ledger, 'records');
   yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
-    const record = exportRecord(item, row, shown, takes.recordTakes(item.id));
+    const record = exportRecord(item, row, shown, takes.recordTakes(item.id, (row?.files.length ?? 0) > 0));
     return selectedBy(states, record) ? record : null;
   });
   // Asked only when they can be selected: finding them reads every attempt of the batch.
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
   const removed = ledger.paidItemsNotIn(ids);
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
-    removedRecord(row!, shown, takes.recordTakes(id)),
+    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0)),
   );
 }
 

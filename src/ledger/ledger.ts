@@ -209,6 +209,8 @@ export interface Ledger {
   keepers(): KeeperRecord[];
   /** Every attempt whose files were saved, with them, in attempt order: the takes `keep` chooses from. */
   savedTakes(): SavedTake[];
+  /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */
+  hasLaterTakes(): boolean;
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */
   setKeepers(changes: readonly KeeperChange[]): void;
 

@@ -29,7 +29,7 @@ import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js'
 import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
-import { keepers, savedTakes, setKeepers } from './keeper-rows.js';
+import { hasLaterTakes, keepers, savedTakes, setKeepers } from './keeper-rows.js';
 import type { Ledger } from './ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
@@ -292,6 +292,10 @@ export class SqliteLedger implements Ledger {
   /** Sets or clears keepers in one transaction, committed at once. */
   savedTakes(): SavedTake[] {
     return savedTakes(this.#c);
+  }
+
+  hasLaterTakes(): boolean {
+    return hasLaterTakes(this.#c);
   }
 
   setKeepers(changes: readonly KeeperChange[]): void {

@@ -36,6 +36,8 @@ export interface RecordTakes {
 }
 
 const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
+const NO_EARLIER: EarlierTake[] = [];
+const earlierJson = (takes: readonly EarlierTake[]) => (takes.length === 0 ? '[]' : json(takes));
 
 /**
  * One item's record. `vars` and `input` are JSON text as the ledger holds them: at 100,000
@@ -167,11 +169,15 @@ class RecordOfItem implements ExportRecord {
     this.in_manifest = item !== null;
     this.take = takes.take;
     this.kept = takes.kept;
-    this.earlier_takes = takes.earlier.map((earlier) => ({
-      take: earlier.take,
-      kept: earlier.kept,
-      files: earlier.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes)),
-    }));
+    // Most items have no earlier take: one shared empty list, not 100,000 of them.
+    this.earlier_takes =
+      takes.earlier.length === 0
+        ? NO_EARLIER
+        : takes.earlier.map((earlier) => ({
+            take: earlier.take,
+            kept: earlier.kept,
+            files: earlier.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes)),
+          }));
   }
 }
 
@@ -202,7 +208,7 @@ function jsonLine(r: ExportRecord): string {
     `"input":${r.input},"model":${jsonOrNull(r.model)},"job_id":${jsonOrNull(r.job_id)},"attempts":${r.attempts},` +
     `"net_cost_usd":"${r.net_cost_usd}","files":${json(r.files)},"completed_at":${jsonOrNull(r.completed_at)},` +
     `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)},"in_manifest":${r.in_manifest},` +
-    `"take":${r.take},"kept":${r.kept},"earlier_takes":${json(r.earlier_takes)}}\n`
+    `"take":${r.take},"kept":${r.kept},"earlier_takes":${earlierJson(r.earlier_takes)}}\n`
   );
 }
 
@@ -225,7 +231,7 @@ function csvCells(r: ExportRecord): Array<string | number> {
     String(r.in_manifest),
     r.take ?? '',
     r.kept === null ? '' : String(r.kept),
-    json(r.earlier_takes),
+    earlierJson(r.earlier_takes),
   ];
 }
 

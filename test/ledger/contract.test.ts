@@ -447,6 +447,16 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       expect(ledger.keepers()).toEqual([{ itemId: 'bee', keptItemId: 'bee.v3', take: 2, chosenAt: T0 }]);
     });
 
+    it('says whether any attempt made a take after the first', () => {
+      const ledger = ledgerAt();
+      expect(ledger.hasLaterTakes()).toBe(false);
+      ledger.putItems([{ itemId: 'a', requestHash: 'h-a', state: 'pending' }]);
+      ledger.prepareAttempt(newAttempt('a', 1));
+      expect(ledger.hasLaterTakes()).toBe(false);
+      ledger.prepareAttempt(newAttempt('a', 2, { take: 2 }));
+      expect(ledger.hasLaterTakes()).toBe(true);
+    });
+
     it('reads its saved files under the folder the manifest is in now', () => {
       const ledger = ledgerAt();
       const a = ledger.prepareAttempt(newAttempt('a', 1));

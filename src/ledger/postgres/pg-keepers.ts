@@ -49,6 +49,13 @@ export function setKeepers(c: PgLedgerConnection, changes: readonly KeeperChange
 }
 
 /** Every attempt of the batch whose files were saved, with its files, in attempt order. */
+/** An attempt of a take after the first, saved or not. */
+export function hasLaterTakes(c: PgLedgerConnection): boolean {
+  return (
+    c.db.query('SELECT 1 FROM attempts WHERE batch_id = $1 AND take > 1 LIMIT 1', [c.batchId]).length > 0
+  );
+}
+
 export function savedTakes(c: PgLedgerConnection): SavedTake[] {
   const rows = c.db.query<SavedTakeRow>(
     `SELECT a.item_id AS "itemId", a.id AS "attemptId", a.take, a.job_id AS "jobId", a.amount_micros AS "amountMicros",

@@ -237,6 +237,10 @@ export class PostgresLedger implements Ledger {
     return keeperRows.savedTakes(this.#c);
   }
 
+  hasLaterTakes(): boolean {
+    return keeperRows.hasLaterTakes(this.#c);
+  }
+
   setKeepers(changes: readonly KeeperChange[]): void {
     keeperRows.setKeepers(this.#c, changes);
   }
