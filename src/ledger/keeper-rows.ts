@@ -63,7 +63,7 @@ export function insertKeepers(c: LedgerConnection, rows: readonly KeeperRecord[]
 }
 
 /** Every attempt of the batch whose files were saved, with its files, in attempt order. */
-/** An attempt of a take after the first, saved or not (an index on (batch_id, item_id) serves it). */
+/** An attempt of a take after the first, saved or not: one pass over the batch's attempts at worst. */
 export function hasLaterTakes(c: LedgerConnection): boolean {
   return (
     c.prepare('SELECT 1 FROM attempts WHERE batch_id = ? AND take > 1 LIMIT 1').get(c.batchId) !== undefined
