@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadManifest, type Manifest, parseManifest } from '../../src/manifest/index.js';
+import { manifestOf, parseText } from '../support/manifest-text.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'good');
 
@@ -12,20 +13,9 @@ function load(name: string): Manifest {
   return result.manifest;
 }
 
-/** parseManifest with in-memory sibling files. */
-function parse(text: string, files: Record<string, string> = {}): ReturnType<typeof parseManifest> {
-  return parseManifest('/batches/m.yaml', text, (rel) =>
-    rel in files
-      ? { file: `/batches/${rel}`, text: files[rel]! }
-      : { file: `/batches/${rel}`, error: 'file not found' },
-  );
-}
+const parse = parseText;
 
-function ok(text: string, files: Record<string, string> = {}): Manifest {
-  const result = parse(text, files);
-  if (!result.ok) throw new Error(result.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
-  return result.manifest;
-}
+const ok = manifestOf;
 
 describe('good manifests', () => {
   it('merges defaults, item overrides, CSV rows and the matrix, in manifest order', () => {

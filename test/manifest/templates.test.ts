@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManifest, type Manifest, parseManifest } from '../../src/manifest/index.js';
+import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import {
   combinationCount,
   isTemplateError,
@@ -11,20 +11,11 @@ import {
   varCombinations,
   varText,
 } from '../../src/manifest/template.js';
+import { manifestOf, parseText } from '../support/manifest-text.js';
 
-function parse(text: string, files: Record<string, string> = {}): ReturnType<typeof parseManifest> {
-  return parseManifest('/batches/m.yaml', text, (rel) =>
-    rel in files
-      ? { file: `/batches/${rel}`, text: files[rel]! }
-      : { file: `/batches/${rel}`, error: 'file not found' },
-  );
-}
+const parse = parseText;
 
-function ok(text: string, files: Record<string, string> = {}): Manifest {
-  const result = parse(text, files);
-  if (!result.ok) throw new Error(result.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
-  return result.manifest;
-}
+const ok = manifestOf;
 
 function template(text: string): Template {
   const parsed = parseTemplate(text);

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { selectItems } from '../../src/batch/item-selection.js';
 import { redoIds } from '../../src/batch/redo-list.js';
-import { type Manifest, parseManifest } from '../../src/manifest/index.js';
+import { manifestOf, parseText } from '../support/manifest-text.js';
 
-function parse(text: string, files: Record<string, string> = {}): ReturnType<typeof parseManifest> {
-  return parseManifest('/batches/m.yaml', text, (rel) =>
-    rel in files
-      ? { file: `/batches/${rel}`, text: files[rel]! }
-      : { file: `/batches/${rel}`, error: 'file not found' },
-  );
-}
+const parse = parseText;
 
-function ok(text: string, files: Record<string, string> = {}): Manifest {
-  const result = parse(text, files);
-  if (!result.ok) throw new Error(result.problems.map((p) => `${p.line}: ${p.message}`).join('\n'));
-  return result.manifest;
-}
+const ok = manifestOf;
 
 function problems(text: string, files: Record<string, string> = {}): string[] {
   const result = parse(text, files);
