@@ -7,10 +7,11 @@ import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { KeptTakes } from '../runner/kept-takes.js';
 import { sidecarFacts } from '../runner/provenance.js';
 import type { GalleryWritten } from './gallery.js';
+import { refreshBatchGallery } from './gallery-refresh.js';
 import { type KeepChoice, type KeepEntry, keeperChanges, keepRefusal, resolveKeeps } from './keep-entries.js';
 import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from './ledger-access.js';
+import { openedLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
-import { refreshRunGallery } from './run-gallery.js';
 import { ensureSameService, serviceIdentity } from './service-identity.js';
 
 /** What `keep` did: the keepers set and cleared, and the manifest items with variants still without one. */
@@ -55,10 +56,14 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     const sidecarsWritten =
       manifest.sidecars === false ? 0 : await rewriteSidecars(ledger, batch, keptTakes, choices, saved);
     let galleryProblem: string | null = null;
-    const note = { path: ledgerPath, exists: true, service: ledger.service()?.identity ?? null };
-    const gallery = await refreshRunGallery(batch, ledger, { ledger: note }, (warning) => {
-      galleryProblem = warning.message;
-    });
+    const gallery = await refreshBatchGallery(
+      batch,
+      ledger,
+      { ledger: openedLedger(ledger, ledgerPath) },
+      (warning) => {
+        galleryProblem = warning.message;
+      },
+    );
     return {
       gallery,
       galleryProblem,

@@ -54,7 +54,7 @@ export function openForReading({
       readonly: true,
       reconnectWithinMs: settings.reconnectWithinMs,
     });
-    return { ledger, note: { path, exists: true, service: ledger.service()?.identity ?? null } };
+    return { ledger, note: openedLedger(ledger, path) };
   } catch (error) {
     ledger?.close();
     // A ledger that cannot even be opened (a wrong path's folder, a database's wrong password) is
@@ -125,4 +125,9 @@ export function planSource(ledger: Ledger | null, verify = false): PlanSource {
     itemFilePaths: () => ledger.itemFilePaths(),
     recorded: (attempt) => ledger.attemptRequest(attempt.id),
   };
+}
+
+/** What a reader is told of a ledger that is open: where it is, and the service it is bound to. */
+export function openedLedger(ledger: Ledger, path: string): LedgerRead {
+  return { path, exists: true, service: ledger.service()?.identity ?? null };
 }

@@ -14,6 +14,7 @@ import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
+import { refreshBatchGallery } from './gallery-refresh.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { holdLedger, ledgerWriteFailure, openRunLedger } from './ledger-access.js';
 import { planSource } from './ledger-read.js';
@@ -24,7 +25,6 @@ import { sandboxStatePath } from './placement.js';
 import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
-import { refreshRunGallery } from './run-gallery.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
 import type { RunSettings } from './run-settings.js';
@@ -38,7 +38,7 @@ export interface RunRequest {
   batch: Batch;
   settings: RunSettings;
   notices: NoticeSettings;
-  /** Write or refresh the batch's gallery when the run ends (run-gallery.ts). */
+  /** Write or refresh the batch's gallery when the run ends (gallery-refresh.ts). */
   gallery: boolean;
 }
 
@@ -256,7 +256,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   held.view = null;
   const outcome = outcomeOf(request, ledger, result.stop, null, true);
   ledger.endRun(runId, outcome.exitCode);
-  if (request.gallery) outcome.gallery = await refreshRunGallery(request.batch, ledger, outcome, view.warn);
+  if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
   shown.finished(outcome.exitCode);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.exitCode);

@@ -3,7 +3,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { buildStatus, type StatusReport } from '../report/status-report.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { GalleryWritten } from './gallery.js';
-import { type LedgerRead, statusSource } from './ledger-read.js';
+import { type LedgerRead, openedLedger, statusSource } from './ledger-read.js';
 import type { PreflightResult } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import type { RunSettings } from './run-settings.js';
@@ -70,7 +70,7 @@ export function outcomeOf(
     started,
     stop,
     report,
-    ledger: { path: request.batch.ledgerPath, exists: true, service: ledger.service()?.identity ?? null },
+    ledger: openedLedger(ledger, request.batch.ledgerPath),
     only,
     gallery: null,
   };

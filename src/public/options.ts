@@ -25,7 +25,7 @@ export const ledgerOptionsSchema = z.strictObject({
   sandbox: z.boolean().optional(),
   /** Where relative paths start; default the process's working folder. */
   cwd: z.string().min(1).optional(),
-  /** The environment the library's settings are read from, once (docs/api.md); default `process.env`. */
+  /** The environment the library's settings are read from, once (docs/api.md); default: the process's environment. */
   env: z.record(z.string(), z.string().optional()).optional(),
   /** How to name the manifest in the commands a refusal suggests (`mediabatch import X`); default its path from `cwd`. */
   manifestArg: z.string().min(1).optional(),

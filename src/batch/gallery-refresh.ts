@@ -16,7 +16,7 @@ import type { Warn } from './warnings.js';
  * failure is a warning, and the run's outcome and exit code stay what the items made them. `keep`
  * refreshes it the same way, so that the page's picks start from the keepers just recorded.
  */
-export async function refreshRunGallery(
+export async function refreshBatchGallery(
   batch: Batch,
   ledger: Ledger,
   outcome: Pick<RunOutcome, 'ledger'>,
