@@ -8,6 +8,9 @@ import {
   jobValues,
   LOST_JOB_STATUS,
   preparedAttempt,
+  type ReusedTake,
+  reusedDetail,
+  reusedKey,
 } from './records.js';
 import { appendEvent } from './runs-and-events.js';
 
@@ -100,6 +103,38 @@ export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): A
     appendEvent(c, imported.itemId, id, 'job_imported', jobDetail(imported.job));
     return getAttempt(c, id);
   })();
+}
+
+/**
+ * A saved take copied to an item whose request it answers (Ledger.recordReusedTake): an accepted
+ * attempt with no job of its own and no charge, so nothing is counted twice; the caller saves its
+ * files and marks the item done in the same transaction. Its key names the take it copies.
+ */
+export function insertReusedAttempt(c: LedgerConnection, reused: ReusedTake): number {
+  const at = c.at();
+  const info = c
+    .prepare(
+      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
+         state, job_status, expires_at, created_at, answered_at, completed_at, take, vars)
+       VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', 'succeeded', ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      c.batchId,
+      reused.itemId,
+      reused.seq,
+      reusedKey(reused),
+      reused.requestBody,
+      reused.requestHash,
+      reused.from.expiresAt,
+      at,
+      at,
+      reused.from.completedAt,
+      reused.take,
+      reused.vars,
+    );
+  const id = Number(info.lastInsertRowid);
+  appendEvent(c, reused.itemId, id, 'take_reused', reusedDetail(reused));
+  return id;
 }
 
 /** The service answered with a job (202, a replay, or an adoption after reconciliation). */

@@ -2,6 +2,7 @@ import type { LedgerConnection } from './ledger-connection.js';
 import {
   type KeeperChange,
   type KeeperRecord,
+  type ReusableTake,
   type SavedTake,
   type SavedTakeRow,
   savedTakesOf,
@@ -71,14 +72,28 @@ export function hasLaterTakes(c: LedgerConnection): boolean {
 }
 
 export function savedTakes(c: LedgerConnection): SavedTake[] {
+  return savedTakesOf(takeRows<SavedTakeRow>(c, ''));
+}
+
+/** The same takes with the requests their attempts sent (runner/take-index.ts finds a take by its request). */
+export function reusableTakes(c: LedgerConnection): ReusableTake[] {
+  return savedTakesOf(
+    takeRows<SavedTakeRow & { requestBody: string; expiresAt: string | null; vars: string | null }>(
+      c,
+      ', a.request_body AS requestBody, a.expires_at AS expiresAt, a.vars',
+    ),
+  );
+}
+
+function takeRows<T extends SavedTakeRow>(c: LedgerConnection, columns: string): T[] {
   const rows = c
     .prepare(
       `SELECT a.item_id AS itemId, a.id AS attemptId, a.take, a.job_id AS jobId, a.amount_micros AS amountMicros,
-         a.refunded_micros AS refundedMicros, a.completed_at AS completedAt, f.idx, f.path, f.sha256, f.bytes
+         a.refunded_micros AS refundedMicros, a.completed_at AS completedAt, f.idx, f.path, f.sha256, f.bytes${columns}
        FROM attempts a JOIN files f ON f.attempt_id = a.id
        WHERE a.batch_id = ? AND a.files_saved = 1 ORDER BY a.id, f.idx`,
     )
-    .all(c.batchId) as SavedTakeRow[];
+    .all(c.batchId) as T[];
   for (const row of rows) row.path = c.paths.absolute(row.path);
-  return savedTakesOf(rows);
+  return rows;
 }

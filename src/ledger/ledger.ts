@@ -14,6 +14,8 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  ReusableTake,
+  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from './records.js';
@@ -209,6 +211,14 @@ export interface Ledger {
   keepers(): KeeperRecord[];
   /** Every attempt whose files were saved, with them, in attempt order: the takes `keep` chooses from. */
   savedTakes(): SavedTake[];
+  /** Every saved take with the request its attempt sent: a result found by what it is (runner/take-index.ts). */
+  reusableTakes(): ReusableTake[];
+  /**
+   * A saved take copied to an item whose request it answers exactly (runner/reuse-takes.ts): a new
+   * attempt with no job of its own and no charge, its files saved and its item done, in one
+   * transaction, with a `take_reused` event naming the take it copies.
+   */
+  recordReusedTake(reused: ReusedTake): AttemptRecord;
   /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */
   hasLaterTakes(): boolean;
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */

@@ -7,6 +7,7 @@ import {
   unsavedSucceeded,
 } from './attempt-reads.js';
 import {
+  insertReusedAttempt,
   type NewAttempt,
   prepareAttempts,
   recordAccepted,
@@ -29,7 +30,7 @@ import { type ItemExport, itemExports, paidItemsNotIn } from './item-exports.js'
 import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
-import { hasLaterTakes, keepers, savedTakes, setKeepers } from './keeper-rows.js';
+import { hasLaterTakes, keepers, reusableTakes, savedTakes, setKeepers } from './keeper-rows.js';
 import type { Ledger } from './ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
@@ -42,6 +43,8 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  ReusableTake,
+  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from './records.js';
@@ -216,6 +219,29 @@ export class SqliteLedger implements Ledger {
 
   savedFileTotals(): { bytes: number; outputs: number } {
     return savedFileTotals(this.#c);
+  }
+
+  /** A saved take copied to an item whose request it answers: attempt, files and the item done, in one step. */
+  recordReusedTake(reused: ReusedTake): AttemptRecord {
+    return this.atomically(() => {
+      const id = insertReusedAttempt(this.#c, reused);
+      recordFilesSaved(this.#c, id, reused.files);
+      this.putItems([
+        {
+          itemId: reused.itemId,
+          state: 'done',
+          requestHash: reused.requestHash,
+          retriesUsed: 0,
+          errorCode: null,
+          errorMessage: null,
+        },
+      ]);
+      return this.getAttempt(id);
+    });
+  }
+
+  reusableTakes(): ReusableTake[] {
+    return reusableTakes(this.#c);
   }
 
   /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */

@@ -16,6 +16,7 @@ import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
+import { reuseSavedTakes } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
@@ -33,6 +34,8 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const items = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
   // Renamed items take their paid results first, so the ledger read below knows them by the new id.
   const renames = await adoptRenames(run, items);
+  // Then every item that would be paid for takes a saved take of its very request, if one is intact.
+  await reuseSavedTakes(run, items, renames.held);
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
   const latest = latestAttempts(ledger.listAttempts());
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
@@ -230,8 +233,12 @@ function nextForPlan(plan: ItemPlan, hash: string): Next {
 async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {
   const { client, ledger, reporter } = run.deps;
   for (const attempt of attempts) {
+    if (attempt.jobId === null) {
+      copiedTakeLost(run, attempt);
+      continue;
+    }
     try {
-      const answer = await client.getJob(attempt.jobId!);
+      const answer = await client.getJob(attempt.jobId);
       handleJob(run, ledger.recordJob(attempt.id, jobSnapshot(answer.data)), answer.data, answer.retryAfter);
     } catch (error) {
       if (isJobUnknown(error)) {
@@ -244,6 +251,18 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
       }
     }
   }
+}
+
+/**
+ * A take copied from another (reuse-takes.ts) whose file is gone or altered has no job to fetch it
+ * again from: the item is expired, and the next run looks for an intact take of its request again
+ * (only `regenerateExpired` pays for it where none is left).
+ */
+function copiedTakeLost(run: RunContext, attempt: AttemptRecord): void {
+  run.setItem(attempt.itemId, 'expired', {
+    errorCode: null,
+    errorMessage: 'its saved file, a copy of an earlier take, was deleted or altered after saving',
+  });
 }
 
 /**

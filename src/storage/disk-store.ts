@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { copySavedFile } from '../downloads/copy-saved.js';
 import { keepEarlierFile, refuseForeignFile } from '../downloads/keep-take.js';
 import { dropOldNames, linkNewNames, type NameMove } from '../downloads/move-saved.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
@@ -67,6 +68,10 @@ export class DiskStore implements OutputStore {
 
   keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
     return keepEarlierFile(current, kept, expected);
+  }
+
+  copySaved(from: string, to: string, expected: Written): Promise<{ mtimeMs: number | null }> {
+    return copySavedFile(from, to, expected);
   }
 
   linkNewNames(moves: readonly NameMove[]): Promise<void> {

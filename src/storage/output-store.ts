@@ -35,6 +35,11 @@ export interface OutputStore {
   /** Keeps `current` (and its sidecar) as `kept`; false when there was nothing to keep. */
   keepEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
   /**
+   * A copy of the saved file `from` (checked to hold exactly `expected`) placed at `to`, a take
+   * reused by another item (runner/reuse-takes.ts); its modification time, or null for an object.
+   */
+  copySaved(from: string, to: string, expected: Written): Promise<{ mtimeMs: number | null }>;
+  /**
    * A renamed item's saved files (and sidecars) under their new names too, after checking that no
    * new name holds anything else (code EEXIST, nothing placed then); the old names stay until
    * dropOldNames, which runs once the ledger records the new ones (docs/manifest.md).

@@ -251,6 +251,19 @@ export class S3Store implements OutputStore {
     return true;
   }
 
+  /**
+   * A server-side copy of a reused take, checked by the SHA-256 its object carries; the source is
+   * checked first, so a copy is only ever of the take itself.
+   */
+  async copySaved(from: string, to: string, expected: Written): Promise<{ mtimeMs: number | null }> {
+    const [source, target] = [this.#keyOf(from), this.#keyOf(to)];
+    const facts = await this.#objects.head(source);
+    if (facts === null || facts.bytes !== expected.bytes || facts.sha256 !== expected.sha256)
+      throw Object.assign(new Error(`${from} is not the saved take any more`), { code: 'EALTERED' });
+    await this.#objects.copy(source, target);
+    return { mtimeMs: null };
+  }
+
   /** Copies, checks, then deletes (s3-rename.ts): a bucket has no links. */
   linkNewNames(moves: readonly NameMove[]): Promise<void> {
     return copyToNewNames(this.#objects, (uri) => this.#keyOf(uri), moves);

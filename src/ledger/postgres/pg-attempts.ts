@@ -7,6 +7,9 @@ import {
   jobValues,
   LOST_JOB_STATUS,
   type MoneyTotals,
+  type ReusedTake,
+  reusedDetail,
+  reusedKey,
 } from '../records.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
@@ -163,6 +166,31 @@ export function recordImportedJob(c: PgLedgerConnection, imported: ImportedJob):
     appendEvent(c, imported.itemId, row!.id, 'job_imported', jobDetail(imported.job));
     return getAttempt(c, row!.id);
   });
+}
+
+/** attempt-writes.ts, insertReusedAttempt, in PostgreSQL's SQL. */
+export function insertReusedAttempt(c: PgLedgerConnection, reused: ReusedTake): number {
+  const at = c.at();
+  const [row] = c.db.query<{ id: number }>(
+    `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
+       state, job_status, expires_at, created_at, answered_at, completed_at, take, vars)
+     VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', 'succeeded', $7, $8, $8, $9, $10, $11) RETURNING id`,
+    [
+      c.batchId,
+      reused.itemId,
+      reused.seq,
+      reusedKey(reused),
+      reused.requestBody,
+      reused.requestHash,
+      reused.from.expiresAt,
+      at,
+      reused.from.completedAt,
+      reused.take,
+      reused.vars,
+    ],
+  );
+  appendEvent(c, reused.itemId, row!.id, 'take_reused', reusedDetail(reused));
+  return row!.id;
 }
 
 export function recordAccepted(

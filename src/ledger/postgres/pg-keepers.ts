@@ -1,6 +1,7 @@
 import {
   type KeeperChange,
   type KeeperRecord,
+  type ReusableTake,
   type SavedTake,
   type SavedTakeRow,
   savedTakesOf,
@@ -57,13 +58,27 @@ export function hasLaterTakes(c: PgLedgerConnection): boolean {
 }
 
 export function savedTakes(c: PgLedgerConnection): SavedTake[] {
-  const rows = c.db.query<SavedTakeRow>(
+  return savedTakesOf(takeRows<SavedTakeRow>(c, ''));
+}
+
+/** The same takes with the requests their attempts sent (keeper-rows.ts, reusableTakes). */
+export function reusableTakes(c: PgLedgerConnection): ReusableTake[] {
+  return savedTakesOf(
+    takeRows<SavedTakeRow & { requestBody: string; expiresAt: string | null; vars: string | null }>(
+      c,
+      ', a.request_body AS "requestBody", a.expires_at AS "expiresAt", a.vars',
+    ),
+  );
+}
+
+function takeRows<T extends SavedTakeRow>(c: PgLedgerConnection, columns: string): T[] {
+  const rows = c.db.query<T>(
     `SELECT a.item_id AS "itemId", a.id AS "attemptId", a.take, a.job_id AS "jobId", a.amount_micros AS "amountMicros",
-       a.refunded_micros AS "refundedMicros", a.completed_at AS "completedAt", f.idx, f.path, f.sha256, f.bytes
+       a.refunded_micros AS "refundedMicros", a.completed_at AS "completedAt", f.idx, f.path, f.sha256, f.bytes${columns}
      FROM attempts a JOIN files f ON f.attempt_id = a.id
      WHERE a.batch_id = $1 AND a.files_saved = 1 ORDER BY a.id, f.idx`,
     [c.batchId],
   );
   for (const row of rows) row.path = c.paths.absolute(row.path);
-  return savedTakesOf(rows);
+  return rows;
 }

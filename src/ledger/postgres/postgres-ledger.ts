@@ -18,6 +18,8 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
+  ReusableTake,
+  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from '../records.js';
@@ -179,6 +181,29 @@ export class PostgresLedger implements Ledger {
 
   savedFileTotals(): { bytes: number; outputs: number } {
     return rows.savedFileTotals(this.#c);
+  }
+
+  /** A saved take copied to an item whose request it answers: attempt, files and the item done, in one step. */
+  recordReusedTake(reused: ReusedTake): AttemptRecord {
+    return this.atomically(() => {
+      const id = attempts.insertReusedAttempt(this.#c, reused);
+      rows.recordFilesSaved(this.#c, id, reused.files);
+      this.putItems([
+        {
+          itemId: reused.itemId,
+          state: 'done',
+          requestHash: reused.requestHash,
+          retriesUsed: 0,
+          errorCode: null,
+          errorMessage: null,
+        },
+      ]);
+      return this.getAttempt(id);
+    });
+  }
+
+  reusableTakes(): ReusableTake[] {
+    return keeperRows.reusableTakes(this.#c);
   }
 
   recordFilesSaved(attemptId: number, files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>): void {

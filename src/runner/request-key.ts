@@ -1,0 +1,57 @@
+import { hash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.js';
+import type { ManifestItem } from '../manifest/index.js';
+
+/**
+ * What a paid result is (docs/results.md, "A result is found by its request"): the model, the
+ * input with its prompt, and the variant number. Not the item's id, its take, its file's name, its
+ * max_cost_usd (a cap the service checks before it accepts a job, which changes nothing in the
+ * video) or its metadata (labels the service stores beside the job). Two requests with one key ask
+ * for the same video: a saved take of one answers the other, so it is never bought twice. The
+ * variant number is part of it because `variants: 3` asks for three different takes of one input.
+ * Pure: `run` and `plan` find takes by the same key.
+ */
+export function requestKey(item: Pick<ManifestItem, 'model' | 'input' | 'variant'>): string {
+  return keyOf(item.model, item.input, item.variant?.number ?? 1);
+}
+
+/**
+ * The key of a recorded request body (what an attempt sent, or the body `import` rebuilt from a
+ * job) made for the variant `variant`; null for a body that is not a JSON object with an input.
+ */
+export function requestKeyOfBody(body: string, variant: number): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!isObject(parsed) || !isObject(parsed.input)) return null;
+  const model = typeof parsed.model === 'string' ? parsed.model : null;
+  return keyOf(model, parsed.input, variant);
+}
+
+/**
+ * The variant a ledger item is, from the manifest where it still lists the item, else from its id
+ * (`<id>.v<n>`, variants.ts): an item since removed has no other record of it.
+ */
+export function variantOfItem(variants: ReadonlyMap<string, number>, itemId: string): number {
+  const listed = variants.get(itemId);
+  if (listed !== undefined) return listed;
+  const match = /\.v([1-9][0-9]*)$/.exec(itemId);
+  return match ? Number(match[1]) : 1;
+}
+
+/** Each manifest item's variant number, for variantOfItem. */
+export function manifestVariants(
+  items: readonly Pick<ManifestItem, 'id' | 'variant'>[],
+): Map<string, number> {
+  return new Map(items.map((item) => [item.id, item.variant?.number ?? 1]));
+}
+
+function keyOf(model: string | null, input: unknown, variant: number): string {
+  return hash('sha256', canonicalJson({ model, input, variant }), 'hex');
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -1,0 +1,203 @@
+import { takePath } from '../downloads/keep-take.js';
+import type { AttemptRecord, ItemRecord, ReusableTake } from '../ledger/records.js';
+import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
+import type { Written } from '../storage/output-store.js';
+import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';
+import { keptMark, sidecarFacts } from './provenance.js';
+import { buildRequestBody, requestHash } from './request.js';
+import { manifestVariants, requestKey, variantOfItem } from './request-key.js';
+import type { RunContext } from './run-context.js';
+import { TakeIndex } from './take-index.js';
+
+/**
+ * A paid result is never bought twice (docs/results.md, "A result is found by its request"): before
+ * a run restores its items, each item it would pay for (new, edited, to be retried) or that is
+ * expired looks for a saved take of exactly its request anywhere in the batch: an undone edit, two
+ * swapped ids, variants lowered and raised, an item removed and restored. A take whose files are
+ * all intact (size and SHA-256) is copied into the item's place at no cost, under the takes rules:
+ * a file of the item already there is kept as its take first, nothing is overwritten. `redo` asks
+ * for a new take on purpose and is left alone. Returns how many items took a saved take.
+ */
+export async function reuseSavedTakes(
+  run: RunContext,
+  items: readonly ManifestItem[],
+  held: ReadonlySet<string>,
+): Promise<number> {
+  const { ledger, manifest } = run.deps;
+  const attempts = ledger.listAttempts();
+  const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
+  const latest = latestAttempts(attempts);
+  const wanting = items.filter(
+    (item) => !held.has(item.id) && wantsTake(run, item, records.get(item.id), latest.get(item.id)),
+  );
+  if (wanting.length === 0) return 0;
+  const variants = manifestVariants(manifest.items);
+  const index = new TakeIndex(ledger.reusableTakes(), (id) => variantOfItem(variants, id));
+  const numbers = new AttemptNumbers(attempts);
+  let reused = 0;
+  for (const item of wanting) {
+    const key = requestKey(item);
+    const source = await firstIntact(run, index, index.find(key, item.id, latest.get(item.id)?.id ?? null));
+    if (source === null) continue;
+    try {
+      index.add(key, await placeTake(run, item, source, numbers, index));
+      reused += 1;
+    } catch (error) {
+      run.deps.reporter.log(
+        'warn',
+        `${item.id}: could not copy the saved take of its request: ${(error as Error).message}`,
+      );
+    }
+  }
+  return reused;
+}
+
+/** Whether the run would pay for the item, or holds it expired: then a saved take of its request answers it. */
+function wantsTake(
+  run: RunContext,
+  item: ManifestItem,
+  record: ItemRecord | undefined,
+  attempt: AttemptRecord | undefined,
+): boolean {
+  if (run.options.redo?.includes(item.id)) return false;
+  if (run.shared?.isElsewhere(item.id)) return false;
+  const { hash } = currentRequest(item, record, attempt, (whole) => whole);
+  const plan = planItem(hash, record, attempt, {
+    regenerateExpired: run.options.regenerateExpired,
+    retryFailed: run.options.retryFailed ?? false,
+  });
+  if (plan.label === 'expired') return true;
+  if (plan.action !== 'submit') return false;
+  // A job of the earlier request still running or unsaved is followed first: it was paid for.
+  const earlier = earlierOutput(hash, attempt);
+  return earlier === 'kept' || earlier === 'nothing';
+}
+
+/** The first take whose every file is where the ledger says, with its size and SHA-256. */
+async function firstIntact(
+  run: RunContext,
+  index: TakeIndex,
+  takes: readonly ReusableTake[],
+): Promise<ReusableTake | null> {
+  for (const take of takes) {
+    let intact = true;
+    for (const file of take.files) {
+      const path = index.pathOf(take.attemptId, file.idx) ?? file.path;
+      if ((await run.deps.store.check({ path, bytes: file.bytes, sha256: file.sha256 })) !== 'intact') {
+        intact = false;
+        break;
+      }
+    }
+    if (intact) return take;
+  }
+  return null;
+}
+
+/** Each item's next attempt number and take number, as a reuse adds attempts. */
+class AttemptNumbers {
+  readonly #seq = new Map<string, number>();
+  readonly #take = new Map<string, number>();
+
+  constructor(attempts: readonly AttemptRecord[]) {
+    for (const attempt of attempts) {
+      this.#seq.set(attempt.itemId, Math.max(this.#seq.get(attempt.itemId) ?? 0, attempt.seq));
+      this.#take.set(attempt.itemId, Math.max(this.#take.get(attempt.itemId) ?? 0, attempt.take ?? 1));
+    }
+  }
+
+  next(itemId: string): { seq: number; take: number } {
+    const seq = (this.#seq.get(itemId) ?? 0) + 1;
+    const take = (this.#take.get(itemId) ?? 0) + 1;
+    this.#seq.set(itemId, seq);
+    this.#take.set(itemId, take);
+    return { seq, take };
+  }
+}
+
+/**
+ * Copies the take's files to the item's own names, each after the file there (a take of the ledger's)
+ * is kept under its take name, then records the copy as the item's new take, done, in one step.
+ */
+async function placeTake(
+  run: RunContext,
+  item: ManifestItem,
+  source: ReusableTake,
+  numbers: AttemptNumbers,
+  index: TakeIndex,
+): Promise<ReusableTake> {
+  const { ledger, manifest, reporter, store } = run.deps;
+  const placed: Array<Written & { idx: number; path: string; mtimeMs: number | null }> = [];
+  for (const file of source.files) {
+    const target = targetPath(manifest.outputDir, item, file.path, file.idx, source.files.length);
+    const written = { bytes: file.bytes, sha256: file.sha256 };
+    await store.refuseForeign(target, written, (path) => ledger.wroteFile(path));
+    await keepDisplaced(run, target, index);
+    const from = index.pathOf(source.attemptId, file.idx) ?? file.path;
+    const { mtimeMs } = await store.copySaved(from, target, written);
+    placed.push({ idx: file.idx, path: target, ...written, mtimeMs });
+  }
+  const { seq, take } = numbers.next(item.id);
+  const attempt = ledger.recordReusedTake({
+    itemId: item.id,
+    seq,
+    take,
+    requestBody: buildRequestBody(manifest.name, item, seq, item.maxCostMicros),
+    requestHash: requestHash(item),
+    vars: item.vars ? JSON.stringify(item.vars) : null,
+    from: source,
+    files: placed,
+  });
+  if (manifest.sidecars !== false) {
+    // The sidecar names the job that made the bytes: a lost ledger's import finds it by that job.
+    const facts = sidecarFacts(
+      manifest.name,
+      { ...attempt, jobId: source.jobId },
+      keptMark(ledger, manifest.items, attempt),
+    );
+    await store.ensureSidecars(facts, placed);
+  }
+  reporter.log(
+    'info',
+    `${item.id}: the same request as take ${source.take} of ${source.itemId}${source.jobId ? ` (job ${source.jobId})` : ''}: its saved file copied, nothing to pay`,
+  );
+  return {
+    ...source,
+    itemId: item.id,
+    attemptId: attempt.id,
+    take,
+    requestBody: attempt.requestBody,
+    files: placed,
+  };
+}
+
+/**
+ * A file of the ledger's at `target` (a take of this or another item) is kept under its take name
+ * before the copy takes its place, and the ledger and the index follow it there. One the disk has
+ * lost is recorded there all the same: `status` then says it is missing, not that it is the copy.
+ */
+async function keepDisplaced(run: RunContext, target: string, index: TakeIndex): Promise<void> {
+  const { ledger, store } = run.deps;
+  const there = ledger.listFiles().find((file) => file.path === target);
+  if (there === undefined) return;
+  const owner = ledger.getAttempt(there.attemptId);
+  const kept = takePath(target, owner.take ?? 1);
+  await store.keepEarlier(target, kept, there);
+  ledger.recordFileMoved(there.attemptId, there.idx, kept);
+  index.moved(there.attemptId, there.idx, kept);
+}
+
+/** Where the item's file of this index goes: its own name, with the extension the take's file has. */
+function targetPath(
+  outputDir: string,
+  item: ManifestItem,
+  sourcePath: string,
+  idx: number,
+  count: number,
+): string {
+  const slash = Math.max(sourcePath.lastIndexOf('/'), sourcePath.lastIndexOf('\\'));
+  const dot = sourcePath.lastIndexOf('.');
+  const ext = dot > slash + 1 ? sourcePath.slice(dot) : '';
+  const name = item.name ?? item.id;
+  if (!isS3Uri(outputDir)) return namedOutputPath(outputDir, name, idx, count, ext);
+  return `${outputDir}/${namedOutputPath('.', name, idx, count, ext).split('\\').join('/')}`;
+}

@@ -1,0 +1,53 @@
+import type { ReusableTake } from '../ledger/records.js';
+import { requestKeyOfBody } from './request-key.js';
+
+/**
+ * Every saved take of a batch by its request key (request-key.ts): where a paid result is found
+ * by what it is, whatever item, take number or file name holds it. It follows the run's own moves
+ * (an earlier take kept under its take name, a take copied to another item), so that an item
+ * looked up after another sees the files where they are now. Pure.
+ */
+export class TakeIndex {
+  readonly #byKey = new Map<string, ReusableTake[]>();
+  readonly #byAttempt = new Map<number, ReusableTake>();
+
+  constructor(takes: readonly ReusableTake[], variantOf: (itemId: string) => number) {
+    for (const take of takes) {
+      const key = requestKeyOfBody(take.requestBody, variantOf(take.itemId));
+      if (key !== null) this.add(key, take);
+    }
+  }
+
+  /** A take saved now, under `key` (the copy a reuse placed is itself a take of that request). */
+  add(key: string, take: ReusableTake): void {
+    const copy = { ...take, files: take.files.map((file) => ({ ...file })) };
+    const list = this.#byKey.get(key);
+    if (list) list.push(copy);
+    else this.#byKey.set(key, [copy]);
+    this.#byAttempt.set(copy.attemptId, copy);
+  }
+
+  /**
+   * The saved takes of this request, the item's own first, each group newest first; never
+   * `current`, the attempt that already stands for the item.
+   */
+  find(key: string, itemId: string, current: number | null): ReusableTake[] {
+    const found = (this.#byKey.get(key) ?? []).filter((take) => take.attemptId !== current);
+    const newestFirst = (a: ReusableTake, b: ReusableTake) => b.attemptId - a.attemptId;
+    return [
+      ...found.filter((take) => take.itemId === itemId).sort(newestFirst),
+      ...found.filter((take) => take.itemId !== itemId).sort(newestFirst),
+    ];
+  }
+
+  /** Where a take's file is now (after `moved`), or null for a file the index does not hold. */
+  pathOf(attemptId: number, idx: number): string | null {
+    return this.#byAttempt.get(attemptId)?.files.find((file) => file.idx === idx)?.path ?? null;
+  }
+
+  /** A take's file now lives under another name. */
+  moved(attemptId: number, idx: number, path: string): void {
+    const file = this.#byAttempt.get(attemptId)?.files.find((each) => each.idx === idx);
+    if (file) file.path = path;
+  }
+}
