@@ -124,6 +124,7 @@ export function planSource(ledger: Ledger | null, verify = false): PlanSource {
     prices: () => priceTable(ledger.priceSamples()),
     itemFilePaths: () => ledger.itemFilePaths(),
     recorded: (attempt) => ledger.attemptRequest(attempt.id),
+    reusableTakes: () => ledger.reusableTakes(),
   };
 }
 

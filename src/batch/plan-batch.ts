@@ -7,6 +7,7 @@ import { filesUnder } from './output-files.js';
 import { folderContextOf, outputLocationRefusal } from './output-owner-check.js';
 import { checkLikeRun } from './plan-check.js';
 import type { Batch } from './resolve-batch.js';
+import { takeIsThere } from './saved-file-problems.js';
 import type { Warn } from './warnings.js';
 
 /** run's flags a plan previews (`plan --regenerate-expired`, `--retry-failed`), and `--verify`. */
@@ -50,6 +51,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
         regenerateExpired: asked.regenerateExpired ?? false,
         retryFailed: asked.retryFailed ?? false,
         fileCheck: asked.verify ? 'sha256' : 'stat',
+        takeIsThere: takeIsThere(asked.verify ?? false),
         // An edited item's last whole body is read on its own, to name the fields that changed.
         previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
         previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,

@@ -1,5 +1,6 @@
 import { checkSavedFile } from '../downloads/saved-file-check.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { ReusableTake } from '../ledger/records.js';
 import type { FileProblems, ItemFiles } from '../report/file-problems.js';
 
 /**
@@ -23,4 +24,19 @@ export function savedFileProblems(ledger: Ledger, verify: boolean): FileProblems
     item.problems.push({ path: facts.path, problem: judged.check, detail: judged.detail });
   }
   return found;
+}
+
+/**
+ * Whether a saved take that another item could reuse (report/plan-reuses.ts) is still as saved, by
+ * the same check: its size (with `verify`, its SHA-256). `run` reads every byte before it copies;
+ * an object in a bucket is left to it, as above.
+ */
+export function takeIsThere(verify: boolean): (take: ReusableTake) => boolean {
+  return (take) =>
+    take.files.every(
+      (file) =>
+        file.path.includes('://') ||
+        checkSavedFile(file.path, { bytes: file.bytes, sha256: file.sha256, mtimeMs: null }, verify).check ===
+          'intact',
+    );
 }

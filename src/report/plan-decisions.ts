@@ -25,6 +25,7 @@ export type PlanLabel =
   | 'retry'
   | 'redo'
   | 'renamed'
+  | 'reused'
   | 'expired'
   | 'failed'
   | 'blocked_by_budget';
@@ -38,6 +39,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'retry',
   'redo',
   'renamed',
+  'reused',
   'expired',
   'failed',
   'blocked_by_budget',
@@ -52,6 +54,8 @@ export interface Decision {
   changedSince?: AttemptRecord | undefined;
   /** A renamed item: the removed id whose paid result it takes (plan-renames.ts). */
   renamedFrom?: string;
+  /** A reused item: the saved take of its very request that run copies into its place (plan-reuses.ts). */
+  reusedFrom?: { item: string; take: number };
   /** Its last job was paid for and lost by the service (`mediabatch forget`): it is paid for again. */
   paysAgain?: boolean;
 }

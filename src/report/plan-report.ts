@@ -1,5 +1,6 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
+import type { ReusableTake } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
@@ -10,6 +11,7 @@ import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } f
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
+import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
 import { planSummary } from './plan-summary.js';
 import {
@@ -97,6 +99,8 @@ export interface PlanInputs {
   redo?: readonly string[];
   only?: ReadonlySet<string> | null;
   fileCheck?: FileCheckMode;
+  /** Whether a saved take's files are still as saved, for a take reused by its request; default: yes. */
+  takeIsThere?: (take: ReusableTake) => boolean;
 }
 
 /** The plan from a ledger held in memory whole (run's summary line, tests). */
@@ -133,6 +137,7 @@ export function buildPlan(
   const candidates = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
   const renames = planRenames(listed.items, decided.unknown, candidates, decisions);
   const unlisted = renames.removed.map((entry) => entry.record!);
+  planReuses(listed.items, decisions, source.reusableTakes, inputs.takeIsThere ?? (() => true));
   const walk = walkItems(
     listed,
     decisions,

@@ -1,6 +1,6 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { moneyTotalsOf } from '../ledger/money-totals.js';
-import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
+import type { AttemptRecord, MoneyTotals, ReusableTake } from '../ledger/records.js';
 import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
 import type { FileProblems } from './file-problems.js';
@@ -23,6 +23,8 @@ export interface PlanSource {
   itemFilePaths: () => Iterable<readonly [string, string]>;
   /** An entry's attempt as recorded, body and hash: read only for an item whose hash differs. */
   recorded: RecordedRequest;
+  /** Every saved take with its request, read only when an item would be paid for or is expired. */
+  reusableTakes: () => readonly ReusableTake[];
   /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
   fileProblems?: FileProblems;
 }
@@ -45,6 +47,7 @@ export function planSourceOf(view: LedgerView): PlanSource {
     unsaved: unsavedOf(view.attempts),
     // Held whole: an entry's attempt is already the recorded one.
     recorded: (attempt) => attempt,
+    reusableTakes: () => reusableTakesOf(view),
     itemFilePaths: () => {
       const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));
       return view.files.flatMap((file) => {
@@ -53,4 +56,30 @@ export function planSourceOf(view: LedgerView): PlanSource {
       });
     },
   };
+}
+
+/** The ledger's reusableTakes, from a ledger held in memory whole. */
+function reusableTakesOf(view: LedgerView): ReusableTake[] {
+  const takes = new Map<number, ReusableTake>();
+  for (const attempt of view.attempts) {
+    if (!attempt.filesSaved) continue;
+    takes.set(attempt.id, {
+      itemId: attempt.itemId,
+      attemptId: attempt.id,
+      take: attempt.take ?? 1,
+      jobId: attempt.jobId,
+      amountMicros: attempt.amountMicros,
+      refundedMicros: attempt.refundedMicros,
+      completedAt: attempt.completedAt,
+      requestBody: attempt.requestBody,
+      expiresAt: attempt.expiresAt,
+      vars: attempt.vars ?? null,
+      files: [],
+    });
+  }
+  for (const file of view.files)
+    takes
+      .get(file.attemptId)
+      ?.files.push({ idx: file.idx, path: file.path, sha256: file.sha256, bytes: file.bytes });
+  return [...takes.values()].filter((take) => take.files.length > 0);
 }

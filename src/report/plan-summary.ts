@@ -7,6 +7,7 @@ interface SummaryTotals {
   retry: number;
   redo: number;
   renamed: number;
+  reused: number;
   in_flight: number;
   done: number;
   refetch: number;
@@ -38,6 +39,7 @@ export function planSummary(t: SummaryTotals): string {
     t.new ? `${t.new} new` : '',
     t.changed ? `${t.changed} changed` : '',
     t.renamed ? `${t.renamed} renamed (nothing to pay)` : '',
+    t.reused ? `${t.reused} found already paid for (nothing to pay)` : '',
     t.retry ? `${t.retry} to retry` : '',
     t.redo ? plural(t.redo, 'new take') : '',
     regenerated ? `${regenerated} expired to generate again` : '',

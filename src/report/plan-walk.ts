@@ -29,6 +29,8 @@ export interface PlanItem {
   changed_vars?: string[];
   /** For a renamed item: the id whose paid result it takes; nothing is paid for it. */
   renamed_from?: string;
+  /** For a reused item: the saved take of its very request that run copies into its place, for free. */
+  reused_from?: { item: string; take: number };
   /** The prompt as it will be sent, for an item rendered from a template. */
   prompt?: string;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */
@@ -119,6 +121,7 @@ export function walkItems(
     );
     if (vars.length > 0) planned.changed_vars = vars;
     if (decided.renamedFrom !== undefined) planned.renamed_from = decided.renamedFrom;
+    if (decided.reusedFrom !== undefined) planned.reused_from = decided.reusedFrom;
     if (item.vars) planned.prompt = String(item.input.prompt);
     return planned;
   });

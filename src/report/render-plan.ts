@@ -23,6 +23,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
   retry: { sign: '+', word: 'retry' },
   redo: { sign: '+', word: 'new take' },
   renamed: { sign: '~', word: 'renamed' },
+  reused: { sign: '=', word: 'reused (free)' },
   in_flight: { sign: '>', word: 'resume' },
   done: { sign: '=', word: 'unchanged (done)' },
   refetch: { sign: '>', word: 'fetch again (free)' },
