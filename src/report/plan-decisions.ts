@@ -55,7 +55,7 @@ export interface Decision {
   /** A renamed item: the removed id whose paid result it takes (plan-renames.ts). */
   renamedFrom?: string;
   /** A reused item: the saved take of its very request that run copies into its place (plan-reuses.ts). */
-  reusedFrom?: { item: string; take: number };
+  reusedFrom?: { item: string; take: number | null };
   /** Its last job was paid for and lost by the service (`mediabatch forget`): it is paid for again. */
   paysAgain?: boolean;
 }

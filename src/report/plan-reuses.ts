@@ -17,16 +17,35 @@ export function planReuses(
   takes: () => readonly ReusableTake[],
   takeIsThere: (take: ReusableTake) => boolean,
 ): void {
-  const wanting = items.flatMap((item, index) => (wantsTake(decisions[index]) ? [index] : []));
+  const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
   const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
+  const submitted = new Map<string, string>();
   for (const position of wanting) {
     const item = items[position]!;
+    const key = requestKey(item);
     const current = decisions[position]?.changedSince?.id ?? null;
-    const found = index.find(requestKey(item), item.id, current).find(takeIsThere);
-    if (found !== undefined) decisions[position] = reusedDecision(found);
+    const found = index.find(key, item.id, current).find(takeIsThere);
+    if (found !== undefined) {
+      decisions[position] = reusedDecision(found);
+      continue;
+    }
+    if (!decisions[position]?.submit) continue;
+    // A twin: the run submits the first item of a request and copies its take to the others.
+    const first = submitted.get(key);
+    if (first === undefined) submitted.set(key, item.id);
+    else decisions[position] = twinDecision(first);
   }
+}
+
+function twinDecision(first: string): Decision {
+  return {
+    label: 'reused',
+    submit: false,
+    reusedFrom: { item: first, take: null },
+    reason: `the same request as ${first}, submitted in this run: its take is copied once saved, nothing to pay`,
+  };
 }
 
 /** As the run decides: what it would pay for or holds expired, unless an earlier job is still followed. */

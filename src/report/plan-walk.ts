@@ -30,7 +30,7 @@ export interface PlanItem {
   /** For a renamed item: the id whose paid result it takes; nothing is paid for it. */
   renamed_from?: string;
   /** For a reused item: the saved take of its very request that run copies into its place, for free. */
-  reused_from?: { item: string; take: number };
+  reused_from?: { item: string; take: number | null };
   /** The prompt as it will be sent, for an item rendered from a template. */
   prompt?: string;
   /** What submitting it would likely cost; null when it is not submitted or nothing is known. */

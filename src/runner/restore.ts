@@ -16,6 +16,7 @@ import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
+import { requestKey } from './request-key.js';
 import { reuseSavedTakes } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
@@ -113,13 +114,38 @@ async function setOnTheirWay(
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
   const held = await itemsHeldBack(run, toSubmit);
-  for (const id of toSubmit) if (!held.has(id)) run.enqueue(id);
+  const twins = twinsOf(run, items, toSubmit);
+  for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
   const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
   const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
   refetch.push(...(await verifySavedFiles(run, verify)));
   await refetchJobs(run, refetch);
   return unanswered;
+}
+
+/**
+ * Items of this run asking for the very request of another item it submits (the same model, input
+ * and variant): the first is submitted, the others wait for its take and copy it once it is saved
+ * (run-loop.ts), so two items of one manifest never buy the same video. A shared ledger's runners
+ * submit each their own.
+ */
+function twinsOf(run: RunContext, items: readonly ManifestItem[], toSubmit: readonly string[]): Set<string> {
+  const twins = new Set<string>();
+  if (run.shared !== null || toSubmit.length < 2) return twins;
+  const submitted = new Set(toSubmit);
+  const firsts = new Set<string>();
+  for (const item of items) {
+    if (!submitted.has(item.id)) continue;
+    const key = requestKey(item);
+    if (!firsts.has(key)) {
+      firsts.add(key);
+      continue;
+    }
+    twins.add(item.id);
+    run.awaitTwin(item);
+  }
+  return twins;
 }
 
 type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };

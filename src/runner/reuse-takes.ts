@@ -16,13 +16,13 @@ import { TakeIndex } from './take-index.js';
  * swapped ids, variants lowered and raised, an item removed and restored. A take whose files are
  * all intact (size and SHA-256) is copied into the item's place at no cost, under the takes rules:
  * a file of the item already there is kept as its take first, nothing is overwritten. `redo` asks
- * for a new take on purpose and is left alone. Returns how many items took a saved take.
+ * for a new take on purpose and is left alone. Returns the items that took a saved take.
  */
 export async function reuseSavedTakes(
   run: RunContext,
   items: readonly ManifestItem[],
   held: ReadonlySet<string>,
-): Promise<number> {
+): Promise<Set<string>> {
   const { ledger, manifest } = run.deps;
   const attempts = ledger.listAttempts();
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
@@ -30,18 +30,18 @@ export async function reuseSavedTakes(
   const wanting = items.filter(
     (item) => !held.has(item.id) && wantsTake(run, item, records.get(item.id), latest.get(item.id)),
   );
-  if (wanting.length === 0) return 0;
+  const reused = new Set<string>();
+  if (wanting.length === 0) return reused;
   const variants = manifestVariants(manifest.items);
   const index = new TakeIndex(ledger.reusableTakes(), (id) => variantOfItem(variants, id));
   const numbers = new AttemptNumbers(attempts);
-  let reused = 0;
   for (const item of wanting) {
     const key = requestKey(item);
     const source = await firstIntact(run, index, index.find(key, item.id, latest.get(item.id)?.id ?? null));
     if (source === null) continue;
     try {
       index.add(key, await placeTake(run, item, source, numbers, index));
-      reused += 1;
+      reused.add(item.id);
     } catch (error) {
       run.deps.reporter.log(
         'warn',

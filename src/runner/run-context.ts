@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
 import type { ItemState } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
+import type { Manifest, ManifestItem } from '../manifest/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -75,6 +75,8 @@ export class RunContext {
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
+  /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
+  readonly #twins: ManifestItem[] = [];
   /** Ends the loop's current sleep; null while it is not sleeping. */
   #wakeSleeper: (() => void) | null = null;
   readonly #stopped = new AbortController();
@@ -126,6 +128,16 @@ export class RunContext {
         resolve();
       };
     });
+  }
+
+  /** An item that waits for the take of its twin, submitted in this run, instead of paying again. */
+  awaitTwin(item: ManifestItem): void {
+    this.#twins.push(item);
+  }
+
+  /** The items waiting for a twin's take, handed over once: the run copies or submits them after. */
+  takeTwins(): ManifestItem[] {
+    return this.#twins.splice(0);
   }
 
   enqueue(itemId: string, notBefore = 0): void {

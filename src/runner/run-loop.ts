@@ -5,6 +5,7 @@ import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { keptMark } from './provenance.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
+import { reuseSavedTakes } from './reuse-takes.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
 import { lookShared } from './shared-look.js';
@@ -55,12 +56,28 @@ export async function runBatch(
   await readAccount(run);
   for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
   await loopUntilSettled(run);
+  await settleTwins(run);
   run.throwIfFatal();
   reportProgress(run, true);
   return {
     stop: run.state.stop,
     abandonedWatching: run.state.watchRefused && run.state.unfinished > 0,
   };
+}
+
+/**
+ * The items that waited for a twin's take (restore.ts, twinsOf) copy it now it is saved; one whose
+ * twin saved nothing (it failed, the run stopped) goes out on its own unless the run is stopping.
+ */
+async function settleTwins(run: RunContext): Promise<void> {
+  const twins = run.takeTwins();
+  if (twins.length === 0) return;
+  const reused = await reuseSavedTakes(run, twins, new Set());
+  for (const id of reused) run.setItem(id, 'done');
+  const left = twins.filter((item) => !reused.has(item.id));
+  if (left.length === 0 || run.state.stop !== null) return;
+  for (const item of left) run.enqueue(item.id);
+  await loopUntilSettled(run);
 }
 
 function downloadQueueFor(run: RunContext): DownloadQueue {
