@@ -237,6 +237,58 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       ]);
     });
 
+    it('records a reused take: no job, no charge, its files saved and its item done, and finds takes with their requests', () => {
+      const ledger = ledgerAt();
+      ledger.putItems([
+        { itemId: 'a', requestHash: 'ha', state: 'pending' },
+        { itemId: 'b', requestHash: 'hb', state: 'pending' },
+      ]);
+      const first = ledger.prepareAttempt(newAttempt('a', 1));
+      ledger.recordAccepted(first.id, 202, job('j1', { status: 'succeeded', amountMicros: 250_000 }));
+      const source = join(root, 'out', 'a.mp4');
+      ledger.recordFilesSaved(first.id, [{ idx: 0, path: source, bytes: 7, sha256: 's0' }]);
+      const [saved] = ledger.reusableTakes();
+      expect(saved).toMatchObject({
+        itemId: 'a',
+        attemptId: first.id,
+        take: 1,
+        jobId: 'j1',
+        requestBody: first.requestBody,
+      });
+      const copy = join(root, 'out', 'b.mp4');
+      const reused = ledger.recordReusedTake({
+        itemId: 'b',
+        seq: 1,
+        take: 1,
+        requestBody: body('copied'),
+        requestHash: 'hb2',
+        vars: null,
+        from: saved!,
+        files: [{ idx: 0, path: copy, bytes: 7, sha256: 's0', mtimeMs: 99 }],
+      });
+      expect(reused).toMatchObject({
+        itemId: 'b',
+        state: 'accepted',
+        jobId: null,
+        jobStatus: 'succeeded',
+        amountMicros: 0,
+        filesSaved: true,
+        take: 1,
+        requestHash: 'hb2',
+      });
+      expect(ledger.listItems().find((item) => item.itemId === 'b')).toMatchObject({
+        state: 'done',
+        requestHash: 'hb2',
+      });
+      // Money is counted once: the copy charged nothing.
+      expect(ledger.moneyTotals().chargedMicros).toBe(250_000);
+      expect(ledger.wroteFile(copy)).toBe(true);
+      expect(ledger.reusableTakes().map((take) => [take.itemId, take.jobId, take.files[0]!.path])).toEqual([
+        ['a', 'j1', source],
+        ['b', null, copy],
+      ]);
+    });
+
     it('binds its service once, and keeps the first', () => {
       const ledger = ledgerAt();
       expect(ledger.service()).toBeNull();
