@@ -78,6 +78,12 @@ export const ERROR_CODES = [
   'keep_invalid',
   /** keep: the chosen take's file is missing or not the size it was saved with (`path`). */
   'keep_file_missing',
+  /**
+   * A shared batch's definition (its ledger's current `revision`) is not the manifest's: the
+   * `settings` by name and the items `added`, `removed` and `changed` by id; `redefine` makes the
+   * manifest the batch's. Also a run's stop when the batch is redefined under it.
+   */
+  'definition_differs',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
