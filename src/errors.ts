@@ -123,7 +123,9 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
     "service than the ledger's, an output folder another batch owns or one that cannot take the files, " +
-    'a --html FILE that is not a gallery); nothing was submitted or overwritten',
+    "a --html FILE that is not a gallery, a manifest that is not its shared batch's definition); nothing was " +
+    'submitted or overwritten; or a shared batch was redefined while a run worked on it, which then stopped ' +
+    'submitting and saved what it had in flight',
   Refused:
     'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
     'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +
