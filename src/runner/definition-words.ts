@@ -48,8 +48,8 @@ export interface DefinitionContext {
 export function definitionDiffersWords(diff: DefinitionDiff, context: DefinitionContext): string {
   return (
     `the manifest is not the definition of batch "${context.batch}" in ${context.ledger} (revision ${context.revision}): ` +
-    `${differenceWords(diff).join('; ')}. Run the batch as it is defined (the manifest that defines it, or no manifest ` +
-    'at all, from the ledger alone), or make this manifest its next revision with `redefine`: runners still on ' +
+    `${differenceWords(diff).join('; ')}. Run the batch as it is defined (with the copy of the manifest that defines it), ` +
+    'or make this manifest its next revision with `redefine`: runners still on ' +
     `revision ${context.revision} then stop submitting`
   );
 }
