@@ -78,6 +78,12 @@ export const ERROR_CODES = [
   'keep_invalid',
   /** keep: the chosen take's file is missing or not the size it was saved with (`path`). */
   'keep_file_missing',
+  /**
+   * A shared batch's definition (its ledger's current `revision`) is not the manifest's: the
+   * `settings` by name and the items `added`, `removed` and `changed` by id; `redefine` makes the
+   * manifest the batch's. Also a run's stop when the batch is redefined under it.
+   */
+  'definition_differs',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -117,7 +123,9 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
     "service than the ledger's, an output folder another batch owns or one that cannot take the files, " +
-    'a --html FILE that is not a gallery); nothing was submitted or overwritten',
+    "a --html FILE that is not a gallery, a manifest that is not its shared batch's definition); nothing was " +
+    'submitted or overwritten; or a shared batch was redefined while a run worked on it, which then stopped ' +
+    'submitting and saved what it had in flight',
   Refused:
     'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
     'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +

@@ -1,5 +1,6 @@
 import { ExitCode, UserError } from '../errors.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
+import { definitionStanding, planDefinition } from './batch-definition.js';
 import { itemsWithoutKeeper } from './batch-takes.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
@@ -16,6 +17,8 @@ export interface PlanAsked {
   retryFailed?: boolean;
   /** Read each saved file's SHA-256, not only its size and time. */
   verify?: boolean;
+  /** Preview `redefine`: a manifest that differs from its shared batch's definition would become its next. */
+  redefine?: boolean;
 }
 
 /** A plan and where its ledger stands. */
@@ -57,6 +60,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
         previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
       }),
       without_keeper: itemsWithoutKeeper(manifest, ledger),
+      ...planDefinition(definitionStanding(ledger, manifest), asked.redefine ?? false),
     },
   }));
 }

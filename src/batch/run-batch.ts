@@ -13,6 +13,7 @@ import type { SandboxHandle } from '../sandbox/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
+import { redefinedNotice, type SettledDefinition, settleDefinition } from './batch-definition.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { refreshBatchGallery } from './gallery-refresh.js';
 import { newBatchTrace } from './leave-no-trace.js';
@@ -40,6 +41,8 @@ export interface RunRequest {
   notices: NoticeSettings;
   /** Write or refresh the batch's gallery when the run ends (gallery-refresh.ts). */
   gallery: boolean;
+  /** Make the manifest its shared batch's next definition where it differs (batch-definition.ts). */
+  redefine?: boolean;
 }
 
 export type { CheckedService, RunOutcome };
@@ -101,6 +104,10 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       reconnectWithinMs: batch.settings.reconnectWithinMs,
     });
     held.ledger = ledger;
+    // Before any request: a shared batch runs one definition (docs/shared-ledger.md).
+    const definition = settleDefinition(ledger, manifest, request.redefine ?? false);
+    const redefined = redefinedNotice(definition, manifest.name);
+    if (redefined) view.notice(redefined);
     // Before any request: another batch's output folder is refused (docs/manifest.md).
     const folder = folderContextOf(batch, settings.identity);
     const store = await openStoreOrRefuse(batch);
@@ -129,7 +136,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const parts = {
       client,
       ledger,
-      request: { ...request, settings: withAccount(settings, account, sizeGuess) },
+      request: { ...request, settings: withAccount(settings, account, sizeGuess, definition) },
       held,
       store,
       checked: checkedService(connection, checked),
@@ -169,14 +176,18 @@ function clientBindingLedger(connection: Connection, settings: RunSettings, ledg
   });
 }
 
-/** The runner starts from what the checks before it found: the account, and a guessed size too large. */
+/**
+ * The runner starts from what the checks before it found: the account, a guessed size too large,
+ * and the revision of its shared batch's definition.
+ */
 const withAccount = (
   settings: RunSettings,
   account: Account | null,
   sizeGuess: SizeGuess | null,
+  definition: SettledDefinition | null,
 ): RunSettings => ({
   ...settings,
-  runner: { ...settings.runner, account, sizeGuess },
+  runner: { ...settings.runner, account, sizeGuess, definition },
 });
 
 /**

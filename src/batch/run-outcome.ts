@@ -80,6 +80,8 @@ export function outcomeOf(
 function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
   if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
     return ExitCode.Refused;
+  // A batch redefined under the run: the same exit code as the refusal at a run's start.
+  if (stop?.kind === 'definition_differs') return ExitCode.Usage;
   const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
   if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
   return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;

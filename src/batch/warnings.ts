@@ -47,6 +47,8 @@ export const NOTICE_CODES = [
   'retry_failed_none',
   /** Items whose paid outputs were lost or expired are paid for again (`regenerateExpired`). */
   'pays_again',
+  /** `redefine`: the manifest became its shared batch's next definition (`revision`). */
+  'batch_redefined',
 ] as const;
 
 export type NoticeCode = (typeof NOTICE_CODES)[number];

@@ -113,6 +113,12 @@ export const FLAGS = [
     commands: ['run', 'plan'],
   },
   {
+    name: 'redefine',
+    description:
+      "With a shared (postgres://) ledger: where the manifest is not the batch's definition, make it the batch's next revision (its budget binds every runner; runners still on the old one stop submitting) instead of refusing the run. With plan: show what would change. See docs/shared-ledger.md.",
+    commands: ['run', 'plan'],
+  },
+  {
     name: 'verify',
     description:
       "Check each saved file's content by its SHA-256 (a read of every file), not only its size and modification time (a stat each, the default); files missing or altered are listed either way.",

@@ -37,8 +37,13 @@ export type { SavedFileFacts } from './saved-files.js';
 export interface Admission {
   /** min(manifest concurrency, workspace limit): unanswered and unfinished jobs of the batch, all runners. */
   slotLimit: number;
-  /** The manifest's budget_usd in micro-dollars, or null for none. */
+  /** The manifest's budget_usd in micro-dollars, or null for none; a stored definition's budget binds instead. */
   budgetMicros: number | null;
+  /**
+   * The revision of the batch's definition this runner started with (BatchDefinitions): once the
+   * batch has another, nothing is admitted (Admitted.redefined). Absent or null: not compared.
+   */
+  revision?: number | null;
 }
 
 /** What a shared ledger made of a runner's new attempts (RunnerClaims.prepare). */
@@ -49,6 +54,36 @@ export interface Admitted {
   elsewhere: string[];
   /** Items for which no slot or no budget was left at this moment: to be tried again. */
   noRoom: string[];
+  /** The batch's current revision when it is not the one this runner started with (nothing admitted); else null. */
+  redefined: number | null;
+}
+
+/** One revision of a shared batch's definition (docs/shared-ledger.md), as its ledger stores it. */
+export interface StoredDefinition {
+  revision: number;
+  /** The SHA-256 of `definition`, its canonical JSON: two definitions are the same when it is. */
+  hash: string;
+  definition: string;
+  /** The definition's budget_usd in micro-dollars (null: none): the budget admission holds every runner to. */
+  budgetMicros: number | null;
+  definedAt: string;
+  /** The runner that wrote it. */
+  definedBy: string | null;
+}
+
+/**
+ * A shared batch's definition, one revision after another: what every runner of it runs. A ledger
+ * held by one run has none (its manifest file is the definition).
+ */
+export interface BatchDefinitions {
+  /** The batch's current revision, or null while none was written. */
+  current(): StoredDefinition | null;
+  /**
+   * In one transaction under the batch's lock: writes `next` as the batch's next revision if the
+   * current one is still `over` (0: none yet) and has another hash; returns the current revision
+   * after it, written or not (the caller compares its hash: another runner may have been first).
+   */
+  define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): StoredDefinition;
 }
 
 /** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeLook). */
@@ -127,6 +162,8 @@ export interface Ledger {
   /** Several runs may work the batch at once: they coordinate through `claims`. */
   readonly shared: boolean;
   readonly claims: RunnerClaims | null;
+  /** The batch's definition, for a ledger runners share; null for one whose manifest file is the definition. */
+  readonly definitions: BatchDefinitions | null;
 
   close(): void;
   /** Runs `work` (ledger steps only) as one transaction: all of them or none. */

@@ -62,6 +62,8 @@ export class SqliteLedger implements Ledger {
   readonly kind = 'sqlite' as const;
   readonly shared = false;
   readonly claims = null;
+  // The manifest file is the definition of a batch one run holds at a time.
+  readonly definitions = null;
   readonly path: string;
   readonly batchId: number;
   readonly #c: LedgerConnection;

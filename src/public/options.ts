@@ -54,6 +54,8 @@ export const planOptionsSchema = serviceOptionsSchema.extend({
   regenerateExpired: z.boolean().optional(),
   /** Preview `run --retry-failed`: finally failed items are priced as submitted again. */
   retryFailed: z.boolean().optional(),
+  /** Preview `run --redefine`: a manifest that is not its shared batch's definition would become its next revision. */
+  redefine: z.boolean().optional(),
 });
 
 /** The item states, and `removed`: the items paid for that the manifest no longer names. */

@@ -70,13 +70,18 @@ export function loadManifest(source: ManifestSource): Manifest {
 
 /** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
 export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
-  const { warn, verify, regenerateExpired, retryFailed, ...rest } = checkOptions(
+  const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = checkOptions(
     'plan',
     planOptionsSchema,
     options,
   );
   const batch = batchOf(checkedManifest('plan', manifest), rest);
-  const planned = await planBatch(batch, warn ?? ignoreWarnings, { verify, regenerateExpired, retryFailed });
+  const planned = await planBatch(batch, warn ?? ignoreWarnings, {
+    verify,
+    regenerateExpired,
+    retryFailed,
+    redefine,
+  });
   return { ...planned.doc, ledger: planned.ledger };
 }
 

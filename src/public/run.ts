@@ -34,6 +34,11 @@ const runOptionsSchema = serviceOptionsSchema.extend({
    * run ends; default true. A gallery that cannot be written is a warning, never the run's outcome.
    */
   gallery: z.boolean().optional(),
+  /**
+   * A shared ledger's batch runs one definition: where the manifest differs from it, make the
+   * manifest its next revision instead of refusing the run (`--redefine`, docs/shared-ledger.md).
+   */
+  redefine: z.boolean().optional(),
   /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -130,6 +135,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     notify,
     onComplete,
     gallery,
+    redefine,
     signal,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
@@ -149,7 +155,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     const notices = readNoticeSettings({ notify, onComplete }, batch);
     const signals = [stopSignal, ...(signal ? [signal] : [])];
     const outcome = await runManifest(
-      { batch, settings, notices, gallery: gallery ?? true },
+      { batch, settings, notices, gallery: gallery ?? true, redefine: redefine ?? false },
       eventView(handle, AbortSignal.any(signals)),
     );
     return resultOf(outcome);

@@ -74,6 +74,12 @@ export interface PlanDocument {
   totals: PlanTotals;
   /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
   without_keeper?: string[];
+  /** A shared batch's definition against the manifest (docs/shared-ledger.md); absent for a SQLite ledger. */
+  definition?: {
+    state: 'first' | 'same' | 'differs' | 'redefine';
+    revision: number | null;
+    message: string | null;
+  };
   /** As in the status document: `stat`, `sha256` (--verify), or null when files were not looked at. */
   file_check: FileCheckMode | null;
   /** Outputs paid for and not saved yet (value-at-risk.ts). */

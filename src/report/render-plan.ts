@@ -104,6 +104,7 @@ export function* planTextChunks(
   const risk = riskLines(doc.value_at_risk, saveCommand, false);
   if (risk) lines.push(risk.trimEnd());
   if (doc.without_keeper?.length) lines.push(keeperLine(doc.without_keeper).trimEnd());
+  if (doc.definition?.message) lines.push(doc.definition.message);
   yield riskLines(doc.value_at_risk, saveCommand, true);
   yield `${doc.manifest}: ${t.items} items\n`;
   yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);

@@ -44,6 +44,11 @@ export interface RunOptions {
   retryFailed?: boolean;
   /** The pre-run check found only the guessed output size too large: start one job at a time. */
   sizeGuess?: SizeGuess | null;
+  /**
+   * A shared batch's definition as this run started on it (docs/shared-ledger.md): its revision,
+   * which every admission compares, and where the batch's words name it.
+   */
+  definition?: { revision: number; ledger: string } | null;
 }
 
 export interface RunDeps {

@@ -22,6 +22,8 @@ export type StopReason =
   | { kind: 'service_route'; code: string; message: string }
   /** Several different items in a row failed with the same final code. */
   | { kind: 'stop_loss'; signature: string; items: readonly string[] }
+  /** A shared batch got a new revision of its definition (`revision`) while this run worked on an older one. */
+  | { kind: 'definition_differs'; revision: number; message: string }
   /** Our own disk refused a file for a cause no item can change (full, read-only, not ours to write). */
   | DiskRefuses;
 
@@ -33,8 +35,9 @@ const STOP_RANK: Readonly<Record<StopReason['kind'], number>> = {
   stop_loss: 1,
   disk_refuses: 2,
   service_route: 3,
-  ledger_disagrees: 4,
-  account_refused: 5,
+  definition_differs: 4,
+  ledger_disagrees: 5,
+  account_refused: 6,
 };
 
 /**

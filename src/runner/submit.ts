@@ -9,6 +9,7 @@ import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
+import { stopRedefined } from './redefined-stop.js';
 import { buildRequestBody, requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
 import { isOutage } from './stop-rules.js';
@@ -104,12 +105,19 @@ const NO_ROOM_RETRY_MS = 250;
 function admitShared(run: RunContext, fresh: ReadonlyArray<NewAttempt & { take: number }>): AttemptRecord[] {
   const shared = run.shared!;
   const budgetMicros = run.deps.manifest.budgetMicros;
-  const result = shared.claims.prepare(fresh, { slotLimit: run.state.slotLimit, budgetMicros });
+  const definition = run.options.definition ?? null;
+  const result = shared.claims.prepare(fresh, {
+    slotLimit: run.state.slotLimit,
+    budgetMicros,
+    revision: definition?.revision ?? null,
+  });
   const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
   const now = run.deps.clock.now();
-  for (const itemId of [...result.elsewhere, ...result.noRoom]) {
+  if (result.redefined !== null) stopRedefined(run, result.redefined);
+  const unsent = result.redefined === null ? result.noRoom : fresh.map((attempt) => attempt.itemId);
+  for (const itemId of [...result.elsewhere, ...unsent]) {
     if ((takes.get(itemId) ?? 1) > (run.state.item(itemId)?.latest?.take ?? 1)) run.state.redo(itemId);
-    if (result.noRoom.includes(itemId)) run.enqueue(itemId, now + NO_ROOM_RETRY_MS);
+    if (unsent.includes(itemId)) run.enqueue(itemId, now + NO_ROOM_RETRY_MS);
     else shared.elsewhere(itemId);
   }
   return result.admitted;

@@ -209,6 +209,10 @@ const STOP_WORDS: { [K in StopReason['kind']]: (stop: Extract<StopReason, { kind
     state: 'failed',
     text: `stopped: the service does not know ${stop.jobs.length} job(s) this ledger holds`,
   }),
+  definition_differs: (stop) => ({
+    state: 'failed',
+    text: `stopped: the batch was redefined (revision ${stop.revision}); nothing new was submitted, jobs in flight were saved`,
+  }),
   stop_loss: (stop) => ({
     state: 'failed',
     text: `stopped: ${stop.items.length} items in a row failed with ${stop.signature}`,

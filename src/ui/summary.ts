@@ -103,6 +103,7 @@ const STOP_LINES: { [K in StopReason['kind']]?: (stop: Extract<StopReason, { kin
     `the service has no route for a request (${stop.message}): check --base-url (it ends in /v1); items were left as they were.`,
   disk_refuses: (stop) =>
     `stopped: files could not be saved (${stop.code}): ${stop.message}. Nothing more was submitted; items in flight stay resumable. Fix it, then re-run to save what is still on the service (nothing is paid again).`,
+  definition_differs: (stop) => `${stop.message}.`,
   stop_loss: (stop) =>
     `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so nothing more was submitted. Fix the cause (in the manifest, say) and re-run.`,
 };

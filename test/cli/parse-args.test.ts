@@ -74,6 +74,7 @@ describe('parsing against the flag table', () => {
         sandbox: true,
         json: false,
         'regenerate-expired': false,
+        redefine: false,
         redo: [],
         only: [],
         'retry-failed': false,

@@ -34,6 +34,7 @@ import {
   startTestSandbox,
   waitUntil,
 } from '../support/e2e.js';
+import { skipPostgresTests, usePostgresServer } from '../support/postgres-server.js';
 import { closedPort, impostor, ownProject, routeBlockingProxy, takeItems } from '../support/services.js';
 
 /**
@@ -698,6 +699,32 @@ describe('every error code, through the public API', () => {
       'invalid_usage',
       ExitCode.Usage,
     );
+  });
+
+  describe('with a shared PostgreSQL ledger', () => {
+    const postgres = skipPostgresTests ? null : usePostgresServer();
+
+    it("definition_differs: a manifest that is not its shared batch's definition; nothing is sent", async () => {
+      if (postgres === null) {
+        unreachedHere.set('definition_differs', 'no PostgreSQL server on this machine');
+        return;
+      }
+      const url = await postgres.server.createDatabase('defined');
+      await ranToDone(manifestOf(batch('defined', ['a', 'b'], 'budget_usd: "1.00"\n')), {
+        ...service(),
+        ledger: url,
+      });
+      const posts = sandbox.records().requests.length;
+      const other = manifestOf(batch('defined', ['a', 'b'], 'budget_usd: "0.50"\n'));
+      const error = await expectRefusal(
+        'run with budget_usd 0.50 on a batch defined with 1.00',
+        () => run(other, { ...service(), ledger: url }).result,
+        'definition_differs',
+        ExitCode.Usage,
+      );
+      expect(error.fields).toMatchObject({ revision: 1, settings: ['budget_usd'], option: 'redefine' });
+      expect(sandbox.records().requests.length).toBe(posts);
+    });
   });
 
   it('the codes reached above are exactly ERROR_CODES: a new code needs a case here', () => {

@@ -17,6 +17,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     // run's flags that change what it pays for, previewed; --verify reads every saved file.
     regenerateExpired: values['regenerate-expired'],
     retryFailed: values['retry-failed'],
+    redefine: values.redefine,
     verify: values.verify,
   });
   const save = commandLine('run', manifestArg, values);

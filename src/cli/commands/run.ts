@@ -14,6 +14,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     only: values.only,
     retryFailed: values['retry-failed'],
     regenerateExpired: values['regenerate-expired'],
+    redefine: values.redefine,
     ...(values['poll-interval'] === undefined ? {} : { pollIntervalSeconds: values['poll-interval'] }),
     ...(values.notify === undefined ? {} : { notify: values.notify }),
     ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),

@@ -2,6 +2,7 @@ import type { NewAttempt } from '../attempt-writes.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims } from '../ledger.js';
 import type { AttemptRecord } from '../records.js';
 import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
+import { currentRevision } from './pg-definitions.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 import * as looks from './pg-looks.js';
 
@@ -44,36 +45,54 @@ export class PgClaims implements RunnerClaims {
    * the batch is free and its reservation fits what is left of the budget after every charge and
    * reservation of every runner. The admitted ones are committed, keys and bodies, before any
    * POST. As the runner's own budget check does, an attempt whose reservation does not fit lets
-   * a smaller one after it go; once the slots are full, none goes.
+   * a smaller one after it go; once the slots are full, none goes. Where the batch has a stored
+   * definition, its current revision's budget binds, and a runner that started on an older
+   * revision is admitted nothing (Admitted.redefined).
    */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted {
     const c = this.#c;
     const result = c.db.transaction(() => {
       c.db.query('SELECT pg_advisory_xact_lock($1, $2)', [BATCH_LOCK, c.batchId]);
-      let open = Number(c.db.query<{ open: number }>(OPEN_JOBS, [c.batchId])[0]!.open);
-      const totals = moneyTotals(c);
-      let committed = totals.chargedMicros - totals.refundedMicros + totals.reservedMicros;
-      const admitted: AttemptRecord[] = [];
-      const elsewhere: string[] = [];
-      const noRoom: string[] = [];
-      let slotsFull = false;
-      for (const attempt of attempts) {
-        const slot: boolean = open < admission.slotLimit && !slotsFull;
-        slotsFull = !slot;
-        const fits =
-          admission.budgetMicros === null || committed + attempt.reservedMicros <= admission.budgetMicros;
-        if (!slot || !fits) noRoom.push(attempt.itemId);
-        else if (!this.claimUnsent(attempt.itemId, attempt.seq - 1)) elsewhere.push(attempt.itemId);
-        else {
-          admitted.push(insertAttempt(c, attempt));
-          open += 1;
-          committed += attempt.reservedMicros;
-        }
-      }
-      return { admitted, elsewhere, noRoom };
+      // The batch's definition binds: a runner on an older revision is admitted nothing, and the
+      // current revision's budget is every runner's (docs/shared-ledger.md).
+      const defined = currentRevision(c);
+      const revision = admission.revision ?? null;
+      if (revision !== null && defined !== null && defined.revision !== revision)
+        return { admitted: [], elsewhere: [], noRoom: [], redefined: defined.revision };
+      const budgetMicros = defined === null ? admission.budgetMicros : defined.budgetMicros;
+      return { ...this.#admit(attempts, admission.slotLimit, budgetMicros), redefined: null };
     });
     this.took(result.admitted.map((attempt) => attempt.itemId));
     return result;
+  }
+
+  /** Inside prepare's transaction: each attempt in order, against the free slots and the budget left. */
+  #admit(
+    attempts: readonly NewAttempt[],
+    slotLimit: number,
+    budgetMicros: number | null,
+  ): Omit<Admitted, 'redefined'> {
+    const c = this.#c;
+    let open = Number(c.db.query<{ open: number }>(OPEN_JOBS, [c.batchId])[0]!.open);
+    const totals = moneyTotals(c);
+    let committed = totals.chargedMicros - totals.refundedMicros + totals.reservedMicros;
+    const admitted: AttemptRecord[] = [];
+    const elsewhere: string[] = [];
+    const noRoom: string[] = [];
+    let slotsFull = false;
+    for (const attempt of attempts) {
+      const slot: boolean = open < slotLimit && !slotsFull;
+      slotsFull = !slot;
+      const fits = budgetMicros === null || committed + attempt.reservedMicros <= budgetMicros;
+      if (!slot || !fits) noRoom.push(attempt.itemId);
+      else if (!this.claimUnsent(attempt.itemId, attempt.seq - 1)) elsewhere.push(attempt.itemId);
+      else {
+        admitted.push(insertAttempt(c, attempt));
+        open += 1;
+        committed += attempt.reservedMicros;
+      }
+    }
+    return { admitted, elsewhere, noRoom };
   }
 
   claimUnsent(itemId: string, knownSeq: number): boolean {

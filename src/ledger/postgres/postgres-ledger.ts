@@ -26,6 +26,7 @@ import type {
 import * as attempts from './pg-attempts.js';
 import * as whole from './pg-batch-dump.js';
 import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
+import { PgDefinitions } from './pg-definitions.js';
 import * as exportViews from './pg-export-views.js';
 import * as views from './pg-item-views.js';
 import * as rows from './pg-items-files.js';
@@ -56,6 +57,7 @@ export class PostgresLedger implements Ledger {
   readonly path: string;
   readonly batchId: number;
   readonly claims: PgClaims | null;
+  readonly definitions: PgDefinitions;
   readonly #c: PgLedgerConnection;
   readonly #leaseMs: number;
 
@@ -65,6 +67,7 @@ export class PostgresLedger implements Ledger {
     this.#leaseMs = leaseMs;
     this.batchId = c.batchId;
     this.claims = claims;
+    this.definitions = new PgDefinitions(c);
   }
 
   /** `shown` is the URL as people may see it: without its password. */
