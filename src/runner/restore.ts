@@ -16,8 +16,7 @@ import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
-import { requestKey } from './request-key.js';
-import { reuseSavedTakes } from './reuse-takes.js';
+import { copiedTakeLost, reuseSavedTakes, twinsOf } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
@@ -122,30 +121,6 @@ async function setOnTheirWay(
   refetch.push(...(await verifySavedFiles(run, verify)));
   await refetchJobs(run, refetch);
   return unanswered;
-}
-
-/**
- * Items of this run asking for the very request of another item it submits (the same model, input
- * and variant): the first is submitted, the others wait for its take and copy it once it is saved
- * (run-loop.ts), so two items of one manifest never buy the same video. A shared ledger's runners
- * submit each their own.
- */
-function twinsOf(run: RunContext, items: readonly ManifestItem[], toSubmit: readonly string[]): Set<string> {
-  const twins = new Set<string>();
-  if (run.shared !== null || toSubmit.length < 2) return twins;
-  const submitted = new Set(toSubmit);
-  const firsts = new Set<string>();
-  for (const item of items) {
-    if (!submitted.has(item.id)) continue;
-    const key = requestKey(item);
-    if (!firsts.has(key)) {
-      firsts.add(key);
-      continue;
-    }
-    twins.add(item.id);
-    run.awaitTwin(item);
-  }
-  return twins;
 }
 
 type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };
@@ -277,18 +252,6 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
       }
     }
   }
-}
-
-/**
- * A take copied from another (reuse-takes.ts) whose file is gone or altered has no job to fetch it
- * again from: the item is expired, and the next run looks for an intact take of its request again
- * (only `regenerateExpired` pays for it where none is left).
- */
-function copiedTakeLost(run: RunContext, attempt: AttemptRecord): void {
-  run.setItem(attempt.itemId, 'expired', {
-    errorCode: null,
-    errorMessage: 'its saved file, a copy of an earlier take, was deleted or altered after saving',
-  });
 }
 
 /**

@@ -201,3 +201,43 @@ function targetPath(
   if (!isS3Uri(outputDir)) return namedOutputPath(outputDir, name, idx, count, ext);
   return `${outputDir}/${namedOutputPath('.', name, idx, count, ext).split('\\').join('/')}`;
 }
+
+/**
+ * Items of this run asking for the very request of another item it submits (the same model, input
+ * and variant): the first is submitted, the others wait for its take and copy it once it is saved
+ * (run-loop.ts), so two items of one manifest never buy the same video. A shared ledger's runners
+ * submit each their own.
+ */
+export function twinsOf(
+  run: RunContext,
+  items: readonly ManifestItem[],
+  toSubmit: readonly string[],
+): Set<string> {
+  const twins = new Set<string>();
+  if (run.shared !== null || toSubmit.length < 2) return twins;
+  const submitted = new Set(toSubmit);
+  const firsts = new Set<string>();
+  for (const item of items) {
+    if (!submitted.has(item.id)) continue;
+    const key = requestKey(item);
+    if (!firsts.has(key)) {
+      firsts.add(key);
+      continue;
+    }
+    twins.add(item.id);
+    run.awaitTwin(item);
+  }
+  return twins;
+}
+
+/**
+ * A take copied from another (placeTake) whose file is gone or altered has no job to fetch it
+ * again from: the item is expired, and the next run looks for an intact take of its request again
+ * (only `regenerateExpired` pays for it where none is left).
+ */
+export function copiedTakeLost(run: RunContext, attempt: AttemptRecord): void {
+  run.setItem(attempt.itemId, 'expired', {
+    errorCode: null,
+    errorMessage: 'its saved file, a copy of an earlier take, was deleted or altered after saving',
+  });
+}
