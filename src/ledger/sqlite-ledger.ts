@@ -48,6 +48,7 @@ import type {
   SavedTake,
   ServiceBinding,
 } from './records.js';
+import { recordReused } from './reused-take.js';
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
 import { type SavedFileFacts, savedAtOf, savedFileFacts } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
@@ -225,21 +226,7 @@ export class SqliteLedger implements Ledger {
 
   /** A saved take copied to an item whose request it answers: attempt, files and the item done, in one step. */
   recordReusedTake(reused: ReusedTake): AttemptRecord {
-    return this.atomically(() => {
-      const id = insertReusedAttempt(this.#c, reused);
-      recordFilesSaved(this.#c, id, reused.files);
-      this.putItems([
-        {
-          itemId: reused.itemId,
-          state: 'done',
-          requestHash: reused.requestHash,
-          retriesUsed: 0,
-          errorCode: null,
-          errorMessage: null,
-        },
-      ]);
-      return this.getAttempt(id);
-    });
+    return recordReused(this, reused, () => insertReusedAttempt(this.#c, reused));
   }
 
   reusableTakes(): ReusableTake[] {

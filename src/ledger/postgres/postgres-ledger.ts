@@ -23,6 +23,7 @@ import type {
   SavedTake,
   ServiceBinding,
 } from '../records.js';
+import { recordReused } from '../reused-take.js';
 import * as attempts from './pg-attempts.js';
 import * as whole from './pg-batch-dump.js';
 import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';
@@ -188,21 +189,7 @@ export class PostgresLedger implements Ledger {
 
   /** A saved take copied to an item whose request it answers: attempt, files and the item done, in one step. */
   recordReusedTake(reused: ReusedTake): AttemptRecord {
-    return this.atomically(() => {
-      const id = attempts.insertReusedAttempt(this.#c, reused);
-      rows.recordFilesSaved(this.#c, id, reused.files);
-      this.putItems([
-        {
-          itemId: reused.itemId,
-          state: 'done',
-          requestHash: reused.requestHash,
-          retriesUsed: 0,
-          errorCode: null,
-          errorMessage: null,
-        },
-      ]);
-      return this.getAttempt(id);
-    });
+    return recordReused(this, reused, () => attempts.insertReusedAttempt(this.#c, reused));
   }
 
   reusableTakes(): ReusableTake[] {
