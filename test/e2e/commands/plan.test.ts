@@ -127,6 +127,7 @@ describe('mediabatch plan', () => {
       retry: 1,
       redo: 0,
       renamed: 0,
+      reused: 0,
       expired: 1,
       failed: 1,
       blocked_by_budget: 1,
