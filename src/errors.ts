@@ -7,7 +7,10 @@
 export const ExitCode = {
   /** Every item is done (or the command did what it was asked). */
   Ok: 0,
-  /** The run finished, but some items ended failed, expired or over budget. */
+  /**
+   * The run finished, but some items ended failed, expired or over budget; for `export --kept`,
+   * a kept file is missing or altered (every record is written all the same).
+   */
   ItemsNotDone: 1,
   /** A usage or manifest mistake; nothing was submitted. */
   Usage: 2,
@@ -119,7 +122,8 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Ok: 'every item is done, or the command did what it was asked',
   ItemsNotDone:
     'the run finished, but some items failed, expired or did not fit the budget; or it stopped early ' +
-    '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending',
+    '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending; ' +
+    'export --kept: a kept file is missing or not the bytes saved (every record is still written)',
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
     "service than the ledger's, an output folder another batch owns or one that cannot take the files, " +

@@ -71,7 +71,7 @@ export {
 } from './public/run.js';
 export type { StatusDocument } from './public/status-document.js';
 export type { EarlierTake, ExportRecord, ExportState } from './report/export-records.js';
-export type { KeptRecord } from './report/kept-records.js';
+export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './report/kept-records.js';
 export { NO_ANSWER_IN_TIME } from './report/plan-account.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';

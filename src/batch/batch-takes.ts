@@ -3,12 +3,23 @@ import type { SavedTake } from '../ledger/records.js';
 import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import type { RecordTakes } from '../report/export-records.js';
-import type { KeptRecord } from '../report/kept-records.js';
-import { KeptTakes } from '../runner/kept-takes.js';
+import type { KeeperOutsideManifest, KeptRecord } from '../report/kept-records.js';
+import { shownFrom } from '../report/shown-path.js';
+import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
 
 const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
 const FIRST_TAKE: RecordTakes = { take: 1, kept: null, earlier: [] };
 const FIRST_TAKE_KEPT: RecordTakes = { take: 1, kept: true, earlier: [] };
+
+/** The take a manifest item keeps, and whether the manifest still asks for it (`export --kept`). */
+export interface KeptTakeOf {
+  /** The manifest item's id (the group of its variants). */
+  group: string;
+  take: SavedTake;
+  variant: number;
+  /** False for a keeper whose variant, or whole item, the manifest no longer asks for. */
+  inManifest: boolean;
+}
 
 /**
  * A batch's saved takes and keepers, read once, for `export`: each record's take and whether it
@@ -67,30 +78,48 @@ export class BatchTakes {
     };
   }
 
-  /** One record per manifest item with a kept take, in manifest order, and the items left out. */
-  keptRecords(shown: (path: string) => string): { records: KeptRecord[]; withoutKeeper: string[] } {
-    const records: KeptRecord[] = [];
+  /**
+   * The kept take of each manifest item, in manifest order, then those of the items the manifest
+   * no longer names whose keeper is on record, in id order; and the manifest items left out.
+   */
+  keptTakes(): { kept: KeptTakeOf[]; withoutKeeper: string[] } {
+    const kept: KeptTakeOf[] = [];
     const withoutKeeper: string[] = [];
     const variantOf = new Map(this.manifest.items.map((item) => [item.id, item.variant?.number ?? 1]));
-    for (const group of new Set(this.manifest.items.map((item) => itemGroup(item)))) {
-      const kept = this.keptOf(group);
-      if (kept === null) {
-        withoutKeeper.push(group);
-        continue;
-      }
-      records.push({
-        id: group,
-        item: kept.itemId,
-        variant: variantOf.get(kept.itemId) ?? 1,
-        take: kept.take,
-        job_id: kept.jobId,
-        net_cost_usd: formatUsd(kept.amountMicros - kept.refundedMicros),
-        completed_at: kept.completedAt,
-        files: kept.files.map((file) => ({ path: shown(file.path), sha256: file.sha256, bytes: file.bytes })),
+    const add = (group: string, take: SavedTake) =>
+      kept.push({
+        group,
+        take,
+        variant: variantOf.get(take.itemId) ?? variantNumber(group, take.itemId),
+        inManifest: this.#rule.inManifest(take.itemId),
       });
+    for (const group of new Set(this.manifest.items.map((item) => itemGroup(item)))) {
+      const take = this.keptOf(group);
+      if (take === null) withoutKeeper.push(group);
+      else add(group, take);
     }
-    return { records, withoutKeeper };
+    for (const { keeper, why } of this.#rule.outside()) {
+      const take = why === 'item_not_asked' ? this.keptOf(keeper.itemId) : null;
+      if (take !== null) add(keeper.itemId, take);
+    }
+    return { kept, withoutKeeper };
   }
+}
+
+/** A kept take as `export --kept` writes it, its paths shown from the manifest's folder. */
+export function keptRecord(kept: KeptTakeOf, shown: (path: string) => string): KeptRecord {
+  const { take } = kept;
+  return {
+    id: kept.group,
+    item: take.itemId,
+    variant: kept.variant,
+    take: take.take,
+    job_id: take.jobId,
+    net_cost_usd: formatUsd(take.amountMicros - take.refundedMicros),
+    completed_at: take.completedAt,
+    files: take.files.map((file) => ({ path: shown(file.path), sha256: file.sha256, bytes: file.bytes })),
+    in_manifest: kept.inManifest,
+  };
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -99,7 +128,31 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else list.push(value);
 }
 
-/** Manifest items asking for more than one variant with no keeper recorded (status, plan). */
-export function itemsWithoutKeeper(manifest: Manifest, ledger: Ledger | null): string[] {
-  return new KeptTakes(manifest.items, ledger?.keepers() ?? []).withoutKeeper();
+/**
+ * What `status` and `plan` say of keepers: the manifest items asking for more than one variant
+ * with no keeper recorded, and the keepers the manifest no longer asks for (docs/gallery.md). The
+ * saved takes are read only when there is such a keeper, for its files.
+ */
+export function keeperFields(
+  manifest: Manifest,
+  ledger: Ledger | null,
+): { without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] } {
+  const rule = new KeptTakes(manifest.items, ledger?.keepers() ?? []);
+  const outside = rule.outside();
+  const saved = outside.length > 0 ? (ledger?.savedTakes() ?? []) : [];
+  const shown = shownFrom(manifest.file);
+  return {
+    without_keeper: rule.withoutKeeper(),
+    keepers_outside_manifest: outside.map(({ keeper, variant, why }) => ({
+      id: keeper.itemId,
+      item: keeper.keptItemId,
+      variant,
+      take: keeper.take,
+      why,
+      paths: (
+        saved.filter((take) => take.itemId === keeper.keptItemId && take.take === keeper.take).pop()?.files ??
+        []
+      ).map((file) => shown(file.path)),
+    })),
+  };
 }

@@ -10,9 +10,12 @@ import {
   removedRecord,
   selectedBy,
 } from '../report/export-records.js';
-import type { KeptRecord } from '../report/kept-records.js';
+import type { KeptFileProblem, KeptRecord } from '../report/kept-records.js';
 import { shownFrom } from '../report/shown-path.js';
-import { BatchTakes } from './batch-takes.js';
+import { BatchTakes, keptRecord } from './batch-takes.js';
+import { keptFileProblems } from './kept-files-check.js';
+import { withLedger } from './ledger-read.js';
+import type { Batch } from './resolve-batch.js';
 
 /**
  * One record per item, in manifest order, read from the ledger as it goes (`export`); then the
@@ -72,10 +75,27 @@ export async function writeExportFile(path: string, chunks: Iterable<string>): P
   }
 }
 
-/** `export --kept`: the kept take of each manifest item, and the items that have none. */
-export function keptExport(
-  manifest: Manifest,
-  ledger: Ledger | null,
-): { records: KeptRecord[]; withoutKeeper: string[] } {
-  return new BatchTakes(manifest, ledger).keptRecords(shownFrom(manifest.file));
+/** What `export --kept` found (docs/gallery.md): the records, the items left out, the kept files not as saved. */
+export interface KeptExportFound {
+  records: KeptRecord[];
+  withoutKeeper: string[];
+  fileProblems: KeptFileProblem[];
+}
+
+/**
+ * `export --kept`: the kept take of each manifest item (and of each item the manifest no longer
+ * names whose keeper is on record), the items that have none, and each kept file checked.
+ */
+export async function keptExport(
+  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+): Promise<KeptExportFound> {
+  const { kept, withoutKeeper } = withLedger(batch, (ledger) =>
+    new BatchTakes(batch.manifest, ledger).keptTakes(),
+  );
+  const shown = shownFrom(batch.manifest.file);
+  return {
+    records: kept.map((each) => keptRecord(each, shown)),
+    withoutKeeper,
+    fileProblems: await keptFileProblems(kept, batch.settings.storageEnv, shown),
+  };
 }

@@ -51,10 +51,14 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     const saved = ledger.savedTakes();
     const choices = resolveKeeps(entries, manifest.items, saved);
     for (const choice of choices) refuseMissingFiles(choice);
+    // Before the change too: a take kept until now outside the manifest belongs to its item only by its keeper.
+    const before = new KeptTakes(manifest.items, ledger.keepers());
     ledger.setKeepers(keeperChanges(choices));
     const keptTakes = new KeptTakes(manifest.items, ledger.keepers());
     const sidecarsWritten =
-      manifest.sidecars === false ? 0 : await rewriteSidecars(ledger, batch, keptTakes, choices, saved);
+      manifest.sidecars === false
+        ? 0
+        : await rewriteSidecars(ledger, batch, [before, keptTakes], choices, saved);
     let galleryProblem: string | null = null;
     const gallery = await refreshBatchGallery(
       batch,
@@ -116,20 +120,21 @@ function refuseMissingFiles(choice: KeepChoice): void {
 async function rewriteSidecars(
   ledger: Ledger,
   batch: Batch,
-  keptTakes: KeptTakes,
+  [before, keptTakes]: readonly [KeptTakes, KeptTakes],
   choices: readonly KeepChoice[],
   saved: readonly SavedTake[],
 ): Promise<number> {
   const changed = new Set(choices.map((choice) => choice.itemId));
   let written = 0;
   for (const take of saved) {
-    if (!changed.has(keptTakes.groupOf(take.itemId))) continue;
+    const group = [keptTakes.groupOf(take.itemId), before.groupOf(take.itemId)].find((g) => changed.has(g));
+    if (group === undefined) continue;
     const files = take.files.filter((file) => !file.path.includes('://') && existsSync(file.path));
     if (files.length === 0) continue;
     const facts = sidecarFacts(
       batch.manifest.name,
       ledger.getAttempt(take.attemptId),
-      keptTakes.recorded(take),
+      keptTakes.recorded(take, group),
     );
     written += await ensureSidecars(facts, files);
   }

@@ -1,7 +1,7 @@
 import { ExitCode, UserError } from '../errors.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
-import { itemsWithoutKeeper } from './batch-takes.js';
+import { keeperFields } from './batch-takes.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
@@ -59,7 +59,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
         previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
         previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
       }),
-      without_keeper: itemsWithoutKeeper(manifest, ledger),
+      ...keeperFields(manifest, ledger),
       ...planDefinition(definitionStanding(ledger, manifest), asked.redefine ?? false),
     },
   }));

@@ -212,7 +212,7 @@ export const FLAGS = [
   {
     name: 'kept',
     description:
-      'One record per manifest item instead: its kept take (mediabatch keep; an item with one variant and one take keeps it), with files, SHA-256, variant, take and cost. Items without one are counted on stderr.',
+      'One record per manifest item instead: its kept take (mediabatch keep; an item with one variant and one take keeps it), with files, SHA-256, variant, take and cost. Items without one are counted on stderr. A keeper the manifest no longer asks for (variants lowered, item removed) is written with in_manifest false. Each kept file is read and compared with its SHA-256: one missing or altered is named on stderr and the exit code is 1.',
     commands: ['export'],
   },
   {

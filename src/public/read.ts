@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { itemsWithoutKeeper } from '../batch/batch-takes.js';
+import { keeperFields } from '../batch/batch-takes.js';
 import { exportedRecords, keptExport, writeExportFile } from '../batch/export-items.js';
 import { openForReading, readFailure, statusSource, withLedger } from '../batch/ledger-read.js';
 import { planBatch } from '../batch/plan-batch.js';
@@ -20,7 +20,7 @@ import {
   type ExportState,
   exportChunks,
 } from '../report/export-records.js';
-import { type KeptRecord, keptChunks } from '../report/kept-records.js';
+import { type KeptFileProblem, type KeptRecord, keptChunks } from '../report/kept-records.js';
 import { buildStatus } from '../report/status-report.js';
 import {
   batchOf,
@@ -95,7 +95,7 @@ export function status(manifest: Manifest, options: StatusOptions = {}): StatusD
   return withLedger(batch, (ledger, note) => {
     const report = {
       ...buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()),
-      without_keeper: itemsWithoutKeeper(batch.manifest, ledger),
+      ...keeperFields(batch.manifest, ledger),
     };
     // Nothing has run here, but a sandbox run has (after `npm run demo`, say): say where.
     const sandboxLedger = !note.exists && batch.sandboxLedger && existsSync(batch.sandboxLedger);
@@ -145,10 +145,18 @@ export function exportItems(manifest: Manifest, options: ExportOptions = {}): Ex
   return [...exportRecords(manifest, options)];
 }
 
-/** What `exportKept` found: one record per kept item, and the manifest items left out for having no kept take. */
+/**
+ * What `exportKept` found: one record per kept item, the manifest items left out for having no
+ * kept take, and the kept files that are not as saved.
+ */
 export interface KeptExport {
   records: KeptRecord[];
   withoutKeeper: string[];
+  /**
+   * Each kept file missing, altered (size or SHA-256) or, in a bucket that did not answer,
+   * unchecked; its record is in `records` all the same. Empty when every kept file is as saved.
+   */
+  fileProblems: KeptFileProblem[];
   /** The file written (`to`), or null. */
   path: string | null;
 }
@@ -156,8 +164,10 @@ export interface KeptExport {
 /**
  * The kept take of each manifest item (`export --kept`, docs/gallery.md): its files, SHA-256,
  * variant, take and cost. An item with one variant and one saved take is kept by itself; items
- * with no kept take are left out and listed in `withoutKeeper`. With `to`, also written to that
- * file whole or not at all, as `format` (default jsonl).
+ * with no kept take are left out and listed in `withoutKeeper`. A keeper the manifest no longer
+ * asks for (its variant or its item gone) is a record with `in_manifest: false`. Every kept file
+ * is read and compared with its recorded SHA-256 (`fileProblems`). With `to`, also written to
+ * that file whole or not at all, as `format` (default jsonl).
  */
 export async function exportKept(
   manifest: Manifest,
@@ -166,7 +176,7 @@ export async function exportKept(
   const { to, format, ...rest } = options;
   const checked = checkOptions('exportKept', exportOptionsSchema, rest);
   const batch = batchOf(checkedManifest('exportKept', manifest), checked);
-  const kept = withLedger(batch, (ledger) => keptExport(batch.manifest, ledger));
+  const kept = await keptExport(batch);
   if (to === undefined) return { ...kept, path: null };
   const path = resolve(rest.cwd ?? process.cwd(), to);
   await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));

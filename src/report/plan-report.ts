@@ -7,6 +7,7 @@ import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { notFittingLine } from '../runner/budget-words.js';
 import { countProblems, type FileProblemCounts, shownProblems } from './file-problems.js';
+import type { KeeperOutsideManifest } from './kept-records.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
@@ -74,6 +75,8 @@ export interface PlanDocument {
   totals: PlanTotals;
   /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
   without_keeper?: string[];
+  /** Keepers whose variant or item the manifest no longer asks for (docs/gallery.md, "Keepers"). */
+  keepers_outside_manifest?: KeeperOutsideManifest[];
   /** A shared batch's definition against the manifest (docs/shared-ledger.md); absent for a SQLite ledger. */
   definition?: {
     state: 'first' | 'same' | 'differs' | 'redefine';

@@ -6,6 +6,7 @@ import {
   humanUsdCached,
   keeperLine,
   type LedgerNote,
+  outsideKeeperLines,
   riskLines,
   savedFileLines,
   tableChunks,
@@ -104,6 +105,8 @@ export function* planTextChunks(
   const risk = riskLines(doc.value_at_risk, saveCommand, false);
   if (risk) lines.push(risk.trimEnd());
   if (doc.without_keeper?.length) lines.push(keeperLine(doc.without_keeper).trimEnd());
+  if (doc.keepers_outside_manifest?.length)
+    lines.push(outsideKeeperLines(doc.keepers_outside_manifest).trimEnd());
   if (doc.definition?.message) lines.push(doc.definition.message);
   yield riskLines(doc.value_at_risk, saveCommand, true);
   yield `${doc.manifest}: ${t.items} items\n`;

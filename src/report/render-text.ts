@@ -3,6 +3,7 @@ import type { AttemptRecord } from '../ledger/records.js';
 import { describeService } from '../ledger/service.js';
 import { formatUsd, humanUsd } from '../money.js';
 import { fileProblemLines } from './file-problems.js';
+import type { KeeperOutsideManifest } from './kept-records.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
@@ -129,6 +130,23 @@ export function keeperLine(ids: readonly string[] | undefined): string {
   return `${n} item${n === 1 ? '' : 's'} with variants ${n === 1 ? 'has' : 'have'} no keeper yet: mediabatch keep (docs/gallery.md)\n`;
 }
 
+const OUTSIDE_WHY: Record<KeeperOutsideManifest['why'], (variant: number) => string> = {
+  variant_not_asked: (variant) =>
+    `the manifest asks for fewer than ${variant} variants now; raising them keeps it again`,
+  item_not_asked: () => 'the item left the manifest; putting it back keeps it again',
+};
+
+/** Keepers the manifest no longer asks for, one line each (none: nothing). */
+export function outsideKeeperLines(keepers: readonly KeeperOutsideManifest[] | undefined): string {
+  const n = keepers?.length ?? 0;
+  if (n === 0) return '';
+  const lines = keepers!.map(
+    (k) =>
+      `  ${k.id}: ${k.item} take ${k.take}, ${k.paths.join(', ') || 'no saved file'} (${OUTSIDE_WHY[k.why](k.variant)})`,
+  );
+  return `${n} keeper${n === 1 ? '' : 's'} outside the manifest, still on record (mediabatch export --kept writes ${n === 1 ? 'it' : 'them'} with in_manifest false):\n${lines.join('\n')}\n`;
+}
+
 function countsLine(report: StatusReport): string {
   const t = report.totals;
   return `${report.manifest}: ${t.items} items: ${t.done} done, ${t.failed} failed, ${t.budget_exceeded} budget exceeded, ${t.expired} expired, ${t.in_flight} in flight, ${t.pending} pending`;
@@ -189,7 +207,7 @@ export function* statusTextChunks(
   yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
   yield savedFileLines(report);
-  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${footer(report.warnings, ledger)}`;
+  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${outsideKeeperLines(report.keepers_outside_manifest)}${footer(report.warnings, ledger)}`;
   if (ledger.sandboxLedger)
     yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;
 }

@@ -17,6 +17,7 @@ import {
   type ShownFileProblem,
   shownProblems,
 } from './file-problems.js';
+import type { KeeperOutsideManifest } from './kept-records.js';
 import { shownFrom } from './shown-path.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
@@ -72,6 +73,8 @@ export interface StatusReport {
   warnings: string[];
   /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
   without_keeper?: string[];
+  /** Keepers whose variant or item the manifest no longer asks for (docs/gallery.md, "Keepers"). */
+  keepers_outside_manifest?: KeeperOutsideManifest[];
 }
 
 export type FileCheckMode = 'stat' | 'sha256';

@@ -14,10 +14,24 @@ export interface SavedTakeRef {
   take: number;
 }
 
+/**
+ * A recorded keeper the manifest no longer asks for: its variant is beyond the item's `variants`
+ * now (`variant_not_asked`), or the item itself left the manifest (`item_not_asked`). The keeper
+ * stays on record, so asking for it again makes it the item's keeper again.
+ */
+export interface KeeperOutside {
+  keeper: KeeperRecord;
+  /** The kept variant's number: 1 for the item's own id, n for `<id>.v<n>`. */
+  variant: number;
+  why: 'variant_not_asked' | 'item_not_asked';
+}
+
 export class KeptTakes {
   readonly #groupOf = new Map<string, string>();
   readonly #variants = new Map<string, number>();
   readonly #keepers = new Map<string, KeeperRecord>();
+  /** Each kept ledger item, with the group that keeps it (what groupOf falls back on). */
+  readonly #keptBy = new Map<string, string>();
 
   constructor(items: readonly ManifestItem[], keepers: readonly KeeperRecord[]) {
     for (const item of items) {
@@ -25,12 +39,38 @@ export class KeptTakes {
       this.#groupOf.set(item.id, group);
       this.#variants.set(group, Math.max(this.#variants.get(group) ?? 0, item.variant?.count ?? 1));
     }
-    for (const keeper of keepers) this.#keepers.set(keeper.itemId, keeper);
+    for (const keeper of keepers) {
+      this.#keepers.set(keeper.itemId, keeper);
+      this.#keptBy.set(keeper.keptItemId, keeper.itemId);
+    }
   }
 
-  /** The manifest item (group) a ledger item belongs to; an item the manifest no longer names is its own. */
+  /**
+   * The manifest item (group) a ledger item belongs to. A kept item the manifest no longer names
+   * (variants lowered, item removed) still belongs to the item that keeps it; any other item the
+   * manifest no longer names is its own.
+   */
   groupOf(itemId: string): string {
-    return this.#groupOf.get(itemId) ?? itemId;
+    return this.#groupOf.get(itemId) ?? this.#keptBy.get(itemId) ?? itemId;
+  }
+
+  /** Whether the manifest asks for this ledger item now (an item, or one of its variants). */
+  inManifest(itemId: string): boolean {
+    return this.#groupOf.has(itemId);
+  }
+
+  /**
+   * The recorded keepers whose kept take the manifest no longer asks for, in the ledger's order
+   * (item id): named by `status` and `plan`, exported by `export --kept` as outside the manifest.
+   */
+  outside(): KeeperOutside[] {
+    return [...this.#keepers.values()]
+      .filter((keeper) => this.#groupOf.get(keeper.keptItemId) !== keeper.itemId)
+      .map((keeper) => ({
+        keeper,
+        variant: variantNumber(keeper.itemId, keeper.keptItemId),
+        why: this.#variants.has(keeper.itemId) ? 'variant_not_asked' : 'item_not_asked',
+      }));
   }
 
   /** The keeper the ledger records for a group, if any. */
@@ -40,10 +80,11 @@ export class KeptTakes {
 
   /**
    * What a sidecar says: true for the recorded keeper's take, false for any other take of an item
-   * that has one, null (said nothing) while the item has no recorded keeper.
+   * that has one, null (said nothing) while the item has no recorded keeper. `group` is the
+   * take's item when the caller knows it better (a take kept until now outside the manifest).
    */
-  recorded(take: SavedTakeRef): boolean | null {
-    const keeper = this.#keepers.get(this.groupOf(take.itemId));
+  recorded(take: SavedTakeRef, group = this.groupOf(take.itemId)): boolean | null {
+    const keeper = this.#keepers.get(group);
     if (keeper === undefined) return null;
     return keeper.keptItemId === take.itemId && keeper.take === take.take;
   }
@@ -66,4 +107,10 @@ export class KeptTakes {
       .filter(([group, count]) => count > 1 && !this.#keepers.has(group))
       .map(([g]) => g);
   }
+}
+
+/** The variant a ledger item is of a group: 1 for the group's own id, n for `<group>.v<n>`. */
+export function variantNumber(group: string, itemId: string): number {
+  const match = /^\.v([1-9][0-9]*)$/.exec(itemId.slice(group.length));
+  return itemId.startsWith(group) && match !== null ? Number(match[1]) : 1;
 }

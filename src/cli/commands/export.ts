@@ -1,6 +1,6 @@
 import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
-import { keptChunks } from '../../report/kept-records.js';
+import { keptChunks, keptExportNotes } from '../../report/kept-records.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -16,10 +16,10 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   if (values.kept) {
     const kept = await exportKept(manifest, { ...batch, format, ...(values.out ? { to: values.out } : {}) });
     if (values.out === undefined) await writeChunks(io.stdout, keptChunks(kept.records, format));
-    const left = kept.withoutKeeper.length;
-    if (left > 0)
-      io.stderr.write(`mediabatch export: ${left} item(s) without a kept take left out (mediabatch keep)\n`);
-    return ExitCode.Ok;
+    const notes = keptExportNotes('mediabatch export', kept);
+    if (notes !== '') io.stderr.write(notes);
+    // Every record is written; a kept file not as saved still makes the export fail.
+    return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
   }
   if (values.out !== undefined) {
     await writeExport(manifest, { ...options, to: values.out, format });

@@ -69,7 +69,9 @@ describe('keepers of variants', () => {
       expect(record.files[0]!.sha256).toBe(sha256File(join(p.dir, record.files[0]!.path)));
     expect(exported.stderr).toContain('1 item(s) without a kept take left out');
     const csv = await cli('export', '--kept', '--format', 'csv');
-    expect(csv.stdout.split('\n')[0]).toBe('id,item,variant,take,job_id,net_cost_usd,completed_at,files');
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'id,item,variant,take,job_id,net_cost_usd,completed_at,files,in_manifest',
+    );
   });
 
   it('copy-ledger carries the keepers', async () => {

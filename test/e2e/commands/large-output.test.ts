@@ -95,6 +95,7 @@ describe('status and plan over 2,500 items', () => {
       ...buildStatusReport(big.manifest, view, Date.now()),
       file_check: 'stat' as const,
       without_keeper: [],
+      keepers_outside_manifest: [],
     };
     expect(report.items.filter((item) => item.takes).length).toBe(3);
     // The CLI's JSON is the document without where the ledger is (the text says that).
@@ -111,6 +112,7 @@ describe('status and plan over 2,500 items', () => {
       }),
       file_check: 'stat' as const,
       without_keeper: [],
+      keepers_outside_manifest: [],
     };
     expect(doc.removed).toHaveLength(3);
     expect(doc.stray_files).toEqual(['out/big/stranger.mp4']);

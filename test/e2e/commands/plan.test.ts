@@ -67,6 +67,7 @@ describe('mediabatch plan', () => {
       'pays_again',
       'warnings',
       'without_keeper',
+      'keepers_outside_manifest',
     ]);
     expect(doc.pays_again).toBeNull();
     expect(doc.summary).toBe(
