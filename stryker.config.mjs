@@ -89,6 +89,18 @@ export const notMutated = {
     'hard-links and removes real files under new names (I/O); proved by test/e2e/commands/rename.test.ts',
   'src/downloads/saved-file-check.ts':
     'stats and hashes files on disk (I/O); its words are report/file-problems.ts; proved by saved-files e2e',
+  'src/runner/request-key.ts':
+    'pure, but without unit tests yet: the key of a request; proved by test/e2e/run/reuse-property.test.ts (fast-check)',
+  'src/runner/take-index.ts':
+    'pure, but without unit tests yet: saved takes by request key; proved by test/e2e/run/reuse-*.test.ts',
+  'src/runner/reuse-takes.ts':
+    'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
+  'src/downloads/copy-saved.ts':
+    'copies, hashes, fsyncs and renames real files (I/O); proved by test/e2e/run/reuse-takes.test.ts',
+  'src/runner/definition-words.ts':
+    'pure words of a shared batch whose definition differs; proved by test/e2e/shared/shared-definition.test.ts',
+  'src/runner/redefined-stop.ts':
+    'stops a runner whose shared batch was redefined, through the run state; proved by test/e2e/shared/shared-definition.test.ts',
   'src/downloads/save-probe.ts':
     'writes, fsyncs, renames and removes a real probe file and reads statfs (I/O); proved on a real tmpfs',
 };
