@@ -1,5 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
+import { onRequestLines } from './on-request.js';
 import {
   cleanText,
   footer,
@@ -97,6 +98,7 @@ export function* planTextChunks(
       : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
   const lines = [
     ...strayLines(doc),
+    ...onRequestLines(doc.items),
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
   ];
