@@ -1,4 +1,5 @@
 import { ExitCode, UserError } from '../errors.js';
+import { strangerReason } from '../import/files-on-disk.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
 import { itemsWithoutKeeper } from './batch-takes.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
@@ -47,6 +48,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
     doc: {
       ...buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
         outputFiles,
+        strayWhy: (path) => strangerReason(path, manifest.name),
         regenerateExpired: asked.regenerateExpired ?? false,
         retryFailed: asked.retryFailed ?? false,
         fileCheck: asked.verify ? 'sha256' : 'stat',

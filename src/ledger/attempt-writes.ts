@@ -82,8 +82,8 @@ export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): A
     const at = c.at();
     const info = c
       .prepare(
-        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at)
-           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?)`,
+        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at, take, vars)
+           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?, ?, ?)`,
       )
       .run(
         c.batchId,
@@ -92,8 +92,10 @@ export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): A
         `imported:${imported.job.jobId}`,
         imported.requestBody,
         imported.requestHash,
+        imported.createdAt ?? at,
         at,
-        at,
+        imported.take ?? 1,
+        imported.vars ?? null,
       );
     const id = Number(info.lastInsertRowid);
     updateJob(c, id, imported.job);

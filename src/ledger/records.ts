@@ -104,6 +104,12 @@ export interface ImportedJob {
   requestBody: string;
   requestHash: string;
   job: JobSnapshot;
+  /** The take its output was saved as, from the sidecar found beside it; default 1. */
+  take?: number;
+  /** When the lost ledger committed the request, from that sidecar; default now. */
+  createdAt?: string;
+  /** The template variables the prompt was rendered from (JSON text), from that sidecar. */
+  vars?: string | null;
 }
 
 /** What an event says of a job the service answered with. */

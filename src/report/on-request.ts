@@ -27,7 +27,8 @@ export function onRequestLines(items: ReadonlyArray<{ id: string; paid_only_by?:
   for (const option of Object.keys(WORDS) as OnRequest[]) {
     const ids = items.filter((item) => item.paid_only_by === option).map((item) => item.id);
     if (ids.length === 0) continue;
-    const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more` : ids.join(', ');
+    const shown =
+      ids.length > 10 ? `${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more` : ids.join(', ');
     lines.push(`${WORDS[option]}: ${shown}`);
   }
   return lines;

@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
-import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 import { onRequestLines } from './on-request.js';
+import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 import {
   cleanText,
   footer,
@@ -69,7 +69,10 @@ function strayLines(doc: PlanDocument): string[] {
     stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
   return [
     'files in the output folder this ledger did not write (left as they are; run never overwrites them):',
-    ...stray.slice(0, LISTED).map((path) => `  ? ${cleanText(path)}`),
+    ...stray.slice(0, LISTED).map((path) => {
+      const why = doc.stray_reasons?.[path];
+      return `  ? ${cleanText(path)}${why === undefined ? '' : ` (${cleanText(why)})`}`;
+    }),
     ...more,
     '',
   ];

@@ -147,8 +147,8 @@ export function recordImportedJob(c: PgLedgerConnection, imported: ImportedJob):
     const at = c.at();
     const [row] = c.db.query<{ id: number }>(
       `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
-         state, created_at, answered_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', $7, $7) RETURNING id`,
+         state, created_at, answered_at, take, vars)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', $7, $8, $9, $10) RETURNING id`,
       [
         c.batchId,
         imported.itemId,
@@ -156,7 +156,10 @@ export function recordImportedJob(c: PgLedgerConnection, imported: ImportedJob):
         `imported:${imported.job.jobId}`,
         imported.requestBody,
         imported.requestHash,
+        imported.createdAt ?? at,
         at,
+        imported.take ?? 1,
+        imported.vars ?? null,
       ],
     );
     updateJob(c, row!.id, imported.job);

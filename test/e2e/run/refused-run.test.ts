@@ -45,7 +45,10 @@ async function json(sandbox: SandboxHandle, p: E2eProject, args: string[]): Prom
  * with the sidecars gone: the items are expired and their files are strangers in their way.
  */
 async function expiredBehindStrangers(sandbox: SandboxHandle): Promise<E2eProject> {
-  const p = project('blocked', `${manifestYaml('blocked')}items:\n  - {id: a, prompt: p a}\n  - {id: b, prompt: p b}\n`);
+  const p = project(
+    'blocked',
+    `${manifestYaml('blocked')}items:\n  - {id: a, prompt: p a}\n  - {id: b, prompt: p b}\n`,
+  );
   cleanup.push(() => rmSync(p.dir, { recursive: true, force: true }));
   expect((await runAgainst(sandbox, p)).code).toBe(0);
   const [row] = ledgerRows<{ last: string }>(p, 'SELECT MAX(expires_at) AS last FROM attempts');
