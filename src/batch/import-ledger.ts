@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExitCode, UserError } from '../errors.js';
 import { importJobs, listManifestJobs } from '../import/import-jobs.js';
 import { type ImportSummary, importSummary } from '../import/render.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { Manifest } from '../manifest/index.js';
+import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
@@ -14,13 +16,20 @@ import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
 import type { Warn } from './warnings.js';
 
+/** What to import: `sinceMs` null as far back as outputs live; `filesFrom` folders of moved outputs. */
+export interface ImportAsked {
+  sinceMs: number | null;
+  filesFrom: readonly string[];
+}
+
 /**
  * Rebuilds a lost ledger from the service's own job list (docs/import.md), with the checks `run`
  * makes: the lock, an empty ledger, the output folder, the ledger's service, the account.
  */
-/** `sinceMs` null: as far back as outputs live. */
-export async function importLedger(batch: Batch, sinceMs: number | null, warn: Warn): Promise<ImportSummary> {
+export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn): Promise<ImportSummary> {
   const { manifest, ledgerPath, settings: timings } = batch;
+  const filesFrom = foldersOfMovedFiles(batch, asked.filesFrom);
+  const { sinceMs } = asked;
   const target = serviceTarget(batch, {
     what: 'no service to import from',
     sandbox: 'rebuild the sandbox ledger from the embedded sandbox',
@@ -58,7 +67,10 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
     ledger.bindService(target.identity);
     const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) warn({ code: 'output_unclaimed', message: unclaimed });
-    const result = await importJobs({ client, ledger, manifest, store, ...timeoutMs }, listing.jobs);
+    const result = await importJobs(
+      { client, ledger, manifest, store, filesFrom, ...timeoutMs },
+      listing.jobs,
+    );
     ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),
       jobs: listing.jobs.length,
@@ -80,6 +92,29 @@ export async function importLedger(batch: Batch, sinceMs: number | null, warn: W
     await sandbox?.close();
     if (leaveNoTrace) trace.remove();
   }
+}
+
+/**
+ * The folders `filesFrom` names, from the caller's `cwd`: each must be a folder, and the outputs
+ * must go to a folder too (copying back into a bucket is not done: docs/import.md).
+ */
+function foldersOfMovedFiles(batch: Batch, given: readonly string[]): string[] {
+  if (given.length === 0) return [];
+  if (isS3Uri(batch.manifest.outputDir))
+    throw new UserError(
+      `\`filesFrom\` copies outputs back into an output folder, and ${batch.manifest.outputDir} is a bucket; copy them into it yourself, then import`,
+      ExitCode.Usage,
+      'invalid_usage',
+      { option: 'filesFrom' },
+    );
+  return given.map((folder) => {
+    const path = resolve(batch.cwd, folder);
+    if (!statSync(path, { throwIfNoEntry: false })?.isDirectory())
+      throw new UserError(`\`filesFrom\` ${folder} is not a folder`, ExitCode.Usage, 'invalid_usage', {
+        option: 'filesFrom',
+      });
+    return path;
+  });
 }
 
 /** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */

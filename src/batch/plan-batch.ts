@@ -1,4 +1,5 @@
 import { ExitCode, UserError } from '../errors.js';
+import { strangerReason } from '../import/files-on-disk.js';
 import { buildPlan, type PlanDocument } from '../report/plan-report.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
 import { keeperFields } from './batch-takes.js';
@@ -51,6 +52,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
     doc: {
       ...buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
         outputFiles,
+        strayWhy: (path) => strangerReason(path, manifest.name),
         regenerateExpired: asked.regenerateExpired ?? false,
         retryFailed: asked.retryFailed ?? false,
         fileCheck: asked.verify ? 'sha256' : 'stat',

@@ -173,6 +173,15 @@ export const FLAGS = [
     commands: ['import'],
   },
   {
+    name: 'files-from',
+    multiple: true,
+    value: 'DIR',
+    default: 'the output folder only',
+    description:
+      'Also look in DIR (and its subfolders) for outputs moved out of the output folder: a file whose sidecar names a job being imported and whose bytes match the SHA-256 it records is copied back under its name in the output folder, never over another file, and recorded as saved. Give it again for more folders (see docs/import.md).',
+    commands: ['import'],
+  },
+  {
     name: 'html',
     value: 'FILE',
     optionalValue: true,

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { Ledger } from '../ledger/ledger.js';
+import type { ImportedJob } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { jobSnapshot } from '../runner/job-snapshot.js';
 import { sidecarFacts } from '../runner/provenance.js';
@@ -7,6 +8,13 @@ import { requestHash } from '../runner/request.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
+import {
+  type Adopted,
+  adoptJobFiles,
+  attemptsFound,
+  type DiskOutputs,
+  outputsOnDisk,
+} from './adopt-files.js';
 import {
   type ImportedAttempt,
   type ImportPlan,
@@ -56,11 +64,17 @@ export interface ItemImport {
   files: string[];
   /** Why the files were not saved, when they were not. */
   problem: string | null;
+  /** The files were found on disk by their sidecars (not downloaded); how many were copied back. */
+  onDisk: boolean;
+  copied: number;
 }
 
 export interface ImportResult {
   plan: ImportPlan;
   items: ItemImport[];
+  /** Outputs found on disk and recorded as saved (every adopted job's, earlier takes too), and of them copied back. */
+  foundOnDisk: number;
+  copied: number;
 }
 
 type ImportDeps = {
@@ -68,6 +82,8 @@ type ImportDeps = {
   ledger: Ledger;
   manifest: Manifest;
   store: OutputStore;
+  /** Folders the outputs may have been moved to (`filesFrom`): found there, they are copied back. */
+  filesFrom?: readonly string[];
   timeoutMs?: number;
 };
 
@@ -75,6 +91,8 @@ type ImportDeps = {
 interface RecordedPlan {
   attemptIds: Map<string, number>;
   jobCounts: Map<string, number>;
+  /** What adopting each job's files found on disk came to, by job id. */
+  fromDisk: Map<string, Adopted>;
 }
 
 /**
@@ -84,22 +102,62 @@ interface RecordedPlan {
 export async function importJobs(deps: ImportDeps, listed: readonly Job[]): Promise<ImportResult> {
   const { ledger, manifest } = deps;
   const plan = planImport(manifest.name, manifest.items, listed);
-  const recorded = recordPlan(ledger, manifest, plan);
+  const disk = await outputsOnDisk(manifest, deps.filesFrom ?? [], plan);
+  const { recorded, byJob } = recordPlan(ledger, manifest, plan, attemptsFound(disk));
+  await adoptFromDisk(deps, plan, disk, byJob, recorded.fromDisk);
   const limit = pLimit(4);
   const items = await Promise.all(
     manifest.items.map((item) => limit(() => importItem(deps, item.id, plan, recorded))),
   );
-  return { plan, items };
+  let foundOnDisk = 0;
+  let copied = 0;
+  for (const adopted of recorded.fromDisk.values())
+    if (adopted.kind === 'saved') {
+      foundOnDisk += adopted.files.length;
+      copied += adopted.copied;
+    }
+  return { plan, items, foundOnDisk, copied };
+}
+
+/** Every job whose files were found on disk gets them recorded as saved, before anything is downloaded. */
+async function adoptFromDisk(
+  deps: ImportDeps,
+  plan: ImportPlan,
+  disk: DiskOutputs,
+  byJob: ReadonlyMap<string, number>,
+  fromDisk: Map<string, Adopted>,
+): Promise<void> {
+  const items = new Map(deps.manifest.items.map((item) => [item.id, item]));
+  for (const entry of plan.attempts) {
+    const outputs = disk.found.get(entry.job.id);
+    if (outputs === undefined) continue;
+    const item = items.get(entry.itemId);
+    const target = item
+      ? { outputDir: deps.manifest.outputDir, name: item.name ?? item.id, current: entry.adopted }
+      : null;
+    fromDisk.set(entry.job.id, await adoptJobFiles(deps.ledger, byJob.get(entry.job.id)!, outputs, target));
+  }
 }
 
 /** Every listed job as an accepted attempt, and a pending item for each item that has one. */
-function recordPlan(ledger: Ledger, manifest: Manifest, plan: ImportPlan): RecordedPlan {
+function recordPlan(
+  ledger: Ledger,
+  manifest: Manifest,
+  plan: ImportPlan,
+  found: ReadonlyMap<string, Partial<ImportedJob>>,
+): { recorded: RecordedPlan; byJob: Map<string, number> } {
   const hashes = new Map(manifest.items.map((item) => [item.id, requestHash(item)]));
   const attemptIds = new Map<string, number>();
   const jobCounts = new Map<string, number>();
+  const byJob = new Map<string, number>();
   ledger.atomically(() => {
     for (const entry of plan.attempts) {
-      const attempt = ledger.recordImportedJob(importedAttempt(entry, hashes.get(entry.itemId)));
+      // A job whose output was found on disk keeps what its sidecar recorded of the attempt.
+      const attempt = ledger.recordImportedJob({
+        ...importedAttempt(entry, hashes.get(entry.itemId)),
+        ...found.get(entry.job.id),
+      });
+      byJob.set(entry.job.id, attempt.id);
       if (entry.adopted) attemptIds.set(entry.itemId, attempt.id);
       jobCounts.set(entry.itemId, (jobCounts.get(entry.itemId) ?? 0) + 1);
     }
@@ -109,7 +167,7 @@ function recordPlan(ledger: Ledger, manifest: Manifest, plan: ImportPlan): Recor
         .map((item) => ({ itemId: item.id, requestHash: hashes.get(item.id)!, state: 'pending' as const })),
     );
   });
-  return { attemptIds, jobCounts };
+  return { recorded: { attemptIds, jobCounts, fromDisk: new Map() }, byJob };
 }
 
 function importedAttempt(
@@ -135,7 +193,7 @@ async function importItem(
   deps: ImportDeps,
   itemId: string,
   plan: ImportPlan,
-  { attemptIds, jobCounts }: RecordedPlan,
+  { attemptIds, jobCounts, fromDisk }: RecordedPlan,
 ): Promise<ItemImport> {
   const job = plan.adopted.get(itemId) ?? null;
   const outcome: ItemImport = {
@@ -145,8 +203,13 @@ async function importItem(
     save: null,
     files: [],
     problem: null,
+    onDisk: false,
+    copied: 0,
   };
-  if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(itemId)!, outcome);
+  const found = job === null ? undefined : fromDisk.get(job.id);
+  if (found?.kind === 'saved')
+    Object.assign(outcome, { save: 'saved', files: found.files, onDisk: true, copied: found.copied });
+  else if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(itemId)!, outcome);
   const { state, errorCode } = importedItemState(job, outcome.save);
   if (outcome.jobs > 0) {
     deps.ledger.setItemState(itemId, {

@@ -12,6 +12,10 @@ export interface ImportSummary {
   of_manifest: number;
   truncated: boolean;
   spent_usd: string;
+  /** Outputs found on disk by their sidecars and recorded as saved, earlier takes included; none downloaded. */
+  found_on_disk: number;
+  /** Of those, how many were copied back from a `filesFrom` folder. */
+  copied: number;
   items: Array<{
     id: string;
     state: string;
@@ -21,6 +25,8 @@ export interface ImportSummary {
     jobs: number;
     files: string[];
     problem: string | null;
+    /** Its files were found on disk (in place, or copied back), not downloaded. */
+    on_disk: boolean;
   }>;
   unmatched: Array<{ job_id: string; item: string; reason: string; status: string }>;
 }
@@ -41,6 +47,8 @@ export function importSummary(
     of_manifest: result.plan.attempts.length,
     truncated: context.truncated,
     spent_usd: formatUsd(spent),
+    found_on_disk: result.foundOnDisk,
+    copied: result.copied,
     items: result.items.map((item) => ({
       id: item.itemId,
       state: item.jobs === 0 ? 'new' : importedItemState(item.job, item.save).state,
@@ -50,6 +58,7 @@ export function importSummary(
       jobs: item.jobs,
       files: item.files,
       problem: item.problem,
+      on_disk: item.onDisk,
     })),
     unmatched: result.plan.unmatched.map(({ job, itemId, reason }) => ({
       job_id: job.id,
@@ -68,7 +77,8 @@ const REASONS: Record<string, string> = {
 function note(item: ImportSummary['items'][number], baseDir: string): string {
   if (item.jobs === 0) return 'no job found: the next run submits it';
   if (item.job_id === null) return 'only jobs of an earlier version: the next run submits it';
-  if (item.files.length > 0) return `saved ${item.files.map((file) => relative(baseDir, file)).join(', ')}`;
+  if (item.files.length > 0)
+    return `${item.on_disk ? 'found on disk' : 'saved'} ${item.files.map((file) => relative(baseDir, file)).join(', ')}`;
   if (item.problem !== null) return `not saved (${item.problem}): the next run retries`;
   if (item.state === 'in_flight') return 'the next run follows it';
   if (item.state === 'expired') return 'outputs already deleted by the service';
@@ -100,10 +110,19 @@ export function renderImportText(summary: ImportSummary, baseDir: string, comman
       ),
     );
   }
+  text += `\n${onDiskLine(summary)}\n`;
   if (summary.truncated)
     text += '\nwarning: the job list was cut at its page bound; older jobs of this manifest may be missing\n';
   const missing = summary.items.filter((item) => item.state !== 'done').length;
   text += `\nledger: ${summary.ledger}\n`;
   text += missing === 0 ? 'Every item is done.\n' : `Next: ${command} (it submits only what is missing)\n`;
   return text;
+}
+
+/** `3 outputs found on disk (sidecar and SHA-256 checked), 2 of them copied back; nothing downloaded for them.` */
+function onDiskLine(summary: ImportSummary): string {
+  const found = summary.found_on_disk;
+  if (found === 0) return 'No output found on disk whose sidecar names an imported job.';
+  const copied = summary.copied === 0 ? '' : `, ${summary.copied} of them copied back into the output folder`;
+  return `${found} output${found === 1 ? '' : 's'} found on disk (sidecar and SHA-256 checked)${copied}: recorded as saved, not downloaded.`;
 }

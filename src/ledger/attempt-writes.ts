@@ -3,6 +3,7 @@ import type { LedgerConnection } from './ledger-connection.js';
 import {
   type AttemptRecord,
   type ImportedJob,
+  importedJobValues,
   type JobSnapshot,
   jobDetail,
   jobValues,
@@ -85,19 +86,10 @@ export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): A
     const at = c.at();
     const info = c
       .prepare(
-        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at)
-           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?)`,
+        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at, take, vars)
+           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?, ?, ?)`,
       )
-      .run(
-        c.batchId,
-        imported.itemId,
-        imported.seq,
-        `imported:${imported.job.jobId}`,
-        imported.requestBody,
-        imported.requestHash,
-        at,
-        at,
-      );
+      .run(...importedJobValues(c.batchId, imported, at));
     const id = Number(info.lastInsertRowid);
     updateJob(c, id, imported.job);
     appendEvent(c, imported.itemId, id, 'job_imported', jobDetail(imported.job));

@@ -9,6 +9,7 @@ import type {
   AttemptRecord,
   BatchDump,
   FileRecord,
+  ImportedJob,
   ItemRecord,
   JobSnapshot,
   KeeperChange,
@@ -197,13 +198,7 @@ export interface Ledger {
   /** Several attempts made durable together, each before its own POST (a runner of a shared ledger: claims.prepare). */
   prepareAttempts(attempts: readonly NewAttempt[]): AttemptRecord[];
   /** A job found on the service by `import`, recorded as an accepted attempt (docs/import.md). */
-  recordImportedJob(imported: {
-    itemId: string;
-    seq: number;
-    requestBody: string;
-    requestHash: string;
-    job: JobSnapshot;
-  }): AttemptRecord;
+  recordImportedJob(imported: ImportedJob): AttemptRecord;
   /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
   recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord;
   /** The service refused the request with an HTTP error: no job, no charge, reservation released. */

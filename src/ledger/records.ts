@@ -104,6 +104,34 @@ export interface ImportedJob {
   requestBody: string;
   requestHash: string;
   job: JobSnapshot;
+  /** The take its output was saved as, from the sidecar found beside it; default 1. */
+  take?: number;
+  /** When the lost ledger committed the request, from that sidecar; default now. */
+  createdAt?: string;
+  /** The template variables the prompt was rendered from (JSON text), from that sidecar. */
+  vars?: string | null;
+}
+
+/**
+ * The values of an imported attempt's row, in the column order both ledgers insert them: batch,
+ * item, seq, key, body, hash, created_at, answered_at, take, vars.
+ */
+export function importedJobValues(batchId: unknown, imported: ImportedJob, at: string): unknown[] {
+  const key = `imported:${imported.job.jobId}`;
+  const { itemId, seq, requestBody, requestHash } = imported;
+  const createdAt = imported.createdAt ?? at;
+  return [
+    batchId,
+    itemId,
+    seq,
+    key,
+    requestBody,
+    requestHash,
+    createdAt,
+    at,
+    imported.take ?? 1,
+    imported.vars ?? null,
+  ];
 }
 
 /** What an event says of a job the service answered with. */

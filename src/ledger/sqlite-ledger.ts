@@ -38,6 +38,7 @@ import type {
   AttemptRecord,
   BatchDump,
   FileRecord,
+  ImportedJob,
   ItemRecord,
   JobSnapshot,
   KeeperChange,
@@ -184,13 +185,7 @@ export class SqliteLedger implements Ledger {
    * real Idempotency-Key is unknown; the placeholder is never sent, since an accepted attempt is
    * never resent.
    */
-  recordImportedJob(imported: {
-    itemId: string;
-    seq: number;
-    requestBody: string;
-    requestHash: string;
-    job: JobSnapshot;
-  }): AttemptRecord {
+  recordImportedJob(imported: ImportedJob): AttemptRecord {
     return recordImportedJob(this.#c, imported);
   }
 

@@ -23,6 +23,11 @@ const tellSchema = {
 const importOptionsSchema = serviceOptionsSchema.extend({
   /** How far back to look, in hours (`--since`); default 48, how long outputs live. */
   sinceHours: z.number().positive().optional(),
+  /**
+   * Folders the outputs may have been moved to (`--files-from`), from `cwd`: an output found there
+   * by its sidecar is copied back into the output folder (docs/import.md). A folder of outputs only.
+   */
+  filesFrom: z.array(z.string().min(1)).optional(),
   ...tellSchema,
 });
 
@@ -30,9 +35,17 @@ export type ImportOptions = z.input<typeof importOptionsSchema>;
 
 /** Rebuilds a lost ledger from the service's job list, with the checks `mediabatch import` makes. */
 export async function importJobs(manifest: Manifest, options: ImportOptions = {}): Promise<ImportSummary> {
-  const { sinceHours, warn, log, ...rest } = checkOptions('importJobs', importOptionsSchema, options);
+  const { sinceHours, filesFrom, warn, log, ...rest } = checkOptions(
+    'importJobs',
+    importOptionsSchema,
+    options,
+  );
   const batch = batchOf(checkedManifest('importJobs', manifest), rest);
-  return importLedger(batch, sinceHours === undefined ? null : sinceHours * 3_600_000, tellOf(warn, log));
+  return importLedger(
+    batch,
+    { sinceMs: sinceHours === undefined ? null : sinceHours * 3_600_000, filesFrom: filesFrom ?? [] },
+    tellOf(warn, log),
+  );
 }
 
 const forgetOptionsSchema = serviceOptionsSchema.extend({

@@ -91,3 +91,21 @@ export function removedItems(
     files: files.get(record.itemId)!,
   }));
 }
+
+/**
+ * Why each stray file is not taken for one of the batch's outputs (`why`: its sidecar is missing,
+ * of another manifest, or records other bytes; src/import/files-on-disk.ts), by its shown path;
+ * files with nothing to say (sidecars) are left out.
+ */
+export function strayReasons(
+  foreign: readonly string[],
+  shown: (path: string) => string,
+  why: (path: string) => string | null,
+): Record<string, string> {
+  const reasons: Record<string, string> = {};
+  for (const path of foreign) {
+    const reason = why(path);
+    if (reason !== null) reasons[shown(path)] = reason;
+  }
+  return reasons;
+}

@@ -10,6 +10,7 @@ import {
   remedy,
   stillHeld,
 } from './file-problems.js';
+import { type OnRequest, onRequestOf } from './on-request.js';
 
 /**
  * What `plan` says run would do with one item, before the budget walk: runner's planItem
@@ -58,6 +59,8 @@ export interface Decision {
   reusedFrom?: { item: string; take: number | null };
   /** Its last job was paid for and lost by the service (`mediabatch forget`): it is paid for again. */
   paysAgain?: boolean;
+  /** Only this option of run sends it again (on-request.ts). */
+  onRequest?: OnRequest;
 }
 
 /** What the run is asked besides the manifest: the flags that change what it submits. */
@@ -126,12 +129,15 @@ export function decideItem(
         // Saved, then deleted and fetched too late: the run recorded which, and when it was saved.
         entry.attempt?.filesSaved ? (record?.errorMessage ?? null) : null,
       );
-    case 'failed':
+    case 'failed': {
+      const onRequest = onRequestOf('failed', record?.errorCode ?? null);
       return {
         label: 'failed',
         submit,
         reason: `${record?.errorCode ?? 'failed'}${record?.errorMessage ? `: ${record.errorMessage}` : ''} (skipped)`,
+        ...(onRequest ? { onRequest } : {}),
       };
+    }
   }
 }
 
@@ -160,6 +166,7 @@ function expiredDecision(submit: boolean, afterSaving: string | null): Decision 
   return {
     label: 'expired',
     submit,
+    ...(submit ? {} : { onRequest: 'regenerateExpired' as const }),
     reason: submit
       ? `${what}: generated and paid for again`
       : `${what}; run \`regenerateExpired\` pays for ${them} again`,

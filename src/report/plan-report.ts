@@ -9,7 +9,7 @@ import { notFittingLine } from '../runner/budget-words.js';
 import { countProblems, type FileProblemCounts, shownProblems } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
-import { type RemovedItem, removedItems } from './plan-changes.js';
+import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
@@ -72,6 +72,8 @@ export interface PlanDocument {
   removed: RemovedItem[];
   /** Files in the output folder that no item owns; null when the folder was not looked at. */
   stray_files: string[] | null;
+  /** Why a stray file is not taken for an output of the batch, by its path as in stray_files. */
+  stray_reasons?: Record<string, string>;
   totals: PlanTotals;
   /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
   without_keeper?: string[];
@@ -102,6 +104,8 @@ export interface PlanInputs {
   previousVars?: PreviousVars;
   /** Every file under the output folder (absolute paths); null when it was not listed. */
   outputFiles?: readonly string[] | null;
+  /** Why a stray file is a stranger (its sidecar), or null. */
+  strayWhy?: (path: string) => string | null;
   regenerateExpired?: boolean;
   /** run's flags: --retry-failed, --redo and --only change what it submits. */
   retryFailed?: boolean;
@@ -193,6 +197,9 @@ export function buildPlan(
     renamed: renames.renamed,
     removed,
     stray_files: stray,
+    ...(foreign?.length && inputs.strayWhy
+      ? { stray_reasons: strayReasons(foreign, shown, inputs.strayWhy) }
+      : {}),
     totals,
     file_check: source.fileProblems ? (inputs.fileCheck ?? 'stat') : null,
     value_at_risk: valueAtRisk(source.unsaved, nowMs),

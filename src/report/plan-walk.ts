@@ -5,6 +5,7 @@ import { foreseeSend, type PricesSeen, pricesSeenOf } from '../runner/budget.js'
 import { shortfallWords } from '../runner/budget-words.js';
 import { estimateItem, type PriceTable } from './cost-estimate.js';
 import type { ShownFileProblem } from './file-problems.js';
+import type { OnRequest } from './on-request.js';
 import { changedFields, changedVars } from './plan-changes.js';
 import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
@@ -37,6 +38,8 @@ export interface PlanItem {
   estimate_usd: string | null;
   /** Its saved files that are missing, altered or modified since saved; present only then. */
   file_problems?: ShownFileProblem[];
+  /** The option of run that alone sends it again (on-request.ts); present only then. */
+  paid_only_by?: OnRequest;
 }
 
 export interface Walk {
@@ -122,6 +125,7 @@ export function walkItems(
     if (vars.length > 0) planned.changed_vars = vars;
     if (decided.renamedFrom !== undefined) planned.renamed_from = decided.renamedFrom;
     if (decided.reusedFrom !== undefined) planned.reused_from = decided.reusedFrom;
+    if (decided.onRequest !== undefined) planned.paid_only_by = decided.onRequest;
     if (item.vars) planned.prompt = String(item.input.prompt);
     return planned;
   });

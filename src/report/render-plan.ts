@@ -1,4 +1,5 @@
 import { humanUsd } from '../money.js';
+import { onRequestLines } from './on-request.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 import {
   cleanText,
@@ -70,7 +71,10 @@ function strayLines(doc: PlanDocument): string[] {
     stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
   return [
     'files in the output folder this ledger did not write (left as they are; run never overwrites them):',
-    ...stray.slice(0, LISTED).map((path) => `  ? ${cleanText(path)}`),
+    ...stray.slice(0, LISTED).map((path) => {
+      const why = doc.stray_reasons?.[path];
+      return `  ? ${cleanText(path)}${why === undefined ? '' : ` (${cleanText(why)})`}`;
+    }),
     ...more,
     '',
   ];
@@ -99,6 +103,7 @@ export function* planTextChunks(
       : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
   const lines = [
     ...strayLines(doc),
+    ...onRequestLines(doc.items),
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
   ];

@@ -4,6 +4,7 @@ import { describeService } from '../ledger/service.js';
 import { formatUsd, humanUsd } from '../money.js';
 import { fileProblemLines } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
+import { onRequestLines } from './on-request.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
@@ -179,6 +180,12 @@ export function savedFileLines(doc: {
   return lines.length === 0 ? '' : `\n${lines.map(cleanText).join('\n')}\n`;
 }
 
+/** The items only an option of run pays for again, a line per option after a blank line; '' when none. */
+function onRequestText(items: StatusReport['items']): string {
+  const lines = onRequestLines(items);
+  return lines.length === 0 ? '' : `\n${lines.map(cleanText).join('\n')}\n`;
+}
+
 export function footer(warnings: readonly string[], ledger: LedgerNote): string {
   const lines = warnings.map((warning) => `warning: ${cleanText(warning)}`);
   lines.push(ledgerLine(ledger));
@@ -207,6 +214,7 @@ export function* statusTextChunks(
   yield riskLines(report.value_at_risk, saveCommand, true);
   yield* statusTable(report);
   yield savedFileLines(report);
+  yield onRequestText(report.items);
   yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${outsideKeeperLines(report.keepers_outside_manifest)}${footer(report.warnings, ledger)}`;
   if (ledger.sandboxLedger)
     yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;

@@ -18,6 +18,7 @@ import {
   shownProblems,
 } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
+import { type OnRequest, onRequestOf } from './on-request.js';
 import { shownFrom } from './shown-path.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
@@ -36,6 +37,8 @@ export interface StatusItem {
   /** For an item rendered from a template: its prompt as the manifest sends it, and its variables. */
   prompt?: string;
   vars?: Record<string, unknown>;
+  /** The option of run that alone sends it again (on-request.ts); present only then. */
+  paid_only_by?: OnRequest;
 }
 
 export interface StatusTake {
@@ -203,6 +206,8 @@ function statusItem(summary: ItemSummary, shown: (path: string) => string): Stat
         ? null
         : { code: summary.errorCode, message: summary.errorMessage ?? '' },
   };
+  const onRequest = onRequestOf(state, summary.errorCode);
+  if (onRequest) item.paid_only_by = onRequest;
   // Added last, as the last key; most items have one take and no such key.
   const takes = summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[]);
   if (takes.length > 1) {

@@ -101,6 +101,7 @@ async function setOnTheirWay(
       ? heldRename(item)
       : restoreItem(run, item, existing, attempt);
     if (record !== existing && !memoryOnly) writes.push(record);
+    else if (memoryOnly && existing && next.kind === 'submit') run.state.unsent.hold(existing);
     run.state.track(item, hash, record, attempt);
     planned.push(next);
   }
@@ -147,7 +148,9 @@ function restoreItem(
     const earlier = earlierOutput(hash, attempt);
     // An edit never replaces a paid take: the new request makes the next take (as --redo does).
     if (earlier === 'kept') run.state.redo(item.id);
-    return toSubmit(record, hash, retriesCarried(plan, existing), earlier, attempt);
+    const restored = toSubmit(record, hash, retriesCarried(plan, existing), earlier, attempt);
+    // Sent only on request: the ledger keeps the item as it was until it is sent (unsent-items.ts).
+    return onRequestOnly(plan) ? { ...restored, memoryOnly: true } : restored;
   }
   const next = nextForPlan(plan, hash);
   if (record.requestHash !== hash)
@@ -162,6 +165,11 @@ function restoreItem(
     return { hash, record: { ...record, ...failed }, next };
   }
   return { hash, record, next };
+}
+
+/** An item a plain run would not send: expired (`regenerateExpired`) or failed (`retryFailed`). */
+function onRequestOnly(plan: ItemPlan): boolean {
+  return plan.label === 'expired' || (plan.label === 'retry' && plan.reason.startsWith('retry_failed'));
 }
 
 /**

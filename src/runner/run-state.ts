@@ -5,6 +5,7 @@ import { OutageState } from './outage-state.js';
 import { OutputSizing } from './output-sizing.js';
 import { combineStops, extendStreak, type FailureStreak, NO_STREAK, type StopReason } from './stop-rules.js';
 import { SubmitQueue } from './submit-queue.js';
+import { UnsentItems } from './unsent-items.js';
 
 /** One manifest item as this run knows it. */
 export interface TrackedItem {
@@ -47,6 +48,8 @@ export class RunState {
   readonly outage = new OutageState();
   /** Whether an output's size is known, or the run goes one job at a time (output-sizing.ts). */
   readonly sizing = new OutputSizing();
+  /** Items sent only on request, their ledger rows left as they were until sent (unsent-items.ts). */
+  readonly unsent = new UnsentItems();
   readonly #items = new Map<string, TrackedItem>();
   /** Items per state, kept with every change: an event and the counts beside it come from one change. */
   readonly #counts: Record<ItemState, number> = zeroCounts();

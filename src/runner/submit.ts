@@ -50,6 +50,7 @@ export function fillSlots(run: RunContext): void {
           run.deps.reporter.log('warn', `${itemId}: the redo ${words}; the take is kept`);
           continue;
         }
+        if (leftAsItWas(run, itemId, words)) continue;
         run.setItem(itemId, 'budget_exceeded', { errorCode: 'budget_exceeded', errorMessage: words });
       }
       continue;
@@ -88,10 +89,25 @@ function startAttempts(
   const capFromBudget = new Map(batch.map((entry) => [entry.itemId, entry.reservation.capFromBudget]));
   for (const attempt of attempts) {
     run.state.attemptPrepared(attempt);
+    // An item sent only on request gets its row now that it is sent (unsent-items.ts).
+    if (run.state.unsent.release(attempt.itemId)) ledger.putItems([run.state.item(attempt.itemId)!.record]);
     reporter.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
     run.state.sendsBegan(attempt.id);
     run.background(sendAttempt(run, attempt, capFromBudget.get(attempt.itemId) ?? false));
   }
+}
+
+/**
+ * An item sent only on request (an expired one to generate again, a failed one to retry) that does
+ * not fit in the budget keeps the row the ledger had: a plain run pays for it no more than before.
+ */
+function leftAsItWas(run: RunContext, itemId: string, words: string): boolean {
+  const row = run.state.unsent.release(itemId);
+  if (row === undefined) return false;
+  run.state.changeItem(itemId, row.state, row);
+  run.deps.reporter.itemChanged(itemId, row.state, row.errorCode, run.state.countByState());
+  run.deps.reporter.log('warn', `${itemId}: not sent: it ${words}; it stays ${row.state}`);
+  return true;
 }
 
 /** How soon an attempt that found no slot or budget left among all runners is tried again. */

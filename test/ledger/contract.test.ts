@@ -204,6 +204,20 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       expect(ledger.listAttempts().map((each) => each.id)).toEqual([a!.id, b!.id, imported.id]);
       expect(ledger.attemptRequest(imported.id)).toEqual({ requestBody: body('c'), requestHash: 'hc' });
       expect(ledger.moneyTotals()).toEqual({ chargedMicros: 450, refundedMicros: 100, reservedMicros: 0 });
+
+      // A job whose output import found on disk keeps what its sidecar recorded of the attempt.
+      const found = ledger.recordImportedJob({
+        itemId: 'c',
+        seq: 2,
+        requestBody: body('c'),
+        requestHash: 'hc',
+        job: job('j3', { status: 'succeeded', amountMicros: 0 }),
+        take: 3,
+        createdAt: '2026-01-02T03:04:05.000Z',
+        vars: '{"x":1}',
+      });
+      expect(found).toMatchObject({ take: 3, createdAt: '2026-01-02T03:04:05.000Z', vars: '{"x":1}' });
+      expect(imported.take).toBe(1);
     });
 
     it('records saved and moved files, and reads them back absolute', () => {

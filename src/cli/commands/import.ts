@@ -6,7 +6,7 @@ import type { Command } from '../io.js';
 import { warnOn } from '../words.js';
 
 /**
- * `mediabatch import <manifest> [--base-url URL | --sandbox] [--ledger PATH] [--since DURATION] [--json]`:
+ * `mediabatch import <manifest> [--base-url URL | --sandbox] [--ledger PATH] [--since DURATION] [--files-from DIR]... [--json]`:
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
@@ -14,6 +14,7 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
   const summary = await importJobs(manifest, {
     ...options,
     ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),
+    filesFrom: values['files-from'],
     warn: warnOn(io, 'import'),
   });
   const rerun = commandLine('run', manifestArg, { ledger: values.ledger, sandbox: values.sandbox });

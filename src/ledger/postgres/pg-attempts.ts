@@ -2,6 +2,7 @@ import type { NewAttempt } from '../attempt-writes.js';
 import {
   type AttemptRecord,
   type ImportedJob,
+  importedJobValues,
   type JobSnapshot,
   jobDetail,
   jobValues,
@@ -150,17 +151,9 @@ export function recordImportedJob(c: PgLedgerConnection, imported: ImportedJob):
     const at = c.at();
     const [row] = c.db.query<{ id: number }>(
       `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
-         state, created_at, answered_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', $7, $7) RETURNING id`,
-      [
-        c.batchId,
-        imported.itemId,
-        imported.seq,
-        `imported:${imported.job.jobId}`,
-        imported.requestBody,
-        imported.requestHash,
-        at,
-      ],
+         state, created_at, answered_at, take, vars)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, 'accepted', $7, $8, $9, $10) RETURNING id`,
+      importedJobValues(c.batchId, imported, at),
     );
     updateJob(c, row!.id, imported.job);
     appendEvent(c, imported.itemId, row!.id, 'job_imported', jobDetail(imported.job));

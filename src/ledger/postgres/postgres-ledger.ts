@@ -13,6 +13,7 @@ import type {
   AttemptRecord,
   BatchDump,
   FileRecord,
+  ImportedJob,
   ItemRecord,
   JobSnapshot,
   KeeperChange,
@@ -153,13 +154,7 @@ export class PostgresLedger implements Ledger {
     return attempts.prepareAttempts(this.#c, list);
   }
 
-  recordImportedJob(imported: {
-    itemId: string;
-    seq: number;
-    requestBody: string;
-    requestHash: string;
-    job: JobSnapshot;
-  }): AttemptRecord {
+  recordImportedJob(imported: ImportedJob): AttemptRecord {
     return attempts.recordImportedJob(this.#c, imported);
   }
 

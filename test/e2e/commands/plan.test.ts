@@ -160,7 +160,7 @@ describe('mediabatch plan', () => {
   it('shows the plan as a table with totals for people', async () => {
     const { dir, ledger } = situation();
     const result = await runCli(['plan', 'batch.yaml'], { cwd: dir });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines.slice(0, 12)).toEqual([
       'plan-test: 10 items',

@@ -63,6 +63,8 @@ describe('mediabatch status', () => {
       cost_usd: '0.000000',
       files: [],
       error: { code: 'content_rejected', message: 'the provider rejected the prompt' },
+      // A final failure: only run --retry-failed sends it again.
+      paid_only_by: 'retryFailed',
     });
     expect(report.items[2]).toMatchObject({
       id: 'late-save',
