@@ -28,16 +28,26 @@ export function newBatchTrace(ledger: LedgerLocation, outputDir: string | null):
   return {
     remove() {
       for (const file of files) rmSync(file, { force: true });
-      // Deepest first; a folder that holds anything else is kept (rmdir refuses it).
-      for (const dir of folders) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          // not empty, or already gone
-        }
-      }
+      removeFolders(folders);
     },
   };
+}
+
+/** The folders of `dir`'s path that a check is about to create (`plan`'s probe), to remove again. */
+export function folderTrace(dir: string): Trace {
+  const folders = missingFolders(dir);
+  return { remove: () => removeFolders(folders) };
+}
+
+/** Deepest first; a folder that holds anything else is kept (rmdir refuses it). */
+function removeFolders(folders: readonly string[]): void {
+  for (const dir of folders) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not empty, or already gone
+    }
+  }
 }
 
 /** The folders of `dir`'s path that do not exist yet, deepest first. */

@@ -7,7 +7,7 @@ import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
 import { folderContextOf, outputLocationRefusal } from './output-owner-check.js';
-import { checkLikeRun } from './plan-check.js';
+import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
 import type { Batch } from './resolve-batch.js';
 import { takeIsThere } from './saved-file-problems.js';
 import type { Warn } from './warnings.js';
@@ -29,8 +29,9 @@ export interface PlannedBatch {
 }
 
 /**
- * What `run` would do now (docs/commands.md, `plan`): the checks run's pre-flight makes (the
- * ledger's service, the address, the account, a lost ledger, another batch's output location),
+ * What `run` would do now (docs/commands.md, `plan`): the checks run's pre-flight makes (another
+ * batch's output location, a folder that cannot take the files or has no room for them, the
+ * ledger's service, the address, the account, a lost ledger),
  * then every item priced against the ledger. Nothing is sent but GET requests.
  */
 export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {}): Promise<PlannedBatch> {
@@ -44,7 +45,8 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
       ExitCode.Usage,
       'output_owned',
     );
-  // Then what run's pre-flight would refuse, in run's order.
+  // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
+  await checkOutputLikeRun(batch, store);
   const account = await checkLikeRun(batch, warn);
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, (ledger, note) => ({

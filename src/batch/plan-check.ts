@@ -1,11 +1,16 @@
 import { ExitCode, UserError } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { isS3Uri } from '../manifest/index.js';
 import { NO_ANSWER_IN_TIME } from '../report/plan-account.js';
 import type { AccountCheck } from '../report/plan-report.js';
 import { cleanText } from '../report/render-text.js';
+import type { OutputStore } from '../storage/output-store.js';
+import { folderTrace } from './leave-no-trace.js';
 import { withLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
+import { DEFAULT_SLOT_LIMIT } from './run-settings.js';
+import { judgeOutputFolder, waveOf } from './save-check.js';
 import { type Connection, checkAccount, clientFor, connectionOf } from './service-check.js';
 import { ensureSameService, serviceIdentity } from './service-identity.js';
 import type { Warn } from './warnings.js';
@@ -43,10 +48,38 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
       );
     return account;
   } catch (error) {
-    if (error instanceof UserError && error.exitCode === ExitCode.Usage)
-      throw new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code, error.fields);
-    throw error;
+    throw asRunWouldStop(error);
   }
+}
+
+/**
+ * run's check that the output folder takes a file the way a download is saved and has room for
+ * the next wave (save-check.ts), made as run makes it, with run's words and exit code. The
+ * folders the probe had to create are removed again: a plan leaves nothing behind. A bucket is
+ * left to run: its probe writes an object.
+ */
+export async function checkOutputLikeRun(batch: Batch, store: OutputStore): Promise<void> {
+  const { manifest } = batch;
+  if (isS3Uri(manifest.outputDir)) return;
+  const only = null;
+  const wave = withLedger(batch, (ledger) =>
+    waveOf(manifest, ledger, { only, defaultSlotLimit: DEFAULT_SLOT_LIMIT }),
+  );
+  const trace = folderTrace(manifest.outputDir);
+  try {
+    await judgeOutputFolder(manifest.outputDir, wave, store);
+  } catch (error) {
+    throw asRunWouldStop(error);
+  } finally {
+    trace.remove();
+  }
+}
+
+/** A refusal run would make (exit 2), said as what run would do. */
+function asRunWouldStop(error: unknown): unknown {
+  if (error instanceof UserError && error.exitCode === ExitCode.Usage)
+    return new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code, error.fields);
+  return error;
 }
 
 /**

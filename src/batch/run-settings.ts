@@ -5,6 +5,9 @@ import { redoIds } from './redo-list.js';
 import type { Batch } from './resolve-batch.js';
 import { type Connection, type ServiceTimings, serviceTarget } from './service-check.js';
 
+/** How many jobs a run keeps at the service at once when the manifest sets no `concurrency`. */
+export const DEFAULT_SLOT_LIMIT = 3;
+
 /** Everything a run reads from its choices and the batch's settings, checked before anything is opened. */
 export interface RunSettings extends ServiceTimings {
   /** Null for the embedded sandbox: its address is known only once it listens. */
@@ -49,7 +52,7 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
       pollIntervalMs: choices.pollIntervalMs,
       regenerateExpired: choices.regenerateExpired,
       downloadConcurrency: 4,
-      defaultSlotLimit: 3,
+      defaultSlotLimit: DEFAULT_SLOT_LIMIT,
       redo,
       ...(httpTimeoutMs === null ? {} : { downloadTimeoutMs: httpTimeoutMs }),
       ...(modelBusyDelayMs === null ? {} : { modelBusyDelayMs }),

@@ -25,8 +25,18 @@ export async function checkOutputFolder(
   options: RunOptions,
   store: OutputStore,
 ): Promise<SizeGuess | null> {
-  const wave = waveOf(manifest, ledger, options);
-  const folder = manifest.outputDir;
+  return judgeOutputFolder(manifest.outputDir, waveOf(manifest, ledger, options), store);
+}
+
+/**
+ * The probe and its verdict, shared with `plan` (plan-check.ts): a guessed size too large, or
+ * null when the wave fits; a folder that refuses, or a wave that does not fit, throws (exit 2).
+ */
+export async function judgeOutputFolder(
+  folder: string,
+  wave: WaveEstimate,
+  store: OutputStore,
+): Promise<SizeGuess | null> {
   const probe = await store.probe(wave.bytes);
   if (probe.ok) return null;
   const fix = storeFix(folder, probe.code);
@@ -58,19 +68,24 @@ export function storeFix(folder: string, code: string | null | undefined): strin
   return undefined;
 }
 
-function waveOf(manifest: Manifest, ledger: Ledger, options: RunOptions): WaveEstimate {
-  const states = new Map(ledger.listItems().map((record) => [record.itemId, record.state]));
+/** The next wave's files; a batch with no ledger yet has every item waiting and nothing saved. */
+export function waveOf(
+  manifest: Manifest,
+  ledger: Ledger | null,
+  options: Pick<RunOptions, 'only' | 'defaultSlotLimit'>,
+): WaveEstimate {
+  const states = new Map(ledger?.listItems().map((record) => [record.itemId, record.state]));
   const only = options.only ?? null;
   const waiting = manifest.items.filter((item) => {
     const state = states.get(item.id);
     return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
   }).length;
   // The saved files' sizes are summed by SQLite: a large batch's file rows are never all read here.
-  const saved = ledger.savedFileTotals();
+  const saved = ledger?.savedFileTotals() ?? { bytes: 0, outputs: 0 };
   return nextWaveBytes({
     waiting,
     slots: manifest.concurrency ?? options.defaultSlotLimit,
-    unsaved: ledger.unsavedSucceeded().length,
+    unsaved: ledger?.unsavedSucceeded().length ?? 0,
     savedBytes: saved.bytes,
     savedOutputs: saved.outputs,
   });
