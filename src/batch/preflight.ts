@@ -1,4 +1,5 @@
 import { ExitCode, UserError } from '../errors.js';
+import { cleanText } from '../report/render-text.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 import type { Account } from '../service-client/schemas.js';
@@ -77,6 +78,22 @@ export type PreflightResult =
   | { kind: 'refused'; error: ApiError }
   | { kind: 'slow' }
   | { kind: 'interrupted' };
+
+/**
+ * A refused account (401, 402) on a batch that has recorded nothing: no job can be sent or looked
+ * at, so the run ends here (exit 3) before it binds a ledger, claims a folder or writes a gallery,
+ * and its new ledger goes again (leave-no-trace.ts). The service's words, never the key.
+ */
+export function refusedBeforeAnything(error: ApiError): UserError {
+  const code = error.code ?? `http_${error.status}`;
+  return new UserError(
+    `the service refused the account: ${cleanText(error.message).replace(/[.\s]*$/, '')}; ` +
+      'nothing was sent and nothing was recorded: fix the key or the wallet, then run again',
+    ExitCode.Refused,
+    'account_refused',
+    { status: error.status, code },
+  );
+}
 
 /** GET /account until it decides; throws a UserError for the outcomes that end the run. */
 export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {

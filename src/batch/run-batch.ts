@@ -23,7 +23,7 @@ import { openStoreOrRefuse } from './open-output-store.js';
 import { filesUnder } from './output-files.js';
 import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import { sandboxStatePath } from './placement.js';
-import type { PreflightResult } from './preflight.js';
+import { type PreflightResult, refusedBeforeAnything } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -118,6 +118,8 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const client = clientBindingLedger(connection, settings, ledger);
     const checked = await checkService(client, connection, settings, view);
     if (checked.kind === 'interrupted') return outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+    // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
+    if (checked.kind === 'refused' && !ledger.hasAttempts()) throw refusedBeforeAnything(checked.error);
     // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
     await stopOnJobsUnknownToLedger(connection, ledger, {
       manifestName: manifest.name,

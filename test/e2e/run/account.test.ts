@@ -43,17 +43,19 @@ describe('mediabatch run: the service refuses the account', () => {
     sandbox = await startTestSandbox();
     const p = project('badkey', `${manifestYaml('badkey')}${fiveItems}`);
     const wrong = 'mg_wrong_key_1234567890';
+    // Refused before anything is recorded: an error, no document, and no ledger left behind.
     const json = await runAgainst(sandbox, p, ['--json'], { MEDIAGEN_API_KEY: wrong });
     expect(json.code).toBe(3);
-    expect(JSON.parse(json.stdout).totals).toMatchObject({ items: 5, pending: 5, done: 0 });
+    expect(json.stdout).toBe('');
+    expect(json.stderr).toContain('invalid_api_key');
     const plain = await runAgainst(sandbox, p, [], { MEDIAGEN_API_KEY: wrong });
     expect(plain.code).toBe(3);
-    expect(plain.stdout).toContain('invalid_api_key');
+    expect(plain.stderr).toContain('invalid_api_key');
+    expect(existsSync(p.ledger)).toBe(false);
     expect(allPosts(sandbox)).toHaveLength(0);
     expect(sandbox.records().requests.every((request) => request.status === 401)).toBe(true);
     expect(sandbox.records().jobs).toHaveLength(0);
     expectKeyNowhere(p, wrong, json, plain);
-    await expectMoneyAgrees(sandbox, p, 'badkey');
   });
 
   it('exits 3 when the wallet is disabled (402), creates no job, and a re-run resumes once enabled', async () => {
