@@ -3,12 +3,13 @@ import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerLocation } from '../ledger/open-ledger.js';
 import type { BatchDump } from '../ledger/records.js';
+import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { holdLedger, type LedgerHold, openLedgerOrRefuse, refuseLiveRunners } from './ledger-access.js';
 import { openStoreOrRefuse } from './open-output-store.js';
 import { passOutputLocation } from './output-owner-check.js';
 import { placeBatch } from './placement.js';
-import type { Batch } from './resolve-batch.js';
+import { type Batch, SANDBOX_NOT_SHARED } from './resolve-batch.js';
 
 /** What `mediabatch copy-ledger` copied: both ledgers as people see them, and the rows of each kind. */
 export interface LedgerCopied {
@@ -42,6 +43,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     postgresEnv: batch.settings.postgresEnv,
   }).ledger;
   refuseSameLedger(batch.ledger, target);
+  if (batch.sandbox) refuseSandboxShared(target, batch.ledgerPath);
   if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
     throw new UserError(`no ledger at ${batch.ledgerPath}; ${NOTHING}`, ExitCode.Usage, 'ledger_missing');
   const trace = newBatchTrace(target, null);
@@ -60,6 +62,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
         'ledger_missing',
       );
     refuseLiveRunners(source, 'copied');
+    if (source.service()?.identity === SANDBOX_IDENTITY) refuseSandboxShared(target, source.path);
     const into = openLedgerOrRefuse(target, manifest, batch.settings, NOTHING);
     open.push(into);
     refuseLiveRunners(into, 'copied');
@@ -105,6 +108,21 @@ function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
       ExitCode.Usage,
       'invalid_usage',
     );
+}
+
+/**
+ * A batch of the embedded sandbox copied into PostgreSQL would be a batch no command can run: the
+ * sandbox that holds its jobs is started inside each command, never shared.
+ */
+function refuseSandboxShared(to: LedgerLocation, from: string): void {
+  if (to.kind !== 'postgres') return;
+  throw new UserError(
+    `the ledger to copy into, ${to.shown}, is a shared PostgreSQL ledger, and the batch in ${from} ran against the embedded sandbox: ` +
+      `${SANDBOX_NOT_SHARED}. Copy it into a SQLite file instead; ${NOTHING}`,
+    ExitCode.Usage,
+    'invalid_option',
+    { option: 'to', to: to.shown, from },
+  );
 }
 
 /** The copy is the batch's whole record: it goes only where the batch has none yet. */

@@ -46,6 +46,11 @@ export interface Batch {
   named: { manifest: string; ledger: string | undefined; baseUrl: string | undefined };
 }
 
+/** Why a batch of the embedded sandbox has no place in a shared (PostgreSQL) ledger. */
+export const SANDBOX_NOT_SHARED =
+  'the embedded sandbox lives inside one process, so no other runner could reach its jobs: a shared ledger ' +
+  'needs a service every runner reaches (a sandbox server started on its own, say, with its base URL)';
+
 export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
   const cwd = resolve(options.cwd ?? process.cwd());
   const settings = readSettings(options.env ?? process.env);
@@ -57,12 +62,7 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     postgresEnv: settings.postgresEnv,
   });
   if (sandbox && placed.ledger.kind === 'postgres')
-    throw new UserError(
-      'the embedded sandbox lives inside one process, so no other runner could reach its jobs: a shared ledger ' +
-        'needs a service every runner reaches (a sandbox server started on its own, say, with its base URL)',
-      ExitCode.Usage,
-      'invalid_option',
-    );
+    throw new UserError(SANDBOX_NOT_SHARED, ExitCode.Usage, 'invalid_option');
   return {
     manifest: placed.manifest,
     root: dirname(manifest.file),
