@@ -33,8 +33,11 @@ export function placeBatch(
 }
 
 /**
- * A sandbox run's output location: `out/demo` becomes `out/sandbox/demo`, and `s3://b/renders/demo`
- * becomes `s3://b/renders/sandbox/demo`, the same rule for a folder and a bucket.
+ * A sandbox run's output location: the last folder moves into a `sandbox` folder beside it, so
+ * `out/demo` becomes `out/sandbox/demo`, `out` becomes `sandbox/out`, and `s3://b/renders/demo`
+ * becomes `s3://b/renders/sandbox/demo`, the same rule for a folder and a bucket (the words of
+ * `--sandbox`'s help, docs/services.md). Beside, never inside: the real folder's `plan` would
+ * list a sandbox folder within it as files no item owns.
  */
 function sandboxLocation(outputDir: string): string {
   const location = isS3Uri(outputDir) ? parseS3Uri(outputDir) : null;

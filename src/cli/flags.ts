@@ -42,6 +42,10 @@ const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget'
 const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
   ({ name: 'sandbox', description, commands }) as const;
 
+/** Where a sandbox run's files go (placement.ts): beside the real folder, never inside it. */
+const SANDBOX_OUTPUT =
+  "out/<name> becomes out/sandbox/<name>, output.dir out becomes sandbox/out: output.dir's last folder moves into a sandbox folder beside it";
+
 export const FLAGS = [
   {
     name: 'base-url',
@@ -82,16 +86,16 @@ export const FLAGS = [
   },
   sandbox(
     ['run'],
-    'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    `Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
   sandbox(
     ['import', 'forget'],
-    'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
+    `Work against the embedded sandbox that \`run --sandbox\` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
     ['plan', 'status', 'report', 'export'],
-    'Read the ledger and output folder that `run --sandbox` writes (.mediabatch/sandbox/<name>.sqlite, out/sandbox/<name>) instead of the real ones; no sandbox is started.',
+    `Read the ledger and output folder that \`run --sandbox\` writes (.mediabatch/sandbox/<name>.sqlite; ${SANDBOX_OUTPUT}) instead of the real ones; no sandbox is started.`,
   ),
   {
     name: 'json',
