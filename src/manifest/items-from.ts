@@ -5,6 +5,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { isPlainObject } from '../plain-object.js';
 import { closestMatch } from '../suggest.js';
+import { headerColumn, ITEM_COLUMNS, VARS_PREFIX } from './csv-columns.js';
 import { findDuplicateKey, offsetOfPath } from './json-locate.js';
 import { formatPath, type Path, type Position, type ProblemList, type Source } from './problems.js';
 
@@ -47,13 +48,6 @@ export function readItemsFrom(
   else jsonlItems(read.file, read.text, problems, take);
   return problems.size > before;
 }
-
-/** Columns that are item fields; every other column is an input field. */
-const ITEM_COLUMNS = new Set(['id', 'prompt', 'model', 'max_cost_usd', 'variants']);
-/** Item fields a flat row cannot express; taking them as input fields would surprise. */
-const REFUSED_COLUMNS = new Set(['input', 'metadata', 'vars']);
-/** `vars.product` is the template variable `product`: a row's variables are its own columns. */
-const VARS_PREFIX = 'vars.';
 
 interface CsvRecord {
   record: string[];
@@ -133,12 +127,17 @@ function readHeader(
   const columns = new Map<string, number>();
   head.record.forEach((name, index) => {
     const at = { line: headerLine, column: index + 1 };
-    if (name === '') problems.atDocument(file, `column ${index + 1} has no name in the header row`, at);
-    else if (columns.has(name))
-      problems.atDocument(file, `column '${name}' appears twice in the header row`, at);
-    else if (REFUSED_COLUMNS.has(name)) {
-      problems.atDocument(file, `a CSV cannot set '${name}' per item; use a .jsonl file for that`, at);
-    } else columns.set(name, index);
+    const column =
+      name === '' ? { problem: `column ${index + 1} has no name in the header row` } : headerColumn(name);
+    if ('problem' in column) problems.atDocument(file, column.problem, at);
+    else if (columns.has(column.key)) {
+      const first = head.record[columns.get(column.key)!];
+      const message =
+        first === name
+          ? `column '${name}' appears twice in the header row`
+          : `column '${name}' sets the input field '${column.key}', as column '${first}' does`;
+      problems.atDocument(file, message, at);
+    } else columns.set(column.key, index);
   });
   if (!columns.has('prompt') && !sharedPrompt) {
     const guess = closestMatch(

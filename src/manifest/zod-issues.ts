@@ -21,6 +21,10 @@ export const itemKeysAt: KeysAt = (path) => (path.length === 0 ? ITEM_KEYS : [])
 
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
   const base = `unknown field \`${key}\``;
+  // A CSV's `input.seconds` column, written as a JSON line's key: the line nests it instead.
+  const [, place, field] = /^(input|vars)\.(.+)$/.exec(key) ?? [];
+  if (place !== undefined && known.includes(place))
+    return `${base}: a JSON line nests it, as \`"${place}": {"${field}": ...}\``;
   const guess = closestMatch(key, known);
   if (guess !== null) return `${base}, did you mean \`${guess}\`?`;
   if (known.includes('input') && CHECKED_INPUT_FIELDS.includes(key)) {
