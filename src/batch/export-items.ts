@@ -14,7 +14,7 @@ import type { KeptFileProblem, KeptRecord } from '../report/kept-records.js';
 import { shownFrom } from '../report/shown-path.js';
 import { BatchTakes, keptRecord } from './batch-takes.js';
 import { keptFileProblems } from './kept-files-check.js';
-import { withLedger } from './ledger-read.js';
+import { type LedgerRead, withLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
 
 /**
@@ -80,6 +80,8 @@ export interface KeptExportFound {
   records: KeptRecord[];
   withoutKeeper: string[];
   fileProblems: KeptFileProblem[];
+  /** The ledger read, and whether it exists. */
+  ledger: LedgerRead;
 }
 
 /**
@@ -89,13 +91,15 @@ export interface KeptExportFound {
 export async function keptExport(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
 ): Promise<KeptExportFound> {
-  const { kept, withoutKeeper } = withLedger(batch, (ledger) =>
-    new BatchTakes(batch.manifest, ledger).keptTakes(),
-  );
+  const { kept, withoutKeeper, ledger } = withLedger(batch, (opened, note) => ({
+    ...new BatchTakes(batch.manifest, opened).keptTakes(),
+    ledger: note,
+  }));
   const shown = shownFrom(batch.manifest.file);
   return {
     records: kept.map((each) => keptRecord(each, shown)),
     withoutKeeper,
     fileProblems: await keptFileProblems(kept, batch.settings.storageEnv, shown),
+    ledger,
   };
 }

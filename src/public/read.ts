@@ -97,10 +97,17 @@ export function status(manifest: Manifest, options: StatusOptions = {}): StatusD
       ...buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()),
       ...keeperFields(batch.manifest, ledger),
     };
-    // Nothing has run here, but a sandbox run has (after `npm run demo`, say): say where.
-    const sandboxLedger = !note.exists && batch.sandboxLedger && existsSync(batch.sandboxLedger);
-    return statusDocument(report, { ...note, sandboxLedger: sandboxLedger ? batch.sandboxLedger : null });
+    return statusDocument(report, { ...note, sandboxLedger: sandboxLedgerBeside(batch, note) });
   });
+}
+
+/** Nothing has run here, but a sandbox run has (after `npm run demo`, say): where its ledger is. */
+function sandboxLedgerBeside(
+  batch: { sandboxLedger: string | null },
+  note: { exists: boolean },
+): string | null {
+  const there = !note.exists && batch.sandboxLedger !== null && existsSync(batch.sandboxLedger);
+  return there ? batch.sandboxLedger : null;
 }
 
 /**
@@ -159,6 +166,11 @@ export interface KeptExport {
   fileProblems: KeptFileProblem[];
   /** The file written (`to`), or null. */
   path: string | null;
+  /**
+   * The ledger read (`exists` false: nothing has run there); `sandboxLedger` when that is so and a
+   * sandbox run of this manifest left its ledger there, as `status` says.
+   */
+  ledger: { path: string; exists: boolean; sandboxLedger?: string };
 }
 
 /**
@@ -176,7 +188,12 @@ export async function exportKept(
   const { to, format, ...rest } = options;
   const checked = checkOptions('exportKept', exportOptionsSchema, rest);
   const batch = batchOf(checkedManifest('exportKept', manifest), checked);
-  const kept = await keptExport(batch);
+  const { ledger: note, ...found } = await keptExport(batch);
+  const sandboxLedger = sandboxLedgerBeside(batch, note);
+  const kept = {
+    ...found,
+    ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
+  };
   if (to === undefined) return { ...kept, path: null };
   const path = resolve(rest.cwd ?? process.cwd(), to);
   await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));

@@ -87,12 +87,24 @@ export function keptExportNotes(
     records: readonly KeptRecord[];
     withoutKeeper: readonly string[];
     fileProblems: readonly KeptFileProblem[];
+    ledger: { path: string; exists: boolean; sandboxLedger?: string };
   },
+  /** The same export on the sandbox's ledger, as the person would type it. */
+  sandboxCommand = 'mediabatch export --kept --sandbox',
 ): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines: string[] = [];
   const left = found.withoutKeeper.length;
-  if (left > 0) lines.push(`${command}: ${left} item(s) without a kept take left out (mediabatch keep)`);
+  const { ledger } = found;
+  const read = ledger.exists
+    ? `the ledger read: ${ledger.path}`
+    : `no ledger at ${ledger.path}: nothing has run there`;
+  if (left > 0)
+    lines.push(`${command}: ${left} item(s) without a kept take left out (mediabatch keep); ${read}`);
+  if (left > 0 && ledger.sandboxLedger)
+    lines.push(
+      `${command}: a sandbox run keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})`,
+    );
   const outside = found.records.filter((record) => !record.in_manifest);
   if (outside.length > 0)
     lines.push(

@@ -2,7 +2,7 @@ import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } fr
 import { type ExportFormat, exportChunks } from '../../report/export-records.js';
 import { keptChunks, keptExportNotes } from '../../report/kept-records.js';
 import { writeChunks } from '../../ui/write-chunks.js';
-import { openBatch } from '../batch-options.js';
+import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /**
@@ -10,13 +10,14 @@ import type { Command } from '../io.js';
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const { manifest, options: batch } = openBatch({ values, positionals }, io);
+  const { manifestArg, manifest, options: batch } = openBatch({ values, positionals }, io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {
     const kept = await exportKept(manifest, { ...batch, format, ...(values.out ? { to: values.out } : {}) });
     if (values.out === undefined) await writeChunks(io.stdout, keptChunks(kept.records, format));
-    const notes = keptExportNotes('mediabatch export', kept);
+    const sandboxCommand = `${commandLine('export', manifestArg, { ...values, sandbox: true })} --kept`;
+    const notes = keptExportNotes('mediabatch export', kept, sandboxCommand);
     if (notes !== '') io.stderr.write(notes);
     // Every record is written; a kept file not as saved still makes the export fail.
     return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
