@@ -13,6 +13,7 @@ import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
+import { noteLongPrompts } from './prompt-size.js';
 import { readYaml } from './read-yaml.js';
 import { isS3Uri, parseS3Uri, s3Uri } from './s3-uri.js';
 import { itemSchema, itemWithSharedPromptSchema, topSchema, varsSchema } from './schema.js';
@@ -251,6 +252,7 @@ function expandAndName(
   });
   const sources: Source[] = [];
   const items = expandItems(defaults, ready, declared, problems, sources);
+  noteLongPrompts(items, sources, warnings);
   if (nameTemplate !== undefined) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
