@@ -28,6 +28,7 @@ describe('the packed tarball on a fresh machine', () => {
     expect(stray).toEqual([]);
 
     const consumer = await installOffline(tarball);
+    await expectReadmeApprovals(consumer);
     const bin = join(consumer, 'node_modules/.bin/mediabatch');
     const help = await run(bin, ['--help'], { cwd: consumer });
     expect(help.stdout).toContain('usage: mediabatch <command>');
@@ -83,6 +84,46 @@ describe('the packed tarball on a fresh machine', () => {
     expect(existsSync(join(consumer, 'sandbox/out/beach-sunrise.mp4'))).toBe(true);
   }, 180_000);
 });
+
+describe('install scripts approved for npm 12 (allowScripts)', () => {
+  it('pins every package of the lockfile with an install script, each at its locked, resolved version', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8'));
+    const scripted = Object.entries<{ version: string; hasInstallScript?: boolean; resolved?: string }>(
+      lock.packages,
+    ).filter(([path, entry]) => path.startsWith('node_modules/') && entry.hasInstallScript);
+    const pins = scripted.map(([path, entry]) => `${path.slice('node_modules/'.length)}@${entry.version}`);
+    expect(Object.keys(pkg.allowScripts).sort()).toEqual(pins.sort());
+    expect(Object.values(pkg.allowScripts).every((allowed) => allowed === true)).toBe(true);
+    // A pin is matched through the lockfile's resolved URL: without one, npm ci warns again.
+    for (const [path, entry] of scripted)
+      expect(entry.resolved, path).toMatch(/^https:\/\/registry\.npmjs\.org\//);
+  });
+});
+
+/**
+ * The README's approval is all a consumer's project needs: before it, npm lists exactly the
+ * packages the README names as having install scripts not covered by allowScripts; after the
+ * README's command, none.
+ */
+async function expectReadmeApprovals(consumer: string): Promise<void> {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const named = /^npm install-scripts approve (.+)$/m.exec(readme)?.[1]?.split(' ') ?? [];
+  const pending = async () => {
+    const listed = await run('npm', ['install-scripts', 'ls'], { cwd: consumer });
+    // mediabatch itself comes from a file here, whose `prepare` npm counts; from the registry it does not.
+    return [...listed.stdout.matchAll(/^ {2}(\S+)@\d\S* \(/gm)]
+      .map((match) => match[1])
+      .filter((name) => name !== 'mediabatch');
+  };
+  expect(named.length).toBeGreaterThan(0);
+  expect((await pending()).sort()).toEqual([...named].sort());
+  await run('npm', ['install-scripts', 'approve', ...named], { cwd: consumer });
+  expect(await pending()).toEqual([]);
+  expect(
+    Object.keys(JSON.parse(readFileSync(join(consumer, 'package.json'), 'utf8')).allowScripts),
+  ).toHaveLength(named.length);
+}
 
 /** tsc over a fresh copy of src/ into a staging folder, then `npm pack` there (no scripts). */
 async function packFromCleanBuild(): Promise<string> {
