@@ -383,13 +383,15 @@ describe('every error code, through the public API', () => {
     const kept = await forgetJobs(manifest, service());
     expect(kept.map((job) => [job.itemId, job.lost])).toEqual([['slow', false]]);
 
-    // run does not reject: it ends refused, exit 3, nothing submitted.
+    // A run that has recorded nothing rejects before it writes anything, and leaves no ledger.
     const other = batch('refusedrun');
-    const result = await run(manifestOf(other), wrongKey).result;
-    expect({ exitCode: result.exitCode, stop: result.stop?.kind }).toEqual({
-      exitCode: ExitCode.Refused,
-      stop: 'account_refused',
-    });
+    await expectRefusal(
+      'run with a key the sandbox does not know, nothing recorded',
+      () => run(manifestOf(other), wrongKey).result,
+      'account_refused',
+      ExitCode.Refused,
+    );
+    expect(existsSync(other.ledger)).toBe(false);
   }, 60_000);
 
   it('ledger_held: a live run in this process, and another process holding the lock', async () => {
