@@ -22,7 +22,7 @@ export const COMMANDS = [
     args: ['manifest'],
     summary: 'Show what `run` would do and cost, without submitting anything',
     description:
-      "Compares the manifest with the ledger: items that are new, changed (and which fields), done, to retry or to resume; items removed from the manifest and the files they left; files in the output folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder another batch owns. With --base-url (or MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.",
+      "Compares the manifest with the ledger: items that are new, changed (and which fields), done, to retry or to resume; items removed from the manifest and the files they left; files in the output folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder another batch owns, and a folder that cannot take a file or has no room for the next wave (it probes the folder as run does, and removes what the probe made). With --base-url (or MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.",
   },
   {
     name: 'status',
