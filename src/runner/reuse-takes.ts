@@ -148,12 +148,10 @@ async function placeTake(
     files: placed,
   });
   if (manifest.sidecars !== false) {
-    // The sidecar names the job that made the bytes: a lost ledger's import finds it by that job.
-    const facts = sidecarFacts(
-      manifest.name,
-      { ...attempt, jobId: source.jobId },
-      keptMark(ledger, manifest.items, attempt),
-    );
+    // The sidecar describes the item's new take as the ledger does, as a later check rewrites it:
+    // no job of its own (the copied take's sidecar names the job that made the bytes, and the
+    // take_reused event names that take).
+    const facts = sidecarFacts(manifest.name, attempt, keptMark(ledger, manifest.items, attempt));
     await store.ensureSidecars(facts, placed);
   }
   reporter.log(
