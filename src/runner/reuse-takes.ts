@@ -27,8 +27,13 @@ export async function reuseSavedTakes(
   const attempts = ledger.listAttempts();
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
   const latest = latestAttempts(attempts);
+  // On a shared ledger, an item another runner's live lease holds is that runner's to decide.
+  const elsewhere = run.shared?.claims.heldElsewhere() ?? new Set<string>();
   const wanting = items.filter(
-    (item) => !held.has(item.id) && wantsTake(run, item, records.get(item.id), latest.get(item.id)),
+    (item) =>
+      !held.has(item.id) &&
+      !elsewhere.has(item.id) &&
+      wantsTake(run, item, records.get(item.id), latest.get(item.id)),
   );
   const reused = new Set<string>();
   if (wanting.length === 0) return reused;
@@ -60,7 +65,6 @@ function wantsTake(
   attempt: AttemptRecord | undefined,
 ): boolean {
   if (run.options.redo?.includes(item.id)) return false;
-  if (run.shared?.isElsewhere(item.id)) return false;
   const { hash } = currentRequest(item, record, attempt, (whole) => whole);
   const plan = planItem(hash, record, attempt, {
     regenerateExpired: run.options.regenerateExpired,
