@@ -31,6 +31,8 @@ export const mutated = [
   'src/runner/budget-words.ts',
   'src/runner/renames.ts',
   'src/runner/kept-takes.ts',
+  'src/runner/request-key.ts',
+  'src/runner/take-index.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -89,10 +91,6 @@ export const notMutated = {
     'hard-links and removes real files under new names (I/O); proved by test/e2e/commands/rename.test.ts',
   'src/downloads/saved-file-check.ts':
     'stats and hashes files on disk (I/O); its words are report/file-problems.ts; proved by saved-files e2e',
-  'src/runner/request-key.ts':
-    'pure, but without unit tests yet: the key of a request; proved by test/e2e/run/reuse-property.test.ts (fast-check)',
-  'src/runner/take-index.ts':
-    'pure, but without unit tests yet: saved takes by request key; proved by test/e2e/run/reuse-*.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
   'src/downloads/copy-saved.ts':
