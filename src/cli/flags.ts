@@ -72,6 +72,21 @@ export const FLAGS = [
     commands: ['copy-ledger'],
   },
   {
+    name: 'batch',
+    value: 'NAME',
+    description:
+      'In place of <manifest>: the shared batch NAME as its ledger (--ledger postgres://...) defines it, its current revision, on a machine with no copy of the manifest. A batch gets its definition when it is first run with its manifest on that ledger (see docs/shared-ledger.md, "Adding a machine").',
+    commands: ['run', 'plan', 'status'],
+  },
+  {
+    name: 'output-dir',
+    value: 'DIR',
+    default: "none: required with --batch when the batch's output.dir is a folder",
+    description:
+      "With --batch: where the batch's output folder, shared with its other runners, is on this machine; a path ending in the batch's output.dir (out/shots is found at /mnt/render/out/shots, say), which is relative to the manifest's folder. Left out for an s3:// output.",
+    commands: ['run', 'plan', 'status'],
+  },
+  {
     name: 'poll-interval',
     kind: 'seconds',
     value: 'SECONDS',
