@@ -81,9 +81,8 @@ export const FLAGS = [
   {
     name: 'output-dir',
     value: 'DIR',
-    default: "none: required with --batch when the batch's output.dir is a folder",
     description:
-      "With --batch: where the batch's output folder, shared with its other runners, is on this machine; a path ending in the batch's output.dir (out/shots is found at /mnt/render/out/shots, say), which is relative to the manifest's folder. Left out for an s3:// output.",
+      "With --batch, required when the batch saves to a folder: where that folder, shared with the batch's other runners, is on this machine; a path ending in the batch's output.dir, which is relative to the manifest's folder (out/shots is found at /mnt/render/out/shots, say). Left out for an s3:// output.",
     commands: ['run', 'plan', 'status'],
   },
   {
