@@ -87,6 +87,17 @@ export const ERROR_CODES = [
    * manifest the batch's. Also a run's stop when the batch is redefined under it.
    */
   'definition_differs',
+  /**
+   * A runner without a manifest (`batch`) names a batch its shared ledger holds no definition of:
+   * unknown there, or never run with its manifest on it (`batch`, `ledger`).
+   */
+  'definition_missing',
+  /**
+   * A runner without a manifest (`batch`) cannot tell where the batch's output folder, relative to
+   * the manifest's, is on its machine: `outputDir` missing, not that folder, or the folder lies
+   * outside the manifest's (`option: 'outputDir'`, `batch`).
+   */
+  'output_dir_unknown',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -28,6 +28,7 @@ export {
   importJobs,
   type LedgerCopy,
 } from './public/ledger-tasks.js';
+export { type DefinitionOptions, loadDefinition } from './public/load-definition.js';
 export {
   EXPORT_STATES,
   type ExportOptions,

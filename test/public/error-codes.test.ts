@@ -12,6 +12,7 @@ import {
   importJobs,
   keepTakes,
   LedgerHeldError,
+  loadDefinition,
   loadManifest,
   type Manifest,
   ManifestError,
@@ -724,6 +725,36 @@ describe('every error code, through the public API', () => {
       );
       expect(error.fields).toMatchObject({ revision: 1, settings: ['budget_usd'], option: 'redefine' });
       expect(sandbox.records().requests.length).toBe(posts);
+    });
+
+    it('definition_missing and output_dir_unknown: a runner without the manifest, refused before anything is sent', async () => {
+      if (postgres === null) {
+        for (const code of ['definition_missing', 'output_dir_unknown'] as const)
+          unreachedHere.set(code, 'no PostgreSQL server on this machine');
+        return;
+      }
+      const url = await postgres.server.createDatabase('worker');
+      const missing = await expectRefusal(
+        'loadDefinition of a batch the shared ledger holds no definition of',
+        () => loadDefinition({ ledger: url, batch: 'worker', env: {} }),
+        'definition_missing',
+        ExitCode.Usage,
+      );
+      expect(missing.fields).toMatchObject({ batch: 'worker' });
+      const p = batch('worker', ['a']);
+      await ranToDone(manifestOf(p), { ...service(), ledger: url });
+      const unknown = await expectRefusal(
+        'loadDefinition of a batch saving to a folder, without outputDir',
+        () => loadDefinition({ ledger: url, batch: 'worker', env: {} }),
+        'output_dir_unknown',
+        ExitCode.Usage,
+      );
+      expect(unknown.fields).toMatchObject({ option: 'outputDir', batch: 'worker' });
+      // Given where the folder is, it is the batch as defined: nothing left to do.
+      const defined = loadDefinition({ ledger: url, batch: 'worker', outputDir: p.outDir, env: {} });
+      expect(defined.outputDir).toBe(p.outDir);
+      const planned = await plan(defined, { ledger: url, env: {} });
+      expect(planned.totals.to_submit).toBe(0);
     });
   });
 
