@@ -31,7 +31,6 @@ export const mutated = [
   'src/runner/budget-words.ts',
   'src/runner/renames.ts',
   'src/runner/kept-takes.ts',
-  'src/runner/request-key.ts',
   'src/runner/take-index.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
@@ -91,8 +90,14 @@ export const notMutated = {
     'hard-links and removes real files under new names (I/O); proved by test/e2e/commands/rename.test.ts',
   'src/downloads/saved-file-check.ts':
     'stats and hashes files on disk (I/O); its words are report/file-problems.ts; proved by saved-files e2e',
+  'src/runner/request-key.ts':
+    'unit-tested (test/runner/request-key.test.ts), but its mutants of the hash call time out the whole unit set, more than CI can give',
+  'src/runner/unsent-items.ts':
+    'a part of the run state that holds rows until an attempt is prepared; proved by test/e2e/run/refused-run.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
+  'src/downloads/copy-verified.ts':
+    'copies, hashes, fsyncs and links real files into place (I/O); proved by test/e2e/import/files-on-disk.test.ts',
   'src/downloads/copy-saved.ts':
     'copies, hashes, fsyncs and renames real files (I/O); proved by test/e2e/run/reuse-takes.test.ts',
   'src/runner/definition-words.ts':
