@@ -97,9 +97,7 @@ export const notMutated = {
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
   'src/downloads/copy-verified.ts':
-    'copies, hashes, fsyncs and links real files into place (I/O); proved by test/e2e/import/files-on-disk.test.ts',
-  'src/downloads/copy-saved.ts':
-    'copies, hashes, fsyncs and renames real files (I/O); proved by test/e2e/run/reuse-takes.test.ts',
+    'copies, hashes, fsyncs and links or renames real files into place (I/O); proved by test/e2e/import/files-on-disk.test.ts and test/e2e/run/reuse-takes.test.ts',
   'src/runner/definition-words.ts':
     'pure words of a shared batch whose definition differs; proved by test/e2e/shared/shared-definition.test.ts',
   'src/runner/redefined-stop.ts':
