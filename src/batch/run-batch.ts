@@ -24,6 +24,7 @@ import { filesUnder } from './output-files.js';
 import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import { sandboxStatePath } from './placement.js';
 import type { PreflightResult } from './preflight.js';
+import { refundMissingWarning } from './refund-warning.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -268,6 +269,8 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   const outcome = outcomeOf(request, ledger, result.stop, null, true);
   ledger.endRun(runId, outcome.exitCode);
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
+  const unrefunded = refundMissingWarning(ledger.listAttempts());
+  if (unrefunded) view.warn(unrefunded);
   shown.finished(outcome.exitCode);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.exitCode);
