@@ -92,6 +92,13 @@ export const ERROR_CODES = [
    * manifest the batch's. Also a run's stop when the batch is redefined under it.
    */
   'definition_differs',
+  /** run with `plan`: the file is not an approved plan, or was changed after it was written (`path`). */
+  'plan_invalid',
+  /**
+   * run with `plan`: the approved plan is not what run would do now (the manifest, the items, the
+   * prices the ledger knows or the ledger moved); `differences` says what, and nothing was sent.
+   */
+  'plan_differs',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

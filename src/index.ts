@@ -18,6 +18,13 @@ export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export {
+  type ApprovedItem,
+  type ApprovedPlan,
+  type WritePlanOptions,
+  type WrittenPlan,
+  writePlan,
+} from './public/approved-plan.js';
+export {
   type AuditDocument,
   type AuditOptions,
   type AuditProblemEntry,

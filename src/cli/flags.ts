@@ -243,6 +243,20 @@ export const FLAGS = [
   },
   {
     name: 'out',
+    value: 'FILE',
+    description:
+      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused.",
+    commands: ['plan'],
+  },
+  {
+    name: 'plan',
+    value: 'FILE',
+    description:
+      'Run only the approved plan in FILE (written by plan --out): refused before any request (exit 2) when the manifest, the items, the prices the ledger knows or the ledger changed since, and never spending more than its total at most, whatever budget_usd says. Give the same --retry-failed and --regenerate-expired as the plan had; --only and --redo are refused with it.',
+    commands: ['run'],
+  },
+  {
+    name: 'out',
     value: 'DIR',
     description:
       "Also write a dispute bundle into DIR, a new or empty folder: problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
