@@ -111,12 +111,12 @@ export function problemWords(problem: AuditProblem): string {
 /** The text for people: one line per problem (item, job, what is wrong, amount), then the sums. */
 export function renderAuditText(doc: AuditDocument): string {
   const lines = [
-    `audit of ${doc.manifest}: ${doc.jobs.ledger} jobs in the ledger, ${doc.jobs.found} of them on the service, ` +
-      `${doc.jobs.unrecorded} on the service the ledger never recorded`,
+    `audit of ${doc.manifest}: ${doc.jobs.ledger} jobs in the ledger, ${doc.jobs.found} of them on the service; ` +
+      `${doc.jobs.unrecorded} of the batch on the service that the ledger never recorded`,
   ];
   if (doc.others.jobs > 0)
     lines.push(
-      `  ${doc.others.jobs} jobs of other clients of the workspace (other metadata), ${human(doc.others.net_usd)} net, counted apart`,
+      `  ${doc.others.jobs} job${doc.others.jobs === 1 ? '' : 's'} of other clients of the workspace (other metadata), ${human(doc.others.net_usd)} net, counted apart`,
     );
   for (const problem of doc.problems)
     lines.push(

@@ -162,7 +162,7 @@ describe('mediabatch audit', () => {
     const clean = await audit(p);
     expect(clean.code, clean.stdout).toBe(0);
     expect(clean.stdout).toContain('net spend: the service $0.08, the ledger $0.08, they agree');
-    expect(clean.stdout).toContain('1 jobs of other clients');
+    expect(clean.stdout).toContain('1 job of other clients');
 
     const stray = await submitOutside(MAIN_KEY, 'one', {
       'mediabatch.manifest': 'clean',
