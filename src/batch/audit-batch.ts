@@ -13,7 +13,6 @@ import type { Job } from '../service-client/schemas.js';
 import { checkBundleFolder, writeBundle } from './audit-bundle.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { holdLedger, openLedgerForWriting, refuseLiveRunners } from './ledger-access.js';
-import { describeFailure } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
 import type { Warn } from './warnings.js';
@@ -141,7 +140,7 @@ function unread(what: string, error: unknown): UserError {
       'account_refused',
     );
   return new UserError(
-    `could not read ${what} from the service (${describeFailure(error)}); nothing was audited`,
+    `could not read ${what} from the service (${error instanceof Error ? error.message : String(error)}); nothing was audited`,
     ExitCode.Refused,
     'service_unreachable',
   );
