@@ -66,6 +66,13 @@ export const COMMANDS = [
       "ID:N keeps variant N's newest saved take (1 for an item without variants), ID:N.T its take T, ID:none clears it; @FILE reads entries from a file such as the keep.txt the gallery saves. All or nothing: a bad entry writes nothing. status, export and the sidecars then say which file is kept. See docs/gallery.md.",
   },
   {
+    name: 'audit',
+    args: ['manifest'],
+    summary: "Check the service's charges and refunds against the ledger; sends no POST",
+    description:
+      "Reads every job of the batch back from the service (GET /jobs/{id} for each job the ledger knows, the job list for jobs with the manifest's metadata it does not) and compares: a failed or canceled job not refunded in full, a job charged more than its max_cost_usd, a job only the service or only the ledger knows, and the net spend of each to the micro-dollar. Jobs of other clients of the workspace are counted apart. Exits 0 when everything agrees, 4 when something is owed or unexplained; --out DIR writes a dispute bundle. It records the audit in the ledger and changes nothing else. See docs/audit.md.",
+  },
+  {
     name: 'copy-ledger',
     args: ['manifest'],
     summary: "Copy a batch's ledger, whole, between SQLite and PostgreSQL",

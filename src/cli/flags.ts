@@ -36,7 +36,17 @@ export interface FlagSpec {
   commands: readonly CommandName[];
 }
 
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'keep', 'export'] as const;
+const MANIFEST_COMMANDS = [
+  'run',
+  'plan',
+  'status',
+  'report',
+  'import',
+  'forget',
+  'keep',
+  'audit',
+  'export',
+] as const;
 
 /** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
 const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
@@ -48,7 +58,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import', 'forget', 'keep'],
+    commands: ['run', 'plan', 'import', 'forget', 'keep', 'audit'],
   },
   {
     name: 'ledger',
@@ -99,7 +109,7 @@ export const FLAGS = [
     'Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
   ),
   sandbox(
-    ['import', 'forget'],
+    ['import', 'forget', 'audit'],
     'Work against the embedded sandbox that `run --sandbox` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (out/sandbox/<name>).',
   ),
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
@@ -110,7 +120,7 @@ export const FLAGS = [
   {
     name: 'json',
     description: 'Print one JSON document on stdout instead of text.',
-    commands: ['run', 'plan', 'status', 'import'],
+    commands: ['run', 'plan', 'status', 'import', 'audit'],
   },
   {
     name: 'progress',
@@ -244,6 +254,27 @@ export const FLAGS = [
     default: 'stdout',
     description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
     commands: ['export'],
+  },
+  {
+    name: 'out',
+    value: 'FILE',
+    description:
+      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused.",
+    commands: ['plan'],
+  },
+  {
+    name: 'plan',
+    value: 'FILE',
+    description:
+      'Run only the approved plan in FILE (written by plan --out): refused before any request (exit 2) when the manifest, the items, the prices the ledger knows or the ledger changed since, and never spending more than its total at most, whatever budget_usd says. Give the same --retry-failed and --regenerate-expired as the plan had; --only and --redo are refused with it.',
+    commands: ['run'],
+  },
+  {
+    name: 'out',
+    value: 'DIR',
+    description:
+      "Also write a dispute bundle into DIR, a new or empty folder: problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
+    commands: ['audit'],
   },
   {
     name: 'force',

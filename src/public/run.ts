@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
 import type { GalleryWritten } from '../batch/gallery.js';
@@ -6,7 +7,7 @@ import { type CheckedService, type RunOutcome, type RunView, runManifest } from 
 import { readNoticeSettings } from '../batch/run-notices.js';
 import { runSettings } from '../batch/run-settings.js';
 import type { Notice, Warning } from '../batch/warnings.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
@@ -39,6 +40,11 @@ const runOptionsSchema = serviceOptionsSchema.extend({
    * manifest its next revision instead of refusing the run (`--redefine`, docs/shared-ledger.md).
    */
   redefine: z.boolean().optional(),
+  /**
+   * An approved plan's file, from `cwd` (`--plan`, written by `writePlan`): run only that plan,
+   * refused before any request when it no longer matches, never spending more than its total.
+   */
+  plan: z.string().min(1).optional(),
   /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -137,9 +143,17 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     gallery,
     redefine,
     signal,
+    plan,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
   checkedManifest('run', manifest);
+  if (plan !== undefined && ((only?.length ?? 0) > 0 || (redo?.length ?? 0) > 0))
+    throw new UserError(
+      'an approved `plan` is run whole: `only` and `redo` would run another plan. Write a plan without them, or run without `plan`',
+      ExitCode.Usage,
+      'invalid_usage',
+      { option: 'plan' },
+    );
   return new RunHandle(async (handle, stopSignal) => {
     const batch = batchOf(manifest, rest);
     const settings = runSettings(
@@ -155,7 +169,14 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     const notices = readNoticeSettings({ notify, onComplete }, batch);
     const signals = [stopSignal, ...(signal ? [signal] : [])];
     const outcome = await runManifest(
-      { batch, settings, notices, gallery: gallery ?? true, redefine: redefine ?? false },
+      {
+        batch,
+        settings,
+        notices,
+        gallery: gallery ?? true,
+        redefine: redefine ?? false,
+        approvedPlan: plan === undefined ? null : resolve(batch.cwd, plan),
+      },
       eventView(handle, AbortSignal.any(signals)),
     );
     return resultOf(outcome);

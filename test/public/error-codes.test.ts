@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -24,6 +24,7 @@ import {
   UserError,
   writeExport,
   writeGallery,
+  writePlan,
 } from '../../src/index.js';
 import { canMount } from '../e2e/faults/support.js';
 import { spawnCli } from '../support/cli.js';
@@ -238,6 +239,31 @@ describe('every error code, through the public API', () => {
       'keep_file_missing',
       ExitCode.Usage,
     );
+  });
+
+  it('plan_invalid, plan_differs: an approved plan altered, one the manifest no longer matches; nothing is sent', async () => {
+    const p = batch('approval', ['a', 'b'], 'budget_usd: "5"\n');
+    const to = join(p.dir, 'plan.json');
+    await writePlan(manifestOf(p), { ...service(), to });
+    const altered = join(p.dir, 'altered.json');
+    writeFileSync(
+      altered,
+      readFileSync(to, 'utf8').replace(/"total_at_most_usd": "[^"]+"/, '"total_at_most_usd": "99.000000"'),
+    );
+    await expectRefusal(
+      'run with plan: a plan whose total was raised by hand',
+      () => run(manifestOf(p), { ...service(), plan: altered }).result,
+      'plan_invalid',
+      ExitCode.Usage,
+    );
+    writeFileSync(p.manifest, readFileSync(p.manifest, 'utf8').replace('budget_usd: "5"', 'budget_usd: "6"'));
+    await expectRefusal(
+      'run with plan: the budget edited after the plan',
+      () => run(manifestOf(p), { ...service(), plan: to }).result,
+      'plan_differs',
+      ExitCode.Usage,
+    );
+    expect(jobsOf('approval')).toHaveLength(0);
   });
 
   it('service_missing: no base URL and no sandbox', async () => {
