@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { StatusReport } from '../report/status-report.js';
-import { notFittingLine } from '../runner/budget-words.js';
+import { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 
 /** The closing words of a run: what happened, and what to do next. */
@@ -52,12 +52,9 @@ export function formatRunSummary(
 function budgetLine(report: StatusReport): string | null {
   if (report.totals.budget_exceeded === 0) return null;
   const first = report.items.find((item) => item.state === 'budget_exceeded' && item.error?.message);
-  if (!first) return 'some items did not fit in budget_usd: raise it and re-run to submit them.';
+  if (!first) return `${unspecifiedShortfallWords(report.totals.budget_exceeded)}.`;
   const line = notFittingLine(report.totals.budget_exceeded, 'did not fit', first.id, first.error!.message);
-  // Lowering a cap changes what done items would send, and a changed item is generated again.
-  return /lower max_cost_usd/.test(first.error!.message)
-    ? `${line}; then re-run (a done item whose max_cost_usd changes is generated again: plan shows which).`
-    : `${line}; then re-run.`;
+  return afterBudgetStopWords(line, first.error!.message);
 }
 
 /** Items left pending or in flight among those the run was asked to run (--only: the selected ones). */
