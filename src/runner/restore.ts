@@ -114,6 +114,7 @@ async function setOnTheirWay(
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
   const held = await itemsHeldBack(run, toSubmit);
+  for (const id of [...held, ...heldRenames]) run.state.queue.holdBack(id);
   const twins = twinsOf(run, items, toSubmit);
   for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));

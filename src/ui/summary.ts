@@ -9,6 +9,7 @@ export function formatRunSummary(
   stop: StopReason | null,
   ledgerPath: string,
   only: ReadonlySet<string> | null = null,
+  heldBack: readonly string[] = [],
 ): string {
   const { totals } = report;
   const lines = [
@@ -38,8 +39,8 @@ export function formatRunSummary(
   const stopLine = stop ? STOP_LINES[stop.kind]?.(stop as never) : undefined;
   if (stopLine) {
     lines.push(stop?.kind === 'stop_loss' ? `${stopLine}${alreadySent(report, stop)}` : stopLine);
-  } else if (stop?.kind === 'draining' || unfinished(report, only) > 0) {
-    lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
+  } else {
+    lines.push(...whatIsLeft(report, only, new Set(heldBack)));
   }
   lines.push(`ledger: ${ledgerPath}`, '');
   return lines.join('\n');
@@ -57,11 +58,28 @@ function budgetLine(report: StatusReport): string | null {
   return afterBudgetStopWords(line, first.error!.message);
 }
 
-/** Items left pending or in flight among those the run was asked to run (--only: the selected ones). */
-function unfinished(report: StatusReport, only: ReadonlySet<string> | null): number {
-  return report.items.filter(
+/**
+ * What a re-run would do for the items left pending or in flight among those the run was asked to
+ * run (--only: the selected ones): resume them, unless a file in their way keeps them back (said
+ * above, item by item). A run that settled every item, drained or not, has nothing to resume.
+ */
+function whatIsLeft(
+  report: StatusReport,
+  only: ReadonlySet<string> | null,
+  held: ReadonlySet<string>,
+): string[] {
+  const left = report.items.filter(
     (item) => (only?.has(item.id) ?? true) && (item.state === 'pending' || item.state === 'in_flight'),
-  ).length;
+  );
+  const blocked = left.filter((item) => held.has(item.id)).length;
+  const lines: string[] = [];
+  if (left.length > blocked)
+    lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
+  if (blocked > 0)
+    lines.push(
+      `${blocked} item${blocked === 1 ? ' was' : 's were'} not submitted: a file this ledger did not write is in the way (named above); move it, then re-run.`,
+    );
+  return lines;
 }
 
 /** What to do about each final code that comes back often, for the codes that did fail only. */
