@@ -271,7 +271,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   });
   await shown.finish(result.stop);
   held.view = null;
-  const outcome = outcomeOf(request, ledger, result.stop, null, true);
+  const outcome = { ...outcomeOf(request, ledger, result.stop, null, true), heldBack: result.heldBack };
   ledger.endRun(runId, outcome.exitCode);
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
   const unrefunded = refundMissingWarning(ledger.listAttempts());

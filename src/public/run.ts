@@ -110,6 +110,11 @@ export interface RunResult {
   selected: string[] | null;
   /** The gallery page the run wrote or refreshed as it ended; null when it wrote none (see `gallery`). */
   gallery: GalleryWritten | null;
+  /**
+   * Items not submitted because a file this ledger did not write holds their name (docs/results.md):
+   * they stay pending, and only moving that file lets a re-run send them.
+   */
+  heldBack: string[];
 }
 
 /** A run under way: its events, a way to stop it, and its result (resolves also when aborted). */
@@ -231,5 +236,6 @@ function resultOf(outcome: RunOutcome): RunResult {
     ledgerPath: outcome.ledger.path,
     selected: outcome.only === null ? null : [...outcome.only],
     gallery: outcome.gallery,
+    heldBack: outcome.heldBack,
   };
 }
