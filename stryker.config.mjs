@@ -31,6 +31,7 @@ export const mutated = [
   'src/runner/budget-words.ts',
   'src/runner/renames.ts',
   'src/runner/kept-takes.ts',
+  'src/runner/take-index.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -90,13 +91,13 @@ export const notMutated = {
   'src/downloads/saved-file-check.ts':
     'stats and hashes files on disk (I/O); its words are report/file-problems.ts; proved by saved-files e2e',
   'src/runner/request-key.ts':
-    'pure, but without unit tests yet: the key of a request; proved by test/e2e/run/reuse-property.test.ts (fast-check)',
-  'src/runner/take-index.ts':
-    'pure, but without unit tests yet: saved takes by request key; proved by test/e2e/run/reuse-*.test.ts',
+    'unit-tested (test/runner/request-key.test.ts), but its mutants of the hash call time out the whole unit set, more than CI can give',
+  'src/runner/unsent-items.ts':
+    'a part of the run state that holds rows until an attempt is prepared; proved by test/e2e/run/refused-run.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
-  'src/downloads/copy-saved.ts':
-    'copies, hashes, fsyncs and renames real files (I/O); proved by test/e2e/run/reuse-takes.test.ts',
+  'src/downloads/copy-verified.ts':
+    'copies, hashes, fsyncs and links or renames real files into place (I/O); proved by test/e2e/import/files-on-disk.test.ts and test/e2e/run/reuse-takes.test.ts',
   'src/runner/definition-words.ts':
     'pure words of a shared batch whose definition differs; proved by test/e2e/shared/shared-definition.test.ts',
   'src/runner/redefined-stop.ts':

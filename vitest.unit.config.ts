@@ -28,6 +28,7 @@ export default defineConfig({
       'test/runner/poll-timing-sim.test.ts',
       'test/runner/save-estimate.test.ts',
       'test/runner/renames.test.ts',
+      'test/runner/request-key.test.ts',
       'test/runner/kept-takes.test.ts',
       'test/runner/budget-words.test.ts',
       'test/runner/cap-only.test.ts',

@@ -20,6 +20,11 @@ export const ExitCode = {
    * ledger, or the output disk refused files mid-run (full, read-only, not writable).
    */
   Refused: 3,
+  /**
+   * `audit`: the service's records and the ledger's disagree, or money is owed (a failed job not
+   * refunded, a charge over max_cost_usd, a job only one side knows); docs/audit.md.
+   */
+  Unreconciled: 4,
   /** A bug in mediabatch, not a user mistake (BSD's EX_SOFTWARE). */
   Internal: 70,
   /** Interrupted; the ledger is consistent and a re-run resumes. */
@@ -87,6 +92,24 @@ export const ERROR_CODES = [
    * manifest the batch's. Also a run's stop when the batch is redefined under it.
    */
   'definition_differs',
+  /**
+   * A runner without a manifest (`batch`) names a batch its shared ledger holds no definition of:
+   * unknown there, or never run with its manifest on it (`batch`, `ledger`).
+   */
+  'definition_missing',
+  /**
+   * A runner without a manifest (`batch`) cannot tell where the batch's output folder, relative to
+   * the manifest's, is on its machine: `outputDir` missing, not that folder, or the folder lies
+   * outside the manifest's (`option: 'outputDir'`, `batch`).
+   */
+  'output_dir_unknown',
+  /** run with `plan`: the file is not an approved plan, or was changed after it was written (`path`). */
+  'plan_invalid',
+  /**
+   * run with `plan`: the approved plan is not what run would do now (the manifest, the items, the
+   * prices the ledger knows or the ledger moved); `differences` says what, and nothing was sent.
+   */
+  'plan_differs',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -134,6 +157,10 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
     'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
     'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +
     'writable); items were left resumable',
+  Unreconciled:
+    'audit: something is owed or unexplained (a failed or canceled job not refunded, a charge over ' +
+    'max_cost_usd, a job of the batch only the service or only the ledger knows, net spends that differ); ' +
+    'each problem is listed, and --out writes the dispute bundle',
   Internal: 'a bug in mediabatch; MEDIABATCH_DEBUG=1 shows where',
   Interrupted: 'interrupted; the ledger is consistent, and running the same command resumes',
 };

@@ -17,6 +17,20 @@ export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserE
 export type { ImportSummary } from './import/render.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export {
+  type ApprovedItem,
+  type ApprovedPlan,
+  type WritePlanOptions,
+  type WrittenPlan,
+  writePlan,
+} from './public/approved-plan.js';
+export {
+  type AuditDocument,
+  type AuditOptions,
+  type AuditProblemEntry,
+  type AuditProblemKind,
+  audit,
+} from './public/audit.js';
 export { type KeepOptions, type KeepResult, keepTakes } from './public/keep.js';
 export {
   type CopyLedgerOptions,
@@ -28,6 +42,7 @@ export {
   importJobs,
   type LedgerCopy,
 } from './public/ledger-tasks.js';
+export { type DefinitionOptions, loadDefinition } from './public/load-definition.js';
 export {
   EXPORT_STATES,
   type ExportOptions,

@@ -23,7 +23,7 @@ export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerL
 }
 
 /** What a refused command left undone, in its words ("nothing was copied"). */
-type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied' | 'kept';
+type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied' | 'kept' | 'audited';
 
 /** Another live run holds the ledger: the same refusal for every command and the API (exit code 3). */
 export class LedgerHeldError extends UserError {

@@ -2,8 +2,6 @@ import { ExitCode, UserError } from '../errors.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { budgetLeftMicros } from '../ledger/money-totals.js';
-import type { Manifest } from '../manifest/index.js';
-import { buildPlan } from '../report/plan-report.js';
 import { systemClock } from '../runner/clock.js';
 import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
@@ -13,17 +11,17 @@ import type { SandboxHandle } from '../sandbox/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
+import { approvedCeiling, planOfRun, withinCeiling } from './approved-plan.js';
 import { redefinedNotice, type SettledDefinition, settleDefinition } from './batch-definition.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { refreshBatchGallery } from './gallery-refresh.js';
 import { newBatchTrace } from './leave-no-trace.js';
 import { holdLedger, ledgerWriteFailure, openRunLedger } from './ledger-access.js';
-import { planSource } from './ledger-read.js';
 import { openStoreOrRefuse } from './open-output-store.js';
-import { filesUnder } from './output-files.js';
 import { claimOutputFolder, folderContextOf, refuseOthersOutputFolder } from './output-owner-check.js';
 import { sandboxStatePath } from './placement.js';
 import { type PreflightResult, refusedBeforeAnything } from './preflight.js';
+import { refundMissingWarning } from './refund-warning.js';
 import type { Batch } from './resolve-batch.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -43,6 +41,10 @@ export interface RunRequest {
   gallery: boolean;
   /** Make the manifest its shared batch's next definition where it differs (batch-definition.ts). */
   redefine?: boolean;
+  /** An approved plan's file (absolute): run only that plan, within its total (approved-plan.ts). */
+  approvedPlan?: string | null;
+  /** The spend ceiling the approved plan sets, once checked. */
+  ceilingMicros?: number | null;
 }
 
 export type { CheckedService, RunOutcome };
@@ -96,6 +98,10 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
   const held: Held = { ledger: null, sandbox: null, view: null };
   let leaveNoTrace = false;
   try {
+    // Before any request: the approved plan is still the plan, or nothing is sent.
+    const ceilingMicros = request.approvedPlan
+      ? approvedCeiling(batch, request.approvedPlan, settings.runner)
+      : null;
     const ledger = openRunLedger(batch.ledger, manifest, {
       redo: settings.runner.redo ?? [],
       identity: settings.identity,
@@ -138,7 +144,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     const parts = {
       client,
       ledger,
-      request: { ...request, settings: withAccount(settings, account, sizeGuess, definition) },
+      request: { ...request, settings: withAccount(settings, account, sizeGuess, definition), ceilingMicros },
       held,
       store,
       checked: checkedService(connection, checked),
@@ -250,7 +256,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
     {
       client,
       ledger,
-      manifest,
+      manifest: withinCeiling(manifest, request.ceilingMicros ?? null),
       clock: systemClock,
       random: Math.random,
       reporter: notices.reporter(shown.reporter),
@@ -267,24 +273,13 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   });
   await shown.finish(result.stop);
   held.view = null;
-  const outcome = outcomeOf(request, ledger, result.stop, null, true);
+  const outcome = { ...outcomeOf(request, ledger, result.stop, null, true), heldBack: result.heldBack };
   ledger.endRun(runId, outcome.exitCode);
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
+  const unrefunded = refundMissingWarning(ledger.listAttempts());
+  if (unrefunded) view.warn(unrefunded);
   shown.finished(outcome.exitCode);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.exitCode);
   return outcome;
-}
-
-/** `plan` for this run: the ledger's prices and what it would submit with the run's own choices. */
-function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
-  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  const { runner } = settings;
-  return buildPlan(manifest, planSource(ledger), null, Date.now(), {
-    regenerateExpired: runner.regenerateExpired,
-    outputFiles,
-    retryFailed: runner.retryFailed ?? false,
-    redo: runner.redo ?? [],
-    only: runner.only ?? null,
-  });
 }

@@ -35,6 +35,8 @@ export interface RunOutcome {
   only: ReadonlySet<string> | null;
   /** The gallery the run wrote or refreshed as it ended; null when it wrote none. */
   gallery: GalleryWritten | null;
+  /** Items a file this ledger did not write kept from being submitted (names-in-the-way.ts). */
+  heldBack: string[];
 }
 
 export function checkedService(
@@ -73,6 +75,7 @@ export function outcomeOf(
     ledger: openedLedger(ledger, request.batch.ledgerPath),
     only,
     gallery: null,
+    heldBack: [],
   };
 }
 

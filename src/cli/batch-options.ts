@@ -1,9 +1,18 @@
 import { resolve } from 'node:path';
-import { ExitCode, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
+import { ExitCode, loadDefinition, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
 import type { CliIo } from './io.js';
 
-/** The flags that name a batch: its ledger, the sandbox, the service. */
-type BatchFlags = { ledger?: string | undefined; sandbox?: boolean; 'base-url'?: string | undefined };
+/**
+ * The flags that name a batch: its ledger, the sandbox, the service; or, in place of the manifest,
+ * a shared batch by its name and where its output folder is here.
+ */
+type BatchFlags = {
+  ledger?: string | undefined;
+  sandbox?: boolean;
+  'base-url'?: string | undefined;
+  batch?: string | undefined;
+  'output-dir'?: string | undefined;
+};
 
 /**
  * The batch a command names, as it hands it to the package root: the manifest (`outcome` says what
@@ -15,16 +24,32 @@ export function openBatch(
   io: Pick<CliIo, 'cwd' | 'env'>,
   outcome?: string,
 ) {
-  const manifestArg = positionals[0]!;
+  const manifestArg = positionals[0];
   const options = {
-    manifestArg,
+    ...(manifestArg === undefined ? {} : { manifestArg }),
     cwd: io.cwd,
     env: { ...io.env },
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(values.sandbox ? { sandbox: true } : {}),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
+  if (manifestArg === undefined) return { manifestArg, manifest: definedBatch(values, io), options };
+  if (values['output-dir'] !== undefined)
+    throw new UserError(
+      "--output-dir goes with --batch, for a runner without the manifest: a manifest's output.dir says where its files go",
+    );
   return { manifestArg, manifest: manifestFor(manifestArg, io, outcome), options };
+}
+
+/** `--batch NAME`: the shared batch's current definition, from its ledger alone (docs/shared-ledger.md). */
+function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>): Manifest {
+  return loadDefinition({
+    batch: values.batch!,
+    cwd: io.cwd,
+    env: { ...io.env },
+    ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+    ...(values['output-dir'] === undefined ? {} : { outputDir: values['output-dir'] }),
+  });
 }
 
 /**
@@ -51,11 +76,20 @@ function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome = 'nothing wa
  * flags that pick the same batch. Quoted only where a shell would need it. The one builder of
  * "the command to run next" that every command's words use.
  */
-export function commandLine(command: string, manifestArg: string, values: BatchFlags): string {
+export function commandLine(command: string, manifestArg: string | undefined, values: BatchFlags): string {
   const quote = (word: string) =>
     /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  const named =
+    manifestArg === undefined
+      ? [...flag('--batch', values.batch), ...flag('--output-dir', values['output-dir'])]
+      : [manifestArg];
   const sandbox = values.sandbox ? ['--sandbox'] : [];
-  const ledger = values.ledger ? ['--ledger', quote(values.ledger)] : [];
-  const baseUrl = values['base-url'] ? ['--base-url', quote(values['base-url'])] : [];
-  return ['mediabatch', command, quote(manifestArg), ...sandbox, ...ledger, ...baseUrl].join(' ');
+  const ledger = flag('--ledger', values.ledger && withoutPassword(values.ledger));
+  const baseUrl = flag('--base-url', values['base-url']);
+  return ['mediabatch', command, ...named, ...sandbox, ...ledger, ...baseUrl].map(quote).join(' ');
 }
+
+const flag = (name: string, value: string | undefined) => (value ? [name, value] : []);
+
+/** A database URL as a command may show it: its password left out (PGPASSWORD gives it again). */
+const withoutPassword = (ledger: string) => ledger.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1@');

@@ -5,6 +5,8 @@ export interface CommandSpec {
   args: readonly string[];
   /** Any number of further positionals of this kind may follow (`forget <manifest> [id...]`). */
   rest?: string;
+  /** A flag that stands in for the positionals (`run --batch NAME`, no manifest). */
+  orFlag?: string;
   summary: string;
   description: string;
 }
@@ -13,6 +15,7 @@ export const COMMANDS = [
   {
     name: 'run',
     args: ['manifest'],
+    orFlag: 'batch',
     summary: 'Generate every item of a manifest, resumably and within budget',
     description:
       'Submits each item once, follows the jobs and saves every video before the service deletes it. It can be stopped and started again at any moment: nothing is paid twice, and budget_usd holds across runs. Before it spends anything it prints the same one-line summary as `plan` (with its own --only, --redo and --retry-failed). When its output is closed (a pipe into `head`), it keeps running and saving to the end, and what it would print is dropped.',
@@ -20,6 +23,7 @@ export const COMMANDS = [
   {
     name: 'plan',
     args: ['manifest'],
+    orFlag: 'batch',
     summary: 'Show what `run` would do and cost, without submitting anything',
     description:
       "Compares the manifest with the ledger: items that are new, changed (and which fields), done, to retry or to resume; items removed from the manifest and the files they left; files in the output folder this ledger did not write; and a cost estimate. Like `run`, it refuses (exit 2) an output folder another batch owns, and a folder that cannot take a file or has no room for the next wave (it probes the folder as run does, and removes what the probe made). With --base-url (or MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY set) it first makes run's own checks (the ledger's service, GET /account, a lost ledger) and refuses what run would refuse, with the same exit code; it never sends a POST.",
@@ -27,6 +31,7 @@ export const COMMANDS = [
   {
     name: 'status',
     args: ['manifest'],
+    orFlag: 'batch',
     summary: "Show each item's state, cost and files from the ledger",
     description: 'Reads the ledger only; it never contacts the service and works while a run is going on.',
   },
@@ -59,6 +64,13 @@ export const COMMANDS = [
     summary: 'Record which take of each item is kept; sends nothing',
     description:
       "ID:N keeps variant N's newest saved take (1 for an item without variants), ID:N.T its take T, ID:none clears it; @FILE reads entries from a file such as the keep.txt the gallery saves. All or nothing: a bad entry writes nothing. status, export and the sidecars then say which file is kept. See docs/gallery.md.",
+  },
+  {
+    name: 'audit',
+    args: ['manifest'],
+    summary: "Check the service's charges and refunds against the ledger; sends no POST",
+    description:
+      "Reads every job of the batch back from the service (GET /jobs/{id} for each job the ledger knows, the job list for jobs with the manifest's metadata it does not) and compares: a failed or canceled job not refunded in full, a job charged more than its max_cost_usd, a job only the service or only the ledger knows, and the net spend of each to the micro-dollar. Jobs of other clients of the workspace are counted apart. Exits 0 when everything agrees, 4 when something is owed or unexplained; --out DIR writes a dispute bundle. It records the audit in the ledger and changes nothing else. See docs/audit.md.",
   },
   {
     name: 'copy-ledger',

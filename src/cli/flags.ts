@@ -36,7 +36,17 @@ export interface FlagSpec {
   commands: readonly CommandName[];
 }
 
-const MANIFEST_COMMANDS = ['run', 'plan', 'status', 'report', 'import', 'forget', 'keep', 'export'] as const;
+const MANIFEST_COMMANDS = [
+  'run',
+  'plan',
+  'status',
+  'report',
+  'import',
+  'forget',
+  'keep',
+  'audit',
+  'export',
+] as const;
 
 /** `--sandbox`: one switch on every command that names a batch, told per command what it does there. */
 const sandbox = <const C extends readonly CommandName[]>(commands: C, description: string) =>
@@ -52,7 +62,7 @@ export const FLAGS = [
     value: 'URL',
     env: 'MEDIAGEN_BASE_URL',
     description: "The service's base URL, ending in /v1.",
-    commands: ['run', 'plan', 'import', 'forget', 'keep'],
+    commands: ['run', 'plan', 'import', 'forget', 'keep', 'audit'],
   },
   {
     name: 'ledger',
@@ -76,6 +86,20 @@ export const FLAGS = [
     commands: ['copy-ledger'],
   },
   {
+    name: 'batch',
+    value: 'NAME',
+    description:
+      'In place of <manifest>: the shared batch NAME as its ledger (--ledger postgres://...) defines it, its current revision, on a machine with no copy of the manifest. A batch gets its definition when it is first run with its manifest on that ledger (see docs/shared-ledger.md, "Adding a machine").',
+    commands: ['run', 'plan', 'status'],
+  },
+  {
+    name: 'output-dir',
+    value: 'DIR',
+    description:
+      "With --batch, required when the batch saves to a folder: where that folder, shared with the batch's other runners, is on this machine; a path ending in the batch's output.dir, which is relative to the manifest's folder (out/shots is found at /mnt/render/out/shots, say). Left out for an s3:// output.",
+    commands: ['run', 'plan', 'status'],
+  },
+  {
     name: 'poll-interval',
     kind: 'seconds',
     value: 'SECONDS',
@@ -89,7 +113,7 @@ export const FLAGS = [
     `Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
   sandbox(
-    ['import', 'forget'],
+    ['import', 'forget', 'audit'],
     `Work against the embedded sandbox that \`run --sandbox\` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
@@ -100,7 +124,7 @@ export const FLAGS = [
   {
     name: 'json',
     description: 'Print one JSON document on stdout instead of text.',
-    commands: ['run', 'plan', 'status', 'import'],
+    commands: ['run', 'plan', 'status', 'import', 'audit'],
   },
   {
     name: 'progress',
@@ -234,6 +258,27 @@ export const FLAGS = [
     default: 'stdout',
     description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
     commands: ['export'],
+  },
+  {
+    name: 'out',
+    value: 'FILE',
+    description:
+      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused.",
+    commands: ['plan'],
+  },
+  {
+    name: 'plan',
+    value: 'FILE',
+    description:
+      'Run only the approved plan in FILE (written by plan --out): refused before any request (exit 2) when the manifest, the items, the prices the ledger knows or the ledger changed since, and never spending more than its total at most, whatever budget_usd says. Give the same --retry-failed and --regenerate-expired as the plan had; --only and --redo are refused with it.',
+    commands: ['run'],
+  },
+  {
+    name: 'out',
+    value: 'DIR',
+    description:
+      "Also write a dispute bundle into DIR, a new or empty folder: problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
+    commands: ['audit'],
   },
   {
     name: 'force',

@@ -8,7 +8,10 @@ import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
 const WIDTH = 100;
 
 export function synopsis(command: CommandSpec): string {
-  const args = command.args.map((arg) => ` <${arg}>`).join('');
+  const positionals = command.args.map((arg) => `<${arg}>`).join(' ');
+  const args = command.orFlag
+    ? ` (${positionals} | ${flagLabel(flagsOf(command.name).find((flag) => flag.name === command.orFlag)!)})`
+    : command.args.map((arg) => ` <${arg}>`).join('');
   const rest = command.rest ? ` [${command.rest}...]` : '';
   return `mediabatch ${command.name}${args}${rest} [options]`;
 }

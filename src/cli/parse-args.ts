@@ -30,7 +30,14 @@ function optionsOf(flags: readonly FlagSpec[]) {
  */
 export function parseCommandArgs<C extends CommandName>(command: C, argv: string[]): Parsed<C> {
   const spec = commandSpec(command);
-  return parseWithFlags(command, flagsOf(command), spec?.args ?? [], argv, spec?.rest) as Parsed<C>;
+  return parseWithFlags(
+    command,
+    flagsOf(command),
+    spec?.args ?? [],
+    argv,
+    spec?.rest,
+    spec?.orFlag,
+  ) as Parsed<C>;
 }
 
 /** The parser itself, over any list of flags (tests give it rows the real table lacks yet). */
@@ -40,6 +47,7 @@ export function parseWithFlags(
   args: readonly string[],
   given: string[],
   rest?: string,
+  orFlag?: string,
 ): { help: true } | { help: false; values: Record<string, unknown>; positionals: string[] } {
   const options = optionsOf(flags);
   const argv = withOptionalValues(given, flags);
@@ -69,7 +77,7 @@ export function parseWithFlags(
       ? parseKind(flag.kind, value as string | undefined, `--${flag.name}`)
       : (value ?? (flag.multiple ? [] : flag.value ? undefined : false));
   }
-  checkPositionals(args, parsed.positionals, hint, rest);
+  checkPositionals(args, parsed.positionals, hint, rest, orFlag, values);
   return { help: false, values, positionals: parsed.positionals };
 }
 
@@ -110,9 +118,17 @@ function checkPositionals(
   positionals: string[],
   hint: string,
   rest: string | undefined,
+  orFlag: string | undefined,
+  values: Record<string, unknown>,
 ): void {
+  if (orFlag !== undefined && values[orFlag] !== undefined) {
+    if (positionals.length === 0) return;
+    const named = expected.map((arg) => `<${arg}>`).join(' ');
+    throw new UserError(`give ${named} or --${orFlag}, not both (got ${positionals.join(' ')}) ${hint}`);
+  }
   const missing = expected[positionals.length];
-  if (missing !== undefined) throw new UserError(`missing <${missing}> argument ${hint}`);
+  const or = orFlag === undefined ? '' : ` (or --${orFlag})`;
+  if (missing !== undefined) throw new UserError(`missing <${missing}> argument${or} ${hint}`);
   if (rest === undefined && positionals.length > expected.length) {
     const extra = positionals.slice(expected.length).join(' ');
     const wanted = expected.length === 0 ? 'no arguments' : expected.map((arg) => `one <${arg}>`).join(', ');

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { NewFile } from './new-file.js';
 import { TEMP_SUFFIX } from './save-file.js';
@@ -25,10 +25,8 @@ export async function copyVerified(
       });
     return { kind: 'kept', mtimeMs: (await stat(target)).mtimeMs };
   }
-  await mkdir(dirname(target), { recursive: true });
-  const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temp = await verifiedCopyBeside(source, target, expected);
   try {
-    await writeCopy(source, temp, expected);
     // A link, not a rename: a file that appeared at `target` meanwhile is not replaced (EEXIST).
     await link(temp, target);
   } finally {
@@ -36,6 +34,45 @@ export async function copyVerified(
   }
   await syncFolder(dirname(target));
   return { kind: 'copied', mtimeMs: (await stat(target)).mtimeMs };
+}
+
+/**
+ * The same copy put over `target` (a take reused by another item, runner/reuse-takes.ts, whose
+ * earlier file there the caller has already kept under its take name and checked to be the
+ * ledger's): renamed into place, so the name holds the whole verified copy or what it held before.
+ * A copy, not a link to the source: editing one file never changes the other.
+ */
+export async function copyOver(
+  source: string,
+  target: string,
+  expected: { bytes: number; sha256: string },
+): Promise<{ mtimeMs: number }> {
+  const temp = await verifiedCopyBeside(source, target, expected);
+  try {
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncFolder(dirname(target));
+  return { mtimeMs: Math.trunc((await stat(target)).mtimeMs) };
+}
+
+/** A temporary copy beside `target`, hashed while written and fsynced; removed if it is not the file expected. */
+async function verifiedCopyBeside(
+  source: string,
+  target: string,
+  expected: { bytes: number; sha256: string },
+): Promise<string> {
+  await mkdir(dirname(target), { recursive: true });
+  const temp = join(dirname(target), `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  try {
+    await writeCopy(source, temp, expected);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return temp;
 }
 
 async function writeCopy(source: string, temp: string, expected: { bytes: number; sha256: string }) {
@@ -54,5 +91,5 @@ async function writeCopy(source: string, temp: string, expected: { bytes: number
     file.close();
   }
   if (bytes !== expected.bytes || hash.digest('hex') !== expected.sha256)
-    throw new Error(`${source} changed while it was copied: not the file its sidecar records`);
+    throw new Error(`${source} changed while it was copied: not the file recorded (its size and SHA-256)`);
 }

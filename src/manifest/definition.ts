@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { canonicalJson } from '../canonical-json.js';
 import { isS3Uri } from './s3-uri.js';
 import type { Manifest, ManifestItem } from './types.js';
@@ -48,6 +48,27 @@ function definedOutputDir(manifest: Manifest): string {
 export function definitionText(definition: BatchDefinition): { text: string; hash: string } {
   const text = canonicalJson(definition);
   return { text, hash: hash('sha256', text, 'hex') };
+}
+
+/**
+ * The manifest a stored definition stands for, on a machine without a copy of it: `root` is the
+ * folder that stands for the manifest's own there (a relative `output.dir` is read against it, and
+ * the ledger records saved files relative to it, as every runner does). Its definition is the one
+ * given, byte for byte. Items are in id order, the order the definition keeps.
+ */
+export function manifestOfDefinition(definition: BatchDefinition, root: string): Manifest {
+  const { dir, sidecars } = definition.output;
+  return {
+    file: join(root, `${definition.name}.yaml`),
+    name: definition.name,
+    budgetMicros: definition.budgetMicros,
+    concurrency: definition.concurrency,
+    retries: definition.retries,
+    outputDir: isS3Uri(dir) ? dir : resolve(root, dir),
+    ...(sidecars ? {} : { sidecars: false as const }),
+    items: definition.items,
+    warnings: [],
+  };
 }
 
 /** A stored definition read back. */

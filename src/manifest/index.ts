@@ -17,4 +17,4 @@ export {
   s3Uri,
 } from './s3-uri.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestResult } from './types.js';
-export { itemGroup, itemsNamed, MAX_VARIANTS } from './variants.js';
+export { itemGroup, itemsNamed, MAX_VARIANTS, submitOrder } from './variants.js';

@@ -65,3 +65,16 @@ export function itemsNamed(items: readonly ManifestItem[], name: string): Manife
 export function itemGroup(item: Pick<ManifestItem, 'id' | 'variant'>): string {
   return item.variant?.of ?? item.id;
 }
+
+/**
+ * The order a run submits in and `plan` spends the budget in (docs/manifest.md, "Variants"):
+ * breadth first, variant 1 of every item, then variant 2 of every item, and so on, each round in
+ * manifest order; so a budget that fits only some takes buys one candidate of every item before a
+ * second of any. Items without variants count as variant 1. Returns the positions, stable.
+ */
+export function submitOrder(items: ReadonlyArray<Pick<ManifestItem, 'variant'>>): number[] {
+  const positions = items.map((_, index) => index);
+  if (!items.some((item) => (item.variant?.number ?? 1) > 1)) return positions;
+  const round = (index: number) => items[index]!.variant?.number ?? 1;
+  return positions.sort((a, b) => round(a) - round(b) || a - b);
+}

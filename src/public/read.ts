@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { keeperFields } from '../batch/batch-takes.js';
 import { exportedRecords, keptExport, writeExportFile } from '../batch/export-items.js';
 import { openForReading, readFailure, statusSource, withLedger } from '../batch/ledger-read.js';
+import { refuseReadingOthersFolder } from '../batch/output-owner-check.js';
 import { planBatch } from '../batch/plan-batch.js';
+import type { Batch } from '../batch/resolve-batch.js';
 import { ignoreWarnings } from '../batch/warnings.js';
 import { ExitCode, UserError } from '../errors.js';
 import {
@@ -92,6 +94,7 @@ export async function plan(manifest: Manifest, options: PlanOptions = {}): Promi
 export function status(manifest: Manifest, options: StatusOptions = {}): StatusDocument {
   const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
+  refuseReadingOthersFolder(batch);
   return withLedger(batch, (ledger, note) => {
     const report = {
       ...buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()),
@@ -112,12 +115,17 @@ function sandboxLedgerBeside(
 
 /**
  * One record per item in manifest order (`export`), read from the ledger as it is iterated; the
- * ledger closes when the iteration ends, early or not.
+ * ledger closes when the iteration ends, early or not. The options and the ledger's claim on the
+ * output folder are checked at the call, before any record (or file) is written.
  */
-export function* exportRecords(manifest: Manifest, options: ExportOptions = {}): Generator<ExportRecord> {
+export function exportRecords(manifest: Manifest, options: ExportOptions = {}): Generator<ExportRecord> {
   const checked = checkOptions('exportRecords', exportOptionsSchema, options);
   const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
-  const states = new Set<ExportState>(checked.states ?? []);
+  refuseReadingOthersFolder(batch);
+  return recordsOf(batch, new Set<ExportState>(checked.states ?? []));
+}
+
+function* recordsOf(batch: Batch, states: Set<ExportState>): Generator<ExportRecord> {
   const { ledger, note } = openForReading(batch);
   try {
     yield* exportedRecords(batch.manifest, ledger, states);
@@ -188,6 +196,7 @@ export async function exportKept(
   const { to, format, ...rest } = options;
   const checked = checkOptions('exportKept', exportOptionsSchema, rest);
   const batch = batchOf(checkedManifest('exportKept', manifest), checked);
+  refuseReadingOthersFolder(batch);
   const { ledger: note, ...found } = await keptExport(batch);
   const sandboxLedger = sandboxLedgerBeside(batch, note);
   const kept = {

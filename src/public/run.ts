@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
 import type { GalleryWritten } from '../batch/gallery.js';
@@ -6,7 +7,7 @@ import { type CheckedService, type RunOutcome, type RunView, runManifest } from 
 import { readNoticeSettings } from '../batch/run-notices.js';
 import { runSettings } from '../batch/run-settings.js';
 import type { Notice, Warning } from '../batch/warnings.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, UserError } from '../errors.js';
 import type { ItemState } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
@@ -39,6 +40,11 @@ const runOptionsSchema = serviceOptionsSchema.extend({
    * manifest its next revision instead of refusing the run (`--redefine`, docs/shared-ledger.md).
    */
   redefine: z.boolean().optional(),
+  /**
+   * An approved plan's file, from `cwd` (`--plan`, written by `writePlan`): run only that plan,
+   * refused before any request when it no longer matches, never spending more than its total.
+   */
+  plan: z.string().min(1).optional(),
   /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -104,6 +110,11 @@ export interface RunResult {
   selected: string[] | null;
   /** The gallery page the run wrote or refreshed as it ended; null when it wrote none (see `gallery`). */
   gallery: GalleryWritten | null;
+  /**
+   * Items not submitted because a file this ledger did not write holds their name (docs/results.md):
+   * they stay pending, and only moving that file lets a re-run send them.
+   */
+  heldBack: string[];
 }
 
 /** A run under way: its events, a way to stop it, and its result (resolves also when aborted). */
@@ -137,9 +148,17 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     gallery,
     redefine,
     signal,
+    plan,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
   checkedManifest('run', manifest);
+  if (plan !== undefined && ((only?.length ?? 0) > 0 || (redo?.length ?? 0) > 0))
+    throw new UserError(
+      'an approved `plan` is run whole: `only` and `redo` would run another plan. Write a plan without them, or run without `plan`',
+      ExitCode.Usage,
+      'invalid_usage',
+      { option: 'plan' },
+    );
   return new RunHandle(async (handle, stopSignal) => {
     const batch = batchOf(manifest, rest);
     const settings = runSettings(
@@ -155,7 +174,14 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     const notices = readNoticeSettings({ notify, onComplete }, batch);
     const signals = [stopSignal, ...(signal ? [signal] : [])];
     const outcome = await runManifest(
-      { batch, settings, notices, gallery: gallery ?? true, redefine: redefine ?? false },
+      {
+        batch,
+        settings,
+        notices,
+        gallery: gallery ?? true,
+        redefine: redefine ?? false,
+        approvedPlan: plan === undefined ? null : resolve(batch.cwd, plan),
+      },
       eventView(handle, AbortSignal.any(signals)),
     );
     return resultOf(outcome);
@@ -210,5 +236,6 @@ function resultOf(outcome: RunOutcome): RunResult {
     ledgerPath: outcome.ledger.path,
     selected: outcome.only === null ? null : [...outcome.only],
     gallery: outcome.gallery,
+    heldBack: outcome.heldBack,
   };
 }

@@ -1,6 +1,7 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import { CAP_ONLY_WORDS } from '../runner/budget-words.js';
 import { currentRequest, planItem, type RecordedRequest } from '../runner/item-plan.js';
 import {
   deletedAfterSaving,
@@ -78,9 +79,6 @@ export interface DecideOptions {
 // Shared: at 100,000 items most decisions are one of these, and need no object of their own.
 const NEW: Decision = { label: 'new', submit: true };
 const DONE: Decision = { label: 'done', submit: false };
-
-/** Why a done or in-flight item whose max_cost_usd alone changed is not sent (item-plan.ts). */
-const CAP_ONLY_WORDS = 'only max_cost_usd changed: the same video, not paid for again';
 
 /**
  * An item the ledger does not know (no entry) is new whatever it holds: it is not even hashed.

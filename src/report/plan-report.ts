@@ -9,6 +9,7 @@ import { notFittingLine } from '../runner/budget-words.js';
 import { countProblems, type FileProblemCounts, shownProblems } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
+import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
 import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
@@ -40,6 +41,11 @@ export interface PlanTotals extends Record<PlanLabel, number>, FileProblemCounts
   items: number;
   /** Items the next run would submit (new, changed, retry, and expired ones it regenerates). */
   to_submit: number;
+  /**
+   * Items the run also tries, not in to_submit, that fit in budget_usd only if the prices not seen
+   * yet leave room for their max_cost_usd (plan-budget.ts); their label is what they are (new, ...).
+   */
+  budget_permitting: number;
   removed: number;
   stray_files: number;
   spent_usd: string;
@@ -247,6 +253,8 @@ function planWarnings(
     // The words a run records for the item, after the count: the run counts by the same rule.
     warnings.push(notFittingLine(blocked, 'will not fit', walk.firstBlocked.id, walk.firstBlocked.words));
   }
+  const order = variantsOrderNote(manifest.items, { blocked, mayFit: walk.mayFit });
+  if (order !== null) warnings.push(order);
   return warnings;
 }
 
@@ -286,6 +294,7 @@ function planTotals(
     items: walk.items.length,
     ...walk.counts,
     to_submit: walk.toSubmit,
+    budget_permitting: walk.mayFit,
     removed: found.removed,
     stray_files: found.strayFiles,
     spent_usd: formatUsd(spentMicros(money)),

@@ -15,6 +15,7 @@ interface SummaryTotals {
   failed: number;
   blocked_by_budget: number;
   to_submit: number;
+  budget_permitting: number;
   removed: number;
   stray_files: number;
   expected_usd: string | null;
@@ -32,9 +33,10 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  * `Plan: 2 new, 1 changed, 1 to resume, 5 unchanged; expected $0.75 (based on 4 prices seen), at most $1.50 (budget left $8.50 of $10.00).`
  */
 export function planSummary(t: SummaryTotals): string {
-  const skipped =
-    t.failed + t.blocked_by_budget + (t.to_submit === t.new + t.changed + t.retry + t.redo ? t.expired : 0);
-  const regenerated = t.to_submit - t.new - t.changed - t.retry - t.redo;
+  // Every item the run will try, whether or not the budget turns out to have room for it.
+  const tried = t.to_submit + t.budget_permitting;
+  const skipped = t.failed + (tried === t.new + t.changed + t.retry + t.redo ? t.expired : 0);
+  const regenerated = tried - t.new - t.changed - t.retry - t.redo;
   const parts = [
     t.new ? `${t.new} new` : '',
     t.changed ? `${t.changed} changed` : '',
@@ -46,12 +48,22 @@ export function planSummary(t: SummaryTotals): string {
     t.in_flight ? `${t.in_flight} to resume` : '',
     t.refetch ? `${t.refetch} saved, missing or altered, to fetch again (free)` : '',
     t.done ? `${t.done} unchanged` : '',
+    t.blocked_by_budget ? `${t.blocked_by_budget} beyond budget_usd` : '',
     skipped ? `${skipped} skipped` : '',
     t.removed ? `${t.removed} removed from the manifest` : '',
     t.stray_files ? `${plural(t.stray_files, 'stray file')}` : '',
   ].filter(Boolean);
-  const what = t.to_submit === 0 ? ['nothing to submit', ...parts] : parts;
-  return `Plan: ${what.join(', ')}${t.to_submit === 0 ? '' : `; ${cost(t)}`}${budget(t)}.`;
+  const what = tried === 0 ? ['nothing to submit', ...parts] : parts;
+  return `Plan: ${what.join(', ')}${fitting(t, tried)}${tried === 0 ? '' : `; ${cost(t)}`}${budget(t)}.`;
+}
+
+/**
+ * What the budget allows of the items to try, at the prices the run will spend: a range while
+ * capped items' prices are not seen yet (plan-budget.ts), `budget_usd fits 1 to 9 of them, ...`.
+ */
+function fitting(t: SummaryTotals, tried: number): string {
+  if (t.budget_permitting === 0) return '';
+  return `; budget_usd fits ${t.to_submit} to ${tried} of the ${tried} to submit, as their prices (not seen yet) allow`;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { AttemptRecord } from '../ledger/records.js';
-import type { Manifest, ManifestItem } from '../manifest/index.js';
+import { type Manifest, type ManifestItem, submitOrder } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
-import { foreseeSend, type PricesSeen, pricesSeenOf } from '../runner/budget.js';
+import { type PricesSeen, pricesSeenOf } from '../runner/budget.js';
 import { shortfallWords } from '../runner/budget-words.js';
 import { estimateItem, type PriceTable } from './cost-estimate.js';
 import type { ShownFileProblem } from './file-problems.js';
 import type { OnRequest } from './on-request.js';
+import { BudgetWalk, mayFitWords } from './plan-budget.js';
 import { changedFields, changedVars } from './plan-changes.js';
 import { type Decision, PLAN_LABELS, type PlanLabel } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
@@ -17,7 +18,8 @@ export type PreviousVars = (attempt: AttemptRecord) => string | null | undefined
 
 /**
  * The plan's walk over the manifest: each item's line, and the items to submit counted against
- * the budget in manifest order, as run queues them, spending the estimates.
+ * the budget in the order run queues them (submitOrder: variant 1 of every item, then variant 2),
+ * spending the estimates (plan-budget.ts).
  */
 
 export interface PlanItem {
@@ -46,6 +48,8 @@ export interface Walk {
   items: PlanItem[];
   counts: Record<PlanLabel, number>;
   toSubmit: number;
+  /** Items run tries that fit only if prices not seen yet leave room (plan-budget.ts): not in toSubmit. */
+  mayFit: number;
   /** Items to submit with no estimate at all. */
   unknown: number;
   estimateTotal: Micros;
@@ -62,7 +66,7 @@ export interface Walk {
   firstBlocked: { id: string; words: string } | null;
 }
 
-/** The items to submit in manifest order, as run queues them, spending the estimates. */
+/** The items to submit in the order run queues them, spending the estimates; the items in manifest order. */
 export function walkItems(
   manifest: Manifest,
   decisions: ReadonlyArray<Decision | undefined>,
@@ -76,6 +80,7 @@ export function walkItems(
     items: [],
     counts: Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>,
     toSubmit: 0,
+    mayFit: 0,
     unknown: 0,
     estimateTotal: 0,
     expected: { micros: 0, items: 0, samples: 0 },
@@ -84,11 +89,10 @@ export function walkItems(
     again: { items: 0, estimate: 0, unknown: 0, caps: 0, uncapped: 0 },
     firstBlocked: null,
   };
-  let left = budgetLeft;
-  let prices: PriceTable | undefined;
-  let seen: PricesSeen | null | undefined;
-  const keysSeen = new Set<string>();
-  walk.items = manifest.items.map((item, index): PlanItem => {
+  const spend: Spending = { walk, budget: new BudgetWalk(budgetLeft), source, reserved, keysSeen: new Set() };
+  const lines = new Array<PlanItem>(manifest.items.length);
+  for (const index of submitOrder(manifest.items)) {
+    const item = manifest.items[index]!;
     const decided = decisions[index]!;
     let label: PlanLabel = decided.label;
     let { reason } = decided;
@@ -98,21 +102,10 @@ export function walkItems(
     if (decided.label === 'changed')
       ({ fields, reason, vars } = changedReason(item, decided, previousBody, previousVars));
     if (decided.submit) {
-      prices ??= source.prices();
-      const estimated = estimateItem(item, prices);
-      estimate = estimated.micros;
-      const taken = takeFromBudget(walk, item, estimate, left);
-      if (taken.fits) {
-        left = taken.leftMicros;
-        if (decided.paysAgain) countAgain(walk.again, item, estimate);
-        if (estimated.key !== undefined) countExpected(walk, estimated.key, estimate ?? 0, prices, keysSeen);
-      } else {
-        label = 'blocked_by_budget';
-        seen ??= pricesSeenOf(prices.byKey.values());
-        const words = shortfallWords({ capMicros: item.maxCostMicros, leftMicros: left!, prices: seen });
-        walk.firstBlocked ??= { id: item.id, words };
-        reason = blockedReason(words, reserved);
-      }
+      const spent = spendOn(spend, item, index, decided);
+      estimate = spent.estimate;
+      if (spent.blocked) label = 'blocked_by_budget';
+      reason = spent.reason ?? reason;
     }
     walk.counts[label] += 1;
     const planned = planItemOf(
@@ -127,9 +120,61 @@ export function walkItems(
     if (decided.reusedFrom !== undefined) planned.reused_from = decided.reusedFrom;
     if (decided.onRequest !== undefined) planned.paid_only_by = decided.onRequest;
     if (item.vars) planned.prompt = String(item.input.prompt);
-    return planned;
-  });
+    lines[index] = planned;
+  }
+  walk.items = lines;
+  const first = spend.firstBlocked;
+  walk.firstBlocked = first ? { id: first.id, words: first.words } : null;
   return walk;
+}
+
+/** The walk's budget as it goes, in submit order. */
+interface Spending {
+  walk: Walk;
+  budget: BudgetWalk;
+  source: PlanSource;
+  reserved: Micros;
+  prices?: PriceTable;
+  seen?: PricesSeen | null;
+  keysSeen: Set<string>;
+  /** The first that will not fit in manifest order, as the run's summary names it. */
+  firstBlocked?: { index: number; id: string; words: string };
+}
+
+/** One item to submit against the budget: its estimate, and the reason of an item that may not be sent. */
+function spendOn(
+  spend: Spending,
+  item: ManifestItem,
+  index: number,
+  decided: Decision,
+): { estimate: Micros | null; blocked: boolean; reason?: string } {
+  const { walk, budget } = spend;
+  spend.prices ??= spend.source.prices();
+  const estimated = estimateItem(item, spend.prices);
+  const estimate = estimated.micros;
+  const leftBefore = budget.most;
+  const fit = budget.take(item, estimated);
+  if (fit === 'fits') {
+    countToSubmit(walk, item, estimate);
+    if (decided.paysAgain) countAgain(walk.again, item, estimate);
+    if (estimated.key !== undefined)
+      countExpected(walk, estimated.key, estimate ?? 0, spend.prices, spend.keysSeen);
+    return { estimate, blocked: false };
+  }
+  if (fit === 'may_fit') {
+    walk.mayFit += 1;
+    countCap(walk, item);
+    return { estimate, blocked: false, reason: mayFitWords(item.maxCostMicros!) };
+  }
+  spend.seen ??= pricesSeenOf(spend.prices.byKey.values());
+  const words = shortfallWords({
+    capMicros: item.maxCostMicros,
+    leftMicros: leftBefore!,
+    prices: spend.seen,
+  });
+  if (spend.firstBlocked === undefined || index < spend.firstBlocked.index)
+    spend.firstBlocked = { index, id: item.id, words };
+  return { estimate, blocked: true, reason: blockedReason(words, spend.reserved) };
 }
 
 /** Adds an item priced by a charge seen for its kind; each kind's charges are counted once. */
@@ -164,26 +209,18 @@ function changedReason(
   return { fields, reason, vars };
 }
 
-/**
- * Counts an item to submit against what is left by the run's own rule (foreseeSend): it reserves
- * the item's cap (or the whole remaining budget without one) before sending it, then spends its
- * price. Without a price seen, a capped item is counted at its cap, so before a first run the plan
- * may fit fewer items than the run will (its words say no price is seen yet).
- */
-function takeFromBudget(
-  walk: Walk,
-  item: ManifestItem,
-  estimate: Micros | null,
-  left: Micros | null,
-): ReturnType<typeof foreseeSend> {
-  const taken = foreseeSend(left, item.maxCostMicros, estimate);
-  if (!taken.fits) return taken;
+/** Counts an item that fits the budget at the prices it will spend (BudgetWalk) among those to submit. */
+function countToSubmit(walk: Walk, item: ManifestItem, estimate: Micros | null): void {
   walk.toSubmit += 1;
   if (estimate === null) walk.unknown += 1;
   else walk.estimateTotal += estimate;
+  countCap(walk, item);
+}
+
+/** Its cap bounds what the run can spend (an item the run may send counts too). */
+function countCap(walk: Walk, item: ManifestItem): void {
   if (item.maxCostMicros === null) walk.uncapped += 1;
   else walk.capsTotal += item.maxCostMicros;
-  return taken;
 }
 
 function countAgain(again: Walk['again'], item: ManifestItem, estimate: Micros | null): void {

@@ -1,4 +1,4 @@
-import { notFittingLine } from '../runner/budget-words.js';
+import { notFittingLine, unspecifiedShortfallWords } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { cleanText } from './render-text.js';
 import type { StatusReport } from './status-report.js';
@@ -57,7 +57,7 @@ export function noticeStop(
     code: 'budget_exceeded',
     message: first
       ? notFittingLine(totals.budget_exceeded, 'did not fit', first.id, first.error!.message)
-      : `${totals.budget_exceeded} item(s) did not fit in what was left of budget_usd (${totals.budget_left_usd} of ${totals.budget_usd}): raise it and re-run to submit them`,
+      : unspecifiedShortfallWords(totals.budget_exceeded),
   };
 }
 

@@ -7,7 +7,8 @@ import type { PricesSeen } from './budget.js';
  * before it say the same thing. The reservation is what does not fit: an item's max_cost_usd cap,
  * or all that is left for an item without one (budget.ts); the prices seen say how far the cap
  * could come down, which is the cheaper fix when it is well above them. Cheaper indeed: a lowered
- * cap sends no done item again (currentRequest, item-plan.ts), so the words need no warning.
+ * cap sends no done item again (currentRequest, item-plan.ts), and the run's summary says so in
+ * the words `plan` gives such an item (CAP_ONLY_WORDS), so the two never disagree.
  */
 export interface Shortfall {
   /** The item's max_cost_usd, which it reserves; null: it reserves all that is left. */
@@ -78,4 +79,22 @@ export function notFittingLine(count: number, verb: string, firstId: string, fir
   return count === 1
     ? `${items} ${verb} in budget_usd: ${firstId} ${firstWords}`
     : `${items} ${verb} in budget_usd; the first, ${firstId}, ${firstWords}`;
+}
+
+/** Why a done or in-flight item whose max_cost_usd alone changed is not sent (item-plan.ts): plan's reason. */
+export const CAP_ONLY_WORDS = 'only max_cost_usd changed: the same video, not paid for again';
+
+/**
+ * The run's closing budget line: the count and the first item's words (notFittingLine), then what
+ * to do. Where lowering max_cost_usd is a way out, it says what `plan` will then say of a done item.
+ */
+export function afterBudgetStopWords(line: string, firstWords: string): string {
+  return /lower max_cost_usd/.test(firstWords)
+    ? `${line}; then re-run. A lowered max_cost_usd sends no done item again (plan then says of each: ${CAP_ONLY_WORDS}).`
+    : `${line}; then re-run.`;
+}
+
+/** The same when no item's own words were recorded: how many, and the one way out. */
+export function unspecifiedShortfallWords(count: number): string {
+  return `${count} item${count === 1 ? '' : 's'} did not fit in budget_usd: raise it and re-run to submit them`;
 }

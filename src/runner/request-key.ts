@@ -20,15 +20,19 @@ export function requestKey(item: Pick<ManifestItem, 'model' | 'input' | 'variant
  * job) made for the variant `variant`; null for a body that is not a JSON object with an input.
  */
 export function requestKeyOfBody(body: string, variant: number): string | null {
-  let parsed: unknown;
+  const parsed = objectOf(body);
+  if (parsed === null || !isObject(parsed.input)) return null;
+  return keyOf(parsed.model ?? null, parsed.input, variant);
+}
+
+/** The JSON object a text holds, or null for any other text. */
+function objectOf(text: string): Record<string, unknown> | null {
   try {
-    parsed = JSON.parse(body);
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : null;
   } catch {
     return null;
   }
-  if (!isObject(parsed) || !isObject(parsed.input)) return null;
-  const model = typeof parsed.model === 'string' ? parsed.model : null;
-  return keyOf(model, parsed.input, variant);
 }
 
 /**
@@ -49,7 +53,7 @@ export function manifestVariants(
   return new Map(items.map((item) => [item.id, item.variant?.number ?? 1]));
 }
 
-function keyOf(model: string | null, input: unknown, variant: number): string {
+function keyOf(model: unknown, input: unknown, variant: number): string {
   return hash('sha256', canonicalJson({ model, input, variant }), 'hex');
 }
 

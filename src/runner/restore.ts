@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
-import type { ManifestItem } from '../manifest/index.js';
+import { type ManifestItem, submitOrder } from '../manifest/index.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import {
   currentRequest,
@@ -112,8 +112,12 @@ async function setOnTheirWay(
   run.deps.ledger.putItems(shared ? writes.filter((record) => !shared.isElsewhere(record.itemId)) : writes);
   for (const next of steps)
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
-  const toSubmit = items.filter((_, index) => steps[index]?.kind === 'submit').map((item) => item.id);
+  // Breadth first: variant 1 of every item, then variant 2, as plan foresees (submitOrder).
+  const toSubmit = submitOrder(items)
+    .filter((index) => steps[index]?.kind === 'submit')
+    .map((index) => items[index]!.id);
   const held = await itemsHeldBack(run, toSubmit);
+  for (const id of [...held, ...heldRenames]) run.state.queue.holdBack(id);
   const twins = twinsOf(run, items, toSubmit);
   for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));

@@ -27,8 +27,13 @@ export async function reuseSavedTakes(
   const attempts = ledger.listAttempts();
   const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
   const latest = latestAttempts(attempts);
+  // On a shared ledger, an item another runner's live lease holds is that runner's to decide.
+  const elsewhere = run.shared?.claims.heldElsewhere() ?? new Set<string>();
   const wanting = items.filter(
-    (item) => !held.has(item.id) && wantsTake(run, item, records.get(item.id), latest.get(item.id)),
+    (item) =>
+      !held.has(item.id) &&
+      !elsewhere.has(item.id) &&
+      wantsTake(run, item, records.get(item.id), latest.get(item.id)),
   );
   const reused = new Set<string>();
   if (wanting.length === 0) return reused;
@@ -60,7 +65,6 @@ function wantsTake(
   attempt: AttemptRecord | undefined,
 ): boolean {
   if (run.options.redo?.includes(item.id)) return false;
-  if (run.shared?.isElsewhere(item.id)) return false;
   const { hash } = currentRequest(item, record, attempt, (whole) => whole);
   const plan = planItem(hash, record, attempt, {
     regenerateExpired: run.options.regenerateExpired,
@@ -148,12 +152,10 @@ async function placeTake(
     files: placed,
   });
   if (manifest.sidecars !== false) {
-    // The sidecar names the job that made the bytes: a lost ledger's import finds it by that job.
-    const facts = sidecarFacts(
-      manifest.name,
-      { ...attempt, jobId: source.jobId },
-      keptMark(ledger, manifest.items, attempt),
-    );
+    // The sidecar describes the item's new take as the ledger does, as a later check rewrites it:
+    // no job of its own (the copied take's sidecar names the job that made the bytes, and the
+    // take_reused event names that take).
+    const facts = sidecarFacts(manifest.name, attempt, keptMark(ledger, manifest.items, attempt));
     await store.ensureSidecars(facts, placed);
   }
   reporter.log(

@@ -24,6 +24,8 @@ export interface RunResult {
   stop: StopReason | null;
   /** The loop ended because the key was refused while jobs were still being watched. */
   abandonedWatching: boolean;
+  /** Items not submitted because a file this ledger did not write holds their name: a re-run alone does not move them. */
+  heldBack: string[];
 }
 
 /**
@@ -62,6 +64,7 @@ export async function runBatch(
   return {
     stop: run.state.stop,
     abandonedWatching: run.state.watchRefused && run.state.unfinished > 0,
+    heldBack: [...run.state.queue.heldBack],
   };
 }
 

@@ -6,9 +6,19 @@
 export class SubmitQueue {
   #entries: Array<{ itemId: string; notBefore: number }> = [];
   #gateUntil = 0;
+  readonly #heldBack = new Set<string>();
 
   add(itemId: string, notBefore = 0): void {
     this.#entries.push({ itemId, notBefore });
+  }
+
+  /** An item this run never submits: a file the ledger did not write holds its name (names-in-the-way.ts). */
+  holdBack(itemId: string): void {
+    this.#heldBack.add(itemId);
+  }
+
+  get heldBack(): ReadonlySet<string> {
+    return this.#heldBack;
   }
 
   get length(): number {

@@ -53,6 +53,8 @@ const faultsSchema = z.strictObject({
   job_failures: codeRates.default({}),
   /** Jobs answered 202 already failed (rejected by the provider at submission). */
   submit_failures: codeRates.default({}),
+  /** Failed or canceled jobs left charged: their refund never comes (the spec's refund rule broken). */
+  refund_missing: rate.default(0),
   http500_before_store: rate.default(0),
   http500_after_store: rate.default(0),
   drop_before_store: rate.default(0),

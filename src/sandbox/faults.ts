@@ -34,6 +34,8 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  *   [[drop-before]]      the connection is destroyed without an answer, nothing stored
  *   [[drop-after]]       the job is stored and charged, then the connection is destroyed
  *   [[cut-download]]     a download of the job's file sends half of the body, then drops
+ *   [[no-refund]]        the job fails or is canceled (by another marker or a rate) and is left
+ *                        charged: its refund never comes, against the spec's rule
  *   [[url-expired]]      a download of the job's file answers 403 url_expired, as a signed URL
  *                        past its lifetime does (use a count: `[[url-expiredx1]]`)
  *   [[short-body]]       a download sends the whole file, but its Content-Length promises twice
@@ -47,12 +49,13 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  * Every fault marker takes an optional count suffix `xN` (`[[fail:model_busyx2]]`,
  * `[[500-beforex1]]`): only the first N occurrences for that exact prompt text are affected, so
  * that a retry or resubmission eventually goes through. Occurrences are counted per created job
- * for fail/reject, per POST for 500/drop, and per download for cut-download, url-expired,
+ * for fail/reject, per failed or canceled job for no-refund, per POST for 500/drop, and per download for cut-download, url-expired,
  * short-body and long-body.
  */
 export type MarkerKind =
   | 'fail'
   | 'reject'
+  | 'no-refund'
   | '500-before'
   | '500-after'
   | 'drop-before'
@@ -77,7 +80,7 @@ export interface PromptMarkers {
 }
 
 const FAULT_MARKER =
-  /\[\[(?:(fail|reject):([a-z_]+)|(500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body))(?:x(\d+))?\]\]/g;
+  /\[\[(?:(fail|reject):([a-z_]+)|(no-refund|500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body))(?:x(\d+))?\]\]/g;
 const RUN_MARKER = /\[\[run:(\d+(?:\.\d+)?)\]\]/;
 const QUEUED_MARKER = /\[\[queued:(\d+(?:\.\d+)?)\]\]/;
 const COST_MARKER = /\[\[cost:(\d+(?:\.\d{1,6})?)\]\]/;

@@ -25,6 +25,8 @@ export interface StoredJob {
   startAt: number;
   finalAt: number;
   outcome: { status: FinalStatus; code: string | null };
+  /** A failed or canceled job left charged (the `refund_missing` fault): its refund never comes. */
+  refundWithheld?: boolean;
   retentionMs: number;
   /**
    * The clip its output is, fixed at acceptance so that a later change of the configured defaults
@@ -89,12 +91,17 @@ export function viewJob(job: StoredJob, now: number): JobView {
   return {
     status,
     final: true,
-    refundedMicros: status === 'succeeded' ? 0 : job.amountMicros,
+    refundedMicros: refundOf(job),
     errorCode: status === 'failed' ? (code ?? 'processing_failed') : null,
     completedAt: job.finalAt,
     expiresAt,
     outputAvailable: status === 'succeeded' && now < expiresAt,
   };
+}
+
+/** What a final job gives back: all of its charge when it failed or was canceled, unless withheld. */
+export function refundOf(job: StoredJob): number {
+  return job.outcome.status === 'succeeded' || job.refundWithheld === true ? 0 : job.amountMicros;
 }
 
 const ERROR_MESSAGES: Record<string, string> = {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseUsdStrict } from '../money.js';
 import type { SandboxConfig } from './config.js';
 import { MarkerCounter } from './faults.js';
-import { type StoredJob, viewJob } from './lifecycle.js';
+import { refundOf, type StoredJob, viewJob } from './lifecycle.js';
 import { clipShape, jobVideo } from './mp4.js';
 import { UrlSigner } from './signing.js';
 
@@ -185,7 +185,7 @@ export class SandboxStore {
       const open: StoredJob[] = [];
       for (const job of tally.open) {
         if (now < job.finalAt) open.push(job);
-        else if (job.outcome.status !== 'succeeded') tally.refundedMicros += job.amountMicros;
+        else tally.refundedMicros += refundOf(job);
       }
       tally.open = open;
     }

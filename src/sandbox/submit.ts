@@ -144,6 +144,8 @@ function storeJob(
   const { valid } = accepted;
   // Counted per creation, not per POST: a key the service forgot starts a new job with new draws.
   const creation = store.creations(key.workspace, idempotencyKey) + 1;
+  const random = (purpose: string) => draw(config.seed, key.workspace, idempotencyKey, creation, purpose);
+  const timeline = decideTimeline(ex, markers, prompt, random);
   return store.insert({
     workspaceId: key.workspace,
     apiKeyId: key.id,
@@ -157,10 +159,19 @@ function storeJob(
     createdAt: now,
     retentionMs: Math.round(config.retention_seconds * 1000),
     clip: clipShape(valid.input, config.input),
-    ...decideTimeline(ex, markers, prompt, (purpose) =>
-      draw(config.seed, key.workspace, idempotencyKey, creation, purpose),
-    ),
+    ...timeline,
+    ...(refundWithheld(ex, post, timeline, random) ? { refundWithheld: true } : {}),
   });
+}
+
+/** A failed or canceled job left charged: the `[[no-refund]]` marker, else the `refund_missing` rate. */
+function refundWithheld(ex: Exchange, post: Post, timeline: Timeline, random: (purpose: string) => number) {
+  if (timeline.outcome.status === 'succeeded') return false;
+  const { store } = ex;
+  return (
+    store.markers.take(post.prompt, post.markers, 'no-refund') !== null ||
+    random('refund_missing') < store.config.faults.refund_missing
+  );
 }
 
 const finalStatus = (code: string): FinalStatus => (code === 'canceled' ? 'canceled' : 'failed');

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { copySavedFile } from '../downloads/copy-saved.js';
+import { copyOver } from '../downloads/copy-verified.js';
 import { keepEarlierFile, refuseForeignFile } from '../downloads/keep-take.js';
 import { dropOldNames, linkNewNames, type NameMove } from '../downloads/move-saved.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
@@ -71,7 +71,7 @@ export class DiskStore implements OutputStore {
   }
 
   copySaved(from: string, to: string, expected: Written): Promise<{ mtimeMs: number | null }> {
-    return copySavedFile(from, to, expected);
+    return copyOver(from, to, expected);
   }
 
   linkNewNames(moves: readonly NameMove[]): Promise<void> {

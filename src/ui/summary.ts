@@ -1,6 +1,6 @@
 import { humanUsd } from '../money.js';
 import type { StatusReport } from '../report/status-report.js';
-import { notFittingLine } from '../runner/budget-words.js';
+import { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 
 /** The closing words of a run: what happened, and what to do next. */
@@ -9,6 +9,7 @@ export function formatRunSummary(
   stop: StopReason | null,
   ledgerPath: string,
   only: ReadonlySet<string> | null = null,
+  heldBack: readonly string[] = [],
 ): string {
   const { totals } = report;
   const lines = [
@@ -38,8 +39,8 @@ export function formatRunSummary(
   const stopLine = stop ? STOP_LINES[stop.kind]?.(stop as never) : undefined;
   if (stopLine) {
     lines.push(stop?.kind === 'stop_loss' ? `${stopLine}${alreadySent(report, stop)}` : stopLine);
-  } else if (stop?.kind === 'draining' || unfinished(report, only) > 0) {
-    lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
+  } else {
+    lines.push(...whatIsLeft(report, only, new Set(heldBack)));
   }
   lines.push(`ledger: ${ledgerPath}`, '');
   return lines.join('\n');
@@ -52,19 +53,33 @@ export function formatRunSummary(
 function budgetLine(report: StatusReport): string | null {
   if (report.totals.budget_exceeded === 0) return null;
   const first = report.items.find((item) => item.state === 'budget_exceeded' && item.error?.message);
-  if (!first) return 'some items did not fit in budget_usd: raise it and re-run to submit them.';
+  if (!first) return `${unspecifiedShortfallWords(report.totals.budget_exceeded)}.`;
   const line = notFittingLine(report.totals.budget_exceeded, 'did not fit', first.id, first.error!.message);
-  // Lowering a cap changes what done items would send, and a changed item is generated again.
-  return /lower max_cost_usd/.test(first.error!.message)
-    ? `${line}; then re-run (a done item whose max_cost_usd changes is generated again: plan shows which).`
-    : `${line}; then re-run.`;
+  return afterBudgetStopWords(line, first.error!.message);
 }
 
-/** Items left pending or in flight among those the run was asked to run (--only: the selected ones). */
-function unfinished(report: StatusReport, only: ReadonlySet<string> | null): number {
-  return report.items.filter(
+/**
+ * What a re-run would do for the items left pending or in flight among those the run was asked to
+ * run (--only: the selected ones): resume them, unless a file in their way keeps them back (said
+ * above, item by item). A run that settled every item, drained or not, has nothing to resume.
+ */
+function whatIsLeft(
+  report: StatusReport,
+  only: ReadonlySet<string> | null,
+  held: ReadonlySet<string>,
+): string[] {
+  const left = report.items.filter(
     (item) => (only?.has(item.id) ?? true) && (item.state === 'pending' || item.state === 'in_flight'),
-  ).length;
+  );
+  const blocked = left.filter((item) => held.has(item.id)).length;
+  const lines: string[] = [];
+  if (left.length > blocked)
+    lines.push('interrupted or unfinished: re-run the same command to resume; nothing is paid twice.');
+  if (blocked > 0)
+    lines.push(
+      `${blocked} item${blocked === 1 ? ' was' : 's were'} not submitted: a file this ledger did not write is in the way (named above); move it, then re-run.`,
+    );
+  return lines;
 }
 
 /** What to do about each final code that comes back often, for the codes that did fail only. */

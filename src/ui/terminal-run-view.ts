@@ -90,7 +90,15 @@ export class TerminalRunView {
     this.io.stdout.write(
       this.values.json
         ? `${JSON.stringify({ ...result.status, ledger: undefined, gallery }, null, 2)}\n`
-        : this.say({ message: formatRunSummary(result.status, result.stop, result.ledgerPath, selected) }),
+        : this.say({
+            message: formatRunSummary(
+              result.status,
+              result.stop,
+              result.ledgerPath,
+              selected,
+              result.heldBack,
+            ),
+          }),
     );
     if (result.gallery !== null && !this.values.json)
       this.io.stdout.write(renderRunGallery(result.gallery, this.io.cwd));

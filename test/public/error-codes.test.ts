@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -12,6 +12,7 @@ import {
   importJobs,
   keepTakes,
   LedgerHeldError,
+  loadDefinition,
   loadManifest,
   type Manifest,
   ManifestError,
@@ -23,6 +24,7 @@ import {
   UserError,
   writeExport,
   writeGallery,
+  writePlan,
 } from '../../src/index.js';
 import { canMount } from '../e2e/faults/support.js';
 import { spawnCli } from '../support/cli.js';
@@ -237,6 +239,31 @@ describe('every error code, through the public API', () => {
       'keep_file_missing',
       ExitCode.Usage,
     );
+  });
+
+  it('plan_invalid, plan_differs: an approved plan altered, one the manifest no longer matches; nothing is sent', async () => {
+    const p = batch('approval', ['a', 'b'], 'budget_usd: "5"\n');
+    const to = join(p.dir, 'plan.json');
+    await writePlan(manifestOf(p), { ...service(), to });
+    const altered = join(p.dir, 'altered.json');
+    writeFileSync(
+      altered,
+      readFileSync(to, 'utf8').replace(/"total_at_most_usd": "[^"]+"/, '"total_at_most_usd": "99.000000"'),
+    );
+    await expectRefusal(
+      'run with plan: a plan whose total was raised by hand',
+      () => run(manifestOf(p), { ...service(), plan: altered }).result,
+      'plan_invalid',
+      ExitCode.Usage,
+    );
+    writeFileSync(p.manifest, readFileSync(p.manifest, 'utf8').replace('budget_usd: "5"', 'budget_usd: "6"'));
+    await expectRefusal(
+      'run with plan: the budget edited after the plan',
+      () => run(manifestOf(p), { ...service(), plan: to }).result,
+      'plan_differs',
+      ExitCode.Usage,
+    );
+    expect(jobsOf('approval')).toHaveLength(0);
   });
 
   it('service_missing: no base URL and no sandbox', async () => {
@@ -726,6 +753,36 @@ describe('every error code, through the public API', () => {
       );
       expect(error.fields).toMatchObject({ revision: 1, settings: ['budget_usd'], option: 'redefine' });
       expect(sandbox.records().requests.length).toBe(posts);
+    });
+
+    it('definition_missing and output_dir_unknown: a runner without the manifest, refused before anything is sent', async () => {
+      if (postgres === null) {
+        for (const code of ['definition_missing', 'output_dir_unknown'] as const)
+          unreachedHere.set(code, 'no PostgreSQL server on this machine');
+        return;
+      }
+      const url = await postgres.server.createDatabase('worker');
+      const missing = await expectRefusal(
+        'loadDefinition of a batch the shared ledger holds no definition of',
+        () => loadDefinition({ ledger: url, batch: 'worker', env: {} }),
+        'definition_missing',
+        ExitCode.Usage,
+      );
+      expect(missing.fields).toMatchObject({ batch: 'worker' });
+      const p = batch('worker', ['a']);
+      await ranToDone(manifestOf(p), { ...service(), ledger: url });
+      const unknown = await expectRefusal(
+        'loadDefinition of a batch saving to a folder, without outputDir',
+        () => loadDefinition({ ledger: url, batch: 'worker', env: {} }),
+        'output_dir_unknown',
+        ExitCode.Usage,
+      );
+      expect(unknown.fields).toMatchObject({ option: 'outputDir', batch: 'worker' });
+      // Given where the folder is, it is the batch as defined: nothing left to do.
+      const defined = loadDefinition({ ledger: url, batch: 'worker', outputDir: p.outDir, env: {} });
+      expect(defined.outputDir).toBe(p.outDir);
+      const planned = await plan(defined, { ledger: url, env: {} });
+      expect(planned.totals.to_submit).toBe(0);
     });
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliWords } from '../../src/cli/words.js';
 import {
+  loadDefinition,
   loadManifest,
   type Manifest,
   type Notice,
@@ -115,6 +116,13 @@ describe('refusals in API terms, worded with flags by the CLI', () => {
       'target_refused',
       { option: 'to', target: 's3://b/k.html' },
       '--html s3://b/k.html: the output location is a local folder',
+    ],
+    [
+      'a batch by its name without a shared ledger',
+      () => loadDefinition({ batch: 'words', ledger: 'words.sqlite', env: {} }),
+      'invalid_option',
+      { option: 'ledger' },
+      'batch "words" is read from the definition a shared ledger stores: give --ledger, its postgres:// URL',
     ],
   ];
 

@@ -81,6 +81,33 @@ describe('sandbox: job lifecycle', () => {
     });
   });
 
+  it('[[no-refund]] leaves a failed job charged, in its cost, the wallet and the records; a success is charged as ever', async () => {
+    const { sandbox, client, clock } = await setup();
+    const fine = await client.createVideoJob(body('kept [[no-refundx1]]'), newKey());
+    const failed = await client.createVideoJob(
+      body('kept [[no-refundx1]] [[fail:processing_failed]]'),
+      newKey(),
+    );
+    clock.advance(3);
+    expect((await client.getJob(fine.data.id)).data.status).toBe('succeeded');
+    expect((await client.getJob(failed.data.id)).data).toMatchObject({
+      status: 'failed',
+      cost: { amount_usd: '0.250000', refunded_usd: '0.000000' },
+    });
+    expect(sandbox.account().balanceMicros).toBe(99_500_000);
+    expect(sandbox.records().jobs[1]).toMatchObject({ status: 'failed', refundedMicros: 0 });
+  });
+
+  it('faults.refund_missing leaves every failed job charged at rate 1', async () => {
+    const { sandbox, client, clock } = await setup({
+      faults: { job_failures: { processing_failed: 1 }, refund_missing: 1 },
+    });
+    const job = await client.createVideoJob(body('x'), newKey());
+    clock.advance(3);
+    expect((await client.getJob(job.data.id)).data.cost.refunded_usd).toBe('0.000000');
+    expect(sandbox.account().balanceMicros).toBe(99_750_000);
+  });
+
   it('a canceled job has no error and is refunded', async () => {
     const { sandbox, client, clock } = await setup();
     const job = await client.createVideoJob(body('x [[fail:canceled]]'), newKey());

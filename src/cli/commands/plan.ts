@@ -1,4 +1,5 @@
-import { ExitCode, plan } from '../../index.js';
+import { ExitCode, plan, writePlan } from '../../index.js';
+import { humanUsd } from '../../money.js';
 import { jsonChunks } from '../../report/json-chunks.js';
 import { accountFailure } from '../../report/plan-account.js';
 import { planTextChunks } from '../../report/render-plan.js';
@@ -11,7 +12,7 @@ import { cliWords, warnOn } from '../words.js';
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
   const outcome = 'run would refuse it too, and submit nothing';
   const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, outcome);
-  const { ledger, ...doc } = await plan(manifest, {
+  const asked = {
     ...options,
     warn: warnOn(io, 'plan'),
     // run's flags that change what it pays for, previewed; --verify reads every saved file.
@@ -19,9 +20,22 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     retryFailed: values['retry-failed'],
     redefine: values.redefine,
     verify: values.verify,
-  });
+  };
+  const written = values.out === undefined ? null : await writePlan(manifest, { ...asked, to: values.out });
+  const { ledger, ...doc } = written?.document ?? (await plan(manifest, asked));
   const save = commandLine('run', manifestArg, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save), cliWords);
+  if (written !== null) {
+    const same = [
+      ...(values['retry-failed'] ? ['--retry-failed'] : []),
+      ...(values['regenerate-expired'] ? ['--regenerate-expired'] : []),
+    ];
+    const runIt = [save, ...same, '--plan', values.out ?? ''].join(' ');
+    (values.json ? io.stderr : io.stdout).write(
+      `approved plan written to ${values.out}: plan_sha256 ${written.approved.plan_sha256}, ` +
+        `at most ${humanUsd(written.approved.total_at_most_usd)}\nrun it with: ${runIt}\n`,
+    );
+  }
   const failure = accountFailure(doc.account);
   if (failure === null) return ExitCode.Ok;
   io.stderr.write(`mediabatch plan: ${failure.line}\n`);

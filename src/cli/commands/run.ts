@@ -18,6 +18,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     ...(values['poll-interval'] === undefined ? {} : { pollIntervalSeconds: values['poll-interval'] }),
     ...(values.notify === undefined ? {} : { notify: values.notify }),
     ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
+    ...(values.plan === undefined ? {} : { plan: values.plan }),
   });
   const title = `${manifest.name} (${manifest.items.length} items)`;
   const view = new TerminalRunView(handle, values, io, title, warnOn(io, 'run'), cliWords);

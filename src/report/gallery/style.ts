@@ -1,4 +1,8 @@
-/** The page's only style sheet, allowed by its hash in the page's CSP (no style attributes). */
+/**
+ * The page's only style sheet, allowed by its hash in the page's CSP (no style attributes). A tile's
+ * frame is 16:9, the rows' one height; the video in it keeps its own shape (9:16, 1:1, 16:9), as
+ * tall as the frame and centred, never cropped (docs/gallery.md).
+ */
 export const GALLERY_STYLE = `
 :root{color-scheme:light dark;--bg:#f6f6f4;--card:#fff;--ink:#1d1d1f;--muted:#666;--line:#ddd;--bad:#b3261e;--ok:#1b6e33;--warn:#8a5a00}
 @media (prefers-color-scheme:dark){:root{--bg:#161618;--card:#222226;--ink:#eee;--muted:#aaa;--line:#3a3a3f;--bad:#ff8a80;--ok:#7bd88f;--warn:#ffcc66}}
@@ -13,7 +17,7 @@ header.page{padding:1.2em 1.5em .4em}h1{font-size:1.4em;margin:0 0 .2em}h2{font-
 .card.problem{border-color:var(--bad);border-width:2px}.card:hover{border-color:var(--muted)}
 .open{all:unset;display:block;border-radius:5px}.open:focus-visible{outline:2px solid var(--ok);outline-offset:2px}
 .thumb{display:flex;align-items:center;justify-content:center;aspect-ratio:16/9;background:#000;border-radius:5px;overflow:hidden;color:#ccc}
-.thumb video{width:100%;height:100%;object-fit:cover;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
+.thumb video{max-width:100%;max-height:100%;width:auto;height:100%;object-fit:contain;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
 .card>.id{overflow-wrap:anywhere;font-size:.85em;line-height:1.3;height:2.6em;overflow:hidden;flex:none}
 .badge{font-size:.75em;padding:0 .45em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}
 .state-done .badge{color:var(--ok)}.state-failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}

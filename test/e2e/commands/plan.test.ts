@@ -71,7 +71,7 @@ describe('mediabatch plan', () => {
     ]);
     expect(doc.pays_again).toBeNull();
     expect(doc.summary).toBe(
-      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
+      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 1 beyond budget_usd, 2 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
     );
     expect(doc.removed).toEqual([]);
     expect(doc.stray_files).toEqual([]);
@@ -133,6 +133,7 @@ describe('mediabatch plan', () => {
       failed: 1,
       blocked_by_budget: 1,
       to_submit: 4,
+      budget_permitting: 0,
       removed: 0,
       stray_files: 0,
       spent_usd: '1.150000',
@@ -182,7 +183,7 @@ describe('mediabatch plan', () => {
       'spent so far $1.15 net of refunds (refunded $0.50), reserved $0.30, budget left $1.55 of $3.00',
     );
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
-      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 3 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
+      "Plan: 2 new, 1 changed, 1 to retry, 2 to resume, 1 unchanged, 1 beyond budget_usd, 2 skipped; expected $0.75 for 3 of 4 items (based on 5 prices seen; none yet for the others' model and input), at most $1.55 (budget left $1.55 of $3.00).",
     );
     expect(result.stdout).toContain('account: not checked');
     expect(result.stdout).toContain(`ledger: ${ledger}`);
@@ -216,7 +217,7 @@ describe('mediabatch plan', () => {
     expect(noLedgerIn(dir)).toBe(true);
     const text = await runCli(['plan', 'batch.yaml'], { cwd: dir });
     expect(text.stdout).toContain(
-      'Plan: 9 new, 1 skipped; at most $3.00 (no price seen yet for this model and input) (budget left $3.00 of $3.00).',
+      'Plan: 9 new, 1 beyond budget_usd; at most $3.00 (no price seen yet for this model and input) (budget left $3.00 of $3.00).',
     );
     expect(noLedgerIn(dir)).toBe(true);
   });

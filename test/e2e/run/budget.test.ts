@@ -179,7 +179,7 @@ describe('mediabatch plan and run: the words and count of a budget refusal', () 
     const run = await runAgainst(sandbox, p);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain(
-      `9 items did not fit in budget_usd; the first, f, ${words}; then re-run (a done item whose max_cost_usd changes is generated again: plan shows which).`,
+      `9 items did not fit in budget_usd; the first, f, ${words}; then re-run. A lowered max_cost_usd sends no done item again (plan then says of each: only max_cost_usd changed: the same video, not paid for again).`,
     );
     const status = await statusJson(p);
     // The run did what plan counted: the four it said fit, and the nine it said would not.

@@ -95,8 +95,13 @@ describe('mediabatch run: variants', () => {
     // Jobs cost $0.04 and reserve $0.05: after 7, $0.02 is left, less than one reservation.
     const p = variantsProject('seven', 'budget_usd: "0.30"\n');
     const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir, env: cliEnv(sandbox) });
-    // Before any price is seen, the plan counts each variant at its $0.05 cap: 6 of the 12 fit.
-    expect(JSON.parse(plan.stdout).totals).toMatchObject({ items: 12, to_submit: 6, blocked_by_budget: 6 });
+    // Before any price is seen, 6 of the 12 fit at their $0.05 cap and the others as their prices allow.
+    expect(JSON.parse(plan.stdout).totals).toMatchObject({
+      items: 12,
+      to_submit: 6,
+      budget_permitting: 6,
+      blocked_by_budget: 0,
+    });
     const run = await runAgainst(sandbox, p);
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/5 items? .*budget|budget.* 5 items?/i);
