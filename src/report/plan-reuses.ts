@@ -1,6 +1,6 @@
 import type { ReusableTake } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
-import { manifestVariants, requestKey, variantOfItem } from '../runner/request-key.js';
+import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from '../runner/request-key.js';
 import { TakeIndex } from '../runner/take-index.js';
 import type { Decision } from './plan-decisions.js';
 
@@ -26,9 +26,13 @@ export function planReuses(
     const item = items[position]!;
     const key = requestKey(item);
     const current = decisions[position]?.changedSince?.id ?? null;
-    const found = index.find(key, item.id, current).find(takeIsThere);
+    const found = index.find(key, item.id, null).find(takeIsThere);
     if (found !== undefined) {
-      decisions[position] = reusedDecision(found);
+      // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
+      decisions[position] =
+        found.attemptId === current && found.itemId === item.id
+          ? { label: 'done', submit: false, reason: SAME_VIDEO_WORDS }
+          : reusedDecision(found);
       continue;
     }
     if (!decisions[position]?.submit) continue;

@@ -15,6 +15,10 @@ export function requestKey(item: Pick<ManifestItem, 'model' | 'input' | 'variant
   return keyOf(item.model, item.input, item.variant?.number ?? 1);
 }
 
+/** Why an item whose request key did not change is not paid for again, in `run` and `plan` alike. */
+export const SAME_VIDEO_WORDS =
+  'only its metadata changed: its saved take is the same video, not paid for again';
+
 /**
  * The key of a recorded request body (what an attempt sent, or the body `import` rebuilt from a
  * job) made for the variant `variant`; null for a body that is not a JSON object with an input.

@@ -5,7 +5,7 @@ import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';
 import { keptMark, sidecarFacts } from './provenance.js';
 import { buildRequestBody, requestHash } from './request.js';
-import { manifestVariants, requestKey, variantOfItem } from './request-key.js';
+import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from './request-key.js';
 import type { RunContext } from './run-context.js';
 import { TakeIndex } from './take-index.js';
 
@@ -42,8 +42,16 @@ export async function reuseSavedTakes(
   const numbers = new AttemptNumbers(attempts);
   for (const item of wanting) {
     const key = requestKey(item);
-    const source = await firstIntact(run, index, index.find(key, item.id, latest.get(item.id)?.id ?? null));
+    const source = await firstIntact(run, index, index.find(key, item.id, null));
     if (source === null) continue;
+    if (
+      source.attemptId === latest.get(item.id)?.id &&
+      standsInPlace(manifest.outputDir, item, source, index)
+    ) {
+      sameVideo(run, item, source);
+      reused.add(item.id);
+      continue;
+    }
     try {
       index.add(key, await placeTake(run, item, source, numbers, index));
       reused.add(item.id);
@@ -55,6 +63,28 @@ export async function reuseSavedTakes(
     }
   }
   return reused;
+}
+
+/**
+ * The item's own current take already answers its request: only what the request key leaves out
+ * changed (its metadata). The item takes the new request's hash, done, with nothing copied or paid.
+ */
+function sameVideo(run: RunContext, item: ManifestItem, take: ReusableTake): void {
+  run.deps.ledger.setItemState(
+    item.id,
+    { state: 'done', requestHash: requestHash(item), retriesUsed: 0, errorCode: null, errorMessage: null },
+    { kind: 'same_request', detail: { attempt: take.attemptId } },
+  );
+  run.deps.reporter.log('info', `${item.id}: ${SAME_VIDEO_WORDS}`);
+}
+
+/** Whether every file of the take is where the item's own files go. */
+function standsInPlace(outputDir: string, item: ManifestItem, take: ReusableTake, index: TakeIndex): boolean {
+  return take.files.every(
+    (file) =>
+      (index.pathOf(take.attemptId, file.idx) ?? file.path) ===
+      targetPath(outputDir, item, file.path, file.idx, take.files.length),
+  );
 }
 
 /** Whether the run would pay for the item, or holds it expired: then a saved take of its request answers it. */

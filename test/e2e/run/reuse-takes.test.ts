@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -153,5 +153,24 @@ describe('a saved take is found by its request', () => {
     writeFileSync(p.manifest, yaml('a red boat', 'a blue car', 'variants: 2\n'));
     await expectRerunSendsNothing(sandbox, p, 0);
     expect(sha256File(join(p.outDir, 'a.v2.mp4'))).toBe(second);
+  }, 60_000);
+
+  it('a metadata edit keeps the saved take: the same video, nothing sent, nothing copied', async () => {
+    sandbox = await startTestSandbox();
+    const p = newProject(yaml('a red boat', 'a blue car'));
+    await runOk(p);
+    const first = sha256File(join(p.outDir, 'a.mp4'));
+    writeFileSync(p.manifest, yaml('a red boat', 'a blue car', 'metadata: {campaign: spring}\n'));
+    const plan = await planJson(p);
+    expect(plan.items[0]).toMatchObject({
+      id: 'a',
+      plan: 'done',
+      reason: expect.stringContaining('the same video'),
+    });
+    expect(plan.totals).toMatchObject({ to_submit: 0 });
+    await expectRerunSendsNothing(sandbox, p, 0);
+    expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(first);
+    expect(existsSync(join(p.outDir, 'a.take1.mp4'))).toBe(false);
+    expect((await planJson(p)).items[0]).toMatchObject({ id: 'a', plan: 'done' });
   }, 60_000);
 });
