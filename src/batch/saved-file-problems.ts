@@ -1,6 +1,6 @@
 import { checkSavedFile } from '../downloads/saved-file-check.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ReusableTake } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import type { FileProblems, ItemFiles } from '../report/file-problems.js';
 
 /**

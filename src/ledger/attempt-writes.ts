@@ -9,10 +9,8 @@ import {
   jobValues,
   LOST_JOB_STATUS,
   preparedAttempt,
-  type ReusedTake,
-  reusedDetail,
-  reusedKey,
 } from './records.js';
+import { type ReusedTake, reusedDetail, reusedKey } from './reused-take.js';
 import { appendEvent } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */

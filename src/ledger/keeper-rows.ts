@@ -2,11 +2,11 @@ import type { LedgerConnection } from './ledger-connection.js';
 import {
   type KeeperChange,
   type KeeperRecord,
-  type ReusableTake,
   type SavedTake,
   type SavedTakeRow,
   savedTakesOf,
 } from './records.js';
+import type { ReusableTake } from './reused-take.js';
 import { appendEvent } from './runs-and-events.js';
 
 /**

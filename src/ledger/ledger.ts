@@ -15,11 +15,10 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
-  ReusableTake,
-  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from './records.js';
+import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
 
 export type { NewAttempt } from './attempt-writes.js';

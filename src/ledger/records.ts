@@ -250,45 +250,6 @@ export type SavedTakeRow = Omit<SavedTake, 'files'> & {
   bytes: number;
 };
 
-/** A saved take with the request its attempt sent: what finds it again by its request key (runner/take-index.ts). */
-export interface ReusableTake extends SavedTake {
-  requestBody: string;
-  expiresAt: string | null;
-  vars: string | null;
-}
-
-/**
- * A saved take copied to another item (or back to its own) because it answers that item's
- * request exactly (runner/reuse-takes.ts): an accepted attempt with no job of its own and no
- * charge, its files saved, its item done. `from` is the take it copies.
- */
-export interface ReusedTake {
-  itemId: string;
-  seq: number;
-  take: number;
-  requestBody: string;
-  requestHash: string;
-  vars: string | null;
-  from: Pick<ReusableTake, 'itemId' | 'attemptId' | 'take' | 'jobId' | 'expiresAt' | 'completedAt'>;
-  files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>;
-}
-
-/** A reused take's attempt key: never sent, unique per item and attempt, naming the take it copies. */
-export function reusedKey(reused: ReusedTake): string {
-  return `reused:${reused.from.attemptId}:${reused.itemId}:${reused.seq}`;
-}
-
-/** What the `take_reused` event says: which take was copied, of which item and job. */
-export function reusedDetail(reused: ReusedTake): Record<string, unknown> {
-  return {
-    from_item: reused.from.itemId,
-    from_attempt: reused.from.attemptId,
-    from_take: reused.from.take,
-    job: reused.from.jobId,
-    take: reused.take,
-  };
-}
-
 /** File rows in (attempt, idx) order, grouped into one SavedTake per attempt. */
 export function savedTakesOf<T extends SavedTakeRow>(
   rows: readonly T[],

@@ -44,11 +44,10 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
-  ReusableTake,
-  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from './records.js';
+import type { ReusableTake, ReusedTake } from './reused-take.js';
 import { recordReused } from './reused-take.js';
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
 import { type SavedFileFacts, savedAtOf, savedFileFacts } from './saved-files.js';

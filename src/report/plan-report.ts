@@ -1,6 +1,6 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
-import type { ReusableTake } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatProblem } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';

@@ -1,4 +1,4 @@
-import type { ReusableTake } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from '../runner/request-key.js';
 import { TakeIndex } from '../runner/take-index.js';

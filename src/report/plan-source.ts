@@ -1,6 +1,7 @@
 import type { ItemEntry } from '../ledger/item-entries.js';
 import { moneyTotalsOf } from '../ledger/money-totals.js';
-import type { AttemptRecord, MoneyTotals, ReusableTake } from '../ledger/records.js';
+import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
 import type { FileProblems } from './file-problems.js';

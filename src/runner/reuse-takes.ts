@@ -1,5 +1,6 @@
 import { takePath } from '../downloads/keep-take.js';
-import type { AttemptRecord, ItemRecord, ReusableTake } from '../ledger/records.js';
+import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
 import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';

@@ -1,4 +1,4 @@
-import type { ReusableTake } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import { requestKeyOfBody } from './request-key.js';
 
 /**

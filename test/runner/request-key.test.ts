@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReusableTake } from '../../src/ledger/records.js';
+import type { ReusableTake } from '../../src/ledger/reused-take.js';
 import {
   manifestVariants,
   requestKey,

@@ -8,10 +8,8 @@ import {
   jobValues,
   LOST_JOB_STATUS,
   type MoneyTotals,
-  type ReusedTake,
-  reusedDetail,
-  reusedKey,
 } from '../records.js';
+import { type ReusedTake, reusedDetail, reusedKey } from '../reused-take.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 

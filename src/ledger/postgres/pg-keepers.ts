@@ -1,11 +1,11 @@
 import {
   type KeeperChange,
   type KeeperRecord,
-  type ReusableTake,
   type SavedTake,
   type SavedTakeRow,
   savedTakesOf,
 } from '../records.js';
+import type { ReusableTake } from '../reused-take.js';
 import { appendEvent } from './pg-items-files.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 

@@ -19,11 +19,10 @@ import type {
   KeeperChange,
   KeeperRecord,
   MoneyTotals,
-  ReusableTake,
-  ReusedTake,
   SavedTake,
   ServiceBinding,
 } from '../records.js';
+import type { ReusableTake, ReusedTake } from '../reused-take.js';
 import { recordReused } from '../reused-take.js';
 import * as attempts from './pg-attempts.js';
 import * as whole from './pg-batch-dump.js';
