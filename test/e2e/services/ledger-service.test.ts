@@ -136,6 +136,9 @@ describe('a ledger belongs to one service', () => {
     expect(separate.code, separate.stderr).toBe(0);
     expect(jobsOfItem(second, 'bound', 'a')).toHaveLength(1);
     expect(jobsOfItem(first, 'bound', 'a')).toHaveLength(1);
+    // The first ledger is read with the manifest whose folder it owns: status refuses a ledger
+    // that does not own the output folder the manifest names.
+    writeFileSync(p.manifest, `${manifestYaml('bound')}${items(['a', 'b'])}`);
     await expectMoneyAgrees(first, p, 'bound');
 
     const json = await statusJson(p);
