@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { filesUnder } from '../../../src/batch/output-files.js';
+import { cliWords } from '../../../src/cli/words.js';
+import { strangerReason } from '../../../src/import/files-on-disk.js';
 import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
 import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
 import { statusDocument } from '../../../src/public/status-document.js';
@@ -101,7 +103,7 @@ describe('status and plan over 2,500 items', () => {
     // The CLI's JSON is the document without where the ledger is (the text says that).
     const { ledger: _where, ...document } = statusDocument(report, note());
     expect(await cli(['status', '--json'])).toBe(`${JSON.stringify(document, null, 2)}\n`);
-    expect(await cli(['status'])).toBe([...statusTextChunks(report, note())].join(''));
+    expect(await cli(['status'])).toBe(cliWords([...statusTextChunks(report, note())].join('')));
   });
 
   it('plan prints the whole-ledger document, as JSON and as text', async () => {
@@ -109,6 +111,7 @@ describe('status and plan over 2,500 items', () => {
       ...buildPlanReport(big.manifest, view, null, Date.now(), {
         outputFiles: filesUnder(big.manifest.outputDir, big.manifest.file),
         previousBody: (attempt) => previousBodies.get(attempt.id),
+        strayWhy: (path) => strangerReason(path, big.manifest.name),
       }),
       file_check: 'stat' as const,
       without_keeper: [],
@@ -118,6 +121,6 @@ describe('status and plan over 2,500 items', () => {
     expect(doc.stray_files).toEqual(['out/big/stranger.mp4']);
     expect(doc.totals).toMatchObject({ new: 233, retry: 50, in_flight: 63, failed: 50 });
     expect(await cli(['plan', '--json'])).toBe(`${JSON.stringify(doc, null, 2)}\n`);
-    expect(await cli(['plan'])).toBe([...planTextChunks(doc, note())].join(''));
+    expect(await cli(['plan'])).toBe(cliWords([...planTextChunks(doc, note())].join('')));
   });
 });
