@@ -98,7 +98,7 @@ describe('report --html writes only a new file or a gallery it wrote', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).not.toContain('index.html');
     expect(plan.stdout).toContain(
-      'files in the output folder this ledger did not write (left as they are; run never overwrites them):\n  ? out/gal/notes.txt\n',
+      'files in the output folder this ledger did not write (left as they are; run never overwrites them):\n  ? out/gal/notes.txt (no sidecar beside it names the job that made it)\n',
     );
     const json = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
     expect((JSON.parse(json.stdout) as { stray_files: string[] }).stray_files).toEqual(['out/gal/notes.txt']);
