@@ -84,7 +84,7 @@ describe('plan after editing one prompt, removing one item and adding two', () =
       '- forest removed files kept: out/diff/forest.mp4',
     ]);
     expect(result.stdout).toContain(
-      'files in the output folder this ledger did not write (left as they are; run never overwrites them):\n  ? out/diff/notes.txt\n',
+      'files in the output folder this ledger did not write (left as they are; run never overwrites them):\n  ? out/diff/notes.txt (no sidecar beside it names the job that made it)\n',
     );
     expect(lines.at(-2)).toBe(
       `Plan: 2 new, 1 changed, 1 unchanged, 1 removed from the manifest, 1 stray file; expected ${money(3 * price())} (based on 3 prices seen), no upper bound.`,
