@@ -27,7 +27,11 @@ function situation() {
   const { dir, manifest } = project(MANIFEST);
   const b = new LedgerBuilder(dir, manifest);
   b.done('done-1', '0.25');
-  b.done('changed-1', '0.25');
+  // Done for an older prompt: the manifest's request is another video now.
+  b.done('changed-1', '0.25', {
+    ...b.item('changed-1'),
+    input: { ...b.item('changed-1').input, prompt: 'an older prompt' },
+  });
   b.put('changed-1', 'done', { stale: true });
   b.put('unanswered-1', 'pending');
   b.prepare('unanswered-1', '0.30');
@@ -167,7 +171,7 @@ describe('mediabatch plan', () => {
       'plan-test: 10 items',
       'ITEM            PLAN               EXPECTED  DETAIL',
       '= done-1        unchanged (done)',
-      '~ changed-1     changed            $0.25     model, input, metadata or max_cost_usd changed since the last run',
+      '~ changed-1     changed            $0.25     input.prompt',
       '> unanswered-1  resume                       attempt 1 has no recorded answer: resent with its own key and body',
       '> running-1     resume                       job job_running-1_1 running: watched and downloaded',
       expect.stringMatching(/^\+ retry-1 {7}retry {14}\$0\.25 {5}last attempt ended with retries_exhausted/),
