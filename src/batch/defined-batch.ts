@@ -6,6 +6,7 @@ import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import { shownFromCwd } from '../report/shown-path.js';
+import { environmentOf } from './resolve-batch.js';
 import { readSettings } from './settings.js';
 
 /**
@@ -23,14 +24,15 @@ export interface DefinedBatchRequest {
   /** Where the definition's output folder is on this machine. */
   outputDir: string | undefined;
   cwd: string;
-  env: NodeJS.ProcessEnv;
+  /** Default: the process's (resolve-batch.ts, environmentOf). */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 const NOTHING = 'nothing was submitted';
 
 /** The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. */
 export function definedManifest(request: DefinedBatchRequest): Manifest {
-  const settings = readSettings(request.env);
+  const settings = readSettings(environmentOf(request.env));
   if (request.ledger === undefined || !isDatabaseUrl(request.ledger))
     throw new UserError(
       `batch "${request.batch}" is read from the definition a shared ledger stores: give \`ledger\`, its postgres:// ` +

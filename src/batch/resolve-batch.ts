@@ -51,9 +51,17 @@ export const SANDBOX_NOT_SHARED =
   'the embedded sandbox lives inside one process, so no other runner could reach its jobs: a shared ledger ' +
   'needs a service every runner reaches (a sandbox server started on its own, say, with its base URL)';
 
+/**
+ * The environment a batch's settings are read from: the one the call was given, else the
+ * process's. The library's one read of `process.env` (the CLI's main.ts has its own).
+ */
+export function environmentOf(given: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  return given ?? process.env;
+}
+
 export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const settings = readSettings(options.env ?? process.env);
+  const settings = readSettings(environmentOf(options.env));
   const sandbox = options.sandbox ?? false;
   const placed = placeBatch(manifest, {
     ledger: options.ledger,

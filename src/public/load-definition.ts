@@ -35,6 +35,6 @@ export function loadDefinition(options: DefinitionOptions): Manifest {
     batch: checked.batch,
     outputDir: checked.outputDir,
     cwd: checked.cwd ?? process.cwd(),
-    env: checked.env ?? process.env,
+    env: checked.env,
   });
 }
