@@ -16,7 +16,7 @@ import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
-import { copiedTakeLost, reuseSavedTakes, twinsOf } from './reuse-takes.js';
+import { batchRows, copiedTakeLost, reuseSavedTakes, twinsOf } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
@@ -35,9 +35,11 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   // Renamed items take their paid results first, so the ledger read below knows them by the new id.
   const renames = await adoptRenames(run, items);
   // Then every item that would be paid for takes a saved take of its very request, if one is intact.
-  await reuseSavedTakes(run, items, renames.held);
-  const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
-  const latest = latestAttempts(ledger.listAttempts());
+  // The ledger is read once for both; again only when a take was copied (it wrote new rows).
+  const read = batchRows(ledger);
+  const reused = await reuseSavedTakes(run, items, renames.held, read);
+  const { records, attempts } = reused.size > 0 ? batchRows(ledger) : read;
+  const latest = latestAttempts(attempts);
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.

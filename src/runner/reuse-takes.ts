@@ -23,10 +23,10 @@ export async function reuseSavedTakes(
   run: RunContext,
   items: readonly ManifestItem[],
   held: ReadonlySet<string>,
+  rows: BatchRows = batchRows(run.deps.ledger),
 ): Promise<Set<string>> {
   const { ledger, manifest } = run.deps;
-  const attempts = ledger.listAttempts();
-  const records = new Map(ledger.listItems().map((record) => [record.itemId, record]));
+  const { attempts, records } = rows;
   const latest = latestAttempts(attempts);
   // On a shared ledger, an item another runner's live lease holds is that runner's to decide.
   const elsewhere = run.shared?.claims.heldElsewhere() ?? new Set<string>();
@@ -86,6 +86,21 @@ function standsInPlace(outputDir: string, item: ManifestItem, take: ReusableTake
       (index.pathOf(take.attemptId, file.idx) ?? file.path) ===
       targetPath(outputDir, item, file.path, file.idx, take.files.length),
   );
+}
+
+/** The batch's item rows and attempts, as a run reads them at its start. */
+export interface BatchRows {
+  records: Map<string, ItemRecord>;
+  attempts: AttemptRecord[];
+}
+
+export function batchRows(
+  ledger: Pick<RunContext['deps']['ledger'], 'listItems' | 'listAttempts'>,
+): BatchRows {
+  return {
+    records: new Map(ledger.listItems().map((record) => [record.itemId, record])),
+    attempts: ledger.listAttempts(),
+  };
 }
 
 /** Whether the run would pay for the item, or holds it expired: then a saved take of its request answers it. */
