@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import pLimit from 'p-limit';
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -12,7 +11,7 @@ import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
 import { checkBundleFolder, writeBundle } from './audit-bundle.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
-import { holdLedger, openLedgerForWriting, refuseLiveRunners } from './ledger-access.js';
+import { holdLedger, openLedgerForWriting, refuseLiveRunners, refuseMissingLedger } from './ledger-access.js';
 import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
 import type { Warn } from './warnings.js';
@@ -32,15 +31,7 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
     what: 'no service to read the jobs from',
     sandbox: 'audit against the embedded sandbox of `sandbox` runs',
   });
-  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerPath))
-    throw new UserError(
-      `no ledger at ${ledgerPath}: there is nothing to audit`,
-      ExitCode.Usage,
-      'ledger_missing',
-      {
-        ledgerPath,
-      },
-    );
+  refuseMissingLedger(batch.ledger, ledgerPath, 'to audit', { ledgerPath });
   if (out !== null) checkBundleFolder(out);
   const lock = holdLedger(batch.ledger, 'audited');
   let ledger: Ledger | null = null;

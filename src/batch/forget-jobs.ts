@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
@@ -7,7 +6,7 @@ import type { MediaGenClient } from '../service-client/client.js';
 import { ApiError } from '../service-client/errors.js';
 import { didYouMean } from '../suggest.js';
 import { startEmbeddedSandbox } from './embedded-sandbox.js';
-import { holdLedger, openLedgerForWriting, refuseLiveRunners } from './ledger-access.js';
+import { holdLedger, openLedgerForWriting, refuseLiveRunners, refuseMissingLedger } from './ledger-access.js';
 import { describeFailure } from './preflight.js';
 import type { Batch } from './resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from './service-check.js';
@@ -25,12 +24,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
     what: 'no service to ask which jobs it knows',
     sandbox: 'ask the sandbox a `sandbox` run uses',
   });
-  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerPath))
-    throw new UserError(
-      `no ledger at ${ledgerPath}: there is nothing to forget`,
-      ExitCode.Usage,
-      'ledger_missing',
-    );
+  refuseMissingLedger(batch.ledger, ledgerPath, 'to forget');
   const lock = holdLedger(batch.ledger, 'forgotten');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { ExitCode, UserError } from '../errors.js';
@@ -13,6 +13,25 @@ import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
 
 /** Creates the ledger's folder and takes the run lock; null when another live run holds it. */
+/**
+ * A command that reads a batch's jobs back (audit, forget) needs a ledger that exists: a SQLite
+ * file not there yet is refused, `ledger_missing`, saying there is nothing `to` do.
+ */
+export function refuseMissingLedger(
+  location: LedgerLocation,
+  ledgerPath: string,
+  to: string,
+  fields?: Record<string, unknown>,
+): void {
+  if (location.kind === 'sqlite' && !existsSync(ledgerPath))
+    throw new UserError(
+      `no ledger at ${ledgerPath}: there is nothing ${to}`,
+      ExitCode.Usage,
+      'ledger_missing',
+      fields,
+    );
+}
+
 export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
   try {
     mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
