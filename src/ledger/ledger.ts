@@ -77,13 +77,13 @@ export interface StoredDefinition {
  */
 export interface BatchDefinitions {
   /** The batch's current revision, or null while none was written. */
-  current(): StoredDefinition | null;
+  current(): Promise<StoredDefinition | null>;
   /**
    * In one transaction under the batch's lock: writes `next` as the batch's next revision if the
    * current one is still `over` (0: none yet) and has another hash; returns the current revision
    * after it, written or not (the caller compares its hash: another runner may have been first).
    */
-  define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): StoredDefinition;
+  define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): Promise<StoredDefinition>;
 }
 
 /** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeLook). */
@@ -111,45 +111,48 @@ export interface RunnerClaims {
   readonly runnerId: string;
   readonly leaseMs: number;
   /** New attempts admitted against every runner's slots and budget, then committed (see Admitted). */
-  prepare(attempts: readonly NewAttempt[], admission: Admission): Admitted;
+  prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted>;
   /**
    * Claims an item this runner is about to decide without sending (over budget, say): only if no
    * live lease of another runner holds it and its newest attempt is the one this runner knows
    * (`knownSeq`, 0 for none). False: another runner works it.
    */
-  claimUnsent(itemId: string, knownSeq: number): boolean;
+  claimUnsent(itemId: string, knownSeq: number): Promise<boolean>;
   /** Claims these items where no live lease of another runner holds them; returns those this runner now holds. */
-  claim(itemIds: readonly string[]): Set<string>;
+  claim(itemIds: readonly string[]): Promise<Set<string>>;
   /** Extends this runner's leases (and its run's heartbeat); returns the items whose lease it lost meanwhile. */
-  renew(): string[];
+  renew(): Promise<string[]>;
   /** Items of the batch held by a live lease of another runner. */
-  heldElsewhere(): Set<string>;
+  heldElsewhere(): Promise<Set<string>>;
   /**
    * Gives up these items' leases (all of this runner's when omitted, the batch's look with them),
    * so others need not wait them out.
    */
-  release(itemIds?: readonly string[]): void;
+  release(itemIds?: readonly string[]): Promise<void>;
   /**
    * One lister per batch (docs/shared-ledger.md): takes the batch's look at the service's job list
    * if this runner took the last one, or if nobody took one within `turnMs`. Returns the batch's
    * accepted jobs not known to be final (every runner's), for it to list; null when another runner
    * holds the look: this runner reads what it saw (jobViews) instead.
    */
-  takeLook(turnMs: number): BatchJob[] | null;
+  takeLook(turnMs: number): Promise<BatchJob[] | null>;
   /** Lets the batch's look go, if this runner holds it: the next runner to look takes it at once. */
-  releaseLook(): void;
+  releaseLook(): Promise<void>;
   /**
    * What the lister saw of other runners' jobs, for them to read. A final view is never replaced;
    * views of jobs not among `unfinished` (their runner recorded them final) are dropped.
    */
-  publishViews(views: readonly JobView[], unfinished: readonly string[]): void;
+  publishViews(views: readonly JobView[], unfinished: readonly string[]): Promise<void>;
   /** The lister's views of these jobs, those it has published. */
-  jobViews(jobIds: readonly string[]): JobView[];
+  jobViews(jobIds: readonly string[]): Promise<JobView[]>;
 }
 
 /**
  * The durable record of one batch: the one door to it. Every method is one transaction, so a
- * kill at any instant leaves either the whole step or none of it. The API key never passes
+ * kill at any instant leaves either the whole step or none of it. Every method is asynchronous:
+ * the runner goes on handling answers, polls and downloads while the database answers, and
+ * awaits a write-ahead step (prepareAttempts) before the POST it covers. Steps run in the order
+ * they are called, so a read sees every write called before it. The API key never passes
  * through here. Two implementations keep the same contract (test/ledger/contract.test.ts): one
  * SQLite file, held by one run (sqlite-ledger.ts), and a PostgreSQL database that several runners
  * share (postgres/postgres-ledger.ts).
@@ -165,107 +168,118 @@ export interface Ledger {
   /** The batch's definition, for a ledger runners share; null for one whose manifest file is the definition. */
   readonly definitions: BatchDefinitions | null;
 
-  close(): void;
-  /** Runs `work` (ledger steps only) as one transaction: all of them or none. */
-  atomically<T>(work: () => T): T;
+  close(): Promise<void>;
   /**
    * Group commit (docs/performance.md): steps a re-run can redo safely join one open transaction,
    * committed at most `withinMs` later. prepareAttempts is always committed before it returns.
    */
   groupCommits(withinMs: number): void;
   /** Commits the open group, if any. */
-  flush(): void;
+  flush(): Promise<void>;
 
   // ---- items --------------------------------------------------------------------------------
-  listItems(): ItemRecord[];
+  listItems(): Promise<ItemRecord[]>;
   /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
-  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void;
-  setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): void;
+  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): Promise<void>;
+  setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): Promise<void>;
   /** An item renamed with its request unchanged: its row, attempts and files follow the new id. */
-  renameItem(from: string, to: string, moves: readonly FileMove[]): void;
+  renameItem(from: string, to: string, moves: readonly FileMove[]): Promise<void>;
 
   // ---- attempts -----------------------------------------------------------------------------
   /** Every attempt of the batch, whole, in id order. */
-  listAttempts(): AttemptRecord[];
-  getAttempt(id: number): AttemptRecord;
+  listAttempts(): Promise<AttemptRecord[]>;
+  getAttempt(id: number): Promise<AttemptRecord>;
   /** An attempt's request body and hash alone (plan's read for an item whose hash differs). */
-  attemptRequest(id: number): Pick<AttemptRecord, 'requestBody' | 'requestHash'>;
+  attemptRequest(id: number): Promise<Pick<AttemptRecord, 'requestBody' | 'requestHash'>>;
   /** False for a new ledger (or one whose runs never got as far as preparing a request). */
-  hasAttempts(): boolean;
+  hasAttempts(): Promise<boolean>;
   /** Write-ahead: the key, exact body and reservation are durable before the POST is sent. */
-  prepareAttempt(attempt: NewAttempt): AttemptRecord;
+  prepareAttempt(attempt: NewAttempt): Promise<AttemptRecord>;
   /** Several attempts made durable together, each before its own POST (a runner of a shared ledger: claims.prepare). */
-  prepareAttempts(attempts: readonly NewAttempt[]): AttemptRecord[];
-  /** A job found on the service by `import`, recorded as an accepted attempt (docs/import.md). */
-  recordImportedJob(imported: ImportedJob): AttemptRecord;
+  prepareAttempts(attempts: readonly NewAttempt[]): Promise<AttemptRecord[]>;
+  /**
+   * Jobs found on the service by `import`, each recorded as an accepted attempt, and `items` put,
+   * in one transaction (docs/import.md). The attempts come back in the order of `imported`.
+   */
+  recordImportedJobs(
+    imported: readonly ImportedJob[],
+    items: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+  ): Promise<AttemptRecord[]>;
   /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
-  recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): AttemptRecord;
+  recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): Promise<AttemptRecord>;
   /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
-  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): AttemptRecord;
+  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): Promise<AttemptRecord>;
   /** The service no longer knows the attempt's job: it stays charged, and its item is pending again. */
-  recordJobLost(attemptId: number, message: string): AttemptRecord;
+  recordJobLost(attemptId: number, message: string): Promise<AttemptRecord>;
   /** A later view of an accepted job (status, refund, expiry). */
-  recordJob(attemptId: number, job: JobSnapshot): AttemptRecord;
+  recordJob(attemptId: number, job: JobSnapshot): Promise<AttemptRecord>;
 
   // ---- files --------------------------------------------------------------------------------
-  listFiles(): FileRecord[];
-  savedFileTotals(): { bytes: number; outputs: number };
-  /** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
-  recordFilesSaved(attemptId: number, files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>): void;
+  listFiles(): Promise<FileRecord[]>;
+  savedFileTotals(): Promise<{ bytes: number; outputs: number }>;
+  /**
+   * Every file of an attempt, saved and verified, and the attempt marked complete, in one step;
+   * with `item`, that item's new state too, in the same transaction.
+   */
+  recordFilesSaved(
+    attemptId: number,
+    files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
+    item?: { itemId: string; update: ItemUpdate },
+  ): Promise<void>;
   /** An earlier take's file now lives under a new name (kept beside the newer take). */
-  recordFileMoved(attemptId: number, idx: number, path: string): void;
+  recordFileMoved(attemptId: number, idx: number, path: string): Promise<void>;
 
   // ---- one row per item, for the read-only commands ------------------------------------------
   /** What `status` shows of each item the ledger knows. */
-  itemSummaries(): IterableIterator<ItemSummary>;
+  itemSummaries(): AsyncIterable<ItemSummary>;
   /** Each item's row and latest attempt, as `plan` decides from them. */
-  itemEntries(): IterableIterator<ItemEntry>;
+  itemEntries(): AsyncIterable<ItemEntry>;
   /** What `export` writes of each of these items, in their order. */
-  itemExports(ids: readonly string[]): IterableIterator<ItemExport>;
+  itemExports(ids: readonly string[]): AsyncIterable<ItemExport>;
   /** Items paid for (charged, or files saved) that are not among `ids`, in id order (export). */
-  paidItemsNotIn(ids: readonly string[]): string[];
+  paidItemsNotIn(ids: readonly string[]): Promise<string[]>;
   /** The prices charged so far, one row per kind of request. */
-  priceSamples(): PriceSample[];
+  priceSamples(): Promise<PriceSample[]>;
   /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */
-  unsavedSucceeded(): AttemptRecord[];
+  unsavedSucceeded(): Promise<AttemptRecord[]>;
   /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
-  wroteFile(path: string): boolean;
+  wroteFile(path: string): Promise<boolean>;
   /** The files each item's output stands on, with their recorded size, hash and time. */
-  savedFileFacts(): IterableIterator<SavedFileFacts>;
+  savedFileFacts(): AsyncIterable<SavedFileFacts>;
   /** When an attempt's files were saved, or null. */
-  savedAt(attemptId: number): string | null;
+  savedAt(attemptId: number): Promise<string | null>;
   /** Each saved file as [item id, path], in listFiles order. */
-  itemFilePaths(): IterableIterator<[string, string]>;
+  itemFilePaths(): AsyncIterable<[string, string]>;
 
   // ---- keepers (mediabatch keep, docs/gallery.md) ---------------------------------------------
   /** Which take of each manifest item a person kept, in item id order. */
-  keepers(): KeeperRecord[];
+  keepers(): Promise<KeeperRecord[]>;
   /** Every attempt whose files were saved, with them, in attempt order: the takes `keep` chooses from. */
-  savedTakes(): SavedTake[];
+  savedTakes(): Promise<SavedTake[]>;
   /** Every saved take with the request its attempt sent: a result found by what it is (runner/take-index.ts). */
-  reusableTakes(): ReusableTake[];
+  reusableTakes(): Promise<ReusableTake[]>;
   /**
    * A saved take copied to an item whose request it answers exactly (runner/reuse-takes.ts): a new
    * attempt with no job of its own and no charge, its files saved and its item done, in one
    * transaction, with a `take_reused` event naming the take it copies.
    */
-  recordReusedTake(reused: ReusedTake): AttemptRecord;
+  recordReusedTake(reused: ReusedTake): Promise<AttemptRecord>;
   /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */
-  hasLaterTakes(): boolean;
+  hasLaterTakes(): Promise<boolean>;
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */
-  setKeepers(changes: readonly KeeperChange[]): void;
+  setKeepers(changes: readonly KeeperChange[]): Promise<void>;
 
   // ---- service, money, runs, events -----------------------------------------------------------
   /** The service this ledger belongs to, or null while none has answered a run's pre-flight. */
-  service(): ServiceBinding | null;
+  service(): Promise<ServiceBinding | null>;
   /** Binds the ledger to `identity` once; a ledger already bound keeps its service. */
-  bindService(identity: string): ServiceBinding;
+  bindService(identity: string): Promise<ServiceBinding>;
   /** Charged, refunded and reserved sums of the batch (all its runners): asked before every submission. */
-  moneyTotals(): MoneyTotals;
-  startRun(pid: number): number;
-  endRun(runId: number, exitCode: number): void;
-  lastRun(): { pid: number; startedAt: string } | null;
-  appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): void;
+  moneyTotals(): Promise<MoneyTotals>;
+  startRun(pid: number): Promise<number>;
+  endRun(runId: number, exitCode: number): Promise<void>;
+  lastRun(): Promise<{ pid: number; startedAt: string } | null>;
+  appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): Promise<void>;
 
   // ---- the whole batch (mediabatch copy-ledger) -----------------------------------------------
   /**
@@ -273,11 +287,11 @@ export interface Ledger {
    * the service binding, items, attempts (every column, with this ledger's ids), files (paths in
    * their stored form), events, runs and keepers. Reads only; works on a ledger opened read-only.
    */
-  dumpBatch(): BatchDump;
+  dumpBatch(): Promise<BatchDump>;
   /**
    * Writes `dump` into this batch, which must record no item and no attempt (else it throws, and
    * writes nothing), in one transaction: the whole batch or none of it. Attempts get new ids here,
    * and the files and events that name them follow. A target bound to another service throws.
    */
-  loadBatch(dump: BatchDump): void;
+  loadBatch(dump: BatchDump): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { Ledger } from './ledger.js';
 import { PostgresLedger } from './postgres/postgres-ledger.js';
 import type { PgConfig } from './postgres/sync-connection.js';
 import { SqliteLedger } from './sqlite-ledger.js';
+import { fromSync } from './from-sync.js';
 
 /**
  * Where a batch's ledger is: a SQLite file, or a PostgreSQL database that several runners share.
@@ -89,11 +90,11 @@ export function openLedger(
     ...(options.readonly ? { readonly: true } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  if (location.kind === 'sqlite') return SqliteLedger.open(location.path, batchName, manifestPath, common);
-  return PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
+  if (location.kind === 'sqlite') return fromSync(SqliteLedger.open(location.path, batchName, manifestPath, common));
+  return fromSync(PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
     ...common,
     ...(options.runnerId ? { runnerId: options.runnerId } : {}),
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
-  });
+  }));
 }

@@ -31,7 +31,7 @@ import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { hasLaterTakes, keepers, reusableTakes, savedTakes, setKeepers } from './keeper-rows.js';
-import type { Ledger } from './ledger.js';
+import type { SyncLedger } from './sync-ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
 import type {
@@ -59,7 +59,7 @@ import { bindService, boundService } from './service-binding.js';
  * runs-and-events, service-binding), all working through one LedgerConnection (pragmas, compiled
  * statements, group commit).
  */
-export class SqliteLedger implements Ledger {
+export class SqliteLedger implements SyncLedger {
   readonly kind = 'sqlite' as const;
   readonly shared = false;
   readonly claims = null;

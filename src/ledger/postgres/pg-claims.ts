@@ -1,5 +1,6 @@
 import type { NewAttempt } from '../attempt-writes.js';
-import type { Admission, Admitted, BatchJob, JobView, RunnerClaims } from '../ledger.js';
+import type { Admission, Admitted, BatchJob, JobView } from '../ledger.js';
+import type { SyncRunnerClaims } from '../sync-ledger.js';
 import type { AttemptRecord } from '../records.js';
 import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
 import { currentRevision } from './pg-definitions.js';
@@ -12,7 +13,7 @@ const LEASE_UNTIL = 'now() + make_interval(secs => $3::double precision / 1000)'
  * The leases of one runner on a shared ledger (ledger.ts, RunnerClaims). The database's clock
  * judges every lease, so runners on machines whose clocks disagree still agree on who holds what.
  */
-export class PgClaims implements RunnerClaims {
+export class PgClaims implements SyncRunnerClaims {
   readonly runnerId: string;
   readonly leaseMs: number;
   readonly #c: PgLedgerConnection;

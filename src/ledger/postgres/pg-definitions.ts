@@ -1,4 +1,5 @@
-import type { BatchDefinitions, StoredDefinition } from '../ledger.js';
+import type { StoredDefinition } from '../ledger.js';
+import type { SyncBatchDefinitions } from '../sync-ledger.js';
 import { BATCH_LOCK } from './pg-attempts.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';
 
@@ -10,7 +11,7 @@ const COLUMNS = `revision, hash, definition, budget_micros AS "budgetMicros", de
  * batch"). A new revision is written under the batch's advisory lock, the one admission takes
  * (pg-claims.ts), so no attempt is admitted against a revision that is no longer current.
  */
-export class PgDefinitions implements BatchDefinitions {
+export class PgDefinitions implements SyncBatchDefinitions {
   readonly #c: PgLedgerConnection;
 
   constructor(c: PgLedgerConnection) {

@@ -5,10 +5,10 @@ import type {
   ItemExport,
   ItemSummary,
   ItemUpdate,
-  Ledger,
   PriceSample,
   SavedFileFacts,
 } from '../ledger.js';
+import type { SyncLedger } from '../sync-ledger.js';
 import type {
   AttemptRecord,
   BatchDump,
@@ -52,7 +52,7 @@ export interface PostgresLedgerOptions {
  * admitted under the batch's lock against the slots and budget of all its runners together.
  * Each step is its own transaction, committed before it returns; there is no group commit.
  */
-export class PostgresLedger implements Ledger {
+export class PostgresLedger implements SyncLedger {
   readonly kind = 'postgres' as const;
   readonly shared = true;
   readonly path: string;
