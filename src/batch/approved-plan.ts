@@ -12,7 +12,7 @@ import {
   planDifferences,
   planHash,
 } from '../report/approved-plan.js';
-import { buildPlan } from '../report/plan-report.js';
+import { buildPlanStreamed } from '../report/plan-streamed.js';
 import { planSource, withLedger } from './ledger-read.js';
 import { filesUnder } from './output-files.js';
 import type { Batch } from './resolve-batch.js';
@@ -26,10 +26,10 @@ import type { RunSettings } from './run-settings.js';
  */
 
 /** `plan` for this run: the ledger's prices and what it would submit with the run's own choices. */
-export function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
+export async function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   const { runner } = settings;
-  return buildPlan(manifest, planSource(ledger), null, Date.now(), {
+  return buildPlanStreamed(manifest, await planSource(ledger), null, Date.now(), {
     regenerateExpired: runner.regenerateExpired,
     outputFiles,
     retryFailed: runner.retryFailed ?? false,
@@ -39,13 +39,13 @@ export function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSetti
 }
 
 /** The plan as `run` would make it now, by the rule run's own summary uses (read only). */
-export function currentApprovedPlan(batch: Batch, asked: PlanChoices): ApprovedPlan | null {
+export function currentApprovedPlan(batch: Batch, asked: PlanChoices): Promise<ApprovedPlan | null> {
   const { manifest } = batch;
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  return withLedger(batch, (ledger) => {
-    const source = planSource(ledger);
+  return withLedger(batch, async (ledger) => {
+    const source = await planSource(ledger);
     const money = source.money;
-    const doc = buildPlan(manifest, source, null, Date.now(), {
+    const doc = await buildPlanStreamed(manifest, source, null, Date.now(), {
       retryFailed: asked.retryFailed ?? false,
       regenerateExpired: asked.regenerateExpired,
       outputFiles,
@@ -60,7 +60,7 @@ export async function writeApprovedPlan(
   path: string,
   asked: PlanChoices,
 ): Promise<ApprovedPlan> {
-  const plan = currentApprovedPlan(batch, asked);
+  const plan = await currentApprovedPlan(batch, asked);
   if (plan === null)
     throw new UserError(
       'the plan has no upper bound (an item to submit without max_cost_usd, and no budget_usd), so there is no total to approve; ' +
@@ -105,9 +105,9 @@ function invalidPlan(path: string, why: string): UserError {
  * refused (exit 2, `plan_differs`) with what changed. Returns the spend ceiling the run keeps:
  * what the ledger had spent and reserved when the plan was made, plus the plan's total.
  */
-export function approvedCeiling(batch: Batch, path: string, asked: PlanChoices): Micros {
+export async function approvedCeiling(batch: Batch, path: string, asked: PlanChoices): Promise<Micros> {
   const approved = readApprovedPlan(path);
-  const now = currentApprovedPlan(batch, asked);
+  const now = await currentApprovedPlan(batch, asked);
   const differences =
     now === null
       ? ['the plan has no upper bound now (an item to submit without max_cost_usd, and no budget_usd)']

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import { type AuditDocument, auditDocument } from '../report/audit-report.js';
 import { auditFindings, type LedgerJob, type ListedJobs } from '../report/audit-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
@@ -37,21 +37,21 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = openLedgerForWriting(batch.ledger, manifest, batch.settings);
-    refuseLiveRunners(ledger, 'audited');
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    await refuseLiveRunners(ledger, 'audited');
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
-      { bound: ledger.service()?.identity ?? null, path: ledgerPath },
+      { bound: (await ledger.service())?.identity ?? null, path: ledgerPath },
       batch,
       warn,
     );
-    const attempts = ledger.listAttempts().filter((attempt) => attempt.jobId !== null);
+    const attempts = (await ledger.listAttempts()).filter((attempt) => attempt.jobId !== null);
     const ledgerJobs = await readLedgerJobs(client, attempts);
     const known = new Set(attempts.map((attempt) => attempt.jobId!));
     const listed = await listOthers(client, manifest.name, known);
-    const findings = auditFindings(ledgerJobs, listed, spentMicros(ledger.moneyTotals()));
+    const findings = auditFindings(ledgerJobs, listed, spentMicros(await ledger.moneyTotals()));
     const auditedAt = new Date().toISOString();
     const doc = auditDocument(findings, {
       manifest: manifest.name,
@@ -59,8 +59,8 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
       auditedAt,
       bundle: out,
     });
-    if (out !== null) await writeBundle(out, doc, evidenceOf(ledgerJobs, listed, ledger));
-    ledger.appendEvent(null, null, 'audit', {
+    if (out !== null) await writeBundle(out, doc, evidenceOf(ledgerJobs, listed, await ledger.listFiles()));
+    await ledger.appendEvent(null, null, 'audit', {
       agrees: doc.agrees,
       problems: doc.problems.length,
       owed_usd: doc.owed_usd,
@@ -69,7 +69,7 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
     });
     return doc;
   } finally {
-    ledger?.close();
+    await ledger?.close();
     lock.release();
     await sandbox?.close();
   }
@@ -137,12 +137,12 @@ function unread(what: string, error: unknown): UserError {
   );
 }
 
-function evidenceOf(ledgerJobs: readonly LedgerJob[], listed: ListedJobs, ledger: Ledger) {
+function evidenceOf(ledgerJobs: readonly LedgerJob[], listed: ListedJobs, files: FileRecord[]) {
   const jobs = new Map<string, Job>(listed.unrecorded.map((job) => [job.id, job]));
   const attempts = new Map<string, AttemptRecord>();
   for (const { attempt, answer } of ledgerJobs) {
     attempts.set(attempt.jobId!, attempt);
     if (answer.kind === 'found') jobs.set(answer.job.id, answer.job);
   }
-  return { jobs, attempts, files: ledger.listFiles() };
+  return { jobs, attempts, files };
 }

@@ -33,9 +33,12 @@ export type DefinitionStanding =
   | { kind: 'differs'; revision: number; diff: DefinitionDiff; message: string };
 
 /** The manifest against the batch's current definition; reads only. */
-export function definitionStanding(ledger: Ledger | null, manifest: Manifest): DefinitionStanding {
+export async function definitionStanding(
+  ledger: Ledger | null,
+  manifest: Manifest,
+): Promise<DefinitionStanding> {
   if (!ledger?.definitions) return { kind: 'none' };
-  const stored = ledger.definitions.current();
+  const stored = await ledger.definitions.current();
   if (stored === null) return { kind: 'first' };
   const mine = definitionOf(manifest);
   if (definitionText(mine).hash === stored.hash) return { kind: 'same', revision: stored.revision };
@@ -57,20 +60,20 @@ export interface SettledDefinition {
  * when there is none), or `redefine` makes it the next revision, in one transaction; otherwise the
  * run is refused with what differs (exit 2, `definition_differs`). Null for a SQLite ledger.
  */
-export function settleDefinition(
+export async function settleDefinition(
   ledger: Ledger,
   manifest: Manifest,
   redefine: boolean,
-): SettledDefinition | null {
+): Promise<SettledDefinition | null> {
   const definitions = ledger.definitions;
   if (definitions === null) return null;
   const mine = definitionOf(manifest);
   const { text, hash } = definitionText(mine);
-  const stored = definitions.current();
+  const stored = await definitions.current();
   if (stored?.hash === hash) return { revision: stored.revision, wrote: null, ledger: ledger.path };
   if (stored !== null && !redefine) throw refusal(ledger, manifest, stored, mine);
   const next = { hash, definition: text, budgetMicros: mine.budgetMicros, definedBy: hostname() };
-  const now = definitions.define(next, stored?.revision ?? 0);
+  const now = await definitions.define(next, stored?.revision ?? 0);
   // Another runner wrote another revision meanwhile: this one is refused against it.
   if (now.hash !== hash) throw refusal(ledger, manifest, now, mine);
   return { revision: now.revision, wrote: stored === null ? 'first' : 'redefined', ledger: ledger.path };

@@ -1,5 +1,5 @@
 import type { Ledger } from '../ledger/ledger.js';
-import type { SavedTake } from '../ledger/records.js';
+import type { KeeperRecord, SavedTake } from '../ledger/records.js';
 import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import type { RecordTakes } from '../report/export-records.js';
@@ -32,19 +32,29 @@ export class BatchTakes {
   /** Plain export of a batch with no keeper and no take after the first: nothing more to read. */
   readonly #firstTakesOnly: boolean;
 
-  constructor(
-    readonly manifest: Manifest,
+  /** Reads what the purpose needs: `records` skips the saved takes when every take is its item's first. */
+  static async read(
+    manifest: Manifest,
     ledger: Ledger | null,
     purpose: 'records' | 'kept' = 'kept',
-  ) {
-    const keepers = ledger?.keepers() ?? [];
-    this.#rule = new KeptTakes(manifest.items, keepers);
+  ): Promise<BatchTakes> {
+    const keepers = (await ledger?.keepers()) ?? [];
     // Without a keeper or a later take, every saved take is its item's only one: reading
     // them all again would cost export a second and 130 MB at 100,000 items (docs/performance.md).
-    this.#firstTakesOnly =
-      purpose === 'records' && keepers.length === 0 && !(ledger?.hasLaterTakes() ?? false);
-    if (this.#firstTakesOnly) return;
-    for (const take of ledger?.savedTakes() ?? []) {
+    const firstTakesOnly =
+      purpose === 'records' && keepers.length === 0 && !((await ledger?.hasLaterTakes()) ?? false);
+    const saved = firstTakesOnly ? null : ((await ledger?.savedTakes()) ?? []);
+    return new BatchTakes(manifest, keepers, saved);
+  }
+
+  private constructor(
+    readonly manifest: Manifest,
+    keepers: readonly KeeperRecord[],
+    saved: readonly SavedTake[] | null,
+  ) {
+    this.#rule = new KeptTakes(manifest.items, keepers);
+    this.#firstTakesOnly = saved === null;
+    for (const take of saved ?? []) {
       push(this.#byItem, take.itemId, take);
       push(this.#byGroup, this.#rule.groupOf(take.itemId), take);
     }
@@ -133,13 +143,13 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * with no keeper recorded, and the keepers the manifest no longer asks for (docs/gallery.md). The
  * saved takes are read only when there is such a keeper, for its files.
  */
-export function keeperFields(
+export async function keeperFields(
   manifest: Manifest,
   ledger: Ledger | null,
-): { without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] } {
-  const rule = new KeptTakes(manifest.items, ledger?.keepers() ?? []);
+): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
+  const rule = new KeptTakes(manifest.items, (await ledger?.keepers()) ?? []);
   const outside = rule.outside();
-  const saved = outside.length > 0 ? (ledger?.savedTakes() ?? []) : [];
+  const saved = outside.length > 0 ? ((await ledger?.savedTakes()) ?? []) : [];
   const shown = shownFrom(manifest.file);
   return {
     without_keeper: rule.withoutKeeper(),

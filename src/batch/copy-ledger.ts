@@ -53,7 +53,12 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
   try {
     holds.push(holdLedger(batch.ledger, 'copied'));
     holds.push(holdLedger(target, 'copied'));
-    const source = openLedgerOrRefuse(batch.ledger, manifest, { ...batch.settings, readonly: true }, NOTHING);
+    const source = await openLedgerOrRefuse(
+      batch.ledger,
+      manifest,
+      { ...batch.settings, readonly: true },
+      NOTHING,
+    );
     open.push(source);
     if (source.batchId < 0)
       throw new UserError(
@@ -61,16 +66,16 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
         ExitCode.Usage,
         'ledger_missing',
       );
-    refuseLiveRunners(source, 'copied');
-    if (source.service()?.identity === SANDBOX_IDENTITY) refuseSandboxShared(target, source.path);
-    const into = openLedgerOrRefuse(target, manifest, batch.settings, NOTHING);
+    await refuseLiveRunners(source, 'copied');
+    if ((await source.service())?.identity === SANDBOX_IDENTITY) refuseSandboxShared(target, source.path);
+    const into = await openLedgerOrRefuse(target, manifest, batch.settings, NOTHING);
     open.push(into);
-    refuseLiveRunners(into, 'copied');
-    refuseRecordedBatch(into, manifest.name);
-    const dump = source.dumpBatch();
-    refuseOtherService(into, dump);
+    await refuseLiveRunners(into, 'copied');
+    await refuseRecordedBatch(into, manifest.name);
+    const dump = await source.dumpBatch();
+    await refuseOtherService(into, dump);
     try {
-      into.loadBatch(dump);
+      await into.loadBatch(dump);
     } catch (error) {
       throw new UserError(
         `cannot copy into the ledger ${into.path}: ${(error as Error).message}; ${NOTHING}`,
@@ -92,7 +97,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
       runs: dump.runs.length,
     };
   } finally {
-    for (const ledger of open) ledger.close();
+    for (const ledger of open) await ledger.close();
     for (const hold of holds.reverse()) hold.release();
     // A new target file that did not take the copy goes again, with its journal, lock and folders.
     if (!copied) trace.remove();
@@ -126,8 +131,8 @@ function refuseSandboxShared(to: LedgerLocation, from: string): void {
 }
 
 /** The copy is the batch's whole record: it goes only where the batch has none yet. */
-function refuseRecordedBatch(into: Ledger, name: string): void {
-  if (!into.hasAttempts() && into.listItems().length === 0) return;
+async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
+  if (!(await into.hasAttempts()) && (await into.listItems()).length === 0) return;
   throw new UserError(
     `the ledger ${into.path} already records items of ${name}; copy-ledger copies a batch only into a ` +
       `ledger that has none of it (a new file, or another database); ${NOTHING}`,
@@ -137,8 +142,8 @@ function refuseRecordedBatch(into: Ledger, name: string): void {
 }
 
 /** A SQLite file is bound to one service for all its batches, a PostgreSQL batch to one of its own. */
-function refuseOtherService(into: Ledger, dump: BatchDump): void {
-  const bound = into.service()?.identity ?? null;
+async function refuseOtherService(into: Ledger, dump: BatchDump): Promise<void> {
+  const bound = (await into.service())?.identity ?? null;
   const wanted = dump.service?.identity ?? null;
   if (bound === null || wanted === null || bound === wanted) return;
   throw new UserError(

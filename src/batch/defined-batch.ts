@@ -31,7 +31,7 @@ export interface DefinedBatchRequest {
 const NOTHING = 'nothing was submitted';
 
 /** The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. */
-export function definedManifest(request: DefinedBatchRequest): Manifest {
+export async function definedManifest(request: DefinedBatchRequest): Promise<Manifest> {
   const settings = readSettings(environmentOf(request.env));
   if (request.ledger === undefined || !isDatabaseUrl(request.ledger))
     throw new UserError(
@@ -42,27 +42,27 @@ export function definedManifest(request: DefinedBatchRequest): Manifest {
       { option: 'ledger' },
     );
   const location = postgresLocation(request.ledger, settings.postgresEnv);
-  const stored = currentDefinition(location, request, settings.reconnectWithinMs);
+  const stored = await currentDefinition(location, request, settings.reconnectWithinMs);
   const definition = parseDefinition(stored.definition);
   return manifestOfDefinition(definition, rootOnThisMachine(definition, request, stored.revision));
 }
 
-function currentDefinition(
+async function currentDefinition(
   location: LedgerLocation,
   request: DefinedBatchRequest,
   reconnectWithinMs: number,
-): StoredDefinition {
+): Promise<StoredDefinition> {
   let stored: StoredDefinition | null;
   try {
     // Read-only: a batch the database does not know reads as one without a definition.
-    const ledger = openLedger(location, request.batch, join(request.cwd, `${request.batch}.yaml`), {
+    const ledger = await openLedger(location, request.batch, join(request.cwd, `${request.batch}.yaml`), {
       readonly: true,
       reconnectWithinMs,
     });
     try {
-      stored = ledger.definitions?.current() ?? null;
+      stored = (await ledger.definitions?.current()) ?? null;
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   } catch (error) {
     throw new UserError(

@@ -22,46 +22,50 @@ import type { Batch } from './resolve-batch.js';
  * items the ledger paid for that the manifest no longer names, so the records add up to what was
  * spent. `states` empty: all.
  */
-export function* exportedRecords(
+export async function* exportedRecords(
   manifest: Manifest,
   ledger: Ledger | null,
   states: ReadonlySet<ExportState>,
-): Generator<ExportRecord> {
+): AsyncGenerator<ExportRecord> {
   const shown = shownFrom(manifest.file);
   const ids = manifest.items.map((item) => item.id);
   // Read before the walk: while its rows stream, the connection runs nothing else.
-  const takes = new BatchTakes(manifest, ledger, 'records');
+  const takes = await BatchTakes.read(manifest, ledger, 'records');
   yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
     const record = exportRecord(item, row, shown, takes.recordTakes(item.id, (row?.files.length ?? 0) > 0));
     return selectedBy(states, record) ? record : null;
   });
   // Asked only when they can be selected: finding them reads every attempt of the batch.
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
-  const removed = ledger.paidItemsNotIn(ids);
+  const removed = await ledger.paidItemsNotIn(ids);
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
     removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0)),
   );
 }
 
 /** One row per key, in the keys' order: the query walks them. */
-function* walk<K>(
-  rows: Iterator<ItemExport> | null,
+async function* walk<K>(
+  rows: AsyncIterable<ItemExport> | null,
   keys: readonly K[],
   recordOf: (key: K, row: ItemExport | undefined) => ExportRecord | null,
-): Generator<ExportRecord> {
+): AsyncGenerator<ExportRecord> {
+  const each = rows?.[Symbol.asyncIterator]() ?? null;
   try {
     for (const key of keys) {
-      const record = recordOf(key, rows?.next().value as ItemExport | undefined);
+      const record = recordOf(key, (await each?.next())?.value as ItemExport | undefined);
       if (record !== null) yield record;
     }
   } finally {
-    // Ends the statement, which would otherwise keep the connection busy as the ledger closes.
-    rows?.return?.();
+    // Ends the read, which would otherwise keep the connection busy as the ledger closes.
+    await each?.return?.();
   }
 }
 
 /** The export in a file that appears whole or not at all; a folder that is not there is said, not made. */
-export async function writeExportFile(path: string, chunks: Iterable<string>): Promise<void> {
+export async function writeExportFile(
+  path: string,
+  chunks: AsyncIterable<string> | Iterable<string>,
+): Promise<void> {
   try {
     await writeFileAtomically(path, chunks, { makeFolder: false });
   } catch (error) {
@@ -91,8 +95,8 @@ export interface KeptExportFound {
 export async function keptExport(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
 ): Promise<KeptExportFound> {
-  const { kept, withoutKeeper, ledger } = withLedger(batch, (opened, note) => ({
-    ...new BatchTakes(batch.manifest, opened).keptTakes(),
+  const { kept, withoutKeeper, ledger } = await withLedger(batch, async (opened, note) => ({
+    ...(await BatchTakes.read(batch.manifest, opened)).keptTakes(),
     ledger: note,
   }));
   const shown = shownFrom(batch.manifest.file);

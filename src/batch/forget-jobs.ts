@@ -29,17 +29,17 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = openLedgerForWriting(batch.ledger, manifest, batch.settings);
-    refuseLiveRunners(ledger, 'forgotten');
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    await refuseLiveRunners(ledger, 'forgotten');
     const jobs = jobsToCheck(
-      ledger.listAttempts(),
+      await ledger.listAttempts(),
       ids,
       manifest.items.map((item) => item.id),
     );
     if (jobs.length === 0) return [];
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
-    const bound = ledger.service()?.identity ?? null;
+    const bound = (await ledger.service())?.identity ?? null;
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
       { bound, path: ledgerPath },
@@ -48,7 +48,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
     );
     return await forgetUnknown(client, ledger, jobs);
   } finally {
-    ledger?.close();
+    await ledger?.close();
     lock.release();
     await sandbox?.close();
   }
@@ -107,7 +107,7 @@ async function forgetUnknown(
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         const message = `the service answered ${error.code ?? '404'} for job ${attempt.jobId}: given up with mediabatch forget`;
-        outcomes.push({ attempt: ledger.recordJobLost(attempt.id, message), lost: true });
+        outcomes.push({ attempt: await ledger.recordJobLost(attempt.id, message), lost: true });
         continue;
       }
       if (error instanceof ApiError && (error.status === 401 || error.status === 402))

@@ -24,7 +24,7 @@ export async function refreshBatchGallery(
 ): Promise<GalleryWritten | null> {
   try {
     // Read from the run's own ledger: no second connection, and every write of the run is seen.
-    const contents = ledgerContents(ledger, outcome.ledger);
+    const contents = await ledgerContents(ledger, outcome.ledger);
     return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, contents);
   } catch (error) {
     const fields: Fields = error instanceof UserError ? error.fields : {};

@@ -56,7 +56,7 @@ export async function writeBatchGallery(
 ): Promise<GalleryWritten> {
   const { manifest } = batch;
   // A run passes what its open ledger holds; its last writes may not be committed for others yet.
-  const ledger = contents ?? readLedger(batch);
+  const ledger = contents ?? (await readLedger(batch));
   const now = new Date();
   const report = buildStatusReport(manifest, ledger.view, now.getTime());
   const order = new Map(manifest.items.map((item, index) => [item.id, index]));

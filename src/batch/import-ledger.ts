@@ -40,7 +40,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
   let sandbox: SandboxHandle | null = null;
   let leaveNoTrace = false;
   try {
-    ledger = openEmptyLedger(batch, manifest);
+    ledger = await openEmptyLedger(batch, manifest);
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
@@ -50,7 +50,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
-      { bound: ledger.service()?.identity ?? null, path: ledgerPath },
+      { bound: (await ledger.service())?.identity ?? null, path: ledgerPath },
       batch,
       warn,
     );
@@ -64,14 +64,14 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
       );
     });
     // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
-    ledger.bindService(target.identity);
+    await ledger.bindService(target.identity);
     const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) warn({ code: 'output_unclaimed', message: unclaimed });
     const result = await importJobs(
       { client, ledger, manifest, store, filesFrom, ...timeoutMs },
       listing.jobs,
     );
-    ledger.appendEvent(null, null, 'ledger_imported', {
+    await ledger.appendEvent(null, null, 'ledger_imported', {
       since: since.toISOString(),
       jobs: listing.jobs.length,
     });
@@ -84,10 +84,10 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
     });
   } catch (error) {
     // A refusal before anything was imported leaves no new ledger behind.
-    leaveNoTrace = error instanceof UserError && !(ledger?.hasAttempts() ?? false);
+    leaveNoTrace = error instanceof UserError && !((await ledger?.hasAttempts()) ?? false);
     throw error;
   } finally {
-    ledger?.close();
+    await ledger?.close();
     lock.release();
     await sandbox?.close();
     if (leaveNoTrace) trace.remove();
@@ -118,17 +118,17 @@ function foldersOfMovedFiles(batch: Batch, given: readonly string[]): string[] {
 }
 
 /** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */
-function openEmptyLedger(batch: Batch, manifest: Manifest): Ledger {
+async function openEmptyLedger(batch: Batch, manifest: Manifest): Promise<Ledger> {
   const ledgerPath = batch.ledgerPath;
-  const ledger = openLedgerForWriting(batch.ledger, manifest, batch.settings);
+  const ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
   try {
-    refuseLiveRunners(ledger, 'imported');
+    await refuseLiveRunners(ledger, 'imported');
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
-  if (!ledger.hasAttempts()) return ledger;
-  ledger.close();
+  if (!(await ledger.hasAttempts())) return ledger;
+  await ledger.close();
   throw new UserError(
     `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
       'ledger. Run the manifest as usual, or import into a new file with `ledger` PATH',

@@ -43,18 +43,18 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
   const lock = holdLedger(batch.ledger, 'kept');
   let ledger: Ledger | null = null;
   try {
-    ledger = openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was kept');
-    refuseLiveRunners(ledger, 'kept');
+    ledger = await openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was kept');
+    await refuseLiveRunners(ledger, 'kept');
     const identity = namedService(batch);
     if (identity !== null)
-      ensureSameService(ledger.service()?.identity ?? null, identity, ledgerPath, batch.cwd);
-    const saved = ledger.savedTakes();
+      ensureSameService((await ledger.service())?.identity ?? null, identity, ledgerPath, batch.cwd);
+    const saved = await ledger.savedTakes();
     const choices = resolveKeeps(entries, manifest.items, saved);
     for (const choice of choices) refuseMissingFiles(choice);
     // Before the change too: a take kept until now outside the manifest belongs to its item only by its keeper.
-    const before = new KeptTakes(manifest.items, ledger.keepers());
-    ledger.setKeepers(keeperChanges(choices));
-    const keptTakes = new KeptTakes(manifest.items, ledger.keepers());
+    const before = new KeptTakes(manifest.items, await ledger.keepers());
+    await ledger.setKeepers(keeperChanges(choices));
+    const keptTakes = new KeptTakes(manifest.items, await ledger.keepers());
     const sidecarsWritten =
       manifest.sidecars === false
         ? 0
@@ -63,7 +63,7 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     const gallery = await refreshBatchGallery(
       batch,
       ledger,
-      { ledger: openedLedger(ledger, ledgerPath) },
+      { ledger: await openedLedger(ledger, ledgerPath) },
       (warning) => {
         galleryProblem = warning.message;
       },
@@ -88,7 +88,7 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
       sidecarsWritten,
     };
   } finally {
-    ledger?.close();
+    await ledger?.close();
     lock.release();
   }
 }
@@ -133,7 +133,7 @@ async function rewriteSidecars(
     if (files.length === 0) continue;
     const facts = sidecarFacts(
       batch.manifest.name,
-      ledger.getAttempt(take.attemptId),
+      await ledger.getAttempt(take.attemptId),
       keptTakes.recorded(take, group),
     );
     written += await ensureSidecars(facts, files);

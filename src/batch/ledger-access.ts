@@ -6,7 +6,6 @@ import { ExitCode, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
-import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
 import { DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
@@ -86,9 +85,8 @@ export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): Le
 }
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
-export function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): void {
-  if (ledger instanceof PostgresLedger && ledger.liveRuns() > 0)
-    throw new LedgerHeldError(ledger.path, nothingWas);
+export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): Promise<void> {
+  if (ledger.shared && (await ledger.liveRuns()) > 0) throw new LedgerHeldError(ledger.path, nothingWas);
 }
 
 /** Opens the batch's ledger for a command that writes it; a ledger it cannot open is the user's to fix. */
@@ -96,7 +94,7 @@ export function openLedgerForWriting(
   location: LedgerLocation,
   manifest: Manifest,
   shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean },
-): Ledger {
+): Promise<Ledger> {
   return openLedgerOrRefuse(location, manifest, shared, 'nothing was submitted');
 }
 
@@ -104,14 +102,14 @@ export function openLedgerForWriting(
  * Opens a ledger (read-only when asked) or refuses, exit code 2, with the location as people see it
  * (never a password) and what was left undone.
  */
-export function openLedgerOrRefuse(
+export async function openLedgerOrRefuse(
   location: LedgerLocation,
   manifest: Manifest,
   shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean; readonly?: boolean },
   outcome: string,
-): Ledger {
+): Promise<Ledger> {
   try {
-    return openLedger(location, manifest.name, manifest.file, {
+    return await openLedger(location, manifest.name, manifest.file, {
       leaseMs: shared.leaseMs,
       reconnectWithinMs: shared.reconnectWithinMs,
       ...(shared.readonly ? { readonly: true } : {}),
@@ -131,7 +129,7 @@ function newRunnerId(): string {
  * Opens the ledger for a run and refuses, before anything is sent, a `redo` it cannot honour or a
  * ledger bound to another service.
  */
-export function openRunLedger(
+export async function openRunLedger(
   location: LedgerLocation,
   manifest: Manifest,
   check: {
@@ -141,12 +139,12 @@ export function openRunLedger(
     leaseMs: number;
     reconnectWithinMs: number;
   },
-): Ledger {
+): Promise<Ledger> {
   const ledgerPath = location.shown;
-  const ledger = openLedgerForWriting(location, manifest, { ...check, runner: true });
+  const ledger = await openLedgerForWriting(location, manifest, { ...check, runner: true });
   try {
     const redoRefused =
-      check.redo.length === 0 ? null : redoProblem(check.redo, manifest, ledger.listItems());
+      check.redo.length === 0 ? null : redoProblem(check.redo, manifest, await ledger.listItems());
     if (redoRefused !== null)
       throw new UserError(
         `${redoRefused.message}; nothing was submitted`,
@@ -154,10 +152,10 @@ export function openRunLedger(
         'selection_empty',
         redoRefused.fields,
       );
-    ensureSameService(ledger.service()?.identity ?? null, check.identity, ledgerPath, check.cwd);
+    ensureSameService((await ledger.service())?.identity ?? null, check.identity, ledgerPath, check.cwd);
     return ledger;
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
 }

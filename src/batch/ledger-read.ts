@@ -6,9 +6,10 @@ import { openLedger } from '../ledger/open-ledger.js';
 import { DatabaseError, DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import type { KeeperRecord } from '../ledger/records.js';
 import { priceTable } from '../report/cost-estimate.js';
-import { type PlanSource, planSourceOf } from '../report/plan-source.js';
+import { planSourceOf } from '../report/plan-source.js';
+import type { PlanReads } from '../report/plan-streamed.js';
 import type { LedgerNote } from '../report/render-text.js';
-import { type LedgerView, type StatusSource, summarizeView } from '../report/status-report.js';
+import { type LedgerView, type StatusReads, summarizeView } from '../report/status-report.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
@@ -22,41 +23,41 @@ const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
  * run, and looking at a batch leaves no trace on disk. What `use` reads streams from SQLite, so
  * it must finish with it before returning; a read that fails is the ledger's fault, said so.
  */
-export function withLedger<T>(
+export async function withLedger<T>(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
-  use: (ledger: Ledger | null, note: LedgerRead) => T,
-): T {
-  const { ledger, note } = openForReading(batch);
+  use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
+): Promise<T> {
+  const { ledger, note } = await openForReading(batch);
   if (ledger === null) return use(null, note);
   try {
-    return use(ledger, note);
+    return await use(ledger, note);
   } catch (error) {
     throw readFailure(note.path, error);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
-export function openForReading({
+export async function openForReading({
   manifest,
   ledgerPath: path,
   ledger: location,
   settings,
-}: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>): {
+}: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>): Promise<{
   ledger: Ledger | null;
   note: LedgerRead;
-} {
+}> {
   if (location.kind === 'sqlite' && !existsSync(path))
     return { ledger: null, note: { path, exists: false, service: null } };
   let ledger: Ledger | null = null;
   try {
-    ledger = openLedger(location, manifest.name, manifest.file, {
+    ledger = await openLedger(location, manifest.name, manifest.file, {
       readonly: true,
       reconnectWithinMs: settings.reconnectWithinMs,
     });
-    return { ledger, note: openedLedger(ledger, path) };
+    return { ledger, note: await openedLedger(ledger, path) };
   } catch (error) {
-    ledger?.close();
+    await ledger?.close();
     // A ledger that cannot even be opened (a wrong path's folder, a database's wrong password) is
     // the caller's to fix, as for run; one that fails while read is the ledger's fault.
     throw cannotRead(path, error, ExitCode.Usage);
@@ -83,18 +84,22 @@ export type LedgerContents = LedgerRead & { view: LedgerView; keepers: KeeperRec
 
 export function readLedger(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
-): LedgerContents {
-  return withLedger(batch, (ledger, note) =>
+): Promise<LedgerContents> {
+  return withLedger(batch, async (ledger, note) =>
     ledger ? ledgerContents(ledger, note) : { ...note, view: EMPTY_VIEW, keepers: [] },
   );
 }
 
 /** The same from a ledger already open (a run's, as it ends): what it committed and what it holds. */
-export function ledgerContents(ledger: Ledger, note: LedgerRead): LedgerContents {
+export async function ledgerContents(ledger: Ledger, note: LedgerRead): Promise<LedgerContents> {
   return {
     ...note,
-    view: { items: ledger.listItems(), attempts: ledger.listAttempts(), files: ledger.listFiles() },
-    keepers: ledger.keepers(),
+    view: {
+      items: await ledger.listItems(),
+      attempts: await ledger.listAttempts(),
+      files: await ledger.listFiles(),
+    },
+    keepers: await ledger.keepers(),
   };
 }
 
@@ -102,33 +107,52 @@ export function ledgerContents(ledger: Ledger, note: LedgerRead): LedgerContents
  * What `status` is built from: one SQLite row per item, streamed, the sums, and the saved files
  * checked on disk (by SHA-256 too with `verify`).
  */
-export function statusSource(ledger: Ledger | null, verify = false): StatusSource {
+export async function statusSource(ledger: Ledger | null, verify = false): Promise<StatusReads> {
   const fileCheck = verify ? 'sha256' : 'stat';
-  if (ledger === null) return { ...summarizeView(EMPTY_VIEW), fileCheck };
-  // The sums and the files first: while the summaries stream, the connection runs nothing else.
-  const money = ledger.moneyTotals();
-  const unsaved = ledger.unsavedSucceeded();
-  const fileProblems = savedFileProblems(ledger, verify);
+  if (ledger === null) {
+    const { summaries, ...empty } = summarizeView(EMPTY_VIEW);
+    return { ...empty, summaries: streamOf(summaries), fileCheck };
+  }
+  const money = await ledger.moneyTotals();
+  const unsaved = await ledger.unsavedSucceeded();
+  const fileProblems = await savedFileProblems(ledger, verify);
   return { money, unsaved, fileProblems, fileCheck, summaries: ledger.itemSummaries() };
 }
 
+async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {
+  yield* rows;
+}
+
 /** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
-export function planSource(ledger: Ledger | null, verify = false): PlanSource {
-  if (ledger === null) return planSourceOf(EMPTY_VIEW);
+export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {
+  if (ledger === null) {
+    const empty = planSourceOf(EMPTY_VIEW);
+    return {
+      ...empty,
+      entries: streamOf(empty.entries),
+      prices: async () => empty.prices(),
+      itemFilePaths: () => streamOf(empty.itemFilePaths()),
+      recorded: async (attempt) => attempt,
+      reusableTakes: async () => [],
+      attempt: async () => {
+        throw new Error('no ledger: no attempt');
+      },
+    };
+  }
   return {
-    // Before the entries stream, as for status.
-    fileProblems: savedFileProblems(ledger, verify),
-    money: ledger.moneyTotals(),
-    unsaved: ledger.unsavedSucceeded(),
+    fileProblems: await savedFileProblems(ledger, verify),
+    money: await ledger.moneyTotals(),
+    unsaved: await ledger.unsavedSucceeded(),
     entries: ledger.itemEntries(),
-    prices: () => priceTable(ledger.priceSamples()),
+    prices: async () => priceTable(await ledger.priceSamples()),
     itemFilePaths: () => ledger.itemFilePaths(),
     recorded: (attempt) => ledger.attemptRequest(attempt.id),
     reusableTakes: () => ledger.reusableTakes(),
+    attempt: (id) => ledger.getAttempt(id),
   };
 }
 
 /** What a reader is told of a ledger that is open: where it is, and the service it is bound to. */
-export function openedLedger(ledger: Ledger, path: string): LedgerRead {
-  return { path, exists: true, service: ledger.service()?.identity ?? null };
+export async function openedLedger(ledger: Ledger, path: string): Promise<LedgerRead> {
+  return { path, exists: true, service: (await ledger.service())?.identity ?? null };
 }

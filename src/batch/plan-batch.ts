@@ -1,6 +1,7 @@
 import { ExitCode, UserError } from '../errors.js';
 import { strangerReason } from '../import/files-on-disk.js';
-import { buildPlan, type PlanDocument } from '../report/plan-report.js';
+import type { PlanDocument } from '../report/plan-report.js';
+import { buildPlanStreamed } from '../report/plan-streamed.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
 import { keeperFields } from './batch-takes.js';
 import { type LedgerRead, planSource, withLedger } from './ledger-read.js';
@@ -49,22 +50,27 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   await checkOutputLikeRun(batch, store);
   const account = await checkLikeRun(batch, warn);
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
-  return withLedger(batch, (ledger, note) => ({
+  return withLedger(batch, async (ledger, note) => ({
     ledger: note,
     doc: {
-      ...buildPlan(manifest, planSource(ledger, asked.verify ?? false), account, Date.now(), {
-        outputFiles,
-        strayWhy: (path) => strangerReason(path, manifest.name),
-        regenerateExpired: asked.regenerateExpired ?? false,
-        retryFailed: asked.retryFailed ?? false,
-        fileCheck: asked.verify ? 'sha256' : 'stat',
-        takeIsThere: takeIsThere(asked.verify ?? false),
+      ...(await buildPlanStreamed(
+        manifest,
+        await planSource(ledger, asked.verify ?? false),
+        account,
+        Date.now(),
+        {
+          outputFiles,
+          strayWhy: (path) => strangerReason(path, manifest.name),
+          regenerateExpired: asked.regenerateExpired ?? false,
+          retryFailed: asked.retryFailed ?? false,
+          fileCheck: asked.verify ? 'sha256' : 'stat',
+          takeIsThere: takeIsThere(asked.verify ?? false),
+        },
         // An edited item's last whole body is read on its own, to name the fields that changed.
-        previousBody: (attempt) => ledger?.getAttempt(attempt.id).requestBody,
-        previousVars: (attempt) => ledger?.getAttempt(attempt.id).vars,
-      }),
-      ...keeperFields(manifest, ledger),
-      ...planDefinition(definitionStanding(ledger, manifest), asked.redefine ?? false),
+        true,
+      )),
+      ...(await keeperFields(manifest, ledger)),
+      ...planDefinition(await definitionStanding(ledger, manifest), asked.redefine ?? false),
     },
   }));
 }

@@ -26,9 +26,9 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
   const connection = batch.sandbox ? null : accountConnection(batch, warn);
   if (!batch.sandbox && connection === null) return null;
   const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
-  const ledger = withLedger(batch, (opened, note) => ({
+  const ledger = await withLedger(batch, async (opened, note) => ({
     ...note,
-    attempts: opened?.hasAttempts() ?? false,
+    attempts: (await opened?.hasAttempts()) ?? false,
   }));
   try {
     ensureSameService(ledger.service, identity, ledger.path, batch.cwd);
@@ -37,7 +37,7 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
     if (account.ok)
       await stopOnJobsUnknownToLedger(
         connection,
-        { hasAttempts: () => ledger.attempts },
+        { hasAttempts: async () => ledger.attempts },
         {
           manifestName: manifest.name,
           manifestArg: batch.named.manifest,
@@ -62,7 +62,7 @@ export async function checkOutputLikeRun(batch: Batch, store: OutputStore): Prom
   const { manifest } = batch;
   if (isS3Uri(manifest.outputDir)) return;
   const only = null;
-  const wave = withLedger(batch, (ledger) =>
+  const wave = await withLedger(batch, (ledger) =>
     waveOf(manifest, ledger, { only, defaultSlotLimit: DEFAULT_SLOT_LIMIT }),
   );
   const trace = folderTrace(manifest.outputDir);

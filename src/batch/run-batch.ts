@@ -100,9 +100,9 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
   try {
     // Before any request: the approved plan is still the plan, or nothing is sent.
     const ceilingMicros = request.approvedPlan
-      ? approvedCeiling(batch, request.approvedPlan, settings.runner)
+      ? await approvedCeiling(batch, request.approvedPlan, settings.runner)
       : null;
-    const ledger = openRunLedger(batch.ledger, manifest, {
+    const ledger = await openRunLedger(batch.ledger, manifest, {
       redo: settings.runner.redo ?? [],
       identity: settings.identity,
       cwd: batch.cwd,
@@ -111,7 +111,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     });
     held.ledger = ledger;
     // Before any request: a shared batch runs one definition (docs/shared-ledger.md).
-    const definition = settleDefinition(ledger, manifest, request.redefine ?? false);
+    const definition = await settleDefinition(ledger, manifest, request.redefine ?? false);
     const redefined = redefinedNotice(definition, manifest.name);
     if (redefined) view.notice(redefined);
     // Before any request: another batch's output folder is refused (docs/manifest.md).
@@ -121,11 +121,13 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     // Saving comes before spending: a folder that cannot take the files stops the run here.
     const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
     const connection = settings.connection ?? (await startRunSandbox(held, request, view));
-    const client = clientBindingLedger(connection, settings, ledger);
+    const client = await clientBindingLedger(connection, settings, ledger);
     const checked = await checkService(client, connection, settings, view);
-    if (checked.kind === 'interrupted') return outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+    if (checked.kind === 'interrupted')
+      return await outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
     // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
-    if (checked.kind === 'refused' && !ledger.hasAttempts()) throw refusedBeforeAnything(checked.error);
+    if (checked.kind === 'refused' && !(await ledger.hasAttempts()))
+      throw refusedBeforeAnything(checked.error);
     // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
     await stopOnJobsUnknownToLedger(connection, ledger, {
       manifestName: manifest.name,
@@ -138,7 +140,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     // A free folder becomes this ledger's once the service answered, before anything is paid.
     const unclaimed = await claimOutputFolder(folder, store);
     if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
-    warnUnsharedOutput(ledger, manifest, view.warn);
+    await warnUnsharedOutput(ledger, manifest, view.warn);
     // The pre-flight's answer is the account the runner starts from: no second read.
     const account = checked.kind === 'answered' ? checked.account : null;
     const parts = {
@@ -152,12 +154,15 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     return await runAndReport(parts, view);
   } catch (error) {
     // A refusal before anything was recorded leaves no new ledger behind.
-    leaveNoTrace = error instanceof UserError && !(held.ledger?.hasAttempts() ?? false);
+    // A ledger that failed (a lost database) is not asked again; close does not wait for it either.
+    const failed = ledgerWriteFailure(ledgerPath, error);
+    if (failed instanceof UserError && failed.code === 'ledger_write_failed') throw failed;
+    leaveNoTrace = error instanceof UserError && !((await held.ledger?.hasAttempts()) ?? false);
     throw error;
   } finally {
     // An error ends the view too, so that the terminal is left clean under the message.
     await held.view?.finish(null);
-    held.ledger?.close();
+    await held.ledger?.close();
     lock.release();
     await held.sandbox?.close();
     if (leaveNoTrace) trace.remove();
@@ -176,10 +181,15 @@ async function startRunSandbox(held: Held, request: RunRequest, view: RunView): 
  * The ledger is bound to the service once it has answered (pre-flight, or later if it was slow),
  * so a mistyped address that never answered leaves the ledger free.
  */
-function clientBindingLedger(connection: Connection, settings: RunSettings, ledger: Ledger): MediaGenClient {
-  let bound = ledger.service() !== null;
+async function clientBindingLedger(
+  connection: Connection,
+  settings: RunSettings,
+  ledger: Ledger,
+): Promise<MediaGenClient> {
+  let bound = (await ledger.service()) !== null;
   return clientFor(connection, settings, () => {
-    if (!bound) ledger.bindService(settings.identity);
+    // Not awaited: the ledger runs its steps in call order, and a failed write fails the next step too.
+    if (!bound) ledger.bindService(settings.identity).catch(() => undefined);
     bound = true;
   });
 }
@@ -233,17 +243,17 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   const { settings } = request;
   const { manifest, ledgerPath } = request.batch;
   const only = settings.runner.only ?? null;
-  const runId = ledger.startRun(process.pid);
+  const runId = await ledger.startRun(process.pid);
   if (settings.runner.retryFailed) {
     const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
-    const left = budgetLeftMicros(manifest.budgetMicros, ledger.moneyTotals());
-    const notice = retryFailedNotice(selected, ledger.listItems(), ledger.listAttempts(), left);
+    const left = budgetLeftMicros(manifest.budgetMicros, await ledger.moneyTotals());
+    const notice = retryFailedNotice(selected, await ledger.listItems(), await ledger.listAttempts(), left);
     view.notice(
       notice ?? { code: 'retry_failed_none', message: '`retryFailed`: no item failed for a final reason\n' },
     );
   }
   // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
-  const plan = planOfRun(manifest, ledger, settings);
+  const plan = await planOfRun(manifest, ledger, settings);
   if (plan.pays_again) view.notice({ code: 'pays_again', message: `${plan.pays_again}\n` });
   const shown = view.start(plan.summary, parts.checked);
   held.view = shown;
@@ -273,10 +283,13 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   });
   await shown.finish(result.stop);
   held.view = null;
-  const outcome = { ...outcomeOf(request, ledger, result.stop, null, true), heldBack: result.heldBack };
-  ledger.endRun(runId, outcome.exitCode);
+  const outcome = {
+    ...(await outcomeOf(request, ledger, result.stop, null, true)),
+    heldBack: result.heldBack,
+  };
+  await ledger.endRun(runId, outcome.exitCode);
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
-  const unrefunded = refundMissingWarning(ledger.listAttempts());
+  const unrefunded = refundMissingWarning(await ledger.listAttempts());
   if (unrefunded) view.warn(unrefunded);
   shown.finished(outcome.exitCode);
   view.ended(outcome);

@@ -4,7 +4,7 @@ import type { Manifest } from '../manifest/index.js';
 import { deliver } from '../notify/deliver.js';
 import { parseCommand, runHook } from '../notify/on-complete.js';
 import { noticeStop, type RunNotice, runNotice } from '../report/run-notice.js';
-import { buildStatus, type StatusReport } from '../report/status-report.js';
+import { buildStatusStreamed, type StatusReport } from '../report/status-report.js';
 import type { RunReporter } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { statusSource } from './ledger-read.js';
@@ -118,9 +118,17 @@ export class RunNotices {
   readonly stopped = (reason: StopReason, message: string): void => {
     this.#stopMessage = message;
     if (reason.kind === 'draining' || this.#settings.url === null) return;
-    const report = this.#status();
-    this.#send(runNotice('run.stopped', this.#context(report), noticeStop(reason, message, report), null));
+    this.#sendStopped(reason, message);
   };
+
+  /** The ledger is read for the notice in the background; the end waits for it with the deliveries. */
+  #sendStopped(reason: StopReason | null, message: string | null): void {
+    const built = (async () => {
+      const report = await this.#status();
+      return runNotice('run.stopped', await this.#context(report), noticeStop(reason, message, report), null);
+    })();
+    this.#deliveries.push(built.then((notice) => this.#send(notice)));
+  }
 
   /** The run's reporter, also watching for the first item the budget keeps back. */
   reporter(inner: RunReporter): RunReporter {
@@ -131,8 +139,7 @@ export class RunNotices {
         inner.itemChanged(itemId, state, detail, counts);
         if (state !== 'budget_exceeded' || this.#budgetTold || this.#settings.url === null) return;
         this.#budgetTold = true;
-        const report = this.#status();
-        this.#send(runNotice('run.stopped', this.#context(report), noticeStop(null, null, report), null));
+        this.#sendStopped(null, null);
       },
     };
   }
@@ -141,7 +148,7 @@ export class RunNotices {
   async finished(report: StatusReport, stop: StopReason | null, exitCode: number): Promise<void> {
     const notice = runNotice(
       'run.finished',
-      this.#context(report),
+      await this.#context(report),
       noticeStop(stop, this.#stopMessage, report),
       exitCode,
     );
@@ -150,14 +157,14 @@ export class RunNotices {
     await Promise.all([...this.#deliveries, hook]);
   }
 
-  #status(): StatusReport {
-    return buildStatus(this.#where.manifest, statusSource(this.#where.ledger), Date.now());
+  async #status(): Promise<StatusReport> {
+    return buildStatusStreamed(this.#where.manifest, await statusSource(this.#where.ledger), Date.now());
   }
 
-  #context(report: StatusReport) {
+  async #context(report: StatusReport) {
     return {
       report,
-      service: this.#where.ledger.service()?.identity ?? null,
+      service: (await this.#where.ledger.service())?.identity ?? null,
       ledger: this.#where.ledgerPath,
       outputDir: this.#where.manifest.outputDir,
       now: Date.now(),

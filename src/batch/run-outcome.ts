@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { buildStatus, type StatusReport } from '../report/status-report.js';
+import { buildStatusStreamed, type StatusReport } from '../report/status-report.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import type { GalleryWritten } from './gallery.js';
 import { type LedgerRead, openedLedger, statusSource } from './ledger-read.js';
@@ -57,22 +57,22 @@ export function checkedService(
   };
 }
 
-export function outcomeOf(
+export async function outcomeOf(
   request: { batch: Pick<Batch, 'manifest' | 'ledgerPath'>; settings: Pick<RunSettings, 'runner'> },
   ledger: Ledger,
   stop: StopReason | null,
   code: ExitCode | null,
   started: boolean,
-): RunOutcome {
+): Promise<RunOutcome> {
   const only = request.settings.runner.only ?? null;
-  const report = buildStatus(request.batch.manifest, statusSource(ledger), Date.now());
+  const report = await buildStatusStreamed(request.batch.manifest, await statusSource(ledger), Date.now());
   const asked = report.items.filter((item) => only?.has(item.id) ?? true);
   return {
     exitCode: code ?? runExitCode(stop, asked),
     started,
     stop,
     report,
-    ledger: openedLedger(ledger, request.batch.ledgerPath),
+    ledger: await openedLedger(ledger, request.batch.ledgerPath),
     only,
     gallery: null,
     heldBack: [],

@@ -25,7 +25,7 @@ export async function checkOutputFolder(
   options: RunOptions,
   store: OutputStore,
 ): Promise<SizeGuess | null> {
-  return judgeOutputFolder(manifest.outputDir, waveOf(manifest, ledger, options), store);
+  return judgeOutputFolder(manifest.outputDir, await waveOf(manifest, ledger, options), store);
 }
 
 /**
@@ -69,23 +69,23 @@ export function storeFix(folder: string, code: string | null | undefined): strin
 }
 
 /** The next wave's files; a batch with no ledger yet has every item waiting and nothing saved. */
-export function waveOf(
+export async function waveOf(
   manifest: Manifest,
   ledger: Ledger | null,
   options: Pick<RunOptions, 'only' | 'defaultSlotLimit'>,
-): WaveEstimate {
-  const states = new Map(ledger?.listItems().map((record) => [record.itemId, record.state]));
+): Promise<WaveEstimate> {
+  const states = new Map((await ledger?.listItems())?.map((record) => [record.itemId, record.state]));
   const only = options.only ?? null;
   const waiting = manifest.items.filter((item) => {
     const state = states.get(item.id);
     return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
   }).length;
   // The saved files' sizes are summed by SQLite: a large batch's file rows are never all read here.
-  const saved = ledger?.savedFileTotals() ?? { bytes: 0, outputs: 0 };
+  const saved = (await ledger?.savedFileTotals()) ?? { bytes: 0, outputs: 0 };
   return nextWaveBytes({
     waiting,
     slots: manifest.concurrency ?? options.defaultSlotLimit,
-    unsaved: ledger?.unsavedSucceeded().length ?? 0,
+    unsaved: (await ledger?.unsavedSucceeded())?.length ?? 0,
     savedBytes: saved.bytes,
     savedOutputs: saved.outputs,
   });

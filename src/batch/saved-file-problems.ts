@@ -9,9 +9,9 @@ import type { FileProblems, ItemFiles } from '../report/file-problems.js';
  * is kept, so 100,000 intact items cost 100,000 stats and no memory. An object in a bucket is
  * left to `run`, which asks the bucket (a HEAD each): these commands make no request.
  */
-export function savedFileProblems(ledger: Ledger, verify: boolean): FileProblems {
+export async function savedFileProblems(ledger: Ledger, verify: boolean): Promise<FileProblems> {
   const found = new Map<string, ItemFiles>();
-  for (const facts of ledger.savedFileFacts()) {
+  for await (const facts of ledger.savedFileFacts()) {
     if (facts.path.includes('://')) continue;
     const judged = checkSavedFile(facts.path, facts, verify);
     if (judged.check === 'intact') continue;

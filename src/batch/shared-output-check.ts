@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { Ledger } from '../ledger/ledger.js';
-import { PostgresLedger } from '../ledger/postgres/postgres-ledger.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { Warn } from './warnings.js';
 
@@ -15,14 +14,14 @@ const SHARED_FILE_SYSTEMS = /^(nfs4?|cifs|smb3?|ceph|glusterfs|lustre|gpfs|9p|vi
  * disk is not, while another machine runs the batch too: its files would land on its own disk.
  * Said once at the start of a run, which goes on (the ledger still records every file).
  */
-export function warnUnsharedOutput(
+export async function warnUnsharedOutput(
   ledger: Ledger,
   manifest: Manifest,
   warn: Warn,
   mounts = readMounts(),
-): void {
-  if (!(ledger instanceof PostgresLedger) || isS3Uri(manifest.outputDir)) return;
-  const others = ledger.liveHosts().filter((host) => host !== hostname());
+): Promise<void> {
+  if (!ledger.shared || isS3Uri(manifest.outputDir)) return;
+  const others = (await ledger.liveHosts()).filter((host) => host !== hostname());
   if (others.length === 0) return;
   const type = fileSystemOf(resolve(manifest.outputDir), mounts);
   if (type !== null && SHARED_FILE_SYSTEMS.test(type)) return;

@@ -19,7 +19,7 @@ type BatchFlags = {
  * a broken one means for this command) and the options the library resolves the batch from once,
  * the flags that name it and the process's folder and environment.
  */
-export function openBatch(
+export async function openBatch(
   { values, positionals }: { values: BatchFlags; positionals: string[] },
   io: Pick<CliIo, 'cwd' | 'env'>,
   outcome?: string,
@@ -33,7 +33,7 @@ export function openBatch(
     ...(values.sandbox ? { sandbox: true } : {}),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
-  if (manifestArg === undefined) return { manifestArg, manifest: definedBatch(values, io), options };
+  if (manifestArg === undefined) return { manifestArg, manifest: await definedBatch(values, io), options };
   if (values['output-dir'] !== undefined)
     throw new UserError(
       "--output-dir goes with --batch, for a runner without the manifest: a manifest's output.dir says where its files go",
@@ -42,7 +42,7 @@ export function openBatch(
 }
 
 /** `--batch NAME`: the shared batch's current definition, from its ledger alone (docs/shared-ledger.md). */
-function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>): Manifest {
+function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>): Promise<Manifest> {
   return loadDefinition({
     batch: values.batch!,
     cwd: io.cwd,

@@ -60,7 +60,7 @@ export async function keepEarlierFile(
 export async function refuseForeignFile(
   target: string,
   written: { bytes: number; sha256: string },
-  writtenByLedger: (path: string) => boolean,
+  writtenByLedger: (path: string) => Promise<boolean>,
 ): Promise<void> {
   try {
     // A folder in the way is not a file to lose: the rename fails on it and says so (EISDIR).
@@ -68,7 +68,7 @@ export async function refuseForeignFile(
   } catch {
     return; // nothing there (or nothing we could read as in the way: the rename will say)
   }
-  if (writtenByLedger(target) || (await fileMatches(target, written.bytes, written.sha256))) return;
+  if ((await writtenByLedger(target)) || (await fileMatches(target, written.bytes, written.sha256))) return;
   throw Object.assign(
     new Error(
       `refusing to overwrite ${target}: this ledger did not write it; move it elsewhere (or change output.dir), then run again`,

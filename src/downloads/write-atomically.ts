@@ -13,7 +13,7 @@ import { syncFolder } from './sync-folder.js';
  */
 export async function writeFileAtomically(
   path: string,
-  content: string | Uint8Array | Iterable<string>,
+  content: string | Uint8Array | Iterable<string> | AsyncIterable<string>,
   options: { syncFolder?: boolean; makeFolder?: boolean } = {},
 ): Promise<void> {
   const dir = dirname(path);
@@ -24,7 +24,7 @@ export async function writeFileAtomically(
       if (typeof content === 'string') await file.write(Buffer.from(content));
       else if (content instanceof Uint8Array) await file.write(content);
       // A long document (an export) is written as it is made, a chunk at a time.
-      else for (const chunk of content) await file.write(Buffer.from(chunk));
+      else for await (const chunk of content) await file.write(Buffer.from(chunk));
       await file.sync();
     } finally {
       file.close();

@@ -117,7 +117,7 @@ export async function adoptJobFiles(
   } catch (error) {
     return { kind: 'refused', problem: (error as Error).message };
   }
-  ledger.recordFilesSaved(attemptId, files);
+  await ledger.recordFilesSaved(attemptId, files);
   return { kind: 'saved', files: files.map((file) => file.path), copied };
 }
 

@@ -103,7 +103,7 @@ export async function importJobs(deps: ImportDeps, listed: readonly Job[]): Prom
   const { ledger, manifest } = deps;
   const plan = planImport(manifest.name, manifest.items, listed);
   const disk = await outputsOnDisk(manifest, deps.filesFrom ?? [], plan);
-  const { recorded, byJob } = recordPlan(ledger, manifest, plan, attemptsFound(disk));
+  const { recorded, byJob } = await recordPlan(ledger, manifest, plan, attemptsFound(disk));
   await adoptFromDisk(deps, plan, disk, byJob, recorded.fromDisk);
   const limit = pLimit(4);
   const items = await Promise.all(
@@ -140,40 +140,36 @@ async function adoptFromDisk(
 }
 
 /** Every listed job as an accepted attempt, and a pending item for each item that has one. */
-function recordPlan(
+async function recordPlan(
   ledger: Ledger,
   manifest: Manifest,
   plan: ImportPlan,
   found: ReadonlyMap<string, Partial<ImportedJob>>,
-): { recorded: RecordedPlan; byJob: Map<string, number> } {
+): Promise<{ recorded: RecordedPlan; byJob: Map<string, number> }> {
   const hashes = new Map(manifest.items.map((item) => [item.id, requestHash(item)]));
   const attemptIds = new Map<string, number>();
   const jobCounts = new Map<string, number>();
   const byJob = new Map<string, number>();
-  ledger.atomically(() => {
-    for (const entry of plan.attempts) {
-      // A job whose output was found on disk keeps what its sidecar recorded of the attempt.
-      const attempt = ledger.recordImportedJob({
-        ...importedAttempt(entry, hashes.get(entry.itemId)),
-        ...found.get(entry.job.id),
-      });
-      byJob.set(entry.job.id, attempt.id);
-      if (entry.adopted) attemptIds.set(entry.itemId, attempt.id);
-      jobCounts.set(entry.itemId, (jobCounts.get(entry.itemId) ?? 0) + 1);
-    }
-    ledger.putItems(
-      manifest.items
-        .filter((item) => jobCounts.has(item.id))
-        .map((item) => ({ itemId: item.id, requestHash: hashes.get(item.id)!, state: 'pending' as const })),
-    );
+  for (const entry of plan.attempts) jobCounts.set(entry.itemId, (jobCounts.get(entry.itemId) ?? 0) + 1);
+  const attempts = await ledger.recordImportedJobs(
+    // A job whose output was found on disk keeps what its sidecar recorded of the attempt.
+    plan.attempts.map((entry) => ({
+      ...importedAttempt(entry, hashes.get(entry.itemId)),
+      ...found.get(entry.job.id),
+    })),
+    manifest.items
+      .filter((item) => jobCounts.has(item.id))
+      .map((item) => ({ itemId: item.id, requestHash: hashes.get(item.id)!, state: 'pending' as const })),
+  );
+  plan.attempts.forEach((entry, index) => {
+    const attempt = attempts[index]!;
+    byJob.set(entry.job.id, attempt.id);
+    if (entry.adopted) attemptIds.set(entry.itemId, attempt.id);
   });
   return { recorded: { attemptIds, jobCounts, fromDisk: new Map() }, byJob };
 }
 
-function importedAttempt(
-  entry: ImportedAttempt,
-  hash: string | undefined,
-): Parameters<Ledger['recordImportedJob']>[0] {
+function importedAttempt(entry: ImportedAttempt, hash: string | undefined): ImportedJob {
   return {
     itemId: entry.itemId,
     seq: entry.seq,
@@ -212,7 +208,7 @@ async function importItem(
   else if (job?.status === 'succeeded') await save(deps, job, attemptIds.get(itemId)!, outcome);
   const { state, errorCode } = importedItemState(job, outcome.save);
   if (outcome.jobs > 0) {
-    deps.ledger.setItemState(itemId, {
+    await deps.ledger.setItemState(itemId, {
       state,
       errorCode,
       errorMessage: errorCode === null ? null : (job?.error?.message ?? null),
@@ -225,7 +221,9 @@ async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: Item
   const { store, ledger } = deps;
   // The provenance beside each file, as a run leaves it: what was asked, which job, what it cost.
   const sidecar =
-    deps.manifest.sidecars === false ? null : sidecarFacts(deps.manifest.name, ledger.getAttempt(attemptId));
+    deps.manifest.sidecars === false
+      ? null
+      : sidecarFacts(deps.manifest.name, await ledger.getAttempt(attemptId));
   const result = await store
     .saveJob({
       job,
@@ -240,7 +238,7 @@ async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: Item
     })
     .catch((error: unknown) => ({ kind: 'error' as const, message: (error as Error).message }));
   if (result.kind === 'saved') {
-    ledger.recordFilesSaved(attemptId, result.files);
+    await ledger.recordFilesSaved(attemptId, result.files);
     outcome.save = 'saved';
     outcome.files = result.files.map((file) => file.path);
   } else if (result.kind === 'expired') outcome.save = 'expired';

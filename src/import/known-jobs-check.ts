@@ -22,7 +22,7 @@ async function jobsUnknownToLedger(
   manifestName: string,
   now = Date.now(),
 ): Promise<string[] | null> {
-  if (ledger.hasAttempts()) return null;
+  if (await ledger.hasAttempts()) return null;
   const client = new MediaGenClient({ ...connection, timeoutMs: CHECK_TIMEOUT_MS });
   try {
     const page = await client.listJobs({

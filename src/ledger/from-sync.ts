@@ -36,6 +36,10 @@ export function fromSync(l: SyncLedger): Ledger {
     claims: l.claims ? claimsOf(l.claims) : null,
     definitions: l.definitions ? definitionsOf(l.definitions) : null,
     close: async () => l.close(),
+    liveHosts: async () =>
+      'liveHosts' in l && typeof l.liveHosts === 'function' ? (l.liveHosts() as string[]) : [],
+    liveRuns: async () =>
+      'liveRuns' in l && typeof l.liveRuns === 'function' ? (l.liveRuns() as number) : 0,
     groupCommits: (withinMs) => l.groupCommits(withinMs),
     flush: async () => l.flush(),
     listItems: async () => l.listItems(),

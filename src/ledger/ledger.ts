@@ -169,6 +169,10 @@ export interface Ledger {
   readonly definitions: BatchDefinitions | null;
 
   close(): Promise<void>;
+  /** Runs of this batch alive now, on any machine (a shared ledger's heartbeats); 0 for a ledger one run holds. */
+  liveRuns(): Promise<number>;
+  /** The machines of the batch's live runs (a runner's id starts with its host name); [] for a ledger one run holds. */
+  liveHosts(): Promise<string[]>;
   /**
    * Group commit (docs/performance.md): steps a re-run can redo safely join one open transaction,
    * committed at most `withinMs` later. prepareAttempts is always committed before it returns.
@@ -208,7 +212,12 @@ export interface Ledger {
   /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
   recordAccepted(attemptId: number, httpStatus: number | null, job: JobSnapshot): Promise<AttemptRecord>;
   /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
-  recordRejected(attemptId: number, httpStatus: number, code: string | null, message: string): Promise<AttemptRecord>;
+  recordRejected(
+    attemptId: number,
+    httpStatus: number,
+    code: string | null,
+    message: string,
+  ): Promise<AttemptRecord>;
   /** The service no longer knows the attempt's job: it stays charged, and its item is pending again. */
   recordJobLost(attemptId: number, message: string): Promise<AttemptRecord>;
   /** A later view of an accepted job (status, refund, expiry). */

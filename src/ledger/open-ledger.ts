@@ -1,8 +1,8 @@
+import { fromSync } from './from-sync.js';
 import type { Ledger } from './ledger.js';
 import { PostgresLedger } from './postgres/postgres-ledger.js';
 import type { PgConfig } from './postgres/sync-connection.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-import { fromSync } from './from-sync.js';
 
 /**
  * Where a batch's ledger is: a SQLite file, or a PostgreSQL database that several runners share.
@@ -80,21 +80,24 @@ export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_RECONNECT_MS = 120_000;
 
 /** Opens (creating and migrating when writing) the batch's ledger where `location` says. */
-export function openLedger(
+export async function openLedger(
   location: LedgerLocation,
   batchName: string,
   manifestPath: string,
   options: OpenLedgerOptions = {},
-): Ledger {
+): Promise<Ledger> {
   const common = {
     ...(options.readonly ? { readonly: true } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  if (location.kind === 'sqlite') return fromSync(SqliteLedger.open(location.path, batchName, manifestPath, common));
-  return fromSync(PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
-    ...common,
-    ...(options.runnerId ? { runnerId: options.runnerId } : {}),
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
-  }));
+  if (location.kind === 'sqlite')
+    return fromSync(SqliteLedger.open(location.path, batchName, manifestPath, common));
+  return fromSync(
+    PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
+      ...common,
+      ...(options.runnerId ? { runnerId: options.runnerId } : {}),
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
+    }),
+  );
 }

@@ -31,7 +31,6 @@ import { type FileMove, renameItem } from './item-rename.js';
 import { type ItemUpdate, listItems, putItems, setItemState } from './item-rows.js';
 import { type ItemSummary, itemSummaries } from './item-summaries.js';
 import { hasLaterTakes, keepers, reusableTakes, savedTakes, setKeepers } from './keeper-rows.js';
-import type { SyncLedger } from './sync-ledger.js';
 import { LedgerConnection, type OpenOptions } from './ledger-connection.js';
 import { type PriceSample, priceSamples } from './price-samples.js';
 import type {
@@ -52,6 +51,7 @@ import { recordReused } from './reused-take.js';
 import { appendEvent, endRun, lastRun, startRun } from './runs-and-events.js';
 import { type SavedFileFacts, savedAtOf, savedFileFacts } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
+import type { SyncLedger } from './sync-ledger.js';
 
 /**
  * The ledger in one SQLite file (better-sqlite3), held by one run at a time (lock.ts). Each group

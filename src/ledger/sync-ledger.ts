@@ -5,6 +5,7 @@ import type { ItemExport } from './item-exports.js';
 import type { FileMove } from './item-rename.js';
 import type { ItemUpdate } from './item-rows.js';
 import type { ItemSummary } from './item-summaries.js';
+import type { Admission, Admitted, BatchJob, JobView, StoredDefinition } from './ledger.js';
 import type { PriceSample } from './price-samples.js';
 import type {
   AttemptRecord,
@@ -20,7 +21,6 @@ import type {
   ServiceBinding,
 } from './records.js';
 import type { ReusableTake, ReusedTake } from './reused-take.js';
-import type { Admission, Admitted, BatchJob, JobView, StoredDefinition } from './ledger.js';
 import type { SavedFileFacts } from './saved-files.js';
 
 /**

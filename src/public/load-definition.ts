@@ -28,7 +28,7 @@ export type DefinitionOptions = z.input<typeof definitionOptionsSchema>;
  * `definition_missing` when the ledger holds no definition of the batch, `output_dir_unknown` when
  * its output folder needs `outputDir`.
  */
-export function loadDefinition(options: DefinitionOptions): Manifest {
+export function loadDefinition(options: DefinitionOptions): Promise<Manifest> {
   const checked = checkOptions('loadDefinition', definitionOptionsSchema, options);
   return definedManifest({
     ledger: checked.ledger,

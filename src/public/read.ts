@@ -7,6 +7,7 @@ import { refuseReadingOthersFolder } from '../batch/output-owner-check.js';
 import { planBatch } from '../batch/plan-batch.js';
 import type { Batch } from '../batch/resolve-batch.js';
 import { ignoreWarnings } from '../batch/warnings.js';
+import { collectRows } from '../collect-rows.js';
 import { ExitCode, UserError } from '../errors.js';
 import {
   formatProblem,
@@ -23,7 +24,7 @@ import {
   exportChunks,
 } from '../report/export-records.js';
 import { type KeptFileProblem, type KeptRecord, keptChunks } from '../report/kept-records.js';
-import { buildStatus } from '../report/status-report.js';
+import { buildStatusStreamed } from '../report/status-report.js';
 import {
   batchOf,
   checkedManifest,
@@ -91,14 +92,14 @@ export async function plan(manifest: Manifest, options: PlanOptions = {}): Promi
  * Where each item stands in the ledger (`status --json`), and which saved files are missing or
  * altered on disk: by size and modification time, or by SHA-256 with `verify`.
  */
-export function status(manifest: Manifest, options: StatusOptions = {}): StatusDocument {
+export async function status(manifest: Manifest, options: StatusOptions = {}): Promise<StatusDocument> {
   const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
   refuseReadingOthersFolder(batch);
-  return withLedger(batch, (ledger, note) => {
+  return withLedger(batch, async (ledger, note) => {
     const report = {
-      ...buildStatus(batch.manifest, statusSource(ledger, verify ?? false), Date.now()),
-      ...keeperFields(batch.manifest, ledger),
+      ...(await buildStatusStreamed(batch.manifest, await statusSource(ledger, verify ?? false), Date.now())),
+      ...(await keeperFields(batch.manifest, ledger)),
     };
     return statusDocument(report, { ...note, sandboxLedger: sandboxLedgerBeside(batch, note) });
   });
@@ -118,21 +119,21 @@ function sandboxLedgerBeside(
  * ledger closes when the iteration ends, early or not. The options and the ledger's claim on the
  * output folder are checked at the call, before any record (or file) is written.
  */
-export function exportRecords(manifest: Manifest, options: ExportOptions = {}): Generator<ExportRecord> {
+export function exportRecords(manifest: Manifest, options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
   const checked = checkOptions('exportRecords', exportOptionsSchema, options);
   const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
   refuseReadingOthersFolder(batch);
   return recordsOf(batch, new Set<ExportState>(checked.states ?? []));
 }
 
-function* recordsOf(batch: Batch, states: Set<ExportState>): Generator<ExportRecord> {
-  const { ledger, note } = openForReading(batch);
+async function* recordsOf(batch: Batch, states: Set<ExportState>): AsyncGenerator<ExportRecord> {
+  const { ledger, note } = await openForReading(batch);
   try {
     yield* exportedRecords(batch.manifest, ledger, states);
   } catch (error) {
     throw readFailure(note.path, error);
   } finally {
-    ledger?.close();
+    await ledger?.close();
   }
 }
 
@@ -150,14 +151,14 @@ export async function writeExport(
   try {
     await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
   } finally {
-    records.return(undefined);
+    await records.return(undefined);
   }
   return path;
 }
 
 /** Every record of exportRecords at once. */
-export function exportItems(manifest: Manifest, options: ExportOptions = {}): ExportRecord[] {
-  return [...exportRecords(manifest, options)];
+export function exportItems(manifest: Manifest, options: ExportOptions = {}): Promise<ExportRecord[]> {
+  return collectRows(exportRecords(manifest, options));
 }
 
 /**

@@ -22,10 +22,13 @@ export interface BatchReport {
 }
 
 /** Where every item stands, with each attempt it took (`report`, the text). */
-export function report(manifest: Manifest, options: z.input<typeof ledgerOptionsSchema> = {}): BatchReport {
+export async function report(
+  manifest: Manifest,
+  options: z.input<typeof ledgerOptionsSchema> = {},
+): Promise<BatchReport> {
   const checked = checkOptions('report', ledgerOptionsSchema, options);
   const batch = batchOf(checkedManifest('report', manifest), checked);
-  const { view, keepers: _keepers, ...ledger } = readLedger(batch);
+  const { view, keepers: _keepers, ...ledger } = await readLedger(batch);
   const now = new Date();
   const order = new Map(batch.manifest.items.map((item, index) => [item.id, index]));
   return {

@@ -236,16 +236,16 @@ function csvCells(r: ExportRecord): Array<string | number> {
 }
 
 /** The records as text, a few hundred at a time, so that 100,000 of them are never one string. */
-export function* exportChunks(
-  records: Iterable<ExportRecord>,
+export async function* exportChunks(
+  records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>,
   format: ExportFormat,
   perChunk = 250,
-): Generator<string> {
+): AsyncGenerator<string> {
   // CSV quoting is csv-stringify's (a prompt holds commas, quotes and line breaks), a chunk at once.
   if (format === 'csv') yield stringify([CSV_COLUMNS as readonly string[]]);
   let batch: ExportRecord[] = [];
   const flush = () => (format === 'csv' ? stringify(batch.map(csvCells)) : batch.map(jsonLine).join(''));
-  for (const record of records) {
+  for await (const record of records) {
     batch.push(record);
     if (batch.length < perChunk) continue;
     yield flush();

@@ -11,7 +11,8 @@ import type { KeeperOutsideManifest } from './kept-records.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
-import { type DecideOptions, type Decision, decideItem, type PlanLabel } from './plan-decisions.js';
+import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
+import type { Decision, PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
@@ -133,25 +134,21 @@ export function buildPlanReport(
   return buildPlan(manifest, planSourceOf(view), account, nowMs, inputs);
 }
 
+/** `decided`: the decisions a streamed plan made as the entries went past (plan-streamed.ts); else made here. */
 export function buildPlan(
   manifest: Manifest,
   source: PlanSource,
   account: AccountCheck | null,
   nowMs: number,
   inputs: PlanInputs = {},
+  decided?: Decided,
 ): PlanDocument {
   const money = source.money;
   const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   // --only: the plan speaks of the selected items; the others are neither run nor removed.
   const only = inputs.only ?? null;
-  const listed = only ? { ...manifest, items: manifest.items.filter((item) => only.has(item.id)) } : manifest;
-  const decided = decideAll(listed, source, {
-    regenerateExpired: inputs.regenerateExpired ?? false,
-    retryFailed: inputs.retryFailed ?? false,
-    redo: new Set(inputs.redo ?? []),
-    ...(source.fileProblems ? { files: source.fileProblems } : {}),
-    nowMs,
-  });
+  const listed = listedOf(manifest, only);
+  decided ??= decideAll(listed, source, decideOptionsOf(inputs, source.fileProblems, nowMs));
   const { decisions } = decided;
   const candidates = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
   const renames = planRenames(listed.items, decided.unknown, candidates, decisions);
@@ -309,35 +306,4 @@ function planTotals(
     at_most_usd: atMost === null ? null : formatUsd(atMost),
     ...countProblems(anyProblem ? walk.items : []),
   };
-}
-
-/**
- * Each manifest item's decision, by position, as the ledger's entries stream past (so no entry is
- * kept), the entries of items the manifest no longer lists, in the ledger's order, and the
- * positions of items the ledger does not know at all (a rename may pair them, plan-renames.ts).
- */
-function decideAll(
-  manifest: Manifest,
-  source: Pick<PlanSource, 'entries' | 'recorded'>,
-  options: DecideOptions,
-): { decisions: Array<Decision | undefined>; unlisted: ItemEntry[]; unknown: number[] } {
-  const position = new Map<string, number>();
-  manifest.items.forEach((item, index) => {
-    position.set(item.id, index);
-  });
-  const decisions = new Array<Decision | undefined>(manifest.items.length);
-  const unlisted: ItemEntry[] = [];
-  for (const entry of source.entries) {
-    const index = position.get(entry.itemId);
-    if (index !== undefined)
-      decisions[index] = decideItem(manifest.items[index]!, entry, options, source.recorded);
-    else if (entry.record) unlisted.push(entry);
-  }
-  const unknown: number[] = [];
-  manifest.items.forEach((item, index) => {
-    if (decisions[index] !== undefined) return;
-    unknown.push(index);
-    decisions[index] = decideItem(item, undefined, options, source.recorded);
-  });
-  return { decisions, unlisted, unknown };
 }

@@ -53,7 +53,7 @@ function twinDecision(first: string): Decision {
 }
 
 /** As the run decides: what it would pay for or holds expired, unless an earlier job is still followed. */
-function wantsTake(decision: Decision | undefined): boolean {
+export function wantsTake(decision: Decision | undefined): boolean {
   if (decision === undefined || decision.label === 'redo' || decision.label === 'renamed') return false;
   if (!decision.submit && decision.label !== 'expired') return false;
   const earlier = decision.changedSince;

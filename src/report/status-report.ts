@@ -109,17 +109,49 @@ export function buildStatusReport(manifest: Manifest, view: LedgerView, now: num
   return buildStatus(manifest, summarizeView(view), now);
 }
 
+/** StatusSource as a ledger that streams gives it: the summaries go past one at a time. */
+export type StatusReads = Omit<StatusSource, 'summaries'> & { summaries: AsyncIterable<ItemSummary> };
+
 export function buildStatus(manifest: Manifest, source: StatusSource, now: number): StatusReport {
+  const placed = placeSummaries(manifest);
+  for (const summary of source.summaries) placed.add(summary);
+  return statusOf(manifest, placed.items, source, now);
+}
+
+export async function buildStatusStreamed(
+  manifest: Manifest,
+  source: StatusReads,
+  now: number,
+): Promise<StatusReport> {
+  const placed = placeSummaries(manifest);
+  for await (const summary of source.summaries) placed.add(summary);
+  return statusOf(manifest, placed.items, source, now);
+}
+
+/** Each summary in its item's place in the manifest; a summary of an item no longer listed is dropped. */
+function placeSummaries(manifest: Manifest): { items: StatusItem[]; add: (summary: ItemSummary) => void } {
   const shown = shownFrom(manifest.file);
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
     position.set(item.id, index);
   });
   const items = new Array<StatusItem>(manifest.items.length);
-  for (const summary of source.summaries) {
-    const index = position.get(summary.itemId);
-    if (index !== undefined) items[index] = statusItem(summary, shown);
-  }
+  return {
+    items,
+    add: (summary) => {
+      const index = position.get(summary.itemId);
+      if (index !== undefined) items[index] = statusItem(summary, shown);
+    },
+  };
+}
+
+function statusOf(
+  manifest: Manifest,
+  items: StatusItem[],
+  source: Omit<StatusSource, 'summaries'>,
+  now: number,
+): StatusReport {
+  const shown = shownFrom(manifest.file);
   const counts: Record<ItemState, number> = zeroCounts();
   const problems = source.fileProblems;
   manifest.items.forEach((item, index) => {

@@ -37,15 +37,15 @@ export interface DownloadQueueDeps {
   /** Where an item's files go below outputDir (output.name), without extension. */
   nameOf: (itemId: string) => string;
   /** What a new file's sidecar says of its take being kept (provenance.ts, keptMark). */
-  keptOf: (attempt: AttemptRecord) => boolean | null;
+  keptOf: (attempt: AttemptRecord) => Promise<boolean | null>;
   /** Provenance JSON beside every file (output.sidecars). */
   sidecars: boolean;
   concurrency: number;
   timeoutMs?: number;
   /** Runs a download in the background; the owner decides what a throw means. */
   background: (task: Promise<unknown>) => void;
-  /** Called once per task; for 'saved', inside the transaction that records the files. */
-  settled: (task: DownloadTask, outcome: DownloadOutcome) => void;
+  /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
+  settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
   /** Called whenever a download slot frees. */
   freed: () => void;
   /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
@@ -103,27 +103,29 @@ export class DownloadQueue {
     if (!task) return;
     this.#active += 1;
     try {
-      this.#settle(task, await this.#download(task));
+      await this.#settle(task, await this.#download(task));
     } finally {
       this.#active -= 1;
       this.#deps.freed();
     }
   }
 
-  #settle(task: DownloadTask, outcome: TriesOutcome): void {
+  async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
-      // The files and the item's `done` commit as one transaction: one disk sync, not two.
-      this.#deps.ledger.atomically(() => {
-        this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved);
-        this.#deps.settled(task, 'saved');
-      });
+      // The files and the item's `done` commit as one step: one round trip and one disk sync, not two.
+      // A superseded take's item is not its to decide (DownloadTask.superseded).
+      const item = task.superseded
+        ? undefined
+        : { itemId: task.attempt.itemId, update: { state: 'done' as const } };
+      await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
+      await this.#deps.settled(task, 'saved');
       return;
     }
-    this.#deps.settled(task, outcome);
+    await this.#deps.settled(task, outcome);
   }
 
   /** The files, each placed after any earlier take is kept, with their sidecars (OutputStore.saveJob). */
-  #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
+  async #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
     const { client, ledger, store } = this.#deps;
     return store.saveJob({
       job,
@@ -133,7 +135,7 @@ export class DownloadQueue {
       ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
       sidecar: this.#deps.sidecars
-        ? sidecarFacts(this.#deps.manifestName, task.attempt, this.#deps.keptOf(task.attempt))
+        ? sidecarFacts(this.#deps.manifestName, task.attempt, await this.#deps.keptOf(task.attempt))
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
     });

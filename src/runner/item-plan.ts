@@ -42,16 +42,29 @@ export function currentRequest(
   recorded: RecordedRequest,
 ): CurrentRequest {
   const hash = requestHash(item);
-  if (record === undefined || record.requestHash === hash || latest === undefined)
-    return { hash, capOnly: false };
+  if (record === undefined || !readsRecordedRequest(hash, record, latest)) return { hash, capOnly: false };
+  const sent = recorded(latest);
+  const same = sent.requestHash === record.requestHash && sameApartFromCap(sent.requestBody, item);
+  return same ? { hash: record.requestHash, capOnly: true } : { hash, capOnly: false };
+}
+
+/**
+ * Whether currentRequest reads the latest attempt's recorded request: the item's hash differs from
+ * its record's, and a job answers (or may answer) the recorded one. A streamed plan reads those
+ * bodies, and only those, before deciding (plan-report.ts).
+ */
+export function readsRecordedRequest(
+  hash: string | (() => string),
+  record: ItemRecord | undefined,
+  latest: AttemptRecord | undefined,
+): latest is AttemptRecord {
+  if (record === undefined || latest === undefined) return false;
   const answered =
     (record.state === 'done' || record.state === 'in_flight') &&
     (latest.state === 'accepted' || latest.state === 'prepared') &&
     latest.jobStatus !== LOST_JOB_STATUS;
-  if (!answered) return { hash, capOnly: false };
-  const sent = recorded(latest);
-  const same = sent.requestHash === record.requestHash && sameApartFromCap(sent.requestBody, item);
-  return same ? { hash: record.requestHash, capOnly: true } : { hash, capOnly: false };
+  // The hash last: a streamed plan computes it here only for an answered item.
+  return answered && record.requestHash !== (typeof hash === 'string' ? hash : hash());
 }
 
 export function planItem(

@@ -79,16 +79,21 @@ function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
 }
 
 /** An item's files are all saved, or its outputs are gone, or saving them failed for now. */
-export function downloadFinished(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
+export async function downloadFinished(
+  run: RunContext,
+  task: DownloadTask,
+  outcome: DownloadOutcome,
+): Promise<void> {
   const itemId = task.attempt.itemId;
   if (outcome === 'saved') fileSaved(run);
   if (task.superseded) {
     supersededSaved(run, task, outcome);
     return;
   }
-  if (outcome === 'saved') run.setItem(itemId, 'done');
+  // Its `done` was committed with its files (DownloadQueue): memory and the reporter follow.
+  if (outcome === 'saved') run.setItem(itemId, 'done', {}, { recorded: true });
   else if (outcome === 'expired') {
-    const words = expiredWords(run, task.attempt);
+    const words = await expiredWords(run, task.attempt);
     if (run.options.regenerateExpired && !run.state.stop) {
       run.deps.reporter.log('info', `${itemId}: ${words}; generating it again (\`regenerateExpired\`)`);
       run.enqueue(itemId);
@@ -104,9 +109,9 @@ export function downloadFinished(run: RunContext, task: DownloadTask, outcome: D
  * from the disk (or altered) and fetched again too late (verify-saved.ts): the two are told apart,
  * since only the first is a run that came too late.
  */
-function expiredWords(run: RunContext, attempt: AttemptRecord): string {
+async function expiredWords(run: RunContext, attempt: AttemptRecord): Promise<string> {
   if (!attempt.filesSaved) return 'outputs were deleted before they were saved';
-  const savedAt = run.deps.ledger.savedAt(attempt.id);
+  const savedAt = await run.deps.ledger.savedAt(attempt.id);
   const unfit = run.state.unfitSaved(attempt.itemId);
   const what = unfit === 'altered' ? 'altered on the disk' : 'deleted from the disk';
   return `saved${savedAt === null ? '' : ` on ${savedAt}`}, then ${what}; the service no longer holds it`;

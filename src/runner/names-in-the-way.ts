@@ -1,4 +1,5 @@
 import { dirname, relative } from 'node:path';
+import { collectRows } from '../collect-rows.js';
 import { isS3Uri, outputChild } from '../manifest/index.js';
 import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
 import type { RunContext } from './run-context.js';
@@ -23,7 +24,7 @@ export async function itemsHeldBack(run: RunContext, itemIds: readonly string[])
   // Most runs find nothing at their items' names: the ledger's paths are read only when they do.
   const candidates = itemsInTheWay(manifest.outputDir, items, present);
   if (candidates.size === 0) return new Set();
-  const foreign = foreignFiles([...candidates.values()].flat(), ledger.itemFilePaths());
+  const foreign = foreignFiles([...candidates.values()].flat(), await collectRows(ledger.itemFilePaths()));
   const held = itemsInTheWay(manifest.outputDir, items, foreign);
   const base = dirname(manifest.file);
   for (const [id, paths] of held) {

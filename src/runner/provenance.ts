@@ -2,10 +2,8 @@ import { takePath } from '../downloads/keep-take.js';
 import type { SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
-import type { ManifestItem } from '../manifest/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
-import { KeptTakes } from './kept-takes.js';
 
 /**
  * The ledger side of what lies beside each output: its provenance sidecar and the earlier takes a
@@ -34,15 +32,6 @@ export function sidecarFacts(
   };
 }
 
-/** Whether an attempt's take is kept, from the ledger's keepers now (a run's sidecars say the same as `keep`'s). */
-export function keptMark(
-  ledger: Ledger,
-  items: readonly ManifestItem[],
-  attempt: AttemptRecord,
-): boolean | null {
-  return new KeptTakes(items, ledger.keepers()).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
-}
-
 /**
  * What runs before a new file takes `target`: a file there that this ledger did not write is
  * refused (never overwritten), then an earlier take of the item is kept beside it.
@@ -69,10 +58,12 @@ async function keepEarlierTake(
   target: string,
 ): Promise<void> {
   if ((attempt.take ?? 1) <= 1) return;
-  const earlier = ledger.listFiles().find((file) => file.path === target && file.attemptId !== attempt.id);
+  const earlier = (await ledger.listFiles()).find(
+    (file) => file.path === target && file.attemptId !== attempt.id,
+  );
   if (!earlier) return;
-  const owner = ledger.getAttempt(earlier.attemptId);
+  const owner = await ledger.getAttempt(earlier.attemptId);
   const kept = takePath(target, owner.take ?? 1);
   await store.keepEarlier(target, kept, earlier);
-  ledger.recordFileMoved(earlier.attemptId, earlier.idx, kept);
+  await ledger.recordFileMoved(earlier.attemptId, earlier.idx, kept);
 }

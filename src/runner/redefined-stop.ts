@@ -7,10 +7,10 @@ import type { RunContext } from './run-context.js';
  * (admission refused it, pg-claims.ts): the run stops submitting, watches and saves what it has in
  * flight, and says what differs in the words of the refusal a run started now would meet.
  */
-export function stopRedefined(run: RunContext, revision: number): void {
+export async function stopRedefined(run: RunContext, revision: number): Promise<void> {
   const { ledger, manifest } = run.deps;
   const started = run.options.definition;
-  const current = ledger.definitions?.current() ?? null;
+  const current = (await ledger.definitions?.current()) ?? null;
   const diff =
     current === null
       ? { settings: [], added: [], removed: [], changed: [] }

@@ -4,7 +4,7 @@ import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';
-import { keptMark, sidecarFacts } from './provenance.js';
+import { sidecarFacts } from './provenance.js';
 import { holdsPaidResult, pairRenames, type Rename, renamedFilePath } from './renames.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -22,10 +22,10 @@ export async function adoptRenames(
 ): Promise<{ held: Set<string>; renamed: number }> {
   const { ledger, manifest, reporter, store } = run.deps;
   const held = new Set<string>();
-  const pairs = renamesOf(ledger, manifest.items, items);
+  const pairs = await renamesOf(ledger, manifest.items, items);
   if (pairs.length === 0) return { held, renamed: 0 };
-  const attempts = ledger.listAttempts();
-  const files = ledger.listFiles();
+  const attempts = await ledger.listAttempts();
+  const files = await ledger.listFiles();
   let renamed = 0;
   for (const pair of pairs) {
     const item = items.find((each) => each.id === pair.to)!;
@@ -42,7 +42,7 @@ export async function adoptRenames(
       );
       continue;
     }
-    ledger.renameItem(pair.from, pair.to, moves);
+    await ledger.renameItem(pair.from, pair.to, moves);
     renamed += 1;
     reporter.log('info', `${pair.from} -> ${pair.to}: renamed, the same request: nothing to pay`);
     // The ledger names the new files now; an old name left behind is only a second name for them.
@@ -62,12 +62,12 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
   const { ledger, manifest, reporter, store } = run.deps;
   if (manifest.sidecars === false) return;
   for (const attemptId of new Set(moves.map((move) => move.attemptId))) {
-    const attempt = ledger.getAttempt(attemptId);
+    const attempt = await ledger.getAttempt(attemptId);
     const files = moves
       .filter((move) => move.attemptId === attemptId)
       .map((move) => ({ path: move.to, bytes: move.bytes, sha256: move.sha256 }));
     await store
-      .ensureSidecars(sidecarFacts(manifest.name, attempt, keptMark(ledger, manifest.items, attempt)), files)
+      .ensureSidecars(sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)), files)
       .catch((error: Error) => {
         reporter.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
       });
@@ -75,12 +75,16 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
 }
 
 /** The pairs of this run: removed items holding a paid result, and `items` the ledger does not know. */
-function renamesOf(ledger: Ledger, all: readonly ManifestItem[], items: readonly ManifestItem[]): Rename[] {
-  const records = ledger.listItems();
+async function renamesOf(
+  ledger: Ledger,
+  all: readonly ManifestItem[],
+  items: readonly ManifestItem[],
+): Promise<Rename[]> {
+  const records = await ledger.listItems();
   const listed = new Set(all.map((item) => item.id));
   const unlisted = records.filter((record) => !listed.has(record.itemId));
   if (unlisted.length === 0) return [];
-  const latest = latestAttempts(ledger.listAttempts());
+  const latest = latestAttempts(await ledger.listAttempts());
   const removed = unlisted.flatMap((record) => {
     const attempt = latest.get(record.itemId);
     return holdsPaidResult(record, attempt)

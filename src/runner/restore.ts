@@ -36,9 +36,9 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const renames = await adoptRenames(run, items);
   // Then every item that would be paid for takes a saved take of its very request, if one is intact.
   // The ledger is read once for both; again only when a take was copied (it wrote new rows).
-  const read = batchRows(ledger);
+  const read = await batchRows(ledger);
   const reused = await reuseSavedTakes(run, items, renames.held, read);
-  const { records, attempts } = reused.size > 0 ? batchRows(ledger) : read;
+  const { records, attempts } = reused.size > 0 ? await batchRows(ledger) : read;
   const latest = latestAttempts(attempts);
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
@@ -58,12 +58,13 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
   const { ledger } = run.deps;
   const wanted = new Set(itemIds);
   const records = new Map(
-    ledger
-      .listItems()
+    (await ledger.listItems())
       .filter((record) => wanted.has(record.itemId))
       .map((record) => [record.itemId, record]),
   );
-  const latest = latestAttempts(ledger.listAttempts().filter((attempt) => wanted.has(attempt.itemId)));
+  const latest = latestAttempts(
+    (await ledger.listAttempts()).filter((attempt) => wanted.has(attempt.itemId)),
+  );
   const items = itemIds.flatMap((id) => {
     const tracked = run.state.item(id);
     return tracked ? [tracked.item] : [];
@@ -108,10 +109,12 @@ async function setOnTheirWay(
     planned.push(next);
   }
   const settled = new Set(items.filter((item) => isSettled(run, item.id)).map((item) => item.id));
-  const steps = run.shared ? run.shared.ownSteps(items, planned, settled) : planned;
+  const steps = run.shared ? await run.shared.ownSteps(items, planned, settled) : planned;
   // Another runner's items are its to write: a record read a moment ago may be behind its own.
   const shared = run.shared;
-  run.deps.ledger.putItems(shared ? writes.filter((record) => !shared.isElsewhere(record.itemId)) : writes);
+  await run.deps.ledger.putItems(
+    shared ? writes.filter((record) => !shared.isElsewhere(record.itemId)) : writes,
+  );
   for (const next of steps)
     if (next.kind === 'watch') run.state.watch(next.attempt.jobId!, next.attempt, Number.NEGATIVE_INFINITY);
   // Breadth first: variant 1 of every item, then variant 2, as plan foresees (submitOrder).
@@ -254,7 +257,12 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
     }
     try {
       const answer = await client.getJob(attempt.jobId);
-      handleJob(run, ledger.recordJob(attempt.id, jobSnapshot(answer.data)), answer.data, answer.retryAfter);
+      handleJob(
+        run,
+        await ledger.recordJob(attempt.id, jobSnapshot(answer.data)),
+        answer.data,
+        answer.retryAfter,
+      );
     } catch (error) {
       if (isJobUnknown(error)) {
         jobUnknown(run, attempt.jobId!, attempt);
@@ -283,7 +291,7 @@ export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord):
           'info',
           `${attempt.itemId}: found job ${job.id} of an old unanswered submission; adopting it`,
         );
-        handleJob(run, ledger.recordAccepted(attempt.id, null, jobSnapshot(job)), job);
+        handleJob(run, await ledger.recordAccepted(attempt.id, null, jobSnapshot(job)), job);
         return;
       }
     } catch (error) {

@@ -4,7 +4,7 @@ import type { ReusableTake } from '../ledger/reused-take.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
 import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';
-import { keptMark, sidecarFacts } from './provenance.js';
+import { sidecarFacts } from './provenance.js';
 import { buildRequestBody, requestHash } from './request.js';
 import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from './request-key.js';
 import type { RunContext } from './run-context.js';
@@ -23,13 +23,13 @@ export async function reuseSavedTakes(
   run: RunContext,
   items: readonly ManifestItem[],
   held: ReadonlySet<string>,
-  rows: BatchRows = batchRows(run.deps.ledger),
+  rows?: BatchRows,
 ): Promise<Set<string>> {
   const { ledger, manifest } = run.deps;
-  const { attempts, records } = rows;
+  const { attempts, records } = rows ?? (await batchRows(ledger));
   const latest = latestAttempts(attempts);
   // On a shared ledger, an item another runner's live lease holds is that runner's to decide.
-  const elsewhere = run.shared?.claims.heldElsewhere() ?? new Set<string>();
+  const elsewhere = (await run.shared?.claims.heldElsewhere()) ?? new Set<string>();
   const wanting = items.filter(
     (item) =>
       !held.has(item.id) &&
@@ -39,7 +39,7 @@ export async function reuseSavedTakes(
   const reused = new Set<string>();
   if (wanting.length === 0) return reused;
   const variants = manifestVariants(manifest.items);
-  const index = new TakeIndex(ledger.reusableTakes(), (id) => variantOfItem(variants, id));
+  const index = new TakeIndex(await ledger.reusableTakes(), (id) => variantOfItem(variants, id));
   const numbers = new AttemptNumbers(attempts);
   for (const item of wanting) {
     const key = requestKey(item);
@@ -49,7 +49,7 @@ export async function reuseSavedTakes(
       source.attemptId === latest.get(item.id)?.id &&
       standsInPlace(manifest.outputDir, item, source, index)
     ) {
-      sameVideo(run, item, source);
+      await sameVideo(run, item, source);
       reused.add(item.id);
       continue;
     }
@@ -70,8 +70,8 @@ export async function reuseSavedTakes(
  * The item's own current take already answers its request: only what the request key leaves out
  * changed (its metadata). The item takes the new request's hash, done, with nothing copied or paid.
  */
-function sameVideo(run: RunContext, item: ManifestItem, take: ReusableTake): void {
-  run.deps.ledger.setItemState(
+async function sameVideo(run: RunContext, item: ManifestItem, take: ReusableTake): Promise<void> {
+  await run.deps.ledger.setItemState(
     item.id,
     { state: 'done', requestHash: requestHash(item), retriesUsed: 0, errorCode: null, errorMessage: null },
     { kind: 'same_request', detail: { attempt: take.attemptId } },
@@ -94,12 +94,12 @@ export interface BatchRows {
   attempts: AttemptRecord[];
 }
 
-export function batchRows(
+export async function batchRows(
   ledger: Pick<RunContext['deps']['ledger'], 'listItems' | 'listAttempts'>,
-): BatchRows {
+): Promise<BatchRows> {
   return {
-    records: new Map(ledger.listItems().map((record) => [record.itemId, record])),
-    attempts: ledger.listAttempts(),
+    records: new Map((await ledger.listItems()).map((record) => [record.itemId, record])),
+    attempts: await ledger.listAttempts(),
   };
 }
 
@@ -187,7 +187,7 @@ async function placeTake(
     placed.push({ idx: file.idx, path: target, ...written, mtimeMs });
   }
   const { seq, take } = numbers.next(item.id);
-  const attempt = ledger.recordReusedTake({
+  const attempt = await ledger.recordReusedTake({
     itemId: item.id,
     seq,
     take,
@@ -201,7 +201,7 @@ async function placeTake(
     // The sidecar describes the item's new take as the ledger does, as a later check rewrites it:
     // no job of its own (the copied take's sidecar names the job that made the bytes, and the
     // take_reused event names that take).
-    const facts = sidecarFacts(manifest.name, attempt, keptMark(ledger, manifest.items, attempt));
+    const facts = sidecarFacts(manifest.name, attempt, await run.keptMark(attempt));
     await store.ensureSidecars(facts, placed);
   }
   reporter.log(
@@ -225,12 +225,12 @@ async function placeTake(
  */
 async function keepDisplaced(run: RunContext, target: string, index: TakeIndex): Promise<void> {
   const { ledger, store } = run.deps;
-  const there = ledger.listFiles().find((file) => file.path === target);
+  const there = (await ledger.listFiles()).find((file) => file.path === target);
   if (there === undefined) return;
-  const owner = ledger.getAttempt(there.attemptId);
+  const owner = await ledger.getAttempt(there.attemptId);
   const kept = takePath(target, owner.take ?? 1);
   await store.keepEarlier(target, kept, there);
-  ledger.recordFileMoved(there.attemptId, there.idx, kept);
+  await ledger.recordFileMoved(there.attemptId, there.idx, kept);
   index.moved(there.attemptId, there.idx, kept);
 }
 

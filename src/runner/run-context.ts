@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { Ledger } from '../ledger/ledger.js';
 import { spentMicros } from '../ledger/money-totals.js';
-import type { ItemState } from '../ledger/records.js';
+import type { AttemptRecord, ItemState } from '../ledger/records.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
@@ -9,6 +9,7 @@ import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
+import { KeptTakes } from './kept-takes.js';
 import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
 import type { RunReporter } from './reporter.js';
 import { type ItemChange, RunState } from './run-state.js';
@@ -80,6 +81,7 @@ export class RunContext {
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
+  #kept: Promise<KeptTakes> | null = null;
   /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
   readonly #twins: ManifestItem[] = [];
   /** Ends the loop's current sleep; null while it is not sleeping. */
@@ -135,6 +137,18 @@ export class RunContext {
     });
   }
 
+  /**
+   * Whether an attempt's take is kept (a run's sidecars say the same as `keep`'s), from the keepers
+   * as this run first read them: once per run, not once per file, since a batch's keepers change
+   * only through `keep`.
+   */
+  async keptMark(attempt: AttemptRecord): Promise<boolean | null> {
+    this.#kept ??= this.deps.ledger
+      .keepers()
+      .then((keepers) => new KeptTakes(this.deps.manifest.items, keepers));
+    return (await this.#kept).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
+  }
+
   /** An item that waits for the take of its twin, submitted in this run, instead of paying again. */
   awaitTwin(item: ManifestItem): void {
     this.#twins.push(item);
@@ -150,19 +164,24 @@ export class RunContext {
     this.wake();
   }
 
-  /** Commits an item's new state to the ledger, then to memory, then tells the reporter. */
-  setItem(itemId: string, state: ItemState, change: ItemChange = {}): void {
+  /**
+   * Commits an item's new state to the ledger (unless a step already `recorded` it with the change
+   * that made it), then to memory, then tells the reporter.
+   */
+  setItem(itemId: string, state: ItemState, change: ItemChange = {}, how: { recorded?: boolean } = {}): void {
     // An item no longer in the manifest (its unanswered attempt was resolved) has no state to keep.
     if (!this.state.item(itemId)) return;
     const { signature, ...update } = change;
-    this.deps.ledger.setItemState(itemId, { state, ...update });
+    // Not awaited: the ledger runs its steps in call order, and a failed write ends the run.
+    if (!how.recorded) this.background(this.deps.ledger.setItemState(itemId, { state, ...update }));
     this.state.changeItem(itemId, state, update);
     const detail = change.errorCode
       ? `${change.errorCode}${change.errorMessage ? `: ${change.errorMessage}` : ''}`
       : null;
     this.deps.reporter.itemChanged(itemId, state, detail, this.state.countByState());
     // A settled item's lease is let go at once: the other runners waiting for it need not wait it out.
-    if (state !== 'pending' && state !== 'in_flight') this.shared?.claims.release([itemId]);
+    if (state !== 'pending' && state !== 'in_flight' && this.shared)
+      this.background(this.shared.claims.release([itemId]));
     if (state === 'done' || state === 'failed') {
       const streak = this.state.itemSettled(
         itemId,
@@ -221,11 +240,11 @@ export class RunContext {
       this.deps.reporter.log('info', `the service answers again, after ${formatDuration(lasted)}`);
   }
 
-  budgetState(): BudgetState {
+  async budgetState(): Promise<BudgetState> {
     // Without a budget nothing reads spent or reserved, and summing the ledger per item is quadratic.
     if (this.deps.manifest.budgetMicros === null)
       return { budgetMicros: null, spentMicros: 0, reservedMicros: 0 };
-    const totals = this.deps.ledger.moneyTotals();
+    const totals = await this.deps.ledger.moneyTotals();
     return {
       budgetMicros: this.deps.manifest.budgetMicros,
       spentMicros: spentMicros(totals),

@@ -3,7 +3,6 @@ import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
-import { keptMark } from './provenance.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
@@ -59,8 +58,10 @@ export async function runBatch(
   for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
   await loopUntilSettled(run);
   await settleTwins(run);
+  // The item states written without waiting are committed before the run's result is given.
+  await deps.ledger.flush();
   run.throwIfFatal();
-  reportProgress(run, true);
+  await reportProgress(run, true);
   return {
     stop: run.state.stop,
     abandonedWatching: run.state.watchRefused && run.state.unfinished > 0,
@@ -94,7 +95,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     manifestName: manifest.name,
     nameOf: (itemId) => run.state.item(itemId)?.item.name ?? itemId,
     sidecars: manifest.sidecars !== false,
-    keptOf: (attempt) => keptMark(ledger, manifest.items, attempt),
+    keptOf: (attempt) => run.keptMark(attempt),
     concurrency: run.options.downloadConcurrency,
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),
@@ -131,8 +132,8 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
     await sharedTurn(run);
-    fillSlots(run);
-    reportProgress(run);
+    await fillSlots(run);
+    await reportProgress(run);
     if (isSettled(run)) break;
     const step = startStep({
       paceKnown: paceSettled || state.retryAfterMs !== null,
@@ -217,11 +218,11 @@ function startedAt(entry: WatchedJob, now: number): number {
 const PROGRESS_EVERY_MS = 200;
 const lastProgressAt = new WeakMap<RunContext, number>();
 
-function reportProgress(run: RunContext, final = false): void {
+async function reportProgress(run: RunContext, final = false): Promise<void> {
   const now = performance.now();
   if (!final && now - (lastProgressAt.get(run) ?? Number.NEGATIVE_INFINITY) < PROGRESS_EVERY_MS) return;
   lastProgressAt.set(run, now);
-  const money = run.deps.ledger.moneyTotals();
+  const money = await run.deps.ledger.moneyTotals();
   run.deps.reporter.progress({
     total: run.state.itemCount,
     byState: run.state.countByState(),

@@ -35,11 +35,11 @@ export async function lookShared(run: RunContext): Promise<number> {
   const shared = run.shared;
   if (shared === null || run.state.watchingCount === 0) return 0;
   const turnMs = TURN_INTERVALS * run.pollIntervalMs;
-  const batchJobs = shared.claims.takeLook(turnMs);
+  const batchJobs = await shared.claims.takeLook(turnMs);
   if (batchJobs === null) return readViews(run, turnMs * ORPHAN_TURNS);
   const finished = await listForBatch(run, batchJobs);
   // Following nothing more, it looks no more: the next runner to look need not wait out the turn.
-  if (run.state.watchingCount === 0) shared.claims.releaseLook();
+  if (run.state.watchingCount === 0) await shared.claims.releaseLook();
   return finished;
 }
 
@@ -55,7 +55,7 @@ async function listForBatch(run: RunContext, batchJobs: readonly BatchJob[]): Pr
   const listed = await listJobs(run, oldestCreatedAt(from), wanted);
   if (listed === null) return 0;
   const unfinished = batchJobs.map((job) => job.jobId);
-  publish(run, viewsOf(others, listed), unfinished);
+  await publish(run, viewsOf(others, listed), unfinished);
   const finished = await noteListed(run, listed, startedAt);
   // Jobs of others the bounded listing did not show, as a runner fetches its own (noteListed).
   const fetched: Job[] = [];
@@ -66,7 +66,7 @@ async function listForBatch(run: RunContext, batchJobs: readonly BatchJob[]): Pr
     else if (answer === 'failed') break;
     else fetched.push(answer.data);
   }
-  if (fetched.length > 0) publish(run, fetched.map(viewOf), unfinished);
+  if (fetched.length > 0) await publish(run, fetched.map(viewOf), unfinished);
   run.deps.reporter.log('info', `polled for the batch: ${wanted.size} job(s) unfinished`);
   return finished;
 }
@@ -85,10 +85,14 @@ function viewOf(job: Job): JobView {
 }
 
 /** Writes the views whose status changed since this lister last wrote them (all, for a new lister). */
-function publish(run: RunContext, views: readonly JobView[], unfinished: readonly string[]): void {
+async function publish(
+  run: RunContext,
+  views: readonly JobView[],
+  unfinished: readonly string[],
+): Promise<void> {
   const shared = run.shared!;
   const changed = shared.changedViews(views, unfinished);
-  if (changed !== null) shared.claims.publishViews(changed, unfinished);
+  if (changed !== null) await shared.claims.publishViews(changed, unfinished);
 }
 
 /**
@@ -99,7 +103,7 @@ async function readViews(run: RunContext, orphanMs: number): Promise<number> {
   const { state } = run;
   const watched = state.watchedJobs();
   const views = new Map(
-    run.shared!.claims.jobViews(watched.map(([id]) => id)).map((view) => [view.jobId, view]),
+    (await run.shared!.claims.jobViews(watched.map(([id]) => id))).map((view) => [view.jobId, view]),
   );
   const now = run.deps.clock.now();
   let finished = 0;
@@ -110,13 +114,13 @@ async function readViews(run: RunContext, orphanMs: number): Promise<number> {
       const answer = await fetchJob(run, jobId);
       if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
       else if (answer === 'failed') return finished;
-      else if (noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
+      else if (await noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
       continue;
     }
     // Unchanged and unfinished: nothing to learn from its view.
     if (view.status === entry.attempt.jobStatus) continue;
     const job = parseView(view);
-    if (job !== null && noteJob(run, entry.attempt, job)) finished += 1;
+    if (job !== null && (await noteJob(run, entry.attempt, job))) finished += 1;
   }
   return finished;
 }

@@ -50,12 +50,16 @@ export class SharedWork {
    * first, and does nothing if another runner claimed it a moment before. Items to submit are
    * claimed when their attempts are admitted (claims.prepare).
    */
-  ownSteps(items: readonly ManifestItem[], steps: readonly Next[], settled: ReadonlySet<string>): Next[] {
-    const held = this.claims.heldElsewhere();
+  async ownSteps(
+    items: readonly ManifestItem[],
+    steps: readonly Next[],
+    settled: ReadonlySet<string>,
+  ): Promise<Next[]> {
+    const held = await this.claims.heldElsewhere();
     const wanted = items.filter(
       (item, index) => !held.has(item.id) && steps[index]!.kind !== 'none' && steps[index]!.kind !== 'submit',
     );
-    const claimed = this.claims.claim(wanted.map((item) => item.id));
+    const claimed = await this.claims.claim(wanted.map((item) => item.id));
     const wantedIds = new Set(wanted.map((item) => item.id));
     return steps.map((step, index) => {
       const id = items[index]!.id;

@@ -13,10 +13,12 @@ export async function sharedTurn(run: RunContext): Promise<void> {
   if (shared === null || !shared.renewalDue(run.deps.clock.now(), idle)) return;
   // Idle here, yet holding leases (a job it could not fetch, say): they go, so that no runner waits
   // for an item nobody works; this run or another adopts it again below.
-  if (idle) shared.claims.release();
-  const lost = shared.claims.renew();
+  if (idle) await shared.claims.release();
+  const lost = await shared.claims.renew();
   for (const itemId of lost) dropWork(run, itemId);
-  const held = new Set([...shared.claims.heldElsewhere()].filter((id) => run.state.item(id) !== undefined));
+  const held = new Set(
+    [...(await shared.claims.heldElsewhere())].filter((id) => run.state.item(id) !== undefined),
+  );
   for (const itemId of held) run.state.queue.remove(itemId);
   const back = shared.settle(lost, held);
   if (back.length > 0 && run.state.stop === null) await adoptItems(run, back);

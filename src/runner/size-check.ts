@@ -26,7 +26,7 @@ async function judgeLearntSize(run: RunContext): Promise<void> {
   // Called while the save commits: let the download queue count it out of the files to save first.
   await Promise.resolve();
   const { state, deps, downloads } = run;
-  const saved = deps.ledger.savedFileTotals();
+  const saved = await deps.ledger.savedFileTotals();
   const unsaved = downloads.activeCount + downloads.queuedCount;
   const wave = nextWaveBytes({
     waiting: state.queue.length + state.unfinished + unsaved,

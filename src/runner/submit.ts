@@ -20,13 +20,13 @@ type Reserved = Extract<Reservation, { kind: 'reserved' }>;
  * Starts as many submissions as free slots, budget and the 429 gate allow. Their attempts are
  * made durable together, with one disk sync, before any of their POSTs goes out.
  */
-export function fillSlots(run: RunContext): void {
+export async function fillSlots(run: RunContext): Promise<void> {
   const { state } = run;
   const now = run.deps.clock.now();
   if (state.stop || !state.queue.gateOpen(now)) return;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
   const free = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
-  let budget = run.budgetState();
+  let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;
   for (const itemId of state.queue.ready(now)) {
@@ -37,8 +37,8 @@ export function fillSlots(run: RunContext): void {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
       if (state.unfinished === 0 && batch.length === 0 && othersHoldNoReservation(run, budget)) {
         state.queue.remove(itemId);
-        if (!decidedHere(run, itemId)) continue;
-        prices ??= pricesSeenOf(run.deps.ledger.priceSamples().map((sample) => sample.amountMicros));
+        if (!(await decidedHere(run, itemId))) continue;
+        prices ??= pricesSeenOf((await run.deps.ledger.priceSamples()).map((sample) => sample.amountMicros));
         const words = shortfallWords({
           capMicros: tracked.item.maxCostMicros,
           leftMicros: reservation.remainingMicros,
@@ -59,13 +59,13 @@ export function fillSlots(run: RunContext): void {
     batch.push({ itemId, reservation });
     budget = { ...budget, reservedMicros: budget.reservedMicros + reservation.reserveMicros };
   }
-  if (batch.length > 0) startAttempts(run, batch);
+  if (batch.length > 0) await startAttempts(run, batch);
 }
 
-function startAttempts(
+async function startAttempts(
   run: RunContext,
   batch: ReadonlyArray<{ itemId: string; reservation: Reserved }>,
-): void {
+): Promise<void> {
   const { manifest, ledger, reporter } = run.deps;
   const fresh = batch.map(({ itemId, reservation }) => {
     const tracked = run.state.item(itemId)!;
@@ -85,12 +85,13 @@ function startAttempts(
     };
   });
   // The keys and the exact bodies are durable before the POSTs: a kill after one resends the same pair.
-  const attempts = run.shared ? admitShared(run, fresh) : ledger.prepareAttempts(fresh);
+  const attempts = run.shared ? await admitShared(run, fresh) : await ledger.prepareAttempts(fresh);
   const capFromBudget = new Map(batch.map((entry) => [entry.itemId, entry.reservation.capFromBudget]));
   for (const attempt of attempts) {
     run.state.attemptPrepared(attempt);
     // An item sent only on request gets its row now that it is sent (unsent-items.ts).
-    if (run.state.unsent.release(attempt.itemId)) ledger.putItems([run.state.item(attempt.itemId)!.record]);
+    if (run.state.unsent.release(attempt.itemId))
+      run.background(ledger.putItems([run.state.item(attempt.itemId)!.record]));
     reporter.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
     run.state.sendsBegan(attempt.id);
     run.background(sendAttempt(run, attempt, capFromBudget.get(attempt.itemId) ?? false));
@@ -118,18 +119,21 @@ const NO_ROOM_RETRY_MS = 250;
  * An item another runner works waits for it; one that found no room goes back to the queue, its
  * redo kept, and is tried again shortly: the room other runners free wakes no one here.
  */
-function admitShared(run: RunContext, fresh: ReadonlyArray<NewAttempt & { take: number }>): AttemptRecord[] {
+async function admitShared(
+  run: RunContext,
+  fresh: ReadonlyArray<NewAttempt & { take: number }>,
+): Promise<AttemptRecord[]> {
   const shared = run.shared!;
   const budgetMicros = run.deps.manifest.budgetMicros;
   const definition = run.options.definition ?? null;
-  const result = shared.claims.prepare(fresh, {
+  const result = await shared.claims.prepare(fresh, {
     slotLimit: run.state.slotLimit,
     budgetMicros,
     revision: definition?.revision ?? null,
   });
   const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
   const now = run.deps.clock.now();
-  if (result.redefined !== null) stopRedefined(run, result.redefined);
+  if (result.redefined !== null) await stopRedefined(run, result.redefined);
   const unsent = result.redefined === null ? result.noRoom : fresh.map((attempt) => attempt.itemId);
   for (const itemId of [...result.elsewhere, ...unsent]) {
     if ((takes.get(itemId) ?? 1) > (run.state.item(itemId)?.latest?.take ?? 1)) run.state.redo(itemId);
@@ -143,10 +147,10 @@ function admitShared(run: RunContext, fresh: ReadonlyArray<NewAttempt & { take: 
  * An item decided without being sent (over budget) is decided by this runner only if no other
  * runner of a shared ledger works it: else that runner's record of it stands.
  */
-function decidedHere(run: RunContext, itemId: string): boolean {
+async function decidedHere(run: RunContext, itemId: string): Promise<boolean> {
   const shared = run.shared;
   if (shared === null) return true;
-  if (shared.claims.claimUnsent(itemId, run.state.item(itemId)?.latest?.seq ?? 0)) return true;
+  if (await shared.claims.claimUnsent(itemId, run.state.item(itemId)?.latest?.seq ?? 0)) return true;
   shared.elsewhere(itemId);
   return false;
 }
@@ -190,25 +194,25 @@ async function sendUntilDecided(
       run.serviceAnswered();
       job = answer.data;
       run.state.learnRetryAfter(answer.retryAfter);
-      handleJob(run, ledger.recordAccepted(attempt.id, answer.status, jobSnapshot(job)), job);
+      handleJob(run, await ledger.recordAccepted(attempt.id, answer.status, jobSnapshot(job)), job);
       return;
     } catch (error) {
       if (!isOutage(error) && error instanceof ApiError) run.serviceAnswered();
       const decision = decideSubmitError(error, failures, random, run.pollIntervalMs);
       if (decision.kind !== 'resend') {
-        settleRefusal(run, attempt, decision, error as { status: number }, capFromBudget);
+        await settleRefusal(run, attempt, decision, error as { status: number }, capFromBudget);
         return;
       }
       if (decision.slotsBusy) {
         run.state.queue.closeGate(clock.now() + decision.delayMs);
-        if (dropWhenStopping(run, attempt, error)) return;
+        if (await dropWhenStopping(run, attempt, error)) return;
       } else {
         failures += 1;
         run.state.sendUnanswered(attempt.id);
         run.serviceUnanswered(decision.reason);
       }
       await clock.sleep(decision.delayMs, run.stopSignal);
-      if (decision.slotsBusy && dropWhenStopping(run, attempt, error)) return;
+      if (decision.slotsBusy && (await dropWhenStopping(run, attempt, error))) return;
       // A stopping run does not keep resending: the attempt stays unanswered in the ledger, and the
       // next run resends it with the same key and body first, so Ctrl-C works during an outage.
       if (!decision.slotsBusy && run.state.stop) return;
@@ -217,17 +221,17 @@ async function sendUntilDecided(
 }
 
 /** Acts on an HTTP refusal that decides the attempt: no job was created by this send. */
-function settleRefusal(
+async function settleRefusal(
   run: RunContext,
   attempt: AttemptRecord,
   decision: Exclude<SubmitDecision, { kind: 'resend' }>,
   error: { status: number },
   capFromBudget: boolean,
-): void {
+): Promise<void> {
   const { ledger, reporter } = run.deps;
   // Only an attempt whose every earlier send was answered (429s) is settled by a 401/402.
   const settled = refusalSettlesAttempt(decision, !run.state.onlyRefusedSoFar(attempt.id));
-  if (settled) ledger.recordRejected(attempt.id, error.status, decision.code, decision.message);
+  if (settled) await ledger.recordRejected(attempt.id, error.status, decision.code, decision.message);
   if (decision.kind === 'account_refused' || decision.kind === 'service_route') {
     // The same for every item: the item waits for the next run as it was, the run stops submitting.
     if (settled) run.setItem(attempt.itemId, 'pending');
@@ -263,10 +267,10 @@ function settleRefusal(
  * only with 429 has no job (a 429 creates none), so it is closed as refused and its item stays
  * pending for the next run.
  */
-function dropWhenStopping(run: RunContext, attempt: AttemptRecord, error: unknown): boolean {
+async function dropWhenStopping(run: RunContext, attempt: AttemptRecord, error: unknown): Promise<boolean> {
   if (!run.state.stop || !run.state.onlyRefusedSoFar(attempt.id)) return false;
   const refusal = error as { code?: string | null; message?: string };
-  run.deps.ledger.recordRejected(
+  await run.deps.ledger.recordRejected(
     attempt.id,
     429,
     refusal.code ?? 'concurrency_limited',

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
 import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { keptMark, sidecarFacts } from './provenance.js';
+import { sidecarFacts } from './provenance.js';
 import type { RunContext } from './run-context.js';
 
 /** Saved files checked at once on a re-run. */
@@ -20,7 +20,7 @@ interface Unfit {
  */
 export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Promise<AttemptRecord[]> {
   const filesByAttempt = new Map<number, FileRecord[]>();
-  for (const file of run.deps.ledger.listFiles())
+  for (const file of await run.deps.ledger.listFiles())
     filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
   // Checks overlap (a HEAD per object in a bucket is a round trip); their outcomes apply in order.
   const limit = pLimit(VERIFY_AT_ONCE);
@@ -90,7 +90,7 @@ async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: F
   if (manifest.sidecars === false) return;
   try {
     const written = await run.deps.store.ensureSidecars(
-      sidecarFacts(manifest.name, attempt, keptMark(run.deps.ledger, manifest.items, attempt)),
+      sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)),
       files,
     );
     if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);

@@ -54,14 +54,14 @@ export async function noteListed(
   for (const [jobId, entry] of state.watchedJobs()) {
     const seen = listed.get(jobId);
     if (seen) {
-      if (noteJob(run, entry.attempt, seen)) finished += 1;
+      if (await noteJob(run, entry.attempt, seen)) finished += 1;
       continue;
     }
     if (entry.acceptedAt >= startedAt) continue;
     const answer = await fetchJob(run, jobId);
     if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
     else if (answer !== 'failed') {
-      if (noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
+      if (await noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
     } else if (state.watchRefused || state.outage.since !== null) return finished;
   }
   return finished;
@@ -114,18 +114,18 @@ export async function fetchJob(
 }
 
 /** Records what the service said of a watched job, and acts on it once it is final; true if it is. */
-export function noteJob(
+export async function noteJob(
   run: RunContext,
   attempt: AttemptRecord,
   job: Job,
   retryAfter: number | null = null,
-): boolean {
+): Promise<boolean> {
   const final = job.status !== 'queued' && job.status !== 'running';
   if (!final && job.status === attempt.jobStatus) {
     run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
     return false;
   }
-  handleJob(run, run.deps.ledger.recordJob(attempt.id, jobSnapshot(job)), job, retryAfter);
+  handleJob(run, await run.deps.ledger.recordJob(attempt.id, jobSnapshot(job)), job, retryAfter);
   return final;
 }
 
@@ -173,7 +173,7 @@ export async function probePollInterval(run: RunContext): Promise<boolean> {
     const final = answer.data.status !== 'queued' && answer.data.status !== 'running';
     run.state.learnRetryAfter(paceFromAnswer(final, answer.retryAfter));
     if (run.state.watched(jobId)) {
-      const attempt = run.deps.ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
+      const attempt = await run.deps.ledger.recordJob(entry.attempt.id, jobSnapshot(answer.data));
       handleJob(run, attempt, answer.data, answer.retryAfter);
     }
     // A final job has left the watched jobs (handleJob), so the next probe asks another one; were

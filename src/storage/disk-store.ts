@@ -62,7 +62,11 @@ export class DiskStore implements OutputStore {
     return ensureSidecars(facts, files);
   }
 
-  refuseForeign(target: string, written: Written, writtenByLedger: (path: string) => boolean): Promise<void> {
+  refuseForeign(
+    target: string,
+    written: Written,
+    writtenByLedger: (path: string) => Promise<boolean>,
+  ): Promise<void> {
     return refuseForeignFile(target, written, writtenByLedger);
   }
 

@@ -31,7 +31,11 @@ export interface OutputStore {
   /** Writes each file's provenance sidecar unless an identical one is there; returns how many. */
   ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number>;
   /** Throws (code EEXIST) when `target` holds a file the ledger did not write and other bytes. */
-  refuseForeign(target: string, written: Written, writtenByLedger: (path: string) => boolean): Promise<void>;
+  refuseForeign(
+    target: string,
+    written: Written,
+    writtenByLedger: (path: string) => Promise<boolean>,
+  ): Promise<void>;
   /** Keeps `current` (and its sidecar) as `kept`; false when there was nothing to keep. */
   keepEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
   /**

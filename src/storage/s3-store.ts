@@ -220,10 +220,10 @@ export class S3Store implements OutputStore {
   async refuseForeign(
     target: string,
     written: Written,
-    writtenByLedger: (path: string) => boolean,
+    writtenByLedger: (path: string) => Promise<boolean>,
   ): Promise<void> {
     const there = await this.#objects.head(this.#keyOf(target));
-    if (there === null || writtenByLedger(target)) return;
+    if (there === null || (await writtenByLedger(target))) return;
     if (there.bytes === written.bytes && there.sha256 === written.sha256) return;
     throw Object.assign(
       new Error(

@@ -6,7 +6,7 @@
  */
 export async function writeChunks(
   out: NodeJS.WritableStream,
-  chunks: Iterable<string>,
+  chunks: Iterable<string> | AsyncIterable<string>,
   /** The caller's words for the library's (the CLI names options by their flags). */
   word: (text: string) => string = (text) => text,
 ): Promise<void> {
@@ -20,7 +20,7 @@ export async function writeChunks(
   out.on('error', onGone);
   out.on('close', onGone);
   try {
-    for (const chunk of chunks) {
+    for await (const chunk of chunks) {
       if (closed || (out as { destroyed?: boolean }).destroyed === true) break;
       if (out.write(word(chunk))) continue;
       await new Promise<void>((resolve) => {

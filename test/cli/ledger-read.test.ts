@@ -59,7 +59,7 @@ function savedFile(builder: LedgerBuilder, attemptId: number, names: string[]): 
   // On disk as recorded: status and plan look at every saved file (a stat each).
   mkdirSync(builder.manifest.outputDir, { recursive: true });
   for (const name of names) writeFileSync(join(builder.manifest.outputDir, name), name);
-  builder.ledger.recordFilesSaved(
+  await builder.ledger.recordFilesSaved(
     attemptId,
     names.map((name, idx) => ({
       idx,
@@ -73,7 +73,7 @@ function savedFile(builder: LedgerBuilder, attemptId: number, names: string[]): 
 /** An attempt of a later take, as run --redo prepares it. */
 function takeAttempt(builder: LedgerBuilder, id: string, seq: number, take: number, amountUsd: string) {
   const item = builder.item(id);
-  const attempt = builder.ledger.prepareAttempt({
+  const attempt = await builder.ledger.prepareAttempt({
     itemId: id,
     seq,
     idempotencyKey: `mb_take_${id}_${seq}`,
@@ -82,7 +82,7 @@ function takeAttempt(builder: LedgerBuilder, id: string, seq: number, take: numb
     reservedMicros: 0,
     take,
   });
-  return builder.job(attempt, amountUsd, 'succeeded', finished(40));
+  return await builder.job(attempt, amountUsd, 'succeeded', finished(40));
 }
 
 /** The manifest as an earlier run saw it: with three items it no longer lists. */
@@ -97,47 +97,47 @@ function richLedger(): { dir: string; manifest: Manifest; path: string } {
   const loaded = loadManifest(join(dir, 'current.yaml'));
   if (!loaded.ok) throw new Error('the current manifest is invalid');
   const manifest = loaded.manifest;
-  const b = new LedgerBuilder(dir, earlier);
-  b.done('plain', '0.40');
-  b.put('retried', 'pending');
-  b.job(b.prepare('retried'), '0.40', 'failed', { refundedMicros: 400_000, errorCode: 'processing_failed' });
-  b.done('retried', '0.45');
-  b.put('partly-refunded', 'pending');
-  const partly = b.job(b.prepare('partly-refunded'), '0.50', 'succeeded', {
+  const b = await LedgerBuilder.open(dir, earlier);
+  await b.done('plain', '0.40');
+  await b.put('retried', 'pending');
+  await b.job(await b.prepare('retried'), '0.40', 'failed', { refundedMicros: 400_000, errorCode: 'processing_failed' });
+  await b.done('retried', '0.45');
+  await b.put('partly-refunded', 'pending');
+  const partly = await b.job(await b.prepare('partly-refunded'), '0.50', 'succeeded', {
     refundedMicros: 100_000,
     ...finished(40),
   });
   savedFile(b, partly.id, ['partly-refunded.mp4']);
-  b.ledger.setItemState('partly-refunded', { state: 'done' });
-  const first = b.done('redone', '0.40');
+  await b.ledger.setItemState('partly-refunded', { state: 'done' });
+  const first = await b.done('redone', '0.40');
   savedFile(b, takeAttempt(b, 'redone', 2, 2, '0.41').id, ['redone.take2-first.mp4']);
   savedFile(b, takeAttempt(b, 'redone', 3, 2, '0.42').id, ['redone.take2.mp4']);
   savedFile(b, takeAttempt(b, 'redone', 4, 3, '0.43').id, ['redone.take3.mp4', 'redone.take3.json']);
-  b.ledger.recordFileMoved(first.id, 0, join(manifest.outputDir, 'redone.take1.mp4'));
-  b.put('two-files', 'pending');
-  const two = b.job(b.prepare('two-files'), '0.40', 'succeeded', finished(40));
+  await b.ledger.recordFileMoved(first.id, 0, join(manifest.outputDir, 'redone.take1.mp4'));
+  await b.put('two-files', 'pending');
+  const two = await b.job(await b.prepare('two-files'), '0.40', 'succeeded', finished(40));
   savedFile(b, two.id, ['two-files.mp4', 'two-files.png']);
-  b.ledger.setItemState('two-files', { state: 'done' });
-  b.put('waiting', 'pending');
-  b.prepare('waiting', '0.90');
-  b.put('running', 'pending');
-  b.job(b.prepare('running'), '0.40', 'running');
-  b.put('unsaved', 'pending');
-  b.job(b.prepare('unsaved'), '0.30', 'succeeded', finished(2));
-  b.put('refused', 'pending');
-  const refused = b.prepare('refused');
-  b.ledger.recordRejected(refused.id, 409, 'idempotency_key_reused', 'key used for another body');
-  b.done('edited', '0.40', { ...b.item('edited'), input: { ...b.item('edited').input, prompt: 'old' } });
-  b.put('edited', 'done', { stale: true });
-  b.failed('rejected-content', '0.40', 'content_rejected', 'the provider said no');
-  b.put('lapsed', 'expired', { errorCode: 'expired', errorMessage: 'outputs deleted' });
-  b.put('over-budget', 'budget_exceeded', { errorCode: 'budget_exceeded' });
-  b.prepare('no-row', '0.20');
-  b.done('longer', '0.80');
-  b.done('gone-done', '0.44');
-  b.put('gone-pending', 'pending');
-  b.prepare('ghost');
-  b.close();
+  await b.ledger.setItemState('two-files', { state: 'done' });
+  await b.put('waiting', 'pending');
+  await b.prepare('waiting', '0.90');
+  await b.put('running', 'pending');
+  await b.job(await b.prepare('running'), '0.40', 'running');
+  await b.put('unsaved', 'pending');
+  await b.job(await b.prepare('unsaved'), '0.30', 'succeeded', finished(2));
+  await b.put('refused', 'pending');
+  const refused = await b.prepare('refused');
+  await b.ledger.recordRejected(refused.id, 409, 'idempotency_key_reused', 'key used for another body');
+  await b.done('edited', '0.40', { ...b.item('edited'), input: { ...b.item('edited').input, prompt: 'old' } });
+  await b.put('edited', 'done', { stale: true });
+  await b.failed('rejected-content', '0.40', 'content_rejected', 'the provider said no');
+  await b.put('lapsed', 'expired', { errorCode: 'expired', errorMessage: 'outputs deleted' });
+  await b.put('over-budget', 'budget_exceeded', { errorCode: 'budget_exceeded' });
+  await b.prepare('no-row', '0.20');
+  await b.done('longer', '0.80');
+  await b.done('gone-done', '0.44');
+  await b.put('gone-pending', 'pending');
+  await b.prepare('ghost');
+  await b.close();
   return { dir, manifest, path: ledgerPath(dir, earlier) };
 }
 

@@ -26,19 +26,19 @@ items:
  */
 export function richBatch(): { dir: string; ledger: string } {
   const { dir, manifest } = project(RICH_MANIFEST);
-  const b = new LedgerBuilder(dir, manifest);
-  b.ledger.bindService('https://api.example.test/v1');
-  const run = b.ledger.startRun(4242);
-  b.done('beach-sunrise', '0.40');
-  b.failed('city-night', '0.40', 'content_rejected', 'the provider rejected the prompt');
-  b.put('late-save', 'pending');
-  b.job(b.prepare('late-save'), '0.30', 'succeeded', finished(3));
-  const first = b.done('two-takes', '0.50');
+  const b = await LedgerBuilder.open(dir, manifest);
+  await b.ledger.bindService('https://api.example.test/v1');
+  const run = await b.ledger.startRun(4242);
+  await b.done('beach-sunrise', '0.40');
+  await b.failed('city-night', '0.40', 'content_rejected', 'the provider rejected the prompt');
+  await b.put('late-save', 'pending');
+  await b.job(await b.prepare('late-save'), '0.30', 'succeeded', finished(3));
+  const first = await b.done('two-takes', '0.50');
   const moved = join(manifest.outputDir, 'two-takes.take1.mp4');
   writeFileSync(moved, 'video of two-takes');
-  b.ledger.recordFileMoved(first.id, 0, moved);
+  await b.ledger.recordFileMoved(first.id, 0, moved);
   const item = b.item('two-takes');
-  const second = b.ledger.prepareAttempt({
+  const second = await b.ledger.prepareAttempt({
     itemId: 'two-takes',
     seq: 2,
     idempotencyKey: 'mb_take2-two-takes',
@@ -48,23 +48,23 @@ export function richBatch(): { dir: string; ledger: string } {
     take: 2,
     vars: '{"mood":"calm"}',
   });
-  b.job(second, '0.50', 'succeeded', finished(40));
+  await b.job(second, '0.50', 'succeeded', finished(40));
   const path = join(manifest.outputDir, 'two-takes.mp4');
   writeFileSync(path, 'take two');
   const sha256 = createHash('sha256').update('take two').digest('hex');
-  b.ledger.recordFilesSaved(second.id, [{ idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 }]);
-  b.ledger.setItemState(item.id, { state: 'done' });
+  await b.ledger.recordFilesSaved(second.id, [{ idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 }]);
+  await b.ledger.setItemState(item.id, { state: 'done' });
   // The earlier take kept over the newer one, and the single take of another item.
-  b.ledger.setKeepers([
+  await b.ledger.setKeepers([
     { itemId: 'two-takes', kept: { itemId: 'two-takes', take: 1 } },
     { itemId: 'beach-sunrise', kept: { itemId: 'beach-sunrise', take: 1 } },
   ]);
-  b.put('in-flight', 'in_flight');
-  b.job(b.prepare('in-flight', '0.60'), '0.60', 'running');
-  b.put('not-yet', 'pending');
-  b.ledger.endRun(run, 1);
-  b.ledger.startRun(4343);
-  b.close();
+  await b.put('in-flight', 'in_flight');
+  await b.job(await b.prepare('in-flight', '0.60'), '0.60', 'running');
+  await b.put('not-yet', 'pending');
+  await b.ledger.endRun(run, 1);
+  await b.ledger.startRun(4343);
+  await b.close();
   return { dir, ledger: ledgerPath(dir, manifest) };
 }
 

@@ -394,7 +394,7 @@ describe('every error code, through the public API', () => {
       'the run to submit its job',
     );
     await waitUntil(
-      () => status(manifest).items.some((item) => item.state === 'in_flight' && item.job_id !== null),
+      async () => (await status(manifest)).items.some((item) => item.state === 'in_flight' && item.job_id !== null),
       20_000,
       'the ledger to record the job',
     );
@@ -779,7 +779,7 @@ describe('every error code, through the public API', () => {
       );
       expect(unknown.fields).toMatchObject({ option: 'outputDir', batch: 'worker' });
       // Given where the folder is, it is the batch as defined: nothing left to do.
-      const defined = loadDefinition({ ledger: url, batch: 'worker', outputDir: p.outDir, env: {} });
+      const defined = await loadDefinition({ ledger: url, batch: 'worker', outputDir: p.outDir, env: {} });
       expect(defined.outputDir).toBe(p.outDir);
       const planned = await plan(defined, { ledger: url, env: {} });
       expect(planned.totals.to_submit).toBe(0);

@@ -66,12 +66,12 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     }
     const charged = sandboxMoney(sandbox, 'lib').chargedMicros;
     expect(ledgerRows<{ c: number }>(p, 'SELECT SUM(amount_micros) AS c FROM attempts')[0]!.c).toBe(charged);
-    const read = status(manifest);
+    const read = await status(manifest);
     expect(read.totals).toEqual(result.status.totals);
     expect(read.items.map((item) => [item.id, item.state, item.files])).toEqual(
       result.status.items.map((item) => [item.id, item.state, item.files]),
     );
-    expect(exportItems(manifest, { states: ['done'] }).map((r) => r.id)).toEqual(['i0', 'i1', 'i2']);
+    expect((await exportItems(manifest, { states: ['done'] })).map((r) => r.id)).toEqual(['i0', 'i1', 'i2']);
 
     // A second run pays nothing more.
     const again = await run(manifest, options).result;

@@ -246,19 +246,19 @@ export async function startClockedSandbox(
  * a predicate that throws (a ledger not created yet) counts as not holding.
  */
 export async function waitUntil(
-  predicate: () => boolean,
+  predicate: () => boolean | Promise<boolean>,
   timeoutMs = 20_000,
   what = 'a condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const holds = () => {
+  const holds = async () => {
     try {
-      return predicate();
+      return await predicate();
     } catch {
       return false;
     }
   };
-  while (!holds()) {
+  while (!(await holds())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -10,7 +10,7 @@ import type { Command } from '../io.js';
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options: batch } = openBatch({ values, positionals }, io);
+  const { manifestArg, manifest, options: batch } = await openBatch({ values, positionals }, io);
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {
@@ -31,7 +31,7 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     await writeChunks(io.stdout, exportChunks(records, format));
   } finally {
     // Ends the ledger's read when the reader went away early.
-    records.return(undefined);
+    await records.return(undefined);
   }
   return ExitCode.Ok;
 };

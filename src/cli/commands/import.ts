@@ -10,7 +10,11 @@ import { warnOn } from '../words.js';
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'nothing was imported');
+  const { manifestArg, manifest, options } = await openBatch(
+    { values, positionals },
+    io,
+    'nothing was imported',
+  );
   const summary = await importJobs(manifest, {
     ...options,
     ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),

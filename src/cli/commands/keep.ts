@@ -6,7 +6,7 @@ import type { Command } from '../io.js';
 
 /** `mediabatch keep <manifest> ID:TAKE... | @FILE`: the library records the keepers, this says which. */
 export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = openBatch({ values, positionals }, io, 'nothing was kept');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was kept');
   const entries = readListEntries(positionals.slice(1), io.cwd, 'keep');
   io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries }), io.cwd));
   return ExitCode.Ok;

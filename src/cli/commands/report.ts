@@ -6,11 +6,11 @@ import type { Command } from '../io.js';
 
 /** `report`: every item with every attempt, as text or as the gallery page (docs/gallery.md). */
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = openBatch({ values, positionals }, io, 'no report was made');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'no report was made');
   if (values.html === undefined) {
     if (values['url-lifetime'] !== undefined)
       throw new UserError('--url-lifetime goes with --html: only the gallery page links to the outputs');
-    const { status, attempts, ledger, generatedAt } = report(manifest, options);
+    const { status, attempts, ledger, generatedAt } = await report(manifest, options);
     io.stdout.write(renderReportText(status, attempts, ledger, generatedAt));
     return ExitCode.Ok;
   }

@@ -8,8 +8,12 @@ import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = openBatch({ values, positionals }, io, 'no status can be shown');
-  const { ledger, ...document } = status(manifest, { ...options, verify: values.verify });
+  const { manifestArg, manifest, options } = await openBatch(
+    { values, positionals },
+    io,
+    'no status can be shown',
+  );
+  const { ledger, ...document } = await status(manifest, { ...options, verify: values.verify });
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)

@@ -1,7 +1,7 @@
 import type { NewAttempt } from '../attempt-writes.js';
 import type { Admission, Admitted, BatchJob, JobView } from '../ledger.js';
-import type { SyncRunnerClaims } from '../sync-ledger.js';
 import type { AttemptRecord } from '../records.js';
+import type { SyncRunnerClaims } from '../sync-ledger.js';
 import { BATCH_LOCK, insertAttempt, moneyTotals } from './pg-attempts.js';
 import { currentRevision } from './pg-definitions.js';
 import type { PgLedgerConnection } from './pg-ledger-connection.js';

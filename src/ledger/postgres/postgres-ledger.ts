@@ -8,7 +8,6 @@ import type {
   PriceSample,
   SavedFileFacts,
 } from '../ledger.js';
-import type { SyncLedger } from '../sync-ledger.js';
 import type {
   AttemptRecord,
   BatchDump,
@@ -24,6 +23,7 @@ import type {
 } from '../records.js';
 import type { ReusableTake, ReusedTake } from '../reused-take.js';
 import { recordReused } from '../reused-take.js';
+import type { SyncLedger } from '../sync-ledger.js';
 import * as attempts from './pg-attempts.js';
 import * as whole from './pg-batch-dump.js';
 import { liveHosts, liveRuns, PgClaims } from './pg-claims.js';

@@ -44,12 +44,12 @@ function withoutClock(result: CliResult): CliResult {
   return { ...result, stdout: result.stdout.replace(/"seconds_left": \d+/g, '"seconds_left": 0') };
 }
 
-function dumpOf(location: LedgerLocation, dir: string): BatchDump {
-  const ledger = openLedger(location, 'moving', join(dir, 'batch.yaml'), { readonly: true });
+async function dumpOf(location: LedgerLocation, dir: string): Promise<BatchDump> {
+  const ledger = await openLedger(location, 'moving', join(dir, 'batch.yaml'), { readonly: true });
   try {
-    return ledger.dumpBatch();
+    return await ledger.dumpBatch();
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -64,8 +64,8 @@ describe('mediabatch copy-ledger between SQLite files', () => {
     expect(copied.stdout).toMatch(
       /moving: copied 6 item\(s\), 6 attempt\(s\), 3 file\(s\), \d+ event\(s\) and 2 run\(s\)/,
     );
-    expect(normalised(dumpOf(sqlite(join(dir, 'copy.sqlite')), dir))).toEqual(
-      normalised(dumpOf(sqlite(ledger), dir)),
+    expect(normalised(await dumpOf(sqlite(join(dir, 'copy.sqlite')), dir))).toEqual(
+      normalised(await dumpOf(sqlite(ledger), dir)),
     );
 
     const before = fingerprint(join(dir, 'copy.sqlite'));
@@ -101,7 +101,7 @@ describe('mediabatch copy-ledger between SQLite files', () => {
     ]);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/no ledger at .*none\.sqlite/)]);
     // A file that holds another batch only.
-    openLedger(sqlite(join(dir, 'other.sqlite')), 'another', join(dir, 'batch.yaml')).close();
+    await (await openLedger(sqlite(join(dir, 'other.sqlite')), 'another', join(dir, 'batch.yaml'))).close();
     const other = await cli(dir, [
       'copy-ledger',
       'batch.yaml',
@@ -160,9 +160,9 @@ describe.skipIf(skipPostgresTests)('mediabatch copy-ledger SQLite -> PostgreSQL 
     }
     expect(JSON.parse(first.status.stdout).totals.items).toBe(6);
 
-    const rows = normalised(dumpOf(sqlite(ledger), dir));
-    expect(normalised(dumpOf(postgresLocation(url, {}), dir))).toEqual(rows);
-    expect(normalised(dumpOf(sqlite(join(dir, 'back.sqlite')), dir))).toEqual(rows);
+    const rows = normalised(await dumpOf(sqlite(ledger), dir));
+    expect(normalised(await dumpOf(postgresLocation(url, {}), dir))).toEqual(rows);
+    expect(normalised(await dumpOf(sqlite(join(dir, 'back.sqlite')), dir))).toEqual(rows);
   });
 
   it('reads the same from the PostgreSQL ledger itself (status --json, export)', async () => {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AttemptRecord, ItemState, JobSnapshot } from '../../../src/ledger/records.js';
-import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
+import type { Ledger } from '../../../src/ledger/ledger.js';
+import { openLedger } from '../../../src/ledger/open-ledger.js';
 import { loadManifest, type Manifest, type ManifestItem } from '../../../src/manifest/index.js';
 import { parseUsdStrict } from '../../../src/money.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
@@ -33,9 +34,15 @@ export class LedgerBuilder {
   readonly manifest: Manifest;
   readonly #seqs = new Map<string, number>();
 
-  constructor(dir: string, manifest: Manifest) {
+  private constructor(ledger: Ledger, manifest: Manifest) {
     this.manifest = manifest;
-    this.ledger = Ledger.open(ledgerPath(dir, manifest), manifest.name, manifest.file);
+    this.ledger = ledger;
+  }
+
+  static async open(dir: string, manifest: Manifest): Promise<LedgerBuilder> {
+    const path = ledgerPath(dir, manifest);
+    const ledger = await openLedger({ kind: 'sqlite', path, shown: path }, manifest.name, manifest.file);
+    return new LedgerBuilder(ledger, manifest);
   }
 
   item(id: string): ManifestItem {
@@ -49,8 +56,8 @@ export class LedgerBuilder {
     id: string,
     state: ItemState,
     extra: { stale?: boolean; errorCode?: string; errorMessage?: string } = {},
-  ): void {
-    this.ledger.putItems([
+  ): Promise<void> {
+    return this.ledger.putItems([
       {
         itemId: id,
         state,
@@ -62,7 +69,7 @@ export class LedgerBuilder {
   }
 
   /** Write-ahead attempt with the exact body run would send; no answer yet. */
-  prepare(id: string, reservedUsd = '0', item: ManifestItem = this.item(id)): AttemptRecord {
+  prepare(id: string, reservedUsd = '0', item: ManifestItem = this.item(id)): Promise<AttemptRecord> {
     const seq = (this.#seqs.get(id) ?? 0) + 1;
     this.#seqs.set(id, seq);
     keyCounter += 1;
@@ -77,12 +84,12 @@ export class LedgerBuilder {
   }
 
   /** A job accepted at `amountUsd`, then seen in `status`. */
-  job(
+  async job(
     attempt: AttemptRecord,
     amountUsd: string,
     status: string,
     extra: Partial<JobSnapshot> = {},
-  ): AttemptRecord {
+  ): Promise<AttemptRecord> {
     const snapshot: JobSnapshot = {
       jobId: `job_${attempt.itemId}_${attempt.seq}`,
       status: 'queued',
@@ -93,45 +100,45 @@ export class LedgerBuilder {
       expiresAt: null,
       completedAt: null,
     };
-    const accepted = this.ledger.recordAccepted(attempt.id, 202, snapshot);
+    const accepted = await this.ledger.recordAccepted(attempt.id, 202, snapshot);
     if (status === 'queued') return accepted;
     return this.ledger.recordJob(attempt.id, { ...snapshot, status, ...extra });
   }
 
   /** A finished item: paid, succeeded, its file on disk and in the ledger. */
-  done(id: string, amountUsd: string, item: ManifestItem = this.item(id)): AttemptRecord {
-    this.put(id, 'pending');
-    const attempt = this.job(this.prepare(id, '0', item), amountUsd, 'succeeded', finished(48));
+  async done(id: string, amountUsd: string, item: ManifestItem = this.item(id)): Promise<AttemptRecord> {
+    await this.put(id, 'pending');
+    const attempt = await this.job(await this.prepare(id, '0', item), amountUsd, 'succeeded', finished(48));
     const path = join(this.manifest.outputDir, `${id}.mp4`);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `video of ${id}`);
     const sha256 = createHash('sha256').update(`video of ${id}`).digest('hex');
-    this.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: `video of ${id}`.length, sha256 }]);
-    this.ledger.setItemState(id, { state: 'done' });
+    await this.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: `video of ${id}`.length, sha256 }]);
+    await this.ledger.setItemState(id, { state: 'done' });
     return attempt;
   }
 
   /** A job that failed (refunded) and the item left in `state` with `code`. */
-  failed(
+  async failed(
     id: string,
     amountUsd: string,
     code: string,
     message: string,
     state: ItemState = 'failed',
-  ): AttemptRecord {
-    this.put(id, 'pending');
-    const attempt = this.job(this.prepare(id), amountUsd, 'failed', {
+  ): Promise<AttemptRecord> {
+    await this.put(id, 'pending');
+    const attempt = await this.job(await this.prepare(id), amountUsd, 'failed', {
       refundedMicros: parseUsdStrict(amountUsd),
       errorCode: code,
       errorMessage: message,
       completedAt: new Date().toISOString(),
     });
-    this.ledger.setItemState(id, { state, errorCode: code, errorMessage: message });
+    await this.ledger.setItemState(id, { state, errorCode: code, errorMessage: message });
     return attempt;
   }
 
-  close(): void {
-    this.ledger.close();
+  close(): Promise<void> {
+    return this.ledger.close();
   }
 }
 

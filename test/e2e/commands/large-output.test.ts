@@ -30,7 +30,7 @@ const YAML = 'version: 1\nname: big\ninput: {seconds: 6, definition: 720p}\nitem
 /** An item of a later take with its file saved, as run --redo leaves it. */
 function redo(b: LedgerBuilder, n: number): void {
   const item = b.item(id(n));
-  const attempt = b.ledger.prepareAttempt({
+  const attempt = await b.ledger.prepareAttempt({
     itemId: id(n),
     seq: 2,
     idempotencyKey: `mb_take2_${n}`,
@@ -39,31 +39,31 @@ function redo(b: LedgerBuilder, n: number): void {
     reservedMicros: 0,
     take: 2,
   });
-  b.job(attempt, '0.45', 'succeeded', finished(48));
+  await b.job(attempt, '0.45', 'succeeded', finished(48));
   const path = join(b.manifest.outputDir, `${id(n)}.take2.mp4`);
   // On disk as recorded (status and plan look at every saved file).
   writeFileSync(path, 'x');
-  b.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: 1, sha256: 'x' }]);
-  b.ledger.setItemState(id(n), { state: 'done' });
+  await b.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: 1, sha256: 'x' }]);
+  await b.ledger.setItemState(id(n), { state: 'done' });
 }
 
 /** Done, failed, running, interrupted and new items, takes, three removed items, a stray file. */
 function bigProject(): { dir: string; manifest: Manifest; path: string } {
   const { dir, manifest: earlier } = project(YAML, { 'all.jsonl': jsonl(ITEMS + 3) });
-  const b = new LedgerBuilder(dir, earlier);
-  b.ledger.atomically(() => {
+  const b = await LedgerBuilder.open(dir, earlier);
+  await b.ledger.atomically(() => {
     for (let n = 0; n < ITEMS + 3; n += 1) {
-      if (n % 50 === 0) b.failed(id(n), '0.40', 'content_rejected', `clip ${n} was refused`);
-      else if (n % 50 === 25) b.failed(id(n), '0.40', 'retries_exhausted', `clip ${n} kept failing`);
+      if (n % 50 === 0) await b.failed(id(n), '0.40', 'content_rejected', `clip ${n} was refused`);
+      else if (n % 50 === 25) await b.failed(id(n), '0.40', 'retries_exhausted', `clip ${n} kept failing`);
       else if (n % 40 === 1) {
-        b.put(id(n), 'pending');
-        b.job(b.prepare(id(n)), '0.40', 'running');
-      } else if (n % 50 === 2) b.put(id(n), 'pending');
-      else if (n < 2_300 || n >= ITEMS) b.done(id(n), '0.40');
+        await b.put(id(n), 'pending');
+        await b.job(await b.prepare(id(n)), '0.40', 'running');
+      } else if (n % 50 === 2) await b.put(id(n), 'pending');
+      else if (n < 2_300 || n >= ITEMS) await b.done(id(n), '0.40');
     }
     for (const n of [3, 103, 203]) redo(b, n);
   });
-  b.close();
+  await b.close();
   writeFileSync(join(dir, 'all.jsonl'), jsonl(ITEMS));
   writeFileSync(join(earlier.outputDir, 'stranger.mp4'), 'not ours');
   const current = loadManifest(join(dir, 'batch.yaml'));

@@ -26,9 +26,9 @@ async function sandbox(config: SandboxConfigInput = {}): Promise<SandboxHandle> 
 /** One item paid at 0.25, so the two others are estimated at 0.50 together. */
 function pricedProject() {
   const { dir, manifest } = project(MANIFEST);
-  const builder = new LedgerBuilder(dir, manifest);
-  builder.done('seen', '0.25');
-  builder.close();
+  const builder = await LedgerBuilder.open(dir, manifest);
+  await builder.done('seen', '0.25');
+  await builder.close();
   return dir;
 }
 

@@ -25,28 +25,28 @@ items:
  */
 function situation() {
   const { dir, manifest } = project(MANIFEST);
-  const b = new LedgerBuilder(dir, manifest);
-  b.done('done-1', '0.25');
+  const b = await LedgerBuilder.open(dir, manifest);
+  await b.done('done-1', '0.25');
   // Done for an older prompt: the manifest's request is another video now.
-  b.done('changed-1', '0.25', {
+  await b.done('changed-1', '0.25', {
     ...b.item('changed-1'),
     input: { ...b.item('changed-1').input, prompt: 'an older prompt' },
   });
-  b.put('changed-1', 'done', { stale: true });
-  b.put('unanswered-1', 'pending');
-  b.prepare('unanswered-1', '0.30');
-  b.put('running-1', 'pending');
-  b.job(b.prepare('running-1'), '0.40', 'running');
-  b.failed('retry-1', '0.25', 'retries_exhausted', 'processing_failed three times');
-  b.put('expired-1', 'pending');
-  b.job(b.prepare('expired-1'), '0.25', 'succeeded', finished(-1));
-  b.ledger.setItemState('expired-1', {
+  await b.put('changed-1', 'done', { stale: true });
+  await b.put('unanswered-1', 'pending');
+  await b.prepare('unanswered-1', '0.30');
+  await b.put('running-1', 'pending');
+  await b.job(await b.prepare('running-1'), '0.40', 'running');
+  await b.failed('retry-1', '0.25', 'retries_exhausted', 'processing_failed three times');
+  await b.put('expired-1', 'pending');
+  await b.job(await b.prepare('expired-1'), '0.25', 'succeeded', finished(-1));
+  await b.ledger.setItemState('expired-1', {
     state: 'expired',
     errorCode: 'expired',
     errorMessage: 'outputs deleted',
   });
-  b.failed('failed-1', '0.25', 'content_rejected', 'moderation');
-  b.close();
+  await b.failed('failed-1', '0.25', 'content_rejected', 'moderation');
+  await b.close();
   return { dir, manifest, ledger: ledgerPath(dir, manifest) };
 }
 
@@ -237,9 +237,9 @@ items:
   - {id: third, prompt: c}
   - {id: fourth, prompt: d}
 `);
-    const b = new LedgerBuilder(dir, manifest);
-    b.done('first', '0.40');
-    b.close();
+    const b = await LedgerBuilder.open(dir, manifest);
+    await b.done('first', '0.40');
+    await b.close();
     const doc = JSON.parse((await runCli(['plan', 'batch.yaml', '--json'], { cwd: dir })).stdout);
     expect(doc.items.map((item: { plan: string }) => item.plan)).toEqual([
       'done',

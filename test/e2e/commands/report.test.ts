@@ -17,17 +17,17 @@ items:
 /** A done item, a failed one whose service message carries markup and a signed URL, a retried one. */
 function situation() {
   const { dir, manifest } = project(MANIFEST);
-  const b = new LedgerBuilder(dir, manifest);
-  b.done('good', '0.30');
-  b.failed(
+  const b = await LedgerBuilder.open(dir, manifest);
+  await b.done('good', '0.30');
+  await b.failed(
     'evil',
     '0.30',
     'content_rejected',
     '<script>alert(1)</script> see https://cdn.example/x.mp4?sig=TOPSECRET',
   );
-  b.failed('retried', '0.30', 'processing_failed', 'generation failed', 'pending');
-  b.done('retried', '0.30');
-  b.close();
+  await b.failed('retried', '0.30', 'processing_failed', 'generation failed', 'pending');
+  await b.done('retried', '0.30');
+  await b.close();
   return { dir, manifest, ledger: ledgerPath(dir, manifest) };
 }
 

@@ -18,12 +18,12 @@ items:
 /** done, failed (refunded), succeeded-but-unsaved expiring in 3 h, and pending. */
 function situation() {
   const { dir, manifest } = project(MANIFEST);
-  const builder = new LedgerBuilder(dir, manifest);
-  builder.done('beach-sunrise', '0.40');
-  builder.failed('city-night', '0.40', 'content_rejected', 'the provider rejected the prompt');
-  builder.put('late-save', 'pending');
-  builder.job(builder.prepare('late-save'), '0.30', 'succeeded', finished(3));
-  builder.close();
+  const builder = await LedgerBuilder.open(dir, manifest);
+  await builder.done('beach-sunrise', '0.40');
+  await builder.failed('city-night', '0.40', 'content_rejected', 'the provider rejected the prompt');
+  await builder.put('late-save', 'pending');
+  await builder.job(await builder.prepare('late-save'), '0.30', 'succeeded', finished(3));
+  await builder.close();
   return { dir, manifest, ledger: ledgerPath(dir, manifest) };
 }
 
@@ -150,14 +150,14 @@ describe('mediabatch status', () => {
 
   it('cleans control characters out of service messages', async () => {
     const { dir, manifest } = project(MANIFEST);
-    const builder = new LedgerBuilder(dir, manifest);
-    builder.failed(
+    const builder = await LedgerBuilder.open(dir, manifest);
+    await builder.failed(
       'city-night',
       '0.40',
       'content_rejected',
       'bad\u001b[2J\rprompt https://cdn.example/f.mp4?sig=SECRET',
     );
-    builder.close();
+    await builder.close();
     const result = await runCli(['status', 'batch.yaml'], { cwd: dir });
     expect(result.stdout).not.toContain('\u001b');
     expect(result.stdout).not.toContain('SECRET');
