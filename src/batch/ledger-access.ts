@@ -93,7 +93,7 @@ export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas):
 export function openLedgerForWriting(
   location: LedgerLocation,
   manifest: Manifest,
-  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean },
+  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean; onWaiting?: (waitMs: number) => void },
 ): Promise<Ledger> {
   return openLedgerOrRefuse(location, manifest, shared, 'nothing was submitted');
 }
@@ -105,13 +105,20 @@ export function openLedgerForWriting(
 export async function openLedgerOrRefuse(
   location: LedgerLocation,
   manifest: Manifest,
-  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean; readonly?: boolean },
+  shared: {
+    leaseMs: number;
+    reconnectWithinMs: number;
+    runner?: boolean;
+    readonly?: boolean;
+    onWaiting?: (waitMs: number) => void;
+  },
   outcome: string,
 ): Promise<Ledger> {
   try {
     return await openLedger(location, manifest.name, manifest.file, {
       leaseMs: shared.leaseMs,
       reconnectWithinMs: shared.reconnectWithinMs,
+      ...(shared.onWaiting ? { onWaiting: shared.onWaiting } : {}),
       ...(shared.readonly ? { readonly: true } : {}),
       ...(shared.runner ? { runnerId: newRunnerId() } : {}),
     });
@@ -138,6 +145,7 @@ export async function openRunLedger(
     cwd: string;
     leaseMs: number;
     reconnectWithinMs: number;
+    onWaiting?: (waitMs: number) => void;
   },
 ): Promise<Ledger> {
   const ledgerPath = location.shown;

@@ -6,7 +6,7 @@ import { systemClock } from '../runner/clock.js';
 import type { RunReporter } from '../runner/reporter.js';
 import { runBatch } from '../runner/run-loop.js';
 import type { SizeGuess } from '../runner/save-estimate.js';
-import type { StopReason } from '../runner/stop-rules.js';
+import { formatDuration, type StopReason } from '../runner/stop-rules.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
@@ -108,6 +108,12 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
       cwd: batch.cwd,
       leaseMs: batch.settings.leaseMs,
       reconnectWithinMs: batch.settings.reconnectWithinMs,
+      onWaiting: (waitMs) =>
+        view.warn({
+          code: 'ledger_waiting',
+          message: `the ledger's database ${batch.ledger.shown} stopped answering: waiting up to ${formatDuration(waitMs)} for it, then the run stops (no item fails)`,
+          fields: { waitSeconds: Math.round(waitMs / 1000) },
+        }),
     });
     held.ledger = ledger;
     // Before any request: a shared batch runs one definition (docs/shared-ledger.md).

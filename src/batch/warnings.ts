@@ -28,6 +28,8 @@ export const WARNING_CODES = [
   'gallery_not_written',
   /** A shared ledger's runners on other machines cannot reach this machine's own output folder. */
   'output_not_shared',
+  /** A shared ledger's database stopped answering: a step waits for it (`waitSeconds`), said once per wait. */
+  'ledger_waiting',
   /** A run ends having seen failed or canceled jobs the service left charged (`jobs`, `owed_usd`; docs/audit.md). */
   'refund_missing',
 ] as const;

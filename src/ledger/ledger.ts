@@ -56,6 +56,8 @@ export interface Admitted {
   noRoom: string[];
   /** The batch's current revision when it is not the one this runner started with (nothing admitted); else null. */
   redefined: number | null;
+  /** The batch's slots in use by all its runners once these were admitted (unanswered POSTs and unfinished jobs). */
+  batchInUse?: number;
 }
 
 /** One revision of a shared batch's definition (docs/shared-ledger.md), as its ledger stores it. */

@@ -72,6 +72,8 @@ export interface OpenLedgerOptions {
   /** A shared ledger's lease and how long a step waits for its database (docs/shared-ledger.md). */
   leaseMs?: number;
   reconnectWithinMs?: number;
+  /** Called once each time a step starts waiting for a database that stopped answering, with how long it will wait. */
+  onWaiting?: (waitMs: number) => void;
 }
 
 /** Thirty seconds: a dead runner's items are adopted this long after its last renewal. */

@@ -6,6 +6,11 @@ export interface ProgressSnapshot {
   /** This batch's unfinished jobs and unanswered POSTs. */
   unfinished: number;
   slotLimit: number;
+  /**
+   * A batch several runners share: its slots in use by all of them, as this runner last learnt it
+   * (each admission says); `unfinished` is this runner's share. Null for a batch one run holds.
+   */
+  batchInUse: number | null;
   downloadsActive: number;
   downloadsQueued: number;
   spentMicros: number;

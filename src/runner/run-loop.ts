@@ -228,6 +228,7 @@ async function reportProgress(run: RunContext, final = false): Promise<void> {
     byState: run.state.countByState(),
     unfinished: run.state.unfinished,
     slotLimit: run.state.slotLimit,
+    batchInUse: run.shared?.batchInUse ?? null,
     downloadsActive: run.downloads.activeCount,
     downloadsQueued: run.downloads.queuedCount,
     spentMicros: spentMicros(money),

@@ -23,9 +23,19 @@ export class SharedWork {
   readonly #published = new Map<string, string>();
   /** As the batch's lister: other runners' jobs the service does not show this run (shared-look.ts). */
   readonly #unseen = new Set<string>();
+  #batchInUse: number | null = null;
 
   constructor(claims: RunnerClaims) {
     this.claims = claims;
+  }
+
+  /** The batch's slots in use by all its runners, as the last admission said (Admitted.batchInUse). */
+  get batchInUse(): number | null {
+    return this.#batchInUse;
+  }
+
+  admittedWith(inUse: number | undefined): void {
+    if (inUse !== undefined) this.#batchInUse = inUse;
   }
 
   /** Renewals per lease: a runner stalled for two of them still keeps its items. */

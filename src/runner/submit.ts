@@ -131,6 +131,7 @@ async function admitShared(
     budgetMicros,
     revision: definition?.revision ?? null,
   });
+  shared.admittedWith(result.batchInUse);
   const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
   const now = run.deps.clock.now();
   if (result.redefined !== null) await stopRedefined(run, result.redefined);

@@ -40,6 +40,7 @@ export class NdjsonReporter implements RunReporter {
       by_state: snapshot.byState,
       slots_in_use: snapshot.unfinished,
       slot_limit: snapshot.slotLimit,
+      batch_slots_in_use: snapshot.batchInUse,
       downloads_active: snapshot.downloadsActive,
       downloads_queued: snapshot.downloadsQueued,
       spent_usd: formatUsd(snapshot.spentMicros),

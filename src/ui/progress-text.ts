@@ -26,7 +26,7 @@ export function summarize(snapshot: ProgressSnapshot): string {
     byState.failed ? `${byState.failed} failed` : '',
     byState.budget_exceeded ? `${byState.budget_exceeded} over budget` : '',
     byState.expired ? `${byState.expired} expired` : '',
-    `${snapshot.unfinished}/${snapshot.slotLimit} slots in use`,
+    slotsText(snapshot),
     snapshot.downloadsActive + snapshot.downloadsQueued
       ? `${snapshot.downloadsActive + snapshot.downloadsQueued} downloading`
       : '',
@@ -34,4 +34,11 @@ export function summarize(snapshot: ProgressSnapshot): string {
     snapshot.draining ? 'draining' : '',
   ];
   return parts.filter(Boolean).join(', ');
+}
+
+/** This run's slots; on a shared batch, the batch's slots in use by every runner, and this runner's share. */
+export function slotsText(snapshot: Pick<ProgressSnapshot, 'unfinished' | 'slotLimit' | 'batchInUse'>): string {
+  if (snapshot.batchInUse === null) return `${snapshot.unfinished}/${snapshot.slotLimit} slots in use`;
+  const inUse = Math.max(snapshot.batchInUse, snapshot.unfinished);
+  return `${inUse}/${snapshot.slotLimit} slots of the batch in use, ${snapshot.unfinished} by this runner`;
 }

@@ -3,7 +3,7 @@ import { formatUsdHuman, humanUsd } from '../money.js';
 import { notFittingLine } from '../runner/budget-words.js';
 import type { ProgressSnapshot } from '../runner/reporter.js';
 import type { StopReason } from '../runner/stop-rules.js';
-import { itemChangeLine, logLine } from './progress-text.js';
+import { itemChangeLine, logLine, slotsText } from './progress-text.js';
 
 /**
  * What `run`'s terminal view says, as plain data and words: pure, so every word and number a
@@ -114,7 +114,7 @@ export class RunViewState {
     const lines = [
       `${head}: ${finished}/${s.total} finished, ${this.#eta(finished, s.total, nowMs)}`,
       `done ${c.done} · failed ${c.failed} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
-      `slots ${s.unfinished}/${s.slotLimit} in use · ${money(s)}`,
+      `${slotsText(s)} · ${money(s)}`,
     ];
     if (s.draining && !this.#ended)
       lines.push(

@@ -93,7 +93,7 @@ export class PgClaims implements SyncRunnerClaims {
         committed += attempt.reservedMicros;
       }
     }
-    return { admitted, elsewhere, noRoom };
+    return { admitted, elsewhere, noRoom, batchInUse: open };
   }
 
   claimUnsent(itemId: string, knownSeq: number): boolean {
