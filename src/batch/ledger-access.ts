@@ -93,7 +93,12 @@ export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas):
 export function openLedgerForWriting(
   location: LedgerLocation,
   manifest: Manifest,
-  shared: { leaseMs: number; reconnectWithinMs: number; runner?: boolean; onWaiting?: (waitMs: number) => void },
+  shared: {
+    leaseMs: number;
+    reconnectWithinMs: number;
+    runner?: boolean;
+    onWaiting?: (waitMs: number) => void;
+  },
 ): Promise<Ledger> {
   return openLedgerOrRefuse(location, manifest, shared, 'nothing was submitted');
 }

@@ -18,6 +18,7 @@ import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
 import { batchRows, copiedTakeLost, reuseSavedTakes, twinsOf } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
+import { namesOf } from './shown-ids.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
 import { verifySavedFiles } from './verify-saved.js';
@@ -70,6 +71,13 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
     return tracked ? [tracked.item] : [];
   });
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() });
+  // Said once per adoption, not once per item; items another runner finished are no adoption.
+  const adopted = items.filter((item) => !isSettled(run, item.id)).map((item) => item.id);
+  if (adopted.length > 0)
+    run.deps.reporter.log(
+      'info',
+      `adopting ${namesOf(adopted)}: another runner of this batch let ${adopted.length === 1 ? 'it' : 'them'} go unfinished (its lease lapsed)`,
+    );
   for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
 }
 

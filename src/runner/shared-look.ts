@@ -67,7 +67,9 @@ async function listForBatch(run: RunContext, batchJobs: readonly BatchJob[]): Pr
     else fetched.push(answer.data);
   }
   if (fetched.length > 0) await publish(run, fetched.map(viewOf), unfinished);
-  run.deps.reporter.log('info', `polled for the batch: ${wanted.size} job(s) unfinished`);
+  // At most one line per look interval, however often the runner looks.
+  if (shared.lookLineDue(run.deps.clock.now(), run.pollIntervalMs))
+    run.deps.reporter.log('info', `polled for the batch: ${wanted.size} job(s) unfinished`);
   return finished;
 }
 

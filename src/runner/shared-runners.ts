@@ -24,6 +24,7 @@ export class SharedWork {
   /** As the batch's lister: other runners' jobs the service does not show this run (shared-look.ts). */
   readonly #unseen = new Set<string>();
   #batchInUse: number | null = null;
+  #lookLineAt = Number.NEGATIVE_INFINITY;
 
   constructor(claims: RunnerClaims) {
     this.claims = claims;
@@ -32,6 +33,13 @@ export class SharedWork {
   /** The batch's slots in use by all its runners, as the last admission said (Admitted.batchInUse). */
   get batchInUse(): number | null {
     return this.#batchInUse;
+  }
+
+  /** Whether the lister's line is due: at most one per `intervalMs`. */
+  lookLineDue(now: number, intervalMs: number): boolean {
+    if (now < this.#lookLineAt + intervalMs) return false;
+    this.#lookLineAt = now;
+    return true;
   }
 
   admittedWith(inUse: number | undefined): void {

@@ -1,5 +1,6 @@
 import { adoptItems } from './restore.js';
 import type { RunContext } from './run-context.js';
+import { namesOf } from './shown-ids.js';
 
 /**
  * One turn of a run on a shared ledger (shared-runners.ts), when its leases are due: renews them,
@@ -16,6 +17,11 @@ export async function sharedTurn(run: RunContext): Promise<void> {
   if (idle) await shared.claims.release();
   const lost = await shared.claims.renew();
   for (const itemId of lost) dropWork(run, itemId);
+  if (lost.length > 0)
+    run.deps.reporter.log(
+      'warn',
+      `${namesOf(lost)}: another runner of this batch took ${lost.length === 1 ? 'it' : 'them'} over (this run's lease lapsed)`,
+    );
   const held = new Set(
     [...(await shared.claims.heldElsewhere())].filter((id) => run.state.item(id) !== undefined),
   );
@@ -29,10 +35,6 @@ function dropWork(run: RunContext, itemId: string): void {
   run.state.queue.remove(itemId);
   for (const [jobId, watched] of run.state.watchedJobs())
     if (watched.attempt.itemId === itemId) run.state.unwatch(jobId);
-  run.deps.reporter.log(
-    'warn',
-    `${itemId}: another runner of this batch took it over (this run's lease lapsed)`,
-  );
 }
 
 /** Nothing of this run's own in flight, queued or being saved. */

@@ -36,9 +36,16 @@ export function summarize(snapshot: ProgressSnapshot): string {
   return parts.filter(Boolean).join(', ');
 }
 
-/** This run's slots; on a shared batch, the batch's slots in use by every runner, and this runner's share. */
-export function slotsText(snapshot: Pick<ProgressSnapshot, 'unfinished' | 'slotLimit' | 'batchInUse'>): string {
-  if (snapshot.batchInUse === null) return `${snapshot.unfinished}/${snapshot.slotLimit} slots in use`;
-  const inUse = Math.max(snapshot.batchInUse, snapshot.unfinished);
-  return `${inUse}/${snapshot.slotLimit} slots of the batch in use, ${snapshot.unfinished} by this runner`;
+/**
+ * This run's slots in use; on a batch several runners share, the batch's slots in use by all of
+ * them, then this runner's share. `title`: the live view's wording (`slots 3/10 in use`).
+ */
+export function slotsText(
+  snapshot: Pick<ProgressSnapshot, 'unfinished' | 'slotLimit' | 'batchInUse'>,
+  title = false,
+): string {
+  const { unfinished, slotLimit, batchInUse } = snapshot;
+  const used = `${batchInUse === null ? unfinished : Math.max(batchInUse, unfinished)}/${slotLimit}`;
+  const words = title ? `slots ${used} in use` : `${used} slots in use`;
+  return batchInUse === null ? words : `${words} by the batch's runners, ${unfinished} by this one`;
 }

@@ -114,7 +114,7 @@ export class RunViewState {
     const lines = [
       `${head}: ${finished}/${s.total} finished, ${this.#eta(finished, s.total, nowMs)}`,
       `done ${c.done} · failed ${c.failed} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
-      `${slotsText(s)} · ${money(s)}`,
+      `${slotsText(s, true)} · ${money(s)}`,
     ];
     if (s.draining && !this.#ended)
       lines.push(

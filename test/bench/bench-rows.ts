@@ -1,4 +1,5 @@
 import type { BigSample } from './big-ledger-bench.js';
+import type { GrowthSample } from './growth-bench.js';
 import type { PaceSample } from './pace-bench.js';
 import type { Destination, TransferSample } from './s3-bench.js';
 import type { RateSample } from './s3-reference.js';
@@ -423,4 +424,29 @@ export function sharedReadRows(samples: readonly SharedReadSample[]): Row[] {
       ),
     ];
   });
+}
+
+/** Scenario 14: each size's first run and unchanged re-run, and the re-run's growth between sizes. */
+export function growthRows(samples: readonly GrowthSample[]): Row[] {
+  const rows: Row[] = [];
+  for (const items of [...new Set(samples.map((sample) => sample.items))]) {
+    const of = samples.filter((sample) => sample.items === items);
+    const label = items.toLocaleString('en-US');
+    rows.push(
+      ...rowsOf(`14 growth ${label}`, of, [
+        ['first run: CPU per item, user + system', 'ms', 3, (x) => x.firstCpuMs / items],
+        ['first run: peak RSS', 'MB', 1, (x) => x.firstRssMb],
+        [
+          'unchanged re-run: wall time',
+          's',
+          2,
+          (x) => x.againWallMs / 1000,
+          items <= 10_000 ? below(5) : below(10),
+        ],
+        ['unchanged re-run: CPU per item', 'ms', 3, (x) => x.againCpuMs / items],
+        ['unchanged re-run: peak RSS', 'MB', 1, (x) => x.againRssMb, below(300)],
+      ]),
+    );
+  }
+  return rows;
 }

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { chromiumMissing } from '../support/browser.js';
 import {
   exportRows,
+  growthRows,
   largeRows,
   paceRows,
   paceTable,
@@ -40,6 +41,7 @@ import {
 } from './big-ledger-bench.js';
 import { removeDir } from './fixtures.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
+import { GROWTH_SIZES, type GrowthSample, growthRun } from './growth-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
@@ -252,6 +254,18 @@ async function sharedReadsScenario(): Promise<void> {
   rows.push(...sharedReadRows(samples));
 }
 
+/** A first run and an unchanged re-run at each size (`growth-100k` adds 100,000 items, some minutes). */
+async function growthScenario(): Promise<void> {
+  const sizes = [...GROWTH_SIZES, ...(named('growth-100k') ? [100_000] : [])];
+  const samples: GrowthSample[] = [];
+  for (const items of sizes) {
+    log(`growth: ${items} items, a first run then an unchanged re-run`);
+    samples.push(await growthRun(items));
+  }
+  details.growth = samples;
+  rows.push(...growthRows(samples));
+}
+
 /** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
 async function sharedScenario(): Promise<void> {
   const samples = await sharedSamples(LONG_RUNS, log);
@@ -276,6 +290,7 @@ async function main(): Promise<void> {
   if (runs('view')) await viewScenario();
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();
+  if (named('growth') || named('growth-100k')) await growthScenario();
   if (named('shared-reads')) await sharedReadsScenario();
   if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
     details.gallery = await galleryRuns(LONG_RUNS, log);

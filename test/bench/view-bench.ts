@@ -60,6 +60,7 @@ async function feed(reporter: RunReporter, total: number, seconds = VIEW_SECONDS
     byState: { ...counts },
     unfinished: counts.in_flight,
     slotLimit: VIEW_SLOTS,
+    batchInUse: null,
     downloadsActive: 3,
     downloadsQueued: 0,
     spentMicros: counts.done * 40_000,

@@ -39,6 +39,7 @@ describe('the live view is a listr2 task list', () => {
       byState: counts({ pending: 3 }),
       unfinished: 0,
       slotLimit: 2,
+      batchInUse: null,
       downloadsActive: 0,
       downloadsQueued: 0,
       spentMicros: 0,

@@ -18,6 +18,7 @@ const snapshot: ProgressSnapshot = {
   byState: counts({ pending: 25, in_flight: 3, done: 10, failed: 1, budget_exceeded: 1 }),
   unfinished: 3,
   slotLimit: 3,
+  batchInUse: null,
   downloadsActive: 2,
   downloadsQueued: 1,
   spentMicros: 1_200_000,
@@ -37,6 +38,11 @@ describe("run's terminal view, as words (pure)", () => {
       ].join('\n'),
     );
     expect(view.saveTitle()).toBe('Save files: 10 items saved, 2 downloading, 1 queued');
+    // A batch several runners share: the batch's slots in use by all of them, and this runner's share.
+    view.progress({ ...snapshot, slotLimit: 10, batchInUse: 7 });
+    expect(view.generateTitle(60_000).split('\n')[2]).toBe(
+      "slots 7/10 in use by the batch's runners, 3 by this one · spent $1.20 of $10.00 (12%)",
+    );
     view.progress({ ...snapshot, draining: true });
     expect(view.generateTitle(60_000).split('\n').at(-1)).toBe(
       'stopping: no new submissions; jobs in flight are finished and saved (Ctrl-C again quits now)',
