@@ -3,7 +3,6 @@ import type { Manifest } from '../manifest/index.js';
 import type { RecordedRequest } from '../runner/item-plan.js';
 import type { FileProblems } from './file-problems.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
-import type { PlanInputs } from './plan-report.js';
 import type { PlanSource } from './plan-source.js';
 
 /**

@@ -12,7 +12,7 @@ import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } f
 import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
-import type { Decision, PlanLabel } from './plan-decisions.js';
+import type { PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
