@@ -22,7 +22,7 @@ export function listedOf(manifest: Manifest, only: ReadonlySet<string> | null): 
 }
 
 export function decideOptionsOf(
-  inputs: PlanInputs,
+  inputs: { regenerateExpired?: boolean; retryFailed?: boolean; redo?: readonly string[] },
   files: FileProblems | undefined,
   nowMs: number,
 ): DecideOptions {
