@@ -32,6 +32,7 @@ export const mutated = [
   'src/runner/renames.ts',
   'src/runner/kept-takes.ts',
   'src/runner/take-index.ts',
+  'src/runner/shown-ids.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
 import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../src/runner/request.js';
 import { benchDir, sizeOnDisk } from './fixtures.js';
@@ -26,10 +26,10 @@ export interface BigLedger {
   buildMs: number;
 }
 
-export function buildBigLedger(): BigLedger {
+export async function buildBigLedger(items = BIG_ITEMS): Promise<BigLedger> {
   const started = performance.now();
   const lines: string[] = [];
-  for (let i = 1; i <= BIG_ITEMS; i += 1) {
+  for (let i = 1; i <= items; i += 1) {
     const id = `shot-${String(i).padStart(6, '0')}`;
     lines.push(JSON.stringify({ id, prompt: `Catalogue clip ${i}: a paper lantern drifting at dusk` }));
   }
@@ -41,9 +41,9 @@ export function buildBigLedger(): BigLedger {
   const loaded = loadManifest(manifestFile);
   if (!loaded.ok) throw new Error(`bench manifest invalid: ${JSON.stringify(loaded.problems[0])}`);
   const ledgerPath = join(dir, '.mediabatch', `${NAME}.sqlite`);
-  const ledger = Ledger.open(ledgerPath, NAME, manifestFile);
+  const ledger = await openLedger({ kind: 'sqlite', path: ledgerPath, shown: ledgerPath }, NAME, manifestFile);
   const batchId = ledger.batchId;
-  ledger.close();
+  await ledger.close();
   fill(ledgerPath, batchId, loaded.manifest);
   return {
     dir,
@@ -113,7 +113,7 @@ function fill(ledgerPath: string, batchId: number, manifest: Manifest): void {
     });
     db.prepare(
       'INSERT INTO runs (batch_id, pid, started_at, ended_at, exit_code) VALUES (?, ?, ?, ?, 0)',
-    ).run(batchId, process.pid, iso(0), iso(BIG_ITEMS * 30 + 5000));
+    ).run(batchId, process.pid, iso(0), iso(manifest.items.length * 30 + 5000));
   })();
   db.close();
 }

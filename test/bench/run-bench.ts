@@ -120,21 +120,25 @@ async function scaleScenario(root: string | undefined, label: string, withTarget
   }
 }
 
-async function largeScenario(): Promise<void> {
-  log(`large: building a ${BIG_ITEMS}-item JSONL manifest and its all-done ledger`);
-  const big = buildBigLedger();
+/** `million`: 1,000,000 items, each command once and export with them (`npm run bench -- large-1m`). */
+async function largeScenario(million = false): Promise<void> {
+  const items = million ? 1_000_000 : BIG_ITEMS;
+  const runs = million ? 1 : LONG_RUNS;
+  log(`large: building a ${items}-item JSONL manifest and its all-done ledger`);
+  const big = await buildBigLedger(items);
   const commands: Record<string, BigSample[]> = {};
-  details.large = { ledgerBytes: big.ledgerBytes, buildMs: big.buildMs, commands };
+  details[million ? 'large1m' : 'large'] = { ledgerBytes: big.ledgerBytes, buildMs: big.buildMs, commands };
   try {
-    rows.push(single('4 100k ledger', 'ledger size on disk', 'MB', 1, big.ledgerBytes / 1024 / 1024));
-    for (const command of BIG_COMMANDS) {
+    const label = million ? '4m 1M ledger' : '4 100k ledger';
+    rows.push(single(label, 'ledger size on disk', 'MB', 1, big.ledgerBytes / 1024 / 1024));
+    for (const command of million ? [...BIG_COMMANDS, ...EXPORT_COMMANDS] : BIG_COMMANDS) {
       const samples: BigSample[] = [];
-      for (let i = 1; i <= LONG_RUNS; i += 1) {
-        log(`large: mediabatch ${command} (${i}/${LONG_RUNS})`);
+      for (let i = 1; i <= runs; i += 1) {
+        log(`large: mediabatch ${command} (${i}/${runs})`);
         samples.push(await bigCommand(big, command));
       }
       commands[command] = samples;
-      rows.push(...largeRows(command, samples));
+      rows.push(...largeRows(command, samples, million));
     }
   } finally {
     removeDir(big.dir);
@@ -143,7 +147,7 @@ async function largeScenario(): Promise<void> {
 
 async function exportScenario(): Promise<void> {
   log(`export: building a ${BIG_ITEMS}-item JSONL manifest and its all-done ledger`);
-  const big = buildBigLedger();
+  const big = await buildBigLedger();
   const commands: Record<string, BigSample[]> = {};
   details.export = { ledgerBytes: big.ledgerBytes, buildMs: big.buildMs, commands };
   try {
@@ -284,6 +288,7 @@ async function main(): Promise<void> {
     if (existsSync(TMPFS)) await scaleScenario(TMPFS, ' on tmpfs (diagnostic)', false);
   }
   if (runs('large')) await largeScenario();
+  if (named('large-1m')) await largeScenario(true);
   if (runs('export')) await exportScenario();
   if (runs('pace')) await paceScenarios();
   if (runs('wide')) await wideScenario();

@@ -27,7 +27,7 @@ export async function sharedReadSamples(
   log: (line: string) => void,
 ): Promise<SharedReadSample[]> {
   log('shared-reads: building the 100,000-item ledger and copying it into PostgreSQL');
-  const big = buildBigLedger();
+  const big = await buildBigLedger();
   const server = await startPostgresServer();
   try {
     const url = await server.createDatabase('reads');
