@@ -21,6 +21,7 @@ export default defineConfig({
       'test/downloads/saved-file-check.test.ts',
       'test/report/file-problems.test.ts',
       'test/runner/min-heap.test.ts',
+      'test/runner/shown-ids.test.ts',
       'test/runner/look-timing-rules.test.ts',
       'test/runner/look-budget.test.ts',
       'test/runner/poll-timing.test.ts',
