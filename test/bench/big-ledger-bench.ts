@@ -41,7 +41,11 @@ export async function buildBigLedger(items = BIG_ITEMS): Promise<BigLedger> {
   const loaded = loadManifest(manifestFile);
   if (!loaded.ok) throw new Error(`bench manifest invalid: ${JSON.stringify(loaded.problems[0])}`);
   const ledgerPath = join(dir, '.mediabatch', `${NAME}.sqlite`);
-  const ledger = await openLedger({ kind: 'sqlite', path: ledgerPath, shown: ledgerPath }, NAME, manifestFile);
+  const ledger = await openLedger(
+    { kind: 'sqlite', path: ledgerPath, shown: ledgerPath },
+    NAME,
+    manifestFile,
+  );
   const batchId = ledger.batchId;
   await ledger.close();
   fill(ledgerPath, batchId, loaded.manifest);

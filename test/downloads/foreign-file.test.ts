@@ -16,7 +16,9 @@ describe('a file the ledger did not write is never overwritten', () => {
     const target = join(dir, 'a.mp4');
     await expect(refuseForeignFile(target, facts('new'), async () => false)).resolves.toBeUndefined();
     writeFileSync(target, 'old take');
-    await expect(refuseForeignFile(target, facts('new'), async (path) => path === target)).resolves.toBeUndefined();
+    await expect(
+      refuseForeignFile(target, facts('new'), async (path) => path === target),
+    ).resolves.toBeUndefined();
     await expect(refuseForeignFile(target, facts('old take'), async () => false)).resolves.toBeUndefined();
   });
 
@@ -24,7 +26,9 @@ describe('a file the ledger did not write is never overwritten', () => {
     const dir = tempDir('foreign-');
     const target = join(dir, 'a.mp4');
     writeFileSync(target, 'made by hand');
-    await expect(refuseForeignFile(target, facts('new'), async (path) => path !== target)).rejects.toMatchObject({
+    await expect(
+      refuseForeignFile(target, facts('new'), async (path) => path !== target),
+    ).rejects.toMatchObject({
       code: 'EEXIST',
       message: `refusing to overwrite ${target}: this ledger did not write it; move it elsewhere (or change output.dir), then run again`,
     });

@@ -24,7 +24,7 @@ items:
  * running, a pending item, template variables, a service binding, two keepers, two runs (one
  * never ended) and the events all of that wrote.
  */
-export function richBatch(): { dir: string; ledger: string } {
+export async function richBatch(): Promise<{ dir: string; ledger: string }> {
   const { dir, manifest } = project(RICH_MANIFEST);
   const b = await LedgerBuilder.open(dir, manifest);
   await b.ledger.bindService('https://api.example.test/v1');
@@ -52,7 +52,9 @@ export function richBatch(): { dir: string; ledger: string } {
   const path = join(manifest.outputDir, 'two-takes.mp4');
   writeFileSync(path, 'take two');
   const sha256 = createHash('sha256').update('take two').digest('hex');
-  await b.ledger.recordFilesSaved(second.id, [{ idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 }]);
+  await b.ledger.recordFilesSaved(second.id, [
+    { idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 },
+  ]);
   await b.ledger.setItemState(item.id, { state: 'done' });
   // The earlier take kept over the newer one, and the single take of another item.
   await b.ledger.setKeepers([

@@ -394,7 +394,8 @@ describe('every error code, through the public API', () => {
       'the run to submit its job',
     );
     await waitUntil(
-      async () => (await status(manifest)).items.some((item) => item.state === 'in_flight' && item.job_id !== null),
+      async () =>
+        (await status(manifest)).items.some((item) => item.state === 'in_flight' && item.job_id !== null),
       20_000,
       'the ledger to record the job',
     );

@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { collectRows } from '../../src/collect-rows.js';
 import type { ItemState } from '../../src/ledger/records.js';
 import {
   type ExportFormat,
@@ -70,8 +71,8 @@ const record: fc.Arbitrary<ExportRecord> = fc.record({
   ),
 });
 
-const text = (records: ExportRecord[], format: ExportFormat, perChunk?: number) =>
-  [...exportChunks(records, format, perChunk)].join('');
+const text = async (records: ExportRecord[], format: ExportFormat, perChunk?: number) =>
+  (await collectRows(exportChunks(records, format, perChunk))).join('');
 
 /** What the export wrote when csv-stringify (default options) quoted every record. */
 function csvStringified(records: ExportRecord[]): string {
@@ -96,37 +97,47 @@ function jsonStringified(records: ExportRecord[]): string {
 }
 
 describe('exportChunks', () => {
-  it('writes CSV that reads back cell for cell, in any chunking', () => {
-    fc.assert(
-      fc.property(fc.array(record, { maxLength: 8 }), fc.integer({ min: 1, max: 4 }), (records, perChunk) => {
-        const rows = parse(text(records, 'csv', perChunk), { relax_column_count: false }) as string[][];
-        expect(rows).toEqual(parse(csvStringified(records)));
-        expect(rows[0]).toEqual(COLUMNS);
-        expect(rows).toHaveLength(records.length + 1);
-      }),
+  it('writes CSV that reads back cell for cell, in any chunking', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { maxLength: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (records, perChunk) => {
+          const rows = parse(await text(records, 'csv', perChunk), {
+            relax_column_count: false,
+          }) as string[][];
+          expect(rows).toEqual(parse(csvStringified(records)));
+          expect(rows[0]).toEqual(COLUMNS);
+          expect(rows).toHaveLength(records.length + 1);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
-  it('writes JSON Lines byte for byte as JSON.stringify does, keys in column order, in any chunking', () => {
-    fc.assert(
-      fc.property(fc.array(record, { maxLength: 8 }), fc.integer({ min: 1, max: 4 }), (records, perChunk) => {
-        const written = text(records, 'jsonl', perChunk);
-        expect(written).toBe(jsonStringified(records));
-        for (const line of written.split('\n').filter((each) => each !== '')) {
-          expect(Object.keys(JSON.parse(line))).toEqual(COLUMNS);
-        }
-      }),
+  it('writes JSON Lines byte for byte as JSON.stringify does, keys in column order, in any chunking', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { maxLength: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (records, perChunk) => {
+          const written = await text(records, 'jsonl', perChunk);
+          expect(written).toBe(jsonStringified(records));
+          for (const line of written.split('\n').filter((each) => each !== '')) {
+            expect(Object.keys(JSON.parse(line))).toEqual(COLUMNS);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
-  it('writes the CSV header alone when there is no record, and nothing for JSON Lines', () => {
-    expect(text([], 'csv')).toBe(`${COLUMNS.join(',')}\n`);
-    expect(text([], 'jsonl')).toBe('');
+  it('writes the CSV header alone when there is no record, and nothing for JSON Lines', async () => {
+    expect(await text([], 'csv')).toBe(`${COLUMNS.join(',')}\n`);
+    expect(await text([], 'jsonl')).toBe('');
   });
 
-  it('holds a few hundred records per chunk, never the whole export', () => {
+  it('holds a few hundred records per chunk, never the whole export', async () => {
     const one: ExportRecord = {
       id: 'a',
       state: 'done',
@@ -147,8 +158,8 @@ describe('exportChunks', () => {
       earlier_takes: [],
     };
     const records = Array.from({ length: 1_001 }, () => one);
-    expect([...exportChunks(records, 'jsonl')].length).toBe(5);
-    expect([...exportChunks(records, 'csv')].length).toBe(6);
+    expect(await collectRows(exportChunks(records, 'jsonl'))).toHaveLength(5);
+    expect(await collectRows(exportChunks(records, 'csv'))).toHaveLength(6);
   });
 });
 

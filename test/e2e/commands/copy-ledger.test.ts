@@ -57,7 +57,7 @@ const sqlite = (path: string): LedgerLocation => ({ kind: 'sqlite', path, shown:
 
 describe('mediabatch copy-ledger between SQLite files', () => {
   it('copies the batch whole into a new file, and refuses a second copy there, writing nothing', async () => {
-    const { dir, ledger } = richBatch();
+    const { dir, ledger } = await richBatch();
     const copied = await cli(dir, ['copy-ledger', 'batch.yaml', '--to', 'copy.sqlite']);
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
@@ -76,7 +76,7 @@ describe('mediabatch copy-ledger between SQLite files', () => {
   });
 
   it('refuses while a run holds the source (exit 3), and leaves no target file', async () => {
-    const { dir, ledger } = richBatch();
+    const { dir, ledger } = await richBatch();
     const holder = spawn(process.execPath, [LOCK_HOLDER, ledger], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((done) => holder.stdout.once('data', () => done()));
@@ -90,7 +90,7 @@ describe('mediabatch copy-ledger between SQLite files', () => {
   });
 
   it('refuses a source without the batch, or without a ledger (exit 2), and --to the source itself', async () => {
-    const { dir } = richBatch();
+    const { dir } = await richBatch();
     const missing = await cli(dir, [
       'copy-ledger',
       'batch.yaml',
@@ -131,7 +131,7 @@ describe.skipIf(skipPostgresTests)('mediabatch copy-ledger SQLite -> PostgreSQL 
   beforeAll(async () => {
     server = await startPostgresServer();
     url = await server.createDatabase('copy');
-    ({ dir, ledger } = richBatch());
+    ({ dir, ledger } = await richBatch());
   }, 40_000);
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AttemptRecord, ItemState, JobSnapshot } from '../../../src/ledger/records.js';
 import type { Ledger } from '../../../src/ledger/ledger.js';
 import { openLedger } from '../../../src/ledger/open-ledger.js';
+import type { AttemptRecord, ItemState, JobSnapshot } from '../../../src/ledger/records.js';
 import { loadManifest, type Manifest, type ManifestItem } from '../../../src/manifest/index.js';
 import { parseUsdStrict } from '../../../src/money.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
@@ -113,7 +113,9 @@ export class LedgerBuilder {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `video of ${id}`);
     const sha256 = createHash('sha256').update(`video of ${id}`).digest('hex');
-    await this.ledger.recordFilesSaved(attempt.id, [{ idx: 0, path, bytes: `video of ${id}`.length, sha256 }]);
+    await this.ledger.recordFilesSaved(attempt.id, [
+      { idx: 0, path, bytes: `video of ${id}`.length, sha256 },
+    ]);
     await this.ledger.setItemState(id, { state: 'done' });
     return attempt;
   }

@@ -24,7 +24,7 @@ async function sandbox(config: SandboxConfigInput = {}): Promise<SandboxHandle> 
 }
 
 /** One item paid at 0.25, so the two others are estimated at 0.50 together. */
-function pricedProject() {
+async function pricedProject() {
   const { dir, manifest } = project(MANIFEST);
   const builder = await LedgerBuilder.open(dir, manifest);
   await builder.done('seen', '0.25');
@@ -35,7 +35,7 @@ function pricedProject() {
 describe('mediabatch plan: GET /account', () => {
   it('shows wallet, balance and concurrency, and sends nothing but GET /account', async () => {
     const service = await sandbox();
-    const dir = pricedProject();
+    const dir = await pricedProject();
     const env = { MEDIAGEN_API_KEY: service.apiKey };
     const json = await runCli(['plan', 'batch.yaml', '--base-url', service.baseUrl, '--json'], {
       cwd: dir,
@@ -71,7 +71,7 @@ describe('mediabatch plan: GET /account', () => {
     const service = await sandbox({
       workspaces: [{ id: 'ws_demo', balance_usd: '0.30', wallet_enabled: false, concurrency_limit: 3 }],
     });
-    const dir = pricedProject();
+    const dir = await pricedProject();
     const result = await runCli(['plan', 'batch.yaml', '--base-url', service.baseUrl, '--json'], {
       cwd: dir,
       env: { MEDIAGEN_API_KEY: service.apiKey },
@@ -93,7 +93,7 @@ describe('mediabatch plan: GET /account', () => {
 
   it('a refused key exits 3, says so clearly, and never prints the key', async () => {
     const service = await sandbox();
-    const dir = pricedProject();
+    const dir = await pricedProject();
     const badKey = 'mg_wrong_secret_key_0123456789';
     for (const json of [true, false]) {
       const result = await runCli(
@@ -126,7 +126,7 @@ describe('mediabatch plan: GET /account', () => {
     const service = await sandbox();
     const closedUrl = service.baseUrl;
     await service.close();
-    const dir = pricedProject();
+    const dir = await pricedProject();
     const result = await runCli(['plan', 'batch.yaml', '--base-url', closedUrl], {
       cwd: dir,
       env: { MEDIAGEN_API_KEY: 'mg_some_key_0123456789', MEDIABATCH_PREFLIGHT_SECONDS: '0.3' },
@@ -143,7 +143,7 @@ describe('mediabatch plan: GET /account', () => {
 
   it('never prints credentials or a query string embedded in the base URL', async () => {
     const service = await sandbox();
-    const dir = pricedProject();
+    const dir = await pricedProject();
     const url = new URL(service.baseUrl);
     const withExtras = `http://user:pa55word@${url.host}${url.pathname}?token=hidden`;
     const result = await runCli(['plan', 'batch.yaml', '--base-url', withExtras], {

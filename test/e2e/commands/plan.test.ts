@@ -23,7 +23,7 @@ items:
  * Charged 0.25 x 5 + 0.40 = 1.65, refunded 0.50, so spent 1.15; reserved 0.30; budget left 1.55.
  * Prices seen: 0.25 for 6 s 720p, 0.40 for 8 s 720p, mean 0.275.
  */
-function situation() {
+async function situation() {
   const { dir, manifest } = project(MANIFEST);
   const b = await LedgerBuilder.open(dir, manifest);
   await b.done('done-1', '0.25');
@@ -52,7 +52,7 @@ function situation() {
 
 describe('mediabatch plan', () => {
   it('--json labels every item and totals what run would do', async () => {
-    const { dir } = situation();
+    const { dir } = await situation();
     const result = await runCli(['plan', 'batch.yaml', '--json'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -163,7 +163,7 @@ describe('mediabatch plan', () => {
   });
 
   it('shows the plan as a table with totals for people', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const result = await runCli(['plan', 'batch.yaml'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
@@ -194,7 +194,7 @@ describe('mediabatch plan', () => {
   });
 
   it('never modifies an existing ledger', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const before = fingerprint(ledger);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await runCli(['plan', 'batch.yaml'], { cwd: dir })).code).toBe(0);

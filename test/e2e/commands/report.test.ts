@@ -15,7 +15,7 @@ items:
 `;
 
 /** A done item, a failed one whose service message carries markup and a signed URL, a retried one. */
-function situation() {
+async function situation() {
   const { dir, manifest } = project(MANIFEST);
   const b = await LedgerBuilder.open(dir, manifest);
   await b.done('good', '0.30');
@@ -33,7 +33,7 @@ function situation() {
 
 describe('mediabatch report', () => {
   it('prints items and the per-attempt history with key prefixes only', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const before = fingerprint(ledger);
     const result = await runCli(['report', 'batch.yaml'], { cwd: dir });
     expect(result.stderr).toBe('');
@@ -55,7 +55,7 @@ describe('mediabatch report', () => {
   });
 
   it('--html writes one self-contained, escaped gallery with relative video sources', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const before = fingerprint(ledger);
     const result = await runCli(['report', 'batch.yaml', '--html', 'reports/today.html'], { cwd: dir });
     expect(result.code).toBe(0);

@@ -16,7 +16,7 @@ items:
 `;
 
 /** done, failed (refunded), succeeded-but-unsaved expiring in 3 h, and pending. */
-function situation() {
+async function situation() {
   const { dir, manifest } = project(MANIFEST);
   const builder = await LedgerBuilder.open(dir, manifest);
   await builder.done('beach-sunrise', '0.40');
@@ -29,7 +29,7 @@ function situation() {
 
 describe('mediabatch status', () => {
   it('--json prints the status document from the ledger alone', async () => {
-    const { dir } = situation();
+    const { dir } = await situation();
     const result = await runCli(['status', 'batch.yaml', '--json'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -86,7 +86,7 @@ describe('mediabatch status', () => {
   });
 
   it('prints a table, the totals and the expiry warning for people', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const result = await runCli(['status', 'batch.yaml'], { cwd: dir });
     expect(result.code).toBe(0);
     const [risk, blank, ...lines] = result.stdout.split('\n');
@@ -114,7 +114,7 @@ describe('mediabatch status', () => {
   });
 
   it('never modifies an existing ledger', async () => {
-    const { dir, ledger } = situation();
+    const { dir, ledger } = await situation();
     const before = fingerprint(ledger);
     await new Promise((resolve) => setTimeout(resolve, 20)); // an mtime change would be visible
     expect((await runCli(['status', 'batch.yaml'], { cwd: dir })).code).toBe(0);
@@ -140,7 +140,7 @@ describe('mediabatch status', () => {
   });
 
   it('honours --ledger', async () => {
-    const { dir } = situation();
+    const { dir } = await situation();
     const result = await runCli(['status', 'batch.yaml', '--ledger', 'elsewhere.sqlite', '--json'], {
       cwd: dir,
     });
