@@ -87,7 +87,7 @@ describe('editing an item never replaces what was paid for', () => {
     });
     await waitUntil(
       () => ledgerRows(p, "SELECT id FROM attempts WHERE state = 'accepted'").length === 2,
-      15_000,
+      30_000,
       'both jobs accepted',
     );
     killed.child.kill('SIGKILL');
@@ -134,5 +134,5 @@ describe('editing an item never replaces what was paid for', () => {
       { item_id: 'b', state: 'done' },
     ]);
     await expectRerunSendsNothing(sandbox, p, 0);
-  });
+  }, 90_000);
 });
