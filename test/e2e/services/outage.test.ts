@@ -59,7 +59,7 @@ describe('outages after the service has answered', () => {
     expect(result.stdout).toMatch(/the service answers again, after [3-9]s/);
     expect(checkSavedOutputs(sandbox, p, 'outage', IDS).problems).toEqual([]);
     await expectMoneyAgrees(sandbox, p, 'outage');
-  });
+  }, 60_000);
 
   it('Ctrl-C during an outage stops at once (exit 130); a re-run finishes and pays once per item', async () => {
     const { sandbox: s, release } = await twoLongJobs();
@@ -86,5 +86,5 @@ describe('outages after the service has answered', () => {
     for (const id of IDS) expect(jobsOfItem(sandbox, 'cut-off', id)).toHaveLength(1);
     expect(checkSavedOutputs(sandbox, p, 'cut-off', IDS).problems).toEqual([]);
     await expectMoneyAgrees(sandbox, p, 'cut-off');
-  });
+  }, 60_000);
 });
