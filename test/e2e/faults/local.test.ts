@@ -12,6 +12,7 @@ import {
   manifestYaml,
   project,
   runAgainst,
+  startClockedSandbox,
   startTestSandbox,
 } from '../../support/e2e.js';
 import {
@@ -166,7 +167,10 @@ describe('local faults of the ledger', () => {
   it.skipIf(!canMount())(
     'stops with a clear error when the ledger disk fills mid-run; a re-run pays nothing twice',
     async () => {
-      const s = await startTestSandbox({ running_seconds: { min: 1, max: 1 } });
+      // The jobs end only when the test moves the sandbox's clock on: the disk fills while the run
+      // still has jobs to record and items to submit, however slow the machine.
+      const clocked = await startClockedSandbox({ running_seconds: { min: 60, max: 60 } });
+      const s = clocked.sandbox;
       sandbox = s;
       const name = 'ledger-full';
       const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -179,6 +183,8 @@ describe('local faults of the ledger', () => {
       await until(() => s.records().jobs.length >= 2, 'the first jobs', 20_000, running);
       const filler = join(folder, 'filler.bin');
       expect(() => writeFileSync(filler, Buffer.alloc(16 * 1024 * 1024))).toThrow(/ENOSPC/);
+      s.update({ running_seconds: { min: 1, max: 1 } });
+      clocked.advance(61);
 
       const stopped = await running;
       expectNoStackTrace(stopped);
@@ -193,10 +199,13 @@ describe('local faults of the ledger', () => {
   );
 
   it('refuses a ledger held by another live run: exit 3, nothing sent or changed, then recovers', async () => {
-    const s = await startTestSandbox();
+    // The live run's jobs end only when the test moves the sandbox's clock on: it still holds the
+    // ledger when the second run starts, however long that run takes to start.
+    const clocked = await startClockedSandbox({ running_seconds: { min: 60, max: 60 } });
+    const s = clocked.sandbox;
     sandbox = s;
     const name = 'held';
-    const p = project(name, `${manifestYaml(name)}${itemsYaml(['a', 'b'], (id) => `slow ${id} [[run:2]]`)}`);
+    const p = project(name, `${manifestYaml(name)}${itemsYaml(['a', 'b'], (id) => `slow ${id}`)}`);
     const live = spawnCli(['run', p.manifest, '--poll-interval', '0.1', '--json'], {
       cwd: p.dir,
       env: cliEnv(s),
@@ -211,6 +220,7 @@ describe('local faults of the ledger', () => {
     expect(second.stdout).toBe('');
     expect(allPosts(s)).toHaveLength(before.posts);
 
+    clocked.advance(61);
     const firstResult = await live.done;
     expectAllDoneOnce(s, p, name, firstResult, ['a', 'b']);
     const again = await runAgainst(s, p, ['--json']);

@@ -6,6 +6,7 @@ import {
   manifestYaml,
   project,
   runAgainst,
+  startClockedSandbox,
   startTestSandbox,
 } from '../../support/e2e.js';
 import { neverPaidTwice, runWatched, urlsRefreshed } from '../../support/watchdog.js';
@@ -32,7 +33,10 @@ function postsPerKey(s: SandboxHandle): Map<string, number> {
 
 describe('network faults', () => {
   it('waits out a service outage in the middle of a run and finishes every item, paid once', async () => {
-    const s = await startTestSandbox({ running_seconds: { min: 0.3, max: 0.6 } });
+    // The first jobs run for a minute on the sandbox's clock, which the test moves on: they are
+    // still running, and items still to submit, when the outage comes, however slow the machine.
+    const clocked = await startClockedSandbox({ running_seconds: { min: 60, max: 60 } });
+    const s = clocked.sandbox;
     sandbox = s;
     const name = 'outage';
     const all = ids('o', 6);
@@ -42,8 +46,11 @@ describe('network faults', () => {
     // Some jobs accepted and some items still to submit: the service goes away, then comes back.
     await until(() => jobsOf(s, name).length >= 2, 'the first accepted jobs', 20_000, running);
     await s.stopListening();
+    expect(jobsOf(s, name).length).toBeLessThan(all.length);
     await sleep(1500);
+    s.update({ running_seconds: { min: 0.3, max: 0.6 } });
     await s.resumeListening();
+    clocked.advance(61);
 
     const result = await running;
     expectNoStackTrace(result);
@@ -129,12 +136,15 @@ describe('network faults', () => {
 
   it('waits out a workspace filled by another key through 429 storms without new attempts', async () => {
     const foreignKey = 'mg_foreign_key_11111111';
-    const s = await startTestSandbox({
+    // The sandbox's clock is the test's: the other client's jobs end only when the test moves it on,
+    // never because our run was slow to start on a loaded machine.
+    const clocked = await startClockedSandbox({
       keys: [
         { key: 'mg_test_key_000000000000', id: 1, workspace: 'ws_test' },
         { key: foreignKey, id: 2, workspace: 'ws_test' },
       ],
     });
+    const s = clocked.sandbox;
     sandbox = s;
     let foreignSeq = 0;
     const foreign = (seconds: number) =>
@@ -149,16 +159,24 @@ describe('network faults', () => {
           input: { prompt: `other team [[run:${seconds}]]`, seconds: 2, definition: '480p' },
         }),
       }).then((response) => response.status);
-    // Another client of the workspace holds all three slots; its jobs end one after another.
-    expect(await Promise.all([foreign(0.8), foreign(1.3), foreign(1.8)])).toEqual([202, 202, 202]);
+    // Another client of the workspace holds all three slots; its jobs end one after another, at 60,
+    // 120 and 180 s on the sandbox's clock.
+    expect(await Promise.all([foreign(60), foreign(120), foreign(180)])).toEqual([202, 202, 202]);
+    expect(s.account().active).toBe(3);
 
     const name = 'storm';
     const all = ids('t', 5);
     const p = project(name, `${manifestYaml(name)}${itemsYaml(all)}`);
     const running = runAgainst(s, p, ['--json']);
-    // When the first slot frees, the other client races for it again.
-    await until(() => s.account().active < 3, 'a freed slot', 10_000, running);
-    await foreign(1);
+    const ours = (status: number) =>
+      allPosts(s).filter((post) => post.keyId === 1 && post.status === status).length;
+    // A storm: our POSTs are turned away, and sent again, while every slot stays taken.
+    await until(() => ours(429) >= 3, 'our POSTs answered 429 while the workspace is full', 20_000, running);
+    expect(jobsOf(s, name)).toHaveLength(0);
+    // The first slot frees: the run takes it, while the other two stay taken (more 429s may come).
+    clocked.advance(61);
+    await until(() => jobsOf(s, name).length >= 1, 'our first job in the freed slot', 20_000, running);
+    clocked.advance(120);
     const result = await running;
 
     expectNoStackTrace(result);
@@ -166,9 +184,12 @@ describe('network faults', () => {
     const rows = attemptRows(p);
     expect(rows.map((row) => row.item_id).sort()).toEqual([...all].sort());
     expect(rows.every((row) => row.http_status === 202 && row.seq === 1)).toBe(true);
-    const ours = new Set(rows.map((row) => row.idempotency_key));
-    const limited = allPosts(s).filter((post) => ours.has(post.idempotencyKey ?? '') && post.status === 429);
-    expect(limited.length).toBeGreaterThan(0);
-    expect(s.records().jobs.filter((job) => job.apiKeyId === 2).length).toBeGreaterThanOrEqual(3);
+    // Every POST of ours, 429 or 202, carried the key of its item's one attempt.
+    const keys = new Set(rows.map((row) => row.idempotency_key));
+    const ourPosts = allPosts(s).filter((post) => post.keyId === 1);
+    expect(ourPosts.every((post) => keys.has(post.idempotencyKey ?? ''))).toBe(true);
+    expect(ours(429)).toBeGreaterThanOrEqual(3);
+    expect(ours(202)).toBe(all.length);
+    expect(s.records().jobs.filter((job) => job.apiKeyId === 2)).toHaveLength(3);
   }, 60_000);
 });

@@ -15,6 +15,7 @@ import {
   runAgainst,
   sandboxNetByItem,
   sha256File,
+  startClockedSandbox,
   startTestSandbox,
   waitUntil,
 } from '../../support/e2e.js';
@@ -72,7 +73,10 @@ describe('editing an item never replaces what was paid for', () => {
   });
 
   it('watches a job that was in flight when its item was edited and saves it as take 1', async () => {
-    sandbox = await startTestSandbox({ running_seconds: { min: 2.5, max: 2.5 } });
+    // Both jobs run a minute on the sandbox's clock, which only the test moves on: they are still
+    // running when the run is killed, however slow the machine.
+    const clocked = await startClockedSandbox({ running_seconds: { min: 60, max: 60 } });
+    sandbox = clocked.sandbox;
     const p = project('edit', yaml('first'));
     onTestFinished(() => rmSync(p.dir, { recursive: true, force: true }));
 
@@ -83,7 +87,7 @@ describe('editing an item never replaces what was paid for', () => {
     });
     await waitUntil(
       () => ledgerRows(p, "SELECT id FROM attempts WHERE state = 'accepted'").length === 2,
-      15_000,
+      30_000,
       'both jobs accepted',
     );
     killed.child.kill('SIGKILL');
@@ -92,6 +96,7 @@ describe('editing an item never replaces what was paid for', () => {
 
     writeFileSync(p.manifest, yaml('first at night'));
     sandbox.update({ running_seconds: { min: 0.1, max: 0.3 } });
+    clocked.advance(61);
     const edited = await runAgainst(sandbox, p);
     expect(edited.code, edited.stderr).toBe(0);
 
@@ -129,5 +134,5 @@ describe('editing an item never replaces what was paid for', () => {
       { item_id: 'b', state: 'done' },
     ]);
     await expectRerunSendsNothing(sandbox, p, 0);
-  });
+  }, 90_000);
 });

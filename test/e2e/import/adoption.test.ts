@@ -13,7 +13,7 @@ import {
   manifestYaml,
   project,
   runAgainst,
-  startTestSandbox,
+  startClockedSandbox,
   waitUntil,
 } from '../../support/e2e.js';
 
@@ -26,12 +26,15 @@ const yaml = (dPrompt: string) =>
   `${manifestYaml('mixed', 'concurrency: 4\n')}items:\n` +
   '  - {id: a, prompt: "shot a"}\n' +
   '  - {id: b, prompt: "shot b [[fail:content_rejected]]"}\n' +
-  '  - {id: c, prompt: "shot c [[run:4]]"}\n' +
+  // c runs a minute on the sandbox's clock, which only the test moves on: it is still running when
+  // the run is killed and when the import looks, however slow the machine.
+  '  - {id: c, prompt: "shot c [[run:60]]"}\n' +
   `  - {id: d, prompt: "${dPrompt}"}\n`;
 
 describe('mediabatch import: what each item adopts', () => {
   it('follows a job still running, keeps a final failure, and lists the job of an edited item', async () => {
-    const sandbox: SandboxHandle = await startTestSandbox();
+    const clocked = await startClockedSandbox();
+    const sandbox: SandboxHandle = clocked.sandbox;
     cleanup.push(() => sandbox.close());
     const p = project('mixed', yaml('shot d'));
     cleanup.push(() => rmSync(p.dir, { recursive: true, force: true }));
@@ -65,6 +68,7 @@ describe('mediabatch import: what each item adopts', () => {
       { job_id: job('d'), item: 'd', reason: 'changed_request', status: 'succeeded' },
     ]);
 
+    clocked.advance(61);
     const rerun = await runAgainst(sandbox, p, ['--json']);
     expect(rerun.code).toBe(1);
     const items = itemsById(rerun.stdout);

@@ -14,6 +14,7 @@ import {
   manifestYaml,
   project,
   runAgainst,
+  startClockedSandbox,
   startTestSandbox,
   statusJson,
 } from '../../support/e2e.js';
@@ -56,15 +57,19 @@ async function killAtThirdAnswer(sandbox: SandboxHandle, proxy: KillProxy, p: E2
 
 describe('mediabatch import: a lost ledger costs nothing', () => {
   it('adopts every job after the ledger is deleted mid-batch, unanswered POST included; run submits only the rest', async () => {
-    const sandbox = await newSandbox();
+    // b runs until the test moves the sandbox's clock on, so the third POST (c's, once a has
+    // ended) goes out alone while b still runs, however slow the machine.
+    const clocked = await startClockedSandbox({ running_seconds: { min: 0.6, max: 0.6 } });
+    const sandbox = clocked.sandbox;
+    cleanup.push(() => sandbox.close());
     const proxy = await startKillProxy(sandbox.baseUrl);
     cleanup.push(() => proxy.close());
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    // a ends well before b, so the third POST (c's) goes out alone while b still runs.
-    const p = newProject('lost', ids, (id) => (id === 'a' ? ' [[run:0.3]]' : ' [[run:1.5]]'));
+    const p = newProject('lost', ids, (id) => ({ a: ' [[run:0.3]]', b: ' [[run:60]]' })[id] ?? '');
     await killAtThirdAnswer(sandbox, proxy, p);
     const stored = sandbox.records().jobs.map((job) => String(job.metadata['mediabatch.item']));
     expect(stored).toEqual(['a', 'b', 'c']);
+    clocked.advance(61);
     const unanswered = ledgerRows<{ item_id: string }>(
       p,
       "SELECT item_id FROM attempts WHERE state = 'prepared'",

@@ -9,8 +9,9 @@ import {
   project,
   runAgainst,
   sandboxMoney,
-  startTestSandbox,
+  startClockedSandbox,
   statusJson,
+  waitUntil,
 } from '../../support/e2e.js';
 import { startInTmux, tmuxAvailable } from '../../support/tmux.js';
 
@@ -22,8 +23,10 @@ const hasTmux = tmuxAvailable();
 const inCi = process.env.CI === 'true';
 
 let sandbox: SandboxHandle;
+/** Moves the sandbox's clock on: a job marked `[[run:60]]` ends only when a test says so. */
+let advance: (seconds: number) => void;
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  ({ sandbox, advance } = await startClockedSandbox());
 });
 afterAll(async () => {
   await sandbox.close();
@@ -164,11 +167,14 @@ describe.runIf(hasTmux)('the live view in a real terminal (tmux, 110x30)', () =>
 
   it('drains on Ctrl-C as before and leaves a clean prompt', async () => {
     const { name, p } = liveProject(['slow1', 'slow2', 'later'], 'concurrency: 2\n', (id) =>
-      id === 'later' ? 'later at dawn' : `${id} at dawn [[run:4]]`,
+      id === 'later' ? 'later at dawn' : `${id} at dawn [[run:60]]`,
     );
-    const { pane } = runInTerminal(p.dir, p.manifest);
+    const { pane, streamed } = runInTerminal(p.dir, p.manifest);
     await pane.waitFor(/slow2: in flight \d+s/);
     pane.sendKeys('C-c');
+    // The slow jobs end once the run has stopped submitting, not before: later is never sent.
+    await waitUntil(() => streamed().some((event) => event.includes('stopping')), 20_000, 'the stop');
+    advance(61);
     const lines = (await pane.waitFor(/^EXIT=\d+$/m)).split('\n');
     expect(lines).toContain('EXIT=130');
     expect(
