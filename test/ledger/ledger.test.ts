@@ -89,7 +89,11 @@ describe('ledger file', () => {
     const lost = await ledger.recordJobLost(prepared.id, 'gone');
     expect(lost).toMatchObject({ jobStatus: 'lost', amountMicros: 400_000, errorCode: 'job_not_found' });
     expect(await ledger.listItems()).toMatchObject([{ itemId: 'a', state: 'pending', errorCode: null }]);
-    expect(await ledger.moneyTotals()).toEqual({ chargedMicros: 400_000, refundedMicros: 0, reservedMicros: 0 });
+    expect(await ledger.moneyTotals()).toEqual({
+      chargedMicros: 400_000,
+      refundedMicros: 0,
+      reservedMicros: 0,
+    });
     await ledger.close();
     const db = new Database(path, { readonly: true });
     const event = db.prepare("SELECT detail FROM events WHERE kind = 'job_lost'").get() as { detail: string };
@@ -148,7 +152,11 @@ describe('ledger file', () => {
       requestHash: 'h',
       reservedMicros: 700_001,
     });
-    expect(await ledger.moneyTotals()).toEqual({ chargedMicros: 0, refundedMicros: 0, reservedMicros: 700_001 });
+    expect(await ledger.moneyTotals()).toEqual({
+      chargedMicros: 0,
+      refundedMicros: 0,
+      reservedMicros: 700_001,
+    });
     const snapshot = {
       jobId: 'job_1',
       status: 'failed',
