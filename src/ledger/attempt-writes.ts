@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -10,7 +10,7 @@ import {
   jobDetail,
   LOST_JOB_STATUS,
 } from './records.js';
-import { attemptEventOf, eventOf } from './runs-and-events.js';
+import { attemptEventOf, eventOf, whereAttempt } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
 
@@ -28,14 +28,24 @@ export interface NewAttempt {
 }
 
 /**
- * An attempt's row, its item in flight with the request its latest attempt sends (the same hash,
- * except for an item whose max_cost_usd alone changed, which takes the new one), and its event.
- * A key already in a shared ledger (a step run again after a lost connection whose COMMIT went
- * through) adds nothing; SQLite refuses it (UNIQUE), as it never runs a step twice.
+ * What a shared ledger's admission adds to an attempt's statements (claims.ts): the attempt is
+ * written only where `admitIf` holds as its statement runs, and its item takes this runner's lease.
  */
-export function prepareStatements(c: LedgerContext, attempt: NewAttempt): Statement[] {
+export interface Admit {
+  admitIf: RawBuilder<boolean>;
+  lease: { claimed_by: string; lease_until: RawBuilder<unknown> };
+}
+
+/**
+ * An attempt's row, its item in flight with the request its latest attempt sends (the same hash,
+ * except for an item whose max_cost_usd alone changed, which takes the new one), and its event,
+ * each written only if the attempt was. A key already in a shared ledger (a step run again after
+ * a lost connection whose COMMIT went through) adds nothing; SQLite refuses it (UNIQUE), as it
+ * never runs a step twice.
+ */
+export function prepareStatements(c: LedgerContext, attempt: NewAttempt, admit?: Admit): Statement[] {
   const at = c.at();
-  const insert = c.q.insertInto('attempts').values({
+  const values = {
     batch_id: c.batchId,
     item_id: attempt.itemId,
     seq: attempt.seq,
@@ -43,11 +53,20 @@ export function prepareStatements(c: LedgerContext, attempt: NewAttempt): Statem
     request_body: attempt.requestBody,
     request_hash: attempt.requestHash,
     reserved_micros: attempt.reservedMicros,
-    state: 'prepared',
+    state: 'prepared' as const,
     created_at: at,
     take: attempt.take ?? 1,
     vars: attempt.vars ?? null,
-  });
+  };
+  const columns = Object.keys(values) as Array<keyof typeof values>;
+  const insert = admit
+    ? c.q
+        .insertInto('attempts')
+        .columns(columns)
+        .expression(
+          c.q.selectNoFrom(columns.map((column) => sql`${values[column]}`.as(column))).where(admit.admitIf),
+        )
+    : c.q.insertInto('attempts').values(values);
   const guarded =
     c.kind === 'postgres'
       ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
@@ -57,17 +76,17 @@ export function prepareStatements(c: LedgerContext, attempt: NewAttempt): Statem
     reserved: attempt.reservedMicros,
     ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
   };
+  const written = { key: attempt.idempotencyKey };
   return [
     guarded.returning(ATTEMPT_COLUMNS).compile(),
     c.q
       .updateTable('items')
-      .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at })
+      .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at, ...admit?.lease })
       .where('batch_id', '=', c.batchId)
       .where('item_id', '=', attempt.itemId)
+      .where((eb) => eb.exists(eb.selectFrom('attempts').select('id').where(whereAttempt(c, written))))
       .compile(),
-    attemptEventOf(c, { key: attempt.idempotencyKey }, 'attempt_prepared', detail, (eb) =>
-      eb('attempts.created_at', '=', at),
-    ),
+    attemptEventOf(c, written, 'attempt_prepared', detail, (eb) => eb('attempts.created_at', '=', at)),
   ];
 }
 

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import { admit, type Candidate } from './admission.js';
-import { moneyTotalsQuery } from './attempt-reads.js';
 import { type NewAttempt, preparedOf, prepareStatements } from './attempt-writes.js';
-import { candidatesQuery, claimFree, latestSeq, openJobsQuery } from './claim-queries.js';
+import { admissionOf, claimFree, committedBase, latestSeq, lockItems } from './claim-queries.js';
 import { currentQuery, numbers } from './definitions.js';
 import { leaseUntil, unleased } from './leases.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
@@ -11,7 +9,7 @@ import * as looks from './looks.js';
 
 /**
  * The leases of one runner on a shared (PostgreSQL) ledger (ledger.ts, RunnerClaims), each step
- * one round trip but admission's two. An item is worked by the runner that holds its lease.
+ * one round trip. An item is worked by the runner that holds its lease.
  */
 export class LeaseClaims implements RunnerClaims {
   readonly runnerId: string;
@@ -40,60 +38,70 @@ export class LeaseClaims implements RunnerClaims {
   }
 
   /**
-   * Write-ahead, and the one budget and slot count of every runner: under the batch's lock, the
-   * state admission needs is read in one round trip (the items' rows locked), each attempt is
-   * admitted or not here (admission.ts), and the admitted ones are claimed and committed, keys
-   * and bodies, in a second, before any POST.
+   * Write-ahead, and the one budget and slot count of every runner, in one round trip: under the
+   * batch's lock, each attempt in order is admitted or not as the database stands after the ones
+   * before it (claim-queries.ts, admissionOf), and the admitted ones are written with their
+   * item's lease (attempt-writes.ts, prepareStatements), all committed before any POST.
    */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted> {
     const c = this.#c;
-    return c.db.step(() =>
-      c.db.transaction(async (tx) => {
-        const lock = c.db.sql.lockBatch(c.q, c.batchId)!;
-        const read = [lock, currentQuery(c), openJobsQuery(c), moneyTotalsQuery(c).compile()];
-        if (attempts.length > 0) read.push(candidatesQuery(c, this.runnerId, attempts));
-        const [, defined, open, money, candidates] = await tx.run(read);
-        const current = defined!.rows[0] ? numbers(defined!.rows[0] as StoredDefinition) : null;
-        const revision = admission.revision ?? null;
-        if (revision !== null && current !== null && current.revision !== revision)
-          return { admitted: [], elsewhere: [], noRoom: [], redefined: current.revision };
-        const totals = money!.rows[0];
-        const verdicts = admit(attempts, (candidates?.rows ?? []) as Candidate[], {
-          open: Number(open!.rows[0].open),
-          committed:
-            Number(totals.chargedMicros) - Number(totals.refundedMicros) + Number(totals.reservedMicros),
-          slotLimit: admission.slotLimit,
-          budgetMicros: current === null ? admission.budgetMicros : current.budgetMicros,
-        });
-        const chosen = attempts.filter((attempt) => verdicts.admitted.has(attempt));
-        const results = await tx.run(
-          chosen.length === 0
-            ? []
-            : [
-                this.#claimStatement(chosen.map((a) => a.itemId)),
-                ...chosen.flatMap((a) => prepareStatements(c, a)),
-              ],
-          true,
-        );
-        const admitted = await preparedOf(
-          c,
-          chosen,
-          results.filter((_, n) => n % 3 === 1).flatMap((r) => r.rows),
-        );
-        for (const attempt of chosen) this.#held.add(attempt.itemId);
-        return { admitted, elsewhere: verdicts.elsewhere, noRoom: verdicts.noRoom, redefined: null };
-      }),
-    );
+    return c.db.step(async () => {
+      if (attempts.length === 0)
+        return { admitted: [], elsewhere: [], noRoom: [], redefined: await this.#redefined(admission) };
+      const keys = attempts.map((attempt) => attempt.idempotencyKey);
+      const lease = { claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) };
+      const each = attempts.map((attempt) => {
+        const verdict = admissionOf(c, this.runnerId, attempt, admission, keys);
+        return [
+          sql<{ verdict: string; revision: number | null }>`SELECT ${verdict} AS verdict,
+            (SELECT revision FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1) AS revision`.compile(
+            c.q,
+          ),
+          ...prepareStatements(c, attempt, { admitIf: sql<boolean>`${verdict} = 'admit'`, lease }),
+        ];
+      });
+      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, committedBase(c), lockItems(c, attempts)];
+      const results = await c.db.batch([...head, ...each.flat()], 'durable');
+      return this.#admitted(attempts, results.slice(head.length));
+    });
   }
 
-  #claimStatement(itemIds: readonly string[]) {
+  /** Each attempt's four results: its verdict, then its insert's row if it was written. */
+  async #admitted(
+    attempts: readonly NewAttempt[],
+    results: ReadonlyArray<{ rows: unknown[] }>,
+  ): Promise<Admitted> {
+    const verdicts = attempts.map(
+      (_, n) => results[n * 4]!.rows[0] as { verdict: string; revision: number | null },
+    );
+    const redefined = verdicts.find((each) => each.verdict === 'redefined');
+    if (redefined) return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision) };
+    const written = attempts.map((_, n) => results[n * 4 + 1]!.rows[0]);
+    const chosen = attempts.filter((_, n) => written[n] !== undefined);
+    const admitted = await preparedOf(
+      this.#c,
+      chosen,
+      written.filter((row) => row !== undefined),
+    );
+    for (const attempt of chosen) this.#held.add(attempt.itemId);
+    // What was not written waits for room, unless its item is another runner's.
+    const left = attempts.filter((_, n) => written[n] === undefined);
+    const elsewhere = left.filter((attempt) => verdicts[attempts.indexOf(attempt)]!.verdict === 'elsewhere');
+    return {
+      admitted,
+      elsewhere: elsewhere.map((attempt) => attempt.itemId),
+      noRoom: left.filter((attempt) => !elsewhere.includes(attempt)).map((attempt) => attempt.itemId),
+      redefined: null,
+    };
+  }
+
+  /** The batch's current revision where it is not the runner's; else null. */
+  async #redefined(admission: Admission): Promise<number | null> {
     const c = this.#c;
-    return c.q
-      .updateTable('items')
-      .set({ claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) })
-      .where('batch_id', '=', c.batchId)
-      .where('item_id', 'in', itemIds)
-      .compile();
+    const [row] = await c.db.read(currentQuery(c));
+    const current = row ? numbers(row as StoredDefinition).revision : null;
+    const revision = admission.revision ?? null;
+    return revision !== null && current !== null && current !== revision ? current : null;
   }
 
   claimUnsent(itemId: string, knownSeq: number): Promise<boolean> {
