@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { ExitCode, UserError } from '../errors.js';
+import { DatabaseError, DatabaseLostError, isLedgerReadError } from '../ledger/database-errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { isLedgerReadError } from '../ledger/ledger-connection.js';
 import { openLedger } from '../ledger/open-ledger.js';
-import { DatabaseError, DatabaseLostError } from '../ledger/postgres/sync-connection.js';
 import type { KeeperRecord } from '../ledger/records.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { planSourceOf } from '../report/plan-source.js';

@@ -1,109 +1,148 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { LedgerContext } from './ledger-context.js';
 import type { AttemptRecord, MoneyTotals } from './records.js';
+import type { AttemptRef } from './runs-and-events.js';
+import { whereAttempt } from './runs-and-events.js';
 
 /** Reading attempts back: whole records, the lighter views the reports need, and their sums. */
 
-interface AttemptRow extends Omit<AttemptRecord, 'filesSaved'> {
-  filesSaved: number;
-}
+/** An attempt's columns as AttemptRecord names them (RETURNING gives the same as SELECT). */
+export const ATTEMPT_COLUMNS = [
+  'id',
+  'item_id as itemId',
+  'seq',
+  'idempotency_key as idempotencyKey',
+  'request_body as requestBody',
+  'request_hash as requestHash',
+  'reserved_micros as reservedMicros',
+  'state',
+  'http_status as httpStatus',
+  'http_code as httpCode',
+  'job_id as jobId',
+  'job_status as jobStatus',
+  'amount_micros as amountMicros',
+  'refunded_micros as refundedMicros',
+  'error_code as errorCode',
+  'error_message as errorMessage',
+  'expires_at as expiresAt',
+  'files_saved as filesSaved',
+  'created_at as createdAt',
+  'answered_at as answeredAt',
+  'completed_at as completedAt',
+  'take',
+  'vars',
+] as const;
 
-const ATTEMPT_SELECT = `SELECT id, item_id AS itemId, seq, idempotency_key AS idempotencyKey, request_body AS requestBody,
-  request_hash AS requestHash, reserved_micros AS reservedMicros, state, http_status AS httpStatus, http_code AS httpCode,
-  job_id AS jobId, job_status AS jobStatus, amount_micros AS amountMicros, refunded_micros AS refundedMicros,
-  error_code AS errorCode, error_message AS errorMessage, expires_at AS expiresAt, files_saved AS filesSaved,
-  created_at AS createdAt, answered_at AS answeredAt, completed_at AS completedAt, take, vars FROM attempts`;
+/** Without take and vars: a ledger opened read-only may predate them (attemptsOf adds them back). */
+const BEFORE_TAKES = ATTEMPT_COLUMNS.filter((column) => column !== 'take' && column !== 'vars');
 
 /**
- * An attempt without its text columns: at 100,000 attempts they are most of the memory, and the
- * readers of the summary (status's warnings) look at state, job and expiry only.
+ * The columns blanked in the summary view ('' and a null vars): at 100,000 attempts they are most
+ * of the memory, and the readers of the summary (status's warnings) look at state, job and expiry.
  */
-const BLANKED_IN_SUMMARY = [
-  'request_body AS',
-  'idempotency_key AS',
-  'request_hash AS',
-  'error_message AS',
-  'created_at AS',
-  'answered_at AS',
-  'completed_at AS',
-  ', vars FROM',
-];
+const BLANKED = new Set([
+  'requestBody',
+  'idempotencyKey',
+  'requestHash',
+  'errorMessage',
+  'createdAt',
+  'answeredAt',
+  'completedAt',
+]);
 
-const SUMMARY_SELECT = BLANKED_IN_SUMMARY.reduce(
-  (select, column) => select.replace(column, column.startsWith(',') ? ', NULL AS vars FROM' : "'' AS"),
-  ATTEMPT_SELECT,
-);
-
-/** A ledger opened read-only is never migrated: one written before takes reads as take 1. */
-export function takeColumn(c: LedgerConnection): string {
-  return c.hasColumn('attempts', 'take') ? 'take' : '1';
+/** A SELECT of whole attempts, columns later migrations added read as their defaults where missing. */
+function attemptsOf(c: LedgerContext, summary = false) {
+  return c.q.selectFrom('attempts').select([
+    ...BEFORE_TAKES.map((column) => {
+      const alias = column.split(' as ')[1] ?? column;
+      if (summary && BLANKED.has(alias)) return sql.lit('').as(alias);
+      return column;
+    }),
+    c.column('attempts', 'take', 'take', 1).as('take'),
+    (summary ? sql.lit(null) : c.column('attempts', 'vars', 'vars', null)).as('vars'),
+  ]);
 }
 
-/** Columns later migrations added, read as their defaults from a ledger written before them. */
-function withTakes(c: LedgerConnection, select: string): string {
-  const withVars = c.hasColumn('attempts', 'vars')
-    ? select
-    : select.replace(', vars FROM', ', NULL AS vars FROM');
-  return takeColumn(c) === 'take' ? withVars : withVars.replace(' take,', ' 1 AS take,');
+type AttemptRow = Omit<AttemptRecord, 'filesSaved'> & { filesSaved: number | boolean };
+
+/** Converts in place: copying 100,000 rows costs more than reading them. */
+export function toAttempt(row: unknown): AttemptRecord {
+  const record = row as AttemptRow;
+  record.filesSaved = record.filesSaved === 1 || record.filesSaved === true;
+  return record as AttemptRecord;
 }
 
 /** Every attempt of the batch, whole, in id order. */
-export function listAttempts(c: LedgerConnection): AttemptRecord[] {
-  const select = withTakes(c, ATTEMPT_SELECT);
-  const rows = c.prepare(`${select} WHERE batch_id = ? ORDER BY id`).all(c.batchId) as AttemptRow[];
+export async function listAttempts(c: LedgerContext): Promise<AttemptRecord[]> {
+  const rows = await c.db.read(attemptsOf(c).where('batch_id', '=', c.batchId).orderBy('id').compile());
   return rows.map(toAttempt);
 }
 
-export function getAttempt(c: LedgerConnection, id: number): AttemptRecord {
-  return toAttempt(c.prepare(`${withTakes(c, ATTEMPT_SELECT)} WHERE id = ?`).get(id) as AttemptRow);
+export async function getAttempt(c: LedgerContext, ref: AttemptRef): Promise<AttemptRecord> {
+  const [row] = await c.db.read(attemptsOf(c).where(whereAttempt(c, ref)).compile());
+  if (!row) throw new Error(`the ledger has no attempt ${typeof ref === 'number' ? ref : ref.key}`);
+  return toAttempt(row);
 }
 
 /**
  * An attempt's exact request and its hash, nothing else: what `plan` reads of an item whose hash
  * differs (runner/item-plan.ts, currentRequest), possibly once per item of a large batch.
  */
-export function attemptRequest(
-  c: LedgerConnection,
+export async function attemptRequest(
+  c: LedgerContext,
   id: number,
-): Pick<AttemptRecord, 'requestBody' | 'requestHash'> {
-  return c
-    .prepare('SELECT request_body AS requestBody, request_hash AS requestHash FROM attempts WHERE id = ?')
-    .get(id) as Pick<AttemptRecord, 'requestBody' | 'requestHash'>;
+): Promise<Pick<AttemptRecord, 'requestBody' | 'requestHash'>> {
+  const [row] = await c.db.read(
+    c.q
+      .selectFrom('attempts')
+      .select(['request_body as requestBody', 'request_hash as requestHash'])
+      .where('id', '=', id)
+      .compile(),
+  );
+  if (!row) throw new Error(`the ledger has no attempt ${id}`);
+  return row;
 }
 
 /**
  * Succeeded jobs whose files are not saved yet, in id order, without their text columns: what
  * status-report.ts's unsavedOf picks from a whole ledger, for its expiry warnings.
  */
-export function unsavedSucceeded(c: LedgerConnection): AttemptRecord[] {
-  const select = withTakes(c, SUMMARY_SELECT);
-  const rows = c
-    .prepare(
-      `${select} WHERE batch_id = ? AND job_status = 'succeeded' AND files_saved = 0 AND expires_at IS NOT NULL
-         ORDER BY id`,
-    )
-    .all(c.batchId) as AttemptRow[];
+export async function unsavedSucceeded(c: LedgerContext): Promise<AttemptRecord[]> {
+  const rows = await c.db.read(
+    attemptsOf(c, true)
+      .where('batch_id', '=', c.batchId)
+      .where('job_status', '=', 'succeeded')
+      .where('files_saved', '=', 0)
+      .where('expires_at', 'is not', null)
+      .orderBy('id')
+      .compile(),
+  );
   return rows.map(toAttempt);
 }
 
 /** False for a new ledger (or one whose runs never got as far as preparing a request). */
-export function hasAttempts(c: LedgerConnection): boolean {
-  return c.prepare('SELECT 1 FROM attempts WHERE batch_id = ? LIMIT 1').get(c.batchId) !== undefined;
+export async function hasAttempts(c: LedgerContext): Promise<boolean> {
+  const rows = await c.db.read(
+    c.q.selectFrom('attempts').select('id').where('batch_id', '=', c.batchId).limit(1).compile(),
+  );
+  return rows.length > 0;
 }
 
 /** The sums of moneyTotalsOf (money-totals.ts), in SQL: the runner asks before every submission. */
-export function moneyTotals(c: LedgerConnection): MoneyTotals {
-  return c
-    .prepare(
-      `SELECT COALESCE(SUM(amount_micros), 0) AS chargedMicros, COALESCE(SUM(refunded_micros), 0) AS refundedMicros,
-                COALESCE(SUM(CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0) AS reservedMicros
-         FROM attempts WHERE batch_id = ?`,
-    )
-    .get(c.batchId) as MoneyTotals;
+export function moneyTotalsQuery(c: LedgerContext) {
+  const sum = (expression: ReturnType<typeof sql>) =>
+    sql<number>`cast(coalesce(sum(${expression}), 0) as bigint)`;
+  return c.q
+    .selectFrom('attempts')
+    .select([
+      sum(sql`amount_micros`).as('chargedMicros'),
+      sum(sql`refunded_micros`).as('refundedMicros'),
+      sum(sql`CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END`).as('reservedMicros'),
+    ])
+    .where('batch_id', '=', c.batchId);
 }
 
-/** Converts in place: copying 100,000 rows costs more than reading them. */
-function toAttempt(row: AttemptRow): AttemptRecord {
-  const record = row as unknown as AttemptRecord;
-  record.filesSaved = row.filesSaved === 1;
-  return record;
+export async function moneyTotals(c: LedgerContext): Promise<MoneyTotals> {
+  const [row] = await c.db.read(moneyTotalsQuery(c).compile());
+  return row!;
 }

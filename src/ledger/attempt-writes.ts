@@ -1,17 +1,16 @@
-import { getAttempt } from './attempt-reads.js';
-import type { LedgerConnection } from './ledger-connection.js';
+import { type RawBuilder, sql } from 'kysely';
+import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
+import type { Statement } from './dialect/database.js';
+import type { LedgerContext } from './ledger-context.js';
 import {
   type AttemptRecord,
   type ImportedJob,
   importedJobValues,
   type JobSnapshot,
   jobDetail,
-  jobValues,
   LOST_JOB_STATUS,
-  preparedAttempt,
 } from './records.js';
-import { type ReusedTake, reusedDetail, reusedKey } from './reused-take.js';
-import { appendEvent } from './runs-and-events.js';
+import { attemptEventOf, eventOf, whereAttempt } from './runs-and-events.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
 
@@ -28,183 +27,253 @@ export interface NewAttempt {
   vars?: string | null;
 }
 
-/** Several attempts made durable together, with one disk sync: each before its own POST. */
-export function prepareAttempts(c: LedgerConnection, attempts: readonly NewAttempt[]): AttemptRecord[] {
-  return c.write(() => attempts.map((attempt) => insertAttempt(c, attempt)), true);
-}
-
-function insertAttempt(c: LedgerConnection, attempt: NewAttempt): AttemptRecord {
-  const at = c.at();
-  const info = c
-    .prepare(
-      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, take, vars)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)`,
-    )
-    .run(
-      c.batchId,
-      attempt.itemId,
-      attempt.seq,
-      attempt.idempotencyKey,
-      attempt.requestBody,
-      attempt.requestHash,
-      attempt.reservedMicros,
-      at,
-      attempt.take ?? 1,
-      attempt.vars ?? null,
-    );
-  const id = Number(info.lastInsertRowid);
-  // The item's row records the request its latest attempt sends: the same hash, except for an
-  // item whose max_cost_usd alone changed (runner/item-plan.ts, currentRequest), which takes the new one.
-  c.prepare(
-    `UPDATE items SET state = 'in_flight', request_hash = ?, updated_at = ? WHERE batch_id = ? AND item_id = ?`,
-  ).run(attempt.requestHash, at, c.batchId, attempt.itemId);
-  appendEvent(c, attempt.itemId, id, 'attempt_prepared', {
-    seq: attempt.seq,
-    reserved: attempt.reservedMicros,
-    ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
-  });
-  // The row as getAttempt would read it back: a query and a 22-property row object spared per attempt.
-  return preparedAttempt({
-    id,
-    itemId: attempt.itemId,
-    seq: attempt.seq,
-    idempotencyKey: attempt.idempotencyKey,
-    requestBody: attempt.requestBody,
-    requestHash: attempt.requestHash,
-    reservedMicros: attempt.reservedMicros,
-    createdAt: at,
-    take: attempt.take ?? 1,
-    vars: attempt.vars ?? null,
-  });
-}
-
-/** A job found on the service by `mediabatch import`: see Ledger.recordImportedJob. */
-export function recordImportedJob(c: LedgerConnection, imported: ImportedJob): AttemptRecord {
-  return c.db.transaction(() => {
-    const at = c.at();
-    const info = c
-      .prepare(
-        `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros, state, created_at, answered_at, take, vars)
-           VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', ?, ?, ?, ?)`,
-      )
-      .run(...importedJobValues(c.batchId, imported, at));
-    const id = Number(info.lastInsertRowid);
-    updateJob(c, id, imported.job);
-    appendEvent(c, imported.itemId, id, 'job_imported', jobDetail(imported.job));
-    return getAttempt(c, id);
-  })();
+/**
+ * What a shared ledger's admission adds to an attempt's statements (claims.ts): the attempt is
+ * written only where `admitIf` holds as its statement runs, and its item takes this runner's lease.
+ */
+export interface Admit {
+  admitIf: RawBuilder<boolean>;
+  lease: { claimed_by: string; lease_until: RawBuilder<unknown> };
 }
 
 /**
- * A saved take copied to an item whose request it answers (Ledger.recordReusedTake): an accepted
- * attempt with no job of its own and no charge, so nothing is counted twice; the caller saves its
- * files and marks the item done in the same transaction. Its key names the take it copies.
+ * An attempt's row, its item in flight with the request its latest attempt sends (the same hash,
+ * except for an item whose max_cost_usd alone changed, which takes the new one), and its event,
+ * each written only if the attempt was. A key already in a shared ledger (a step run again after
+ * a lost connection whose COMMIT went through) adds nothing; SQLite refuses it (UNIQUE), as it
+ * never runs a step twice.
  */
-export function insertReusedAttempt(c: LedgerConnection, reused: ReusedTake): number {
+export function prepareStatements(c: LedgerContext, attempt: NewAttempt, admit?: Admit): Statement[] {
   const at = c.at();
-  const info = c
-    .prepare(
-      `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
-         state, job_status, expires_at, created_at, answered_at, completed_at, take, vars)
-       VALUES (?, ?, ?, ?, ?, ?, 0, 'accepted', 'succeeded', ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      c.batchId,
-      reused.itemId,
-      reused.seq,
-      reusedKey(reused),
-      reused.requestBody,
-      reused.requestHash,
-      reused.from.expiresAt,
-      at,
-      at,
-      reused.from.completedAt,
-      reused.take,
-      reused.vars,
-    );
-  const id = Number(info.lastInsertRowid);
-  appendEvent(c, reused.itemId, id, 'take_reused', reusedDetail(reused));
-  return id;
+  const values = {
+    batch_id: c.batchId,
+    item_id: attempt.itemId,
+    seq: attempt.seq,
+    idempotency_key: attempt.idempotencyKey,
+    request_body: attempt.requestBody,
+    request_hash: attempt.requestHash,
+    reserved_micros: attempt.reservedMicros,
+    state: 'prepared' as const,
+    created_at: at,
+    take: attempt.take ?? 1,
+    vars: attempt.vars ?? null,
+  };
+  const columns = Object.keys(values) as Array<keyof typeof values>;
+  const insert = admit
+    ? c.q
+        .insertInto('attempts')
+        .columns(columns)
+        .expression(
+          c.q.selectNoFrom(columns.map((column) => sql`${values[column]}`.as(column))).where(admit.admitIf),
+        )
+    : c.q.insertInto('attempts').values(values);
+  const guarded =
+    c.kind === 'postgres'
+      ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
+      : insert;
+  const detail = {
+    seq: attempt.seq,
+    reserved: attempt.reservedMicros,
+    ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
+  };
+  const written = { key: attempt.idempotencyKey };
+  return [
+    guarded.returning(ATTEMPT_COLUMNS).compile(),
+    c.q
+      .updateTable('items')
+      .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at, ...admit?.lease })
+      .where('batch_id', '=', c.batchId)
+      .where('item_id', '=', attempt.itemId)
+      .where((eb) => eb.exists(eb.selectFrom('attempts').select('id').where(whereAttempt(c, written))))
+      .compile(),
+    attemptEventOf(c, written, 'attempt_prepared', detail, (eb) => eb('attempts.created_at', '=', at)),
+  ];
+}
+
+/** The attempts prepareStatements wrote, in the order asked (a key found already is read back). */
+export async function preparedOf(
+  c: LedgerContext,
+  attempts: readonly NewAttempt[],
+  inserted: readonly unknown[],
+): Promise<AttemptRecord[]> {
+  const byKey = new Map(inserted.map((row) => [(row as AttemptRecord).idempotencyKey, row]));
+  const records: AttemptRecord[] = [];
+  for (const attempt of attempts) {
+    const row = byKey.get(attempt.idempotencyKey);
+    records.push(row ? toAttempt(row) : await getAttempt(c, { key: attempt.idempotencyKey }));
+  }
+  return records;
+}
+
+/** Several attempts made durable together, each before its own POST (write-ahead). */
+export async function prepareAttempts(
+  c: LedgerContext,
+  attempts: readonly NewAttempt[],
+): Promise<AttemptRecord[]> {
+  if (attempts.length === 0) return [];
+  const results = await c.db.batch(
+    attempts.flatMap((attempt) => prepareStatements(c, attempt)),
+    'durable',
+  );
+  return preparedOf(
+    c,
+    attempts,
+    results.filter((_, n) => n % 3 === 0).flatMap((result) => result.rows),
+  );
+}
+
+/** A job's columns as the service told them (the shared ledger keeps its creation time too). */
+function jobColumns(c: LedgerContext, job: JobSnapshot) {
+  return {
+    job_id: job.jobId,
+    job_status: job.status,
+    amount_micros: job.amountMicros,
+    refunded_micros: job.refundedMicros,
+    error_code: job.errorCode,
+    error_message: job.errorMessage,
+    expires_at: job.expiresAt,
+    completed_at: job.completedAt,
+    ...(c.kind === 'postgres'
+      ? { job_created_at: sql`coalesce(${job.createdAt ?? null}, job_created_at)` }
+      : {}),
+  };
+}
+
+/** One UPDATE of an attempt returning it whole, after the event that tells of it. */
+async function answered(
+  c: LedgerContext,
+  attemptId: number,
+  set: Record<string, unknown>,
+  event: Statement,
+): Promise<AttemptRecord> {
+  const [, updated] = await c.db.batch([
+    event,
+    c.q.updateTable('attempts').set(set).where('id', '=', attemptId).returning(ATTEMPT_COLUMNS).compile(),
+  ]);
+  const row = updated!.rows[0];
+  if (!row) throw new Error(`the ledger has no attempt ${attemptId}`);
+  return toAttempt(row);
 }
 
 /** The service answered with a job (202, a replay, or an adoption after reconciliation). */
 export function recordAccepted(
-  c: LedgerConnection,
+  c: LedgerContext,
   attemptId: number,
   httpStatus: number | null,
   job: JobSnapshot,
-): AttemptRecord {
-  return c.write(() => {
-    c.prepare(
-      `UPDATE attempts SET state = 'accepted', reserved_micros = 0, http_status = ?, answered_at = COALESCE(answered_at, ?)
-           WHERE id = ?`,
-    ).run(httpStatus, c.at(), attemptId);
-    updateJob(c, attemptId, job);
-    const attempt = getAttempt(c, attemptId);
-    appendEvent(c, attempt.itemId, attemptId, 'job_accepted', jobDetail(job));
-    return attempt;
-  });
+): Promise<AttemptRecord> {
+  const set = {
+    state: 'accepted',
+    reserved_micros: 0,
+    http_status: httpStatus,
+    answered_at: sql`coalesce(answered_at, ${c.at()})`,
+    ...jobColumns(c, job),
+  };
+  return answered(c, attemptId, set, attemptEventOf(c, attemptId, 'job_accepted', jobDetail(job)));
 }
 
 /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
 export function recordRejected(
-  c: LedgerConnection,
+  c: LedgerContext,
   attemptId: number,
   httpStatus: number,
   code: string | null,
   message: string,
-): AttemptRecord {
-  return c.write(() => {
-    c.prepare(
-      `UPDATE attempts SET state = 'rejected', reserved_micros = 0, http_status = ?, http_code = ?,
-             error_code = ?, error_message = ?, answered_at = ? WHERE id = ?`,
-    ).run(httpStatus, code, code, message, c.at(), attemptId);
-    const attempt = getAttempt(c, attemptId);
-    appendEvent(c, attempt.itemId, attemptId, 'attempt_rejected', { status: httpStatus, code });
-    return attempt;
-  });
+): Promise<AttemptRecord> {
+  const set = {
+    state: 'rejected',
+    reserved_micros: 0,
+    http_status: httpStatus,
+    http_code: code,
+    error_code: code,
+    error_message: message,
+    answered_at: c.at(),
+  };
+  const event = attemptEventOf(c, attemptId, 'attempt_rejected', { status: httpStatus, code });
+  return answered(c, attemptId, set, event);
 }
 
-/** A later view of an accepted job (status, refund, expiry). */
-export function recordJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): AttemptRecord {
-  return c.write(() => {
-    const before = getAttempt(c, attemptId);
-    updateJob(c, attemptId, job);
-    if (before.jobStatus !== job.status) {
-      appendEvent(c, before.itemId, attemptId, 'job_status', { status: job.status, error: job.errorCode });
-    }
-    return getAttempt(c, attemptId);
-  });
-}
-
-function updateJob(c: LedgerConnection, attemptId: number, job: JobSnapshot): void {
-  c.prepare(
-    `UPDATE attempts SET job_id = ?, job_status = ?, amount_micros = ?, refunded_micros = ?,
-           error_code = ?, error_message = ?, expires_at = ?, completed_at = ? WHERE id = ?`,
-  ).run(...jobValues(job), attemptId);
+/** A later view of an accepted job (status, refund, expiry); an event only when its status changes. */
+export function recordJob(c: LedgerContext, attemptId: number, job: JobSnapshot): Promise<AttemptRecord> {
+  const detail = { status: job.status, error: job.errorCode };
+  const event = attemptEventOf(c, attemptId, 'job_status', detail, (eb) =>
+    eb.or([eb('attempts.job_status', 'is', null), eb('attempts.job_status', '<>', job.status)]),
+  );
+  return answered(c, attemptId, jobColumns(c, job), event);
 }
 
 /**
  * The service answered 404 for an accepted job: the attempt keeps what it cost (it was charged),
  * is marked lost, and its item goes back to pending, so the next run pays for it again, saying so.
  */
-export function recordJobLost(c: LedgerConnection, attemptId: number, message: string): AttemptRecord {
-  return c.write(() => {
-    const at = c.at();
-    c.prepare(
-      `UPDATE attempts SET job_status = ?, error_code = 'job_not_found', error_message = ?, completed_at = ?
-         WHERE id = ?`,
-    ).run(LOST_JOB_STATUS, message, at, attemptId);
-    const attempt = getAttempt(c, attemptId);
-    c.prepare(
-      `UPDATE items SET state = 'pending', error_code = NULL, error_message = NULL, updated_at = ?
-         WHERE batch_id = ? AND item_id = ?`,
-    ).run(at, c.batchId, attempt.itemId);
-    appendEvent(c, attempt.itemId, attemptId, 'job_lost', {
-      job: attempt.jobId,
-      amount: attempt.amountMicros,
-      refunded: attempt.refundedMicros,
-    });
+export function recordJobLost(c: LedgerContext, attemptId: number, message: string): Promise<AttemptRecord> {
+  const at = c.at();
+  return c.db.transaction(async (tx) => {
+    const [updated] = await tx.run([
+      c.q
+        .updateTable('attempts')
+        .set({
+          job_status: LOST_JOB_STATUS,
+          error_code: 'job_not_found',
+          error_message: message,
+          completed_at: at,
+        })
+        .where('id', '=', attemptId)
+        .returning(ATTEMPT_COLUMNS)
+        .compile(),
+    ]);
+    if (!updated!.rows[0]) throw new Error(`the ledger has no attempt ${attemptId}`);
+    const attempt = toAttempt(updated!.rows[0]);
+    const detail = { job: attempt.jobId, amount: attempt.amountMicros, refunded: attempt.refundedMicros };
+    await tx.run(
+      [
+        c.q
+          .updateTable('items')
+          .set({ state: 'pending', error_code: null, error_message: null, updated_at: at })
+          .where('batch_id', '=', c.batchId)
+          .where('item_id', '=', attempt.itemId)
+          .compile(),
+        eventOf(c, attempt.itemId, attemptId, 'job_lost', detail),
+      ],
+      true,
+    );
     return attempt;
   });
+}
+
+/**
+ * A job found on the service by `mediabatch import` (docs/import.md), as an accepted attempt, so
+ * that spend, budget and resumption see it as if this ledger had submitted it. Its real key is
+ * unknown; the placeholder is never sent, since an accepted attempt is never resent.
+ */
+export function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[] {
+  const [, itemId, seq, key, body, hash, createdAt, answeredAt, take, vars] = importedJobValues(
+    c.batchId,
+    imported,
+    c.at(),
+  ) as [number, string, number, string, string, string, string, string, number, string | null];
+  const values = {
+    batch_id: c.batchId,
+    item_id: itemId,
+    seq,
+    idempotency_key: key,
+    request_body: body,
+    request_hash: hash,
+    reserved_micros: 0,
+    state: 'accepted' as const,
+    created_at: createdAt,
+    answered_at: answeredAt,
+    take,
+    vars,
+  };
+  const { job_created_at: _unset, ...job } = jobColumns(c, imported.job);
+  const created = c.kind === 'postgres' ? { job_created_at: imported.job.createdAt ?? null } : {};
+  return [
+    c.q
+      .insertInto('attempts')
+      .values({ ...values, ...job, ...created })
+      .returning(ATTEMPT_COLUMNS)
+      .compile(),
+    attemptEventOf(c, { key }, 'job_imported', jobDetail(imported.job)),
+  ];
 }

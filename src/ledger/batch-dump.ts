@@ -1,128 +1,278 @@
+import { sql } from 'kysely';
 import { listAttempts } from './attempt-reads.js';
+import type { Statement, Tx } from './dialect/database.js';
 import { listItems } from './item-rows.js';
-import { insertKeepers, keepers } from './keeper-rows.js';
-import type { LedgerConnection } from './ledger-connection.js';
+import { keepers } from './keeper-rows.js';
+import type { LedgerContext } from './ledger-context.js';
 import type { BatchDump, EventRecord, FileRecord, RunRecord } from './records.js';
-import { boundService } from './service-binding.js';
+import { boundService, dumpedServiceStatements } from './service-binding.js';
+import type { Tables } from './tables.js';
 
 /**
- * A whole batch out of, and into, a SQLite ledger (records.ts, BatchDump): what `mediabatch
- * copy-ledger` moves between SQLite and PostgreSQL. The service binding here is the file's one row
- * (`service`), where PostgreSQL keeps it on the batch's row.
+ * A whole batch out of, and into, a ledger (records.ts, BatchDump): what `mediabatch copy-ledger`
+ * moves between SQLite and PostgreSQL. Leases and heartbeats are a live runner's state, left out
+ * both ways, so a copied run never counts as a live runner.
  */
 
-export function dumpBatch(c: LedgerConnection): BatchDump {
-  const batch = c.db
-    .prepare('SELECT name, manifest_path AS manifestPath, created_at AS createdAt FROM batches WHERE id = ?')
-    .get(c.batchId) as BatchDump['batch'] | undefined;
+export async function dumpBatch(c: LedgerContext): Promise<BatchDump> {
+  const [batch] = c.none
+    ? []
+    : await c.db.read(
+        c.q
+          .selectFrom('batches')
+          .select(['name', 'manifest_path as manifestPath', 'created_at as createdAt'])
+          .where('id', '=', c.batchId)
+          .compile(),
+      );
   if (batch === undefined) throw new Error('the ledger records no such batch');
-  // A ledger opened read-only may predate a column: its files then have no recorded time.
-  const mtime = c.hasColumn('files', 'mtime_ms') ? 'f.mtime_ms' : 'NULL';
-  const files = c
-    .prepare(
-      `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt, ${mtime} AS mtimeMs
-         FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ? ORDER BY f.attempt_id, f.idx`,
-    )
-    .all(c.batchId) as BatchDump['files'];
-  // The stored form as this ledger would store it now: an old absolute path inside the folder the
-  // batch's row recorded (a ledger never migrated) becomes relative, as a migration would make it.
-  for (const file of files) file.path = c.paths.stored(c.paths.absolute(file.path));
-  const events = c
-    .prepare(
-      `SELECT at, item_id AS itemId, attempt_id AS attemptId, kind, detail FROM events WHERE batch_id = ? ORDER BY id`,
-    )
-    .all(c.batchId) as EventRecord[];
-  const runs = c
-    .prepare(
-      `SELECT pid, NULL AS runner, started_at AS startedAt, ended_at AS endedAt, exit_code AS exitCode
-         FROM runs WHERE batch_id = ? ORDER BY id`,
-    )
-    .all(c.batchId) as RunRecord[];
-  const attempts = listAttempts(c).map((attempt) => ({
-    ...attempt,
-    take: attempt.take ?? 1,
-    vars: attempt.vars ?? null,
-  }));
   return {
     batch,
-    service: boundService(c),
-    items: listItems(c).sort(byItemId),
-    attempts,
-    files,
-    events,
-    runs,
-    keepers: keepers(c),
+    service: await boundService(c),
+    items: (await listItems(c)).sort(byItemId),
+    attempts: (await listAttempts(c)).map((attempt) => ({
+      ...attempt,
+      take: attempt.take ?? 1,
+      vars: attempt.vars ?? null,
+    })),
+    files: await dumpedFiles(c),
+    events: await c.db.read(
+      c.q
+        .selectFrom('events')
+        .select(['at', 'item_id as itemId', 'attempt_id as attemptId', 'kind', 'detail'])
+        .where('batch_id', '=', c.batchId)
+        .orderBy('id')
+        .compile(),
+    ),
+    runs: (await c.db.read(
+      c.q
+        .selectFrom('runs')
+        .select([
+          'pid',
+          c.kind === 'postgres' ? 'runner' : sql<string | null>`null`.as('runner'),
+          'started_at as startedAt',
+          'ended_at as endedAt',
+          'exit_code as exitCode',
+        ])
+        .where('batch_id', '=', c.batchId)
+        .orderBy('id')
+        .compile(),
+    )) as RunRecord[],
+    keepers: await keepers(c),
   };
 }
 
 /**
- * Loads `dump` into this batch, which must record no item and no attempt, in one transaction:
- * all of it or none. Attempts get this file's ids; files and events follow them.
+ * The files in their stored form as this ledger would store them now: an old absolute path inside
+ * the folder the batch's row recorded (a ledger never migrated) becomes relative, as a migration
+ * would make it.
  */
-export function loadBatch(c: LedgerConnection, dump: BatchDump): void {
-  c.write(() => {
-    const held = c
-      .prepare(
-        'SELECT (SELECT COUNT(*) FROM items WHERE batch_id = ?) + (SELECT COUNT(*) FROM attempts WHERE batch_id = ?) AS n',
-      )
-      .get(c.batchId, c.batchId) as { n: number };
-    if (held.n > 0) throw new Error(`the ledger already records items or attempts of ${dump.batch.name}`);
-    bindDumpedService(c, dump);
-    c.prepare('UPDATE batches SET manifest_path = ?, created_at = ? WHERE id = ?').run(
-      dump.batch.manifestPath,
-      dump.batch.createdAt,
-      c.batchId,
+async function dumpedFiles(c: LedgerContext): Promise<BatchDump['files']> {
+  const files = await c.db.read(
+    c.q
+      .selectFrom('files as f')
+      .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+      .select([
+        'f.attempt_id as attemptId',
+        'f.idx',
+        'f.path',
+        'f.bytes',
+        'f.sha256',
+        'f.saved_at as savedAt',
+        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
+      ])
+      .where('a.batch_id', '=', c.batchId)
+      .orderBy('f.attempt_id')
+      .orderBy('f.idx')
+      .compile(),
+  );
+  for (const file of files) file.path = c.paths.stored(c.paths.absolute(file.path));
+  return files;
+}
+
+/** Rows per statement: a batch of 100,000 attempts is 100 statements, each a bounded message. */
+const ROWS_PER_STATEMENT = 500;
+
+/**
+ * Loads `dump` into this batch, which must record no item and no attempt, in one transaction
+ * (under the batch's lock on PostgreSQL, the one a runner's admission takes: no runner slips an
+ * attempt in between the check and the load): all of it or none. Attempts get this database's
+ * ids; files and events follow them.
+ */
+export async function loadBatch(c: LedgerContext, dump: BatchDump): Promise<void> {
+  await c.db.transaction(async (tx) => {
+    const bound = await checkEmpty(c, tx, dump);
+    if (dump.service !== null && bound !== null && bound.identity !== dump.service.identity)
+      throw new Error(`the ledger belongs to ${bound.identity}, the batch to ${dump.service.identity}`);
+    await tx.run([
+      ...(dump.service === null ? [] : dumpedServiceStatements(c, dump.service)),
+      c.q
+        .updateTable('batches')
+        .set({ manifest_path: dump.batch.manifestPath, created_at: dump.batch.createdAt })
+        .where('id', '=', c.batchId)
+        .compile(),
+    ]);
+    await insertAll(
+      tx,
+      c,
+      'items',
+      dump.items.map((item) => ({
+        batch_id: c.batchId,
+        item_id: item.itemId,
+        request_hash: item.requestHash,
+        state: item.state,
+        retries_used: item.retriesUsed,
+        error_code: item.errorCode,
+        error_message: item.errorMessage,
+        updated_at: item.updatedAt,
+      })),
     );
-    const insertItem = c.prepare(
-      `INSERT INTO items (batch_id, item_id, request_hash, state, retries_used, error_code, error_message, updated_at)
-         VALUES (@batchId, @itemId, @requestHash, @state, @retriesUsed, @errorCode, @errorMessage, @updatedAt)`,
+    const ids = await insertAttempts(c, tx, dump.attempts);
+    await insertAll(
+      tx,
+      c,
+      'files',
+      dump.files.map((file) => ({
+        attempt_id: attemptIdIn(ids, file),
+        idx: file.idx,
+        path: file.path,
+        bytes: file.bytes,
+        sha256: file.sha256,
+        saved_at: file.savedAt,
+        mtime_ms: file.mtimeMs,
+      })),
     );
-    for (const item of dump.items) insertItem.run({ batchId: c.batchId, ...item });
-    const ids = insertAttempts(c, dump.attempts);
-    const insertFile = c.prepare(
-      `INSERT INTO files (attempt_id, idx, path, bytes, sha256, saved_at, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    await insertAll(
+      tx,
+      c,
+      'events',
+      dump.events.map((event: EventRecord) => ({
+        at: event.at,
+        batch_id: c.batchId,
+        item_id: event.itemId,
+        attempt_id: event.attemptId === null ? null : (ids.get(event.attemptId) ?? null),
+        kind: event.kind,
+        detail: event.detail,
+      })),
     );
-    for (const file of dump.files)
-      insertFile.run(
-        attemptIdIn(ids, file),
-        file.idx,
-        file.path,
-        file.bytes,
-        file.sha256,
-        file.savedAt,
-        file.mtimeMs,
-      );
-    const insertEvent = c.prepare(
-      'INSERT INTO events (at, batch_id, item_id, attempt_id, kind, detail) VALUES (?, ?, ?, ?, ?, ?)',
+    await insertAll(
+      tx,
+      c,
+      'runs',
+      dump.runs.map((run) => ({
+        batch_id: c.batchId,
+        pid: run.pid,
+        started_at: run.startedAt,
+        ended_at: run.endedAt,
+        exit_code: run.exitCode,
+        ...(c.kind === 'postgres' ? { runner: run.runner } : {}),
+      })),
     );
-    for (const event of dump.events) {
-      const attemptId = event.attemptId === null ? null : (ids.get(event.attemptId) ?? null);
-      insertEvent.run(event.at, c.batchId, event.itemId, attemptId, event.kind, event.detail);
-    }
-    const insertRun = c.prepare(
-      'INSERT INTO runs (batch_id, pid, started_at, ended_at, exit_code) VALUES (?, ?, ?, ?, ?)',
+    await insertAll(
+      tx,
+      c,
+      'keepers',
+      dump.keepers.map((keeper) => ({
+        batch_id: c.batchId,
+        item_id: keeper.itemId,
+        kept_item_id: keeper.keptItemId,
+        take: keeper.take,
+        chosen_at: keeper.chosenAt,
+      })),
     );
-    for (const run of dump.runs) insertRun.run(c.batchId, run.pid, run.startedAt, run.endedAt, run.exitCode);
-    insertKeepers(c, dump.keepers);
   });
 }
 
-/** The attempts, in the dump's order; returns each dumped id's new one. */
-function insertAttempts(c: LedgerConnection, attempts: BatchDump['attempts']): Map<number, number> {
-  const insert = c.prepare(
-    `INSERT INTO attempts (batch_id, item_id, seq, idempotency_key, request_body, request_hash, reserved_micros,
-       state, http_status, http_code, job_id, job_status, amount_micros, refunded_micros, error_code,
-       error_message, expires_at, files_saved, created_at, answered_at, completed_at, take, vars)
-     VALUES (@batchId, @itemId, @seq, @idempotencyKey, @requestBody, @requestHash, @reservedMicros,
-       @state, @httpStatus, @httpCode, @jobId, @jobStatus, @amountMicros, @refundedMicros, @errorCode,
-       @errorMessage, @expiresAt, @filesSaved, @createdAt, @answeredAt, @completedAt, @take, @vars)`,
-  );
+/** The batch's lock taken (PostgreSQL), its emptiness checked, and its service as bound now. */
+async function checkEmpty(c: LedgerContext, tx: Tx, dump: BatchDump) {
+  const lock = c.db.sql.lockBatch(c.q, c.batchId);
+  const count = (table: 'items' | 'attempts') =>
+    c.q.selectFrom(table).select('batch_id').where('batch_id', '=', c.batchId).limit(1).compile();
+  const results = await tx.run([...(lock ? [lock] : []), count('items'), count('attempts')]);
+  const [items, attempts] = results.slice(lock ? 1 : 0);
+  if (items!.rows.length + attempts!.rows.length > 0)
+    throw new Error(`the ledger already records items or attempts of ${dump.batch.name}`);
+  return boundServiceIn(c, tx);
+}
+
+async function boundServiceIn(c: LedgerContext, tx: Tx) {
+  const query =
+    c.kind === 'postgres'
+      ? c.q
+          .selectFrom('batches')
+          .select(['service_identity as identity', 'service_bound_at as boundAt'])
+          .where('id', '=', c.batchId)
+      : c.q.selectFrom('service').select(['identity', 'bound_at as boundAt']).where('id', '=', 1);
+  const [result] = await tx.run([query.compile()]);
+  const [row] = result!.rows as Array<{ identity: string | null; boundAt: string | null }>;
+  return row?.identity ? { identity: row.identity, boundAt: row.boundAt } : null;
+}
+
+/** The attempts, in the dump's order, a chunk per statement; returns each dumped id's new one. */
+async function insertAttempts(
+  c: LedgerContext,
+  tx: Tx,
+  attempts: BatchDump['attempts'],
+): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
-  for (const { id, ...attempt } of attempts) {
-    const info = insert.run({ ...attempt, batchId: c.batchId, filesSaved: attempt.filesSaved ? 1 : 0 });
-    ids.set(id, Number(info.lastInsertRowid));
+  for (let start = 0; start < attempts.length; start += ROWS_PER_STATEMENT) {
+    const chunk = attempts.slice(start, start + ROWS_PER_STATEMENT);
+    const keys = new Map(chunk.map((attempt) => [attempt.idempotencyKey, attempt.id]));
+    const [result] = await tx.run([
+      c.q
+        .insertInto('attempts')
+        .values(chunk.map((attempt) => attemptRow(c, attempt)))
+        .returning(['id', 'idempotency_key as key'])
+        .compile(),
+    ]);
+    for (const row of result!.rows as Array<{ id: number; key: string }>) ids.set(keys.get(row.key)!, row.id);
   }
   return ids;
+}
+
+function attemptRow(c: LedgerContext, a: BatchDump['attempts'][number]) {
+  return {
+    batch_id: c.batchId,
+    item_id: a.itemId,
+    seq: a.seq,
+    idempotency_key: a.idempotencyKey,
+    request_body: a.requestBody,
+    request_hash: a.requestHash,
+    reserved_micros: a.reservedMicros,
+    state: a.state,
+    http_status: a.httpStatus,
+    http_code: a.httpCode,
+    job_id: a.jobId,
+    job_status: a.jobStatus,
+    amount_micros: a.amountMicros,
+    refunded_micros: a.refundedMicros,
+    error_code: a.errorCode,
+    error_message: a.errorMessage,
+    expires_at: a.expiresAt,
+    files_saved: a.filesSaved ? 1 : 0,
+    created_at: a.createdAt,
+    answered_at: a.answeredAt,
+    completed_at: a.completedAt,
+    take: a.take,
+    vars: a.vars,
+  };
+}
+
+/** Rows into `table` in the dump's order, a chunk per statement. */
+async function insertAll<T extends keyof Tables>(
+  tx: Tx,
+  c: LedgerContext,
+  table: T,
+  rows: ReadonlyArray<Record<string, unknown>>,
+): Promise<void> {
+  const statements: Statement[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT)
+    statements.push(
+      c.q
+        .insertInto(table)
+        .values(rows.slice(start, start + ROWS_PER_STATEMENT) as never)
+        .compile(),
+    );
+  if (statements.length > 0) await tx.run(statements);
 }
 
 /** Items in one order whatever the database's collation: two dumps of one batch compare equal. */
@@ -136,19 +286,4 @@ export function attemptIdIn(ids: ReadonlyMap<number, number>, file: Pick<FileRec
   if (id === undefined)
     throw new Error(`the dump's files name attempt ${file.attemptId}, which it does not hold`);
   return id;
-}
-
-/**
- * The file's one service row: set from the dump when the file has none; a file already bound to
- * another service is refused (its other batches' jobs are that service's).
- */
-function bindDumpedService(c: LedgerConnection, dump: BatchDump): void {
-  if (dump.service === null) return;
-  const bound = boundService(c);
-  if (bound !== null && bound.identity !== dump.service.identity)
-    throw new Error(`the ledger belongs to ${bound.identity}, the batch to ${dump.service.identity}`);
-  c.prepare('INSERT OR REPLACE INTO service (id, identity, bound_at) VALUES (1, ?, ?)').run(
-    dump.service.identity,
-    dump.service.boundAt,
-  );
 }

@@ -1,82 +1,177 @@
-import { getAttempt } from './attempt-reads.js';
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import { ATTEMPT_COLUMNS } from './attempt-reads.js';
+import type { Statement } from './dialect/database.js';
+import { type ItemUpdate, itemStateStatements } from './item-rows.js';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, paged } from './paging.js';
 import type { FileRecord } from './records.js';
-import { appendEvent } from './runs-and-events.js';
+import { type AttemptRef, attemptEventOf, whereAttempt } from './runs-and-events.js';
 
 /**
  * The files table: every saved output, by attempt and index. A path is stored relative to the
  * batch's manifest folder (batch-paths.ts) and given back absolute: callers never see the former.
  */
 
-const SAVED_FILES = `FROM files f JOIN attempts a ON a.id = f.attempt_id WHERE a.batch_id = ?`;
+/** The batch's files: the attempts' batch picks them. */
+function savedFiles(c: LedgerContext) {
+  return c.q
+    .selectFrom('files as f')
+    .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+    .where('a.batch_id', '=', c.batchId);
+}
 
-export function listFiles(c: LedgerConnection): FileRecord[] {
-  // A ledger only read (report) may predate the column: its files have no recorded time.
-  const mtime = c.hasColumn('files', 'mtime_ms') ? 'f.mtime_ms' : 'NULL';
-  const rows = c
-    .prepare(
-      `SELECT f.attempt_id AS attemptId, f.idx, f.path, f.bytes, f.sha256, f.saved_at AS savedAt,
-         ${mtime} AS mtimeMs ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`,
-    )
-    .all(c.batchId) as FileRecord[];
+export async function listFiles(c: LedgerContext): Promise<FileRecord[]> {
+  const rows = await c.db.read(
+    savedFiles(c)
+      .select([
+        'f.attempt_id as attemptId',
+        'f.idx',
+        'f.path',
+        'f.bytes',
+        'f.sha256',
+        'f.saved_at as savedAt',
+        // A ledger only read (report) may predate the column: its files have no recorded time.
+        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
+      ])
+      .orderBy('f.attempt_id')
+      .orderBy('f.idx')
+      .compile(),
+  );
   for (const row of rows) row.path = c.paths.absolute(row.path);
   return rows;
 }
 
-/** Bytes of every saved file and how many outputs (attempts) they came from, summed by SQLite. */
-export function savedFileTotals(c: LedgerConnection): { bytes: number; outputs: number } {
-  return c
-    .prepare(
-      `SELECT COALESCE(SUM(f.bytes), 0) AS bytes, COUNT(DISTINCT f.attempt_id) AS outputs ${SAVED_FILES}`,
-    )
-    .get(c.batchId) as { bytes: number; outputs: number };
+/** Bytes of every saved file and how many outputs (attempts) they came from, summed by the database. */
+export async function savedFileTotals(c: LedgerContext): Promise<{ bytes: number; outputs: number }> {
+  const [row] = await c.db.read(
+    savedFiles(c)
+      .select([
+        sql<number>`cast(coalesce(sum(f.bytes), 0) as bigint)`.as('bytes'),
+        sql<number>`cast(count(distinct f.attempt_id) as bigint)`.as('outputs'),
+      ])
+      .compile(),
+  );
+  return row!;
 }
 
-/** Each saved file as [item id, path], in listFiles order, streamed. */
-export function itemFilePaths(c: LedgerConnection): IterableIterator<[string, string]> {
-  return c
-    .prepare(`SELECT a.item_id, batch_path(f.path) ${SAVED_FILES} ORDER BY f.attempt_id, f.idx`)
-    .raw()
-    .iterate(c.batchId) as IterableIterator<[string, string]>;
+/** Each saved file as [item id, path], in listFiles order, a page of files at a time. */
+export function itemFilePaths(c: LedgerContext): AsyncIterable<[string, string]> {
+  return paged<[number, number], [string, string]>(c, async ([attemptId, idx] = [0, -1]) => {
+    const rows = await c.db.read(
+      savedFiles(c)
+        .select(['f.attempt_id as attemptId', 'f.idx', 'a.item_id as itemId', 'f.path'])
+        .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
+        .orderBy('f.attempt_id')
+        .orderBy('f.idx')
+        .limit(PAGE_SIZE)
+        .compile(),
+    );
+    const last = nextAfter(rows);
+    return {
+      rows: rows.map((row): [string, string] => [row.itemId, c.paths.absolute(row.path)]),
+      next: last && [last.attemptId, last.idx],
+    };
+  });
 }
 
 /** Whether this batch recorded a saved file at `path` (under its current name). */
-export function wroteFile(c: LedgerConnection, path: string): boolean {
+export async function wroteFile(c: LedgerContext, path: string): Promise<boolean> {
   // Compared in the stored form: run and import open the ledger for writing, so it is migrated
   // and every path inside the batch root is stored relative.
-  const stored = c.paths.stored(path);
-  return c.prepare(`SELECT 1 ${SAVED_FILES} AND f.path = ? LIMIT 1`).get(c.batchId, stored) !== undefined;
+  const rows = await c.db.read(
+    savedFiles(c).select('f.idx').where('f.path', '=', c.paths.stored(path)).limit(1).compile(),
+  );
+  return rows.length > 0;
 }
 
-/** Every file of an attempt, saved and verified, and the attempt marked complete, in one step. */
-export function recordFilesSaved(
-  c: LedgerConnection,
+/** When an attempt's files were saved (the first of them), or null when none were. */
+export async function savedAt(c: LedgerContext, attemptId: number): Promise<string | null> {
+  const [row] = await c.db.read(
+    c.q
+      .selectFrom('files')
+      .select((eb) => eb.fn.min('saved_at').as('at'))
+      .where('attempt_id', '=', attemptId)
+      .compile(),
+  );
+  return (row?.at as string | null | undefined) ?? null;
+}
+
+/**
+ * Every file of an attempt written (a file saved again replaces its row), the attempt marked
+ * complete and returned whole, and the event: the attempt may be one written in the same batch.
+ */
+export function filesSavedStatements(
+  c: LedgerContext,
+  ref: AttemptRef,
+  files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
+): Statement[] {
+  const at = c.at();
+  const attemptId = c.q.selectFrom('attempts').select('id').where(whereAttempt(c, ref));
+  const rows = files.map((file) => ({
+    attempt_id: attemptId,
+    idx: file.idx,
+    path: c.paths.stored(file.path),
+    bytes: file.bytes,
+    sha256: file.sha256,
+    saved_at: at,
+    mtime_ms: file.mtimeMs === undefined || file.mtimeMs === null ? null : Math.trunc(file.mtimeMs),
+  }));
+  const insert = c.q
+    .insertInto('files')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.columns(['attempt_id', 'idx']).doUpdateSet((eb) => ({
+        path: eb.ref('excluded.path'),
+        bytes: eb.ref('excluded.bytes'),
+        sha256: eb.ref('excluded.sha256'),
+        saved_at: eb.ref('excluded.saved_at'),
+        mtime_ms: eb.ref('excluded.mtime_ms'),
+      })),
+    );
+  return [
+    ...(rows.length > 0 ? [insert.compile()] : []),
+    c.q
+      .updateTable('attempts')
+      .set({ files_saved: 1 })
+      .where(whereAttempt(c, ref))
+      .returning(ATTEMPT_COLUMNS)
+      .compile(),
+    attemptEventOf(c, ref, 'files_saved', { count: files.length }),
+  ];
+}
+
+/**
+ * Every file of an attempt, saved and verified, and the attempt marked complete, in one step;
+ * with `item`, that item's new state too (a download's last step), in the same transaction.
+ */
+export async function recordFilesSaved(
+  c: LedgerContext,
   attemptId: number,
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
-): void {
-  c.write(() => {
-    const at = c.at();
-    const insert = c.prepare(
-      `INSERT OR REPLACE INTO files (attempt_id, idx, path, bytes, sha256, saved_at, mtime_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const file of files) {
-      const mtime = file.mtimeMs === undefined || file.mtimeMs === null ? null : Math.trunc(file.mtimeMs);
-      insert.run(attemptId, file.idx, c.paths.stored(file.path), file.bytes, file.sha256, at, mtime);
-    }
-    c.prepare('UPDATE attempts SET files_saved = 1 WHERE id = ?').run(attemptId);
-    const owner = c.prepare('SELECT item_id AS itemId FROM attempts WHERE id = ?').get(attemptId);
-    appendEvent(c, (owner as { itemId: string }).itemId, attemptId, 'files_saved', { count: files.length });
-  });
+  item?: { itemId: string; update: ItemUpdate },
+): Promise<void> {
+  await c.db.batch([
+    ...filesSavedStatements(c, attemptId, files),
+    ...(item ? itemStateStatements(c, item.itemId, item.update) : []),
+  ]);
 }
 
 /** An earlier take's file now lives under a new name (kept beside the newer take). */
-export function recordFileMoved(c: LedgerConnection, attemptId: number, idx: number, path: string): void {
+export async function recordFileMoved(
+  c: LedgerContext,
+  attemptId: number,
+  idx: number,
+  path: string,
+): Promise<void> {
   const stored = c.paths.stored(path);
-  c.write(() => {
-    c.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?').run(stored, attemptId, idx);
-    const attempt = getAttempt(c, attemptId);
+  await c.db.batch([
+    c.q
+      .updateTable('files')
+      .set({ path: stored })
+      .where('attempt_id', '=', attemptId)
+      .where('idx', '=', idx)
+      .compile(),
     // The event names the path as the row does, relative to the batch root, so it stays true too.
-    appendEvent(c, attempt.itemId, attemptId, 'file_moved', { idx, path: stored });
-  });
+    attemptEventOf(c, attemptId, 'file_moved', { idx, path: stored }),
+  ]);
 }

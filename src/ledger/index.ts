@@ -1,3 +1,4 @@
+export { DatabaseError, DatabaseLostError, isLedgerReadError } from './database-errors.js';
 export type { Admission, Admitted, ItemUpdate, Ledger, NewAttempt, RunnerClaims } from './ledger.js';
 export { acquireLedgerLock, type LedgerLock } from './lock.js';
 export { SCHEMA_VERSION } from './migrations.js';

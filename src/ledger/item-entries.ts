@@ -1,9 +1,11 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 import type { AttemptRecord, ItemRecord } from './records.js';
 
 /**
- * Each item's row and its latest attempt (highest seq), computed by SQLite one row per item, so
- * that `plan` over 100,000 items never holds every attempt in memory (docs/performance.md).
+ * Each item's row and its latest attempt (highest seq), read a page of items at a time, so that
+ * `plan` over a million items never holds every attempt in memory (docs/performance.md).
  */
 export interface ItemEntry {
   itemId: string;
@@ -17,86 +19,166 @@ export interface ItemEntry {
   attempt: AttemptRecord | undefined;
 }
 
-/** One row, as an array: better-sqlite3 builds arrays in about half the time of named rows. */
-export type EntryRow = [
-  itemId: string,
-  requestHash: string | null,
-  state: ItemRecord['state'] | null,
-  retriesUsed: number | null,
-  errorCode: string | null,
-  errorMessage: string | null,
-  attemptId: number | null,
-  seq: number | null,
-  attemptState: AttemptRecord['state'] | null,
-  httpStatus: number | null,
-  httpCode: string | null,
-  jobId: string | null,
-  jobStatus: string | null,
-  filesSaved: number | null,
-  requestHash: string | null,
-];
-
-const ATTEMPT_COLUMNS =
-  'a.id, a.seq, a.state, a.http_status, a.http_code, a.job_id, a.job_status, a.files_saved, a.request_hash';
-
-const LATEST_OF = (itemId: string) =>
-  `(SELECT x.id FROM attempts x WHERE x.batch_id = @batchId AND x.item_id = ${itemId} ORDER BY x.seq DESC LIMIT 1)`;
-
-/**
- * Item rows in their table's order (the one listItems gives, which plan's removed items keep),
- * then items only attempts know: none is expected, but a run would still decide them.
- */
-const ENTRIES = `SELECT i.item_id, i.request_hash, i.state, i.retries_used, i.error_code, i.error_message,
-  ${ATTEMPT_COLUMNS}
-FROM items i LEFT JOIN attempts a ON a.id = ${LATEST_OF('i.item_id')}
-WHERE i.batch_id = @batchId
-UNION ALL
-SELECT a.item_id, NULL, NULL, NULL, NULL, NULL, ${ATTEMPT_COLUMNS}
-FROM (SELECT DISTINCT item_id FROM attempts WHERE batch_id = @batchId) o JOIN attempts a ON a.id = ${LATEST_OF('o.item_id')}
-WHERE NOT EXISTS (SELECT 1 FROM items i WHERE i.batch_id = @batchId AND i.item_id = o.item_id)`;
-
-/** Streamed: the caller must finish with the entries before the ledger closes. */
-export function* itemEntries(c: LedgerConnection): Generator<ItemEntry> {
-  const rows = c.prepare(ENTRIES).raw().iterate({ batchId: c.batchId }) as IterableIterator<EntryRow>;
-  for (const row of rows) yield { itemId: row[0], record: recordOf(row), attempt: attemptOf(row) };
+/** One row of the walk: the item's columns (null for an item only attempts know), then its latest attempt's. */
+interface EntryRow {
+  itemId: string;
+  itemHash: string | null;
+  itemState: ItemRecord['state'] | null;
+  retriesUsed: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  id: number | null;
+  seq: number | null;
+  state: AttemptRecord['state'] | null;
+  httpStatus: number | null;
+  httpCode: string | null;
+  jobId: string | null;
+  jobStatus: string | null;
+  filesSaved: number | boolean | null;
+  requestHash: string | null;
 }
 
-export function recordOf(row: EntryRow): ItemRecord | undefined {
-  const [itemId, requestHash, state, retriesUsed, errorCode, errorMessage] = row;
-  if (state === null) return undefined;
+/**
+ * Item rows in byte order of their ids (the order listItems gives, which plan's removed items
+ * keep), then items only attempts know: none is expected, but a run would still decide them.
+ */
+export function itemEntries(c: LedgerContext): AsyncIterable<ItemEntry> {
+  const items = paged(c, (after: string | undefined) => itemsPage(c, after));
+  const orphans = paged(c, (after: string | undefined) => orphansPage(c, after));
+  return (async function* () {
+    yield* items;
+    yield* orphans;
+  })();
+}
+
+const ATTEMPT = [
+  'a.id',
+  'a.seq',
+  'a.state',
+  'a.http_status as httpStatus',
+  'a.http_code as httpCode',
+  'a.job_id as jobId',
+  'a.job_status as jobStatus',
+  'a.files_saved as filesSaved',
+  'a.request_hash as requestHash',
+] as const;
+
+/** The latest attempt (by seq) of the item named by `itemId`, a column of the outer query. */
+function latestOf(c: LedgerContext, itemId: string) {
+  const latest = c.q
+    .selectFrom('attempts as x')
+    .select('x.id')
+    .where('x.batch_id', '=', c.batchId)
+    .where(sql<boolean>`${c.db.sql.key('x.item_id')} = ${sql.ref(itemId)}`)
+    .orderBy('x.seq', 'desc')
+    .limit(1);
+  return sql<boolean>`a.id = (${latest})`;
+}
+
+async function itemsPage(c: LedgerContext, after: string | undefined): Promise<Page<string, ItemEntry>> {
+  const key = c.db.sql.key('i.item_id');
+  const rows: EntryRow[] = await c.db.read(
+    c.q
+      .selectFrom('items as i')
+      .leftJoin('attempts as a', (join) => join.on(latestOf(c, 'i.item_id')))
+      .select([
+        'i.item_id as itemId',
+        'i.request_hash as itemHash',
+        'i.state as itemState',
+        'i.retries_used as retriesUsed',
+        'i.error_code as errorCode',
+        'i.error_message as errorMessage',
+        ...ATTEMPT,
+      ])
+      .where('i.batch_id', '=', c.batchId)
+      .$if(after !== undefined, (query) => query.where(key, '>', after!))
+      .orderBy(key)
+      .limit(PAGE_SIZE)
+      .compile(),
+  );
+  return { rows: rows.map(entryOf), next: nextAfter(rows.map((row) => row.itemId)) };
+}
+
+async function orphansPage(c: LedgerContext, after: string | undefined): Promise<Page<string, ItemEntry>> {
+  const key = c.db.sql.key('t.item_id');
+  const rows: EntryRow[] = await c.db.read(
+    c.q
+      .with('o', (q) =>
+        q
+          .selectFrom('attempts as t')
+          .select(key.as('item_id'))
+          .distinct()
+          .where('t.batch_id', '=', c.batchId)
+          .$if(after !== undefined, (query) => query.where(key, '>', after!))
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('items as i')
+                  .select('i.item_id')
+                  .where('i.batch_id', '=', c.batchId)
+                  .whereRef('i.item_id', '=', 't.item_id'),
+              ),
+            ),
+          )
+          .orderBy(key)
+          .limit(PAGE_SIZE),
+      )
+      .selectFrom('o')
+      .innerJoin('attempts as a', (join) => join.on(latestOf(c, 'o.item_id')))
+      .select([
+        'o.item_id as itemId',
+        sql<null>`null`.as('itemHash'),
+        sql<null>`null`.as('itemState'),
+        sql<null>`null`.as('retriesUsed'),
+        sql<null>`null`.as('errorCode'),
+        sql<null>`null`.as('errorMessage'),
+        ...ATTEMPT,
+      ])
+      .orderBy('o.item_id')
+      .compile(),
+  );
+  return { rows: rows.map(entryOf), next: nextAfter(rows.map((row) => row.itemId)) };
+}
+
+function entryOf(row: EntryRow): ItemEntry {
+  return { itemId: row.itemId, record: recordOf(row), attempt: attemptOf(row) };
+}
+
+function recordOf(row: EntryRow): ItemRecord | undefined {
+  if (row.itemState === null) return undefined;
   return {
-    itemId,
-    requestHash: requestHash ?? '',
-    state,
-    retriesUsed: retriesUsed ?? 0,
-    errorCode,
-    errorMessage,
+    itemId: row.itemId,
+    requestHash: row.itemHash ?? '',
+    state: row.itemState,
+    retriesUsed: row.retriesUsed ?? 0,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
     updatedAt: '',
   };
 }
 
-export function attemptOf(row: EntryRow): AttemptRecord | undefined {
-  const [itemId, , , , , , id, seq, state, httpStatus, httpCode, jobId, jobStatus, filesSaved, hash] = row;
-  if (id === null) return undefined;
+function attemptOf(row: EntryRow): AttemptRecord | undefined {
+  if (row.id === null) return undefined;
   return {
-    id,
-    itemId,
-    seq: seq ?? 0,
+    id: row.id,
+    itemId: row.itemId,
+    seq: row.seq ?? 0,
     idempotencyKey: '',
     requestBody: '',
-    requestHash: hash ?? '',
+    requestHash: row.requestHash ?? '',
     reservedMicros: 0,
-    state: state ?? 'prepared',
-    httpStatus,
-    httpCode,
-    jobId,
-    jobStatus,
+    state: row.state ?? 'prepared',
+    httpStatus: row.httpStatus,
+    httpCode: row.httpCode,
+    jobId: row.jobId,
+    jobStatus: row.jobStatus,
     amountMicros: 0,
     refundedMicros: 0,
     errorCode: null,
     errorMessage: null,
     expiresAt: null,
-    filesSaved: filesSaved === 1,
+    filesSaved: row.filesSaved === 1 || row.filesSaved === true,
     createdAt: '',
     answeredAt: null,
     completedAt: null,

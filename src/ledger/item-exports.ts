@@ -1,10 +1,20 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import {
+  type ExportAttemptRow,
+  ExportedItem,
+  type ExportItemRow,
+  FileRow,
+  ItemAttempts,
+  savedStanding,
+} from './export-rows.js';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 import type { ItemState } from './records.js';
 
 /**
  * One row per manifest item, in the order of the ids given, for `export`: what the ledger knows of
  * the item and of the attempt that stands for it (the newest whose files were saved, else the
- * newest). SQLite walks the ids, so 100,000 rows stream without being held (docs/performance.md).
+ * newest). Read a page of ids at a time, so a million rows stream without being held.
  */
 export interface ItemExport {
   itemId: string;
@@ -34,63 +44,91 @@ export interface SavedFile {
   bytes: number;
 }
 
-/**
- * One saved file of one attempt of one item: an attempt without saved files has one row, its file
- * columns null, and an item without attempts one row, its attempt columns null too.
- */
-export type ExportRow = [
-  index: number,
-  state: ItemState | null,
-  errorCode: string | null,
-  attemptId: number | null,
-  netMicros: number | null,
-  filesSaved: number | null,
-  prompt: string | null,
-  input: string | null,
-  model: string | null,
-  vars: string | null,
-  jobId: string | null,
-  completedAt: string | null,
-  expiresAt: string | null,
-  fileIdx: number | null,
-  path: string | null,
-  sha256: string | null,
-  bytes: number | null,
-];
+/** The ids a page at a time, each page's items, attempts and standing files read by three statements. */
+export function itemExports(c: LedgerContext, ids: readonly string[]): AsyncIterable<ItemExport> {
+  return paged(c, (after: number | undefined) => exportPage(c, ids, after ?? 0));
+}
 
-/**
- * The ids drive the walk: json_each is the outer loop (LEFT JOINs keep it there), so rows come in
- * the ids' order without a sort holding them all. Each item's attempts come through the (batch_id,
- * item_id, seq) index and their files through the files' key, and the count, the sum, the standing
- * attempt and its files are taken in JS: correlated subqueries for them searched the attempts four
- * times per item and sorted each item's files, a third of the walk. Items have one attempt or a
- * few, so the rows of attempts that do not stand cost little.
- */
-const exportSql = (vars: string) => `SELECT m.key, i.state, i.error_code,
-  a.id, a.amount_micros - a.refunded_micros, a.files_saved,
-  json_extract(a.request_body, '$.input.prompt'), json_remove(json_extract(a.request_body, '$.input'), '$.prompt'),
-  json_extract(a.request_body, '$.model'), ${vars},
-  a.job_id, a.completed_at, a.expires_at,
-  f.idx, batch_path(f.path), f.sha256, f.bytes
-FROM json_each(@ids) m
-LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = m.value
-LEFT JOIN attempts a ON a.batch_id = @batchId AND a.item_id = m.value
-LEFT JOIN files f ON a.files_saved = 1 AND f.attempt_id = a.id`;
+async function exportPage(
+  c: LedgerContext,
+  ids: readonly string[],
+  from: number,
+): Promise<Page<number, ItemExport>> {
+  const page = ids.slice(from, from + PAGE_SIZE);
+  const next = from + PAGE_SIZE < ids.length ? from + PAGE_SIZE : null;
+  if (page.length === 0) return { rows: [], next };
+  const wanted = [...new Set(page)];
+  const items = new Map<string, ExportItemRow>();
+  for (const row of await c.db.read(
+    c.q
+      .selectFrom('items')
+      .select(['item_id as itemId', 'state', 'error_code as errorCode'])
+      .where('batch_id', '=', c.batchId)
+      .where('item_id', 'in', wanted)
+      .compile(),
+  ))
+    items.set(row.itemId, row);
+  const attempts = await attemptsOf(c, wanted);
+  const files = await filesOf(
+    c,
+    [...attempts.values()].flatMap((each) => savedStanding(each) ?? []),
+  );
+  const rows = page.map((id) => {
+    const own = attempts.get(id);
+    return new ExportedItem(id, items.get(id), own, files.get(savedStanding(own) ?? -1) ?? []);
+  });
+  return { rows, next };
+}
 
-/** Streamed: the caller must finish with the rows before the ledger closes. */
-export function* itemExports(c: LedgerConnection, ids: readonly string[]): Generator<ItemExport> {
-  // A ledger written before variables were recorded is read as it is (read-only: never migrated).
-  const vars = c.hasColumn('attempts', 'vars') ? 'a.vars' : 'NULL';
-  const statement = c.prepare(exportSql(vars)).raw();
-  // The walk reads each page about once, so SQLite's default 16 MB page cache would only fill with
-  // pages it never needs again: 2 MB holds the trees' inner pages, and peak RSS is 15 MB lower.
-  const cacheSize = c.db.pragma('cache_size', { simple: true }) as number;
-  c.db.pragma(`cache_size = ${WALK_CACHE_KIB}`);
-  try {
-    yield* itemsOf(statement.iterate({ batchId: c.batchId, ids: JSON.stringify(ids) }), ids);
-  } finally {
-    c.db.pragma(`cache_size = ${cacheSize}`);
+/** Each item's attempts added up, and the one that stands for it. */
+async function attemptsOf(c: LedgerContext, itemIds: readonly string[]): Promise<Map<string, ItemAttempts>> {
+  const rows: ExportAttemptRow[] = await c.db.read(
+    c.q
+      .selectFrom('attempts')
+      .select([
+        'item_id as itemId',
+        'id',
+        sql<number>`amount_micros - refunded_micros`.as('net'),
+        'files_saved as filesSaved',
+        'request_body as requestBody',
+        // A ledger written before variables were recorded is read as it is (read-only: never migrated).
+        c.column<string | null>('attempts', 'vars', 'vars', null).as('vars'),
+        'job_id as jobId',
+        'completed_at as completedAt',
+        'expires_at as expiresAt',
+      ])
+      .where('batch_id', '=', c.batchId)
+      .where('item_id', 'in', itemIds)
+      .compile(),
+  );
+  const byItem = new Map<string, ItemAttempts>();
+  for (const row of rows) {
+    const own = byItem.get(row.itemId) ?? new ItemAttempts();
+    byItem.set(row.itemId, own);
+    own.add(row);
   }
+  return byItem;
+}
+
+/** These attempts' files, in index order. */
+async function filesOf(c: LedgerContext, attemptIds: readonly number[]): Promise<Map<number, FileRow[]>> {
+  const byAttempt = new Map<number, FileRow[]>();
+  if (attemptIds.length === 0) return byAttempt;
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('files')
+      .select(['attempt_id as attemptId', 'idx', 'path', 'sha256', 'bytes'])
+      .where('attempt_id', 'in', attemptIds)
+      .orderBy('attempt_id')
+      .orderBy('idx')
+      .compile(),
+  );
+  for (const row of rows) {
+    const own = byAttempt.get(row.attemptId) ?? [];
+    byAttempt.set(row.attemptId, own);
+    own.push(new FileRow(row.idx, c.paths.absolute(row.path), row.sha256, Number(row.bytes)));
+  }
+  return byAttempt;
 }
 
 /**
@@ -99,123 +137,29 @@ export function* itemExports(c: LedgerConnection, ids: readonly string[]): Gener
  * money and the files on disk still stand for. In id order, so an export is the same every time.
  * An unpaid attempt (refused, or refunded in full) moved no money, so such an item is left out.
  */
-const PAID_ELSEWHERE = `SELECT DISTINCT item_id FROM attempts
-WHERE batch_id = @batchId AND (amount_micros > 0 OR files_saved = 1)
-  AND item_id NOT IN (SELECT value FROM json_each(@ids))
-ORDER BY item_id`;
-
-export function paidItemsNotIn(c: LedgerConnection, ids: readonly string[]): string[] {
-  return c
-    .prepare(PAID_ELSEWHERE)
-    .pluck()
-    .all({ batchId: c.batchId, ids: JSON.stringify(ids) }) as string[];
-}
-
-/** In KiB, as SQLite takes a negative cache_size. */
-const WALK_CACHE_KIB = -2000;
-
-/** Each item's export from its rows (ExportRow), which come an item's together, in the ids' order. */
-export function* itemsOf(rows: IterableIterator<unknown>, ids: readonly string[]): Generator<ItemExport> {
-  // An item's rows are consecutive, and so are an attempt's: the first row of the next ends them.
-  let item: ItemRows | null = null;
-  for (const row of rows as IterableIterator<ExportRow>) {
-    if (item === null || item.first[0] !== row[0]) {
-      if (item !== null) yield new ExportedItem(ids, item);
-      item = new ItemRows(row);
-    }
-    item.add(row);
+export async function paidItemsNotIn(c: LedgerContext, ids: readonly string[]): Promise<string[]> {
+  const named = new Set(ids);
+  const found: string[] = [];
+  for await (const itemId of paged(c, (after: string | undefined) => paidPage(c, after))) {
+    if (!named.has(itemId)) found.push(itemId);
   }
-  if (item !== null) yield new ExportedItem(ids, item);
+  return found;
 }
 
-/*
- * Every object made per item here, and per record in report/export-records.ts, comes from a class,
- * not an object literal. When one garbage collection finds most of a literal's recent objects
- * alive, V8 may allocate that literal's objects straight into the old generation from then on
- * ("pretenuring"); there a dead one keeps the young strings it points to alive until the next full
- * collection. In about one 100,000-item export in twelve that added 90 MB to peak RSS. V8 keeps
- * that feedback for literals, not for constructor calls (docs/performance.md).
- */
-
-/** One item's rows so far: its first (the item's own columns) and what its attempts add up to. */
-class ItemRows {
-  count = 0;
-  net = 0;
-  standing: ExportRow | null = null;
-  /** The standing attempt's files, in the order read. */
-  files: SavedFile[] = [];
-  /** The attempt of the row before. */
-  #attemptId: number | null = null;
-
-  constructor(readonly first: ExportRow) {}
-
-  add(row: ExportRow): void {
-    const attemptId = row[3];
-    if (attemptId === null) return;
-    if (attemptId !== this.#attemptId) {
-      this.#attemptId = attemptId;
-      this.count += 1;
-      this.net += row[4]!;
-      if (stands(row, this.standing)) {
-        this.standing = row;
-        this.files = [];
-      }
-    }
-    if (row[13] !== null && this.standing![3] === attemptId) {
-      this.files.push(new FileRow(row[13], row[14]!, row[15]!, row[16]!));
-    }
-  }
-}
-
-/** The newest attempt whose files were saved stands for the item, else the newest (ids grow). */
-function stands(row: ExportRow, standing: ExportRow | null): boolean {
-  if (standing === null) return true;
-  const saved = row[5] === 1;
-  const standingSaved = standing[5] === 1;
-  return saved === standingSaved ? row[3]! > standing[3]! : saved;
-}
-
-class FileRow implements SavedFile {
-  constructor(
-    readonly idx: number,
-    readonly path: string,
-    readonly sha256: string,
-    readonly bytes: number,
-  ) {}
-}
-
-class ExportedItem implements ItemExport {
-  readonly itemId: string;
-  readonly state: ItemState | null;
-  readonly errorCode: string | null;
-  readonly attempts: number;
-  readonly netMicros: number;
-  readonly prompt: string | null;
-  readonly input: string | null;
-  readonly model: string | null;
-  readonly vars: string | null;
-  readonly jobId: string | null;
-  readonly completedAt: string | null;
-  readonly expiresAt: string | null;
-  readonly files: SavedFile[];
-
-  constructor(ids: readonly string[], { first, standing, count, net, files }: ItemRows) {
-    const [index, state, errorCode] = first;
-    // Without attempts, the first row's attempt columns are the LEFT JOIN's nulls.
-    const [, , , , , , prompt, input, model, vars, jobId, completedAt, expiresAt] = standing ?? first;
-    this.itemId = ids[index]!;
-    this.state = state;
-    this.errorCode = errorCode;
-    this.attempts = count;
-    this.netMicros = net;
-    this.prompt = prompt;
-    this.input = input;
-    this.model = model;
-    this.vars = vars;
-    this.jobId = jobId;
-    this.completedAt = completedAt;
-    this.expiresAt = expiresAt;
-    // The files' key gives them in index order already; sorting a file or two makes it certain.
-    this.files = files.length > 1 ? files.sort((a, b) => a.idx - b.idx) : files;
-  }
+async function paidPage(c: LedgerContext, after: string | undefined): Promise<Page<string, string>> {
+  const key = c.db.sql.key('item_id');
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('attempts')
+      .select(key.as('itemId'))
+      .distinct()
+      .where('batch_id', '=', c.batchId)
+      .where((eb) => eb.or([eb('amount_micros', '>', 0), eb('files_saved', '=', 1)]))
+      .$if(after !== undefined, (query) => query.where(key, '>', after!))
+      .orderBy(key)
+      .limit(PAGE_SIZE)
+      .compile(),
+  );
+  const itemIds = rows.map((row) => row.itemId);
+  return { rows: itemIds, next: nextAfter(itemIds) };
 }

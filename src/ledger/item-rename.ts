@@ -1,7 +1,7 @@
 import type { BatchPaths } from './batch-paths.js';
-import { renameKeepers } from './keeper-rows.js';
-import type { LedgerConnection } from './ledger-connection.js';
-import { appendEvent } from './runs-and-events.js';
+import { renameKeepersStatements } from './keeper-rows.js';
+import type { LedgerContext } from './ledger-context.js';
+import { eventOf } from './runs-and-events.js';
 
 /** A saved file that takes a new name with its item (paths absolute, as above the ledger). */
 export interface FileMove {
@@ -11,20 +11,17 @@ export interface FileMove {
   to: string;
 }
 
-/**
- * Each move's file row given its new stored path by `update`; what the `renamed` event says of
- * them, in stored form (both ledgers).
- */
-export function movedFiles(
+/** What the `renamed` event says of the files that moved, in stored form. */
+function movedFiles(
   paths: BatchPaths,
   moves: readonly FileMove[],
-  update: (stored: string, move: FileMove) => void,
 ): Array<{ attempt_id: number; idx: number; from: string; to: string }> {
-  return moves.map((move) => {
-    const [was, now] = [paths.stored(move.from), paths.stored(move.to)];
-    update(now, move);
-    return { attempt_id: move.attemptId, idx: move.idx, from: was, to: now };
-  });
+  return moves.map((move) => ({
+    attempt_id: move.attemptId,
+    idx: move.idx,
+    from: paths.stored(move.from),
+    to: paths.stored(move.to),
+  }));
 }
 
 /**
@@ -35,26 +32,80 @@ export function movedFiles(
  * request bodies keep the old id in `mediabatch.item`: they are the exact text that was sent, and
  * an unanswered one is resent byte for byte.
  */
-export function renameItem(c: LedgerConnection, from: string, to: string, moves: readonly FileMove[]): void {
-  c.write(() => {
-    const taken = c
-      .prepare(
-        `SELECT 1 FROM items WHERE batch_id = @b AND item_id = @to
-         UNION ALL SELECT 1 FROM attempts WHERE batch_id = @b AND item_id = @to LIMIT 1`,
-      )
-      .get({ b: c.batchId, to });
-    if (taken !== undefined)
+export async function renameItem(
+  c: LedgerContext,
+  from: string,
+  to: string,
+  moves: readonly FileMove[],
+): Promise<void> {
+  const files = movedFiles(c.paths, moves);
+  await c.db.transaction(async (tx) => {
+    const [items, attempts, renamed] = await tx.run([
+      c.q
+        .selectFrom('items')
+        .select('item_id')
+        .where('batch_id', '=', c.batchId)
+        .where('item_id', '=', to)
+        .compile(),
+      c.q
+        .selectFrom('attempts')
+        .select('item_id')
+        .where('batch_id', '=', c.batchId)
+        .where('item_id', '=', to)
+        .limit(1)
+        .compile(),
+      // Only where the new id is free: a taken one changes nothing, and the step stops below.
+      c.q
+        .updateTable('items')
+        .set({ item_id: to, updated_at: c.at() })
+        .where('batch_id', '=', c.batchId)
+        .where('item_id', '=', from)
+        .where((eb) =>
+          eb.not(
+            eb.or([
+              eb.exists(
+                eb
+                  .selectFrom('items as i')
+                  .select('i.item_id')
+                  .where('i.batch_id', '=', c.batchId)
+                  .where('i.item_id', '=', to),
+              ),
+              eb.exists(
+                eb
+                  .selectFrom('attempts as t')
+                  .select('t.id')
+                  .where('t.batch_id', '=', c.batchId)
+                  .where('t.item_id', '=', to),
+              ),
+            ]),
+          ),
+        )
+        .compile(),
+    ]);
+    if (items!.rows.length > 0 || attempts!.rows.length > 0)
       throw new Error(`cannot rename ${from} to ${to}: the ledger already knows ${to}`);
-    const at = c.at();
-    const row = c
-      .prepare('UPDATE items SET item_id = ?, updated_at = ? WHERE batch_id = ? AND item_id = ?')
-      .run(to, at, c.batchId, from);
-    if (row.changes !== 1) throw new Error(`cannot rename ${from}: the ledger has no such item`);
-    c.prepare('UPDATE attempts SET item_id = ? WHERE batch_id = ? AND item_id = ?').run(to, c.batchId, from);
-    renameKeepers(c, from, to);
-    const update = c.prepare('UPDATE files SET path = ? WHERE attempt_id = ? AND idx = ?');
-    const files = movedFiles(c.paths, moves, (path, move) => update.run(path, move.attemptId, move.idx));
-    appendEvent(c, to, null, 'renamed', { from, to, files });
-    appendEvent(c, from, null, 'renamed', { from, to });
+    if (renamed!.changes !== 1) throw new Error(`cannot rename ${from}: the ledger has no such item`);
+    await tx.run(
+      [
+        c.q
+          .updateTable('attempts')
+          .set({ item_id: to })
+          .where('batch_id', '=', c.batchId)
+          .where('item_id', '=', from)
+          .compile(),
+        ...renameKeepersStatements(c, from, to),
+        ...files.map((file) =>
+          c.q
+            .updateTable('files')
+            .set({ path: file.to })
+            .where('attempt_id', '=', file.attempt_id)
+            .where('idx', '=', file.idx)
+            .compile(),
+        ),
+        eventOf(c, to, null, 'renamed', { from, to, files }),
+        eventOf(c, from, null, 'renamed', { from, to }),
+      ],
+      true,
+    );
   });
 }

@@ -1,6 +1,9 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { Statement } from './dialect/database.js';
+import { leaseLetGo, unleased } from './leases.js';
+import type { LedgerContext } from './ledger-context.js';
 import type { ItemRecord, ItemState } from './records.js';
-import { appendEvent } from './runs-and-events.js';
+import { eventOf } from './runs-and-events.js';
 
 /** The items table: one row per manifest item, its state and the request hash it was last run with. */
 
@@ -12,72 +15,126 @@ export interface ItemUpdate {
   errorMessage?: string | null;
 }
 
-export function listItems(c: LedgerConnection): ItemRecord[] {
-  return c
-    .prepare(
-      `SELECT item_id AS itemId, request_hash AS requestHash, state, retries_used AS retriesUsed,
-                  error_code AS errorCode, error_message AS errorMessage, updated_at AS updatedAt
-           FROM items WHERE batch_id = ?`,
-    )
-    .all(c.batchId) as ItemRecord[];
+/** In item_id's byte order, the order of SQLite's key, on both databases. */
+export async function listItems(c: LedgerContext): Promise<ItemRecord[]> {
+  return c.db.read(
+    c.q
+      .selectFrom('items')
+      .select([
+        'item_id as itemId',
+        'request_hash as requestHash',
+        'state',
+        'retries_used as retriesUsed',
+        'error_code as errorCode',
+        'error_message as errorMessage',
+        'updated_at as updatedAt',
+      ])
+      .where('batch_id', '=', c.batchId)
+      .orderBy(c.db.sql.key('item_id'))
+      .compile(),
+  );
+}
+
+/** Rows per statement when many items are written at once (a manifest of 100,000 is 100 statements). */
+const ITEMS_PER_STATEMENT = 1000;
+
+/**
+ * The upserts of many items. An id given twice keeps its last row (one statement may not upsert a
+ * row twice). On a shared ledger, a row another runner holds by a live lease is its to write:
+ * left as it is (a runner passes its name; a command that holds the whole batch passes none).
+ */
+export function putItemsStatements(
+  c: LedgerContext,
+  given: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+): Statement[] {
+  const items = [...new Map(given.map((item) => [item.itemId, item])).values()];
+  const at = c.at();
+  const statements: Statement[] = [];
+  for (let start = 0; start < items.length; start += ITEMS_PER_STATEMENT) {
+    const rows = items.slice(start, start + ITEMS_PER_STATEMENT).map((item) => ({
+      batch_id: c.batchId,
+      item_id: item.itemId,
+      request_hash: item.requestHash ?? '',
+      state: item.state,
+      retries_used: item.retriesUsed ?? 0,
+      error_code: item.errorCode ?? null,
+      error_message: item.errorMessage ?? null,
+      updated_at: at,
+    }));
+    statements.push(
+      c.q
+        .insertInto('items')
+        .values(rows)
+        .onConflict((conflict) => {
+          const update = conflict.columns(['batch_id', 'item_id']).doUpdateSet((eb) => ({
+            request_hash: eb.ref('excluded.request_hash'),
+            state: eb.ref('excluded.state'),
+            retries_used: eb.ref('excluded.retries_used'),
+            error_code: eb.ref('excluded.error_code'),
+            error_message: eb.ref('excluded.error_message'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }));
+          return c.kind === 'postgres' && c.runnerId !== null ? update.where(unleased(c.runnerId)) : update;
+        })
+        .compile(),
+    );
+  }
+  return statements;
 }
 
 /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
-export function putItems(c: LedgerConnection, items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void {
-  const at = c.at();
-  const upsert = c.prepare(
-    `INSERT INTO items (batch_id, item_id, request_hash, state, retries_used, error_code, error_message, updated_at)
-       VALUES (@batchId, @itemId, @requestHash, @state, @retriesUsed, @errorCode, @errorMessage, @at)
-       ON CONFLICT (batch_id, item_id) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
-         retries_used = excluded.retries_used, error_code = excluded.error_code,
-         error_message = excluded.error_message, updated_at = excluded.updated_at`,
-  );
-  c.write(() => {
-    for (const item of items) {
-      upsert.run({
-        batchId: c.batchId,
-        itemId: item.itemId,
-        requestHash: item.requestHash ?? '',
-        state: item.state,
-        retriesUsed: item.retriesUsed ?? 0,
-        errorCode: item.errorCode ?? null,
-        errorMessage: item.errorMessage ?? null,
-        at,
-      });
-    }
+export async function putItems(
+  c: LedgerContext,
+  items: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+): Promise<void> {
+  const statements = putItemsStatements(c, items);
+  if (statements.length <= 1) {
+    if (statements.length === 1) await c.db.batch(statements);
+    return;
+  }
+  // A large manifest: one statement per round trip, so that all of them are never held at once.
+  await c.db.transaction(async (tx) => {
+    for (const [n, statement] of statements.entries()) await tx.run([statement], n === statements.length - 1);
   });
 }
 
-/** An item's new state, with the event that says why (item_<state> unless named). */
-export function setItemState(
-  c: LedgerConnection,
+/** An item's new state and the event that says why (item_<state> unless named). */
+export function itemStateStatements(
+  c: LedgerContext,
   itemId: string,
   update: ItemUpdate,
   event?: { kind: string; detail?: unknown },
-): void {
-  c.write(() => {
-    c.prepare(
-      `UPDATE items SET state = @state,
-             request_hash = COALESCE(@requestHash, request_hash),
-             retries_used = COALESCE(@retriesUsed, retries_used),
-             error_code = @errorCode, error_message = @errorMessage, updated_at = @at
-           WHERE batch_id = @batchId AND item_id = @itemId`,
-    ).run({
-      batchId: c.batchId,
-      itemId,
-      state: update.state,
-      requestHash: update.requestHash ?? null,
-      retriesUsed: update.retriesUsed ?? null,
-      errorCode: update.errorCode ?? null,
-      errorMessage: update.errorMessage ?? null,
-      at: c.at(),
-    });
-    appendEvent(
+): Statement[] {
+  return [
+    c.q
+      .updateTable('items')
+      .set({
+        state: update.state,
+        request_hash: sql`coalesce(${update.requestHash ?? null}, request_hash)`,
+        retries_used: sql`coalesce(${update.retriesUsed ?? null}, retries_used)`,
+        error_code: update.errorCode ?? null,
+        error_message: update.errorMessage ?? null,
+        updated_at: c.at(),
+        ...leaseLetGo(c, update.state),
+      })
+      .where('batch_id', '=', c.batchId)
+      .where('item_id', '=', itemId)
+      .compile(),
+    eventOf(
       c,
       itemId,
       null,
       event?.kind ?? `item_${update.state}`,
       event?.detail ?? update.errorCode ?? null,
-    );
-  });
+    ),
+  ];
+}
+
+export async function setItemState(
+  c: LedgerContext,
+  itemId: string,
+  update: ItemUpdate,
+  event?: { kind: string; detail?: unknown },
+): Promise<void> {
+  await c.db.batch(itemStateStatements(c, itemId, update, event));
 }

@@ -1,10 +1,11 @@
-import { takeColumn } from './attempt-reads.js';
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 import type { ItemState } from './records.js';
 
 /**
- * One row per item, computed by SQLite from the item's row, attempts and files, so that `status`
- * over 100,000 items never holds every attempt in memory (docs/performance.md).
+ * One row per item, computed from the item's row, attempts and files a page of items at a time,
+ * so that `status` over a million items never holds every attempt in memory (docs/performance.md).
  */
 export interface ItemSummary {
   itemId: string;
@@ -26,54 +27,221 @@ export interface ItemSummary {
   takes: string | null;
 }
 
-/** One attempt's files' absolute paths (batch_path, ledger-connection.ts) in file order, as a JSON array. */
-const PATHS_OF = (attempt: string) =>
-  `(SELECT json_group_array(batch_path(path) ORDER BY idx) FROM files WHERE attempt_id = ${attempt})`;
+/** Items with attempts first, in byte order of their ids; then items no attempt knows. */
+export function itemSummaries(c: LedgerContext): AsyncIterable<ItemSummary> {
+  return chained(
+    paged(c, (after: string | undefined) => attemptedPage(c, after)),
+    paged(c, (after: string | undefined) => unattemptedPage(c, after)),
+  );
+}
+
+async function* chained<T>(...parts: AsyncIterable<T>[]): AsyncGenerator<T> {
+  for (const part of parts) yield* part;
+}
+
+interface PerItem {
+  itemId: string;
+  attempts: number;
+  net: number;
+  savedAttempt: number | null;
+  firstTake: number | null;
+  lastTake: number | null;
+  state: ItemState | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  lastJobId: string | null;
+}
 
 /**
- * Newest attempt ids stand for "the newest attempt that ...": ids grow with every attempt. Takes
- * are looked at only for an item whose saved attempts span more than one take.
+ * Newest attempt ids stand for "the newest attempt that ...": ids grow with every attempt. The
+ * page's items are aggregated first, then joined to their rows and to the job's attempt.
  */
-const summariesSql = (take: string) => `WITH per AS (
-  SELECT item_id, COUNT(*) AS attempts, SUM(amount_micros - refunded_micros) AS net,
-    MAX(CASE WHEN job_id IS NOT NULL THEN id END) AS job_attempt,
-    MAX(CASE WHEN files_saved = 1 THEN id END) AS saved_attempt,
-    MIN(CASE WHEN files_saved = 1 THEN ${take} END) AS first_take,
-    MAX(CASE WHEN files_saved = 1 THEN ${take} END) AS last_take
-  FROM attempts WHERE batch_id = @batchId GROUP BY item_id)
-SELECT per.item_id, i.state, i.error_code, i.error_message, per.attempts, per.net,
-  (SELECT job_id FROM attempts WHERE id = per.job_attempt),
-  CASE WHEN per.saved_attempt IS NOT NULL THEN ${PATHS_OF('per.saved_attempt')} END,
-  CASE WHEN per.first_take < per.last_take THEN (
-    SELECT json_group_array(json_object('take', t.take, 'job_id', a.job_id,
-      'net', a.amount_micros - a.refunded_micros, 'files', json(${PATHS_OF('a.id')})) ORDER BY t.take DESC)
-    FROM (SELECT ${take} AS take, MAX(id) AS id FROM attempts
-          WHERE batch_id = @batchId AND item_id = per.item_id AND files_saved = 1 GROUP BY ${take}) t
-    JOIN attempts a ON a.id = t.id) END
-FROM per LEFT JOIN items i ON i.batch_id = @batchId AND i.item_id = per.item_id
-UNION ALL
-SELECT item_id, state, error_code, error_message, 0, 0, NULL, NULL, NULL FROM items i
-WHERE batch_id = @batchId
-  AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.batch_id = @batchId AND a.item_id = i.item_id)`;
+async function attemptedPage(
+  c: LedgerContext,
+  after: string | undefined,
+): Promise<Page<string, ItemSummary>> {
+  const take = c.column<number>('attempts', 'take', 'take', 1);
+  const key = c.db.sql.key('item_id');
+  const rows: PerItem[] = await c.db.read(
+    c.q
+      .with('per', (q) =>
+        q
+          .selectFrom('attempts')
+          .select([
+            key.as('item_id'),
+            sql<number>`count(*)`.as('attempts'),
+            sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
+            sql<number | null>`max(CASE WHEN job_id IS NOT NULL THEN id END)`.as('job_attempt'),
+            sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('saved_attempt'),
+            sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('first_take'),
+            sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('last_take'),
+          ])
+          .where('batch_id', '=', c.batchId)
+          .$if(after !== undefined, (query) => query.where(key, '>', after!))
+          .groupBy(key)
+          .orderBy(key)
+          .limit(PAGE_SIZE),
+      )
+      .selectFrom('per')
+      .leftJoin('items as i', (join) =>
+        // Both sides in byte order: PostgreSQL compares no two collations.
+        join.on(sql<boolean>`${c.db.sql.key('i.item_id')} = per.item_id`).on('i.batch_id', '=', c.batchId),
+      )
+      .leftJoin('attempts as j', 'j.id', 'per.job_attempt')
+      .select([
+        'per.item_id as itemId',
+        'per.attempts',
+        'per.net',
+        'per.saved_attempt as savedAttempt',
+        'per.first_take as firstTake',
+        'per.last_take as lastTake',
+        'i.state',
+        'i.error_code as errorCode',
+        'i.error_message as errorMessage',
+        'j.job_id as lastJobId',
+      ])
+      .orderBy(c.db.sql.key('per.item_id'))
+      .compile(),
+  );
+  const takes = await takesOf(
+    c,
+    rows.filter((row) => (row.firstTake ?? 0) < (row.lastTake ?? 0)),
+  );
+  const paths = await pathsOf(c, [
+    ...rows.flatMap((row) => (row.savedAttempt === null ? [] : [row.savedAttempt])),
+    ...[...takes.values()].flatMap((list) => list.map((each) => each.id)),
+  ]);
+  const json = (id: number) => JSON.stringify(paths.get(id) ?? []);
+  return {
+    rows: rows.map((row) => ({
+      itemId: row.itemId,
+      state: row.state,
+      errorCode: row.errorCode,
+      errorMessage: row.errorMessage,
+      attempts: Number(row.attempts),
+      netMicros: Number(row.net),
+      lastJobId: row.lastJobId,
+      savedPaths: row.savedAttempt === null ? null : json(row.savedAttempt),
+      takes: takesJson(takes.get(row.itemId), paths),
+    })),
+    next: nextAfter(rows.map((row) => row.itemId)),
+  };
+}
 
-/** One row as an array, in ItemSummary's order: better-sqlite3 builds arrays in half the time. */
-type SummaryRow = [
-  itemId: string,
-  state: ItemState | null,
-  errorCode: string | null,
-  errorMessage: string | null,
-  attempts: number,
-  netMicros: number,
-  lastJobId: string | null,
-  savedPaths: string | null,
-  takes: string | null,
-];
+interface TakeRow {
+  itemId: string;
+  take: number;
+  id: number;
+  jobId: string | null;
+  net: number;
+}
 
-/** Streamed: the caller keeps only what it shows, and must finish before the ledger closes. */
-export function* itemSummaries(c: LedgerConnection): Generator<ItemSummary> {
-  const statement = c.prepare(summariesSql(takeColumn(c))).raw();
-  for (const row of statement.iterate({ batchId: c.batchId }) as IterableIterator<SummaryRow>) {
-    const [itemId, state, errorCode, errorMessage, attempts, netMicros, lastJobId, savedPaths, takes] = row;
-    yield { itemId, state, errorCode, errorMessage, attempts, netMicros, lastJobId, savedPaths, takes };
+/** Each take's last saved attempt, newest take first, of the items with more than one take saved. */
+async function takesOf(c: LedgerContext, items: readonly PerItem[]): Promise<Map<string, TakeRow[]>> {
+  const byItem = new Map<string, TakeRow[]>();
+  if (items.length === 0) return byItem;
+  const take = c.column<number>('attempts', 'take', 'a.take', 1);
+  const rows: TakeRow[] = await c.db.read(
+    c.q
+      .selectFrom('attempts as a')
+      .select(['a.item_id as itemId', take.as('take'), 'a.id', 'a.job_id as jobId'])
+      .select(sql<number>`a.amount_micros - a.refunded_micros`.as('net'))
+      .where('a.batch_id', '=', c.batchId)
+      .where('a.files_saved', '=', 1)
+      .where(
+        'a.item_id',
+        'in',
+        items.map((item) => item.itemId),
+      )
+      .orderBy('a.id')
+      .compile(),
+  );
+  for (const row of rows) {
+    const list = byItem.get(row.itemId) ?? [];
+    // In id order: a later attempt of the same take replaces the one before.
+    const at = list.findIndex((each) => each.take === row.take);
+    if (at === -1) list.push(row);
+    else list[at] = row;
+    byItem.set(row.itemId, list);
   }
+  for (const list of byItem.values()) list.sort((a, b) => b.take - a.take);
+  return byItem;
+}
+
+function takesJson(takes: TakeRow[] | undefined, paths: ReadonlyMap<number, string[]>): string | null {
+  if (takes === undefined) return null;
+  return JSON.stringify(
+    takes.map((each) => ({
+      take: each.take,
+      job_id: each.jobId,
+      net: Number(each.net),
+      files: paths.get(each.id) ?? [],
+    })),
+  );
+}
+
+/** The absolute paths of these attempts' files, in file order. */
+async function pathsOf(c: LedgerContext, attemptIds: readonly number[]): Promise<Map<number, string[]>> {
+  const paths = new Map<number, string[]>();
+  if (attemptIds.length === 0) return paths;
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('files')
+      .select(['attempt_id as attemptId', 'path'])
+      .where('attempt_id', 'in', [...new Set(attemptIds)])
+      .orderBy('attempt_id')
+      .orderBy('idx')
+      .compile(),
+  );
+  for (const row of rows) {
+    const list = paths.get(row.attemptId) ?? [];
+    list.push(c.paths.absolute(row.path));
+    paths.set(row.attemptId, list);
+  }
+  return paths;
+}
+
+/** Items no attempt knows, in byte order of their ids. */
+async function unattemptedPage(
+  c: LedgerContext,
+  after: string | undefined,
+): Promise<Page<string, ItemSummary>> {
+  const key = c.db.sql.key('i.item_id');
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('items as i')
+      .select([
+        'i.item_id as itemId',
+        'i.state',
+        'i.error_code as errorCode',
+        'i.error_message as errorMessage',
+      ])
+      .where('i.batch_id', '=', c.batchId)
+      .$if(after !== undefined, (query) => query.where(key, '>', after!))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('attempts as a')
+              .select('a.id')
+              .where('a.batch_id', '=', c.batchId)
+              .whereRef('a.item_id', '=', 'i.item_id'),
+          ),
+        ),
+      )
+      .orderBy(key)
+      .limit(PAGE_SIZE)
+      .compile(),
+  );
+  return {
+    rows: rows.map((row) => ({
+      ...row,
+      attempts: 0,
+      netMicros: 0,
+      lastJobId: null,
+      savedPaths: null,
+      takes: null,
+    })),
+    next: nextAfter(rows.map((row) => row.itemId)),
+  };
 }

@@ -155,9 +155,9 @@ export interface RunnerClaims {
  * the runner goes on handling answers, polls and downloads while the database answers, and
  * awaits a write-ahead step (prepareAttempts) before the POST it covers. Steps run in the order
  * they are called, so a read sees every write called before it. The API key never passes
- * through here. Two implementations keep the same contract (test/ledger/contract.test.ts): one
- * SQLite file, held by one run (sqlite-ledger.ts), and a PostgreSQL database that several runners
- * share (postgres/postgres-ledger.ts).
+ * through here. One implementation (kysely-ledger.ts) keeps the contract on two databases
+ * (test/ledger/contract.test.ts): a SQLite file, held by one run (dialect/sqlite.ts), and a
+ * PostgreSQL database that several runners share (dialect/postgres.ts).
  */
 export interface Ledger {
   readonly kind: 'sqlite' | 'postgres';
@@ -288,6 +288,13 @@ export interface Ledger {
   /** Charged, refunded and reserved sums of the batch (all its runners): asked before every submission. */
   moneyTotals(): Promise<MoneyTotals>;
   startRun(pid: number): Promise<number>;
+  /**
+   * Runs of this batch, on any machine, whose heartbeat is younger than a lease: a shared
+   * ledger's live runners (this one among them while it runs). 0 for a ledger one run holds.
+   */
+  liveRuns(): Promise<number>;
+  /** The machines of the batch's live runners (liveRuns); none for a ledger one run holds. */
+  liveHosts(): Promise<string[]>;
   endRun(runId: number, exitCode: number): Promise<void>;
   lastRun(): Promise<{ pid: number; startedAt: string } | null>;
   appendEvent(itemId: string | null, attemptId: number | null, kind: string, detail?: unknown): Promise<void>;

@@ -1,8 +1,14 @@
-import { fromSync } from './from-sync.js';
+import { BatchPaths, batchRootOf } from './batch-paths.js';
+import { findBatch } from './batch-row.js';
+import type { LedgerDatabase } from './dialect/database.js';
+import { openPostgres, type PgConfig } from './dialect/postgres.js';
+import { migratePostgres, postgresColumns } from './dialect/postgres-schema.js';
+import { openSqlite, sqliteColumns } from './dialect/sqlite.js';
+import { KyselyLedger } from './kysely-ledger.js';
 import type { Ledger } from './ledger.js';
-import { PostgresLedger } from './postgres/postgres-ledger.js';
-import type { PgConfig } from './postgres/sync-connection.js';
-import { SqliteLedger } from './sqlite-ledger.js';
+import { LedgerContext } from './ledger-context.js';
+
+export type { PgConfig } from './dialect/postgres.js';
 
 /**
  * Where a batch's ledger is: a SQLite file, or a PostgreSQL database that several runners share.
@@ -72,7 +78,11 @@ export interface OpenLedgerOptions {
   /** A shared ledger's lease and how long a step waits for its database (docs/shared-ledger.md). */
   leaseMs?: number;
   reconnectWithinMs?: number;
-  /** Called once each time a step starts waiting for a database that stopped answering, with how long it will wait. */
+  /**
+   * Called once each time a step of a shared ledger starts waiting for its database, which went
+   * away, with how long it will wait (ms): the run says so. Not called for a database that never
+   * answered since the ledger was opened: opening it fails at once.
+   */
   onWaiting?: (waitMs: number) => void;
 }
 
@@ -81,25 +91,44 @@ export const DEFAULT_LEASE_MS = 30_000;
 /** Two minutes: a database away for longer stops the run (it fails no item). */
 export const DEFAULT_RECONNECT_MS = 120_000;
 
-/** Opens (creating and migrating when writing) the batch's ledger where `location` says. */
+/**
+ * Opens (creating and migrating when writing) the batch's ledger where `location` says. A
+ * database that cannot be reached fails within the connection timeout (5 s) with a
+ * DatabaseLostError naming its host and port (database-errors.ts).
+ */
 export async function openLedger(
   location: LedgerLocation,
   batchName: string,
   manifestPath: string,
   options: OpenLedgerOptions = {},
 ): Promise<Ledger> {
-  const common = {
-    ...(options.readonly ? { readonly: true } : {}),
-    ...(options.now ? { now: options.now } : {}),
-  };
-  if (location.kind === 'sqlite')
-    return fromSync(SqliteLedger.open(location.path, batchName, manifestPath, common));
-  return fromSync(
-    PostgresLedger.open(location.config, location.shown, batchName, manifestPath, {
-      ...common,
-      ...(options.runnerId ? { runnerId: options.runnerId } : {}),
-      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-      reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
-    }),
-  );
+  const readonly = options.readonly ?? false;
+  const now = options.now ?? (() => new Date());
+  const db: LedgerDatabase =
+    location.kind === 'sqlite'
+      ? openSqlite(location.path, readonly, { batchName, manifestPath })
+      : await openPostgres(location.config, {
+          reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
+          onWaiting: options.onWaiting,
+        });
+  try {
+    if (!readonly && db.kind === 'postgres') await migratePostgres(db);
+    const columns = readonly ? await (db.kind === 'sqlite' ? sqliteColumns(db) : postgresColumns(db)) : null;
+    const hasBatches = columns === null || columns.has('batches');
+    const batch = await findBatch(db, batchName, manifestPath, now().toISOString(), readonly, hasBatches);
+    const context = new LedgerContext({
+      db,
+      batchId: batch.id,
+      now,
+      paths: new BatchPaths(batchRootOf(manifestPath), batchRootOf(batch.manifestPath)),
+      runnerId: options.runnerId ?? null,
+      columns,
+    });
+    // A file is named by its path; a database by its URL without the password.
+    const shown = location.kind === 'sqlite' ? location.path : location.shown;
+    return new KyselyLedger(context, shown, options.leaseMs ?? DEFAULT_LEASE_MS);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { LedgerContext } from './ledger-context.js';
 
 /**
  * The prices charged so far for one kind of request: the newest charge of that kind (its id,
@@ -12,26 +13,55 @@ export interface PriceSample {
   sumMicros: number;
 }
 
-/** The fields that may set a price, with their JSON types, so no two different values share a group. */
-const FIELDS = ['$.model', '$.input.seconds', '$.input.definition']
-  .map((path) => `json_extract(request_body, '${path}'), json_type(request_body, '${path}')`)
-  .join(', ');
+/** The fields that may set a price (cost-estimate.ts reads them), as JSON text: a type apart from its value. */
+const FIELDS = { model: ['model'], seconds: ['input', 'seconds'], definition: ['input', 'definition'] };
 
 /**
- * One row per kind of request among accepted attempts with a job: MAX(id) makes the row's other
- * bare columns (the amount) those of the newest attempt of the group. The body is reduced to the
- * fields cost-estimate.ts reads, which makes its price key; JSON.parse takes an array as well.
+ * One row per kind of request among accepted attempts with a job, a handful however many
+ * attempts there are: the groups are made by the database, the newest of each (its highest id)
+ * joined back for its amount. The body is reduced to the fields that make cost-estimate.ts's
+ * price key; JSON.parse takes an array as well.
  */
-const PRICE_SAMPLES = `SELECT MAX(id) AS id, amount_micros AS amountMicros, COUNT(*) AS samples,
-  SUM(amount_micros) AS sumMicros, json_object(
-    'model', json_extract(request_body, '$.model'),
-    'input', json_object('seconds', json_extract(request_body, '$.input.seconds'),
-                         'definition', json_extract(request_body, '$.input.definition'))) AS requestBody
-FROM attempts WHERE batch_id = ? AND state = 'accepted' AND job_id IS NOT NULL
-  AND json_valid(request_body) AND json_type(request_body) IN ('object', 'array')
-GROUP BY ${FIELDS}`;
-
-/** A handful of rows however many attempts there are. */
-export function priceSamples(c: LedgerConnection): PriceSample[] {
-  return c.prepare(PRICE_SAMPLES).all(c.batchId) as PriceSample[];
+export async function priceSamples(c: LedgerContext): Promise<PriceSample[]> {
+  const field = (path: readonly string[]) => c.db.sql.jsonAt('request_body', path);
+  const rows = await c.db.read(
+    c.q
+      .with('g', (q) =>
+        q
+          .selectFrom('attempts')
+          .select([
+            sql<number>`max(id)`.as('id'),
+            sql<number>`count(*)`.as('samples'),
+            sql<number>`cast(sum(amount_micros) as bigint)`.as('sumMicros'),
+            field(FIELDS.model).as('model'),
+            field(FIELDS.seconds).as('seconds'),
+            field(FIELDS.definition).as('definition'),
+          ])
+          .where('batch_id', '=', c.batchId)
+          .where('state', '=', 'accepted')
+          .where('job_id', 'is not', null)
+          .where(c.db.sql.isJsonDocument('request_body') as never)
+          .groupBy([field(FIELDS.model), field(FIELDS.seconds), field(FIELDS.definition)]),
+      )
+      .selectFrom('g')
+      .innerJoin('attempts as a', 'a.id', 'g.id')
+      .select([
+        'g.id',
+        'a.amount_micros as amountMicros',
+        'g.samples',
+        'g.sumMicros',
+        'g.model',
+        'g.seconds',
+        'g.definition',
+      ])
+      .orderBy('g.id')
+      .compile(),
+  );
+  return rows.map(({ id, amountMicros, samples, sumMicros, model, seconds, definition }) => ({
+    id,
+    amountMicros,
+    samples: Number(samples),
+    sumMicros: Number(sumMicros),
+    requestBody: `{"model":${model ?? 'null'},"input":{"seconds":${seconds ?? 'null'},"definition":${definition ?? 'null'}}}`,
+  }));
 }

@@ -1,5 +1,9 @@
-import type { ItemUpdate } from './item-rows.js';
+import { toAttempt } from './attempt-reads.js';
+import { filesSavedStatements } from './file-rows.js';
+import { putItemsStatements } from './item-rows.js';
+import type { LedgerContext } from './ledger-context.js';
 import type { AttemptRecord, FileRecord, SavedTake } from './records.js';
+import { attemptEventOf } from './runs-and-events.js';
 
 /** A saved take with the request its attempt sent: what finds it again by its request key (runner/take-index.ts). */
 export interface ReusableTake extends SavedTake {
@@ -40,32 +44,47 @@ export function reusedDetail(reused: ReusedTake): Record<string, unknown> {
   };
 }
 
-/** The ledger steps recordReused composes (a Ledger has them; named here, not imported, so no cycle). */
-interface ReuseSteps {
-  atomically<T>(work: () => T): T;
-  recordFilesSaved(attemptId: number, files: ReusedTake['files']): void;
-  putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): void;
-  getAttempt(id: number): AttemptRecord;
-}
-
 /**
- * Ledger.recordReusedTake, the same steps on both ledgers around their own insert: the attempt
- * (`insert`, with its `take_reused` event), its files saved, its item done, in one transaction.
+ * Ledger.recordReusedTake: the attempt with its `take_reused` event, its files saved and its item
+ * done, in one transaction (one round trip on PostgreSQL): each statement finds the new attempt
+ * by its key, so none waits for another's answer.
  */
-export function recordReused(ledger: ReuseSteps, reused: ReusedTake, insert: () => number): AttemptRecord {
-  return ledger.atomically(() => {
-    const id = insert();
-    ledger.recordFilesSaved(id, reused.files);
-    ledger.putItems([
-      {
-        itemId: reused.itemId,
-        state: 'done',
-        requestHash: reused.requestHash,
-        retriesUsed: 0,
-        errorCode: null,
-        errorMessage: null,
-      },
-    ]);
-    return ledger.getAttempt(id);
-  });
+export async function recordReusedTake(c: LedgerContext, reused: ReusedTake): Promise<AttemptRecord> {
+  const at = c.at();
+  const key = { key: reusedKey(reused) };
+  const saved = filesSavedStatements(c, key, reused.files);
+  const done = {
+    state: 'done' as const,
+    requestHash: reused.requestHash,
+    retriesUsed: 0,
+    errorCode: null,
+    errorMessage: null,
+  };
+  const results = await c.db.batch([
+    c.q
+      .insertInto('attempts')
+      .values({
+        batch_id: c.batchId,
+        item_id: reused.itemId,
+        seq: reused.seq,
+        idempotency_key: key.key,
+        request_body: reused.requestBody,
+        request_hash: reused.requestHash,
+        reserved_micros: 0,
+        state: 'accepted',
+        job_status: 'succeeded',
+        expires_at: reused.from.expiresAt,
+        created_at: at,
+        answered_at: at,
+        completed_at: reused.from.completedAt,
+        take: reused.take,
+        vars: reused.vars,
+      })
+      .compile(),
+    attemptEventOf(c, key, 'take_reused', reusedDetail(reused)),
+    ...saved,
+    ...putItemsStatements(c, [{ itemId: reused.itemId, ...done }]),
+  ]);
+  // filesSavedStatements returns the attempt from its next-to-last statement.
+  return toAttempt(results[2 + saved.length - 2]!.rows[0]);
 }

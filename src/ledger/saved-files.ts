@@ -1,9 +1,10 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 
 /**
  * The files each item's output stands on (those of its newest attempt whose files were saved, the
  * ones `status` lists), with what the ledger recorded when it saved them, for `status` and `plan`
- * to compare with the disk. Streamed: 100,000 items are never held at once.
+ * to compare with the disk. Read a page of attempts at a time: a million items are never held.
  */
 export interface SavedFileFacts {
   itemId: string;
@@ -19,27 +20,64 @@ export interface SavedFileFacts {
   expiresAt: string | null;
 }
 
-type FactsRow = [string, string, number, string, number | null, string, string | null, string | null];
-
-/** The newest saved attempt of each item, found by the (batch_id, item_id, seq) index per item. */
-const factsSql = (mtime: string) => `SELECT a.item_id, batch_path(f.path), f.bytes, f.sha256, ${mtime},
-  f.saved_at, a.job_id, a.expires_at
-FROM (SELECT item_id, MAX(id) AS id FROM attempts WHERE batch_id = @batchId AND files_saved = 1
-      GROUP BY item_id) s
-JOIN attempts a ON a.id = s.id JOIN files f ON f.attempt_id = s.id
-ORDER BY s.id, f.idx`;
-
-/** Streamed: the caller must finish with the rows before the ledger closes. */
-export function* savedFileFacts(c: LedgerConnection): Generator<SavedFileFacts> {
-  // A ledger only read (status, plan) may predate the column: then no time was recorded.
-  const mtime = c.hasColumn('files', 'mtime_ms') ? 'f.mtime_ms' : 'NULL';
-  const rows = c.prepare(factsSql(mtime)).raw().iterate({ batchId: c.batchId }) as IterableIterator<FactsRow>;
-  for (const [itemId, path, bytes, sha256, mtimeMs, savedAt, jobId, expiresAt] of rows)
-    yield { itemId, path, bytes, sha256, mtimeMs, savedAt, jobId, expiresAt };
+/** In the order of those attempts' ids, each attempt's files in index order. */
+export function savedFileFacts(c: LedgerContext): AsyncIterable<SavedFileFacts> {
+  return paged(c, (after: number | undefined) => factsPage(c, after ?? 0));
 }
 
-/** When an attempt's files were saved (the first of them), or null when none were. */
-export function savedAtOf(c: LedgerConnection, attemptId: number): string | null {
-  const row = c.prepare('SELECT MIN(saved_at) AS at FROM files WHERE attempt_id = ?').get(attemptId);
-  return (row as { at: string | null } | undefined)?.at ?? null;
+async function factsPage(c: LedgerContext, after: number): Promise<Page<number, SavedFileFacts>> {
+  // The newest saved attempt of its item: no saved attempt of the same item comes after it.
+  const attempts = await c.db.read(
+    c.q
+      .selectFrom('attempts as a')
+      .select(['a.id', 'a.item_id as itemId', 'a.job_id as jobId', 'a.expires_at as expiresAt'])
+      .where('a.batch_id', '=', c.batchId)
+      .where('a.files_saved', '=', 1)
+      .where('a.id', '>', after)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('attempts as b')
+              .select('b.id')
+              .where('b.batch_id', '=', c.batchId)
+              .whereRef('b.item_id', '=', 'a.item_id')
+              .where('b.files_saved', '=', 1)
+              .whereRef('b.id', '>', 'a.id'),
+          ),
+        ),
+      )
+      .orderBy('a.id')
+      .limit(PAGE_SIZE)
+      .compile(),
+  );
+  const next = nextAfter(attempts.map((attempt) => attempt.id));
+  if (attempts.length === 0) return { rows: [], next };
+  const files = await c.db.read(
+    c.q
+      .selectFrom('files as f')
+      .select([
+        'f.attempt_id as attemptId',
+        'f.path',
+        'f.bytes',
+        'f.sha256',
+        // A ledger only read (status, plan) may predate the column: then no time was recorded.
+        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
+        'f.saved_at as savedAt',
+      ])
+      .where(
+        'f.attempt_id',
+        'in',
+        attempts.map((attempt) => attempt.id),
+      )
+      .orderBy('f.attempt_id')
+      .orderBy('f.idx')
+      .compile(),
+  );
+  const byId = new Map(attempts.map((attempt) => [attempt.id, attempt]));
+  const rows = files.map(({ attemptId, path, ...file }) => {
+    const { itemId, jobId, expiresAt } = byId.get(attemptId)!;
+    return { itemId, path: c.paths.absolute(path), ...file, jobId, expiresAt };
+  });
+  return { rows, next };
 }

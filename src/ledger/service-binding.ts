@@ -1,27 +1,111 @@
-import type { LedgerConnection } from './ledger-connection.js';
+import { sql } from 'kysely';
+import type { Statement } from './dialect/database.js';
+import type { LedgerContext } from './ledger-context.js';
 import type { ServiceBinding } from './records.js';
-import { appendEvent } from './runs-and-events.js';
 
 /**
- * The service this ledger belongs to, or null while none has answered a run's pre-flight. A
- * ledger opened read-only at an older schema has no such table yet: it is unbound too.
+ * The service this ledger belongs to. A SQLite file belongs to one service: its `service` table
+ * holds one row. A PostgreSQL database holds many batches, each bound on its own row (batches).
  */
-export function boundService(c: LedgerConnection): ServiceBinding | null {
-  const table = c.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'service'").get();
-  if (!table) return null;
-  const row = c.db.prepare('SELECT identity, bound_at AS boundAt FROM service WHERE id = 1').get() as
-    | ServiceBinding
-    | undefined;
-  return row ?? null;
+
+const text = (value: string | null) => sql<string | null>`cast(${value} as text)`;
+
+/** The binding as a SELECT: null columns, or no row, while unbound. */
+function bindingQuery(c: LedgerContext) {
+  return c.kind === 'postgres'
+    ? c.q
+        .selectFrom('batches')
+        .select(['service_identity as identity', 'service_bound_at as boundAt'])
+        .where('id', '=', c.batchId)
+    : c.q.selectFrom('service').select(['identity', 'bound_at as boundAt']).where('id', '=', 1);
+}
+
+function bindingOf(
+  rows: ReadonlyArray<{ identity: string | null; boundAt: string | null }>,
+): ServiceBinding | null {
+  const [row] = rows;
+  return row?.identity && row.boundAt ? { identity: row.identity, boundAt: row.boundAt } : null;
+}
+
+/** Unbound too: a ledger opened read-only at an older schema, without the service table yet. */
+export async function boundService(c: LedgerContext): Promise<ServiceBinding | null> {
+  if (c.none || !c.has(c.kind === 'postgres' ? 'batches' : 'service')) return null;
+  return bindingOf(await c.db.read(bindingQuery(c).compile()));
+}
+
+/** The event, then the binding, each only while unbound; then the binding as it stands. */
+function bindStatements(c: LedgerContext, identity: string): Statement[] {
+  const at = c.at();
+  const detail = JSON.stringify({ service: identity });
+  const event = (source: ReturnType<typeof unbound>) =>
+    c.q
+      .insertInto('events')
+      .columns(['at', 'batch_id', 'item_id', 'attempt_id', 'kind', 'detail'])
+      .expression(source)
+      .compile();
+  const unbound = () =>
+    c.q
+      .selectFrom('batches')
+      .select([
+        text(at).as('at'),
+        'id',
+        sql<null>`cast(null as text)`.as('item_id'),
+        sql<null>`cast(null as bigint)`.as('attempt_id'),
+        text('service_bound').as('kind'),
+        text(detail).as('detail'),
+      ])
+      .where('id', '=', c.batchId);
+  if (c.kind === 'postgres')
+    return [
+      event(unbound().where('service_identity', 'is', null)),
+      c.q
+        .updateTable('batches')
+        .set({ service_identity: identity, service_bound_at: at })
+        .where('id', '=', c.batchId)
+        .where('service_identity', 'is', null)
+        .compile(),
+      bindingQuery(c).compile(),
+    ];
+  return [
+    event(unbound().where((eb) => eb.not(eb.exists(eb.selectFrom('service').select('id'))))),
+    c.q
+      .insertInto('service')
+      .values({ id: 1, identity, bound_at: at })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .compile(),
+    bindingQuery(c).compile(),
+  ];
 }
 
 /** Binds the ledger to `identity` once; a ledger already bound keeps its service. */
-export function bindService(c: LedgerConnection, identity: string): ServiceBinding {
-  c.db.transaction(() => {
-    const info = c
-      .prepare('INSERT OR IGNORE INTO service (id, identity, bound_at) VALUES (1, ?, ?)')
-      .run(identity, c.at());
-    if (info.changes > 0) appendEvent(c, null, null, 'service_bound', { service: identity });
-  })();
-  return boundService(c)!;
+export async function bindService(c: LedgerContext, identity: string): Promise<ServiceBinding> {
+  const results = await c.db.batch(bindStatements(c, identity));
+  return bindingOf(results[2]!.rows)!;
+}
+
+/**
+ * A dump's binding (copy-ledger): set where unbound; a ledger already bound to another service
+ * is refused (its jobs are that service's). `refuse` words the refusal.
+ */
+export function dumpedServiceStatements(c: LedgerContext, service: ServiceBinding): Statement[] {
+  if (c.kind === 'postgres')
+    return [
+      c.q
+        .updateTable('batches')
+        .set({ service_identity: service.identity, service_bound_at: service.boundAt })
+        .where('id', '=', c.batchId)
+        .compile(),
+    ];
+  return [
+    c.q
+      .insertInto('service')
+      .values({ id: 1, identity: service.identity, bound_at: service.boundAt })
+      .onConflict((conflict) =>
+        conflict.column('id').doUpdateSet((eb) => ({
+          identity: eb.ref('excluded.identity'),
+          bound_at: eb.ref('excluded.bound_at'),
+        })),
+      )
+      .compile(),
+  ];
 }

@@ -82,9 +82,10 @@ function build(): number {
   return performance.now() - started;
 }
 
-function writeScenario(): void {
+async function writeScenario(): Promise<void> {
   log(`writes: ${CHEAP_RUNS} x ${WRITE_CYCLES} prepareAttempt + recordAccepted cycles`);
-  const samples: WriteSample[] = Array.from({ length: CHEAP_RUNS }, () => writeRateRun());
+  const samples: WriteSample[] = [];
+  for (let i = 0; i < CHEAP_RUNS; i += 1) samples.push(await writeRateRun());
   details.writes = samples;
   rows.push(...writeRows(samples));
 }
@@ -109,8 +110,8 @@ async function scaleScenario(root: string | undefined, label: string, withTarget
   // The temp dir's disk is shared with whatever else the machine does, and its sync latency moves
   // a lot from minute to minute: a short scenario-5 probe before each run shows what it was.
   const commitMs: number[] = [];
-  const samples = await scaleSamples(root, LONG_RUNS, (i) => {
-    if (root === undefined) commitMs.push(writeRateRun(50).msPerCommit);
+  const samples = await scaleSamples(root, LONG_RUNS, async (i) => {
+    if (root === undefined) commitMs.push((await writeRateRun(50)).msPerCommit);
     log(`scale${label}: run ${i}/${LONG_RUNS}, ${SCALE_ITEMS} instant jobs, limit and concurrency 500`);
   });
   details[`scale${label}`] = { samples, commitMs };
@@ -281,7 +282,7 @@ async function main(): Promise<void> {
   const loadavgBefore = loadavg();
   log('building the CLI: tsc -p tsconfig.build.json');
   const buildMs = build();
-  if (runs('writes')) writeScenario();
+  if (runs('writes')) await writeScenario();
   if (runs('slots')) await slotScenarios();
   if (runs('scale')) {
     await scaleScenario(undefined, '', true);

@@ -84,13 +84,13 @@ export async function scaleRun(
 export async function scaleSamples(
   root: string | undefined,
   runs: number,
-  beforeEach: (run: number) => void,
+  beforeEach: (run: number) => void | Promise<void>,
 ): Promise<ScaleSample[]> {
   const samples: ScaleSample[] = [];
   const dirs: string[] = [];
   try {
     for (let i = 1; i <= runs; i += 1) {
-      beforeEach(i);
+      await beforeEach(i);
       const { run: _run, dir, ...sample } = await scaleRun(root);
       dirs.push(dir);
       samples.push(sample);

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import type { KyselyLedger } from '../../src/ledger/kysely-ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
 import { benchDir, removeDir } from './fixtures.js';
 
 /**
@@ -17,12 +18,17 @@ export interface WriteSample {
   journalMode: string;
 }
 
-export function writeRateRun(cycles = WRITE_CYCLES): WriteSample {
+export async function writeRateRun(cycles = WRITE_CYCLES): Promise<WriteSample> {
   const dir = benchDir('ledger');
-  const ledger = Ledger.open(join(dir, 'ledger.sqlite'), 'bench-writes', join(dir, 'batch.yaml'));
+  const path = join(dir, 'ledger.sqlite');
+  const ledger = await openLedger(
+    { kind: 'sqlite', path, shown: path },
+    'bench-writes',
+    join(dir, 'batch.yaml'),
+  );
   try {
     const ids = Array.from({ length: cycles }, (_, i) => `item-${i}`);
-    ledger.putItems(ids.map((itemId) => ({ itemId, state: 'pending', requestHash: 'h'.repeat(64) })));
+    await ledger.putItems(ids.map((itemId) => ({ itemId, state: 'pending', requestHash: 'h'.repeat(64) })));
     const body = JSON.stringify({
       input: { prompt: 'A paper lantern drifting at dusk', seconds: 2, definition: '480p' },
       metadata: {
@@ -33,7 +39,7 @@ export function writeRateRun(cycles = WRITE_CYCLES): WriteSample {
     });
     const started = performance.now();
     for (const itemId of ids) {
-      const attempt = ledger.prepareAttempt({
+      const attempt = await ledger.prepareAttempt({
         itemId,
         seq: 1,
         idempotencyKey: `mb_${randomUUID()}`,
@@ -41,7 +47,7 @@ export function writeRateRun(cycles = WRITE_CYCLES): WriteSample {
         requestHash: 'h'.repeat(64),
         reservedMicros: 0,
       });
-      ledger.recordAccepted(attempt.id, 202, {
+      await ledger.recordAccepted(attempt.id, 202, {
         jobId: `job_${randomBytes(12).toString('hex')}`,
         status: 'queued',
         amountMicros: 40_000,
@@ -53,7 +59,7 @@ export function writeRateRun(cycles = WRITE_CYCLES): WriteSample {
       });
     }
     const elapsedMs = performance.now() - started;
-    const settings = ledger.settings();
+    const settings = (await (ledger as KyselyLedger).settings())!;
     return {
       cyclesPerSecond: cycles / (elapsedMs / 1000),
       msPerCommit: elapsedMs / (cycles * 2),
@@ -61,7 +67,7 @@ export function writeRateRun(cycles = WRITE_CYCLES): WriteSample {
       journalMode: settings.journalMode,
     };
   } finally {
-    ledger.close();
+    await ledger.close();
     removeDir(dir);
   }
 }

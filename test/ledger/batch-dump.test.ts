@@ -19,20 +19,24 @@ import { normalised, richBatch } from './dump-fixtures.js';
 
 const sqlite = (path: string): LedgerLocation => ({ kind: 'sqlite', path, shown: path });
 
-function withLedger<T>(location: LedgerLocation, manifest: string, use: (ledger: Ledger) => T): T {
-  const ledger = openLedger(location, 'moving', manifest, { reconnectWithinMs: 5_000 });
+async function withLedger<T>(
+  location: LedgerLocation,
+  manifest: string,
+  use: (ledger: Ledger) => Promise<T>,
+): Promise<T> {
+  const ledger = await openLedger(location, 'moving', manifest, { reconnectWithinMs: 5_000 });
   try {
-    return use(ledger);
+    return await use(ledger);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
 describe('a batch dumped from SQLite and loaded back', () => {
-  it('into a new SQLite file is the same batch, with its own attempt ids', () => {
+  it('into a new SQLite file is the same batch, with its own attempt ids', async () => {
     const { dir, ledger } = richBatch();
     const manifest = join(dir, 'batch.yaml');
-    const dump = withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
+    const dump = await withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
     expect(dump.attempts).toHaveLength(6);
     expect(dump.files.map((file) => file.path)).toEqual([
       'out/moving/beach-sunrise.mp4',
@@ -50,8 +54,8 @@ describe('a batch dumped from SQLite and loaded back', () => {
     ]);
     const copy = join(dir, 'copy.sqlite');
     // Another batch's attempt first, so that the copied ids cannot happen to be the same.
-    const other = openLedger(sqlite(copy), 'other', manifest);
-    other.prepareAttempt({
+    const other = await openLedger(sqlite(copy), 'other', manifest);
+    await other.prepareAttempt({
       itemId: 'x',
       seq: 1,
       idempotencyKey: 'k',
@@ -59,23 +63,23 @@ describe('a batch dumped from SQLite and loaded back', () => {
       requestHash: 'h',
       reservedMicros: 0,
     });
-    other.close();
-    withLedger(sqlite(copy), manifest, (l) => l.loadBatch(dump));
-    const again = withLedger(sqlite(copy), manifest, (l) => l.dumpBatch());
+    await other.close();
+    await withLedger(sqlite(copy), manifest, (l) => l.loadBatch(dump));
+    const again = await withLedger(sqlite(copy), manifest, (l) => l.dumpBatch());
     expect(normalised(again)).toEqual(normalised(dump));
     expect(again.attempts.map((attempt) => attempt.id)).not.toEqual(
       dump.attempts.map((attempt) => attempt.id),
     );
   });
 
-  it('refuses a batch that records items, writing nothing', () => {
+  it('refuses a batch that records items, writing nothing', async () => {
     const { dir, ledger } = richBatch();
     const manifest = join(dir, 'batch.yaml');
-    const dump = withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
-    expect(() => withLedger(sqlite(ledger), manifest, (l) => l.loadBatch(dump))).toThrow(
+    const dump = await withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
+    await expect(withLedger(sqlite(ledger), manifest, (l) => l.loadBatch(dump))).rejects.toThrow(
       /already records items or attempts of moving/,
     );
-    const after = withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
+    const after = await withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
     expect(normalised(after)).toEqual(normalised(dump));
   });
 });
@@ -96,12 +100,12 @@ describe.skipIf(skipPostgresTests)('a batch moved SQLite -> PostgreSQL -> SQLite
     const manifest = join(dir, 'batch.yaml');
     const url = await server.createDatabase('dump');
     const pg = postgresLocation(url, {});
-    const first = withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
-    withLedger(pg, manifest, (l) => l.loadBatch(first));
-    const middle = withLedger(pg, manifest, (l) => l.dumpBatch());
+    const first = await withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
+    await withLedger(pg, manifest, (l) => l.loadBatch(first));
+    const middle = await withLedger(pg, manifest, (l) => l.dumpBatch());
     const back = join(dir, 'back.sqlite');
-    withLedger(sqlite(back), manifest, (l) => l.loadBatch(middle));
-    const last = withLedger(sqlite(back), manifest, (l) => l.dumpBatch());
+    await withLedger(sqlite(back), manifest, (l) => l.loadBatch(middle));
+    const last = await withLedger(sqlite(back), manifest, (l) => l.dumpBatch());
     expect(normalised(middle)).toEqual(normalised(first));
     expect(normalised(last)).toEqual(normalised(first));
     // The copied runs are history: none counts as a live runner of the shared ledger.
@@ -119,12 +123,12 @@ describe.skipIf(skipPostgresTests)('a batch moved SQLite -> PostgreSQL -> SQLite
     const manifest = join(dir, 'batch.yaml');
     const url = await server.createDatabase('dump_full');
     const pg = postgresLocation(url, {});
-    const dump = withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
-    withLedger(pg, manifest, (l) => l.loadBatch(dump));
+    const dump = await withLedger(sqlite(ledger), manifest, (l) => l.dumpBatch());
+    await withLedger(pg, manifest, (l) => l.loadBatch(dump));
     const count = () =>
       psql(url, "SELECT (SELECT count(*) FROM attempts) || ',' || (SELECT count(*) FROM events)");
     const before = await count();
-    expect(() => withLedger(pg, manifest, (l) => l.loadBatch(dump))).toThrow(/already records/);
+    await expect(withLedger(pg, manifest, (l) => l.loadBatch(dump))).rejects.toThrow(/already records/);
     expect(await count()).toBe(before);
     expect(existsSync(ledger)).toBe(true);
   });

@@ -22,17 +22,17 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
   let root: string;
   const open: Ledger[] = [];
 
-  afterAll(() => {
-    for (const ledger of open.splice(0)) ledger.close();
+  afterAll(async () => {
+    for (const ledger of open.splice(0)) await ledger.close();
   });
   beforeEach(async () => {
-    for (const ledger of open.splice(0)) ledger.close();
+    for (const ledger of open.splice(0)) await ledger.close();
     url = await postgres.server.createDatabase('lister');
     root = tempDir('mediabatch-lister-');
   });
 
-  function runner(runnerId: string): Ledger {
-    const ledger = openLedger(postgresLocation(url, {}), 'b', join(root, 'm.yaml'), {
+  async function runner(runnerId: string): Promise<Ledger> {
+    const ledger = await openLedger(postgresLocation(url, {}), 'b', join(root, 'm.yaml'), {
       runnerId,
       leaseMs: 10_000,
       reconnectWithinMs: 1000,
@@ -42,72 +42,72 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
   }
 
   /** Accepted attempts of `ids`, their jobs `j<id>`, created by the service at `createdAt`. */
-  function accepted(ledger: Ledger, createdAt: string | null, ...ids: string[]): void {
-    ledger.putItems(ids.map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })));
-    for (const attempt of ledger.prepareAttempts(ids.map((id) => newAttempt(id, 1))))
-      ledger.recordAccepted(attempt.id, 202, job(`j${attempt.itemId}`, { createdAt }));
+  async function accepted(ledger: Ledger, createdAt: string | null, ...ids: string[]): Promise<void> {
+    await ledger.putItems(ids.map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })));
+    for (const attempt of await ledger.prepareAttempts(ids.map((id) => newAttempt(id, 1))))
+      await ledger.recordAccepted(attempt.id, 202, job(`j${attempt.itemId}`, { createdAt }));
   }
 
   it('gives the look to one runner at a time, its holder keeping it while it looks within a turn', async () => {
-    const one = runner('r1');
-    const two = runner('r2');
-    accepted(one, '2026-11-26T10:00:00.000Z', 'a');
-    accepted(two, null, 'b');
+    const one = await runner('r1');
+    const two = await runner('r2');
+    await accepted(one, '2026-11-26T10:00:00.000Z', 'a');
+    await accepted(two, null, 'b');
     // The batch's unfinished jobs, every runner's, each with the service's creation time where kept.
-    expect(one.claims!.takeLook(TURN_MS)).toEqual(
+    expect(await one.claims!.takeLook(TURN_MS)).toEqual(
       expect.arrayContaining([
         { jobId: 'ja', createdAt: '2026-11-26T10:00:00.000Z', preparedAt: expect.any(String) },
         { jobId: 'jb', createdAt: null, preparedAt: expect.any(String) },
       ]),
     );
-    expect(two.claims!.takeLook(TURN_MS)).toBeNull();
-    expect(one.claims!.takeLook(TURN_MS)).toHaveLength(2);
+    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
+    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(2);
     // A final job is no longer looked for.
-    one.recordJob(one.listAttempts()[0]!.id, job('ja', { status: 'succeeded' }));
+    await one.recordJob((await one.listAttempts())[0]!.id, job('ja', { status: 'succeeded' }));
     await sleep(TURN_MS + 150);
     // Nobody looked for a turn: the next runner to look takes it, and holds it.
-    expect(two.claims!.takeLook(TURN_MS)).toEqual([expect.objectContaining({ jobId: 'jb' })]);
-    expect(one.claims!.takeLook(TURN_MS)).toBeNull();
+    expect(await two.claims!.takeLook(TURN_MS)).toEqual([expect.objectContaining({ jobId: 'jb' })]);
+    expect(await one.claims!.takeLook(TURN_MS)).toBeNull();
     // Its holder lets it go with everything it holds (ending, or idle): taken at once.
-    two.claims!.release();
-    expect(one.claims!.takeLook(TURN_MS)).toHaveLength(1);
-    expect(two.claims!.takeLook(TURN_MS)).toBeNull();
+    await two.claims!.release();
+    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(1);
+    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
     // Or on its own, following nothing more; another runner's release leaves it be.
-    two.claims!.releaseLook();
-    expect(two.claims!.takeLook(TURN_MS)).toBeNull();
-    one.claims!.releaseLook();
-    expect(two.claims!.takeLook(TURN_MS)).toHaveLength(1);
+    await two.claims!.releaseLook();
+    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
+    await one.claims!.releaseLook();
+    expect(await two.claims!.takeLook(TURN_MS)).toHaveLength(1);
   });
 
-  it('keeps the views the lister wrote for their runners, a final one never replaced, dropped once recorded', () => {
-    const one = runner('r1');
-    const two = runner('r2');
-    accepted(two, null, 'b', 'c');
-    expect(one.claims!.takeLook(TURN_MS)).toHaveLength(2);
+  it('keeps the views the lister wrote for their runners, a final one never replaced, dropped once recorded', async () => {
+    const one = await runner('r1');
+    const two = await runner('r2');
+    await accepted(two, null, 'b', 'c');
+    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(2);
     const view = (jobId: string, status: string) => ({
       jobId,
       status,
       job: `{"id":"${jobId}","s":"${status}"}`,
     });
-    one.claims!.publishViews([view('jb', 'running'), view('jc', 'succeeded')], ['jb', 'jc']);
-    expect(two.claims!.jobViews(['jb', 'jc', 'jx'])).toEqual(
+    await one.claims!.publishViews([view('jb', 'running'), view('jc', 'succeeded')], ['jb', 'jc']);
+    expect(await two.claims!.jobViews(['jb', 'jc', 'jx'])).toEqual(
       expect.arrayContaining([view('jb', 'running'), view('jc', 'succeeded')]),
     );
-    expect(two.claims!.jobViews([])).toEqual([]);
+    expect(await two.claims!.jobViews([])).toEqual([]);
     // A lister that lost its turn mid-look cannot put an older state over a final one.
-    one.claims!.publishViews([view('jb', 'succeeded'), view('jc', 'running')], ['jb', 'jc']);
-    expect(two.claims!.jobViews(['jb', 'jc'])).toEqual(
+    await one.claims!.publishViews([view('jb', 'succeeded'), view('jc', 'running')], ['jb', 'jc']);
+    expect(await two.claims!.jobViews(['jb', 'jc'])).toEqual(
       expect.arrayContaining([view('jb', 'succeeded'), view('jc', 'succeeded')]),
     );
     // c's runner recorded it final: its view (and its output URLs) goes with the next write.
-    const c = two.listAttempts().find((attempt) => attempt.itemId === 'c')!;
-    two.recordJob(c.id, job('jc', { status: 'succeeded' }));
-    one.claims!.publishViews([], ['jb']);
-    expect(two.claims!.jobViews(['jb', 'jc'])).toEqual([view('jb', 'succeeded')]);
+    const c = (await two.listAttempts()).find((attempt) => attempt.itemId === 'c')!;
+    await two.recordJob(c.id, job('jc', { status: 'succeeded' }));
+    await one.claims!.publishViews([], ['jb']);
+    expect(await two.claims!.jobViews(['jb', 'jc'])).toEqual([view('jb', 'succeeded')]);
     // The last lister lets the look go: the views read since its last write go with it.
-    const b = two.listAttempts().find((attempt) => attempt.itemId === 'b')!;
-    two.recordJob(b.id, job('jb', { status: 'succeeded' }));
-    one.claims!.releaseLook();
-    expect(two.claims!.jobViews(['jb', 'jc'])).toEqual([]);
+    const b = (await two.listAttempts()).find((attempt) => attempt.itemId === 'b')!;
+    await two.recordJob(b.id, job('jb', { status: 'succeeded' }));
+    await one.claims!.releaseLook();
+    expect(await two.claims!.jobViews(['jb', 'jc'])).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
-import { job, newAttempt } from '../support/ledger-fixtures.js';
+import { all, job, newAttempt } from '../support/ledger-fixtures.js';
 import { skipPostgresTests, usePostgresServer } from '../support/postgres-server.js';
 import { tempDir } from '../support/temp.js';
 
@@ -22,17 +22,17 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
   let root: string;
   const open: Ledger[] = [];
 
-  afterAll(() => {
-    for (const ledger of open.splice(0)) ledger.close();
+  afterAll(async () => {
+    for (const ledger of open.splice(0)) await ledger.close();
   });
   beforeEach(async () => {
-    for (const ledger of open.splice(0)) ledger.close();
+    for (const ledger of open.splice(0)) await ledger.close();
     url = await postgres.server.createDatabase('shared');
     root = tempDir('mediabatch-shared-');
   });
 
-  function ledgerOf(fields: { runnerId?: string; batch?: string; dir?: string } = {}): Ledger {
-    const ledger = openLedger(
+  async function ledgerOf(fields: { runnerId?: string; batch?: string; dir?: string } = {}): Promise<Ledger> {
+    const ledger = await openLedger(
       postgresLocation(url, {}),
       fields.batch ?? 'b',
       join(fields.dir ?? root, 'm.yaml'),
@@ -46,18 +46,18 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     return ledger;
   }
 
-  function items(ledger: Ledger, ...ids: string[]): void {
-    ledger.putItems(ids.map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })));
+  async function items(ledger: Ledger, ...ids: string[]): Promise<void> {
+    await ledger.putItems(ids.map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })));
   }
 
-  it('admits in order only the attempts that fit the free slots', () => {
-    const ledger = ledgerOf({ runnerId: 'r1' });
-    items(ledger, 'a', 'b', 'c', 'd', 'e');
+  it('admits in order only the attempts that fit the free slots', async () => {
+    const ledger = await ledgerOf({ runnerId: 'r1' });
+    await items(ledger, 'a', 'b', 'c', 'd', 'e');
     // One slot held by an accepted running job, one by an unanswered POST.
-    const [a, b] = ledger.prepareAttempts([newAttempt('a', 1), newAttempt('b', 1)]);
-    ledger.recordAccepted(a!.id, 202, job('ja', { status: 'running' }));
+    const [a, b] = await ledger.prepareAttempts([newAttempt('a', 1), newAttempt('b', 1)]);
+    await ledger.recordAccepted(a!.id, 202, job('ja', { status: 'running' }));
     expect(b!.state).toBe('prepared');
-    const { admitted, noRoom } = ledger.claims!.prepare(
+    const { admitted, noRoom } = await ledger.claims!.prepare(
       [newAttempt('c', 1), newAttempt('d', 1), newAttempt('e', 1)],
       {
         slotLimit: 4,
@@ -67,25 +67,25 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'd']);
     expect(noRoom).toEqual(['e']);
     // A finished job frees its slot; a queued one holds it.
-    ledger.recordJob(a!.id, job('ja', { status: 'succeeded' }));
+    await ledger.recordJob(a!.id, job('ja', { status: 'succeeded' }));
     expect(
-      ledger.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null }).admitted,
+      (await ledger.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null })).admitted,
     ).toHaveLength(1);
-    expect(ledger.listAttempts()).toHaveLength(5);
+    expect(await ledger.listAttempts()).toHaveLength(5);
   });
 
-  it('admits only the attempts whose reservation fits what is left of the budget', () => {
-    const ledger = ledgerOf({ runnerId: 'r1' });
-    items(ledger, 'a', 'b', 'c', 'd', 'e');
-    const [a] = ledger.prepareAttempts([newAttempt('a', 1, { reserved: 100 })]);
+  it('admits only the attempts whose reservation fits what is left of the budget', async () => {
+    const ledger = await ledgerOf({ runnerId: 'r1' });
+    await items(ledger, 'a', 'b', 'c', 'd', 'e');
+    const [a] = await ledger.prepareAttempts([newAttempt('a', 1, { reserved: 100 })]);
     // charged 300, refunded 100: 200 spent; b's reservation of 150 waits: 350 committed of 1000.
-    ledger.recordAccepted(
+    await ledger.recordAccepted(
       a!.id,
       202,
       job('ja', { status: 'succeeded', amountMicros: 300, refundedMicros: 100 }),
     );
-    ledger.prepareAttempts([newAttempt('b', 1, { reserved: 150 })]);
-    const { admitted, noRoom } = ledger.claims!.prepare(
+    await ledger.prepareAttempts([newAttempt('b', 1, { reserved: 150 })]);
+    const { admitted, noRoom } = await ledger.claims!.prepare(
       [
         newAttempt('c', 1, { reserved: 600 }),
         newAttempt('d', 1, { reserved: 100 }),
@@ -96,108 +96,120 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     // c (950) fits; d would make 1050; e makes 1000, exactly the budget.
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'e']);
     expect(noRoom).toEqual(['d']);
-    expect(ledger.moneyTotals()).toEqual({ chargedMicros: 300, refundedMicros: 100, reservedMicros: 800 });
+    expect(await ledger.moneyTotals()).toEqual({
+      chargedMicros: 300,
+      refundedMicros: 100,
+      reservedMicros: 800,
+    });
   });
 
   it('keeps an item claimed by one runner from another until its lease runs out', async () => {
-    const one = ledgerOf({ runnerId: 'r1' });
-    const two = ledgerOf({ runnerId: 'r2' });
-    items(one, 'a', 'b', 'c');
-    expect(one.claims!.claim(['a', 'b'])).toEqual(new Set(['a', 'b']));
-    expect(two.claims!.claim(['a', 'b', 'c'])).toEqual(new Set(['c']));
-    expect(two.claims!.heldElsewhere()).toEqual(new Set(['a', 'b']));
-    expect(one.claims!.heldElsewhere()).toEqual(new Set(['c']));
+    const one = await ledgerOf({ runnerId: 'r1' });
+    const two = await ledgerOf({ runnerId: 'r2' });
+    await items(one, 'a', 'b', 'c');
+    expect(await one.claims!.claim(['a', 'b'])).toEqual(new Set(['a', 'b']));
+    expect(await two.claims!.claim(['a', 'b', 'c'])).toEqual(new Set(['c']));
+    expect(await two.claims!.heldElsewhere()).toEqual(new Set(['a', 'b']));
+    expect(await one.claims!.heldElsewhere()).toEqual(new Set(['c']));
     const roomy = { slotLimit: 10, budgetMicros: null };
-    const first = two.claims!.prepare([newAttempt('a', 1), newAttempt('c', 1)], roomy);
+    const first = await two.claims!.prepare([newAttempt('a', 1), newAttempt('c', 1)], roomy);
     expect([first.admitted.map((each) => each.itemId), first.elsewhere]).toEqual([['c'], ['a']]);
-    expect(two.claims!.prepare([newAttempt('b', 1)], roomy).elsewhere).toEqual(['b']);
+    expect((await two.claims!.prepare([newAttempt('b', 1)], roomy)).elsewhere).toEqual(['b']);
 
     // r1 stops renewing: after its lease r2 adopts b, and r1's renewal reports it lost.
     await sleep(LEASE_MS + 150);
-    expect(two.claims!.heldElsewhere()).toEqual(new Set());
-    expect(two.claims!.prepare([newAttempt('b', 1)], roomy).admitted.map((each) => each.itemId)).toEqual([
-      'b',
-    ]);
-    expect(one.claims!.renew()).toEqual(['b']);
+    expect(await two.claims!.heldElsewhere()).toEqual(new Set());
+    expect(
+      (await two.claims!.prepare([newAttempt('b', 1)], roomy)).admitted.map((each) => each.itemId),
+    ).toEqual(['b']);
+    expect(await one.claims!.renew()).toEqual(['b']);
     // a was not taken meanwhile: r1's renewal keeps it.
-    expect(two.claims!.heldElsewhere()).toEqual(new Set(['a']));
+    expect(await two.claims!.heldElsewhere()).toEqual(new Set(['a']));
 
-    one.claims!.release();
-    expect(two.claims!.heldElsewhere()).toEqual(new Set());
-    expect(two.claims!.claim(['a'])).toEqual(new Set(['a']));
+    await one.claims!.release();
+    expect(await two.claims!.heldElsewhere()).toEqual(new Set());
+    expect(await two.claims!.claim(['a'])).toEqual(new Set(['a']));
     // c's lease ran out too while r2 did not renew; a renewal takes back what no one took.
-    expect(two.claims!.renew()).toEqual([]);
-    expect(one.claims!.heldElsewhere()).toEqual(new Set(['a', 'b', 'c']));
-    two.claims!.release(['a']);
-    expect(one.claims!.heldElsewhere()).toEqual(new Set(['b', 'c']));
+    expect(await two.claims!.renew()).toEqual([]);
+    expect(await one.claims!.heldElsewhere()).toEqual(new Set(['a', 'b', 'c']));
+    await two.claims!.release(['a']);
+    expect(await one.claims!.heldElsewhere()).toEqual(new Set(['b', 'c']));
   });
 
-  it('refuses an attempt of an item another runner sent a newer attempt of, lease or not', () => {
-    const one = ledgerOf({ runnerId: 'r1' });
-    const two = ledgerOf({ runnerId: 'r2' });
-    items(one, 'x');
+  it('refuses an attempt of an item another runner sent a newer attempt of, lease or not', async () => {
+    const one = await ledgerOf({ runnerId: 'r1' });
+    const two = await ledgerOf({ runnerId: 'r2' });
+    await items(one, 'x');
     const roomy = { slotLimit: 10, budgetMicros: null };
-    expect(one.claims!.prepare([newAttempt('x', 1)], roomy).admitted).toHaveLength(1);
-    one.claims!.release();
+    expect((await one.claims!.prepare([newAttempt('x', 1)], roomy)).admitted).toHaveLength(1);
+    await one.claims!.release();
     // r2 read the ledger before r1's attempt: its attempt 1 of x would pay for x a second time.
-    expect(two.claims!.prepare([newAttempt('x', 1)], roomy)).toMatchObject({
+    expect(await two.claims!.prepare([newAttempt('x', 1)], roomy)).toMatchObject({
       admitted: [],
       elsewhere: ['x'],
     });
-    expect(two.claims!.prepare([newAttempt('x', 2)], roomy).admitted).toHaveLength(1);
+    expect((await two.claims!.prepare([newAttempt('x', 2)], roomy)).admitted).toHaveLength(1);
   });
 
-  it('finds the same batch from another machine, its files under that machine’s folder', () => {
-    const here = ledgerOf();
-    items(here, 'a');
-    const a = here.prepareAttempt(newAttempt('a', 1));
-    here.recordFilesSaved(a.id, [{ idx: 0, path: join(root, 'out', 'a.mp4'), bytes: 1, sha256: 's' }]);
+  it('finds the same batch from another machine, its files under that machine’s folder', async () => {
+    const here = await ledgerOf();
+    await items(here, 'a');
+    const a = await here.prepareAttempt(newAttempt('a', 1));
+    await here.recordFilesSaved(a.id, [{ idx: 0, path: join(root, 'out', 'a.mp4'), bytes: 1, sha256: 's' }]);
     const elsewhere = tempDir('mediabatch-shared-other-');
-    const there = ledgerOf({ dir: elsewhere });
+    const there = await ledgerOf({ dir: elsewhere });
     expect(there.batchId).toBe(here.batchId);
-    expect(there.listFiles()[0]!.path).toBe(join(elsewhere, 'out', 'a.mp4'));
-    expect([...there.itemSummaries()][0]!.savedPaths).toBe(JSON.stringify([join(elsewhere, 'out', 'a.mp4')]));
+    expect((await there.listFiles())[0]!.path).toBe(join(elsewhere, 'out', 'a.mp4'));
+    expect((await all(there.itemSummaries()))[0]!.savedPaths).toBe(
+      JSON.stringify([join(elsewhere, 'out', 'a.mp4')]),
+    );
     // The first machine still reads its own folder.
-    expect(here.listFiles()[0]!.path).toBe(join(root, 'out', 'a.mp4'));
+    expect((await here.listFiles())[0]!.path).toBe(join(root, 'out', 'a.mp4'));
   });
 
-  it('keeps two batches of one database apart', () => {
-    const first = ledgerOf({ batch: 'one' });
-    const second = ledgerOf({ batch: 'two' });
+  it('keeps two batches of one database apart', async () => {
+    const first = await ledgerOf({ batch: 'one' });
+    const second = await ledgerOf({ batch: 'two' });
     expect(first.batchId).not.toBe(second.batchId);
-    items(first, 'a');
-    const a = first.prepareAttempt(newAttempt('a', 1));
-    first.recordAccepted(a.id, 202, job('ja', { status: 'succeeded', amountMicros: 5, expiresAt: 'e' }));
-    first.bindService('https://one.example');
-    first.startRun(1);
-    expect(second.listItems()).toEqual([]);
-    expect(second.listAttempts()).toEqual([]);
-    expect(second.hasAttempts()).toBe(false);
-    expect(second.moneyTotals()).toEqual({ chargedMicros: 0, refundedMicros: 0, reservedMicros: 0 });
-    expect([...second.itemSummaries()]).toEqual([]);
-    expect(second.paidItemsNotIn([])).toEqual([]);
-    expect(second.unsavedSucceeded()).toEqual([]);
-    expect(second.service()).toBeNull();
-    expect(second.lastRun()).toBeNull();
+    await items(first, 'a');
+    const a = await first.prepareAttempt(newAttempt('a', 1));
+    await first.recordAccepted(
+      a.id,
+      202,
+      job('ja', { status: 'succeeded', amountMicros: 5, expiresAt: 'e' }),
+    );
+    await first.bindService('https://one.example');
+    await first.startRun(1);
+    expect(await second.listItems()).toEqual([]);
+    expect(await second.listAttempts()).toEqual([]);
+    expect(await second.hasAttempts()).toBe(false);
+    expect(await second.moneyTotals()).toEqual({ chargedMicros: 0, refundedMicros: 0, reservedMicros: 0 });
+    expect(await all(second.itemSummaries())).toEqual([]);
+    expect(await second.paidItemsNotIn([])).toEqual([]);
+    expect(await second.unsavedSucceeded()).toEqual([]);
+    expect(await second.service()).toBeNull();
+    expect(await second.lastRun()).toBeNull();
     // The same item id and job id in the other batch are its own.
-    items(second, 'a');
-    const other = second.prepareAttempt(newAttempt('a', 1));
-    second.recordAccepted(other.id, 202, job('ja'));
-    expect(first.listAttempts()).toHaveLength(1);
+    await items(second, 'a');
+    const other = await second.prepareAttempt(newAttempt('a', 1));
+    await second.recordAccepted(other.id, 202, job('ja'));
+    expect(await first.listAttempts()).toHaveLength(1);
   });
 
-  it('never shows the password: not in its path, not in a failed open', () => {
+  it('never shows the password: not in its path, not in a failed open', async () => {
     const password = new URL(url).password;
     expect(password.length).toBeGreaterThan(3);
-    const ledger = ledgerOf();
+    const ledger = await ledgerOf();
     expect(ledger.path).not.toContain(password);
     const wrong = new URL(url);
     wrong.password = 'not-the-password-x';
     let message = '';
     try {
-      openLedger(postgresLocation(wrong.href, {}), 'b', join(root, 'm.yaml'), {
-        reconnectWithinMs: 1000,
-      }).close();
+      await (
+        await openLedger(postgresLocation(wrong.href, {}), 'b', join(root, 'm.yaml'), {
+          reconnectWithinMs: 1000,
+        })
+      ).close();
     } catch (error) {
       message = `${String(error)} ${(error as Error).stack ?? ''} ${JSON.stringify(error)}`;
     }

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BatchDump } from '../../src/ledger/records.js';
-import { finished, LedgerBuilder, ledgerPath, project } from '../e2e/commands/fixtures.js';
+import { tempDir } from '../support/temp.js';
 
 /** A manifest whose ledger holds one of everything a batch records. */
 export const RICH_MANIFEST = `version: 1
@@ -18,56 +17,32 @@ items:
   - {id: not-yet, prompt: Never submitted}
 `;
 
+/** The files the rich batch saved, as they were written (their SHA-256 is in the ledger). */
+const SAVED: Record<string, string> = {
+  'beach-sunrise.mp4': 'video of beach-sunrise',
+  'two-takes.take1.mp4': 'video of two-takes',
+  'two-takes.mp4': 'take two',
+};
+
+/** The rich batch's ledger, as the synchronous ledgers made it (fixtures/README-v7-and-postgres.md). */
+export const RICH_LEDGER = join(import.meta.dirname, 'fixtures', 'v7-project', 'ledger.sqlite');
+
 /**
- * A SQLite ledger with every kind of row: a done item with its file, a failed and refunded one,
- * a succeeded job not saved yet, an item with two takes (the first file moved aside), a job still
- * running, a pending item, template variables, a service binding, two keepers, two runs (one
- * never ended) and the events all of that wrote.
+ * A project whose ledger holds one of everything a batch (`moving`) records: a done item with its
+ * file, a failed and refunded one, a succeeded job not saved yet, an item with two takes (the
+ * first file moved aside), a job still running, a pending item, template variables, a service
+ * binding, two keepers, two runs (one never ended) and the events all of that wrote: the
+ * manifest `batch.yaml`, its ledger and its saved files, in a project folder of their own.
  */
-export async function richBatch(): Promise<{ dir: string; ledger: string }> {
-  const { dir, manifest } = project(RICH_MANIFEST);
-  const b = await LedgerBuilder.open(dir, manifest);
-  await b.ledger.bindService('https://api.example.test/v1');
-  const run = await b.ledger.startRun(4242);
-  await b.done('beach-sunrise', '0.40');
-  await b.failed('city-night', '0.40', 'content_rejected', 'the provider rejected the prompt');
-  await b.put('late-save', 'pending');
-  await b.job(await b.prepare('late-save'), '0.30', 'succeeded', finished(3));
-  const first = await b.done('two-takes', '0.50');
-  const moved = join(manifest.outputDir, 'two-takes.take1.mp4');
-  writeFileSync(moved, 'video of two-takes');
-  await b.ledger.recordFileMoved(first.id, 0, moved);
-  const item = b.item('two-takes');
-  const second = await b.ledger.prepareAttempt({
-    itemId: 'two-takes',
-    seq: 2,
-    idempotencyKey: 'mb_take2-two-takes',
-    requestBody: '{"prompt":"Redone once"}',
-    requestHash: 'hash-of-take-2',
-    reservedMicros: 500_000,
-    take: 2,
-    vars: '{"mood":"calm"}',
-  });
-  await b.job(second, '0.50', 'succeeded', finished(40));
-  const path = join(manifest.outputDir, 'two-takes.mp4');
-  writeFileSync(path, 'take two');
-  const sha256 = createHash('sha256').update('take two').digest('hex');
-  await b.ledger.recordFilesSaved(second.id, [
-    { idx: 0, path, bytes: 8, sha256, mtimeMs: 1_700_000_000_123 },
-  ]);
-  await b.ledger.setItemState(item.id, { state: 'done' });
-  // The earlier take kept over the newer one, and the single take of another item.
-  await b.ledger.setKeepers([
-    { itemId: 'two-takes', kept: { itemId: 'two-takes', take: 1 } },
-    { itemId: 'beach-sunrise', kept: { itemId: 'beach-sunrise', take: 1 } },
-  ]);
-  await b.put('in-flight', 'in_flight');
-  await b.job(await b.prepare('in-flight', '0.60'), '0.60', 'running');
-  await b.put('not-yet', 'pending');
-  await b.ledger.endRun(run, 1);
-  await b.ledger.startRun(4343);
-  await b.close();
-  return { dir, ledger: ledgerPath(dir, manifest) };
+export function richBatch(): { dir: string; ledger: string } {
+  const dir = tempDir('mediabatch-rich-');
+  writeFileSync(join(dir, 'batch.yaml'), RICH_MANIFEST);
+  mkdirSync(join(dir, 'out', 'moving'), { recursive: true });
+  for (const [name, text] of Object.entries(SAVED)) writeFileSync(join(dir, 'out', 'moving', name), text);
+  mkdirSync(join(dir, '.mediabatch'));
+  const ledger = join(dir, '.mediabatch', 'moving.sqlite');
+  copyFileSync(RICH_LEDGER, ledger);
+  return { dir, ledger };
 }
 
 /** A dump with its attempt ids replaced by their position: ids are each ledger's own. */

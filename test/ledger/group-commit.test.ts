@@ -3,12 +3,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import type { Ledger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The ledger file `path`, opened for writing as a run opens it. */
+const open = (path: string): Promise<Ledger> =>
+  openLedger({ kind: 'sqlite', path, shown: path }, 'group', join(dirname(path), 'm.yaml'));
 
 function tempLedger(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mediabatch-group-'));
@@ -51,54 +56,54 @@ function committed(path: string): { items: number; attempts: Array<{ item_id: st
 }
 
 describe('ledger group commit', () => {
-  it('commits an attempt before prepareAttempt returns, taking the waiting redoable steps with it', () => {
+  it('commits an attempt before prepareAttempt returns, taking the waiting redoable steps with it', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    const ledger = await open(path);
     ledger.groupCommits(60_000);
-    ledger.putItems([
+    await ledger.putItems([
       { itemId: 'a', requestHash: 'h', state: 'pending' },
       { itemId: 'b', requestHash: 'h', state: 'pending' },
     ]);
     expect(committed(path).items).toBe(0);
 
-    const first = ledger.prepareAttempt(attempt('a'));
+    const first = await ledger.prepareAttempt(attempt('a'));
     expect(committed(path)).toEqual({ items: 2, attempts: [{ item_id: 'a', state: 'prepared' }] });
 
-    ledger.recordAccepted(first.id, 202, snapshot('job_a'));
-    expect(ledger.getAttempt(first.id).state).toBe('accepted');
+    await ledger.recordAccepted(first.id, 202, snapshot('job_a'));
+    expect((await ledger.getAttempt(first.id)).state).toBe('accepted');
     expect(committed(path).attempts).toEqual([{ item_id: 'a', state: 'prepared' }]);
 
-    const [second] = ledger.prepareAttempts([attempt('b')]);
+    const [second] = await ledger.prepareAttempts([attempt('b')]);
     expect(committed(path).attempts).toEqual([
       { item_id: 'a', state: 'accepted' },
       { item_id: 'b', state: 'prepared' },
     ]);
-    ledger.recordAccepted(second!.id, 202, snapshot('job_b'));
-    ledger.close();
+    await ledger.recordAccepted(second!.id, 202, snapshot('job_b'));
+    await ledger.close();
     expect(committed(path).attempts.map((row) => row.state)).toEqual(['accepted', 'accepted']);
   });
 
   it('commits a group on its own within the given time', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    const ledger = await open(path);
     ledger.groupCommits(50);
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
     expect(committed(path).items).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(committed(path).items).toBe(1);
-    ledger.close();
+    await ledger.close();
   });
 
-  it('a failing step inside a group leaves the group and the earlier steps intact', () => {
+  it('a failing step inside a group leaves the group and the earlier steps intact', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'group', join(dirname(path), 'm.yaml'));
+    const ledger = await open(path);
     ledger.groupCommits(60_000);
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
-    ledger.prepareAttempt(attempt('a'));
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    await ledger.prepareAttempt(attempt('a'));
     // The same idempotency key twice breaks a UNIQUE constraint: that step alone is undone.
-    expect(() => ledger.prepareAttempt({ ...attempt('a'), seq: 2 })).toThrow(/UNIQUE/);
-    ledger.putItems([{ itemId: 'c', requestHash: 'h', state: 'pending' }]);
-    ledger.close();
+    await expect(ledger.prepareAttempt({ ...attempt('a'), seq: 2 })).rejects.toThrow(/UNIQUE/);
+    await ledger.putItems([{ itemId: 'c', requestHash: 'h', state: 'pending' }]);
+    await ledger.close();
     expect(committed(path)).toEqual({ items: 2, attempts: [{ item_id: 'a', state: 'prepared' }] });
   });
 });

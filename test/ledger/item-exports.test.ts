@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import type { Ledger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
+import { all } from '../support/ledger-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
 /** One attempt as a test draws it: charged or not, its files saved or not. */
@@ -33,9 +35,12 @@ const item: fc.Arbitrary<DrawnItem> = fc.record({
   countDown: fc.boolean(),
 });
 
+const open = (path: string): Promise<Ledger> =>
+  openLedger({ kind: 'sqlite', path, shown: path }, 'demo', '/m.yaml');
+
 /** Writes the drawn items through the ledger's own API; attempts of all items interleave. */
-function write(ledger: Ledger, items: DrawnItem[]): void {
-  ledger.putItems(
+async function write(ledger: Ledger, items: DrawnItem[]): Promise<void> {
+  await ledger.putItems(
     items.flatMap((drawn, i) =>
       drawn.known
         ? [{ itemId: `i${i}`, requestHash: 'h', state: 'failed' as const, errorCode: `e${i}` }]
@@ -44,12 +49,12 @@ function write(ledger: Ledger, items: DrawnItem[]): void {
   );
   const rounds = Math.max(0, ...items.map((drawn) => drawn.attempts.length));
   for (let round = 1; round <= rounds; round += 1) {
-    items.forEach((drawn, i) => {
+    for (const [i, drawn] of items.entries()) {
       const a = drawn.attempts[round - 1];
-      if (!a) return;
+      if (!a) continue;
       const seq = drawn.countDown ? 10 - round : round;
       const body = { input: { prompt: `p${i}.${seq}`, n: seq }, model: `m${seq}` };
-      const prepared = ledger.prepareAttempt({
+      const prepared = await ledger.prepareAttempt({
         itemId: `i${i}`,
         seq,
         idempotencyKey: `k${i}.${seq}`,
@@ -58,7 +63,7 @@ function write(ledger: Ledger, items: DrawnItem[]): void {
         reservedMicros: 0,
       });
       if (a.accepted) {
-        ledger.recordAccepted(prepared.id, 202, {
+        await ledger.recordAccepted(prepared.id, 202, {
           jobId: `job${i}.${seq}`,
           status: 'succeeded',
           amountMicros: a.amount,
@@ -76,17 +81,17 @@ function write(ledger: Ledger, items: DrawnItem[]): void {
           bytes: idx,
           sha256: `s${idx}`,
         }));
-        ledger.recordFilesSaved(prepared.id, files);
+        await ledger.recordFilesSaved(prepared.id, files);
       }
-    });
+    }
   }
 }
 
 /** What export must say of each id, worked out from the ledger's plain listings. */
-function expected(ledger: Ledger, ids: string[]) {
-  const items = ledger.listItems();
-  const attempts = ledger.listAttempts();
-  const files = ledger.listFiles();
+async function expected(ledger: Ledger, ids: string[]) {
+  const items = await ledger.listItems();
+  const attempts = await ledger.listAttempts();
+  const files = await ledger.listFiles();
   return ids.map((id) => {
     const row = items.find((each) => each.itemId === id);
     const own = attempts.filter((each) => each.itemId === id);
@@ -117,77 +122,37 @@ function expected(ledger: Ledger, ids: string[]) {
 }
 
 describe('itemExports', () => {
-  it('gives each id, in the order asked, its count, net cost and standing attempt', () => {
+  it('gives each id, in the order asked, its count, net cost and standing attempt', async () => {
     const dir = tempDir('mediabatch-exports-');
     let run = 0;
-    fc.assert(
-      fc.property(fc.array(item, { maxLength: 6 }), fc.integer({ min: 0, max: 3 }), (items, unknown) => {
-        run += 1;
-        const ledger = Ledger.open(join(dir, `${run}.sqlite`), 'demo', '/m.yaml');
-        try {
-          write(ledger, items);
-          // Asked in reverse, with ids the ledger has never seen mixed in.
-          const ids = [
-            ...items.map((_, i) => `i${i}`),
-            ...Array.from({ length: unknown }, (_, i) => `x${i}`),
-          ];
-          ids.reverse();
-          const got = [...ledger.itemExports(ids)].map((row) => ({
-            itemId: row.itemId,
-            state: row.state,
-            errorCode: row.errorCode,
-            attempts: row.attempts,
-            netMicros: row.netMicros,
-            prompt: row.prompt,
-            jobId: row.jobId,
-            files: row.files,
-          }));
-          expect(got).toEqual(expected(ledger, ids));
-        } finally {
-          ledger.close();
-        }
-      }),
-      { numRuns: 60 },
-    );
-  });
-
-  it('finds the paid items not asked for, in id order; with them, the net costs add up to the spend', () => {
-    const dir = tempDir('mediabatch-exports-');
-    let run = 0;
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(item, { maxLength: 6 }),
-        fc.array(fc.boolean(), { maxLength: 6 }),
-        (items, kept) => {
+        fc.integer({ min: 0, max: 3 }),
+        async (items, unknown) => {
           run += 1;
-          const ledger = Ledger.open(join(dir, `${run}.sqlite`), 'demo', '/m.yaml');
+          const ledger = await open(join(dir, `${run}.sqlite`));
           try {
-            write(ledger, items);
-            // The manifest now names some of the items, and one the ledger has never seen.
-            const ids = [...items.map((_, i) => `i${i}`).filter((_, i) => kept[i] ?? false), 'new'];
-            const paid = new Set(
-              ledger
-                .listAttempts()
-                .filter((a) => a.amountMicros > 0 || a.filesSaved)
-                .map((a) => a.itemId),
-            );
-            const removed = ledger.paidItemsNotIn(ids);
-            expect(removed).toEqual([...paid].filter((id) => !ids.includes(id)).sort());
-            const rows = [...ledger.itemExports(ids), ...ledger.itemExports(removed)];
-            const net = rows.reduce((sum, row) => sum + row.netMicros, 0);
-            const totals = ledger.moneyTotals();
-            expect(net).toBe(totals.chargedMicros - totals.refundedMicros);
-            // An item that saved files shows them, whether the manifest still names it or not.
-            const saved = new Set(
-              ledger
-                .listAttempts()
-                .filter((a) => a.filesSaved)
-                .map((a) => a.itemId),
-            );
-            for (const id of saved)
-              expect(rows.find((row) => row.itemId === id)?.files.length).toBeGreaterThan(0);
+            await write(ledger, items);
+            // Asked in reverse, with ids the ledger has never seen mixed in.
+            const ids = [
+              ...items.map((_, i) => `i${i}`),
+              ...Array.from({ length: unknown }, (_, i) => `x${i}`),
+            ];
+            ids.reverse();
+            const got = (await all(ledger.itemExports(ids))).map((row) => ({
+              itemId: row.itemId,
+              state: row.state,
+              errorCode: row.errorCode,
+              attempts: row.attempts,
+              netMicros: row.netMicros,
+              prompt: row.prompt,
+              jobId: row.jobId,
+              files: row.files,
+            }));
+            expect(got).toEqual(await expected(ledger, ids));
           } finally {
-            ledger.close();
+            await ledger.close();
           }
         },
       ),
@@ -195,9 +160,49 @@ describe('itemExports', () => {
     );
   });
 
-  it('reads the input sent, less its prompt, and the variables, as JSON text', () => {
-    const ledger = Ledger.open(join(tempDir('mediabatch-exports-'), 'l.sqlite'), 'demo', '/m.yaml');
-    ledger.prepareAttempt({
+  it('finds the paid items not asked for, in id order; with them, the net costs add up to the spend', async () => {
+    const dir = tempDir('mediabatch-exports-');
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(item, { maxLength: 6 }),
+        fc.array(fc.boolean(), { maxLength: 6 }),
+        async (items, kept) => {
+          run += 1;
+          const ledger = await open(join(dir, `${run}.sqlite`));
+          try {
+            await write(ledger, items);
+            // The manifest now names some of the items, and one the ledger has never seen.
+            const ids = [...items.map((_, i) => `i${i}`).filter((_, i) => kept[i] ?? false), 'new'];
+            const attempts = await ledger.listAttempts();
+            const paid = new Set(
+              attempts.filter((a) => a.amountMicros > 0 || a.filesSaved).map((a) => a.itemId),
+            );
+            const removed = await ledger.paidItemsNotIn(ids);
+            expect(removed).toEqual([...paid].filter((id) => !ids.includes(id)).sort());
+            const rows = [
+              ...(await all(ledger.itemExports(ids))),
+              ...(await all(ledger.itemExports(removed))),
+            ];
+            const net = rows.reduce((sum, row) => sum + row.netMicros, 0);
+            const totals = await ledger.moneyTotals();
+            expect(net).toBe(totals.chargedMicros - totals.refundedMicros);
+            // An item that saved files shows them, whether the manifest still names it or not.
+            const saved = new Set(attempts.filter((a) => a.filesSaved).map((a) => a.itemId));
+            for (const id of saved)
+              expect(rows.find((row) => row.itemId === id)?.files.length).toBeGreaterThan(0);
+          } finally {
+            await ledger.close();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads the input sent, less its prompt, and the variables, as JSON text', async () => {
+    const ledger = await open(join(tempDir('mediabatch-exports-'), 'l.sqlite'));
+    await ledger.prepareAttempt({
       itemId: 'a',
       seq: 1,
       idempotencyKey: 'k',
@@ -206,7 +211,7 @@ describe('itemExports', () => {
       reservedMicros: 0,
       vars: '{"x":"1"}',
     });
-    expect([...ledger.itemExports(['a'])]).toEqual([
+    expect(await all(ledger.itemExports(['a']))).toEqual([
       expect.objectContaining({
         prompt: 'p',
         input: '{"seconds":2,"style":"noir"}',
@@ -214,7 +219,7 @@ describe('itemExports', () => {
         vars: '{"x":"1"}',
       }),
     ]);
-    expect([...ledger.itemExports([])]).toEqual([]);
-    ledger.close();
+    expect(await all(ledger.itemExports([]))).toEqual([]);
+    await ledger.close();
   });
 });

@@ -1,15 +1,16 @@
-// Child process for crash tests: writes attempts through the real (built) Ledger until killed.
-import { SqliteLedger as Ledger } from '../../dist/ledger/sqlite-ledger.js';
+// Child process for crash tests: writes attempts through the real Ledger until killed. Run with
+// `node --import tsx` on the sources (ledger.test.ts), so that it needs no build.
+import { openLedger } from '../../src/ledger/open-ledger.ts';
 
 const [path] = process.argv.slice(2);
-const ledger = Ledger.open(path, 'crash', '/tmp/crash.yaml');
-ledger.putItems(
+const ledger = await openLedger({ kind: 'sqlite', path, shown: path }, 'crash', '/tmp/crash.yaml');
+await ledger.putItems(
   Array.from({ length: 50 }, (_, i) => ({ itemId: `item-${i}`, requestHash: 'h', state: 'pending' })),
 );
 process.stdout.write('ready\n');
 for (let n = 0; ; n += 1) {
   const itemId = `item-${n % 50}`;
-  const attempt = ledger.prepareAttempt({
+  const attempt = await ledger.prepareAttempt({
     itemId,
     seq: n + 1,
     idempotencyKey: `key-${n}`,
@@ -17,7 +18,7 @@ for (let n = 0; ; n += 1) {
     requestHash: 'h',
     reservedMicros: 1000,
   });
-  ledger.recordAccepted(attempt.id, 202, {
+  await ledger.recordAccepted(attempt.id, 202, {
     jobId: `job_${n}`,
     status: 'queued',
     amountMicros: 1000,

@@ -4,14 +4,20 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { acquireLedgerLock, SCHEMA_VERSION } from '../../src/ledger/index.js';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import type { KyselyLedger } from '../../src/ledger/kysely-ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
 import { tempDir } from '../support/temp.js';
 
 const here = import.meta.dirname;
 const tempLedger = () => join(tempDir('mediabatch-ledger-'), 'nested', 'batch.sqlite');
 
+/** The ledger file `path` for the batch `demo`, as a run (or, read-only, a report) opens it. */
+const openAt = (path: string, options: { readonly?: boolean } = {}) =>
+  openLedger({ kind: 'sqlite', path, shown: path }, 'demo', '/m.yaml', options) as Promise<KyselyLedger>;
+
+/** A helper script run by Node on the sources themselves (tsx), so that no build is needed. */
 function startChild(script: string, arg: string) {
-  const child = spawn(process.execPath, [resolve(here, script), arg], {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(here, script), arg], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const firstLine = new Promise<string>((resolveLine) => {
@@ -22,47 +28,47 @@ function startChild(script: string, arg: string) {
 }
 
 describe('ledger file', () => {
-  it('is created 0600 in WAL mode with synchronous=FULL and the current schema version', () => {
+  it('is created 0600 in WAL mode with synchronous=FULL and the current schema version', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'demo', '/m.yaml');
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    const ledger = await openAt(path);
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
-    ledger.close();
+    await ledger.close();
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
-    const reopened = Ledger.open(path, 'demo', '/m.yaml');
-    expect(reopened.settings()).toEqual({ journalMode: 'wal', synchronous: 2 });
-    expect(reopened.integrityCheck()).toBe('ok');
-    reopened.close();
+    const reopened = await openAt(path);
+    expect(await reopened.settings()).toEqual({ journalMode: 'wal', synchronous: 2 });
+    expect(await reopened.integrityCheck()).toBe('ok');
+    await reopened.close();
   });
 
-  it('migrates an existing ledger idempotently and keeps its rows', () => {
+  it('migrates an existing ledger idempotently and keeps its rows', async () => {
     const path = tempLedger();
-    const first = Ledger.open(path, 'demo', '/m.yaml');
-    first.putItems([{ itemId: 'a', requestHash: 'h', state: 'done' }]);
-    first.close();
-    const second = Ledger.open(path, 'demo', '/m.yaml');
-    expect(second.listItems()).toMatchObject([{ itemId: 'a', state: 'done' }]);
-    second.close();
+    const first = await openAt(path);
+    await first.putItems([{ itemId: 'a', requestHash: 'h', state: 'done' }]);
+    await first.close();
+    const second = await openAt(path);
+    expect(await second.listItems()).toMatchObject([{ itemId: 'a', state: 'done' }]);
+    await second.close();
   });
 
-  it('refuses a ledger written by a newer mediabatch', () => {
+  it('refuses a ledger written by a newer mediabatch', async () => {
     const path = tempLedger();
-    Ledger.open(path, 'demo', '/m.yaml').close();
+    await (await openAt(path)).close();
     const db = new Database(path);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => Ledger.open(path, 'demo', '/m.yaml')).toThrow(/newer than this mediabatch/);
+    await expect(openAt(path)).rejects.toThrow(/newer than this mediabatch/);
   });
 
-  it('a lost job keeps its charge, puts its item back to pending, and is recorded as an event', () => {
+  it('a lost job keeps its charge, puts its item back to pending, and is recorded as an event', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'demo', '/m.yaml');
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
-    const prepared = ledger.prepareAttempt({
+    const ledger = await openAt(path);
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    const prepared = await ledger.prepareAttempt({
       itemId: 'a',
       seq: 1,
       idempotencyKey: 'k1',
@@ -70,7 +76,7 @@ describe('ledger file', () => {
       requestHash: 'h',
       reservedMicros: 500_000,
     });
-    ledger.recordAccepted(prepared.id, 202, {
+    await ledger.recordAccepted(prepared.id, 202, {
       jobId: 'job_1',
       status: 'running',
       amountMicros: 400_000,
@@ -80,35 +86,39 @@ describe('ledger file', () => {
       expiresAt: null,
       completedAt: null,
     });
-    const lost = ledger.recordJobLost(prepared.id, 'gone');
+    const lost = await ledger.recordJobLost(prepared.id, 'gone');
     expect(lost).toMatchObject({ jobStatus: 'lost', amountMicros: 400_000, errorCode: 'job_not_found' });
-    expect(ledger.listItems()).toMatchObject([{ itemId: 'a', state: 'pending', errorCode: null }]);
-    expect(ledger.moneyTotals()).toEqual({ chargedMicros: 400_000, refundedMicros: 0, reservedMicros: 0 });
-    ledger.close();
+    expect(await ledger.listItems()).toMatchObject([{ itemId: 'a', state: 'pending', errorCode: null }]);
+    expect(await ledger.moneyTotals()).toEqual({
+      chargedMicros: 400_000,
+      refundedMicros: 0,
+      reservedMicros: 0,
+    });
+    await ledger.close();
     const db = new Database(path, { readonly: true });
     const event = db.prepare("SELECT detail FROM events WHERE kind = 'job_lost'").get() as { detail: string };
     db.close();
     expect(JSON.parse(event.detail)).toEqual({ job: 'job_1', amount: 400_000, refunded: 0 });
   });
 
-  it('keeps the event log append-only', () => {
+  it('keeps the event log append-only', async () => {
     const path = tempLedger();
-    const ledger = Ledger.open(path, 'demo', '/m.yaml');
-    ledger.appendEvent(null, null, 'test', { a: 1 });
-    ledger.close();
+    const ledger = await openAt(path);
+    await ledger.appendEvent(null, null, 'test', { a: 1 });
+    await ledger.close();
     const db = new Database(path);
     expect(() => db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
     expect(() => db.prepare("UPDATE events SET kind = 'x'").run()).toThrow(/append-only/);
     db.close();
   });
 
-  it('returns from prepareAttempts exactly the rows it wrote, as getAttempt reads them', () => {
-    const ledger = Ledger.open(tempLedger(), 'demo', '/m.yaml');
-    ledger.putItems([
+  it('returns from prepareAttempts exactly the rows it wrote, as getAttempt reads them', async () => {
+    const ledger = await openAt(tempLedger());
+    await ledger.putItems([
       { itemId: 'a', requestHash: 'h', state: 'pending' },
       { itemId: 'b', requestHash: 'h', state: 'pending' },
     ]);
-    const prepared = ledger.prepareAttempts([
+    const prepared = await ledger.prepareAttempts([
       {
         itemId: 'a',
         seq: 1,
@@ -127,14 +137,14 @@ describe('ledger file', () => {
         take: 3,
       },
     ]);
-    expect(prepared).toEqual(prepared.map((attempt) => ledger.getAttempt(attempt.id)));
-    ledger.close();
+    expect(prepared).toEqual(await Promise.all(prepared.map((attempt) => ledger.getAttempt(attempt.id))));
+    await ledger.close();
   });
 
-  it('keeps money exact: totals are integer sums of micro-dollars', () => {
-    const ledger = Ledger.open(tempLedger(), 'demo', '/m.yaml');
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
-    const a = ledger.prepareAttempt({
+  it('keeps money exact: totals are integer sums of micro-dollars', async () => {
+    const ledger = await openAt(tempLedger());
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    const a = await ledger.prepareAttempt({
       itemId: 'a',
       seq: 1,
       idempotencyKey: 'k1',
@@ -142,7 +152,11 @@ describe('ledger file', () => {
       requestHash: 'h',
       reservedMicros: 700_001,
     });
-    expect(ledger.moneyTotals()).toEqual({ chargedMicros: 0, refundedMicros: 0, reservedMicros: 700_001 });
+    expect(await ledger.moneyTotals()).toEqual({
+      chargedMicros: 0,
+      refundedMicros: 0,
+      reservedMicros: 700_001,
+    });
     const snapshot = {
       jobId: 'job_1',
       status: 'failed',
@@ -153,20 +167,20 @@ describe('ledger file', () => {
       expiresAt: null,
       completedAt: null,
     };
-    ledger.recordAccepted(a.id, 202, snapshot);
-    expect(ledger.moneyTotals()).toEqual({
+    await ledger.recordAccepted(a.id, 202, snapshot);
+    expect(await ledger.moneyTotals()).toEqual({
       chargedMicros: 100_001,
       refundedMicros: 100_001,
       reservedMicros: 0,
     });
-    ledger.close();
+    await ledger.close();
   });
 });
 
 describe('run lock', () => {
   it('lets one process hold the ledger and frees it the moment that process dies', async () => {
     const path = tempLedger();
-    Ledger.open(path, 'demo', '/m.yaml').close();
+    await (await openAt(path)).close();
     const holder = startChild('lock-holder.mjs', path);
     expect(await holder.firstLine).toBe('held');
     expect(acquireLedgerLock(path)).toBeNull();
@@ -177,13 +191,13 @@ describe('run lock', () => {
     lock!.release();
   });
 
-  it('does not block readers of the ledger while held', () => {
+  it('does not block readers of the ledger while held', async () => {
     const path = tempLedger();
-    Ledger.open(path, 'demo', '/m.yaml').close();
+    await (await openAt(path)).close();
     const lock = acquireLedgerLock(path)!;
-    const reader = Ledger.open(path, 'demo', '/m.yaml', { readonly: true });
-    expect(reader.listItems()).toEqual([]);
-    reader.close();
+    const reader = await openAt(path, { readonly: true });
+    expect(await reader.listItems()).toEqual([]);
+    await reader.close();
     lock.release();
   });
 });

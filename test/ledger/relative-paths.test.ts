@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/ledger/index.js';
-import { SqliteLedger as Ledger } from '../../src/ledger/sqlite-ledger.js';
+import { openLedger } from '../../src/ledger/open-ledger.js';
+import { all } from '../support/ledger-fixtures.js';
 import { tempDir } from '../support/temp.js';
 
 /*
@@ -23,8 +24,10 @@ const job = (jobId: string) => ({
 });
 
 /** A ledger at `root/.mediabatch/b.sqlite` for the manifest `root/b.yaml`. */
-const openAt = (root: string, options: { readonly?: boolean } = {}) =>
-  Ledger.open(join(root, '.mediabatch', 'b.sqlite'), 'b', join(root, 'b.yaml'), options);
+const openAt = (root: string, options: { readonly?: boolean } = {}) => {
+  const path = join(root, '.mediabatch', 'b.sqlite');
+  return openLedger({ kind: 'sqlite', path, shown: path }, 'b', join(root, 'b.yaml'), options);
+};
 
 const rawPaths = (ledgerPath: string) => {
   const db = new Database(ledgerPath, { readonly: true });
@@ -38,11 +41,11 @@ const rawPaths = (ledgerPath: string) => {
 };
 
 describe('saved-file paths in the ledger', () => {
-  it('are stored relative to the manifest folder, and read absolute from where the project is now', () => {
+  it('are stored relative to the manifest folder, and read absolute from where the project is now', async () => {
     const first = join(tempDir('mediabatch-paths-'), 'project');
-    const ledger = openAt(first);
-    ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
-    const attempt = ledger.prepareAttempt({
+    const ledger = await openAt(first);
+    await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+    const attempt = await ledger.prepareAttempt({
       itemId: 'a',
       seq: 1,
       idempotencyKey: 'k',
@@ -50,18 +53,18 @@ describe('saved-file paths in the ledger', () => {
       requestHash: 'h',
       reservedMicros: 0,
     });
-    ledger.recordAccepted(attempt.id, 202, job('job_a'));
+    await ledger.recordAccepted(attempt.id, 202, job('job_a'));
     const files = [
       join(first, 'out', 'b', 'a-1.mp4'),
       '/elsewhere/absolute-output-dir/a-2.mp4',
       's3://bucket/prefix/a-3.mp4',
     ];
-    ledger.recordFilesSaved(
+    await ledger.recordFilesSaved(
       attempt.id,
       files.map((path, idx) => ({ idx, path, bytes: 1, sha256: 's' })),
     );
-    ledger.recordFileMoved(attempt.id, 0, join(first, 'out', 'b', 'a-1.take1.mp4'));
-    ledger.close();
+    await ledger.recordFileMoved(attempt.id, 0, join(first, 'out', 'b', 'a-1.take1.mp4'));
+    await ledger.close();
     // Inside the folder: relative. An absolute output.dir does not move with the project, a bucket never.
     expect(rawPaths(join(first, '.mediabatch', 'b.sqlite'))).toEqual([
       join('out', 'b', 'a-1.take1.mp4'),
@@ -74,14 +77,14 @@ describe('saved-file paths in the ledger', () => {
     copyFileSync(join(first, '.mediabatch', 'b.sqlite'), join(moved, '.mediabatch', 'b.sqlite'));
     const expected = [join(moved, 'out', 'b', 'a-1.take1.mp4'), files[1], files[2]];
     for (const readonly of [true, false]) {
-      const reopened = openAt(moved, { readonly });
-      expect(reopened.listFiles().map((file) => file.path)).toEqual(expected);
-      expect([...reopened.itemFilePaths()]).toEqual(expected.map((path) => ['a', path]));
-      expect(JSON.parse([...reopened.itemSummaries()][0]!.savedPaths!)).toEqual(expected);
-      expect([...reopened.itemExports(['a'])][0]!.files.map((file) => file.path)).toEqual(expected);
-      expect(reopened.wroteFile(expected[0]!)).toBe(true);
-      expect(reopened.wroteFile(join(first, 'out', 'b', 'a-1.take1.mp4'))).toBe(false);
-      reopened.close();
+      const reopened = await openAt(moved, { readonly });
+      expect((await reopened.listFiles()).map((file) => file.path)).toEqual(expected);
+      expect(await all(reopened.itemFilePaths())).toEqual(expected.map((path) => ['a', path]));
+      expect(JSON.parse((await all(reopened.itemSummaries()))[0]!.savedPaths!)).toEqual(expected);
+      expect((await all(reopened.itemExports(['a'])))[0]!.files.map((file) => file.path)).toEqual(expected);
+      expect(await reopened.wroteFile(expected[0]!)).toBe(true);
+      expect(await reopened.wroteFile(join(first, 'out', 'b', 'a-1.take1.mp4'))).toBe(false);
+      await reopened.close();
     }
   });
 });
@@ -101,13 +104,13 @@ describe('migrating a ledger written with absolute paths (test/ledger/fixtures/v
     return { root, path };
   }
 
-  it('makes each path relative to the folder the manifest was in, and reads them in the new place', () => {
+  it('makes each path relative to the folder the manifest was in, and reads them in the new place', async () => {
     const { root, path } = movedFixture();
-    const ledger = Ledger.open(path, 'r', join(root, 'r.yaml'));
-    expect(ledger.listFiles().map((file) => file.path)).toEqual(
+    const ledger = await openLedger({ kind: 'sqlite', path, shown: path }, 'r', join(root, 'r.yaml'));
+    expect((await ledger.listFiles()).map((file) => file.path)).toEqual(
       names.map((name) => join(root, 'out', 'r', name)),
     );
-    ledger.close();
+    await ledger.close();
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
@@ -122,13 +125,15 @@ describe('migrating a ledger written with absolute paths (test/ledger/fixtures/v
     }
   });
 
-  it('is read the same way, unmigrated, by a read-only look (plan, status)', () => {
+  it('is read the same way, unmigrated, by a read-only look (plan, status)', async () => {
     const { root, path } = movedFixture();
-    const ledger = Ledger.open(path, 'r', join(root, 'r.yaml'), { readonly: true });
-    expect(ledger.listFiles().map((file) => file.path)).toEqual(
+    const ledger = await openLedger({ kind: 'sqlite', path, shown: path }, 'r', join(root, 'r.yaml'), {
+      readonly: true,
+    });
+    expect((await ledger.listFiles()).map((file) => file.path)).toEqual(
       names.map((name) => join(root, 'out', 'r', name)),
     );
-    ledger.close();
+    await ledger.close();
     expect(rawPaths(path)[0]).toMatch(/^\/tmp\/relpaths-fixture\/out\/proj\/out\/r\//);
   });
 });

@@ -37,3 +37,10 @@ export function newAttempt(itemId: string, seq: number, fields: { reserved?: num
     ...(fields.take ? { take: fields.take } : {}),
   };
 }
+
+/** Every row of a streamed read, in order. */
+export async function all<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const row of rows) out.push(row);
+  return out;
+}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteLedger as Ledger } from '../../../src/ledger/sqlite-ledger.js';
+import { openLedger } from '../../../src/ledger/open-ledger.js';
 import { loadManifest } from '../../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -238,8 +238,12 @@ describe('mediabatch run: submission outcomes', () => {
     const loaded = loadManifest(p.manifest);
     if (!loaded.ok) throw new Error('manifest should load');
     const item = loaded.manifest.items.find((candidate) => candidate.id === 'b')!;
-    const ledger = Ledger.open(p.ledger, 'conflict', p.manifest);
-    ledger.prepareAttempt({
+    const ledger = await openLedger(
+      { kind: 'sqlite', path: p.ledger, shown: p.ledger },
+      'conflict',
+      p.manifest,
+    );
+    await ledger.prepareAttempt({
       itemId: 'b',
       seq: 1,
       idempotencyKey: reused,
@@ -247,7 +251,7 @@ describe('mediabatch run: submission outcomes', () => {
       requestHash: requestHash(item),
       reservedMicros: 0,
     });
-    ledger.close();
+    await ledger.close();
 
     const run = await runAgainst(sandbox, p);
     expect(run.code).toBe(1);

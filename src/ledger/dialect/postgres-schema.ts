@@ -1,4 +1,5 @@
-import type { SyncConnection } from './sync-connection.js';
+import { CompiledQuery, sql } from 'kysely';
+import type { LedgerDatabase } from './database.js';
 
 /**
  * The PostgreSQL ledger's schema, versioned like the SQLite one (migrations.ts): applied in
@@ -141,6 +142,13 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (batch_id, revision)
   );
   `,
+  // Keys in byte order (COLLATE "C"), whatever the database's own collation: the streamed reads
+  // page by item id in SQLite's order of its keys (paging.ts), and need an index to start a page
+  // from the last key without sorting the batch.
+  `
+  CREATE INDEX items_key ON items (batch_id, item_id COLLATE "C");
+  CREATE INDEX attempts_key ON attempts (batch_id, item_id COLLATE "C", seq);
+  `,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
@@ -149,26 +157,38 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 const MIGRATION_LOCK = 727_001;
 
 /** Brings the database to POSTGRES_SCHEMA_VERSION; runners starting together wait for each other. */
-export function migrate(db: SyncConnection): void {
-  db.transaction(() => {
-    db.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    db.query(
-      'CREATE TABLE IF NOT EXISTS mediabatch_schema (version integer NOT NULL, applied_at text NOT NULL)',
-    );
-    const [row] = db.query<{ version: number | null }>(
-      'SELECT MAX(version) AS version FROM mediabatch_schema',
-    );
-    const current = row?.version ?? 0;
+export async function migratePostgres(db: LedgerDatabase): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [, , found] = await tx.run([
+      sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.compile(db.q),
+      CompiledQuery.raw(
+        'CREATE TABLE IF NOT EXISTS mediabatch_schema (version integer NOT NULL, applied_at text NOT NULL)',
+      ),
+      CompiledQuery.raw('SELECT MAX(version) AS version FROM mediabatch_schema'),
+    ]);
+    const current = Number(found!.rows[0]?.version ?? 0);
     if (current > POSTGRES_SCHEMA_VERSION)
       throw new Error(
         `ledger schema version ${current} is newer than this mediabatch understands (${POSTGRES_SCHEMA_VERSION})`,
       );
-    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version += 1) {
-      db.query(MIGRATIONS[version]!);
-      db.query('INSERT INTO mediabatch_schema (version, applied_at) VALUES ($1, $2)', [
-        version + 1,
-        new Date().toISOString(),
-      ]);
-    }
+    const steps: CompiledQuery[] = [];
+    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version += 1)
+      steps.push(
+        // Without values: sent as one text, its several statements together.
+        CompiledQuery.raw(MIGRATIONS[version]!),
+        sql`INSERT INTO mediabatch_schema (version, applied_at) VALUES (${version + 1}, ${new Date().toISOString()})`.compile(
+          db.q,
+        ),
+      );
+    await tx.run(steps, true);
   });
+}
+
+/** The tables and columns a database has (a read-only look never migrates it), as `table` and `table.column`. */
+export async function postgresColumns(db: LedgerDatabase): Promise<Set<string>> {
+  const rows = await db.read(
+    sql<{ t: string; c: string }>`SELECT table_name AS t, column_name AS c FROM information_schema.columns
+      WHERE table_schema = current_schema()`.compile(db.q),
+  );
+  return new Set(rows.flatMap((row) => [row.t, `${row.t}.${row.c}`]));
 }

@@ -1,0 +1,129 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { NewAttempt } from './attempt-writes.js';
+import type { Statement } from './dialect/database.js';
+import { leaseUntil, unleased } from './leases.js';
+import type { Admission } from './ledger.js';
+import type { LedgerContext } from './ledger-context.js';
+
+/** The statements of a shared ledger's claims (claims.ts): PostgreSQL's, leases judged by its clock. */
+
+/**
+ * What admission (claims.ts) reads once, under the batch's lock, for the rest of its transaction:
+ * spent and reserved money of every runner (the batch's attempts summed once, not per attempt),
+ * kept in a setting local to the transaction.
+ */
+export function committedBase(c: LedgerContext): Statement {
+  return sql`SELECT set_config('mediabatch.committed', cast((
+      SELECT coalesce(sum(amount_micros - refunded_micros + CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0)
+      FROM attempts WHERE batch_id = ${c.batchId}) as text), true)`.compile(c.q);
+}
+
+/**
+ * The attempts' items' rows, locked until the step commits: no other runner's claim slips in
+ * between an admission's checks and its claim.
+ */
+export function lockItems(c: LedgerContext, attempts: readonly NewAttempt[]): Statement {
+  return c.q
+    .selectFrom('items')
+    .select('item_id')
+    .where('batch_id', '=', c.batchId)
+    .where(
+      'item_id',
+      'in',
+      attempts.map((attempt) => attempt.itemId),
+    )
+    .forUpdate()
+    .compile();
+}
+
+/** The batch's current revision, as a subquery (null: none written). */
+const currentOf = (c: LedgerContext, column: 'revision' | 'budget_micros') =>
+  sql`(SELECT ${sql.ref(column)} FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1)`;
+
+/**
+ * Whether one attempt is admitted, as the database stands when the statement runs, after the
+ * attempts before it in the same step: 'admit'; 'redefined' when the batch has another revision
+ * than the runner's; 'noRoom' when every slot of the batch is taken (unanswered POSTs and
+ * unfinished jobs of every runner) or its reservation does not fit what is left of the budget
+ * (the current revision's, else the runner's) after every charge and reservation; 'elsewhere'
+ * when its item is not this runner's to work (a live lease of another runner holds it, or a
+ * runner sent a newer attempt of it than the one this runner knew). As the runner's own budget
+ * check does, an attempt whose reservation does not fit lets a smaller one after it go.
+ */
+export function admissionOf(
+  c: LedgerContext,
+  runnerId: string,
+  attempt: NewAttempt,
+  admission: Admission,
+  keys: readonly string[],
+): RawBuilder<string> {
+  const b = c.batchId;
+  const revision = sql`cast(${admission.revision ?? null} as integer)`;
+  const current = currentOf(c, 'revision');
+  const budget = sql`CASE WHEN ${current} IS NULL THEN cast(${admission.budgetMicros} as bigint) ELSE ${currentOf(c, 'budget_micros')} END`;
+  const open = sql`(SELECT count(*) FROM attempts WHERE batch_id = ${b}
+    AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running'))))`;
+  const committed = sql`(cast(current_setting('mediabatch.committed') as bigint) + (SELECT coalesce(sum(reserved_micros), 0)
+    FROM attempts WHERE batch_id = ${b} AND state = 'prepared' AND idempotency_key = ANY(cast(${[...keys]} as text[]))))`;
+  const claimable = sql`EXISTS (SELECT 1 FROM items i WHERE i.batch_id = ${b} AND i.item_id = ${attempt.itemId}
+      AND ${unleased(runnerId, 'i')})
+    AND (SELECT coalesce(max(seq), 0) FROM attempts WHERE batch_id = ${b} AND item_id = ${attempt.itemId}) = cast(${attempt.seq - 1} as integer)`;
+  return sql<string>`CASE
+    WHEN ${revision} IS NOT NULL AND ${current} IS NOT NULL AND ${current} <> ${revision} THEN 'redefined'
+    WHEN ${open} >= cast(${admission.slotLimit} as bigint) THEN 'noRoom'
+    WHEN ${budget} IS NOT NULL AND ${committed} + cast(${attempt.reservedMicros} as bigint) > ${budget} THEN 'noRoom'
+    WHEN NOT (${claimable}) THEN 'elsewhere'
+    ELSE 'admit' END`;
+}
+
+/** The newest attempt's seq of an item (0: none), as a subquery. */
+export function latestSeq(c: LedgerContext, itemId: string) {
+  return c.q
+    .selectFrom('attempts as l')
+    .select(sql<number>`coalesce(max(l.seq), 0)`.as('latest'))
+    .where('l.batch_id', '=', c.batchId)
+    .where('l.item_id', '=', itemId);
+}
+
+/** Takes these items' leases where no live lease of another runner holds them; returns those taken. */
+export function claimFree(
+  c: LedgerContext,
+  runnerId: string,
+  leaseMs: number,
+  itemIds: readonly string[],
+): Statement {
+  return c.q
+    .updateTable('items')
+    .set({ claimed_by: runnerId, lease_until: leaseUntil(leaseMs) })
+    .where('batch_id', '=', c.batchId)
+    .where('item_id', 'in', itemIds)
+    .where(unleased(runnerId))
+    .returning('item_id as itemId')
+    .compile();
+}
+
+/** A heartbeat younger than a lease: a live runner, on any machine. */
+const alive = (leaseMs: number) =>
+  sql<boolean>`ended_at IS NULL AND heartbeat_at > now() - make_interval(secs => cast(${leaseMs} as double precision) / 1000)`;
+
+/** Runs of the batch whose heartbeat is younger than `leaseMs`. */
+export function liveRunsQuery(c: LedgerContext, leaseMs: number): Statement {
+  return c.q
+    .selectFrom('runs')
+    .select(sql<number>`count(*)`.as('live'))
+    .where('batch_id', '=', c.batchId)
+    .where(alive(leaseMs))
+    .compile();
+}
+
+/** The machines of the batch's live runners (a runner's id starts with its host name). */
+export function liveHostsQuery(c: LedgerContext, leaseMs: number): Statement {
+  return c.q
+    .selectFrom('runs')
+    .select(sql<string>`split_part(runner, ':', 1)`.as('host'))
+    .distinct()
+    .where('batch_id', '=', c.batchId)
+    .where('runner', 'is not', null)
+    .where(alive(leaseMs))
+    .compile();
+}

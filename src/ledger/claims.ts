@@ -1,0 +1,229 @@
+import { sql } from 'kysely';
+import { type NewAttempt, preparedOf, prepareStatements } from './attempt-writes.js';
+import { admissionOf, claimFree, committedBase, latestSeq, lockItems } from './claim-queries.js';
+import { currentQuery, numbers } from './definitions.js';
+import { leaseUntil, unleased } from './leases.js';
+import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
+import type { LedgerContext } from './ledger-context.js';
+import * as looks from './looks.js';
+
+/**
+ * The leases of one runner on a shared (PostgreSQL) ledger (ledger.ts, RunnerClaims), each step
+ * one round trip. An item is worked by the runner that holds its lease.
+ */
+export class LeaseClaims implements RunnerClaims {
+  readonly runnerId: string;
+  readonly leaseMs: number;
+  readonly #c: LedgerContext;
+  /** The items this runner believes it holds: what `renew` compares against, and `release` lets go. */
+  readonly #held = new Set<string>();
+  #runId: number | null = null;
+  /** This runner took the batch's look (looks.ts): it lets it go when it lets go of everything. */
+  #looked = false;
+
+  constructor(c: LedgerContext, runnerId: string, leaseMs: number) {
+    this.#c = c;
+    this.runnerId = runnerId;
+    this.leaseMs = leaseMs;
+  }
+
+  /** The run whose heartbeat each renewal beats. */
+  runStarted(runId: number): void {
+    this.#runId = runId;
+  }
+
+  /** An item this runner settled: its lease went with the step that settled it (leases.ts, leaseLetGo). */
+  settled(itemId: string): void {
+    this.#held.delete(itemId);
+  }
+
+  /**
+   * Write-ahead, and the one budget and slot count of every runner, in one round trip: under the
+   * batch's lock, each attempt in order is admitted or not as the database stands after the ones
+   * before it (claim-queries.ts, admissionOf), and the admitted ones are written with their
+   * item's lease (attempt-writes.ts, prepareStatements), all committed before any POST.
+   */
+  prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      if (attempts.length === 0)
+        return { admitted: [], elsewhere: [], noRoom: [], redefined: await this.#redefined(admission) };
+      const keys = attempts.map((attempt) => attempt.idempotencyKey);
+      const lease = { claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) };
+      const each = attempts.map((attempt) => {
+        const verdict = admissionOf(c, this.runnerId, attempt, admission, keys);
+        return [
+          sql<{ verdict: string; revision: number | null }>`SELECT ${verdict} AS verdict,
+            (SELECT revision FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1) AS revision`.compile(
+            c.q,
+          ),
+          ...prepareStatements(c, attempt, { admitIf: sql<boolean>`${verdict} = 'admit'`, lease }),
+        ];
+      });
+      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, committedBase(c), lockItems(c, attempts)];
+      const results = await c.db.batch([...head, ...each.flat()], 'durable');
+      return this.#admitted(attempts, results.slice(head.length));
+    });
+  }
+
+  /** Each attempt's four results: its verdict, then its insert's row if it was written. */
+  async #admitted(
+    attempts: readonly NewAttempt[],
+    results: ReadonlyArray<{ rows: unknown[] }>,
+  ): Promise<Admitted> {
+    const verdicts = attempts.map(
+      (_, n) => results[n * 4]!.rows[0] as { verdict: string; revision: number | null },
+    );
+    const redefined = verdicts.find((each) => each.verdict === 'redefined');
+    if (redefined) return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision) };
+    const written = attempts.map((_, n) => results[n * 4 + 1]!.rows[0]);
+    const chosen = attempts.filter((_, n) => written[n] !== undefined);
+    const admitted = await preparedOf(
+      this.#c,
+      chosen,
+      written.filter((row) => row !== undefined),
+    );
+    for (const attempt of chosen) this.#held.add(attempt.itemId);
+    // What was not written waits for room, unless its item is another runner's.
+    const left = attempts.filter((_, n) => written[n] === undefined);
+    const elsewhere = left.filter((attempt) => verdicts[attempts.indexOf(attempt)]!.verdict === 'elsewhere');
+    return {
+      admitted,
+      elsewhere: elsewhere.map((attempt) => attempt.itemId),
+      noRoom: left.filter((attempt) => !elsewhere.includes(attempt)).map((attempt) => attempt.itemId),
+      redefined: null,
+    };
+  }
+
+  /** The batch's current revision where it is not the runner's; else null. */
+  async #redefined(admission: Admission): Promise<number | null> {
+    const c = this.#c;
+    const [row] = await c.db.read(currentQuery(c));
+    const current = row ? numbers(row as StoredDefinition).revision : null;
+    const revision = admission.revision ?? null;
+    return revision !== null && current !== null && current !== revision ? current : null;
+  }
+
+  claimUnsent(itemId: string, knownSeq: number): Promise<boolean> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const [result] = await c.db.batch([
+        c.q
+          .updateTable('items')
+          .set({ claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) })
+          .where('batch_id', '=', c.batchId)
+          .where('item_id', '=', itemId)
+          .where(unleased(this.runnerId))
+          .where(latestSeq(c, itemId), '=', knownSeq)
+          .compile(),
+      ]);
+      if (result!.changes === 1) this.#held.add(itemId);
+      return result!.changes === 1;
+    });
+  }
+
+  /**
+   * Claims items to resume, verify or fetch. An item another runner holds stays its own, settled
+   * or not: a runner lets an item go as it settles it, so a live lease on a settled item is rare
+   * and short, and taking it would make its runner think its lease lapsed.
+   */
+  claim(itemIds: readonly string[]): Promise<Set<string>> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      if (itemIds.length === 0) return new Set<string>();
+      const [result] = await c.db.batch([claimFree(c, this.runnerId, this.leaseMs, itemIds)]);
+      const claimed = new Set(result!.rows.map((row: { itemId: string }) => row.itemId));
+      for (const id of claimed) this.#held.add(id);
+      return claimed;
+    });
+  }
+
+  /** Extends this runner's leases and beats its run's heartbeat, in one statement. */
+  renew(): Promise<string[]> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const beat =
+        this.#runId === null
+          ? sql``
+          : sql`WITH beat AS (UPDATE runs SET heartbeat_at = now() WHERE id = ${this.#runId}) `;
+      const [result] = await c.db.batch([
+        sql<{ itemId: string }>`${beat}UPDATE items SET lease_until = ${leaseUntil(this.leaseMs)}
+          WHERE batch_id = ${c.batchId} AND claimed_by = ${this.runnerId} RETURNING item_id AS "itemId"`.compile(
+          c.q,
+        ),
+      ]);
+      const still = new Set(result!.rows.map((row: { itemId: string }) => row.itemId));
+      const lost = [...this.#held].filter((id) => !still.has(id));
+      for (const id of lost) this.#held.delete(id);
+      return lost;
+    });
+  }
+
+  heldElsewhere(): Promise<Set<string>> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const rows = await c.db.read(
+        c.q
+          .selectFrom('items')
+          .select('item_id as itemId')
+          .where('batch_id', '=', c.batchId)
+          .where('claimed_by', 'is not', null)
+          .where('claimed_by', '<>', this.runnerId)
+          .where(sql<boolean>`lease_until >= now()`)
+          .where('state', 'in', ['pending', 'in_flight'])
+          .compile(),
+      );
+      return new Set(rows.map((row) => row.itemId));
+    });
+  }
+
+  /** This runner's leases of these items (all it holds, and the look, when none are named), in one round trip. */
+  release(itemIds?: readonly string[]): Promise<void> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const ids = (itemIds ?? [...this.#held]).filter((id) => this.#held.has(id));
+      const look = itemIds === undefined && this.#looked;
+      const statements = [
+        ...(look ? [looks.releaseLookStatement(c, this.runnerId)] : []),
+        ...(ids.length === 0
+          ? []
+          : [
+              c.q
+                .updateTable('items')
+                .set({ claimed_by: null, lease_until: null })
+                .where('batch_id', '=', c.batchId)
+                .where('claimed_by', '=', this.runnerId)
+                .where('item_id', 'in', ids)
+                .compile(),
+            ]),
+      ];
+      if (statements.length > 0) await c.db.batch(statements);
+      if (look) this.#looked = false;
+      for (const id of ids) this.#held.delete(id);
+    });
+  }
+
+  takeLook(turnMs: number): Promise<BatchJob[] | null> {
+    return this.#c.db.step(async () => {
+      const jobs = await looks.takeLook(this.#c, this.runnerId, turnMs);
+      if (jobs !== null) this.#looked = true;
+      return jobs;
+    });
+  }
+
+  releaseLook(): Promise<void> {
+    return this.#c.db.step(async () => {
+      if (!this.#looked) return;
+      await this.#c.db.batch([looks.releaseLookStatement(this.#c, this.runnerId)]);
+      this.#looked = false;
+    });
+  }
+
+  publishViews(views: readonly JobView[], unfinished: readonly string[]): Promise<void> {
+    return this.#c.db.step(() => looks.publishViews(this.#c, views, unfinished));
+  }
+
+  jobViews(jobIds: readonly string[]): Promise<JobView[]> {
+    return this.#c.db.step(() => looks.jobViews(this.#c, jobIds));
+  }
+}

@@ -1,0 +1,76 @@
+import type { CompiledQuery, Expression, Kysely, RawBuilder } from 'kysely';
+import type { Tables } from '../tables.js';
+
+/** One statement of a step, compiled by the ledger's Kysely for its database. */
+// biome-ignore lint/suspicious/noExplicitAny: a step's statements return rows of many shapes.
+export type Statement = CompiledQuery<any>;
+
+/** What one statement gave back: its rows (a SELECT's, or RETURNING's) and the rows it changed. */
+export interface StatementResult {
+  // biome-ignore lint/suspicious/noExplicitAny: rows as the database gives them, typed by each step.
+  rows: any[];
+  changes: number;
+}
+
+/** Inside a step that decides between its statements (LedgerDatabase.transaction). */
+export interface Tx {
+  /**
+   * Runs these statements, in order, in the step's transaction. PostgreSQL sends them together:
+   * one round trip. `last`: the step's final statements, its COMMIT sent with them.
+   */
+  run(statements: readonly Statement[], last?: boolean): Promise<StatementResult[]>;
+}
+
+/**
+ * How a write may be committed. `redo`: a step a re-run can redo safely, which joins SQLite's
+ * open group (groupCommits); `durable`: committed before the step returns (write-ahead).
+ */
+export type Durability = 'redo' | 'durable';
+
+/**
+ * One open ledger database, as every step module of the ledger uses it: the same calls on SQLite
+ * and PostgreSQL (dialect/sqlite.ts, dialect/postgres.ts), each step one transaction.
+ */
+export interface LedgerDatabase {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Builds and compiles statements; never run directly (steps go through the calls below). */
+  readonly q: Kysely<Tables>;
+  /** The SQL the two databases spell differently. */
+  readonly sql: SqlParts;
+  /**
+   * Runs `work` after every step called before it: steps run in the order they are called, so a
+   * read sees every write called before it. Every ledger step goes through here.
+   */
+  step<T>(work: () => Promise<T>): Promise<T>;
+  /** The statements as one transaction, in one round trip on PostgreSQL; one statement commits alone. */
+  batch(statements: readonly Statement[], durability?: Durability): Promise<StatementResult[]>;
+  /** A step that reads, decides, and writes, in one transaction (run again whole after a lost connection). */
+  transaction<T>(work: (tx: Tx) => Promise<T>, durability?: Durability): Promise<T>;
+  /** One statement on its own: a read. */
+  read<R>(statement: CompiledQuery<R>): Promise<R[]>;
+  groupCommits(withinMs: number): void;
+  /** Commits SQLite's open group, after every step called before. */
+  flush(): Promise<void>;
+  /** Closes after every step called before, and never waits long on a database that went away. */
+  close(): Promise<void>;
+}
+
+/** SQL the two databases spell differently, for the step modules that need it. */
+export interface SqlParts {
+  /**
+   * A text column in byte order, as keys are compared, grouped and sorted for paging: SQLite's
+   * BINARY collation; on PostgreSQL, COLLATE "C" whatever the database's own collation.
+   */
+  key(column: string): RawBuilder<string>;
+  /** Conflict columns of an attempt's idempotency key: unique in the file, or per batch. */
+  readonly keyColumns: readonly ('batch_id' | 'idempotency_key')[];
+  /** The JSON value at `path` (keys) of a text column holding JSON, as JSON text; null when absent. */
+  jsonAt(column: string, path: readonly string[]): RawBuilder<string | null>;
+  /** A condition true where `column` holds a JSON object or array (price samples read those only). */
+  isJsonDocument(column: string): Expression<unknown>;
+  /**
+   * The statement that takes the batch's lock until the transaction ends, where runners share
+   * the database (admission, a definition, a copy's load); null for a file one run holds.
+   */
+  lockBatch(q: Kysely<Tables>, batchId: number): Statement | null;
+}

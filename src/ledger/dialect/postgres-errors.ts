@@ -1,0 +1,44 @@
+import { DatabaseError } from '../database-errors.js';
+
+/**
+ * Telling a lost connection (run the step again once the database answers) from an answer the
+ * database gave (a constraint, a refused login: the step fails), as pg reports them.
+ */
+
+const LOST_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+const LOST_MESSAGES =
+  /Connection terminated|Query read timeout|timeout expired|not queryable|Client has encountered a connection error|Client was closed/i;
+
+/** A connection that failed: refused, cut, timed out, or ended by the server (SQLSTATE 08xxx, 57P0x). */
+export function isLost(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof code === 'string' ? code : '';
+  return LOST_CODES.has(text) || /^(08|57P0)/.test(text) || LOST_MESSAGES.test(String(message ?? ''));
+}
+
+/** pg's own error (a SQLSTATE and a severity) as the ledger's DatabaseError; anything else as it is. */
+export function asDatabaseError(error: unknown): unknown {
+  if (error instanceof DatabaseError) return error;
+  const { code, severity, constraint, message } = error as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof severity !== 'string') return error;
+  return new DatabaseError(String(message), code, typeof constraint === 'string' ? constraint : null);
+}
+
+/**
+ * The password pg asks for when the server wants one and neither the URL nor PGPASSWORD gave it:
+ * a message saying where to put it, instead of pg's own ("client password must be a string").
+ */
+export function missingPassword(address: string): () => never {
+  return () => {
+    throw new DatabaseError(
+      `the database at ${address} asks for a password: set PGPASSWORD, or put the password in the URL`,
+      '28P01',
+      null,
+    );
+  };
+}
+
+/** The words of an error, never more than its message (pg's errors never hold the password). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,269 @@
+import { channel } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { DatabaseLostError } from '../database-errors.js';
+import type { Tables } from '../tables.js';
+import type { LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
+import { asDatabaseError, isLost, messageOf, missingPassword } from './postgres-errors.js';
+import { StepQueue } from './step-queue.js';
+
+/** How to reach the database: pg's client options, the password among them; never logged. */
+export interface PgConfig {
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  ssl?: boolean | { rejectUnauthorized: boolean };
+  connectionString?: string;
+}
+
+export interface PostgresOptions {
+  /** How long a step waits for a database that stopped answering before the ledger is lost. */
+  reconnectWithinMs: number;
+  /** Called once each time a step starts waiting for a lost database, with how long it will wait. */
+  onWaiting?: ((waitMs: number) => void) | undefined;
+}
+
+const PARTS: SqlParts = {
+  key: (column) => sql<string>`${sql.ref(column)} COLLATE "C"`,
+  keyColumns: ['batch_id', 'idempotency_key'],
+  jsonAt: (column, path) =>
+    sql<string | null>`(${sql.ref(column)}::jsonb -> ${sql.join(
+      path.map((key) => sql.lit(key)),
+      sql` -> `,
+    )})::text`,
+  isJsonDocument: (column) => sql`${sql.ref(column)} ~ '^\\s*[[{]'`,
+  lockBatch: (q, batchId) => sql`SELECT pg_advisory_xact_lock(${BATCH_LOCK}, ${batchId})`.compile(q),
+};
+
+/**
+ * The advisory lock's first key (the second is the batch's id): runners admitting attempts,
+ * writing a definition, and a copy loading a batch take it.
+ */
+const BATCH_LOCK = 727_002;
+
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Longest a statement may take before its connection counts as lost (a network cut sends no reset). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** Between tries while the database is away. */
+const RETRY_PAUSE_MS = 250;
+/** Longest close() waits for the database to say goodbye. */
+const CLOSE_WAIT_MS = 1_000;
+const BEGIN = CompiledQuery.raw('BEGIN');
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
+/**
+ * A closing ledger publishes `{ roundTrips, statements }` here: the bench's child-stats.mjs, loaded
+ * in the CLI's own process, listens and reports each runner's round trips. Nothing is published
+ * when no one listens.
+ */
+const CLOSED = channel('mediabatch:postgres-connection-closed');
+
+/**
+ * Opens a pool of one connection (steps run one at a time, StepQueue) without connecting yet.
+ * `pg` is loaded here only: a SQLite ledger never loads it. The address, password and TLS are
+ * resolved as pg resolves them (the URL, then PG* variables), so messages name what was tried.
+ */
+export async function openPostgres(config: PgConfig, options: PostgresOptions): Promise<PostgresDatabase> {
+  const { default: pg } = await import('pg');
+  const probe = new pg.Client(config);
+  const address = `${probe.host}:${probe.port}`;
+  const password = probe.password as unknown as string | null;
+  const settings: PoolConfig = {
+    host: probe.host,
+    port: probe.port,
+    user: probe.user,
+    database: probe.database,
+    password: password || missingPassword(address),
+    ssl: config.ssl ?? (probe as unknown as { ssl: PoolConfig['ssl'] }).ssl,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS,
+    keepAlive: true,
+    application_name: 'mediabatch',
+    // A step's statements go out together and their answers come back together: one round trip.
+    pipeline: true,
+    max: 1,
+    idleTimeoutMillis: 0,
+    allowExitOnIdle: true,
+    // Money and ids are bigint columns; micro-dollars stay far below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as never,
+    },
+  };
+  return new PostgresDatabase(new pg.Pool(settings), address, options);
+}
+
+/**
+ * A PostgreSQL database under Kysely's PostgresDialect (which compiles every statement), each
+ * step sent through the pool's connection in pipeline mode: a step's BEGIN, statements and COMMIT
+ * in one round trip. A step that loses its connection runs again from its start once the database
+ * answers, for at most reconnectWithinMs (docs/shared-ledger.md: every step may run twice); one
+ * that never reached the database since opening fails at once. Each step commits before it
+ * returns: there is no group commit (a shared ledger's readers are other runners).
+ */
+export class PostgresDatabase implements LedgerDatabase {
+  readonly kind = 'postgres' as const;
+  readonly sql = PARTS;
+  readonly q: Kysely<Tables>;
+  /** Times this ledger waited for the database's answer: the bench's round trips. */
+  roundTrips = 0;
+  /** Statements sent, BEGIN and COMMIT among them. */
+  statements = 0;
+  readonly #queue = new StepQueue();
+  readonly #pool: Pool;
+  readonly #address: string;
+  readonly #options: PostgresOptions;
+  readonly #clients = new Set<PoolClient>();
+  #answered = false;
+  #lost = false;
+  #closed = false;
+
+  constructor(pool: Pool, address: string, options: PostgresOptions) {
+    this.#pool = pool;
+    this.#address = address;
+    this.#options = options;
+    this.q = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    // An idle connection the server ends is dropped by the pool; the next step connects again.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => this.#clients.add(client));
+    pool.on('remove', (client) => this.#clients.delete(client));
+  }
+
+  /** Where the database is: host and port, as messages name it. */
+  get address(): string {
+    return this.#address;
+  }
+
+  step<T>(work: () => Promise<T>): Promise<T> {
+    return this.#queue.run(work);
+  }
+
+  batch(statements: readonly Statement[]): Promise<StatementResult[]> {
+    if (statements.length === 1) return this.#retrying((client) => this.#send(client, statements));
+    return this.#retrying(async (client) =>
+      (await this.#send(client, [BEGIN, ...statements, COMMIT])).slice(1, -1),
+    );
+  }
+
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#retrying(async (client) => {
+      let begun = false;
+      let ended = false;
+      const tx: Tx = {
+        run: async (statements, last = false) => {
+          const first = begun ? 0 : 1;
+          const sent = [...(begun ? [] : [BEGIN]), ...statements, ...(last ? [COMMIT] : [])];
+          begun = true;
+          ended = last;
+          return (await this.#send(client, sent)).slice(first, first + statements.length);
+        },
+      };
+      try {
+        const result = await work(tx);
+        if (begun && !ended) await this.#send(client, [COMMIT]);
+        return result;
+      } catch (error) {
+        if (begun && !ended && !isLost(error)) await this.#send(client, [ROLLBACK]).catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  async read<R>(statement: CompiledQuery<R>): Promise<R[]> {
+    const [result] = await this.#retrying((client) => this.#send(client, [statement]));
+    return result!.rows as R[];
+  }
+
+  groupCommits(_withinMs: number): void {
+    // Every step commits at once: a shared ledger's readers are other runners, who must see it.
+  }
+
+  flush(): Promise<void> {
+    return this.step(async () => {});
+  }
+
+  close(): Promise<void> {
+    return this.step(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      if (CLOSED.hasSubscribers) CLOSED.publish({ roundTrips: this.roundTrips, statements: this.statements });
+      const ended = this.#pool.end().then(
+        () => true,
+        () => true,
+      );
+      // A database that went away may never answer a goodbye: its sockets are cut instead.
+      if (this.#lost || !(await within(ended, CLOSE_WAIT_MS)))
+        for (const client of this.#clients) socketOf(client)?.destroy();
+    });
+  }
+
+  /** The statements sent at once, answered in order; the first that failed fails them all. */
+  async #send(client: PoolClient, statements: readonly Statement[]): Promise<StatementResult[]> {
+    this.roundTrips += 1;
+    this.statements += statements.length;
+    const settled = await Promise.allSettled(
+      statements.map((each) => client.query(each.sql, each.parameters as unknown[])),
+    );
+    const failed = settled.find((each) => each.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((each) => {
+      const { rows, rowCount } = (
+        each as PromiseFulfilledResult<{ rows: unknown[]; rowCount: number | null }>
+      ).value;
+      return { rows: rows ?? [], changes: rowCount ?? 0 } as StatementResult;
+    });
+  }
+
+  /** Runs `work` on the pool's connection until it gets through, for at most reconnectWithinMs. */
+  async #retrying<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('the ledger is closed');
+    const started = Date.now();
+    let waiting = false;
+    for (;;) {
+      let client: PoolClient | null = null;
+      try {
+        client = await this.#pool.connect();
+        const result = await work(client);
+        client.release();
+        this.#answered = true;
+        return result;
+      } catch (error) {
+        const lost = isLost(error);
+        client?.release(lost ? (error as Error) : undefined);
+        if (!lost) throw asDatabaseError(error);
+        if (!this.#answered)
+          throw new DatabaseLostError(`could not connect to ${this.#address}: ${messageOf(error)}`);
+        if (Date.now() - started >= this.#options.reconnectWithinMs) {
+          this.#lost = true;
+          throw new DatabaseLostError(
+            `the database at ${this.#address} stopped answering: ${messageOf(error)}`,
+          );
+        }
+        if (!waiting) this.#options.onWaiting?.(this.#options.reconnectWithinMs);
+        waiting = true;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+      }
+    }
+  }
+}
+
+/** Whether `promise` settles within `ms`; the timer never keeps the process alive. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function socketOf(client: PoolClient): Socket | undefined {
+  return (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+}

@@ -1,0 +1,198 @@
+import { sql } from 'kysely';
+import * as reads from './attempt-reads.js';
+import * as writes from './attempt-writes.js';
+import { dumpBatch, loadBatch } from './batch-dump.js';
+import { liveHostsQuery, liveRunsQuery } from './claim-queries.js';
+import { LeaseClaims } from './claims.js';
+import { StoredDefinitions } from './definitions.js';
+import * as files from './file-rows.js';
+import { itemEntries } from './item-entries.js';
+import { itemExports, paidItemsNotIn } from './item-exports.js';
+import { renameItem } from './item-rename.js';
+import * as items from './item-rows.js';
+import { itemSummaries } from './item-summaries.js';
+import * as keeperRows from './keeper-rows.js';
+import { settles } from './leases.js';
+import type { Ledger } from './ledger.js';
+import type { LedgerContext } from './ledger-context.js';
+import { priceSamples } from './price-samples.js';
+import { recordReusedTake } from './reused-take.js';
+import * as runs from './runs-and-events.js';
+import { savedFileFacts } from './saved-files.js';
+import { bindService, boundService } from './service-binding.js';
+
+/** What a read of one attempt gives where there is no batch: the error of an attempt not found. */
+const noAttempt = (id: number) => (): never => {
+  throw new Error(`the ledger has no attempt ${id}`);
+};
+
+type Steps = Omit<Ledger, 'kind' | 'path' | 'batchId' | 'shared' | 'claims' | 'definitions'>;
+
+/**
+ * The ledger (ledger.ts) over Kysely, one implementation for both databases: a SQLite file one
+ * run holds (dialect/sqlite.ts, lock.ts) and a PostgreSQL database several runners share
+ * (dialect/postgres.ts, with claims and definitions). Each method is one step of a module that
+ * owns its tables, run after every step called before it (LedgerDatabase.step); streamed reads
+ * read a page per step. A read-only look at a batch never recorded reads as empty.
+ */
+export class KyselyLedger implements Ledger {
+  readonly kind: Ledger['kind'];
+  readonly path: string;
+  readonly batchId: number;
+  readonly shared: boolean;
+  readonly claims: LeaseClaims | null;
+  readonly definitions: StoredDefinitions | null;
+  readonly #c: LedgerContext;
+  readonly #leaseMs: number;
+
+  constructor(c: LedgerContext, shown: string, leaseMs: number) {
+    this.#c = c;
+    this.#leaseMs = leaseMs;
+    this.kind = c.kind;
+    this.path = shown;
+    this.batchId = c.batchId;
+    this.shared = c.kind === 'postgres';
+    this.claims = this.shared && c.runnerId !== null ? new LeaseClaims(c, c.runnerId, leaseMs) : null;
+    this.definitions = this.shared ? new StoredDefinitions(c) : null;
+  }
+
+  /** One step in order; `empty`, without a read, where there is no batch to read. */
+  #step<T>(work: (c: LedgerContext) => Promise<T>, empty?: () => T): Promise<T> {
+    const c = this.#c;
+    return c.db.step(() => (empty !== undefined && c.none ? Promise.resolve(empty()) : work(c)));
+  }
+
+  close(): Promise<void> {
+    return this.#c.db.close();
+  }
+
+  groupCommits(withinMs: number): void {
+    this.#c.db.groupCommits(withinMs);
+  }
+
+  flush(): Promise<void> {
+    return this.#c.db.flush();
+  }
+
+  // ---- items, attempts, files ------------------------------------------------------------------
+  listItems: Steps['listItems'] = () => this.#step(items.listItems, () => []);
+  putItems: Steps['putItems'] = (list) => this.#step((c) => items.putItems(c, list));
+  setItemState: Steps['setItemState'] = (itemId, update, event) =>
+    this.#step(async (c) => {
+      await items.setItemState(c, itemId, update, event);
+      if (settles(update.state)) this.claims?.settled(itemId);
+    });
+  renameItem: Steps['renameItem'] = (from, to, moves) => this.#step((c) => renameItem(c, from, to, moves));
+  listAttempts: Steps['listAttempts'] = () => this.#step(reads.listAttempts, () => []);
+  getAttempt: Steps['getAttempt'] = (id) => this.#step((c) => reads.getAttempt(c, id), noAttempt(id));
+  attemptRequest: Steps['attemptRequest'] = (id) =>
+    this.#step((c) => reads.attemptRequest(c, id), noAttempt(id));
+  hasAttempts: Steps['hasAttempts'] = () => this.#step(reads.hasAttempts, () => false);
+  prepareAttempt: Steps['prepareAttempt'] = async (attempt) => (await this.prepareAttempts([attempt]))[0]!;
+  prepareAttempts: Steps['prepareAttempts'] = (list) => this.#step((c) => writes.prepareAttempts(c, list));
+  recordImportedJobs: Steps['recordImportedJobs'] = (imported, list) =>
+    this.#step(async (c) => {
+      const statements = imported.map((job) => writes.importedStatements(c, job));
+      const results = await c.db.batch([...statements.flat(), ...items.putItemsStatements(c, list)]);
+      // Each job's attempt comes back from the first of its two statements.
+      return imported.map((_, n) => reads.toAttempt(results[n * 2]!.rows[0]));
+    });
+  recordAccepted: Steps['recordAccepted'] = (id, status, job) =>
+    this.#step((c) => writes.recordAccepted(c, id, status, job));
+  recordRejected: Steps['recordRejected'] = (id, status, code, message) =>
+    this.#step((c) => writes.recordRejected(c, id, status, code, message));
+  recordJobLost: Steps['recordJobLost'] = (id, message) =>
+    this.#step((c) => writes.recordJobLost(c, id, message));
+  recordJob: Steps['recordJob'] = (id, job) => this.#step((c) => writes.recordJob(c, id, job));
+  listFiles: Steps['listFiles'] = () => this.#step(files.listFiles, () => []);
+  savedFileTotals: Steps['savedFileTotals'] = () =>
+    this.#step(files.savedFileTotals, () => ({ bytes: 0, outputs: 0 }));
+  recordFilesSaved: Steps['recordFilesSaved'] = (id, saved, item) =>
+    this.#step(async (c) => {
+      await files.recordFilesSaved(c, id, saved, item);
+      if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
+    });
+  recordFileMoved: Steps['recordFileMoved'] = (id, idx, path) =>
+    this.#step((c) => files.recordFileMoved(c, id, idx, path));
+
+  // ---- one row per item, streamed a page per step -----------------------------------------------
+  itemSummaries: Steps['itemSummaries'] = () => itemSummaries(this.#c);
+  itemEntries: Steps['itemEntries'] = () => itemEntries(this.#c);
+  itemExports: Steps['itemExports'] = (ids) => itemExports(this.#c, ids);
+  paidItemsNotIn: Steps['paidItemsNotIn'] = (ids) => paidItemsNotIn(this.#c, ids);
+  savedFileFacts: Steps['savedFileFacts'] = () => savedFileFacts(this.#c);
+  itemFilePaths: Steps['itemFilePaths'] = () => files.itemFilePaths(this.#c);
+  priceSamples: Steps['priceSamples'] = () => this.#step(priceSamples, () => []);
+  unsavedSucceeded: Steps['unsavedSucceeded'] = () => this.#step(reads.unsavedSucceeded, () => []);
+  wroteFile: Steps['wroteFile'] = (path) =>
+    this.#step(
+      (c) => files.wroteFile(c, path),
+      () => false,
+    );
+  savedAt: Steps['savedAt'] = (id) =>
+    this.#step(
+      (c) => files.savedAt(c, id),
+      () => null,
+    );
+
+  // ---- keepers --------------------------------------------------------------------------------
+  keepers: Steps['keepers'] = () => this.#step(keeperRows.keepers, () => []);
+  savedTakes: Steps['savedTakes'] = () => this.#step(keeperRows.savedTakes, () => []);
+  reusableTakes: Steps['reusableTakes'] = () => this.#step(keeperRows.reusableTakes, () => []);
+  recordReusedTake: Steps['recordReusedTake'] = (reused) => this.#step((c) => recordReusedTake(c, reused));
+  hasLaterTakes: Steps['hasLaterTakes'] = () => this.#step(keeperRows.hasLaterTakes, () => false);
+  setKeepers: Steps['setKeepers'] = (changes) => this.#step((c) => keeperRows.setKeepers(c, changes));
+
+  // ---- service, money, runs, events -------------------------------------------------------------
+  service: Steps['service'] = () => this.#step(boundService, () => null);
+  bindService: Steps['bindService'] = (identity) => this.#step((c) => bindService(c, identity));
+  moneyTotals: Steps['moneyTotals'] = () =>
+    this.#step(reads.moneyTotals, () => ({ chargedMicros: 0, refundedMicros: 0, reservedMicros: 0 }));
+  startRun: Steps['startRun'] = (pid) =>
+    this.#step(async (c) => {
+      const runId = await runs.startRun(c, pid);
+      this.claims?.runStarted(runId);
+      return runId;
+    });
+  endRun: Steps['endRun'] = async (runId, exitCode) => {
+    await this.claims?.release();
+    await this.#step((c) => runs.endRun(c, runId, exitCode));
+  };
+  lastRun: Steps['lastRun'] = () => this.#step(runs.lastRun, () => null);
+  appendEvent: Steps['appendEvent'] = (itemId, attemptId, kind, detail) =>
+    this.#step((c) => runs.appendEvent(c, itemId, attemptId, kind, detail ?? null));
+  liveRuns: Steps['liveRuns'] = () =>
+    this.#step(async (c) => {
+      if (!this.shared || c.none) return 0;
+      const [row] = await c.db.read(liveRunsQuery(c, this.#leaseMs));
+      return Number(row?.live ?? 0);
+    });
+  liveHosts: Steps['liveHosts'] = () =>
+    this.#step(async (c) => {
+      if (!this.shared || c.none) return [];
+      return (await c.db.read(liveHostsQuery(c, this.#leaseMs))).map((row: { host: string }) => row.host);
+    });
+
+  // ---- the whole batch ------------------------------------------------------------------------
+  dumpBatch: Steps['dumpBatch'] = () => this.#step(dumpBatch);
+  loadBatch: Steps['loadBatch'] = (dump) => this.#step((c) => loadBatch(c, dump));
+
+  /** The durability settings in force on a SQLite ledger's connection (synchronous 2 is FULL). */
+  settings(): Promise<{ journalMode: string; synchronous: number } | null> {
+    return this.#step(async (c) => {
+      if (c.kind !== 'sqlite') return null;
+      const [mode] = await c.db.read(sql<{ journal_mode: string }>`PRAGMA journal_mode`.compile(c.q));
+      const [sync] = await c.db.read(sql<{ synchronous: number }>`PRAGMA synchronous`.compile(c.q));
+      return { journalMode: mode!.journal_mode, synchronous: sync!.synchronous };
+    });
+  }
+
+  /** SQLite's own check of the file ('ok'); null for PostgreSQL. */
+  integrityCheck(): Promise<string | null> {
+    return this.#step(async (c) => {
+      if (c.kind !== 'sqlite') return null;
+      const [row] = await c.db.read(sql<{ integrity_check: string }>`PRAGMA integrity_check`.compile(c.q));
+      return row!.integrity_check;
+    });
+  }
+}
