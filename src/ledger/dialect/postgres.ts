@@ -128,7 +128,12 @@ export class PostgresDatabase implements LedgerDatabase {
     this.q = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     // An idle connection the server ends is dropped by the pool; the next step connects again.
     pool.on('error', () => {});
-    pool.on('connect', (client) => this.#clients.add(client));
+    pool.on('connect', (client) => {
+      // A connection cut while a step holds it fails that step's query (which retries); the
+      // client's own 'error' event must not end the process.
+      client.on('error', () => {});
+      this.#clients.add(client);
+    });
     pool.on('remove', (client) => this.#clients.delete(client));
   }
 
