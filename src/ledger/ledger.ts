@@ -171,10 +171,6 @@ export interface Ledger {
   readonly definitions: BatchDefinitions | null;
 
   close(): Promise<void>;
-  /** Runs of this batch alive now, on any machine (a shared ledger's heartbeats); 0 for a ledger one run holds. */
-  liveRuns(): Promise<number>;
-  /** The machines of the batch's live runs (a runner's id starts with its host name); [] for a ledger one run holds. */
-  liveHosts(): Promise<string[]>;
   /**
    * Group commit (docs/performance.md): steps a re-run can redo safely join one open transaction,
    * committed at most `withinMs` later. prepareAttempts is always committed before it returns.

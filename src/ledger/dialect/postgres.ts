@@ -93,7 +93,17 @@ export async function openPostgres(config: PgConfig, options: PostgresOptions): 
         oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as never,
     },
   };
-  return new PostgresDatabase(new pg.Pool(settings), address, options);
+  // Every client the pool makes, one that failed to log in among them: pg leaves its socket open,
+  // and a command that could not open its ledger must still end (close cuts what is left).
+  const made = new Set<PoolClient>();
+  class TrackedClient extends pg.Client {
+    constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
+      super(config);
+      made.add(this as unknown as PoolClient);
+      this.once('end', () => made.delete(this as unknown as PoolClient));
+    }
+  }
+  return new PostgresDatabase(new pg.Pool({ ...settings, Client: TrackedClient }), address, options, made);
 }
 
 /**
@@ -117,12 +127,14 @@ export class PostgresDatabase implements LedgerDatabase {
   readonly #address: string;
   readonly #options: PostgresOptions;
   readonly #clients = new Set<PoolClient>();
+  readonly #made: Set<PoolClient>;
   #answered = false;
   #lost = false;
   #closed = false;
 
-  constructor(pool: Pool, address: string, options: PostgresOptions) {
+  constructor(pool: Pool, address: string, options: PostgresOptions, made: Set<PoolClient>) {
     this.#pool = pool;
+    this.#made = made;
     this.#address = address;
     this.#options = options;
     this.q = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
@@ -202,6 +214,8 @@ export class PostgresDatabase implements LedgerDatabase {
       // A database that went away may never answer a goodbye: its sockets are cut instead.
       if (this.#lost || !(await within(ended, CLOSE_WAIT_MS)))
         for (const client of this.#clients) socketOf(client)?.destroy();
+      // A client that never joined the pool (its login failed) is not the pool's to end.
+      for (const client of this.#made) socketOf(client)?.destroy();
     });
   }
 
