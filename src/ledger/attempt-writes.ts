@@ -1,11 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
 import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
+import { type ItemUpdate, putItemsStatements } from './item-rows.js';
 import type { LedgerContext } from './ledger-context.js';
 import {
   type AttemptRecord,
   type ImportedJob,
-  importedJobValues,
   type JobSnapshot,
   jobDetail,
   LOST_JOB_STATUS,
@@ -246,25 +246,23 @@ export function recordJobLost(c: LedgerContext, attemptId: number, message: stri
  * that spend, budget and resumption see it as if this ledger had submitted it. Its real key is
  * unknown; the placeholder is never sent, since an accepted attempt is never resent.
  */
-export function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[] {
-  const [, itemId, seq, key, body, hash, createdAt, answeredAt, take, vars] = importedJobValues(
-    c.batchId,
-    imported,
-    c.at(),
-  ) as [number, string, number, string, string, string, string, string, number, string | null];
+function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[] {
+  const at = c.at();
+  const key = `imported:${imported.job.jobId}`;
   const values = {
     batch_id: c.batchId,
-    item_id: itemId,
-    seq,
+    item_id: imported.itemId,
+    seq: imported.seq,
     idempotency_key: key,
-    request_body: body,
-    request_hash: hash,
+    request_body: imported.requestBody,
+    request_hash: imported.requestHash,
     reserved_micros: 0,
     state: 'accepted' as const,
-    created_at: createdAt,
-    answered_at: answeredAt,
-    take,
-    vars,
+    // When the lost ledger committed the request, from the sidecar found beside its output.
+    created_at: imported.createdAt ?? at,
+    answered_at: at,
+    take: imported.take ?? 1,
+    vars: imported.vars ?? null,
   };
   const { job_created_at: _unset, ...job } = jobColumns(c, imported.job);
   const created = c.kind === 'postgres' ? { job_created_at: imported.job.createdAt ?? null } : {};
@@ -276,4 +274,21 @@ export function importedStatements(c: LedgerContext, imported: ImportedJob): Sta
       .compile(),
     attemptEventOf(c, { key }, 'job_imported', jobDetail(imported.job)),
   ];
+}
+
+/**
+ * Jobs found by `import`, each as an accepted attempt, and `items` put, in one transaction
+ * (docs/import.md): the attempts come back in the order of `imported`.
+ */
+export async function recordImportedJobs(
+  c: LedgerContext,
+  imported: readonly ImportedJob[],
+  items: ReadonlyArray<{ itemId: string } & ItemUpdate>,
+): Promise<AttemptRecord[]> {
+  const results = await c.db.batch([
+    ...imported.flatMap((job) => importedStatements(c, job)),
+    ...putItemsStatements(c, items),
+  ]);
+  // Each job's attempt comes back from the first of its two statements.
+  return imported.map((_, n) => toAttempt(results[n * 2]!.rows[0]));
 }

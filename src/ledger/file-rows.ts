@@ -58,7 +58,13 @@ export async function savedFileTotals(c: LedgerContext): Promise<{ bytes: number
 export function itemFilePaths(c: LedgerContext): AsyncIterable<[string, string]> {
   return paged<[number, number], [string, string]>(c, async ([attemptId, idx] = [0, -1]) => {
     const rows = await c.db.read(
-      savedFiles(c)
+      c.q
+        .selectFrom('files as f')
+        .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+        // Walked in the files' key order from the last page's file (the attempts from its own), the
+        // batch picked on the way.
+        .where(c.db.sql.filterOnly('a.batch_id'), '=', c.batchId)
+        .where('a.id', '>=', attemptId)
         .select(['f.attempt_id as attemptId', 'f.idx', 'a.item_id as itemId', 'f.path'])
         .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
         .orderBy('f.attempt_id')

@@ -64,7 +64,7 @@ async function exportPage(
       .selectFrom('items')
       .select(['item_id as itemId', 'state', 'error_code as errorCode'])
       .where('batch_id', '=', c.batchId)
-      .where('item_id', 'in', wanted)
+      .where(c.db.sql.inList('item_id', wanted))
       .compile(),
   ))
     items.set(row.itemId, row);
@@ -98,7 +98,7 @@ async function attemptsOf(c: LedgerContext, itemIds: readonly string[]): Promise
         'expires_at as expiresAt',
       ])
       .where('batch_id', '=', c.batchId)
-      .where('item_id', 'in', itemIds)
+      .where(c.db.sql.inList('item_id', itemIds))
       .compile(),
   );
   const byItem = new Map<string, ItemAttempts>();
@@ -118,7 +118,7 @@ async function filesOf(c: LedgerContext, attemptIds: readonly number[]): Promise
     c.q
       .selectFrom('files')
       .select(['attempt_id as attemptId', 'idx', 'path', 'sha256', 'bytes'])
-      .where('attempt_id', 'in', attemptIds)
+      .where(c.db.sql.inList('attempt_id', attemptIds))
       .orderBy('attempt_id')
       .orderBy('idx')
       .compile(),

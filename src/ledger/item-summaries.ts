@@ -43,18 +43,44 @@ interface PerItem {
   itemId: string;
   attempts: number;
   net: number;
+  jobAttempt: number | null;
   savedAttempt: number | null;
   firstTake: number | null;
   lastTake: number | null;
-  state: ItemState | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  lastJobId: string | null;
+}
+
+/** The page's items' rows, by id (an item only attempts know has none). */
+async function itemRowsOf(c: LedgerContext, page: readonly PerItem[]) {
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('items')
+      .select(['item_id as itemId', 'state', 'error_code as errorCode', 'error_message as errorMessage'])
+      .where('batch_id', '=', c.batchId)
+      .where(
+        c.db.sql.inList(
+          'item_id',
+          page.map((row) => row.itemId),
+        ),
+      )
+      .compile(),
+  );
+  return new Map(rows.map((row) => [row.itemId, row]));
+}
+
+/** The job of each item's newest attempt that has one, by that attempt's id. */
+async function jobsOf(c: LedgerContext, page: readonly PerItem[]): Promise<Map<number, string | null>> {
+  const ids = page.flatMap((row) => (row.jobAttempt === null ? [] : [row.jobAttempt]));
+  if (ids.length === 0) return new Map();
+  const rows = await c.db.read(
+    c.q.selectFrom('attempts').select(['id', 'job_id as jobId']).where(c.db.sql.inList('id', ids)).compile(),
+  );
+  return new Map(rows.map((row) => [row.id, row.jobId]));
 }
 
 /**
  * Newest attempt ids stand for "the newest attempt that ...": ids grow with every attempt. The
- * page's items are aggregated first, then joined to their rows and to the job's attempt.
+ * page's items are aggregated from their attempts in key order; their rows and their jobs are
+ * then read by id, each a lookup, never a join that a planner might make a scan of the batch.
  */
 async function attemptedPage(
   c: LedgerContext,
@@ -64,45 +90,25 @@ async function attemptedPage(
   const key = c.db.sql.key('item_id');
   const rows: PerItem[] = await c.db.read(
     c.q
-      .with('per', (q) =>
-        q
-          .selectFrom('attempts')
-          .select([
-            key.as('item_id'),
-            sql<number>`count(*)`.as('attempts'),
-            sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
-            sql<number | null>`max(CASE WHEN job_id IS NOT NULL THEN id END)`.as('job_attempt'),
-            sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('saved_attempt'),
-            sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('first_take'),
-            sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('last_take'),
-          ])
-          .where('batch_id', '=', c.batchId)
-          .$if(after !== undefined, (query) => query.where(key, '>', after!))
-          .groupBy(key)
-          .orderBy(key)
-          .limit(PAGE_SIZE),
-      )
-      .selectFrom('per')
-      .leftJoin('items as i', (join) =>
-        // Both sides in byte order: PostgreSQL compares no two collations.
-        join.on(sql<boolean>`${c.db.sql.key('i.item_id')} = per.item_id`).on('i.batch_id', '=', c.batchId),
-      )
-      .leftJoin('attempts as j', 'j.id', 'per.job_attempt')
+      .selectFrom('attempts')
       .select([
-        'per.item_id as itemId',
-        'per.attempts',
-        'per.net',
-        'per.saved_attempt as savedAttempt',
-        'per.first_take as firstTake',
-        'per.last_take as lastTake',
-        'i.state',
-        'i.error_code as errorCode',
-        'i.error_message as errorMessage',
-        'j.job_id as lastJobId',
+        key.as('itemId'),
+        sql<number>`count(*)`.as('attempts'),
+        sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
+        sql<number | null>`max(CASE WHEN job_id IS NOT NULL THEN id END)`.as('jobAttempt'),
+        sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('savedAttempt'),
+        sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('firstTake'),
+        sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('lastTake'),
       ])
-      .orderBy(c.db.sql.key('per.item_id'))
+      .where('batch_id', '=', c.batchId)
+      .$if(after !== undefined, (query) => query.where(key, '>', after!))
+      .groupBy(key)
+      .orderBy(key)
+      .limit(PAGE_SIZE)
       .compile(),
   );
+  const items = await itemRowsOf(c, rows);
+  const jobs = await jobsOf(c, rows);
   const takes = await takesOf(
     c,
     rows.filter((row) => (row.firstTake ?? 0) < (row.lastTake ?? 0)),
@@ -115,12 +121,12 @@ async function attemptedPage(
   return {
     rows: rows.map((row) => ({
       itemId: row.itemId,
-      state: row.state,
-      errorCode: row.errorCode,
-      errorMessage: row.errorMessage,
+      state: items.get(row.itemId)?.state ?? null,
+      errorCode: items.get(row.itemId)?.errorCode ?? null,
+      errorMessage: items.get(row.itemId)?.errorMessage ?? null,
       attempts: Number(row.attempts),
       netMicros: Number(row.net),
-      lastJobId: row.lastJobId,
+      lastJobId: row.jobAttempt === null ? null : (jobs.get(row.jobAttempt) ?? null),
       savedPaths: row.savedAttempt === null ? null : json(row.savedAttempt),
       takes: takesJson(takes.get(row.itemId), paths),
     })),
@@ -149,9 +155,10 @@ async function takesOf(c: LedgerContext, items: readonly PerItem[]): Promise<Map
       .where('a.batch_id', '=', c.batchId)
       .where('a.files_saved', '=', 1)
       .where(
-        'a.item_id',
-        'in',
-        items.map((item) => item.itemId),
+        c.db.sql.inList(
+          'a.item_id',
+          items.map((item) => item.itemId),
+        ),
       )
       .orderBy('a.id')
       .compile(),
@@ -188,7 +195,7 @@ async function pathsOf(c: LedgerContext, attemptIds: readonly number[]): Promise
     c.q
       .selectFrom('files')
       .select(['attempt_id as attemptId', 'path'])
-      .where('attempt_id', 'in', [...new Set(attemptIds)])
+      .where(c.db.sql.inList('attempt_id', [...new Set(attemptIds)]))
       .orderBy('attempt_id')
       .orderBy('idx')
       .compile(),

@@ -91,12 +91,7 @@ export class KyselyLedger implements Ledger {
   prepareAttempt: Steps['prepareAttempt'] = async (attempt) => (await this.prepareAttempts([attempt]))[0]!;
   prepareAttempts: Steps['prepareAttempts'] = (list) => this.#step((c) => writes.prepareAttempts(c, list));
   recordImportedJobs: Steps['recordImportedJobs'] = (imported, list) =>
-    this.#step(async (c) => {
-      const statements = imported.map((job) => writes.importedStatements(c, job));
-      const results = await c.db.batch([...statements.flat(), ...items.putItemsStatements(c, list)]);
-      // Each job's attempt comes back from the first of its two statements.
-      return imported.map((_, n) => reads.toAttempt(results[n * 2]!.rows[0]));
-    });
+    this.#step((c) => writes.recordImportedJobs(c, imported, list));
   recordAccepted: Steps['recordAccepted'] = (id, status, job) =>
     this.#step((c) => writes.recordAccepted(c, id, status, job));
   recordRejected: Steps['recordRejected'] = (id, status, code, message) =>

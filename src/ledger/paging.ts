@@ -15,20 +15,48 @@ export interface Page<K, R> {
 /**
  * Rows read a page at a time, by key (keyset paging: each page starts after the last key of the
  * one before, found through an index, never by an offset). Each page is a step of its own, so
- * it runs in order with the writes called around it. The first page is read from the start (no key). Nothing is read of a batch never recorded.
+ * it runs in order with the writes called around it. The first page is read from the start (no
+ * key). Nothing is read of a batch never recorded.
  */
-export async function* paged<K, R>(
+export function paged<K, R>(
   c: LedgerContext,
   page: (after: K | undefined) => Promise<Page<K, R>>,
-): AsyncGenerator<R> {
-  if (c.none) return;
-  let after: K | undefined;
-  for (;;) {
-    const key = after;
-    const { rows, next } = await c.db.step(() => page(key));
-    yield* rows;
-    if (next === null) return;
-    after = next;
+): AsyncIterable<R> {
+  return { [Symbol.asyncIterator]: () => new Pages(c, page) };
+}
+
+/**
+ * The iterator of paged(), by hand rather than an async generator: a row of a page already read
+ * is handed over with one resolved promise, where a generator's machinery cost several per row
+ * (a fifth of a 100,000-item walk).
+ */
+class Pages<K, R> implements AsyncIterator<R> {
+  #rows: R[] = [];
+  #at = 0;
+  #after: K | undefined = undefined;
+  #done: boolean;
+
+  constructor(
+    readonly c: LedgerContext,
+    readonly page: (after: K | undefined) => Promise<Page<K, R>>,
+  ) {
+    this.#done = c.none;
+  }
+
+  next(): Promise<IteratorResult<R>> {
+    if (this.#at < this.#rows.length) return Promise.resolve({ value: this.#rows[this.#at++]!, done: false });
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    return this.#read();
+  }
+
+  async #read(): Promise<IteratorResult<R>> {
+    const after = this.#after;
+    const { rows, next } = await this.c.db.step(() => this.page(after));
+    this.#rows = rows;
+    this.#at = 0;
+    this.#done = next === null;
+    this.#after = next ?? undefined;
+    return this.next();
   }
 }
 

@@ -112,45 +112,9 @@ export interface ImportedJob {
   vars?: string | null;
 }
 
-/**
- * The values of an imported attempt's row, in the column order both ledgers insert them: batch,
- * item, seq, key, body, hash, created_at, answered_at, take, vars.
- */
-export function importedJobValues(batchId: unknown, imported: ImportedJob, at: string): unknown[] {
-  const key = `imported:${imported.job.jobId}`;
-  const { itemId, seq, requestBody, requestHash } = imported;
-  const createdAt = imported.createdAt ?? at;
-  return [
-    batchId,
-    itemId,
-    seq,
-    key,
-    requestBody,
-    requestHash,
-    createdAt,
-    at,
-    imported.take ?? 1,
-    imported.vars ?? null,
-  ];
-}
-
 /** What an event says of a job the service answered with. */
 export function jobDetail(job: JobSnapshot): { job: string; status: string; amount: number } {
   return { job: job.jobId, status: job.status, amount: job.amountMicros };
-}
-
-/** A job's columns in the order both ledgers' updateJob set them: job, status, money, error, times. */
-export function jobValues(job: JobSnapshot): unknown[] {
-  return [
-    job.jobId,
-    job.status,
-    job.amountMicros,
-    job.refundedMicros,
-    job.errorCode,
-    job.errorMessage,
-    job.expiresAt,
-    job.completedAt,
-  ];
 }
 
 export interface MoneyTotals {

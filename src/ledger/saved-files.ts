@@ -22,18 +22,37 @@ export interface SavedFileFacts {
 
 /** In the order of those attempts' ids, each attempt's files in index order. */
 export function savedFileFacts(c: LedgerContext): AsyncIterable<SavedFileFacts> {
-  return paged(c, (after: number | undefined) => factsPage(c, after ?? 0));
+  return paged<[number, number], SavedFileFacts>(c, (after = [0, -1]) => factsPage(c, after));
 }
 
-async function factsPage(c: LedgerContext, after: number): Promise<Page<number, SavedFileFacts>> {
-  // The newest saved attempt of its item: no saved attempt of the same item comes after it.
-  const attempts = await c.db.read(
+async function factsPage(
+  c: LedgerContext,
+  [attemptId, idx]: [number, number],
+): Promise<Page<[number, number], SavedFileFacts>> {
+  const rows = await c.db.read(
     c.q
-      .selectFrom('attempts as a')
-      .select(['a.id', 'a.item_id as itemId', 'a.job_id as jobId', 'a.expires_at as expiresAt'])
-      .where('a.batch_id', '=', c.batchId)
+      .selectFrom('files as f')
+      .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+      .select([
+        'f.attempt_id as attemptId',
+        'f.idx',
+        'a.item_id as itemId',
+        'f.path',
+        'f.bytes',
+        'f.sha256',
+        // A ledger only read (status, plan) may predate the column: then no time was recorded.
+        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
+        'f.saved_at as savedAt',
+        'a.job_id as jobId',
+        'a.expires_at as expiresAt',
+      ])
+      // Walked in the files' key order from the last page's file (the attempts from its own), the
+      // batch picked on the way.
+      .where(c.db.sql.filterOnly('a.batch_id'), '=', c.batchId)
+      .where('a.id', '>=', attemptId)
       .where('a.files_saved', '=', 1)
-      .where('a.id', '>', after)
+      .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
+      // The newest saved attempt of its item: no saved attempt of the same item comes after it.
       .where((eb) =>
         eb.not(
           eb.exists(
@@ -47,37 +66,17 @@ async function factsPage(c: LedgerContext, after: number): Promise<Page<number, 
           ),
         ),
       )
-      .orderBy('a.id')
+      .orderBy('f.attempt_id')
+      .orderBy('f.idx')
       .limit(PAGE_SIZE)
       .compile(),
   );
-  const next = nextAfter(attempts.map((attempt) => attempt.id));
-  if (attempts.length === 0) return { rows: [], next };
-  const files = await c.db.read(
-    c.q
-      .selectFrom('files as f')
-      .select([
-        'f.attempt_id as attemptId',
-        'f.path',
-        'f.bytes',
-        'f.sha256',
-        // A ledger only read (status, plan) may predate the column: then no time was recorded.
-        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
-        'f.saved_at as savedAt',
-      ])
-      .where(
-        'f.attempt_id',
-        'in',
-        attempts.map((attempt) => attempt.id),
-      )
-      .orderBy('f.attempt_id')
-      .orderBy('f.idx')
-      .compile(),
-  );
-  const byId = new Map(attempts.map((attempt) => [attempt.id, attempt]));
-  const rows = files.map(({ attemptId, path, ...file }) => {
-    const { itemId, jobId, expiresAt } = byId.get(attemptId)!;
-    return { itemId, path: c.paths.absolute(path), ...file, jobId, expiresAt };
-  });
-  return { rows, next };
+  const last = nextAfter(rows);
+  return {
+    rows: rows.map(({ attemptId: _attempt, idx: _idx, path, ...facts }) => ({
+      ...facts,
+      path: c.paths.absolute(path),
+    })),
+    next: last && [last.attemptId, last.idx],
+  };
 }

@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 
-/** End-to-end tests spawn the built CLI, so every test run starts from a fresh build of src/. */
+/**
+ * End-to-end tests spawn the built CLI, so every test run starts from a fresh build of src/.
+ * MEDIABATCH_TEST_NO_BUILD=1 skips it, for files that need no build (test/ledger runs the
+ * sources, its child processes through tsx).
+ */
 export default function setup(): void {
+  if (process.env.MEDIABATCH_TEST_NO_BUILD === '1') return;
   execFileSync('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });

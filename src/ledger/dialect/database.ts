@@ -62,10 +62,20 @@ export interface SqlParts {
    * BINARY collation; on PostgreSQL, COLLATE "C" whatever the database's own collation.
    */
   key(column: string): RawBuilder<string>;
+  /**
+   * A column a walk in another key's order filters on, kept from leading the plan: SQLite would
+   * otherwise walk the batch's index and sort every page; PostgreSQL's planner needs it as it is.
+   */
+  filterOnly(column: string): RawBuilder<number>;
   /** Conflict columns of an attempt's idempotency key: unique in the file, or per batch. */
   readonly keyColumns: readonly ('batch_id' | 'idempotency_key')[];
   /** The JSON value at `path` (keys) of a text column holding JSON, as JSON text; null when absent. */
   jsonAt(column: string, path: readonly string[]): RawBuilder<string | null>;
+  /**
+   * `column` is one of `values`, which go as one parameter, whatever their number: one SQL text
+   * (compiled once, SQLite's statements cached by it) for every page of a streamed read.
+   */
+  inList(column: string, values: readonly string[] | readonly number[]): RawBuilder<boolean>;
   /** A condition true where `column` holds a JSON object or array (price samples read those only). */
   isJsonDocument(column: string): Expression<unknown>;
   /**

@@ -28,12 +28,14 @@ export interface PostgresOptions {
 
 const PARTS: SqlParts = {
   key: (column) => sql<string>`${sql.ref(column)} COLLATE "C"`,
+  filterOnly: (column) => sql<number>`${sql.ref(column)}`,
   keyColumns: ['batch_id', 'idempotency_key'],
   jsonAt: (column, path) =>
     sql<string | null>`(${sql.ref(column)}::jsonb -> ${sql.join(
       path.map((key) => sql.lit(key)),
       sql` -> `,
     )})::text`,
+  inList: (column, values) => sql<boolean>`${sql.ref(column)} = ANY(${[...values]})`,
   isJsonDocument: (column) => sql`${sql.ref(column)} ~ '^\\s*[[{]'`,
   lockBatch: (q, batchId) => sql`SELECT pg_advisory_xact_lock(${BATCH_LOCK}, ${batchId})`.compile(q),
 };

@@ -16,8 +16,11 @@ import { StepQueue } from './step-queue.js';
 
 const PARTS: SqlParts = {
   key: (column) => sql<string>`${sql.ref(column)}`,
+  filterOnly: (column) => sql<number>`+${sql.ref(column)}`,
   keyColumns: ['idempotency_key'],
   jsonAt: (column, path) => sql<string | null>`${sql.ref(column)} -> ${sql.lit(`$.${path.join('.')}`)}`,
+  inList: (column, values) =>
+    sql<boolean>`${sql.ref(column)} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`,
   isJsonDocument: (column) =>
     sql`json_valid(${sql.ref(column)}) AND json_type(${sql.ref(column)}) IN ('object', 'array')`,
   // The file's lock (lock.ts) holds the whole ledger for one run.
@@ -25,7 +28,7 @@ const PARTS: SqlParts = {
 };
 
 /** Statements compiled at most this many at a time (IN lists and chunks vary in length). */
-const CACHED_STATEMENTS = 500;
+const CACHED_STATEMENTS = 200;
 
 /** Opens (creating with mode 0600 when new) and, unless read-only, migrates the file. */
 export function openSqlite(path: string, readonly: boolean, context: MigrationContext): SqliteDatabase {
