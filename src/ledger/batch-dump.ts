@@ -5,7 +5,7 @@ import { listItems } from './item-rows.js';
 import { keepers } from './keeper-rows.js';
 import type { LedgerContext } from './ledger-context.js';
 import type { BatchDump, EventRecord, FileRecord, RunRecord } from './records.js';
-import { boundService, dumpedServiceStatements } from './service-binding.js';
+import { boundService, boundServiceIn, dumpedServiceStatements } from './service-binding.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -192,19 +192,6 @@ async function checkEmpty(c: LedgerContext, tx: Tx, dump: BatchDump) {
   if (items!.rows.length + attempts!.rows.length > 0)
     throw new Error(`the ledger already records items or attempts of ${dump.batch.name}`);
   return boundServiceIn(c, tx);
-}
-
-async function boundServiceIn(c: LedgerContext, tx: Tx) {
-  const query =
-    c.kind === 'postgres'
-      ? c.q
-          .selectFrom('batches')
-          .select(['service_identity as identity', 'service_bound_at as boundAt'])
-          .where('id', '=', c.batchId)
-      : c.q.selectFrom('service').select(['identity', 'bound_at as boundAt']).where('id', '=', 1);
-  const [result] = await tx.run([query.compile()]);
-  const [row] = result!.rows as Array<{ identity: string | null; boundAt: string | null }>;
-  return row?.identity ? { identity: row.identity, boundAt: row.boundAt } : null;
 }
 
 /** The attempts, in the dump's order, a chunk per statement; returns each dumped id's new one. */

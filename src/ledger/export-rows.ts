@@ -1,5 +1,37 @@
-import type { ItemExport, SavedFile } from './item-exports.js';
 import type { ItemState } from './records.js';
+
+/**
+ * One row per manifest item, in the order of the ids given, for `export`: what the ledger knows of
+ * the item and of the attempt that stands for it (the newest whose files were saved, else the
+ * newest). Read a page of ids at a time, so a million rows stream without being held.
+ */
+export interface ItemExport {
+  itemId: string;
+  /** Null when the ledger does not know the item. */
+  state: ItemState | null;
+  errorCode: string | null;
+  attempts: number;
+  /** Charged net of refunds over every attempt. */
+  netMicros: number;
+  /** The attempt's prompt, its other `input` fields as JSON text, and its model, as sent. */
+  prompt: string | null;
+  input: string | null;
+  model: string | null;
+  /** The variables the attempt's prompt was rendered from, as JSON text. */
+  vars: string | null;
+  jobId: string | null;
+  completedAt: string | null;
+  expiresAt: string | null;
+  /** The attempt's saved files in index order; empty when it saved none. */
+  files: SavedFile[];
+}
+
+export interface SavedFile {
+  idx: number;
+  path: string;
+  sha256: string;
+  bytes: number;
+}
 
 /*
  * Every object made per item here, and per record in report/export-records.ts, comes from a class,

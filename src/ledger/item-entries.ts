@@ -110,14 +110,14 @@ async function orphansPage(c: LedgerContext, after: string | undefined): Promise
           .distinct()
           .where('t.batch_id', '=', c.batchId)
           .$if(after !== undefined, (query) => query.where(key, '>', after!))
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('items as i')
+          // Attempts of items with no row of their own (an attempt written before its item's row).
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('items as i')
                   .select('i.item_id')
-                  .where('i.batch_id', '=', c.batchId)
-                  .whereRef('i.item_id', '=', 't.item_id'),
+                  .whereRef('i.item_id', '=', 't.item_id')
+                  .where('i.batch_id', '=', c.batchId),
               ),
             ),
           )

@@ -5,44 +5,13 @@ import {
   type ExportItemRow,
   FileRow,
   ItemAttempts,
+  type ItemExport,
   savedStanding,
 } from './export-rows.js';
 import type { LedgerContext } from './ledger-context.js';
 import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
-import type { ItemState } from './records.js';
 
-/**
- * One row per manifest item, in the order of the ids given, for `export`: what the ledger knows of
- * the item and of the attempt that stands for it (the newest whose files were saved, else the
- * newest). Read a page of ids at a time, so a million rows stream without being held.
- */
-export interface ItemExport {
-  itemId: string;
-  /** Null when the ledger does not know the item. */
-  state: ItemState | null;
-  errorCode: string | null;
-  attempts: number;
-  /** Charged net of refunds over every attempt. */
-  netMicros: number;
-  /** The attempt's prompt, its other `input` fields as JSON text, and its model, as sent. */
-  prompt: string | null;
-  input: string | null;
-  model: string | null;
-  /** The variables the attempt's prompt was rendered from, as JSON text. */
-  vars: string | null;
-  jobId: string | null;
-  completedAt: string | null;
-  expiresAt: string | null;
-  /** The attempt's saved files in index order; empty when it saved none. */
-  files: SavedFile[];
-}
-
-export interface SavedFile {
-  idx: number;
-  path: string;
-  sha256: string;
-  bytes: number;
-}
+export type { ItemExport, SavedFile } from './export-rows.js';
 
 /** The ids a page at a time, each page's items, attempts and standing files read by three statements. */
 export function itemExports(c: LedgerContext, ids: readonly string[]): AsyncIterable<ItemExport> {

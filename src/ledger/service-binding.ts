@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Statement } from './dialect/database.js';
+import type { Statement, Tx } from './dialect/database.js';
 import type { LedgerContext } from './ledger-context.js';
 import type { ServiceBinding } from './records.js';
 
@@ -25,6 +25,13 @@ function bindingOf(
 ): ServiceBinding | null {
   const [row] = rows;
   return row?.identity && row.boundAt ? { identity: row.identity, boundAt: row.boundAt } : null;
+}
+
+/** The binding as a step's transaction sees it (a copy checks its target's before it loads a batch). */
+export async function boundServiceIn(c: LedgerContext, tx: Tx) {
+  const [result] = await tx.run([bindingQuery(c).compile()]);
+  const [row] = result!.rows as Array<{ identity: string | null; boundAt: string | null }>;
+  return row?.identity ? { identity: row.identity, boundAt: row.boundAt } : null;
 }
 
 /** Unbound too: a ledger opened read-only at an older schema, without the service table yet. */
