@@ -2,7 +2,6 @@ import { type Fields, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { shownFromCwd } from '../report/shown-path.js';
 import { type GalleryWritten, writeBatchGallery } from './gallery.js';
-import { ledgerContents } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { Warn } from './warnings.js';
@@ -24,8 +23,8 @@ export async function refreshBatchGallery(
 ): Promise<GalleryWritten | null> {
   try {
     // Read from the run's own ledger: no second connection, and every write of the run is seen.
-    const contents = await ledgerContents(ledger, outcome.ledger);
-    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, contents);
+    const open = { ledger, note: outcome.ledger };
+    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, open);
   } catch (error) {
     const fields: Fields = error instanceof UserError ? error.fields : {};
     const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;

@@ -17,8 +17,6 @@ import { checkUrlLifetime, linksExpireAt } from './url-lifetime.js';
 
 /** Enough of an object to hold a gallery page's head (as lib/output-files.ts reads a file's). */
 const PAGE_HEAD_BYTES = 16 * 1024;
-/** Signing is local HMAC work, but 100,000 promises at once would only hold memory. */
-const SIGN_BATCH = 500;
 
 const refused = (message: string, fields: Fields = {}) =>
   new UserError(message, ExitCode.Usage, 'target_refused', fields);
@@ -152,33 +150,31 @@ async function readPageHead(objects: S3Objects, key: string): Promise<string | n
   }
 }
 
-export interface SignedLinks {
-  /** A presigned GET URL for each saved object (by its s3:// URI). */
-  hrefs: Map<string, string>;
+export interface LinkSigner {
+  /** A presigned GET URL of a saved file (its s3:// URI), or null for a path that is no object. */
+  sign(savedPath: string): Promise<string | null>;
   /** When the links stop working; `byCredentials` when the signing credentials expire first. */
   expireAt: Date;
   byCredentials: boolean;
 }
 
 /**
- * Presigned GET URLs for every `s3://` file the ledger records, all signed at `signedAt` so they
- * expire together. Signing is local: no request is made, so this is quick even for large batches.
- * The URLs carry the access key ID (X-Amz-Credential) and a signature, never the secret key.
+ * Signs the links of every `s3://` file the page shows as its take comes past (page-stream.ts),
+ * all at `signedAt` so they expire together. Signing is local: no request is made. The URLs carry
+ * the access key ID (X-Amz-Credential) and a signature, never the secret key. The credentials are
+ * asked first, so that a page without them fails before anything is read.
  */
-export async function signLinks(
+export async function linkSigner(
   objects: S3Objects,
-  savedFiles: readonly string[],
   lifetimeSeconds: number,
   signedAt: Date,
-): Promise<SignedLinks> {
-  const uris = [...new Set(savedFiles)].filter((file) => !('problem' in parseS3Uri(file)));
-  const hrefs = new Map<string, string>();
-  for (let start = 0; start < uris.length; start += SIGN_BATCH) {
-    const batch = uris.slice(start, start + SIGN_BATCH);
-    const urls = await Promise.all(batch.map((uri) => presign(objects, uri, lifetimeSeconds, signedAt)));
-    for (const [index, uri] of batch.entries()) hrefs.set(uri, urls[index]!);
-  }
-  return { hrefs, ...linksExpireAt(signedAt, lifetimeSeconds, await credentialsExpire(objects)) };
+): Promise<LinkSigner> {
+  const expiry = linksExpireAt(signedAt, lifetimeSeconds, await credentialsExpire(objects));
+  return {
+    ...expiry,
+    sign: async (path) =>
+      'problem' in parseS3Uri(path) ? null : presign(objects, path, lifetimeSeconds, signedAt),
+  };
 }
 
 /** When the signing credentials expire (a session token's end), or undefined for long-term keys. */
@@ -214,9 +210,9 @@ export async function presign(
 }
 
 /** Writes the page as HTML, so that a browser opening its presigned URL renders it. */
-export async function uploadPage(objects: S3Objects, key: string, html: string): Promise<void> {
+export async function uploadPage(objects: S3Objects, key: string, html: Buffer): Promise<void> {
   try {
-    await objects.putText(key, html, 'text/html; charset=utf-8');
+    await objects.putBytes(key, html, 'text/html; charset=utf-8');
   } catch (error) {
     throw new UserError(
       `${(error as Error).message}; nothing was written`,

@@ -51,6 +51,14 @@ export function checkGalleryTarget(path: string, guard: GalleryGuard, force: boo
   );
 }
 
+/**
+ * The names a saved file would have to bear to be the file at `path` (see guardedFile): none
+ * when nothing is there, so that writing a new page needs no look at the saved files.
+ */
+export function targetNames(path: string): string[] {
+  return exists(path) ? [...new Set([path, realOrSelf(path)])] : [];
+}
+
 /** What a guarded file at `path` is, or null for any other file. */
 function guardedFile(path: string, guard: GalleryGuard): string | null {
   const real = realOrSelf(path);

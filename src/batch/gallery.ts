@@ -2,22 +2,25 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { ExitCode, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
 import { describeService } from '../ledger/service.js';
-import { buildGallery, type GalleryOptions, pageRelativeHref } from '../report/gallery/model.js';
-import { renderGallery } from '../report/gallery/page.js';
-import { attemptHistory } from '../report/render-text.js';
-import { buildStatusReport } from '../report/status-report.js';
+import { pageRelativeHref } from '../report/gallery/model.js';
+import type { PageFacts } from '../report/gallery/page.js';
+import { type StreamOptions, streamGallery } from '../report/gallery/page-stream.js';
+import type { S3Objects } from '../storage/s3-objects.js';
 import {
   type BucketGalleryPlan,
   bucketGalleryPlan,
   checkBucketTarget,
+  linkSigner,
   openGalleryBucket,
   presign,
-  signLinks,
   uploadPage,
 } from './gallery-s3.js';
-import { checkGalleryTarget } from './gallery-target.js';
-import { type LedgerContents, readLedger } from './ledger-read.js';
+import { type GallerySource, gallerySource, SavedNames, savedFilesNamed } from './gallery-source.js';
+import { GallerySpool } from './gallery-spool.js';
+import { checkGalleryTarget, targetNames } from './gallery-target.js';
+import { type LedgerRead, withLedger } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
 import type { Warn } from './warnings.js';
 
@@ -42,79 +45,143 @@ export interface GalleryWritten {
   pageUrl: string | null;
 }
 
-type LedgerView = LedgerContents;
+/** The ledger a run holds open as it ends, and what it said of it: its last writes are seen there. */
+export interface OpenLedger {
+  ledger: Ledger;
+  note: LedgerRead;
+}
 
 /**
  * The gallery page of a batch: its outputs side by side with what they cost, written where asked
- * but never over the manifest, the ledger, an output or its sidecar (docs/gallery.md).
+ * but never over the manifest, the ledger, an output or its sidecar (docs/gallery.md). It is made
+ * as the ledger streams past (src/report/gallery/page-stream.ts, gallery-spool.ts), so a batch of
+ * 100,000 items costs seconds and little memory (docs/performance.md, "The gallery page").
  */
 export async function writeBatchGallery(
   batch: Batch,
   request: GalleryRequest,
   warn: Warn,
-  contents: LedgerContents | null = null,
+  open: OpenLedger | null = null,
 ): Promise<GalleryWritten> {
-  const { manifest } = batch;
-  // A run passes what its open ledger holds; its last writes may not be committed for others yet.
-  const ledger = contents ?? (await readLedger(batch));
-  const now = new Date();
-  const report = buildStatusReport(manifest, ledger.view, now.getTime());
-  const order = new Map(manifest.items.map((item, index) => [item.id, index]));
-  const history = attemptHistory(ledger.view.attempts, order);
-  const bucket = bucketGalleryPlan(manifest.outputDir, request.to, request.urlLifetimeSeconds);
-  const ledgerFacts = {
-    path: ledger.path,
-    exists: ledger.exists,
-    service: ledger.service ? describeService(ledger.service, '--sandbox') : null,
-  };
-  // The model names the ledger by its file name only on a page that travels (docs/gallery.md).
-  const fixed = { ledger: ledgerFacts, keepers: ledger.keepers, ledgerArgs: ledgerArgs(batch) };
-  const page = (options: Omit<GalleryOptions, keyof typeof fixed>) =>
-    renderGallery(buildGallery(manifest, ledger.view, report, { ...options, ...fixed }), history);
-  const parts = { now, page, items: report.totals.items, ledger };
-  if (bucket !== null) return bucketGallery(batch, request, bucket, parts, warn);
-  const htmlPath =
-    request.to === '' ? join(manifest.outputDir, 'index.html') : resolve(batch.cwd, request.to);
-  checkLocalTarget(htmlPath, batch, ledger, request.force);
-  const content = page({
-    href: pageRelativeHref(manifest.file, htmlPath),
-    manifestArg: pageManifestArg(batch),
-    generatedAt: now.toISOString(),
-  });
-  await writePage(htmlPath, content);
-  return { written: htmlPath, items: parts.items, linksExpireAt: null, pageUrl: null };
+  if (open !== null) return galleryOf(batch, request, warn, open);
+  return withLedger(batch, (ledger, note) => galleryOf(batch, request, warn, { ledger, note }));
 }
 
+async function galleryOf(
+  batch: Batch,
+  request: GalleryRequest,
+  warn: Warn,
+  { ledger, note }: { ledger: Ledger | null; note: LedgerRead },
+): Promise<GalleryWritten> {
+  const { manifest } = batch;
+  const now = new Date();
+  const bucket = bucketGalleryPlan(manifest.outputDir, request.to, request.urlLifetimeSeconds);
+  const htmlPath = bucket === null || bucket.key === null ? pagePath(batch, request) : null;
+  // Every refusal is decided before the page is made, in this order (but see checkTarget).
+  const local = htmlPath === null ? null : localTarget(htmlPath, batch, note.path, request.force);
+  if (local !== null) await checkTarget(local, ledger);
+  const objects =
+    bucket === null ? null : await openGalleryBucket(manifest.outputDir, batch.settings.storageEnv);
+  const target = local ?? bucketTarget(objects!, bucket!.key!, request.force);
+  if (local === null) await checkTarget(target, ledger);
+  const saved = new SavedNames(target.names);
+  const source = await gallerySource(
+    ledger,
+    manifest.items.map((item) => item.id),
+  );
+  const parts: PageParts = {
+    source,
+    now,
+    saved,
+    checked: async () => {
+      if (saved.hits.length > 0) await target.check(saved.hits);
+    },
+    options: {
+      manifestArg: pageManifestArg(batch),
+      generatedAt: now.toISOString(),
+      ledger: {
+        path: note.path,
+        exists: note.exists,
+        service: note.service ? describeService(note.service, '--sandbox') : null,
+      },
+      keepers: source.keepers,
+      ledgerArgs: ledgerArgs(batch),
+    },
+  };
+  if (objects === null || bucket === null) {
+    const href = pageRelativeHref(manifest.file, htmlPath!);
+    return writeLocal(htmlPath!, await spooled(manifest, parts, href, null), null);
+  }
+  return bucketGallery(batch, request, { ...bucket, objects, htmlPath }, parts, warn);
+}
+
+/** Where the page goes, and its check (gallery-target.ts, gallery-s3.ts) given the saved files that bear its names. */
+interface Target {
+  names: string[];
+  check(saved: string[]): void | Promise<void>;
+}
+
+function localTarget(htmlPath: string, batch: Batch, ledgerPath: string, force: boolean): Target {
+  const guard = {
+    manifestFile: batch.manifest.file,
+    ledgerPath,
+    outputDir: batch.manifest.outputDir,
+    cwd: batch.cwd,
+  };
+  return {
+    names: targetNames(htmlPath),
+    check: (savedFiles) => checkGalleryTarget(htmlPath, { ...guard, savedFiles }, force),
+  };
+}
+
+function bucketTarget(objects: S3Objects, key: string, force: boolean): Target {
+  return { names: [objects.uri(key)], check: (saved) => checkBucketTarget(objects, key, saved, force) };
+}
+
+/**
+ * A target's check looks at the saved files only to refuse one that is there (a saved output or
+ * its sidecar, refused even with `force`, and named as such). So it runs first with none; when it
+ * refuses a file that is there as foreign, again with the saved files of that name, which may say
+ * why better; and once the page is made, with those its entries held (PageParts.checked), so a
+ * refresh over its own page reads no list of saved files.
+ */
+async function checkTarget(target: Target, ledger: Ledger | null): Promise<void> {
+  try {
+    await target.check([]);
+  } catch (error) {
+    const foreign =
+      error instanceof UserError && error.code === 'target_refused' && error.fields.guarded === null;
+    if (foreign) await target.check(await savedFilesNamed(ledger, target.names));
+    throw error;
+  }
+}
+
+/** What every page is made from: the ledger's reads, the time, and what the page says around its data. */
 interface PageParts {
+  source: GallerySource;
   now: Date;
-  page: (options: Omit<GalleryOptions, 'ledger' | 'keepers' | 'ledgerArgs'>) => string;
-  items: number;
-  ledger: LedgerView;
+  options: Omit<StreamOptions, 'href' | 'links'>;
+  /** Sees every saved file as the page is made; `checked` then refuses the target if one is there. */
+  saved: SavedNames;
+  checked: () => Promise<void>;
 }
 
 /**
  * The gallery of an `s3://` location (docs/gallery.md, "Review from the bucket"): every video is
- * a presigned URL, and the page goes into the bucket or to a local file. Every refusal is decided
- * before anything is written.
+ * a presigned URL, signed as its take comes past, and the page goes into the bucket or to a local
+ * file. Every refusal is decided before anything is written.
  */
 async function bucketGallery(
   batch: Batch,
   request: GalleryRequest,
-  bucket: BucketGalleryPlan,
+  bucket: BucketGalleryPlan & { objects: S3Objects; htmlPath: string | null },
   parts: PageParts,
   warn: Warn,
 ): Promise<GalleryWritten> {
-  const { manifest } = batch;
-  const { key, lifetimeSeconds: lifetime } = bucket;
-  const htmlPath = key === null ? resolve(batch.cwd, request.to) : null;
-  if (htmlPath !== null) checkLocalTarget(htmlPath, batch, parts.ledger, request.force);
-  const savedFiles = parts.ledger.view.files.map((file) => file.path);
-  const objects = await openGalleryBucket(manifest.outputDir, batch.settings.storageEnv);
-  if (key !== null) await checkBucketTarget(objects, key, savedFiles, request.force);
-
-  const links = await signLinks(objects, savedFiles, lifetime, parts.now);
-  const expireAt = links.expireAt.toISOString();
-  if (links.byCredentials)
+  const { objects, htmlPath, key, lifetimeSeconds } = bucket;
+  const signer = await linkSigner(objects, lifetimeSeconds, parts.now);
+  const expireAt = signer.expireAt.toISOString();
+  if (signer.byCredentials)
     warn({
       code: 'links_expire_early',
       message: `the credentials that signed the links expire at ${expireAt}, before the lifetime asked for; the links stop working then`,
@@ -123,21 +190,54 @@ async function bucketGallery(
   const local =
     htmlPath === null
       ? (path: string) => pathToFileURL(path).href
-      : pageRelativeHref(manifest.file, htmlPath);
-  const content = parts.page({
-    href: (path) => links.hrefs.get(path) ?? local(path),
-    manifestArg: pageManifestArg(batch),
-    generatedAt: parts.now.toISOString(),
-    links: { expireAt, refreshArgs: refreshArgs(batch, request) },
-  });
-  if (htmlPath !== null) {
-    await writePage(htmlPath, content);
-    return { written: htmlPath, items: parts.items, linksExpireAt: expireAt, pageUrl: null };
+      : pageRelativeHref(batch.manifest.file, htmlPath);
+  const href = async (path: string) => (await signer.sign(path)) ?? local(path);
+  const links = { expireAt, refreshArgs: refreshArgs(batch, request) };
+  const page = await spooled(batch.manifest, parts, href, links);
+  if (htmlPath !== null) return writeLocal(htmlPath, page, expireAt);
+  try {
+    await uploadPage(objects, key!, page.spool.bytes(page.facts));
+  } finally {
+    page.spool.close();
   }
-  await uploadPage(objects, key!, content);
-  const pageUrl = await presign(objects, objects.uri(key!), lifetime, parts.now);
-  return { written: objects.uri(key!), items: parts.items, linksExpireAt: expireAt, pageUrl };
+  const pageUrl = await presign(objects, objects.uri(key!), lifetimeSeconds, parts.now);
+  return { written: objects.uri(key!), items: page.facts.totals.items, linksExpireAt: expireAt, pageUrl };
 }
+
+/** The page's data made as the ledger streams past, waiting in a spool to be written in order. */
+async function spooled(
+  manifest: Batch['manifest'],
+  { source, now, options, saved, checked }: PageParts,
+  href: StreamOptions['href'],
+  links: StreamOptions['links'],
+): Promise<{ spool: GallerySpool; facts: PageFacts }> {
+  const spool = new GallerySpool(saved);
+  try {
+    const facts = await streamGallery(manifest, source, { ...options, href, links }, spool, now.getTime());
+    await checked();
+    return { spool, facts };
+  } catch (error) {
+    spool.close();
+    throw error;
+  }
+}
+
+async function writeLocal(
+  htmlPath: string,
+  { spool, facts }: { spool: GallerySpool; facts: PageFacts },
+  linksExpireAt: string | null,
+): Promise<GalleryWritten> {
+  try {
+    await writePage(htmlPath, spool.page(facts));
+  } finally {
+    spool.close();
+  }
+  return { written: htmlPath, items: facts.totals.items, linksExpireAt, pageUrl: null };
+}
+
+/** A local page's path: `<output dir>/index.html`, or the file named. */
+const pagePath = (batch: Batch, request: GalleryRequest): string =>
+  request.to === '' ? join(batch.manifest.outputDir, 'index.html') : resolve(batch.cwd, request.to);
 
 /** The command that writes the same page again with fresh links, as the page shows it. */
 function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
@@ -172,23 +272,8 @@ function durationWords(seconds: number): string {
   return `${Math.round(seconds / 60)}m`;
 }
 
-/** Only a new file or an earlier gallery is replaced; never the manifest, the ledger or an output. */
-function checkLocalTarget(htmlPath: string, batch: Batch, ledger: LedgerView, force: boolean): void {
-  checkGalleryTarget(
-    htmlPath,
-    {
-      manifestFile: batch.manifest.file,
-      ledgerPath: ledger.path,
-      outputDir: batch.manifest.outputDir,
-      savedFiles: ledger.view.files.map((file) => file.path),
-      cwd: batch.cwd,
-    },
-    force,
-  );
-}
-
 /** A reader (a browser reloading, a CI artifact upload) never sees half a page. */
-async function writePage(path: string, content: string): Promise<void> {
+async function writePage(path: string, content: Iterable<string | Buffer>): Promise<void> {
   try {
     await writeFileAtomically(path, content);
   } catch (error) {

@@ -3,7 +3,6 @@ import { ExitCode, UserError } from '../errors.js';
 import { DatabaseError, DatabaseLostError, isLedgerReadError } from '../ledger/database-errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
-import type { KeeperRecord } from '../ledger/records.js';
 import { priceTable } from '../report/cost-estimate.js';
 import { planSourceOf } from '../report/plan-source.js';
 import type { PlanReads } from '../report/plan-streamed.js';
@@ -78,28 +77,24 @@ function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.
   );
 }
 
-/** The whole ledger in memory, for `report`, which shows every attempt, and the keepers the gallery marks. */
-export type LedgerContents = LedgerRead & { view: LedgerView; keepers: KeeperRecord[] };
+/** The whole ledger in memory, for `report`, which shows every attempt (the gallery streams: gallery.ts). */
+export type LedgerContents = LedgerRead & { view: LedgerView };
 
 export function readLedger(
   batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
 ): Promise<LedgerContents> {
   return withLedger(batch, async (ledger, note) =>
-    ledger ? ledgerContents(ledger, note) : { ...note, view: EMPTY_VIEW, keepers: [] },
+    ledger
+      ? {
+          ...note,
+          view: {
+            items: await ledger.listItems(),
+            attempts: await ledger.listAttempts(),
+            files: await ledger.listFiles(),
+          },
+        }
+      : { ...note, view: EMPTY_VIEW },
   );
-}
-
-/** The same from a ledger already open (a run's, as it ends): what it committed and what it holds. */
-export async function ledgerContents(ledger: Ledger, note: LedgerRead): Promise<LedgerContents> {
-  return {
-    ...note,
-    view: {
-      items: await ledger.listItems(),
-      attempts: await ledger.listAttempts(),
-      files: await ledger.listFiles(),
-    },
-    keepers: await ledger.keepers(),
-  };
 }
 
 /**

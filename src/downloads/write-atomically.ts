@@ -13,7 +13,7 @@ import { syncFolder } from './sync-folder.js';
  */
 export async function writeFileAtomically(
   path: string,
-  content: string | Uint8Array | Iterable<string> | AsyncIterable<string>,
+  content: string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   options: { syncFolder?: boolean; makeFolder?: boolean } = {},
 ): Promise<void> {
   const dir = dirname(path);
@@ -23,8 +23,10 @@ export async function writeFileAtomically(
     try {
       if (typeof content === 'string') await file.write(Buffer.from(content));
       else if (content instanceof Uint8Array) await file.write(content);
-      // A long document (an export) is written as it is made, a chunk at a time.
-      else for await (const chunk of content) await file.write(Buffer.from(chunk));
+      // A long document (an export, the gallery) is written as it is made, a chunk at a time.
+      else
+        for await (const chunk of content)
+          await file.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
       await file.sync();
     } finally {
       file.close();

@@ -28,7 +28,7 @@ export async function report(
 ): Promise<BatchReport> {
   const checked = checkOptions('report', ledgerOptionsSchema, options);
   const batch = batchOf(checkedManifest('report', manifest), checked);
-  const { view, keepers: _keepers, ...ledger } = await readLedger(batch);
+  const { view, ...ledger } = await readLedger(batch);
   const now = new Date();
   const order = new Map(batch.manifest.items.map((item, index) => [item.id, index]));
   return {

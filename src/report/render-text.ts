@@ -236,31 +236,55 @@ export interface AttemptRow {
   completed_at: string | null;
 }
 
+/** What a row of the attempts table reads of an attempt: never its request. */
+export type HistoryAttempt = Pick<
+  AttemptRecord,
+  | 'itemId'
+  | 'seq'
+  | 'idempotencyKey'
+  | 'jobId'
+  | 'state'
+  | 'httpStatus'
+  | 'jobStatus'
+  | 'amountMicros'
+  | 'refundedMicros'
+  | 'errorCode'
+  | 'errorMessage'
+  | 'createdAt'
+  | 'completedAt'
+>;
+
 /** Attempts in manifest order (unknown items last), then by attempt number. */
 export function attemptHistory(
-  attempts: readonly AttemptRecord[],
+  attempts: readonly HistoryAttempt[],
   order: ReadonlyMap<string, number>,
 ): AttemptRow[] {
   const rank = (itemId: string) => order.get(itemId) ?? Number.MAX_SAFE_INTEGER;
-  return [...attempts]
-    .sort((a, b) => rank(a.itemId) - rank(b.itemId) || a.itemId.localeCompare(b.itemId) || a.seq - b.seq)
-    .map((attempt) => ({
-      item_id: attempt.itemId,
-      seq: attempt.seq,
-      // A prefix tells attempts apart in logs; the whole key is not needed to read a report.
-      key_prefix: attempt.idempotencyKey.slice(0, 8),
-      job_id: attempt.jobId,
-      status: attemptStatus(attempt),
-      cost_usd: formatUsd(attemptSpentMicros(attempt)),
-      refunded_usd: formatUsd(attempt.refundedMicros),
-      error:
-        attempt.errorCode === null ? null : cleanText(`${attempt.errorCode}: ${attempt.errorMessage ?? ''}`),
-      sent_at: attempt.createdAt,
-      completed_at: attempt.completedAt,
-    }));
+  return [...attempts].sort((a, b) => rank(a.itemId) - rank(b.itemId) || historyOrder(a, b)).map(attemptRow);
 }
 
-function attemptStatus(attempt: AttemptRecord): string {
+/** The table's order among attempts of one item, or of items the manifest does not list. */
+export const historyOrder = (a: HistoryAttempt, b: HistoryAttempt): number =>
+  a.itemId.localeCompare(b.itemId) || a.seq - b.seq;
+
+export function attemptRow(attempt: HistoryAttempt): AttemptRow {
+  return {
+    item_id: attempt.itemId,
+    seq: attempt.seq,
+    // A prefix tells attempts apart in logs; the whole key is not needed to read a report.
+    key_prefix: attempt.idempotencyKey.slice(0, 8),
+    job_id: attempt.jobId,
+    status: attemptStatus(attempt),
+    cost_usd: formatUsd(attemptSpentMicros(attempt)),
+    refunded_usd: formatUsd(attempt.refundedMicros),
+    error:
+      attempt.errorCode === null ? null : cleanText(`${attempt.errorCode}: ${attempt.errorMessage ?? ''}`),
+    sent_at: attempt.createdAt,
+    completed_at: attempt.completedAt,
+  };
+}
+
+function attemptStatus(attempt: HistoryAttempt): string {
   if (attempt.state === 'prepared') return 'sent, no answer yet';
   if (attempt.state === 'rejected') return `rejected (HTTP ${attempt.httpStatus ?? '?'})`;
   return attempt.jobStatus ?? 'accepted';

@@ -166,32 +166,59 @@ function statusOf(
     counts[entry.state] += 1;
   });
 
-  const money = source.money;
-  const warnings = expiryWarnings(source.unsaved, now);
-  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
   return {
     manifest: manifest.name,
-    totals: {
-      items: items.length,
-      done: counts.done,
-      failed: counts.failed,
-      pending: counts.pending,
-      in_flight: counts.in_flight,
-      budget_exceeded: counts.budget_exceeded,
-      expired: counts.expired,
-      spent_usd: formatUsd(spentMicros(money)),
-      refunded_usd: formatUsd(money.refundedMicros),
-      charged_usd: formatUsd(money.chargedMicros),
-      reserved_usd: formatUsd(money.reservedMicros),
-      budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
-      budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
-      ...countProblems(problems && problems.size > 0 ? items : []),
-    },
+    totals: statusTotals(
+      manifest,
+      counts,
+      source.money,
+      countProblems(problems && problems.size > 0 ? items : []),
+    ),
     file_check: source.fileCheck ?? null,
     value_at_risk: valueAtRisk(source.unsaved, now),
     items,
-    warnings,
+    warnings: expiryWarnings(source.unsaved, now),
   };
+}
+
+/**
+ * The totals from each state's count and the money sums: what `status` and the gallery (which
+ * counts its items as they stream past, src/report/gallery/page-stream.ts) both show.
+ */
+export function statusTotals(
+  manifest: Pick<Manifest, 'budgetMicros'>,
+  counts: Readonly<Record<ItemState, number>>,
+  money: MoneyTotals,
+  problems: FileProblemCounts,
+): StatusReport['totals'] {
+  const budgetLeft = budgetLeftMicros(manifest.budgetMicros, money);
+  return {
+    items: Object.values(counts).reduce((sum, count) => sum + count, 0),
+    done: counts.done,
+    failed: counts.failed,
+    pending: counts.pending,
+    in_flight: counts.in_flight,
+    budget_exceeded: counts.budget_exceeded,
+    expired: counts.expired,
+    spent_usd: formatUsd(spentMicros(money)),
+    refunded_usd: formatUsd(money.refundedMicros),
+    charged_usd: formatUsd(money.chargedMicros),
+    reserved_usd: formatUsd(money.reservedMicros),
+    budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
+    budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
+    ...problems,
+  };
+}
+
+/** The error an item shows: none while it is done, pending or in flight, or when it has no code. */
+export function shownError(
+  state: ItemState,
+  code: string | null,
+  message: string | null,
+): StatusItem['error'] {
+  return state === 'done' || !code || state === 'pending' || state === 'in_flight'
+    ? null
+    : { code, message: message ?? '' };
 }
 
 /**
@@ -217,8 +244,8 @@ export function expiryWarnings(unsaved: readonly AttemptRecord[], now: number): 
  * The attempt that holds each take's files, newest take first. An edited item regenerates within
  * its take, so the last saved attempt of a take is the one on disk.
  */
-export function takesOf(attempts: readonly AttemptRecord[]): AttemptRecord[] {
-  const byTake = new Map<number, AttemptRecord>();
+export function takesOf<A extends Pick<AttemptRecord, 'filesSaved' | 'take'>>(attempts: readonly A[]): A[] {
+  const byTake = new Map<number, A>();
   for (const attempt of attempts) if (attempt.filesSaved) byTake.set(attempt.take ?? 1, attempt);
   return [...byTake.entries()].sort((a, b) => b[0] - a[0]).map(([, attempt]) => attempt);
 }
@@ -233,10 +260,7 @@ function statusItem(summary: ItemSummary, shown: (path: string) => string): Stat
     attempts: summary.attempts,
     cost_usd: formatUsd(summary.netMicros),
     files: paths.map(shown),
-    error:
-      state === 'done' || !summary.errorCode || state === 'pending' || state === 'in_flight'
-        ? null
-        : { code: summary.errorCode, message: summary.errorMessage ?? '' },
+    error: shownError(state, summary.errorCode, summary.errorMessage),
   };
   const onRequest = onRequestOf(state, summary.errorCode);
   if (onRequest) item.paid_only_by = onRequest;

@@ -5,7 +5,8 @@
  * export view gallery`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
  * test/support/s3-server.ts) and takes five to ten minutes on its own. `shared` too runs only when
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
- * takes a few minutes. `gallery` needs chromium.
+ * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
+ * items) runs only when named, about two minutes.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -41,6 +42,7 @@ import {
 } from './big-ledger-bench.js';
 import { removeDir } from './fixtures.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
+import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
 import { GROWTH_SIZES, type GrowthSample, growthRun } from './growth-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
@@ -298,6 +300,11 @@ async function main(): Promise<void> {
   if (named('shared')) await sharedScenario();
   if (named('growth') || named('growth-100k')) await growthScenario();
   if (named('shared-reads')) await sharedReadsScenario();
+  if (named('refresh')) {
+    const refresh = await refreshRuns(LONG_RUNS, log);
+    details.refresh = refresh;
+    rows.push(...refreshRows(refresh));
+  }
   if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
     details.gallery = await galleryRuns(LONG_RUNS, log);
     rows.push(...galleryRows(details.gallery as GallerySample[]));

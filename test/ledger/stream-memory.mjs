@@ -16,7 +16,14 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openLedger, postgresLocation } from '../../src/ledger/open-ledger.ts';
 
-const READS = ['itemSummaries', 'itemEntries', 'itemExports', 'savedFileFacts', 'itemFilePaths', 'paidItemsNotIn'];
+const READS = [
+  'itemSummaries',
+  'itemEntries',
+  'itemExports',
+  'savedFileFacts',
+  'itemFilePaths',
+  'paidItemsNotIn',
+];
 const [kind, count, where, read] = process.argv.slice(2);
 
 const locationOf = (at) => (kind === 'sqlite' ? { kind, path: at, shown: at } : postgresLocation(at, {}));
@@ -27,8 +34,10 @@ async function fill(at, n) {
   const ledger = await openLedger(locationOf(at), 'big', '/big/batch.yaml');
   const batch = ledger.batchId;
   await ledger.close();
-  const id = (i) => (kind === 'sqlite' ? `'i' || substr('000000' || ${i}, -7)` : `'i' || lpad(${i}::text, 7, '0')`);
-  const series = kind === 'sqlite' ? `${ROWS(n)} SELECT i FROM s` : `SELECT i FROM generate_series(1, ${n}) AS s(i)`;
+  const id = (i) =>
+    kind === 'sqlite' ? `'i' || substr('000000' || ${i}, -7)` : `'i' || lpad(${i}::text, 7, '0')`;
+  const series =
+    kind === 'sqlite' ? `${ROWS(n)} SELECT i FROM s` : `SELECT i FROM generate_series(1, ${n}) AS s(i)`;
   const statements = [
     `INSERT INTO items (batch_id, item_id, request_hash, state, retries_used, updated_at)
        SELECT ${batch}, ${id('i')}, 'h', 'done', 0, 't' FROM (${series}) q`,
@@ -60,12 +69,20 @@ async function fill(at, n) {
 async function measure(at, name, n) {
   const started = Date.now();
   const ledger = await openLedger(locationOf(at), 'big', '/big/batch.yaml', { readonly: true });
-  const ids = name === 'itemExports' || name === 'paidItemsNotIn' ? Array.from({ length: n }, (_, i) => `i${String(i + 1).padStart(7, '0')}`) : null;
+  const ids =
+    name === 'itemExports' || name === 'paidItemsNotIn'
+      ? Array.from({ length: n }, (_, i) => `i${String(i + 1).padStart(7, '0')}`)
+      : null;
   let rows = 0;
   if (name === 'paidItemsNotIn') rows = (await ledger.paidItemsNotIn(ids.slice(0, n / 2))).length;
   else for await (const _ of name === 'itemExports' ? ledger.itemExports(ids) : ledger[name]()) rows += 1;
   await ledger.close();
-  const result = { read: name, rows, ms: Date.now() - started, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) };
+  const result = {
+    read: name,
+    rows,
+    ms: Date.now() - started,
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -79,10 +96,14 @@ else {
   await fill(at, n);
   process.stdout.write(`${kind}: ${n} items written in ${Date.now() - filled} ms\n`);
   for (const name of READS) {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, kind, String(n), at, name], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', import.meta.filename, kind, String(n), at, name],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     process.stdout.write(child.stdout);
   }
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,17 @@ export function showValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Amounts already shown: a batch's items cost a few distinct amounts, each shown 100,000 times. */
+const SHOWN = new Map<string, string>();
+const SHOWN_MOST = 10_000;
+
 /** "$0.200000" as a person reads it: "$0.20", through the one money formatter of src/money.ts. */
 export function usd(sixDecimals: string): string {
-  return humanUsd(sixDecimals);
+  let shown = SHOWN.get(sixDecimals);
+  if (shown === undefined) {
+    if (SHOWN.size >= SHOWN_MOST) SHOWN.clear();
+    shown = humanUsd(sixDecimals);
+    SHOWN.set(sixDecimals, shown);
+  }
+  return shown;
 }

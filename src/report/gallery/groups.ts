@@ -50,6 +50,11 @@ export const STATE_ORDER: Record<ItemState, number> = {
   done: 5,
 };
 
+/** Every state, problems first (STATE_ORDER). */
+export const STATES_IN_ORDER = (Object.keys(STATE_ORDER) as ItemState[]).sort(
+  (a, b) => STATE_ORDER[a] - STATE_ORDER[b],
+);
+
 /** The manifest item a card belongs to, by the manifest's own rule. */
 const groupIdOf = (card: GroupableCard): string =>
   itemGroup({ id: card.id, variant: card.variant ?? undefined });
@@ -67,21 +72,27 @@ export function groupCards<C extends GroupableCard>(
     else byId.set(id, [card]);
   }
   const keeperOf = latestKeepers(keepers);
-  return [...byId].map(([id, members]) => {
-    members.sort((a, b) => (a.variant?.number ?? 1) - (b.variant?.number ?? 1));
-    const keeper = keeperOf.get(id);
-    return {
-      id,
-      state: worstState(members),
-      costUsd: formatUsd(sumMicros(members.map((card) => parseUsd(card.costUsd) ?? 0))),
-      cards: members,
-      keeper: keeper ? keeperSpec(members, keeper) : null,
-    };
-  });
+  return [...byId].map(([id, members]) => cardGroup(id, members, keeperOf.get(id)));
+}
+
+/** One manifest item's group, from all its cards (any order) and its keeper (latestKeepers). */
+export function cardGroup<C extends GroupableCard>(
+  id: string,
+  members: C[],
+  keeper: GalleryKeeper | undefined,
+): CardGroup<C> {
+  members.sort((a, b) => (a.variant?.number ?? 1) - (b.variant?.number ?? 1));
+  return {
+    id,
+    state: worstState(members),
+    costUsd: formatUsd(sumMicros(members.map((card) => parseUsd(card.costUsd) ?? 0))),
+    cards: members,
+    keeper: keeper ? keeperSpec(members, keeper) : null,
+  };
 }
 
 /** The keeper of each manifest item: the one chosen last, should the list hold several. */
-function latestKeepers(keepers: readonly GalleryKeeper[]): Map<string, GalleryKeeper> {
+export function latestKeepers(keepers: readonly GalleryKeeper[]): Map<string, GalleryKeeper> {
   const latest = new Map<string, GalleryKeeper>();
   for (const keeper of keepers) {
     const seen = latest.get(keeper.itemId);

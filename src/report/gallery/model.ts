@@ -1,4 +1,4 @@
-import type { AttemptRecord, FileRecord, ItemState } from '../../ledger/records.js';
+import type { AttemptRecord, ItemState } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import { type LedgerView, type StatusReport, takesOf } from '../status-report.js';
@@ -107,48 +107,73 @@ export function buildGallery(
   const attemptsByItem = group(view.attempts, (attempt) => attempt.itemId);
   const filesByAttempt = group(view.files, (file) => file.attemptId);
   const statusById = new Map(report.items.map((item) => [item.id, item]));
+  const travels = (options.links ?? null) !== null;
   // On a page that travels, a link that is not a URL would be a path of this machine.
-  const hrefOf = (path: string): string | null => {
-    const href = options.href(path);
-    return options.links && !/^https?:\/\//i.test(href) ? null : href;
-  };
+  const hrefOf = (path: string): string | null => shownHref(options.href(path), travels);
   const cards = manifest.items.map((item): GalleryCard => {
-    const status = statusById.get(item.id)!;
-    const { prompt, ...input } = item.input;
-    const seconds = item.input.seconds;
-    return {
-      id: item.id,
-      state: status.state,
-      prompt: String(prompt ?? ''),
-      matrix: axisValues(item),
-      input: Object.entries(input).map(([field, value]) => [field, showValue(value)]),
-      costUsd: status.cost_usd,
-      clipSeconds: typeof seconds === 'number' ? seconds : null,
-      error: status.error,
-      takes: takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) =>
-        toTake(attempt, filesByAttempt.get(attempt.id) ?? [], hrefOf),
-      ),
-      variant: item.variant ?? null,
-    };
+    const takes = takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) => {
+      const paths = (filesByAttempt.get(attempt.id) ?? []).map((file) => file.path);
+      return toTake(attempt, paths, paths.map(hrefOf));
+    });
+    return cardOf(item, statusById.get(item.id)!, takes);
   });
   // A stable sort: within a state, groups keep the manifest's order.
   const groups = groupCards(cards, options.keepers ?? []);
   groups.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state]);
-  const axes = filterAxes(manifest);
+  return {
+    ...pageNames(manifest, options),
+    totals: report.totals,
+    axes: filterAxes(manifest),
+    states: [...new Set(cards.map((card) => card.state))].sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]),
+    cards: groups.flatMap((entry) => entry.cards),
+    groups,
+    warnings: report.warnings,
+  };
+}
+
+/** What the page says of the manifest, the ledger and its links: names only on a page that travels. */
+export function pageNames(
+  manifest: Pick<Manifest, 'name'>,
+  options: Omit<GalleryOptions, 'href' | 'keepers'>,
+): Pick<GalleryModel, 'manifest' | 'manifestArg' | 'generatedAt' | 'ledgerLine' | 'ledgerArgs' | 'links'> {
   const travels = (options.links ?? null) !== null;
   return {
     manifest: manifest.name,
     manifestArg: travels ? nameOnly(options.manifestArg) : options.manifestArg,
     generatedAt: options.generatedAt,
     ledgerLine: ledgerLine(options.ledger, travels),
-    totals: report.totals,
-    axes,
-    states: [...new Set(cards.map((card) => card.state))].sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]),
-    cards: groups.flatMap((entry) => entry.cards),
-    groups,
     ledgerArgs: (options.ledgerArgs ?? []).map((word) => (travels ? nameOnly(word) : word)),
-    warnings: report.warnings,
     links: travels ? { ...options.links!, refreshArgs: options.links!.refreshArgs.map(nameOnly) } : null,
+  };
+}
+
+/** A saved file's link as the page holds it: null for a local one on a page that travels. */
+export function shownHref(href: string, travels: boolean): string | null {
+  return travels && !/^https?:\/\//i.test(href) ? null : href;
+}
+
+/** What an item's status shows on its card. */
+export type CardStatus = Pick<StatusReport['items'][number], 'state' | 'cost_usd' | 'error'>;
+
+/** One ledger item's card: the manifest's item, its status and its takes (newest first). */
+export function cardOf(
+  item: Manifest['items'][number],
+  status: CardStatus,
+  takes: GalleryTake[],
+): GalleryCard {
+  const { prompt, ...input } = item.input;
+  const seconds = item.input.seconds;
+  return {
+    id: item.id,
+    state: status.state,
+    prompt: String(prompt ?? ''),
+    matrix: axisValues(item),
+    input: Object.entries(input).map(([field, value]) => [field, showValue(value)]),
+    costUsd: status.cost_usd,
+    clipSeconds: typeof seconds === 'number' ? seconds : null,
+    error: status.error,
+    takes,
+    variant: item.variant ?? null,
   };
 }
 
@@ -183,7 +208,7 @@ function axisValues(item: Manifest['items'][number]): Array<[string, string]> {
 }
 
 /** Every matrix axis, and each variable that takes more than one value across the items. */
-function filterAxes(manifest: Manifest): GalleryModel['axes'] {
+export function filterAxes(manifest: Manifest): GalleryModel['axes'] {
   const matrixAxes = Object.keys(manifest.items[0]?.matrix ?? {});
   const values = new Map<string, Set<string>>(matrixAxes.map((axis) => [axis, new Set()]));
   for (const item of manifest.items) {
@@ -197,10 +222,17 @@ function filterAxes(manifest: Manifest): GalleryModel['axes'] {
     .map(([axis, seen]) => ({ axis, values: [...seen] }));
 }
 
-function toTake(
-  attempt: AttemptRecord,
-  files: FileRecord[],
-  href: (savedPath: string) => string | null,
+/** What a take shows of the attempt that holds its files. */
+export type TakeAttempt = Pick<
+  AttemptRecord,
+  'take' | 'jobId' | 'amountMicros' | 'refundedMicros' | 'createdAt' | 'completedAt'
+>;
+
+/** A take: the attempt that holds its files, those files' paths in index order, and each one's link. */
+export function toTake(
+  attempt: TakeAttempt,
+  paths: readonly string[],
+  hrefs: ReadonlyArray<string | null>,
 ): GalleryTake {
   const started = Date.parse(attempt.createdAt);
   const finished = attempt.completedAt === null ? Number.NaN : Date.parse(attempt.completedAt);
@@ -211,10 +243,7 @@ function toTake(
     costUsd: formatUsd(attempt.amountMicros - attempt.refundedMicros),
     generationSeconds: Number.isFinite(elapsed) && elapsed >= 0 ? Math.round(elapsed * 10) / 10 : null,
     completedAt: attempt.completedAt,
-    videos: files.map((file) => ({
-      href: href(file.path),
-      label: file.path.split(/[/\\]/).pop() ?? file.path,
-    })),
+    videos: paths.map((path, index) => ({ href: hrefs[index]!, label: path.split(/[/\\]/).pop() ?? path })),
   };
 }
 

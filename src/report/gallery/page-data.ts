@@ -141,12 +141,33 @@ function attemptCells(row: AttemptRow): string[] {
   ];
 }
 
+/** JSON text made safe inside a `<script type="application/json">` block (see above). */
+export function scriptSafe(json: string): string {
+  return json.replace(UNSAFE_IN_SCRIPT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** One tile's JSON text, safe in the data block: the page streams its tiles one by one. */
+export function tileJson(group: GalleryGroup, axes: readonly string[]): string {
+  return scriptSafe(JSON.stringify(tileData(group, axes)));
+}
+
+/** One row of the attempts table as JSON text, safe in the data block. */
+export function attemptJson(row: AttemptRow): string {
+  return scriptSafe(JSON.stringify(attemptCells(row)));
+}
+
+/**
+ * The data block's text around its tiles and rows: `JSON.stringify({ tiles, attempts })` is these
+ * with the elements joined by commas, so a page written piece by piece (page-stream.ts) is the
+ * same text as one made whole.
+ */
+export const DATA_OPEN = '{"tiles":[';
+export const DATA_MIDDLE = '],"attempts":[';
+export const DATA_CLOSE = ']}';
+
 /** The JSON text of every tile and attempt, safe inside a `<script type="application/json">` block. */
 export function pageData(model: GalleryModel, attempts: readonly AttemptRow[]): string {
   const axes = model.axes.map(({ axis }) => axis);
-  const json = JSON.stringify({
-    tiles: model.groups.map((group) => tileData(group, axes)),
-    attempts: attempts.map(attemptCells),
-  });
-  return json.replace(UNSAFE_IN_SCRIPT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const tiles = model.groups.map((group) => tileJson(group, axes)).join(',');
+  return `${DATA_OPEN}${tiles}${DATA_MIDDLE}${attempts.map(attemptJson).join(',')}${DATA_CLOSE}`;
 }

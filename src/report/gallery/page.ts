@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AttemptRow } from '../render-text.js';
 import { h, usd } from './escape.js';
-import type { ExpiringLinks, GalleryModel } from './model.js';
+import type { ExpiringLinks, GalleryModel, GalleryTake } from './model.js';
 import { pageData } from './page-data.js';
 import { GALLERY_SCRIPT } from './script.js';
 import { GALLERY_STYLE } from './style.js';
@@ -33,7 +33,7 @@ const WORDS: Record<string, string> = {
   pending: 'pending',
 };
 
-function totals(model: GalleryModel): string {
+function totals(model: Pick<PageFacts, 'totals'>): string {
   const t = model.totals;
   const rows: Array<[string, string]> = [
     ['items', String(t.items)],
@@ -51,7 +51,7 @@ function totals(model: GalleryModel): string {
   return `<ul class="totals" id="totals">${rows.map(([label, value]) => `<li>${h(label)} <b>${h(value)}</b></li>`).join('')}</ul>`;
 }
 
-function filters(model: GalleryModel): string {
+function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
   const select = (attr: string, label: string, values: Array<[string, string]>) =>
     `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
       .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
@@ -68,19 +68,23 @@ function filters(model: GalleryModel): string {
       values.map((value) => [value, value]),
     ),
   );
-  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.groups.length}</span> of ${model.groups.length} shown</span></nav>`;
+  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.tiles}</span> of ${model.tiles} shown</span></nav>`;
 }
 
 /** The origins (scheme, host, port) of the page's absolute http(s) links, for media-src. */
-export function mediaOrigins(model: GalleryModel): string[] {
+export function mediaOrigins(model: Pick<GalleryModel, 'cards'>): string[] {
   const origins = new Set<string>();
-  for (const card of model.cards)
-    for (const take of card.takes)
-      for (const video of take.videos) {
-        if (video.href === null || !/^https?:\/\//i.test(video.href)) continue;
-        origins.add(new URL(video.href).origin);
-      }
+  for (const card of model.cards) addOrigins(origins, card.takes);
   return [...origins].sort();
+}
+
+/** Adds the origins of these takes' http(s) links (see mediaOrigins). */
+export function addOrigins(origins: Set<string>, takes: readonly GalleryTake[]): void {
+  for (const take of takes)
+    for (const video of take.videos) {
+      if (video.href === null || !/^https?:\/\//i.test(video.href)) continue;
+      origins.add(new URL(video.href).origin);
+    }
 }
 
 /**
@@ -102,7 +106,7 @@ export function shellWord(word: string): string {
  * redo.txt) and the keeper of each item (the `keep` command and keep.txt), each a command to copy
  * and a file the script fills in as a data: URL.
  */
-function pickerPanel(model: GalleryModel): string {
+function pickerPanel(model: Pick<PageFacts, 'manifestArg' | 'ledgerArgs'>): string {
   const redoBase = `mediabatch run ${shellWord(model.manifestArg)}`;
   const keepBase = ['mediabatch', 'keep', model.manifestArg, ...model.ledgerArgs].map(shellWord).join(' ');
   return [
@@ -114,10 +118,10 @@ function pickerPanel(model: GalleryModel): string {
 }
 
 /** The table's head; its rows are in the data block, made when the table is opened (script-history.ts). */
-function history(rows: readonly AttemptRow[]): string {
-  if (rows.length === 0)
+function history(rows: number): string {
+  if (rows === 0)
     return '<details class="history"><summary>Attempts</summary><p>No attempts yet.</p></details>';
-  return `<details class="history" id="history"><summary>Attempts (${rows.length})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody id="history-rows"></tbody></table><button type="button" id="history-more" hidden></button></details>`;
+  return `<details class="history" id="history"><summary>Attempts (${rows})</summary><table><thead><tr><th>Item</th><th>#</th><th>Key</th><th>Job</th><th>Status</th><th>Cost</th><th>Refunded</th><th>Sent</th><th>Completed</th><th>Error</th></tr></thead><tbody id="history-rows"></tbody></table><button type="button" id="history-more" hidden></button></details>`;
 }
 
 /**
@@ -142,30 +146,66 @@ export function isGalleryPage(head: string): boolean {
  */
 const VIEWER = `<dialog id="viewer" aria-labelledby="viewer-id"><div class="viewer-head"><code id="viewer-id"></code><span class="badge" id="viewer-state"></span><button type="button" id="viewer-close" aria-label="close">Close</button></div><div id="viewer-body"></div><label class="redo"><input type="checkbox" id="viewer-redo"> redo this take</label></dialog>`;
 
-/** The whole self-contained page: works opened from disk, with no server and no network. */
-export function renderGallery(model: GalleryModel, attempts: readonly AttemptRow[]): string {
+/**
+ * What the page shows around its data block: everything but the tiles and the attempts' rows, so
+ * that a page whose data streams past (page-stream.ts) is written the same as one made whole.
+ */
+export interface PageFacts
+  extends Pick<
+    GalleryModel,
+    | 'manifest'
+    | 'manifestArg'
+    | 'generatedAt'
+    | 'ledgerLine'
+    | 'totals'
+    | 'axes'
+    | 'states'
+    | 'ledgerArgs'
+    | 'warnings'
+    | 'links'
+  > {
+  /** How many tiles (groups) and attempt rows the data block holds. */
+  tiles: number;
+  attempts: number;
+  /** For media-src: see mediaOrigins. */
+  mediaOrigins: string[];
+}
+
+/** The page up to its data block's first byte. */
+export function pageStart(facts: PageFacts): string {
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
     GALLERY_MARKER,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp(mediaOrigins(model)))}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${h(galleryCsp(facts.mediaOrigins))}">`,
     '<meta name="referrer" content="no-referrer">',
-    `<title>${h(model.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
-    `<header class="page"><h1>${h(model.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(model.generatedAt)}. ${h(model.ledgerLine)}</p>`,
-    model.links === null ? '' : linksNotice(model.links),
-    ...model.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
-    totals(model),
+    `<title>${h(facts.manifest)}: mediabatch gallery</title><style>${GALLERY_STYLE}</style></head><body>`,
+    `<header class="page"><h1>${h(facts.manifest)}</h1><p class="generated">mediabatch gallery, generated ${h(facts.generatedAt)}. ${h(facts.ledgerLine)}</p>`,
+    facts.links === null ? '' : linksNotice(facts.links),
+    ...facts.warnings.map((warning) => `<p class="warning">${h(warning)}</p>`),
+    totals(facts),
     '</header>',
-    filters(model),
+    filters(facts),
     `<main class="sheet" id="cards" aria-label="items"></main>`,
     '<noscript><p class="warning">The tiles are drawn by the page&#39;s own script: allow JavaScript for this file.</p></noscript>',
     VIEWER,
-    history(attempts),
-    pickerPanel(model),
-    `<script type="application/json" id="gallery-data">${pageData(model, attempts)}</script>`,
-    `<script>${GALLERY_SCRIPT}</script>`,
-    '</body></html>',
-    '',
+    history(facts.attempts),
+    pickerPanel(facts),
+    '<script type="application/json" id="gallery-data">',
   ].join('\n');
+}
+
+/** The page from its data block's last byte on. */
+export const PAGE_END = ['</script>', `<script>${GALLERY_SCRIPT}</script>`, '</body></html>', ''].join('\n');
+
+/** The whole self-contained page: works opened from disk, with no server and no network. */
+export function renderGallery(model: GalleryModel, attempts: readonly AttemptRow[]): string {
+  const facts: PageFacts = {
+    ...model,
+    tiles: model.groups.length,
+    attempts: attempts.length,
+    mediaOrigins: mediaOrigins(model),
+  };
+  return `${pageStart(facts)}${pageData(model, attempts)}${PAGE_END}`;
 }
