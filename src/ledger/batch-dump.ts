@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { listAttempts } from './attempt-reads.js';
 import type { Statement, Tx } from './dialect/database.js';
+import { listFiles } from './file-rows.js';
 import { listItems } from './item-rows.js';
 import { keepers } from './keeper-rows.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -67,26 +68,12 @@ export async function dumpBatch(c: LedgerContext): Promise<BatchDump> {
  * would make it.
  */
 async function dumpedFiles(c: LedgerContext): Promise<BatchDump['files']> {
-  const files = await c.db.read(
-    c.q
-      .selectFrom('files as f')
-      .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
-      .select([
-        'f.attempt_id as attemptId',
-        'f.idx',
-        'f.path',
-        'f.bytes',
-        'f.sha256',
-        'f.saved_at as savedAt',
-        c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
-      ])
-      .where('a.batch_id', '=', c.batchId)
-      .orderBy('f.attempt_id')
-      .orderBy('f.idx')
-      .compile(),
-  );
-  for (const file of files) file.path = c.paths.stored(c.paths.absolute(file.path));
-  return files;
+  // Paths in their stored form (relative to the manifest's folder), as the target stores them.
+  return (await listFiles(c)).map((file) => ({
+    ...file,
+    path: c.paths.stored(file.path),
+    mtimeMs: file.mtimeMs ?? null,
+  }));
 }
 
 /** Rows per statement: a batch of 100,000 attempts is 100 statements, each a bounded message. */
