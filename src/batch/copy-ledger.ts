@@ -68,6 +68,16 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
       );
     await refuseLiveRunners(source, 'copied');
     if ((await source.service())?.identity === SANDBOX_IDENTITY) refuseSandboxShared(target, source.path);
+    // A target that already records the batch is refused before it is opened for writing: opening
+    // it so would bring its batch row up to this manifest's folder, a write the refusal must not leave.
+    if (target.kind === 'postgres' || existsSync(target.path)) {
+      const look = await openLedgerOrRefuse(target, manifest, { ...batch.settings, readonly: true }, NOTHING);
+      try {
+        await refuseRecordedBatch(look, manifest.name);
+      } finally {
+        await look.close();
+      }
+    }
     const into = await openLedgerOrRefuse(target, manifest, batch.settings, NOTHING);
     open.push(into);
     await refuseLiveRunners(into, 'copied');

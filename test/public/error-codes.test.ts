@@ -111,7 +111,7 @@ async function holdLedgerElsewhere(ledgerPath: string): Promise<ChildProcess> {
   mkdirSync(join(ledgerPath, '..'), { recursive: true });
   const child = spawn(
     process.execPath,
-    [resolve(import.meta.dirname, '../ledger/lock-holder.mjs'), ledgerPath],
+    ['--import', 'tsx', resolve(import.meta.dirname, '../ledger/lock-holder.mjs'), ledgerPath],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -77,7 +77,9 @@ describe('mediabatch copy-ledger between SQLite files', () => {
 
   it('refuses while a run holds the source (exit 3), and leaves no target file', async () => {
     const { dir, ledger } = await richBatch();
-    const holder = spawn(process.execPath, [LOCK_HOLDER, ledger], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', LOCK_HOLDER, ledger], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       await new Promise<void>((done) => holder.stdout.once('data', () => done()));
       const result = await cli(dir, ['copy-ledger', 'batch.yaml', '--to', 'new/copy.sqlite']);

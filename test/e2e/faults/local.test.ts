@@ -236,7 +236,9 @@ describe('local faults of the ledger', () => {
     expectAllDoneOnce(s, p, name, await runAgainst(s, p, ['--json']), ['a']);
     writeFileSync(p.manifest, `${manifestYaml(name)}${itemsYaml(['a', 'b'])}`);
 
-    const holder = spawn(process.execPath, [LOCK_HOLDER, p.ledger], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', LOCK_HOLDER, p.ledger], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     cleanups.push(() => holder.kill('SIGKILL'));
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     const snapshot = () =>
