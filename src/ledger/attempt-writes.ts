@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
 import { type ItemUpdate, putItemsStatements } from './item-rows.js';
@@ -11,6 +11,7 @@ import {
   LOST_JOB_STATUS,
 } from './records.js';
 import { attemptEventOf, eventOf, whereAttempt } from './runs-and-events.js';
+import type { Tables } from './tables.js';
 
 /** Every change to an attempt: prepared before its POST, then answered, then followed. */
 
@@ -39,7 +40,7 @@ export interface Admit {
 /**
  * An attempt's row, its item in flight with the request its latest attempt sends (the same hash,
  * except for an item whose max_cost_usd alone changed, which takes the new one), and its event,
- * each written only if the attempt was. A key already in a shared ledger (a step run again after
+ * each written only if the attempt is. A key already in a shared ledger (a step run again after
  * a lost connection whose COMMIT went through) adds nothing; SQLite refuses it (UNIQUE), as it
  * never runs a step twice.
  */
@@ -77,17 +78,21 @@ export function prepareStatements(c: LedgerContext, attempt: NewAttempt, admit?:
     ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
   };
   const written = { key: attempt.idempotencyKey };
-  return [
-    guarded.returning(ATTEMPT_COLUMNS).compile(),
-    c.q
-      .updateTable('items')
-      .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at, ...admit?.lease })
-      .where('batch_id', '=', c.batchId)
-      .where('item_id', '=', attempt.itemId)
-      .where((eb) => eb.exists(eb.selectFrom('attempts').select('id').where(whereAttempt(c, written))))
-      .compile(),
-    attemptEventOf(c, written, 'attempt_prepared', detail, (eb) => eb('attempts.created_at', '=', at)),
-  ];
+  const item = c.q
+    .updateTable('items')
+    .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at, ...admit?.lease })
+    .where('batch_id', '=', c.batchId)
+    .where('item_id', '=', attempt.itemId);
+  const event = attemptEventOf(c, written, 'attempt_prepared', detail, (eb) =>
+    eb('attempts.created_at', '=', at),
+  );
+  // Admitted, the item is claimed first, under the condition the insert then meets again (a
+  // claim changes nothing it reads): neither is written without the other.
+  if (admit)
+    return [item.where(admit.admitIf).compile(), guarded.returning(ATTEMPT_COLUMNS).compile(), event];
+  const exists = (eb: ExpressionBuilder<Tables, 'items'>) =>
+    eb.exists(eb.selectFrom('attempts').select('id').where(whereAttempt(c, written)));
+  return [guarded.returning(ATTEMPT_COLUMNS).compile(), item.where(exists).compile(), event];
 }
 
 /** The attempts prepareStatements wrote, in the order asked (a key found already is read back). */

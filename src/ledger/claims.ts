@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ATTEMPT_COLUMNS } from './attempt-reads.js';
 import { type NewAttempt, preparedOf, prepareStatements } from './attempt-writes.js';
 import { admissionOf, claimFree, committedBase, latestSeq, lockItems } from './claim-queries.js';
 import { currentQuery, numbers } from './definitions.js';
@@ -6,6 +7,7 @@ import { leaseUntil, unleased } from './leases.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import * as looks from './looks.js';
+import type { AttemptRecord } from './records.js';
 
 /**
  * The leases of one runner on a shared (PostgreSQL) ledger (ledger.ts, RunnerClaims), each step
@@ -61,12 +63,34 @@ export class LeaseClaims implements RunnerClaims {
         ];
       });
       const head = [c.db.sql.lockBatch(c.q, c.batchId)!, committedBase(c), lockItems(c, attempts)];
-      const results = await c.db.batch([...head, ...each.flat()], 'durable');
+      // Last, the attempts with these keys whose items this runner holds: a step run again after a
+      // lost connection whose COMMIT went through finds its own attempts there (its inserts wrote
+      // nothing the second time).
+      const already = c.q
+        .selectFrom('attempts')
+        .select(ATTEMPT_COLUMNS)
+        .where('batch_id', '=', c.batchId)
+        .where(c.db.sql.inList('idempotency_key', keys))
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('items')
+              .select('items.item_id')
+              .whereRef('items.batch_id', '=', 'attempts.batch_id')
+              .whereRef('items.item_id', '=', 'attempts.item_id')
+              .where('items.claimed_by', '=', this.runnerId),
+          ),
+        )
+        .compile();
+      const results = await c.db.batch([...head, ...each.flat(), already], 'durable');
       return this.#admitted(attempts, results.slice(head.length));
     });
   }
 
-  /** Each attempt's four results: its verdict, then its insert's row if it was written. */
+  /**
+   * Each attempt's four results (its verdict, its item's claim, its insert's row if it was
+   * written, its event), then the attempts found with their keys.
+   */
   async #admitted(
     attempts: readonly NewAttempt[],
     results: ReadonlyArray<{ rows: unknown[] }>,
@@ -74,9 +98,15 @@ export class LeaseClaims implements RunnerClaims {
     const verdicts = attempts.map(
       (_, n) => results[n * 4]!.rows[0] as { verdict: string; revision: number | null },
     );
+    const found = new Map(
+      results[attempts.length * 4]!.rows.map((row) => [(row as AttemptRecord).idempotencyKey, row]),
+    );
+    const written = attempts.map(
+      (attempt, n) => results[n * 4 + 1]!.rows[0] ?? found.get(attempt.idempotencyKey),
+    );
     const redefined = verdicts.find((each) => each.verdict === 'redefined');
-    if (redefined) return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision) };
-    const written = attempts.map((_, n) => results[n * 4 + 1]!.rows[0]);
+    if (redefined && written.every((row) => row === undefined))
+      return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision) };
     const chosen = attempts.filter((_, n) => written[n] !== undefined);
     const admitted = await preparedOf(
       this.#c,

@@ -136,6 +136,19 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(await one.claims!.heldElsewhere()).toEqual(new Set(['b', 'c']));
   });
 
+  it('answers an admission run twice (a lost COMMIT that went through) with the attempts it wrote once', async () => {
+    const ledger = await ledgerOf({ runnerId: 'r1' });
+    await items(ledger, 'a', 'b');
+    const roomy = { slotLimit: 10, budgetMicros: 1000 };
+    const wanted = [newAttempt('a', 1, { reserved: 400 }), newAttempt('b', 1, { reserved: 400 })];
+    const first = await ledger.claims!.prepare(wanted, roomy);
+    const again = await ledger.claims!.prepare(wanted, roomy);
+    expect(again).toEqual(first);
+    expect(await ledger.listAttempts()).toHaveLength(2);
+    expect((await ledger.moneyTotals()).reservedMicros).toBe(800);
+    expect(await ledger.prepareAttempts([wanted[0]!])).toEqual([first.admitted[0]]);
+  });
+
   it('refuses an attempt of an item another runner sent a newer attempt of, lease or not', async () => {
     const one = await ledgerOf({ runnerId: 'r1' });
     const two = await ledgerOf({ runnerId: 'r2' });

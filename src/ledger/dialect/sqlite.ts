@@ -137,9 +137,24 @@ export class SqliteDatabase implements LedgerDatabase {
       await this.#raw(commit);
       return result;
     } catch (error) {
-      for (const each of rollback.split('; ')) await this.#raw(each);
+      await this.#undo(rollback);
       throw error;
     }
+  }
+
+  /**
+   * Undoes a failed step. SQLite may have rolled back the whole transaction already (a full disk,
+   * say): then there is nothing to undo, no group left open, and the step's own error is the one
+   * to report.
+   */
+  async #undo(rollback: string): Promise<void> {
+    if (!this.#db.inTransaction) {
+      this.#inGroup = false;
+      if (this.#timer !== null) clearTimeout(this.#timer);
+      this.#timer = null;
+      return;
+    }
+    for (const each of rollback.split('; ')) await this.#raw(each);
   }
 
   async #openGroup(withinMs: number): Promise<void> {
