@@ -39,9 +39,12 @@ async function views(
   };
 }
 
-/** status counts the seconds left until outputs expire: the one part that moves between two reads. */
+/** status counts the time left until outputs expire (seconds, and minutes in its warnings): the part that moves between two reads. */
 function withoutClock(result: CliResult): CliResult {
-  return { ...result, stdout: result.stdout.replace(/"seconds_left": \d+/g, '"seconds_left": 0') };
+  const stdout = result.stdout
+    .replace(/"seconds_left": \d+/g, '"seconds_left": 0')
+    .replace(/expires in \d+ min/g, 'expires in N min');
+  return { ...result, stdout };
 }
 
 async function dumpOf(location: LedgerLocation, dir: string): Promise<BatchDump> {
