@@ -1,7 +1,6 @@
 import { sidecarPathFor } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { KeeperRecord } from '../ledger/records.js';
-import { entriesOfView, type GalleryEntry } from '../report/gallery/entries.js';
 import type { StreamReads } from '../report/gallery/page-stream.js';
 
 /**
@@ -9,23 +8,6 @@ import type { StreamReads } from '../report/gallery/page-stream.js';
  * the keepers, and one entry per item, streamed in the manifest's order (page-stream.ts).
  */
 export type GallerySource = StreamReads & { keepers: KeeperRecord[] };
-
-/**
- * The read the gallery asks of the ledger (docs/performance.md, "The gallery page"): an entry
- * for each of `ids` in their order, then for every other item the batch's ledger knows in id
- * order, each with its row's state and error and every attempt by seq, without the request body,
- * hash or variables, with its files' paths in index order. SQLite walks the ids as itemExports
- * does (json_each outer, attempts by their (batch_id, item_id, seq) index, files by their key),
- * so 100,000 items stream without being held.
- */
-export type GalleryEntriesRead = (ids: readonly string[]) => AsyncIterable<GalleryEntry>;
-
-/**
- * The ledger's door (ledger.ts) does not have it yet: a ledger that offers it as `galleryEntries`
- * is read that way; any other is read whole for now (entriesFromWholeLedger), which is the cost
- * the read removes.
- */
-type OffersEntries = Ledger & { galleryEntries?: GalleryEntriesRead };
 
 export async function gallerySource(ledger: Ledger | null, ids: readonly string[]): Promise<GallerySource> {
   if (ledger === null)
@@ -37,23 +19,13 @@ export async function gallerySource(ledger: Ledger | null, ids: readonly string[
       unsaved: [],
       keepers: [],
     };
-  const read = (ledger as OffersEntries).galleryEntries;
   return {
     money: await ledger.moneyTotals(),
     unsaved: await ledger.unsavedSucceeded(),
     keepers: await ledger.keepers(),
-    entries: read ? read.call(ledger, ids) : entriesFromWholeLedger(ledger, ids),
+    // A page of ids at a time, without the requests' bodies (ledger/gallery-entries.ts).
+    entries: ledger.itemHistories(ids),
   };
-}
-
-/**
- * The entries from the whole ledger in memory: every attempt with its request body, for a moment.
- * At 100,000 attempts that is about 260 MB (docs/performance.md); the entries keep none of it.
- */
-async function* entriesFromWholeLedger(ledger: Ledger, ids: readonly string[]): AsyncIterable<GalleryEntry> {
-  const items = await ledger.listItems();
-  const files = await ledger.listFiles();
-  yield* entriesOfView({ items, attempts: await ledger.listAttempts(), files }, ids);
 }
 
 async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {

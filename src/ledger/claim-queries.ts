@@ -7,15 +7,23 @@ import type { LedgerContext } from './ledger-context.js';
 
 /** The statements of a shared ledger's claims (claims.ts): PostgreSQL's, leases judged by its clock. */
 
+/** The batch's slots in use: unanswered POSTs and unfinished jobs of every runner, as a subquery. */
+const openSlots = (c: LedgerContext) => sql`(SELECT count(*) FROM attempts WHERE batch_id = ${c.batchId}
+  AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running'))))`;
+
 /**
  * What admission (claims.ts) reads once, under the batch's lock, for the rest of its transaction:
- * spent and reserved money of every runner (the batch's attempts summed once, not per attempt),
- * kept in a setting local to the transaction.
+ * spent and reserved money of every runner, and the batch's open slots (unanswered POSTs and
+ * unfinished jobs), each summed once over the batch's attempts rather than per attempt, kept in
+ * settings local to the transaction.
  */
-export function committedBase(c: LedgerContext): Statement {
+export function admissionBase(c: LedgerContext): Statement {
   return sql`SELECT set_config('mediabatch.committed', cast((
       SELECT coalesce(sum(amount_micros - refunded_micros + CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0)
-      FROM attempts WHERE batch_id = ${c.batchId}) as text), true)`.compile(c.q);
+      FROM attempts WHERE batch_id = ${c.batchId}) as text), true),
+    set_config('mediabatch.open', cast(${openSlots(c)} as text), true)`.compile(
+    c.q,
+  );
 }
 
 /**
@@ -34,6 +42,15 @@ export function lockItems(c: LedgerContext, attempts: readonly NewAttempt[]): St
     )
     .forUpdate()
     .compile();
+}
+
+/** This step's prepared attempts: those its keys name. */
+const ofKeys = (c: LedgerContext, keys: readonly string[]) =>
+  sql`FROM attempts WHERE batch_id = ${c.batchId} AND state = 'prepared' AND idempotency_key = ANY(cast(${[...keys]} as text[]))`;
+
+/** The batch's slots in use as the step ends, its own attempts among them: counted again. */
+export function inUseAfter(c: LedgerContext): Statement {
+  return sql<{ inUse: string }>`SELECT ${openSlots(c)} AS "inUse"`.compile(c.q);
 }
 
 /** The batch's current revision, as a subquery (null: none written). */
@@ -61,10 +78,10 @@ export function admissionOf(
   const revision = sql`cast(${admission.revision ?? null} as integer)`;
   const current = currentOf(c, 'revision');
   const budget = sql`CASE WHEN ${current} IS NULL THEN cast(${admission.budgetMicros} as bigint) ELSE ${currentOf(c, 'budget_micros')} END`;
-  const open = sql`(SELECT count(*) FROM attempts WHERE batch_id = ${b}
-    AND (state = 'prepared' OR (state = 'accepted' AND job_status IN ('queued', 'running'))))`;
-  const committed = sql`(cast(current_setting('mediabatch.committed') as bigint) + (SELECT coalesce(sum(reserved_micros), 0)
-    FROM attempts WHERE batch_id = ${b} AND state = 'prepared' AND idempotency_key = ANY(cast(${[...keys]} as text[]))))`;
+  // The base, plus the attempts this step wrote before this one (found by their keys' index).
+  const ours = ofKeys(c, keys);
+  const open = sql`(cast(current_setting('mediabatch.open') as bigint) + (SELECT count(*) ${ours}))`;
+  const committed = sql`(cast(current_setting('mediabatch.committed') as bigint) + (SELECT coalesce(sum(reserved_micros), 0) ${ours}))`;
   const claimable = sql`EXISTS (SELECT 1 FROM items i WHERE i.batch_id = ${b} AND i.item_id = ${attempt.itemId}
       AND ${unleased(runnerId, 'i')})
     AND (SELECT coalesce(max(seq), 0) FROM attempts WHERE batch_id = ${b} AND item_id = ${attempt.itemId}) = cast(${attempt.seq - 1} as integer)`;

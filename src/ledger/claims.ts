@@ -1,13 +1,16 @@
 import { sql } from 'kysely';
 import { ATTEMPT_COLUMNS } from './attempt-reads.js';
 import { type NewAttempt, preparedOf, prepareStatements } from './attempt-writes.js';
-import { admissionOf, claimFree, committedBase, latestSeq, lockItems } from './claim-queries.js';
+import { admissionBase, admissionOf, claimFree, inUseAfter, latestSeq, lockItems } from './claim-queries.js';
 import { currentQuery, numbers } from './definitions.js';
 import { leaseUntil, unleased } from './leases.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import * as looks from './looks.js';
 import type { AttemptRecord } from './records.js';
+
+/** The verdict the step's admission of an attempt kept (claims.prepare). */
+const ADMITTED = sql<boolean>`current_setting('mediabatch.verdict') = 'admit'`;
 
 /**
  * The leases of one runner on a shared (PostgreSQL) ledger (ledger.ts, RunnerClaims), each step
@@ -54,15 +57,19 @@ export class LeaseClaims implements RunnerClaims {
       const lease = { claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) };
       const each = attempts.map((attempt) => {
         const verdict = admissionOf(c, this.runnerId, attempt, admission, keys);
+        // Judged once, kept for the claim and the insert after it (a setting local to the step).
         return [
-          sql<{ verdict: string; revision: number | null }>`SELECT ${verdict} AS verdict,
+          sql<{
+            verdict: string;
+            revision: number | null;
+          }>`SELECT set_config('mediabatch.verdict', ${verdict}, true) AS verdict,
             (SELECT revision FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1) AS revision`.compile(
             c.q,
           ),
-          ...prepareStatements(c, attempt, { admitIf: sql<boolean>`${verdict} = 'admit'`, lease }),
+          ...prepareStatements(c, attempt, { admitIf: ADMITTED, lease }),
         ];
       });
-      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, committedBase(c), lockItems(c, attempts)];
+      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, admissionBase(c), lockItems(c, attempts)];
       // Last, the attempts with these keys whose items this runner holds: a step run again after a
       // lost connection whose COMMIT went through finds its own attempts there (its inserts wrote
       // nothing the second time).
@@ -82,14 +89,14 @@ export class LeaseClaims implements RunnerClaims {
           ),
         )
         .compile();
-      const results = await c.db.batch([...head, ...each.flat(), already], 'durable');
+      const results = await c.db.batch([...head, ...each.flat(), already, inUseAfter(c)], 'durable');
       return this.#admitted(attempts, results.slice(head.length));
     });
   }
 
   /**
    * Each attempt's four results (its verdict, its item's claim, its insert's row if it was
-   * written, its event), then the attempts found with their keys.
+   * written, its event), then the attempts found with their keys, then the batch's slots in use.
    */
   async #admitted(
     attempts: readonly NewAttempt[],
@@ -102,11 +109,12 @@ export class LeaseClaims implements RunnerClaims {
       results[attempts.length * 4]!.rows.map((row) => [(row as AttemptRecord).idempotencyKey, row]),
     );
     const written = attempts.map(
-      (attempt, n) => results[n * 4 + 1]!.rows[0] ?? found.get(attempt.idempotencyKey),
+      (attempt, n) => results[n * 4 + 2]!.rows[0] ?? found.get(attempt.idempotencyKey),
     );
+    const batchInUse = Number((results[attempts.length * 4 + 1]!.rows[0] as { inUse: unknown }).inUse);
     const redefined = verdicts.find((each) => each.verdict === 'redefined');
     if (redefined && written.every((row) => row === undefined))
-      return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision) };
+      return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision), batchInUse };
     const chosen = attempts.filter((_, n) => written[n] !== undefined);
     const admitted = await preparedOf(
       this.#c,
@@ -115,14 +123,12 @@ export class LeaseClaims implements RunnerClaims {
     );
     for (const attempt of chosen) this.#held.add(attempt.itemId);
     // What was not written waits for room, unless its item is another runner's.
-    const left = attempts.filter((_, n) => written[n] === undefined);
-    const elsewhere = left.filter((attempt) => verdicts[attempts.indexOf(attempt)]!.verdict === 'elsewhere');
-    return {
-      admitted,
-      elsewhere: elsewhere.map((attempt) => attempt.itemId),
-      noRoom: left.filter((attempt) => !elsewhere.includes(attempt)).map((attempt) => attempt.itemId),
-      redefined: null,
-    };
+    const elsewhere: string[] = [];
+    const noRoom: string[] = [];
+    for (const [n, attempt] of attempts.entries())
+      if (written[n] === undefined)
+        (verdicts[n]!.verdict === 'elsewhere' ? elsewhere : noRoom).push(attempt.itemId);
+    return { admitted, elsewhere, noRoom, redefined: null, batchInUse };
   }
 
   /** The batch's current revision where it is not the runner's; else null. */

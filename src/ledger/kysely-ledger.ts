@@ -6,6 +6,7 @@ import { liveHostsQuery, liveRunsQuery } from './claim-queries.js';
 import { LeaseClaims } from './claims.js';
 import { StoredDefinitions } from './definitions.js';
 import * as files from './file-rows.js';
+import { itemHistories } from './gallery-entries.js';
 import { itemEntries } from './item-entries.js';
 import { itemExports, paidItemsNotIn } from './item-exports.js';
 import { renameItem } from './item-rename.js';
@@ -114,6 +115,7 @@ export class KyselyLedger implements Ledger {
   itemSummaries: Steps['itemSummaries'] = () => itemSummaries(this.#c);
   itemEntries: Steps['itemEntries'] = () => itemEntries(this.#c);
   itemExports: Steps['itemExports'] = (ids) => itemExports(this.#c, ids);
+  itemHistories: Steps['itemHistories'] = (ids) => itemHistories(this.#c, ids);
   paidItemsNotIn: Steps['paidItemsNotIn'] = (ids) => paidItemsNotIn(this.#c, ids);
   savedFileFacts: Steps['savedFileFacts'] = () => savedFileFacts(this.#c);
   itemFilePaths: Steps['itemFilePaths'] = () => files.itemFilePaths(this.#c);

@@ -1,4 +1,5 @@
 import type { NewAttempt } from './attempt-writes.js';
+import type { ItemHistory } from './gallery-entries.js';
 import type { ItemEntry } from './item-entries.js';
 import type { ItemExport } from './item-exports.js';
 import type { FileMove } from './item-rename.js';
@@ -243,6 +244,11 @@ export interface Ledger {
   itemEntries(): AsyncIterable<ItemEntry>;
   /** What `export` writes of each of these items, in their order. */
   itemExports(ids: readonly string[]): AsyncIterable<ItemExport>;
+  /**
+   * Each of these items' state and every attempt without its request, with its files' paths, in
+   * their order, then the other items the ledger knows in id order (the gallery).
+   */
+  itemHistories(ids: readonly string[]): AsyncIterable<ItemHistory>;
   /** Items paid for (charged, or files saved) that are not among `ids`, in id order (export). */
   paidItemsNotIn(ids: readonly string[]): Promise<string[]>;
   /** The prices charged so far, one row per kind of request. */

@@ -11,7 +11,7 @@ import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
 import { startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
-import { fillSlots } from './submit.js';
+import { fillSlots, NO_ROOM_RETRY_MS } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
 
 export type { RunDeps, RunOptions } from './run-context.js';
@@ -132,7 +132,7 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
   while (!isSettled(run) && !state.watchRefused && !drainingThroughOutage(run)) {
     run.throwIfFatal();
     await sharedTurn(run);
-    await fillSlots(run);
+    const heldBack = await fillSlots(run);
     await reportProgress(run);
     if (isSettled(run)) break;
     const step = startStep({
@@ -155,7 +155,12 @@ async function loopUntilSettled(run: RunContext): Promise<void> {
     const renewal = run.shared?.untilRenewal(clock.now(), isIdle(run)) ?? Number.POSITIVE_INFINITY;
     const wait = Math.max(
       1,
-      Math.min(pollAt - clock.now(), state.queue.nextDelay(clock.now()), renewal, 60_000),
+      Math.min(
+        pollAt - clock.now(),
+        state.queue.nextDelay(clock.now()),
+        renewal,
+        heldBack ? NO_ROOM_RETRY_MS : 60_000,
+      ),
     );
     await run.sleepUntilWoken(wait);
     // Woken by one answer, let every answer already received be handled before acting: the

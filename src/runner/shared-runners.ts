@@ -24,6 +24,7 @@ export class SharedWork {
   /** As the batch's lister: other runners' jobs the service does not show this run (shared-look.ts). */
   readonly #unseen = new Set<string>();
   #batchInUse: number | null = null;
+  #ownAtAdmission = 0;
   #lookLineAt = Number.NEGATIVE_INFINITY;
 
   constructor(claims: RunnerClaims) {
@@ -42,9 +43,31 @@ export class SharedWork {
     return true;
   }
 
-  admittedWith(inUse: number | undefined): void {
-    if (inUse !== undefined) this.#batchInUse = inUse;
+  /**
+   * After an admission: the batch's slots in use it counted, and this run's own unfinished
+   * attempts then (the ones it admitted among them).
+   */
+  admittedWith(inUse: number | undefined, ownUnfinished: number): void {
+    if (inUse === undefined) return;
+    this.#batchInUse = inUse;
+    this.#ownAtAdmission = ownUnfinished;
   }
+
+  /**
+   * How many new attempts to offer the next admission, of `free` own slots: the batch's room as
+   * the last admission left it, plus what this run freed since, and at least a few (other
+   * runners free slots this run does not see until it asks). Offering every own free slot when
+   * four runners share the batch's 200 made each admission try ten attempts for each it wrote,
+   * all under the batch's lock (docs/performance.md).
+   */
+  offer(free: number, slotLimit: number, ownUnfinished: number): number {
+    if (this.#batchInUse === null) return free;
+    const room = slotLimit - this.#batchInUse + Math.max(0, this.#ownAtAdmission - ownUnfinished);
+    return Math.min(free, Math.max(SharedWork.PROBE_OFFER, room));
+  }
+
+  /** The fewest attempts an admission is offered while the batch's room looks used up. */
+  static readonly PROBE_OFFER = 8;
 
   /** Renewals per lease: a runner stalled for two of them still keeps its items. */
   static readonly RENEWALS_PER_LEASE = 3;

@@ -18,14 +18,17 @@ type Reserved = Extract<Reservation, { kind: 'reserved' }>;
 
 /**
  * Starts as many submissions as free slots, budget and the 429 gate allow. Their attempts are
- * made durable together, with one disk sync, before any of their POSTs goes out.
+ * made durable together, with one disk sync, before any of their POSTs goes out. Says whether a
+ * shared batch's room, not this run's, held some back: other runners free it without a word to
+ * this one, so the loop tries again shortly (NO_ROOM_RETRY_MS).
  */
-export async function fillSlots(run: RunContext): Promise<void> {
+export async function fillSlots(run: RunContext): Promise<boolean> {
   const { state } = run;
   const now = run.deps.clock.now();
-  if (state.stop || !state.queue.gateOpen(now)) return;
+  if (state.stop || !state.queue.gateOpen(now)) return false;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
-  const free = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
+  const ownFree = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
+  const free = run.shared ? run.shared.offer(ownFree, state.slotLimit, state.unfinished) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;
@@ -60,6 +63,7 @@ export async function fillSlots(run: RunContext): Promise<void> {
     budget = { ...budget, reservedMicros: budget.reservedMicros + reservation.reserveMicros };
   }
   if (batch.length > 0) await startAttempts(run, batch);
+  return free < ownFree && batch.length === free;
 }
 
 async function startAttempts(
@@ -112,7 +116,7 @@ function leftAsItWas(run: RunContext, itemId: string, words: string): boolean {
 }
 
 /** How soon an attempt that found no slot or budget left among all runners is tried again. */
-const NO_ROOM_RETRY_MS = 250;
+export const NO_ROOM_RETRY_MS = 250;
 
 /**
  * A shared ledger admits new attempts against every runner's slots and budget (claims.prepare).
@@ -131,7 +135,7 @@ async function admitShared(
     budgetMicros,
     revision: definition?.revision ?? null,
   });
-  shared.admittedWith(result.batchInUse);
+  shared.admittedWith(result.batchInUse, run.state.unfinished + result.admitted.length);
   const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
   const now = run.deps.clock.now();
   if (result.redefined !== null) await stopRedefined(run, result.redefined);

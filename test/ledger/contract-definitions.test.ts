@@ -96,7 +96,7 @@ describe.skipIf(skipPostgresTests)('the shared ledger: one definition per batch'
       budgetMicros: null,
       revision: 1,
     });
-    expect(stale).toEqual({ admitted: [], elsewhere: [], noRoom: [], redefined: 2 });
+    expect(stale).toEqual({ admitted: [], elsewhere: [], noRoom: [], redefined: 2, batchInUse: 0 });
     expect(await ledger.listAttempts()).toHaveLength(0);
     // The runner's own budget says none; the current revision's 150 binds.
     const current = await ledger.claims!.prepare(

@@ -244,6 +244,10 @@ class Driven {
       entries: (await all(l.itemEntries())).map((entry) => ({ ...entry, attempt: attempt(entry.attempt) })),
       exports: await all(l.itemExports(ids)),
       exportsOfSome: await all(l.itemExports(['b', 'b', 'zz'])),
+      histories: (await all(l.itemHistories(['b', 'zz', 'b']))).map((each) => ({
+        ...each,
+        attempts: each.attempts.map(attempt),
+      })),
       paid: [await l.paidItemsNotIn([]), await l.paidItemsNotIn(['a', 'c'])],
       // The interface gives the kinds in no set order.
       prices: (await l.priceSamples())

@@ -57,7 +57,7 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     const [a, b] = await ledger.prepareAttempts([newAttempt('a', 1), newAttempt('b', 1)]);
     await ledger.recordAccepted(a!.id, 202, job('ja', { status: 'running' }));
     expect(b!.state).toBe('prepared');
-    const { admitted, noRoom } = await ledger.claims!.prepare(
+    const { admitted, noRoom, batchInUse } = await ledger.claims!.prepare(
       [newAttempt('c', 1), newAttempt('d', 1), newAttempt('e', 1)],
       {
         slotLimit: 4,
@@ -66,11 +66,13 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     );
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'd']);
     expect(noRoom).toEqual(['e']);
-    // A finished job frees its slot; a queued one holds it.
+    expect(batchInUse).toBe(4);
+    // A finished job frees its slot; a queued one holds it. Another runner's admission counts them all.
     await ledger.recordJob(a!.id, job('ja', { status: 'succeeded' }));
-    expect(
-      (await ledger.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null })).admitted,
-    ).toHaveLength(1);
+    const other = await ledgerOf({ runnerId: 'r2' });
+    const again = await other.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null });
+    expect(again.admitted).toHaveLength(1);
+    expect(again.batchInUse).toBe(4);
     expect(await ledger.listAttempts()).toHaveLength(5);
   });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { type LedgerLocation, openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
+import { entriesOfView } from '../../src/report/gallery/entries.js';
 import { all, body, job, newAttempt, T0 } from '../support/ledger-fixtures.js';
 import {
   type PostgresTestServer,
@@ -470,6 +471,26 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         requestHash: 'h-a',
         requestBody: '',
       });
+
+      // The gallery's read: the asked ids in order, then what else the ledger knows (d), as the
+      // whole ledger read into memory gives it; no request body.
+      const histories = await all(ledger.itemHistories(['c', 'a', 'zz']));
+      expect(histories).toEqual(
+        entriesOfView(
+          {
+            items: await ledger.listItems(),
+            attempts: await ledger.listAttempts(),
+            files: await ledger.listFiles(),
+          },
+          ['c', 'a', 'zz'],
+        ),
+      );
+      expect(histories.map((each) => each.itemId)).toEqual(['c', 'a', 'zz', 'b', 'd']);
+      expect(histories[1]!.attempts.map((each) => [each.seq, each.files])).toEqual([
+        [1, [join(root, 'a1.mp4')]],
+        [2, [join(root, 'a2-0.mp4'), 's3://bucket/a2-1.mp4']],
+      ]);
+      expect(JSON.stringify(histories)).not.toContain('"seconds"');
 
       const exports = await all(ledger.itemExports(['c', 'a', 'zz', 'b']));
       expect(exports.map((each) => each.itemId)).toEqual(['c', 'a', 'zz', 'b']);

@@ -51,6 +51,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 30_000;
 /** Between tries while the database is away. */
 const RETRY_PAUSE_MS = 250;
+/** Statements with more parameters than this are not prepared by name (#nameOf). */
+const NAMED_MAX_PARAMETERS = 64;
 /** Longest close() waits for the database to say goodbye. */
 const CLOSE_WAIT_MS = 1_000;
 const BEGIN = CompiledQuery.raw('BEGIN');
@@ -129,6 +131,8 @@ export class PostgresDatabase implements LedgerDatabase {
   readonly #address: string;
   readonly #options: PostgresOptions;
   readonly #clients = new Set<PoolClient>();
+  /** Statement texts by the name each is prepared under (#nameOf). */
+  readonly #names = new Map<string, string>();
   readonly #made: Set<PoolClient>;
   #answered = false;
   #lost = false;
@@ -226,7 +230,9 @@ export class PostgresDatabase implements LedgerDatabase {
     this.roundTrips += 1;
     this.statements += statements.length;
     const settled = await Promise.allSettled(
-      statements.map((each) => client.query(each.sql, each.parameters as unknown[])),
+      statements.map((each) =>
+        client.query({ name: this.#nameOf(each), text: each.sql, values: each.parameters as unknown[] }),
+      ),
     );
     const failed = settled.find((each) => each.status === 'rejected');
     if (failed) throw failed.reason;
@@ -236,6 +242,25 @@ export class PostgresDatabase implements LedgerDatabase {
       ).value;
       return { rows: rows ?? [], changes: rowCount ?? 0 } as StatementResult;
     });
+  }
+
+  /**
+   * A name for a statement of few parameters, so that each connection parses and plans it once
+   * and runs its prepared plan after (pg keeps the names a connection has prepared). Admission's
+   * statements are a few hundred a turn with the same text: planned each time, they cost the
+   * server more than they took to run, under the batch's lock (docs/performance.md). A list of
+   * many values (a page of ids) gets no name: its texts are as many as the lists' lengths; nor
+   * does one without parameters (BEGIN, a migration's several commands), sent as simple text.
+   */
+  #nameOf(statement: Statement): string | undefined {
+    const count = statement.parameters.length;
+    if (count === 0 || count > NAMED_MAX_PARAMETERS) return undefined;
+    let name = this.#names.get(statement.sql);
+    if (name === undefined) {
+      name = `mb${this.#names.size + 1}`;
+      this.#names.set(statement.sql, name);
+    }
+    return name;
   }
 
   /** Runs `work` on the pool's connection until it gets through, for at most reconnectWithinMs. */

@@ -29,8 +29,8 @@ export interface GalleryAttempt
 }
 
 /**
- * The entries of a ledger held in memory whole (tests, and the interim read in
- * src/batch/gallery-source.ts): every item of `ids` in their order, then the other items the
+ * The entries of a ledger held in memory whole, as the ledger's itemHistories streams them
+ * (the page's tests build a page both ways): every item of `ids` in their order, then the other items the
  * ledger knows (attempts of items the manifest no longer lists), in id order.
  */
 export function entriesOfView(view: LedgerView, ids: readonly string[]): GalleryEntry[] {

@@ -1,0 +1,199 @@
+import { sql } from 'kysely';
+import type { LedgerContext } from './ledger-context.js';
+import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
+import type { AttemptRecord, ItemState } from './records.js';
+
+/**
+ * One item's history as the gallery shows it (docs/gallery.md): its state and error, and every
+ * attempt by seq without what it sent (the request body is most of an attempt's weight, and the
+ * page shows none of it), each with its files' paths.
+ */
+export interface ItemHistory {
+  itemId: string;
+  /** Null when only attempts know the item. */
+  state: ItemState | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  attempts: AttemptHistory[];
+}
+
+export interface AttemptHistory
+  extends Pick<
+    AttemptRecord,
+    | 'id'
+    | 'itemId'
+    | 'seq'
+    | 'idempotencyKey'
+    | 'state'
+    | 'httpStatus'
+    | 'jobId'
+    | 'jobStatus'
+    | 'amountMicros'
+    | 'refundedMicros'
+    | 'errorCode'
+    | 'errorMessage'
+    | 'filesSaved'
+    | 'createdAt'
+    | 'completedAt'
+  > {
+  take: number;
+  /** Absolute paths or s3:// URIs, in index order. */
+  files: string[];
+}
+
+/** Ids per page: three statements each (items, attempts, files), as export reads them. */
+const HISTORY_PAGE = 500;
+
+/**
+ * Each of `ids` in their order, then every other item the batch's ledger knows (items a manifest
+ * no longer lists) in id order: a page of ids at a time, so 100,000 items stream without being held.
+ */
+export function itemHistories(c: LedgerContext, ids: readonly string[]): AsyncIterable<ItemHistory> {
+  return (async function* () {
+    yield* paged(c, (after: number | undefined) => historyPage(c, ids, after ?? 0));
+    const others = await idsNotIn(c, ids);
+    yield* paged(c, (after: number | undefined) => historyPage(c, others, after ?? 0));
+  })();
+}
+
+async function historyPage(
+  c: LedgerContext,
+  ids: readonly string[],
+  from: number,
+): Promise<Page<number, ItemHistory>> {
+  const page = ids.slice(from, from + HISTORY_PAGE);
+  const next = from + HISTORY_PAGE < ids.length ? from + HISTORY_PAGE : null;
+  if (page.length === 0) return { rows: [], next };
+  const wanted = [...new Set(page)];
+  const items = new Map<
+    string,
+    { state: ItemState; errorCode: string | null; errorMessage: string | null }
+  >();
+  for (const row of await c.db.read(
+    c.q
+      .selectFrom('items')
+      .select(['item_id as itemId', 'state', 'error_code as errorCode', 'error_message as errorMessage'])
+      .where('batch_id', '=', c.batchId)
+      .where(c.db.sql.inList('item_id', wanted))
+      .compile(),
+  ))
+    items.set(row.itemId, row);
+  const attempts = await attemptsOf(c, wanted);
+  const rows = page.map((itemId): ItemHistory => {
+    const item = items.get(itemId);
+    return {
+      itemId,
+      state: item?.state ?? null,
+      errorCode: item?.errorCode ?? null,
+      errorMessage: item?.errorMessage ?? null,
+      attempts: attempts.get(itemId) ?? [],
+    };
+  });
+  return { rows, next };
+}
+
+/** These items' attempts by seq, each with its files' paths in index order. */
+async function attemptsOf(
+  c: LedgerContext,
+  itemIds: readonly string[],
+): Promise<Map<string, AttemptHistory[]>> {
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('attempts')
+      .select([
+        'id',
+        'item_id as itemId',
+        'seq',
+        'idempotency_key as idempotencyKey',
+        'state',
+        'http_status as httpStatus',
+        'job_id as jobId',
+        'job_status as jobStatus',
+        'amount_micros as amountMicros',
+        'refunded_micros as refundedMicros',
+        'error_code as errorCode',
+        'error_message as errorMessage',
+        'files_saved as filesSaved',
+        'created_at as createdAt',
+        'completed_at as completedAt',
+        c.column('attempts', 'take', 'take', 1).as('take'),
+      ])
+      .where('batch_id', '=', c.batchId)
+      .where(c.db.sql.inList('item_id', itemIds))
+      .orderBy('item_id')
+      .orderBy('seq')
+      .compile(),
+  );
+  const files = await filePaths(
+    c,
+    rows.map((row) => row.id),
+  );
+  const byItem = new Map<string, AttemptHistory[]>();
+  for (const row of rows) {
+    const saved = row.filesSaved as number | boolean;
+    const attempt: AttemptHistory = {
+      ...row,
+      take: Number(row.take ?? 1),
+      filesSaved: saved === 1 || saved === true,
+      files: files.get(row.id) ?? [],
+    };
+    const own = byItem.get(row.itemId);
+    if (own) own.push(attempt);
+    else byItem.set(row.itemId, [attempt]);
+  }
+  return byItem;
+}
+
+async function filePaths(c: LedgerContext, attemptIds: readonly number[]): Promise<Map<number, string[]>> {
+  const byAttempt = new Map<number, string[]>();
+  if (attemptIds.length === 0) return byAttempt;
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('files')
+      .select(['attempt_id as attemptId', 'path'])
+      .where(c.db.sql.inList('attempt_id', attemptIds))
+      .orderBy('attempt_id')
+      .orderBy('idx')
+      .compile(),
+  );
+  for (const row of rows) {
+    const own = byAttempt.get(row.attemptId);
+    const path = c.paths.absolute(row.path);
+    if (own) own.push(path);
+    else byAttempt.set(row.attemptId, [path]);
+  }
+  return byAttempt;
+}
+
+/** The items the ledger knows (a row, or only attempts) that `ids` does not name, in id order. */
+async function idsNotIn(c: LedgerContext, ids: readonly string[]): Promise<string[]> {
+  const named = new Set(ids);
+  const found: string[] = [];
+  for await (const itemId of paged(c, (after: string | undefined) => knownPage(c, after)))
+    if (!named.has(itemId)) found.push(itemId);
+  return found;
+}
+
+async function knownPage(c: LedgerContext, after: string | undefined): Promise<Page<string, string>> {
+  const itemKey = c.db.sql.key('item_id');
+  const ofItems = c.q
+    .selectFrom('items')
+    .select(itemKey.as('itemId'))
+    .where('batch_id', '=', c.batchId)
+    .$if(after !== undefined, (query) => query.where(itemKey, '>', after!));
+  const ofAttempts = c.q
+    .selectFrom('attempts')
+    .select(itemKey.as('itemId'))
+    .where('batch_id', '=', c.batchId)
+    .$if(after !== undefined, (query) => query.where(itemKey, '>', after!));
+  const rows = await c.db.read(
+    c.q
+      .selectFrom(ofItems.union(ofAttempts).as('known'))
+      .select('known.itemId')
+      .orderBy(sql.ref('known.itemId'))
+      .limit(PAGE_SIZE)
+      .compile(),
+  );
+  const itemIds = rows.map((row) => row.itemId);
+  return { rows: itemIds, next: nextAfter(itemIds) };
+}

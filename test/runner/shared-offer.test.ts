@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { RunnerClaims } from '../../src/ledger/ledger.js';
+import { SharedWork } from '../../src/runner/shared-runners.js';
+import { SubmitQueue } from '../../src/runner/submit-queue.js';
+
+// The offer never reaches the ledger: no claim is made by these tests.
+const noClaims = {} as RunnerClaims;
+
+describe('what a runner of a shared batch offers its next admission', () => {
+  it('offers every own free slot until an admission has counted the batch', () => {
+    expect(new SharedWork(noClaims).offer(150, 200, 50)).toBe(150);
+  });
+
+  it('offers the batch’s room as the last admission left it, plus what this run freed since', () => {
+    const work = new SharedWork(noClaims);
+    // The batch had 190 of 200 in use, 40 of them this run's.
+    work.admittedWith(190, 40);
+    expect(work.offer(160, 200, 40)).toBe(10);
+    // Since then, 15 of this run's jobs ended: their slots are free for the batch too.
+    expect(work.offer(175, 200, 25)).toBe(25);
+    // Never more than this run's own free slots.
+    expect(work.offer(20, 200, 25)).toBe(20);
+  });
+
+  it('still offers a few when the batch looked full: other runners free slots unseen', () => {
+    const work = new SharedWork(noClaims);
+    work.admittedWith(200, 50);
+    expect(work.offer(150, 200, 50)).toBe(SharedWork.PROBE_OFFER);
+    expect(work.offer(3, 200, 50)).toBe(3);
+  });
+});
+
+describe('the submit queue', () => {
+  it('gives ready items oldest first, moves a re-added item to the end with its new time', () => {
+    const queue = new SubmitQueue();
+    for (const id of ['a', 'b', 'c']) queue.add(id);
+    queue.add('a', 1_000);
+    expect([...queue.ready(500)]).toEqual(['b', 'c']);
+    expect(queue.nextDelay(500)).toBe(500);
+    expect([...queue.ready(1_000)]).toEqual(['b', 'c', 'a']);
+    expect(queue.length).toBe(3);
+  });
+
+  it('lets the item it gave be removed while it is read, and stops reading when the reader stops', () => {
+    const queue = new SubmitQueue();
+    for (const id of ['a', 'b', 'c', 'd']) queue.add(id);
+    const taken: string[] = [];
+    for (const id of queue.ready(0)) {
+      queue.remove(id);
+      taken.push(id);
+      if (taken.length === 2) break;
+    }
+    expect(taken).toEqual(['a', 'b']);
+    expect([...queue.ready(0)]).toEqual(['c', 'd']);
+    expect(queue.nextDelay(0)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
