@@ -295,7 +295,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   };
   await ledger.endRun(runId, outcome.exitCode);
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
-  const unrefunded = refundMissingWarning(await ledger.listAttempts());
+  const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
   shown.finished(outcome.exitCode);
   view.ended(outcome);

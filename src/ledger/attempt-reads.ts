@@ -120,6 +120,23 @@ export async function unsavedSucceeded(c: LedgerContext): Promise<AttemptRecord[
   return rows.map(toAttempt);
 }
 
+/**
+ * Failed or canceled jobs whose charge the service has not refunded in full (the run's closing
+ * warning), in id order: read by their condition, not found among every attempt of the batch.
+ */
+export async function unrefundedFailures(c: LedgerContext): Promise<AttemptRecord[]> {
+  const rows = await c.db.read(
+    attemptsOf(c, true)
+      .where('batch_id', '=', c.batchId)
+      .where('job_id', 'is not', null)
+      .where('job_status', 'in', ['failed', 'canceled'])
+      .where(sql<boolean>`refunded_micros <> amount_micros`)
+      .orderBy('id')
+      .compile(),
+  );
+  return rows.map(toAttempt);
+}
+
 /** False for a new ledger (or one whose runs never got as far as preparing a request). */
 export async function hasAttempts(c: LedgerContext): Promise<boolean> {
   const rows = await c.db.read(

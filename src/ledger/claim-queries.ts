@@ -21,9 +21,7 @@ export function admissionBase(c: LedgerContext): Statement {
   return sql`SELECT set_config('mediabatch.committed', cast((
       SELECT coalesce(sum(amount_micros - refunded_micros + CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0)
       FROM attempts WHERE batch_id = ${c.batchId}) as text), true),
-    set_config('mediabatch.open', cast(${openSlots(c)} as text), true)`.compile(
-    c.q,
-  );
+    set_config('mediabatch.open', cast(${openSlots(c)} as text), true)`.compile(c.q);
 }
 
 /**

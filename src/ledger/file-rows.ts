@@ -20,9 +20,19 @@ function savedFiles(c: LedgerContext) {
     .where('a.batch_id', '=', c.batchId);
 }
 
-export async function listFiles(c: LedgerContext): Promise<FileRecord[]> {
+export function listFiles(c: LedgerContext): Promise<FileRecord[]> {
+  return filesWhere(c);
+}
+
+/** The files recorded at one path (one, or none; a take kept elsewhere has moved on): one indexed read. */
+export function filesAt(c: LedgerContext, path: string): Promise<FileRecord[]> {
+  return filesWhere(c, c.paths.stored(path));
+}
+
+async function filesWhere(c: LedgerContext, storedPath?: string): Promise<FileRecord[]> {
   const rows = await c.db.read(
     savedFiles(c)
+      .$if(storedPath !== undefined, (query) => query.where('f.path', '=', storedPath!))
       .select([
         'f.attempt_id as attemptId',
         'f.idx',

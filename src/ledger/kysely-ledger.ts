@@ -101,6 +101,11 @@ export class KyselyLedger implements Ledger {
     this.#step((c) => writes.recordJobLost(c, id, message));
   recordJob: Steps['recordJob'] = (id, job) => this.#step((c) => writes.recordJob(c, id, job));
   listFiles: Steps['listFiles'] = () => this.#step(files.listFiles, () => []);
+  filesAt: Steps['filesAt'] = (path) =>
+    this.#step(
+      (c) => files.filesAt(c, path),
+      () => [],
+    );
   savedFileTotals: Steps['savedFileTotals'] = () =>
     this.#step(files.savedFileTotals, () => ({ bytes: 0, outputs: 0 }));
   recordFilesSaved: Steps['recordFilesSaved'] = (id, saved, item) =>
@@ -121,6 +126,7 @@ export class KyselyLedger implements Ledger {
   itemFilePaths: Steps['itemFilePaths'] = () => files.itemFilePaths(this.#c);
   priceSamples: Steps['priceSamples'] = () => this.#step(priceSamples, () => []);
   unsavedSucceeded: Steps['unsavedSucceeded'] = () => this.#step(reads.unsavedSucceeded, () => []);
+  unrefundedFailures: Steps['unrefundedFailures'] = () => this.#step(reads.unrefundedFailures, () => []);
   wroteFile: Steps['wroteFile'] = (path) =>
     this.#step(
       (c) => files.wroteFile(c, path),

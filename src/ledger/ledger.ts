@@ -255,8 +255,12 @@ export interface Ledger {
   priceSamples(): Promise<PriceSample[]>;
   /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */
   unsavedSucceeded(): Promise<AttemptRecord[]>;
+  /** Failed or canceled jobs not refunded in full, in id order (the summary view's columns). */
+  unrefundedFailures(): Promise<AttemptRecord[]>;
   /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
   wroteFile(path: string): Promise<boolean>;
+  /** The files recorded at this path, of any attempt (none, or one). */
+  filesAt(path: string): Promise<FileRecord[]>;
   /** The files each item's output stands on, with their recorded size, hash and time. */
   savedFileFacts(): AsyncIterable<SavedFileFacts>;
   /** When an attempt's files were saved, or null. */

@@ -58,9 +58,7 @@ async function keepEarlierTake(
   target: string,
 ): Promise<void> {
   if ((attempt.take ?? 1) <= 1) return;
-  const earlier = (await ledger.listFiles()).find(
-    (file) => file.path === target && file.attemptId !== attempt.id,
-  );
+  const earlier = (await ledger.filesAt(target)).find((file) => file.attemptId !== attempt.id);
   if (!earlier) return;
   const owner = await ledger.getAttempt(earlier.attemptId);
   const kept = takePath(target, owner.take ?? 1);

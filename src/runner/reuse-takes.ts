@@ -225,7 +225,7 @@ async function placeTake(
  */
 async function keepDisplaced(run: RunContext, target: string, index: TakeIndex): Promise<void> {
   const { ledger, store } = run.deps;
-  const there = (await ledger.listFiles()).find((file) => file.path === target);
+  const [there] = await ledger.filesAt(target);
   if (there === undefined) return;
   const owner = await ledger.getAttempt(there.attemptId);
   const kept = takePath(target, owner.take ?? 1);

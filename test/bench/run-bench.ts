@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds the CLI, runs every scenario against in-process sandboxes, prints one
  * table (median, min and max of the runs) and writes it, with every sample, to
- * test/bench/results.json. Pass scenario names to run only some: `writes slots scale large pace wide
+ * test/bench/results.json (a run of named scenarios to results.<names>.json, which git ignores).
+ * Pass scenario names to run only some: `writes slots scale large pace wide
  * export view gallery`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
  * test/support/s3-server.ts) and takes five to ten minutes on its own. `shared` too runs only when
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
@@ -336,8 +337,10 @@ async function main(): Promise<void> {
     details,
     table: table.split('\n'),
   };
-  writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote test/bench/results.json');
+  // A run of some scenarios writes beside the full run's file, never over it.
+  const name = wanted.size === 0 ? 'results.json' : `results.${[...wanted].join('-')}.json`;
+  writeFileSync(join(import.meta.dirname, name), `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote test/bench/${name}`);
 }
 
 main().catch((error: unknown) => {

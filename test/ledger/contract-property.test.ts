@@ -254,10 +254,16 @@ class Driven {
         .map(attempt)
         .sort((x, y) => x.requestBody.localeCompare(y.requestBody)),
       unsaved: (await l.unsavedSucceeded()).map(attempt),
+      unrefunded: (await l.unrefundedFailures()).map(attempt),
       facts: await all(l.savedFileFacts()),
       savedAt: await Promise.all(this.refs.map((made) => l.savedAt(made))),
       paths: await all(l.itemFilePaths()),
       wrote: await Promise.all((await l.listFiles()).map((file) => l.wroteFile(file.path))),
+      at: await Promise.all(
+        (await l.listFiles()).map(async (file) =>
+          (await l.filesAt(file.path)).map((each) => ({ ...each, attemptId: norm(each.attemptId) })),
+        ),
+      ),
       service: await l.service(),
       money: await l.moneyTotals(),
       lastRun: await l.lastRun(),

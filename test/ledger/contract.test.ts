@@ -491,6 +491,11 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         [2, [join(root, 'a2-0.mp4'), 's3://bucket/a2-1.mp4']],
       ]);
       expect(JSON.stringify(histories)).not.toContain('"seconds"');
+      expect(await ledger.filesAt(join(root, 'a2-0.mp4'))).toEqual([
+        expect.objectContaining({ attemptId: a2.id, idx: 0, path: join(root, 'a2-0.mp4'), sha256: 'z' }),
+      ]);
+      expect(await ledger.filesAt('s3://bucket/a2-1.mp4')).toEqual([expect.objectContaining({ idx: 1 })]);
+      expect(await ledger.filesAt(join(root, 'a2-1.mp4'))).toEqual([]);
 
       const exports = await all(ledger.itemExports(['c', 'a', 'zz', 'b']));
       expect(exports.map((each) => each.itemId)).toEqual(['c', 'a', 'zz', 'b']);

@@ -229,17 +229,22 @@ export class PostgresDatabase implements LedgerDatabase {
   async #send(client: PoolClient, statements: readonly Statement[]): Promise<StatementResult[]> {
     this.roundTrips += 1;
     this.statements += statements.length;
-    const settled = await Promise.allSettled(
-      statements.map((each) =>
+    // pg writes each statement to the socket as it is given; corked, the step goes out in one write.
+    const socket = socketOf(client);
+    socket?.cork();
+    let sent: Array<Promise<{ rows: unknown[]; rowCount: number | null }>>;
+    try {
+      sent = statements.map((each) =>
         client.query({ name: this.#nameOf(each), text: each.sql, values: each.parameters as unknown[] }),
-      ),
-    );
+      );
+    } finally {
+      socket?.uncork();
+    }
+    const settled = await Promise.allSettled(sent);
     const failed = settled.find((each) => each.status === 'rejected');
     if (failed) throw failed.reason;
     return settled.map((each) => {
-      const { rows, rowCount } = (
-        each as PromiseFulfilledResult<{ rows: unknown[]; rowCount: number | null }>
-      ).value;
+      const { rows, rowCount } = (each as PromiseFulfilledResult<Awaited<(typeof sent)[number]>>).value;
       return { rows: rows ?? [], changes: rowCount ?? 0 } as StatementResult;
     });
   }
