@@ -12,12 +12,8 @@ import { type Row, summarize } from './stats.js';
  * scenario 4 (`npm run bench -- refresh`). Each refresh runs in a child of its own
  * (gallery-refresh-child.mjs), timed from after the manifest is loaded to the page written, as
  * a run makes it: wall and CPU time, and the child's peak RSS before the refresh (Node, modules,
- * the 100,000-item manifest) and after it. Two reads of the same ledger make the same page:
- *
- * - `door`: the ledger's door as it is (src/ledger/ledger.ts), which has no read for the gallery
- *   yet: every attempt with its request body is read at once (src/batch/gallery-source.ts);
- * - `read`: the read the gallery asks for (galleryEntries), written in the child in SQL over the
- *   same SQLite file: what the page costs once the ledger offers it.
+ * the 100,000-item manifest) and after it. The page reads the ledger's itemHistories, a page
+ * of items at a time without the requests' bodies (src/batch/gallery-source.ts).
  *
  * The goal (issue): under 5 s, and no more memory than the run itself. A run ends by reading its
  * status (run-outcome.ts: the per-item read of `mediabatch status`, whose peak RSS is measured
@@ -26,7 +22,6 @@ import { type Row, summarize } from './stats.js';
  */
 
 export interface RefreshSample {
-  mode: 'door' | 'read';
   refreshMs: number;
   refreshCpuMs: number;
   rssBeforeMb: number;
@@ -36,8 +31,7 @@ export interface RefreshSample {
 }
 
 export interface RefreshRuns {
-  door: RefreshSample[];
-  read: RefreshSample[];
+  refresh: RefreshSample[];
   status: BigSample[];
   ledgerBytes: number;
 }
@@ -45,9 +39,9 @@ export interface RefreshRuns {
 const CHILD = join(import.meta.dirname, 'gallery-refresh-child.mjs');
 
 /** One refresh in a child of its own, over the built code (dist/). */
-function refreshOnce(big: BigLedger, mode: RefreshSample['mode']) {
+function refreshOnce(big: BigLedger) {
   return new Promise<RefreshSample>((resolve, reject) => {
-    const args = ['--expose-gc', CHILD, join(ROOT, 'dist'), big.manifestFile, big.ledgerPath, mode];
+    const args = ['--expose-gc', CHILD, join(ROOT, 'dist'), big.manifestFile, big.ledgerPath];
     const child = spawn(process.execPath, args, { cwd: big.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -58,10 +52,9 @@ function refreshOnce(big: BigLedger, mode: RefreshSample['mode']) {
       err += chunk.toString();
     });
     child.on('close', (code) => {
-      if (code !== 0)
-        return reject(new Error(`gallery refresh (${mode}): exit ${code}\n${err.slice(0, 4000)}`));
+      if (code !== 0) return reject(new Error(`gallery refresh: exit ${code}\n${err.slice(0, 4000)}`));
       const sample = JSON.parse(out) as RefreshSample;
-      if (sample.items !== BIG_ITEMS) return reject(new Error(`${mode}: a page of ${sample.items} items`));
+      if (sample.items !== BIG_ITEMS) return reject(new Error(`a page of ${sample.items} items`));
       resolve(sample);
     });
   });
@@ -71,12 +64,11 @@ export async function refreshRuns(runs: number, log: (line: string) => void): Pr
   log('refresh: building the 100,000-item all-done ledger of scenario 4');
   const big = await buildBigLedger();
   writeOutputs(big.ledgerPath);
-  const result: RefreshRuns = { door: [], read: [], status: [], ledgerBytes: big.ledgerBytes };
+  const result: RefreshRuns = { refresh: [], status: [], ledgerBytes: big.ledgerBytes };
   try {
     for (let i = 1; i <= runs; i += 1) {
-      log(`refresh: run ${i}/${runs}: the page through the ledger's door, with galleryEntries, and status`);
-      result.door.push(await refreshOnce(big, 'door'));
-      result.read.push(await refreshOnce(big, 'read'));
+      log(`refresh: run ${i}/${runs}: the page, and status`);
+      result.refresh.push(await refreshOnce(big));
       result.status.push(await bigCommand(big, 'status'));
     }
     return result;
@@ -107,7 +99,7 @@ function writeOutputs(ledgerPath: string): void {
 
 const SCENARIO = '14 gallery refresh 100k';
 
-export function refreshRows({ door, read, status }: RefreshRuns): Row[] {
+export function refreshRows({ refresh, status }: RefreshRuns): Row[] {
   const row = (figure: string, unit: string, digits: number, values: number[], target?: Row['target']) => ({
     scenario: SCENARIO,
     figure,
@@ -117,13 +109,13 @@ export function refreshRows({ door, read, status }: RefreshRuns): Row[] {
     ...(target ? { target } : {}),
   });
   const statusPeak = summarize(status.map((x) => x.peakRssMb)).median;
-  const figures = (label: string, samples: RefreshSample[], goals: boolean): Row[] => [
+  const figures = (label: string, samples: RefreshSample[]): Row[] => [
     row(
       `${label}: wall time`,
       's',
       2,
       samples.map((x) => x.refreshMs / 1000),
-      goals ? { op: '<', value: 5 } : undefined,
+      { op: '<', value: 5 },
     ),
     row(
       `${label}: CPU time, user + system`,
@@ -142,12 +134,11 @@ export function refreshRows({ door, read, status }: RefreshRuns): Row[] {
       'MB',
       1,
       samples.map((x) => x.peakRssMb),
-      goals ? { op: '<=', value: Math.round(statusPeak * 10) / 10 } : undefined,
+      { op: '<=', value: Math.round(statusPeak * 10) / 10 },
     ),
   ];
   return [
-    ...figures('refresh through the ledger door as it is', door, false),
-    ...figures('refresh with the galleryEntries read', read, true),
+    ...figures('refresh', refresh),
     row(
       "reference: the run's closing status (mediabatch status): peak RSS",
       'MB',
@@ -158,7 +149,7 @@ export function refreshRows({ door, read, status }: RefreshRuns): Row[] {
       'the page',
       'MB',
       1,
-      read.map((x) => x.pageBytes / 1024 / 1024),
+      refresh.map((x) => x.pageBytes / 1024 / 1024),
     ),
   ];
 }
