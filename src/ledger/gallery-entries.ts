@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { LedgerContext } from './ledger-context.js';
-import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
+import { filesOfAttempts, itemRowsOf } from './page-rows.js';
+import { nextAfter, PAGE_SIZE, type Page, paged, pagedIds } from './paging.js';
 import type { AttemptRecord, ItemState } from './records.js';
 
 /**
@@ -50,36 +51,20 @@ const HISTORY_PAGE = 500;
  */
 export function itemHistories(c: LedgerContext, ids: readonly string[]): AsyncIterable<ItemHistory> {
   return (async function* () {
-    yield* paged(c, (after: number | undefined) => historyPage(c, ids, after ?? 0));
+    yield* pagedIds(c, ids, HISTORY_PAGE, (page, wanted) => historyPage(c, page, wanted));
     const others = await idsNotIn(c, ids);
-    yield* paged(c, (after: number | undefined) => historyPage(c, others, after ?? 0));
+    yield* pagedIds(c, others, HISTORY_PAGE, (page, wanted) => historyPage(c, page, wanted));
   })();
 }
 
 async function historyPage(
   c: LedgerContext,
-  ids: readonly string[],
-  from: number,
-): Promise<Page<number, ItemHistory>> {
-  const page = ids.slice(from, from + HISTORY_PAGE);
-  const next = from + HISTORY_PAGE < ids.length ? from + HISTORY_PAGE : null;
-  if (page.length === 0) return { rows: [], next };
-  const wanted = [...new Set(page)];
-  const items = new Map<
-    string,
-    { state: ItemState; errorCode: string | null; errorMessage: string | null }
-  >();
-  for (const row of await c.db.read(
-    c.q
-      .selectFrom('items')
-      .select(['item_id as itemId', 'state', 'error_code as errorCode', 'error_message as errorMessage'])
-      .where('batch_id', '=', c.batchId)
-      .where(c.db.sql.inList('item_id', wanted))
-      .compile(),
-  ))
-    items.set(row.itemId, row);
+  page: readonly string[],
+  wanted: readonly string[],
+): Promise<ItemHistory[]> {
+  const items = await itemRowsOf(c, wanted);
   const attempts = await attemptsOf(c, wanted);
-  const rows = page.map((itemId): ItemHistory => {
+  return page.map((itemId): ItemHistory => {
     const item = items.get(itemId);
     return {
       itemId,
@@ -89,7 +74,6 @@ async function historyPage(
       attempts: attempts.get(itemId) ?? [],
     };
   });
-  return { rows, next };
 }
 
 /** These items' attempts by seq, each with its files' paths in index order. */
@@ -124,7 +108,7 @@ async function attemptsOf(
       .orderBy('seq')
       .compile(),
   );
-  const files = await filePaths(
+  const files = await filesOfAttempts(
     c,
     rows.map((row) => row.id),
   );
@@ -135,34 +119,13 @@ async function attemptsOf(
       ...row,
       take: Number(row.take ?? 1),
       filesSaved: saved === 1 || saved === true,
-      files: files.get(row.id) ?? [],
+      files: (files.get(row.id) ?? []).map((file) => file.path),
     };
     const own = byItem.get(row.itemId);
     if (own) own.push(attempt);
     else byItem.set(row.itemId, [attempt]);
   }
   return byItem;
-}
-
-async function filePaths(c: LedgerContext, attemptIds: readonly number[]): Promise<Map<number, string[]>> {
-  const byAttempt = new Map<number, string[]>();
-  if (attemptIds.length === 0) return byAttempt;
-  const rows = await c.db.read(
-    c.q
-      .selectFrom('files')
-      .select(['attempt_id as attemptId', 'path'])
-      .where(c.db.sql.inList('attempt_id', attemptIds))
-      .orderBy('attempt_id')
-      .orderBy('idx')
-      .compile(),
-  );
-  for (const row of rows) {
-    const own = byAttempt.get(row.attemptId);
-    const path = c.paths.absolute(row.path);
-    if (own) own.push(path);
-    else byAttempt.set(row.attemptId, [path]);
-  }
-  return byAttempt;
 }
 
 /** The items the ledger knows (a row, or only attempts) that `ids` does not name, in id order. */

@@ -2,20 +2,20 @@ import { sql } from 'kysely';
 import {
   type ExportAttemptRow,
   ExportedItem,
-  type ExportItemRow,
   FileRow,
   ItemAttempts,
   type ItemExport,
   savedStanding,
 } from './export-rows.js';
 import type { LedgerContext } from './ledger-context.js';
-import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
+import { type AttemptFileRow, filesOfAttempts, itemRowsOf } from './page-rows.js';
+import { nextAfter, PAGE_SIZE, type Page, paged, pagedIds } from './paging.js';
 
 export type { ItemExport, SavedFile } from './export-rows.js';
 
 /** The ids a page at a time, each page's items, attempts and standing files read by three statements. */
 export function itemExports(c: LedgerContext, ids: readonly string[]): AsyncIterable<ItemExport> {
-  return paged(c, (after: number | undefined) => exportPage(c, ids, after ?? 0));
+  return pagedIds(c, ids, EXPORT_PAGE, (page, wanted) => exportPage(c, page, wanted));
 }
 
 /**
@@ -27,33 +27,19 @@ const EXPORT_PAGE = 500;
 
 async function exportPage(
   c: LedgerContext,
-  ids: readonly string[],
-  from: number,
-): Promise<Page<number, ItemExport>> {
-  const page = ids.slice(from, from + EXPORT_PAGE);
-  const next = from + EXPORT_PAGE < ids.length ? from + EXPORT_PAGE : null;
-  if (page.length === 0) return { rows: [], next };
-  const wanted = [...new Set(page)];
-  const items = new Map<string, ExportItemRow>();
-  for (const row of await c.db.read(
-    c.q
-      .selectFrom('items')
-      .select(['item_id as itemId', 'state', 'error_code as errorCode'])
-      .where('batch_id', '=', c.batchId)
-      .where(c.db.sql.inList('item_id', wanted))
-      .compile(),
-  ))
-    items.set(row.itemId, row);
+  page: readonly string[],
+  wanted: readonly string[],
+): Promise<ItemExport[]> {
+  const items = await itemRowsOf(c, wanted);
   const attempts = await attemptsOf(c, wanted);
-  const files = await filesOf(
+  const files = await filesOfAttempts(
     c,
     [...attempts.values()].flatMap((each) => savedStanding(each) ?? []),
   );
-  const rows = page.map((id) => {
+  return page.map((id) => {
     const own = attempts.get(id);
-    return new ExportedItem(id, items.get(id), own, files.get(savedStanding(own) ?? -1) ?? []);
+    return new ExportedItem(id, items.get(id), own, filesOfExport(files.get(savedStanding(own) ?? -1)));
   });
-  return { rows, next };
 }
 
 /** Each item's attempts added up, and the one that stands for it. */
@@ -86,25 +72,9 @@ async function attemptsOf(c: LedgerContext, itemIds: readonly string[]): Promise
   return byItem;
 }
 
-/** These attempts' files, in index order. */
-async function filesOf(c: LedgerContext, attemptIds: readonly number[]): Promise<Map<number, FileRow[]>> {
-  const byAttempt = new Map<number, FileRow[]>();
-  if (attemptIds.length === 0) return byAttempt;
-  const rows = await c.db.read(
-    c.q
-      .selectFrom('files')
-      .select(['attempt_id as attemptId', 'idx', 'path', 'sha256', 'bytes'])
-      .where(c.db.sql.inList('attempt_id', attemptIds))
-      .orderBy('attempt_id')
-      .orderBy('idx')
-      .compile(),
-  );
-  for (const row of rows) {
-    const own = byAttempt.get(row.attemptId) ?? [];
-    byAttempt.set(row.attemptId, own);
-    own.push(new FileRow(row.idx, c.paths.absolute(row.path), row.sha256, Number(row.bytes)));
-  }
-  return byAttempt;
+/** An attempt's files as export writes them. */
+function filesOfExport(files: readonly AttemptFileRow[] | undefined): FileRow[] {
+  return (files ?? []).map((file) => new FileRow(file.idx, file.path, file.sha256, file.bytes));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { LedgerContext } from './ledger-context.js';
+import { itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 import type { ItemState } from './records.js';
 
@@ -49,24 +50,6 @@ interface PerItem {
   lastTake: number | null;
 }
 
-/** The page's items' rows, by id (an item only attempts know has none). */
-async function itemRowsOf(c: LedgerContext, page: readonly PerItem[]) {
-  const rows = await c.db.read(
-    c.q
-      .selectFrom('items')
-      .select(['item_id as itemId', 'state', 'error_code as errorCode', 'error_message as errorMessage'])
-      .where('batch_id', '=', c.batchId)
-      .where(
-        c.db.sql.inList(
-          'item_id',
-          page.map((row) => row.itemId),
-        ),
-      )
-      .compile(),
-  );
-  return new Map(rows.map((row) => [row.itemId, row]));
-}
-
 /** The job of each item's newest attempt that has one, by that attempt's id. */
 async function jobsOf(c: LedgerContext, page: readonly PerItem[]): Promise<Map<number, string | null>> {
   const ids = page.flatMap((row) => (row.jobAttempt === null ? [] : [row.jobAttempt]));
@@ -107,7 +90,10 @@ async function attemptedPage(
       .limit(PAGE_SIZE)
       .compile(),
   );
-  const items = await itemRowsOf(c, rows);
+  const items = await itemRowsOf(
+    c,
+    rows.map((row) => row.itemId),
+  );
   const jobs = await jobsOf(c, rows);
   const takes = await takesOf(
     c,

@@ -68,3 +68,21 @@ class Pages<K, R> implements AsyncIterator<R> {
 export function nextAfter<K>(keys: readonly K[]): K | null {
   return keys.length < PAGE_SIZE ? null : keys[keys.length - 1]!;
 }
+
+/**
+ * Given ids walked `size` at a time, in their order (repeats kept): `read` makes a page's rows
+ * from its ids and the same without repeats.
+ */
+export function pagedIds<R>(
+  c: LedgerContext,
+  ids: readonly string[],
+  size: number,
+  read: (page: readonly string[], wanted: readonly string[]) => Promise<R[]>,
+): AsyncIterable<R> {
+  return paged(c, async (after: number | undefined) => {
+    const from = after ?? 0;
+    const page = ids.slice(from, from + size);
+    const next = from + size < ids.length ? from + size : null;
+    return { rows: page.length === 0 ? [] : await read(page, [...new Set(page)]), next };
+  });
+}
