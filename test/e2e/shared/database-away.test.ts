@@ -20,7 +20,9 @@ describe.skipIf(skipPostgresTests)('a shared ledger whose database is away, new,
       const name = 'db-away';
       const items = Array.from({ length: 8 }, (_, i) => `  - {id: w${i}, prompt: scene ${i}}`);
       const p = project(name, `${manifestYaml(name, 'concurrency: 3\n')}items:\n${items.join('\n')}\n`);
-      const env = { ...cliEnv(sandbox), MEDIABATCH_LEDGER_WAIT_SECONDS: '2' };
+      // The stopped run cannot let its leases go (its database is gone): the re-run takes its items
+      // once they lapse, so a short lease keeps that wait short.
+      const env = { ...cliEnv(sandbox), MEDIABATCH_LEDGER_WAIT_SECONDS: '2', MEDIABATCH_LEASE_SECONDS: '3' };
       const args = ['run', p.manifest, '--ledger', url, '--poll-interval', '0.2'];
       try {
         const run = spawnCli(args, { cwd: p.dir, env, timeoutMs: 60_000 });
