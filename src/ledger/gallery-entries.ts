@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ATTEMPT_COLUMNS } from './attempt-reads.js';
 import type { LedgerContext } from './ledger-context.js';
 import { filesOfAttempts, itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged, pagedIds } from './paging.js';
@@ -76,6 +77,10 @@ async function historyPage(
   });
 }
 
+/** An attempt's columns the page shows: not what it sent (body, hash, variables), nor take (added as read). */
+const HIDDEN = /^(request_body|request_hash|reserved_micros|http_code|expires_at|answered_at|take|vars)\b/;
+const SHOWN = ATTEMPT_COLUMNS.filter((column) => !HIDDEN.test(column));
+
 /** These items' attempts by seq, each with its files' paths in index order. */
 async function attemptsOf(
   c: LedgerContext,
@@ -84,24 +89,7 @@ async function attemptsOf(
   const rows = await c.db.read(
     c.q
       .selectFrom('attempts')
-      .select([
-        'id',
-        'item_id as itemId',
-        'seq',
-        'idempotency_key as idempotencyKey',
-        'state',
-        'http_status as httpStatus',
-        'job_id as jobId',
-        'job_status as jobStatus',
-        'amount_micros as amountMicros',
-        'refunded_micros as refundedMicros',
-        'error_code as errorCode',
-        'error_message as errorMessage',
-        'files_saved as filesSaved',
-        'created_at as createdAt',
-        'completed_at as completedAt',
-        c.column('attempts', 'take', 'take', 1).as('take'),
-      ])
+      .select([...SHOWN, c.column('attempts', 'take', 'take', 1).as('take')])
       .where('batch_id', '=', c.batchId)
       .where(c.db.sql.inList('item_id', itemIds))
       .orderBy('item_id')
