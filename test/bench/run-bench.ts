@@ -82,6 +82,7 @@ function build(): number {
   const started = performance.now();
   const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
   node(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+  node(['scripts/bundle-cli.mjs']);
   return performance.now() - started;
 }
 

@@ -10,4 +10,6 @@ export default function setup(): void {
   execFileSync('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
+  // The command as it ships: one bundled file (scripts/bundle-cli.mjs).
+  execFileSync('node', ['scripts/bundle-cli.mjs'], { stdio: 'inherit' });
 }
