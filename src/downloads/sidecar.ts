@@ -3,7 +3,7 @@
  * job and cost produced the file, so a folder of videos keeps its story when it is copied away.
  * Everything in it comes from the ledger, so a deleted sidecar is rewritten identically on a re-run.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { formatUsd, type Micros } from '../money.js';
 import { writeFileAtomically } from './write-atomically.js';
 
@@ -84,9 +84,21 @@ export async function ensureSidecars(
   for (const file of files) {
     const path = sidecarPathFor(file.path);
     const text = renderSidecar(facts, file);
-    if (!options.fresh && (await readFile(path, 'utf8').catch(() => null)) === text) continue;
+    if (!options.fresh && sidecarText(path) === text) continue;
     await writeFileAtomically(path, text, options.syncFolder === false ? { syncFolder: false } : {});
     written += 1;
   }
   return written;
+}
+
+/**
+ * What a sidecar holds now, or null. Read synchronously: a sidecar is a few kB, and a re-run
+ * reads one per saved file, where a promise's open, stat, read and close cost more than the read.
+ */
+function sidecarText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { TEMP_SUFFIX } from './save-file.js';
@@ -17,14 +18,32 @@ export async function savedFileState(
   bytes: number,
   sha256: string,
 ): Promise<'intact' | 'missing' | 'altered'> {
+  let info: Stats | undefined;
   try {
-    const info = await stat(path);
-    if (!info.isFile()) return 'missing';
-    if (info.size !== bytes) return 'altered';
+    info = statSync(path, { throwIfNoEntry: false });
   } catch {
     return 'missing';
   }
-  return (await sha256Of(path, bytes)) === sha256 ? 'intact' : 'altered';
+  if (!info?.isFile()) return 'missing';
+  if (info.size !== bytes) return 'altered';
+  const content = bytes <= SMALL_FILE ? smallFileSha256(path) : await sha256Of(path, bytes);
+  return content === sha256 ? 'intact' : 'altered';
+}
+
+/**
+ * Files up to this size are stat'ed and read synchronously: a re-run checks every saved file,
+ * and for a small one the promises' round trips through the thread pool cost more than the read
+ * (docs/performance.md); a large one is read a chunk at a time without holding the loop.
+ */
+const SMALL_FILE = 1 << 20;
+
+/** A small file's SHA-256; '' when it cannot be read (then it differs). */
+function smallFileSha256(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return '';
+  }
 }
 
 /** Read at most this much at a time. */
