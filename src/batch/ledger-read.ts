@@ -7,7 +7,8 @@ import { priceTable } from '../report/cost-estimate.js';
 import { planSourceOf } from '../report/plan-source.js';
 import type { PlanReads } from '../report/plan-streamed.js';
 import type { LedgerNote } from '../report/render-text.js';
-import { type LedgerView, type StatusReads, summarizeView } from '../report/status-report.js';
+import type { StatusReads } from '../report/status-report.js';
+import { type LedgerView, summarizeView } from '../report/status-view.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 

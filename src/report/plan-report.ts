@@ -26,7 +26,8 @@ import {
   walkItems,
 } from './plan-walk.js';
 import { shownFrom } from './shown-path.js';
-import { expiryWarnings, type FileCheckMode, type LedgerView } from './status-report.js';
+import { expiryWarnings, type FileCheckMode } from './status-report.js';
+import type { LedgerView } from './status-view.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';

@@ -5,7 +5,7 @@ import type { ReusableTake } from '../ledger/reused-take.js';
 import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';
 import type { FileProblems } from './file-problems.js';
-import { type LedgerView, unsavedOf } from './status-report.js';
+import { type LedgerView, unsavedOf } from './status-view.js';
 
 /**
  * What the plan is computed from besides the manifest. `plan` reads it from SQLite, one row per

@@ -13,13 +13,8 @@ import { parseUsdStrict } from '../../src/money.js';
 import { pricesSeen, priceTable } from '../../src/report/cost-estimate.js';
 import { buildPlanReport } from '../../src/report/plan-report.js';
 import { buildPlanStreamed } from '../../src/report/plan-streamed.js';
-import {
-  buildStatusReport,
-  buildStatusStreamed,
-  type LedgerView,
-  summarizeView,
-  unsavedOf,
-} from '../../src/report/status-report.js';
+import { buildStatusReport, buildStatusStreamed } from '../../src/report/status-report.js';
+import { type LedgerView, summarizeView, unsavedOf } from '../../src/report/status-view.js';
 import { buildRequestBody, requestHash } from '../../src/runner/request.js';
 import { finished, LedgerBuilder, ledgerPath, project } from '../e2e/commands/fixtures.js';
 

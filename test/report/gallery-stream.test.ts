@@ -8,7 +8,8 @@ import { buildGallery, type GalleryOptions } from '../../src/report/gallery/mode
 import { renderGallery } from '../../src/report/gallery/page.js';
 import { type DataPart, pageLayout, streamGallery } from '../../src/report/gallery/page-stream.js';
 import { attemptHistory } from '../../src/report/render-text.js';
-import { buildStatusReport, type LedgerView, summarizeView } from '../../src/report/status-report.js';
+import { buildStatusReport } from '../../src/report/status-report.js';
+import { type LedgerView, summarizeView } from '../../src/report/status-view.js';
 import { attempt, item, manifest, record } from './records.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AttemptRecord, ItemState } from '../../ledger/records.js';
 import type { HistoryAttempt } from '../render-text.js';
-import type { LedgerView } from '../status-report.js';
+import type { LedgerView } from '../status-view.js';
 import type { TakeAttempt } from './model.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { AttemptRecord, ItemState } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
-import { type LedgerView, type StatusReport, takesOf } from '../status-report.js';
+import type { StatusReport } from '../status-report.js';
+import { type LedgerView, takesOf } from '../status-view.js';
 import { fileHref, showValue } from './escape.js';
 import { type CardGroup, type GalleryKeeper, groupCards, STATE_ORDER } from './groups.js';
 
