@@ -72,6 +72,20 @@ describe('renderSidecar', () => {
     );
   });
 
+  it('says whether the take is kept once a keeper is chosen, and nothing before (null or absent)', () => {
+    const kept = (facts: SidecarFacts) => (JSON.parse(renderSidecar(facts, file)) as { kept?: boolean }).kept;
+    expect(kept({ ...FACTS, kept: true })).toBe(true);
+    expect(kept({ ...FACTS, kept: false })).toBe(false);
+    expect(renderSidecar({ ...FACTS, kept: null }, file)).toBe(renderSidecar(FACTS, file));
+    expect(renderSidecar(FACTS, file)).not.toContain('"kept"');
+    // Just after the take, before the prompt.
+    expect(Object.keys(JSON.parse(renderSidecar({ ...FACTS, kept: true }, file))).slice(3, 6)).toEqual([
+      'take',
+      'kept',
+      'prompt',
+    ]);
+  });
+
   it('gives the prompt only when the request has a text one', () => {
     const prompt = (requestBody: string) =>
       (JSON.parse(renderSidecar({ ...FACTS, requestBody }, file)) as { prompt: unknown }).prompt;

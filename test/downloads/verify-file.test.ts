@@ -123,3 +123,34 @@ describe('removeTempFiles', () => {
     expect(await removeTempFiles(join(tempDir(), 'none'))).toBe(0);
   });
 });
+
+describe('savedFileState on files of every size', () => {
+  const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+  it('reads small and large files whole: one byte changed anywhere is altered, the same bytes intact', async () => {
+    const dir = tempDir('mediabatch-verify-sizes-');
+    try {
+      // Below, at and above the 1 MiB a small file is read in one go, and over two 1 MiB chunks.
+      for (const size of [0, 1, 1 << 20, (1 << 20) + 1, (2 << 20) + 5]) {
+        const bytes = Buffer.alloc(size, 7);
+        if (size > 0) bytes[size - 1] = 9;
+        const path = join(dir, `f${size}.mp4`);
+        writeFileSync(path, bytes);
+        expect(await savedFileState(path, size, sha(bytes)), `${size} bytes`).toBe('intact');
+        if (size === 0) continue;
+        const other = Buffer.from(bytes);
+        other[size - 1] = 8;
+        writeFileSync(path, other);
+        expect(await savedFileState(path, size, sha(bytes)), `${size} bytes, last changed`).toBe('altered');
+        other[size - 1] = 9;
+        other[0] = 6;
+        writeFileSync(path, other);
+        expect(await savedFileState(path, size, sha(bytes)), `${size} bytes, first changed`).toBe('altered');
+      }
+      expect(await savedFileState(join(dir, 'none.mp4'), 1, sha(Buffer.alloc(1)))).toBe('missing');
+      expect(await savedFileState(dir, 1, sha(Buffer.alloc(1)))).toBe('missing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
