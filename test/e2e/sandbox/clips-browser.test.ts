@@ -122,18 +122,23 @@ async function seeClip(page: Page, bytes: Buffer, tileLater: [number, number]): 
         return [...context.getImageData(x, y, 1, 1).data.subarray(0, 3)] as Rgb;
       };
       const lowerRight = [Math.floor(video.videoWidth * 0.75), Math.floor(video.videoHeight * 0.75)] as const;
+      // Each read waits for its frame to be presented: 'seeked' alone can come before the decoder
+      // hands the frame over on a busy machine, and a canvas drawn then is black. The first frame
+      // is sought too (to 0), so it waits the same way (bounded, should the callback not come).
+      const showFrameAt = async (seconds: number) => {
+        const seeked = event('seeked');
+        const presented = new Promise<void>((resolve) => {
+          video.requestVideoFrameCallback(() => resolve());
+          setTimeout(resolve, 3000);
+        });
+        video.currentTime = seconds;
+        await seeked;
+        await presented;
+      };
+      await showFrameAt(0);
       const background = pixel(...lowerRight);
       const tileAtStart = pixel(2, 2);
-      const seeked = event('seeked');
-      // The frame at 1 s must be the one presented before the canvas reads it: 'seeked' alone can
-      // come before the decoder hands it over on a busy machine (bounded, should the callback not come).
-      const presented = new Promise<void>((resolve) => {
-        video.requestVideoFrameCallback(() => resolve());
-        setTimeout(resolve, 3000);
-      });
-      video.currentTime = 1;
-      await seeked;
-      await presented;
+      await showFrameAt(1);
       return {
         readyState: video.readyState,
         width: video.videoWidth,
