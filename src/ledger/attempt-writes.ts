@@ -1,5 +1,5 @@
-import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
-import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
+import { sql } from 'kysely';
+import { ATTEMPT_COLUMNS, toAttempt } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
 import { type ItemUpdate, putItemsStatements } from './item-rows.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -10,122 +10,10 @@ import {
   jobDetail,
   LOST_JOB_STATUS,
 } from './records.js';
-import { attemptEventOf, eventOf, whereAttempt } from './runs-and-events.js';
-import type { Tables } from './tables.js';
+import { attemptEventOf, eventOf } from './runs-and-events.js';
+import { StatementShape } from './statement-shape.js';
 
-/** Every change to an attempt: prepared before its POST, then answered, then followed. */
-
-export interface NewAttempt {
-  itemId: string;
-  seq: number;
-  idempotencyKey: string;
-  requestBody: string;
-  requestHash: string;
-  reservedMicros: number;
-  /** Default 1; a redo prepares the next take. */
-  take?: number;
-  /** The item's template variables as JSON text, or null. */
-  vars?: string | null;
-}
-
-/**
- * What a shared ledger's admission adds to an attempt's statements (claims.ts): the attempt is
- * written only where `admitIf` holds as its statement runs, and its item takes this runner's lease.
- */
-export interface Admit {
-  admitIf: RawBuilder<boolean>;
-  lease: { claimed_by: string; lease_until: RawBuilder<unknown> };
-}
-
-/**
- * An attempt's row, its item in flight with the request its latest attempt sends (the same hash,
- * except for an item whose max_cost_usd alone changed, which takes the new one), and its event,
- * each written only if the attempt is. A key already in a shared ledger (a step run again after
- * a lost connection whose COMMIT went through) adds nothing; SQLite refuses it (UNIQUE), as it
- * never runs a step twice.
- */
-export function prepareStatements(c: LedgerContext, attempt: NewAttempt, admit?: Admit): Statement[] {
-  const at = c.at();
-  const values = {
-    batch_id: c.batchId,
-    item_id: attempt.itemId,
-    seq: attempt.seq,
-    idempotency_key: attempt.idempotencyKey,
-    request_body: attempt.requestBody,
-    request_hash: attempt.requestHash,
-    reserved_micros: attempt.reservedMicros,
-    state: 'prepared' as const,
-    created_at: at,
-    take: attempt.take ?? 1,
-    vars: attempt.vars ?? null,
-  };
-  const columns = Object.keys(values) as Array<keyof typeof values>;
-  const insert = admit
-    ? c.q
-        .insertInto('attempts')
-        .columns(columns)
-        .expression(
-          c.q.selectNoFrom(columns.map((column) => sql`${values[column]}`.as(column))).where(admit.admitIf),
-        )
-    : c.q.insertInto('attempts').values(values);
-  const guarded =
-    c.kind === 'postgres'
-      ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
-      : insert;
-  const detail = {
-    seq: attempt.seq,
-    reserved: attempt.reservedMicros,
-    ...(attempt.take && attempt.take > 1 ? { take: attempt.take } : {}),
-  };
-  const written = { key: attempt.idempotencyKey };
-  const item = c.q
-    .updateTable('items')
-    .set({ state: 'in_flight', request_hash: attempt.requestHash, updated_at: at, ...admit?.lease })
-    .where('batch_id', '=', c.batchId)
-    .where('item_id', '=', attempt.itemId);
-  const event = attemptEventOf(c, written, 'attempt_prepared', detail, (eb) =>
-    eb('attempts.created_at', '=', at),
-  );
-  // Admitted, the item is claimed first, under the condition the insert then meets again (a
-  // claim changes nothing it reads): neither is written without the other.
-  if (admit)
-    return [item.where(admit.admitIf).compile(), guarded.returning(ATTEMPT_COLUMNS).compile(), event];
-  const exists = (eb: ExpressionBuilder<Tables, 'items'>) =>
-    eb.exists(eb.selectFrom('attempts').select('id').where(whereAttempt(c, written)));
-  return [guarded.returning(ATTEMPT_COLUMNS).compile(), item.where(exists).compile(), event];
-}
-
-/** The attempts prepareStatements wrote, in the order asked (a key found already is read back). */
-export async function preparedOf(
-  c: LedgerContext,
-  attempts: readonly NewAttempt[],
-  inserted: readonly unknown[],
-): Promise<AttemptRecord[]> {
-  const byKey = new Map(inserted.map((row) => [(row as AttemptRecord).idempotencyKey, row]));
-  const records: AttemptRecord[] = [];
-  for (const attempt of attempts) {
-    const row = byKey.get(attempt.idempotencyKey);
-    records.push(row ? toAttempt(row) : await getAttempt(c, { key: attempt.idempotencyKey }));
-  }
-  return records;
-}
-
-/** Several attempts made durable together, each before its own POST (write-ahead). */
-export async function prepareAttempts(
-  c: LedgerContext,
-  attempts: readonly NewAttempt[],
-): Promise<AttemptRecord[]> {
-  if (attempts.length === 0) return [];
-  const results = await c.db.batch(
-    attempts.flatMap((attempt) => prepareStatements(c, attempt)),
-    'durable',
-  );
-  return preparedOf(
-    c,
-    attempts,
-    results.filter((_, n) => n % 3 === 0).flatMap((result) => result.rows),
-  );
-}
+/** Every change to an attempt after its POST (attempt-prepare.ts writes it before): answered, followed, lost, imported. */
 
 /** A job's columns as the service told them (the shared ledger keeps its creation time too). */
 function jobColumns(c: LedgerContext, job: JobSnapshot) {
@@ -144,19 +32,89 @@ function jobColumns(c: LedgerContext, job: JobSnapshot) {
   };
 }
 
+/** What an answer or a later view writes to an attempt (each form sets only its own columns). */
+interface AnswerValues {
+  id: number;
+  state: 'accepted' | 'rejected';
+  reserved_micros: number;
+  http_status: number | null;
+  http_code: string | null;
+  at: string;
+  job_id: string | null;
+  job_status: string | null;
+  amount_micros: number;
+  refunded_micros: number;
+  error_code: string | null;
+  error_message: string | null;
+  expires_at: string | null;
+  completed_at: string | null;
+  job_created_at: string | null;
+}
+
+/** accepted: the job, answered once; rejected: an HTTP error; job: a later view of the job. */
+type AnswerForm = 'accepted' | 'rejected' | 'job';
+
+const answerRow = new StatementShape((c, v: AnswerValues, form: AnswerForm) => {
+  const job = {
+    job_id: v.job_id,
+    job_status: v.job_status,
+    amount_micros: v.amount_micros,
+    refunded_micros: v.refunded_micros,
+    error_code: v.error_code,
+    error_message: v.error_message,
+    expires_at: v.expires_at,
+    completed_at: v.completed_at,
+    // The shared ledger keeps the job's creation time too.
+    ...(c.kind === 'postgres'
+      ? { job_created_at: sql<string>`coalesce(${v.job_created_at}, job_created_at)` }
+      : {}),
+  };
+  const answer = { state: v.state, reserved_micros: v.reserved_micros, http_status: v.http_status };
+  const set = {
+    accepted: { ...answer, answered_at: sql<string>`coalesce(answered_at, ${v.at})`, ...job },
+    rejected: {
+      ...answer,
+      http_code: v.http_code,
+      error_code: v.error_code,
+      error_message: v.error_message,
+      answered_at: v.at,
+    },
+    job,
+  }[form];
+  return c.q.updateTable('attempts').set(set).where('id', '=', v.id).returning(ATTEMPT_COLUMNS);
+});
+
+/** The values of an answer: a job as the service told it, or none. */
+function answerValues(c: LedgerContext, attemptId: number, job: JobSnapshot | null): AnswerValues {
+  return {
+    id: attemptId,
+    state: 'accepted',
+    reserved_micros: 0,
+    http_status: null,
+    http_code: null,
+    at: c.at(),
+    job_id: job?.jobId ?? null,
+    job_status: job?.status ?? null,
+    amount_micros: job?.amountMicros ?? 0,
+    refunded_micros: job?.refundedMicros ?? 0,
+    error_code: job?.errorCode ?? null,
+    error_message: job?.errorMessage ?? null,
+    expires_at: job?.expiresAt ?? null,
+    completed_at: job?.completedAt ?? null,
+    job_created_at: job?.createdAt ?? null,
+  };
+}
+
 /** One UPDATE of an attempt returning it whole, after the event that tells of it. */
 async function answered(
   c: LedgerContext,
-  attemptId: number,
-  set: Record<string, unknown>,
+  values: AnswerValues,
+  form: AnswerForm,
   event: Statement,
 ): Promise<AttemptRecord> {
-  const [, updated] = await c.db.batch([
-    event,
-    c.q.updateTable('attempts').set(set).where('id', '=', attemptId).returning(ATTEMPT_COLUMNS).compile(),
-  ]);
+  const [, updated] = await c.db.batch([event, answerRow.bind(c, values, form)]);
   const row = updated!.rows[0];
-  if (!row) throw new Error(`the ledger has no attempt ${attemptId}`);
+  if (!row) throw new Error(`the ledger has no attempt ${values.id}`);
   return toAttempt(row);
 }
 
@@ -167,14 +125,8 @@ export function recordAccepted(
   httpStatus: number | null,
   job: JobSnapshot,
 ): Promise<AttemptRecord> {
-  const set = {
-    state: 'accepted',
-    reserved_micros: 0,
-    http_status: httpStatus,
-    answered_at: sql`coalesce(answered_at, ${c.at()})`,
-    ...jobColumns(c, job),
-  };
-  return answered(c, attemptId, set, attemptEventOf(c, attemptId, 'job_accepted', jobDetail(job)));
+  const values = { ...answerValues(c, attemptId, job), http_status: httpStatus };
+  return answered(c, values, 'accepted', attemptEventOf(c, attemptId, 'job_accepted', jobDetail(job)));
 }
 
 /** The service refused the request with an HTTP error: no job, no charge, reservation released. */
@@ -185,26 +137,23 @@ export function recordRejected(
   code: string | null,
   message: string,
 ): Promise<AttemptRecord> {
-  const set = {
+  const values: AnswerValues = {
+    ...answerValues(c, attemptId, null),
     state: 'rejected',
-    reserved_micros: 0,
     http_status: httpStatus,
     http_code: code,
     error_code: code,
     error_message: message,
-    answered_at: c.at(),
   };
   const event = attemptEventOf(c, attemptId, 'attempt_rejected', { status: httpStatus, code });
-  return answered(c, attemptId, set, event);
+  return answered(c, values, 'rejected', event);
 }
 
 /** A later view of an accepted job (status, refund, expiry); an event only when its status changes. */
 export function recordJob(c: LedgerContext, attemptId: number, job: JobSnapshot): Promise<AttemptRecord> {
   const detail = { status: job.status, error: job.errorCode };
-  const event = attemptEventOf(c, attemptId, 'job_status', detail, (eb) =>
-    eb.or([eb('attempts.job_status', 'is', null), eb('attempts.job_status', '<>', job.status)]),
-  );
-  return answered(c, attemptId, jobColumns(c, job), event);
+  const event = attemptEventOf(c, attemptId, 'job_status', detail, { statusNot: job.status });
+  return answered(c, answerValues(c, attemptId, job), 'job', event);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { NewAttempt } from './attempt-writes.js';
+import type { NewAttempt } from './attempt-prepare.js';
 import type { Statement } from './dialect/database.js';
 import { leaseUntil, unleased } from './leases.js';
 import type { Admission } from './ledger.js';

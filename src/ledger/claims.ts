@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
+import { type NewAttempt, preparedOf, prepareStatements } from './attempt-prepare.js';
 import { ATTEMPT_COLUMNS } from './attempt-reads.js';
-import { type NewAttempt, preparedOf, prepareStatements } from './attempt-writes.js';
 import { admissionBase, admissionOf, claimFree, inUseAfter, latestSeq, lockItems } from './claim-queries.js';
 import { currentQuery, numbers } from './definitions.js';
 import { leaseUntil, unleased } from './leases.js';
@@ -10,8 +10,6 @@ import * as looks from './looks.js';
 import type { AttemptRecord } from './records.js';
 
 /** The verdict the step's admission of an attempt kept (claims.prepare). */
-const ADMITTED = sql<boolean>`current_setting('mediabatch.verdict') = 'admit'`;
-
 /**
  * The leases of one runner on a shared (PostgreSQL) ledger (ledger.ts, RunnerClaims), each step
  * one round trip. An item is worked by the runner that holds its lease.
@@ -54,7 +52,6 @@ export class LeaseClaims implements RunnerClaims {
       if (attempts.length === 0)
         return { admitted: [], elsewhere: [], noRoom: [], redefined: await this.#redefined(admission) };
       const keys = attempts.map((attempt) => attempt.idempotencyKey);
-      const lease = { claimed_by: this.runnerId, lease_until: leaseUntil(this.leaseMs) };
       const each = attempts.map((attempt) => {
         const verdict = admissionOf(c, this.runnerId, attempt, admission, keys);
         // Judged once, kept for the claim and the insert after it (a setting local to the step).
@@ -66,7 +63,7 @@ export class LeaseClaims implements RunnerClaims {
             (SELECT revision FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1) AS revision`.compile(
             c.q,
           ),
-          ...prepareStatements(c, attempt, { admitIf: ADMITTED, lease }),
+          ...prepareStatements(c, attempt, { runnerId: this.runnerId, leaseMs: this.leaseMs }),
         ];
       });
       const head = [c.db.sql.lockBatch(c.q, c.batchId)!, admissionBase(c), lockItems(c, attempts)];

@@ -5,7 +5,15 @@ import { type ItemUpdate, itemStateStatements } from './item-rows.js';
 import type { LedgerContext } from './ledger-context.js';
 import { nextAfter, PAGE_SIZE, paged } from './paging.js';
 import type { FileRecord } from './records.js';
-import { type AttemptRef, attemptEventOf, whereAttempt } from './runs-and-events.js';
+import {
+  type AttemptBy,
+  type AttemptKey,
+  type AttemptRef,
+  attemptEventOf,
+  attemptKey,
+  byAttempt,
+} from './runs-and-events.js';
+import { StatementShape } from './statement-shape.js';
 
 /**
  * The files table: every saved output, by attempt and index. A path is stored relative to the
@@ -112,6 +120,51 @@ export async function savedAt(c: LedgerContext, attemptId: number): Promise<stri
   return (row?.at as string | null | undefined) ?? null;
 }
 
+/** A saved file's row; one saved again replaces it. */
+const fileRow = new StatementShape(
+  (
+    c,
+    v: AttemptKey & {
+      idx: number;
+      path: string;
+      bytes: number;
+      sha256: string;
+      saved_at: string;
+      mtime_ms: number | null;
+    },
+    by: AttemptBy,
+  ) =>
+    c.q
+      .insertInto('files')
+      .values({
+        attempt_id: c.q.selectFrom('attempts').select('id').where(byAttempt(v, by)),
+        idx: v.idx,
+        path: v.path,
+        bytes: v.bytes,
+        sha256: v.sha256,
+        saved_at: v.saved_at,
+        mtime_ms: v.mtime_ms,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['attempt_id', 'idx']).doUpdateSet((eb) => ({
+          path: eb.ref('excluded.path'),
+          bytes: eb.ref('excluded.bytes'),
+          sha256: eb.ref('excluded.sha256'),
+          saved_at: eb.ref('excluded.saved_at'),
+          mtime_ms: eb.ref('excluded.mtime_ms'),
+        })),
+      ),
+);
+
+/** The attempt's files all saved, the attempt returned whole. */
+const attemptSaved = new StatementShape((c, v: AttemptKey & { files_saved: number }, by: AttemptBy) =>
+  c.q
+    .updateTable('attempts')
+    .set({ files_saved: v.files_saved })
+    .where(byAttempt(v, by))
+    .returning(ATTEMPT_COLUMNS),
+);
+
 /**
  * Every file of an attempt written (a file saved again replaces its row), the attempt marked
  * complete and returned whole, and the event: the attempt may be one written in the same batch.
@@ -122,36 +175,25 @@ export function filesSavedStatements(
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
 ): Statement[] {
   const at = c.at();
-  const attemptId = c.q.selectFrom('attempts').select('id').where(whereAttempt(c, ref));
-  const rows = files.map((file) => ({
-    attempt_id: attemptId,
-    idx: file.idx,
-    path: c.paths.stored(file.path),
-    bytes: file.bytes,
-    sha256: file.sha256,
-    saved_at: at,
-    mtime_ms: file.mtimeMs === undefined || file.mtimeMs === null ? null : Math.trunc(file.mtimeMs),
-  }));
-  const insert = c.q
-    .insertInto('files')
-    .values(rows)
-    .onConflict((conflict) =>
-      conflict.columns(['attempt_id', 'idx']).doUpdateSet((eb) => ({
-        path: eb.ref('excluded.path'),
-        bytes: eb.ref('excluded.bytes'),
-        sha256: eb.ref('excluded.sha256'),
-        saved_at: eb.ref('excluded.saved_at'),
-        mtime_ms: eb.ref('excluded.mtime_ms'),
-      })),
-    );
+  const [attempt, by] = attemptKey(c, ref);
+  const rows = files.map((file) =>
+    fileRow.bind(
+      c,
+      {
+        ...attempt,
+        idx: file.idx,
+        path: c.paths.stored(file.path),
+        bytes: file.bytes,
+        sha256: file.sha256,
+        saved_at: at,
+        mtime_ms: file.mtimeMs === undefined || file.mtimeMs === null ? null : Math.trunc(file.mtimeMs),
+      },
+      by,
+    ),
+  );
   return [
-    ...(rows.length > 0 ? [insert.compile()] : []),
-    c.q
-      .updateTable('attempts')
-      .set({ files_saved: 1 })
-      .where(whereAttempt(c, ref))
-      .returning(ATTEMPT_COLUMNS)
-      .compile(),
+    ...rows,
+    attemptSaved.bind(c, { ...attempt, files_saved: 1 }, by),
     attemptEventOf(c, ref, 'files_saved', { count: files.length }),
   ];
 }

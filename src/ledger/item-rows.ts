@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Statement } from './dialect/database.js';
-import { leaseLetGo, unleased } from './leases.js';
+import { leaseLetGo, letsLeaseGo, unleased } from './leases.js';
 import type { LedgerContext } from './ledger-context.js';
 import type { ItemRecord, ItemState } from './records.js';
 import { eventOf } from './runs-and-events.js';
+import { StatementShape } from './statement-shape.js';
 
 /** The items table: one row per manifest item, its state and the request hash it was last run with. */
 
@@ -98,6 +99,38 @@ export async function putItems(
   });
 }
 
+/** An item's new state; one this runner settles on a shared ledger lets its lease go too. */
+const itemState = new StatementShape(
+  (
+    c,
+    v: {
+      state: ItemState;
+      request_hash: string | null;
+      retries_used: number | null;
+      error_code: string | null;
+      error_message: string | null;
+      updated_at: string;
+      runner: string;
+      batch_id: number;
+      item_id: string;
+    },
+    lease: 'letGo' | 'none',
+  ) =>
+    c.q
+      .updateTable('items')
+      .set({
+        state: v.state,
+        request_hash: sql<string>`coalesce(${v.request_hash}, request_hash)`,
+        retries_used: sql<number>`coalesce(${v.retries_used}, retries_used)`,
+        error_code: v.error_code,
+        error_message: v.error_message,
+        updated_at: v.updated_at,
+        ...(lease === 'letGo' ? leaseLetGo(v.runner) : {}),
+      })
+      .where('batch_id', '=', v.batch_id)
+      .where('item_id', '=', v.item_id),
+);
+
 /** An item's new state and the event that says why (item_<state> unless named). */
 export function itemStateStatements(
   c: LedgerContext,
@@ -105,21 +138,19 @@ export function itemStateStatements(
   update: ItemUpdate,
   event?: { kind: string; detail?: unknown },
 ): Statement[] {
+  const values = {
+    state: update.state,
+    request_hash: update.requestHash ?? null,
+    retries_used: update.retriesUsed ?? null,
+    error_code: update.errorCode ?? null,
+    error_message: update.errorMessage ?? null,
+    updated_at: c.at(),
+    runner: c.runnerId ?? '',
+    batch_id: c.batchId,
+    item_id: itemId,
+  };
   return [
-    c.q
-      .updateTable('items')
-      .set({
-        state: update.state,
-        request_hash: sql`coalesce(${update.requestHash ?? null}, request_hash)`,
-        retries_used: sql`coalesce(${update.retriesUsed ?? null}, retries_used)`,
-        error_code: update.errorCode ?? null,
-        error_message: update.errorMessage ?? null,
-        updated_at: c.at(),
-        ...leaseLetGo(c, update.state),
-      })
-      .where('batch_id', '=', c.batchId)
-      .where('item_id', '=', itemId)
-      .compile(),
+    itemState.bind(c, values, letsLeaseGo(c, update.state) ? 'letGo' : 'none'),
     eventOf(
       c,
       itemId,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import * as prepare from './attempt-prepare.js';
 import * as reads from './attempt-reads.js';
 import * as writes from './attempt-writes.js';
 import { dumpBatch, loadBatch } from './batch-dump.js';
@@ -90,7 +91,7 @@ export class KyselyLedger implements Ledger {
     this.#step((c) => reads.attemptRequest(c, id), noAttempt(id));
   hasAttempts: Steps['hasAttempts'] = () => this.#step(reads.hasAttempts, () => false);
   prepareAttempt: Steps['prepareAttempt'] = async (attempt) => (await this.prepareAttempts([attempt]))[0]!;
-  prepareAttempts: Steps['prepareAttempts'] = (list) => this.#step((c) => writes.prepareAttempts(c, list));
+  prepareAttempts: Steps['prepareAttempts'] = (list) => this.#step((c) => prepare.prepareAttempts(c, list));
   recordImportedJobs: Steps['recordImportedJobs'] = (imported, list) =>
     this.#step((c) => writes.recordImportedJobs(c, imported, list));
   recordAccepted: Steps['recordAccepted'] = (id, status, job) =>

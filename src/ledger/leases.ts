@@ -24,15 +24,19 @@ export function settles(state: ItemState): boolean {
   return state !== 'pending' && state !== 'in_flight';
 }
 
+/** Whether this runner lets an item's lease go as it writes `state`: it settles it on a shared ledger. */
+export function letsLeaseGo(c: LedgerContext, state: ItemState): boolean {
+  return c.kind === 'postgres' && c.runnerId !== null && settles(state);
+}
+
 /**
- * The lease columns of an item this runner settles: let go in the same statement, so the release
- * that follows (RunnerClaims.release) has nothing left to send. Empty where there are no leases.
+ * The lease columns of an item `runnerId` settles (letsLeaseGo): let go in the same statement, so
+ * the release that follows (RunnerClaims.release) has nothing left to send.
  */
-export function leaseLetGo(c: LedgerContext, state: ItemState): Record<string, RawBuilder<unknown>> {
-  if (c.kind !== 'postgres' || c.runnerId === null || !settles(state)) return {};
-  const mine = sql`claimed_by = ${c.runnerId}`;
+export function leaseLetGo(runnerId: string): Record<'claimed_by' | 'lease_until', RawBuilder<null>> {
+  const mine = sql`claimed_by = ${runnerId}`;
   return {
-    claimed_by: sql`CASE WHEN ${mine} THEN NULL ELSE claimed_by END`,
-    lease_until: sql`CASE WHEN ${mine} THEN NULL ELSE lease_until END`,
+    claimed_by: sql<null>`CASE WHEN ${mine} THEN NULL ELSE claimed_by END`,
+    lease_until: sql<null>`CASE WHEN ${mine} THEN NULL ELSE lease_until END`,
   };
 }

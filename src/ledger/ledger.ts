@@ -1,4 +1,4 @@
-import type { NewAttempt } from './attempt-writes.js';
+import type { NewAttempt } from './attempt-prepare.js';
 import type { ItemHistory } from './gallery-entries.js';
 import type { ItemEntry } from './item-entries.js';
 import type { ItemExport } from './item-exports.js';
@@ -22,7 +22,7 @@ import type {
 import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
 
-export type { NewAttempt } from './attempt-writes.js';
+export type { NewAttempt } from './attempt-prepare.js';
 export type { ItemEntry } from './item-entries.js';
 export type { ItemExport } from './item-exports.js';
 export type { FileMove } from './item-rename.js';
