@@ -72,28 +72,45 @@ export async function savedFileTotals(c: LedgerContext): Promise<{ bytes: number
   return row!;
 }
 
+/** A file's key, the order the batch's files are walked in: its attempt, then its index. */
+export type FileKey = [attemptId: number, idx: number];
+
+/** The key before every file's. */
+export const FIRST_FILE_KEY: FileKey = [0, -1];
+
+/**
+ * A page of the batch's files after `after`, in key order, for a streamed read to select from:
+ * walked from the last page's file (the attempts from its own), the batch picked on the way.
+ */
+export function filesPageAfter(c: LedgerContext, [attemptId, idx]: FileKey) {
+  return c.q
+    .selectFrom('files as f')
+    .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+    .where(c.db.sql.filterOnly('a.batch_id'), '=', c.batchId)
+    .where('a.id', '>=', attemptId)
+    .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
+    .orderBy('f.attempt_id')
+    .orderBy('f.idx')
+    .limit(PAGE_SIZE);
+}
+
+/** The key to read the page after these files from: the last one's, or null when the page was not full. */
+export function nextFileKey(rows: ReadonlyArray<{ attemptId: number; idx: number }>): FileKey | null {
+  const last = nextAfter(rows);
+  return last && [last.attemptId, last.idx];
+}
+
 /** Each saved file as [item id, path], in listFiles order, a page of files at a time. */
 export function itemFilePaths(c: LedgerContext): AsyncIterable<[string, string]> {
-  return paged<[number, number], [string, string]>(c, async ([attemptId, idx] = [0, -1]) => {
+  return paged<FileKey, [string, string]>(c, async (after = FIRST_FILE_KEY) => {
     const rows = await c.db.read(
-      c.q
-        .selectFrom('files as f')
-        .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
-        // Walked in the files' key order from the last page's file (the attempts from its own), the
-        // batch picked on the way.
-        .where(c.db.sql.filterOnly('a.batch_id'), '=', c.batchId)
-        .where('a.id', '>=', attemptId)
+      filesPageAfter(c, after)
         .select(['f.attempt_id as attemptId', 'f.idx', 'a.item_id as itemId', 'f.path'])
-        .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
-        .orderBy('f.attempt_id')
-        .orderBy('f.idx')
-        .limit(PAGE_SIZE)
         .compile(),
     );
-    const last = nextAfter(rows);
     return {
       rows: rows.map((row): [string, string] => [row.itemId, c.paths.absolute(row.path)]),
-      next: last && [last.attemptId, last.idx],
+      next: nextFileKey(rows),
     };
   });
 }

@@ -1,5 +1,6 @@
+import { FIRST_FILE_KEY, type FileKey, filesPageAfter, nextFileKey } from './file-rows.js';
 import type { LedgerContext } from './ledger-context.js';
-import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
+import { type Page, paged } from './paging.js';
 
 /**
  * The files each item's output stands on (those of its newest attempt whose files were saved, the
@@ -22,17 +23,12 @@ export interface SavedFileFacts {
 
 /** In the order of those attempts' ids, each attempt's files in index order. */
 export function savedFileFacts(c: LedgerContext): AsyncIterable<SavedFileFacts> {
-  return paged<[number, number], SavedFileFacts>(c, (after = [0, -1]) => factsPage(c, after));
+  return paged<FileKey, SavedFileFacts>(c, (after = FIRST_FILE_KEY) => factsPage(c, after));
 }
 
-async function factsPage(
-  c: LedgerContext,
-  [attemptId, idx]: [number, number],
-): Promise<Page<[number, number], SavedFileFacts>> {
+async function factsPage(c: LedgerContext, after: FileKey): Promise<Page<FileKey, SavedFileFacts>> {
   const rows = await c.db.read(
-    c.q
-      .selectFrom('files as f')
-      .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+    filesPageAfter(c, after)
       .select([
         'f.attempt_id as attemptId',
         'f.idx',
@@ -46,12 +42,7 @@ async function factsPage(
         'a.job_id as jobId',
         'a.expires_at as expiresAt',
       ])
-      // Walked in the files' key order from the last page's file (the attempts from its own), the
-      // batch picked on the way.
-      .where(c.db.sql.filterOnly('a.batch_id'), '=', c.batchId)
-      .where('a.id', '>=', attemptId)
       .where('a.files_saved', '=', 1)
-      .where((eb) => eb(eb.refTuple('f.attempt_id', 'f.idx'), '>', eb.tuple(attemptId, idx)))
       // The newest saved attempt of its item: no saved attempt of the same item comes after it.
       .where((eb) =>
         eb.not(
@@ -66,17 +57,13 @@ async function factsPage(
           ),
         ),
       )
-      .orderBy('f.attempt_id')
-      .orderBy('f.idx')
-      .limit(PAGE_SIZE)
       .compile(),
   );
-  const last = nextAfter(rows);
   return {
     rows: rows.map(({ attemptId: _attempt, idx: _idx, path, ...facts }) => ({
       ...facts,
       path: c.paths.absolute(path),
     })),
-    next: last && [last.attemptId, last.idx],
+    next: nextFileKey(rows),
   };
 }
