@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { ATTEMPT_COLUMNS, getAttempt, toAttempt } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
 import { leaseUntil } from './leases.js';
@@ -6,6 +6,7 @@ import type { LedgerContext } from './ledger-context.js';
 import type { AttemptRecord } from './records.js';
 import { attemptEventOf } from './runs-and-events.js';
 import { StatementShape } from './statement-shape.js';
+import type { AttemptsTable } from './tables.js';
 
 /**
  * An attempt written before its POST (write-ahead): its row, its item in flight, its event; on a
@@ -36,19 +37,20 @@ export interface Admit {
 /** The verdict the admission step judged for the attempt it is writing (claims.ts). */
 export const ADMITTED = sql<boolean>`current_setting('mediabatch.verdict') = 'admit'`;
 
-interface PreparedValues {
-  batch_id: number;
-  item_id: string;
-  seq: number;
-  idempotency_key: string;
-  request_body: string;
-  request_hash: string;
-  reserved_micros: number;
-  state: 'prepared';
-  created_at: string;
-  take: number;
-  vars: string | null;
-}
+/** An attempt's columns as written before its POST (the table's own types). */
+type PreparedValues = Pick<
+  Selectable<AttemptsTable>,
+  | 'batch_id'
+  | 'item_id'
+  | 'seq'
+  | 'idempotency_key'
+  | 'request_body'
+  | 'request_hash'
+  | 'reserved_micros'
+  | 'created_at'
+  | 'take'
+  | 'vars'
+> & { state: 'prepared' };
 
 /** The attempt's row; admitted, written only where the verdict admits it. */
 const attemptRow = new StatementShape((c, v: PreparedValues, variant: 'admit' | 'own') => {

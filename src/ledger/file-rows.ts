@@ -14,6 +14,7 @@ import {
   byAttempt,
 } from './runs-and-events.js';
 import { StatementShape } from './statement-shape.js';
+import type { FilesTable } from './tables.js';
 
 /**
  * The files table: every saved output, by attempt and index. A path is stored relative to the
@@ -138,39 +139,27 @@ export async function savedAt(c: LedgerContext, attemptId: number): Promise<stri
 }
 
 /** A saved file's row; one saved again replaces it. */
-const fileRow = new StatementShape(
-  (
-    c,
-    v: AttemptKey & {
-      idx: number;
-      path: string;
-      bytes: number;
-      sha256: string;
-      saved_at: string;
-      mtime_ms: number | null;
-    },
-    by: AttemptBy,
-  ) =>
-    c.q
-      .insertInto('files')
-      .values({
-        attempt_id: c.q.selectFrom('attempts').select('id').where(byAttempt(v, by)),
-        idx: v.idx,
-        path: v.path,
-        bytes: v.bytes,
-        sha256: v.sha256,
-        saved_at: v.saved_at,
-        mtime_ms: v.mtime_ms,
-      })
-      .onConflict((conflict) =>
-        conflict.columns(['attempt_id', 'idx']).doUpdateSet((eb) => ({
-          path: eb.ref('excluded.path'),
-          bytes: eb.ref('excluded.bytes'),
-          sha256: eb.ref('excluded.sha256'),
-          saved_at: eb.ref('excluded.saved_at'),
-          mtime_ms: eb.ref('excluded.mtime_ms'),
-        })),
-      ),
+const fileRow = new StatementShape((c, v: AttemptKey & Omit<FilesTable, 'attempt_id'>, by: AttemptBy) =>
+  c.q
+    .insertInto('files')
+    .values({
+      attempt_id: c.q.selectFrom('attempts').select('id').where(byAttempt(v, by)),
+      idx: v.idx,
+      path: v.path,
+      bytes: v.bytes,
+      sha256: v.sha256,
+      saved_at: v.saved_at,
+      mtime_ms: v.mtime_ms,
+    })
+    .onConflict((conflict) =>
+      conflict.columns(['attempt_id', 'idx']).doUpdateSet((eb) => ({
+        path: eb.ref('excluded.path'),
+        bytes: eb.ref('excluded.bytes'),
+        sha256: eb.ref('excluded.sha256'),
+        saved_at: eb.ref('excluded.saved_at'),
+        mtime_ms: eb.ref('excluded.mtime_ms'),
+      })),
+    ),
 );
 
 /** The attempt's files all saved, the attempt returned whole. */
