@@ -1,5 +1,5 @@
 import type { BigSample } from './big-ledger-bench.js';
-import type { GrowthSample } from './growth-bench.js';
+import type { GrowthSample, PacedGrowthSample } from './growth-bench.js';
 import type { PaceSample } from './pace-bench.js';
 import type { Destination, TransferSample } from './s3-bench.js';
 import type { RateSample } from './s3-reference.js';
@@ -449,5 +449,40 @@ export function growthRows(samples: readonly GrowthSample[]): Row[] {
       ]),
     );
   }
+  return rows;
+}
+
+/** The paced first runs of scenario 14: utilisation at each size, and the larger's against the smaller's. */
+export function pacedGrowthRows(samples: readonly PacedGrowthSample[]): Row[] {
+  const [small, large] = [Math.min(...samples.map((x) => x.items)), Math.max(...samples.map((x) => x.items))];
+  const rows: Row[] = [];
+  for (const items of [small, large]) {
+    const label = items.toLocaleString('en-US');
+    rows.push(
+      ...rowsOf(
+        `14 growth ${label}`,
+        samples.filter((sample) => sample.items === items),
+        [
+          ['first run, jobs 0.6-1.8 s at 250 slots: makespan', 's', 2, (x) => x.makespanMs / 1000],
+          ['  zero-lag limit of the same jobs', 's', 2, (x) => x.zeroLagMs / 1000],
+          ['  slot utilisation = sum(durations) / 250 / makespan', 'ratio', 3, (x) => x.utilisation],
+        ],
+      ),
+    );
+  }
+  const pairs = samples
+    .filter((x) => x.items === small)
+    .map((x, n) => [x, samples.filter((y) => y.items === large)[n]!]);
+  rows.push(
+    ...rowsOf(`14 growth`, pairs, [
+      [
+        `goal: utilisation of a first run, ${large.toLocaleString('en-US')} items / ${small.toLocaleString('en-US')}`,
+        'ratio',
+        3,
+        ([a, b]) => b!.utilisation / a!.utilisation,
+        atLeast(0.9),
+      ],
+    ]),
+  );
   return rows;
 }

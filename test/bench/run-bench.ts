@@ -21,6 +21,7 @@ import {
   exportRows,
   growthRows,
   largeRows,
+  pacedGrowthRows,
   paceRows,
   paceTable,
   s3Rows,
@@ -44,7 +45,15 @@ import {
 import { removeDir } from './fixtures.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
-import { GROWTH_SIZES, type GrowthSample, growthRun } from './growth-bench.js';
+import {
+  GROWTH_SIZES,
+  type GrowthSample,
+  growthRun,
+  PACED_SEED,
+  PACED_SIZES,
+  type PacedGrowthSample,
+  pacedGrowthRun,
+} from './growth-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
@@ -273,6 +282,13 @@ async function growthScenario(): Promise<void> {
   }
   details.growth = samples;
   rows.push(...growthRows(samples));
+  const paced: PacedGrowthSample[] = [];
+  for (const items of PACED_SIZES) {
+    log(`growth: a first run of ${items} items whose jobs take 0.6-1.8 s`);
+    paced.push(await pacedGrowthRun(items, PACED_SEED));
+  }
+  details.growthPaced = paced;
+  rows.push(...pacedGrowthRows(paced));
 }
 
 /** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
