@@ -15,20 +15,17 @@ import { StatementShape } from './statement-shape.js';
 
 /** Every change to an attempt after its POST (attempt-prepare.ts writes it before): answered, followed, lost, imported. */
 
-/** A job's columns as the service told them (the shared ledger keeps its creation time too). */
-function jobColumns(c: LedgerContext, job: JobSnapshot) {
+/** A job's columns as the service told them; none before a job is known. */
+function jobColumns(job: JobSnapshot | null) {
   return {
-    job_id: job.jobId,
-    job_status: job.status,
-    amount_micros: job.amountMicros,
-    refunded_micros: job.refundedMicros,
-    error_code: job.errorCode,
-    error_message: job.errorMessage,
-    expires_at: job.expiresAt,
-    completed_at: job.completedAt,
-    ...(c.kind === 'postgres'
-      ? { job_created_at: sql`coalesce(${job.createdAt ?? null}, job_created_at)` }
-      : {}),
+    job_id: job?.jobId ?? null,
+    job_status: job?.status ?? null,
+    amount_micros: job?.amountMicros ?? 0,
+    refunded_micros: job?.refundedMicros ?? 0,
+    error_code: job?.errorCode ?? null,
+    error_message: job?.errorMessage ?? null,
+    expires_at: job?.expiresAt ?? null,
+    completed_at: job?.completedAt ?? null,
   };
 }
 
@@ -93,14 +90,7 @@ function answerValues(c: LedgerContext, attemptId: number, job: JobSnapshot | nu
     http_status: null,
     http_code: null,
     at: c.at(),
-    job_id: job?.jobId ?? null,
-    job_status: job?.status ?? null,
-    amount_micros: job?.amountMicros ?? 0,
-    refunded_micros: job?.refundedMicros ?? 0,
-    error_code: job?.errorCode ?? null,
-    error_message: job?.errorMessage ?? null,
-    expires_at: job?.expiresAt ?? null,
-    completed_at: job?.completedAt ?? null,
+    ...jobColumns(job),
     job_created_at: job?.createdAt ?? null,
   };
 }
@@ -218,12 +208,11 @@ function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[
     take: imported.take ?? 1,
     vars: imported.vars ?? null,
   };
-  const { job_created_at: _unset, ...job } = jobColumns(c, imported.job);
   const created = c.kind === 'postgres' ? { job_created_at: imported.job.createdAt ?? null } : {};
   return [
     c.q
       .insertInto('attempts')
-      .values({ ...values, ...job, ...created })
+      .values({ ...values, ...jobColumns(imported.job), ...created })
       .returning(ATTEMPT_COLUMNS)
       .compile(),
     attemptEventOf(c, { key }, 'job_imported', jobDetail(imported.job)),
