@@ -62,9 +62,34 @@ describe.skipIf(skipPostgresTests)('several runners on one shared PostgreSQL led
       console.log(`shared runners: seed ${seed}, ${kills} kills (${killsOf.join('/')} per runner)`);
       expect(kills).toBeGreaterThanOrEqual(9);
       expect(Math.min(...killsOf)).toBeGreaterThanOrEqual(3);
-      expect(ends.map((end) => end.code)).toEqual([0, 0, 0]);
       const rows = await readSharedLedger(url, name);
       expect(rows.items).toHaveLength(30);
+      // A job fails on the service one time in ten here, so an item may honestly fail: each of its
+      // three attempts' jobs failed there (retries exhausted), and the runner that settled it ends
+      // with exit 1. Any other item not done, or any other exit, is a fault of ours.
+      const jobs = new Map(sandbox.records().jobs.map((job) => [job.id, job]));
+      const failed = rows.items.filter((item) => item.state !== 'done');
+      for (const item of failed) {
+        const tried = rows.attempts.filter((each) => each.item_id === item.item_id && each.job_id !== null);
+        expect({
+          item: item.item_id,
+          state: item.state,
+          jobs: tried.map((each) => jobs.get(each.job_id!)?.status),
+        }).toEqual({
+          item: item.item_id,
+          state: 'failed',
+          jobs: ['failed', 'failed', 'failed'],
+        });
+      }
+      const said = ends.map((end, n) => {
+        const { items: _items, ...report } = JSON.parse(end.stdout || '{}') as Record<string, unknown>;
+        return `runner ${n + 1}, exit ${end.code}: ${end.stderr.slice(-1500)}\n${JSON.stringify(report)}`;
+      });
+      const allowed = failed.length === 0 ? [0] : [0, 1];
+      expect(
+        ends.every((end) => allowed.includes(end.code ?? -1)),
+        said.join('\n---\n'),
+      ).toBe(true);
       const problems = sharedViolations(sandbox, rows, { name, dir: p.dir, budgetMicros, concurrency });
       expect(problems).toEqual([]);
     } finally {
