@@ -2,7 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Statement } from './dialect/database.js';
 import type { LedgerContext } from './ledger-context.js';
 import { StatementShape } from './statement-shape.js';
-import type { Tables } from './tables.js';
+import type { EventsTable, Tables } from './tables.js';
 
 /**
  * The runs of a batch and its event log: what happened when, for people and for import. An event
@@ -47,19 +47,7 @@ const text = (value: string | null) => sql<string | null>`cast(${value} as text)
 const detailOf = (detail: unknown): string | null =>
   detail === null || detail === undefined ? null : JSON.stringify(detail);
 
-const eventRow = new StatementShape(
-  (
-    c,
-    v: {
-      at: string;
-      batch_id: number;
-      item_id: string | null;
-      attempt_id: number | null;
-      kind: string;
-      detail: string | null;
-    },
-  ) => c.q.insertInto('events').values(v),
-);
+const eventRow = new StatementShape((c, v: Omit<EventsTable, 'id'>) => c.q.insertInto('events').values(v));
 
 /** One event whose every value is known here; `detail` is stored as JSON. */
 export function eventOf(
