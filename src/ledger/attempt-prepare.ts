@@ -4,7 +4,7 @@ import type { Statement } from './dialect/database.js';
 import { leaseUntil } from './leases.js';
 import type { LedgerContext } from './ledger-context.js';
 import type { AttemptRecord } from './records.js';
-import { attemptEventOf } from './runs-and-events.js';
+import { type AttemptKey, attemptEventOf, attemptKey, byAttempt } from './runs-and-events.js';
 import { StatementShape } from './statement-shape.js';
 import type { AttemptsTable } from './tables.js';
 
@@ -73,13 +73,11 @@ const attemptRow = new StatementShape((c, v: PreparedValues, variant: 'admit' | 
 const itemInFlight = new StatementShape(
   (
     c,
-    v: {
+    v: AttemptKey & {
       state: 'in_flight';
       request_hash: string;
       at: string;
-      batch_id: number;
       item_id: string;
-      key: string;
       runner: string;
       lease_ms: number;
     },
@@ -92,15 +90,7 @@ const itemInFlight = new StatementShape(
       .where('batch_id', '=', v.batch_id)
       .where('item_id', '=', v.item_id);
     if (variant === 'admit') return item.where(ADMITTED);
-    return item.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('attempts')
-          .select('id')
-          .where('attempts.batch_id', '=', v.batch_id)
-          .where('attempts.idempotency_key', '=', v.key),
-      ),
-    );
+    return item.where((eb) => eb.exists(eb.selectFrom('attempts').select('id').where(byAttempt(v, 'key'))));
   },
 );
 
@@ -135,12 +125,11 @@ export function prepareStatements(c: LedgerContext, attempt: NewAttempt, admit?:
   const item = itemInFlight.bind(
     c,
     {
+      ...attemptKey(c, { key: attempt.idempotencyKey })[0],
       state: 'in_flight',
       request_hash: attempt.requestHash,
       at,
-      batch_id: c.batchId,
       item_id: attempt.itemId,
-      key: attempt.idempotencyKey,
       runner: admit?.runnerId ?? '',
       lease_ms: admit?.leaseMs ?? 0,
     },
