@@ -30,23 +30,15 @@ function jobColumns(job: JobSnapshot | null) {
 }
 
 /** What an answer or a later view writes to an attempt (each form sets only its own columns). */
-interface AnswerValues {
+type AnswerValues = ReturnType<typeof jobColumns> & {
   id: number;
   state: 'accepted' | 'rejected';
   reserved_micros: number;
   http_status: number | null;
   http_code: string | null;
   at: string;
-  job_id: string | null;
-  job_status: string | null;
-  amount_micros: number;
-  refunded_micros: number;
-  error_code: string | null;
-  error_message: string | null;
-  expires_at: string | null;
-  completed_at: string | null;
   job_created_at: string | null;
-}
+};
 
 /** accepted: the job, answered once; rejected: an HTTP error; job: a later view of the job. */
 type AnswerForm = 'accepted' | 'rejected' | 'job';
