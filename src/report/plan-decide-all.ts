@@ -57,7 +57,7 @@ export class EntryDecisions {
     return index === undefined ? undefined : this.#manifest.items[index];
   }
 
-  add(entry: ItemEntry, recorded: RecordedRequest): void {
+  add(entry: ItemEntry, recorded: RecordedRequest, itemHash?: string): void {
     const index = this.#position.get(entry.itemId);
     if (index !== undefined)
       this.#decided.decisions[index] = decideItem(
@@ -65,6 +65,7 @@ export class EntryDecisions {
         entry,
         this.#options,
         recorded,
+        itemHash,
       );
     else if (entry.record) this.#decided.unlisted.push(entry);
   }

@@ -89,10 +89,12 @@ export function decideItem(
   entry: ItemEntry | undefined,
   options: DecideOptions,
   recorded: RecordedRequest,
+  /** The item's requestHash, when the caller has it already. */
+  itemHash?: string,
 ): Decision {
   if (entry === undefined) return NEW;
   const record = entry.record;
-  const { hash, capOnly } = currentRequest(item, record, entry.attempt, recorded);
+  const { hash, capOnly } = currentRequest(item, record, entry.attempt, recorded, itemHash);
   const decided = planItem(hash, record, entry.attempt, options);
   const submit = decided.action === 'submit';
   switch (decided.label) {

@@ -40,8 +40,9 @@ export function currentRequest(
   record: ItemRecord | undefined,
   latest: AttemptRecord | undefined,
   recorded: RecordedRequest,
+  /** The item's requestHash, when the caller has it already. */
+  hash = requestHash(item),
 ): CurrentRequest {
-  const hash = requestHash(item);
   if (record === undefined || !readsRecordedRequest(hash, record, latest)) return { hash, capOnly: false };
   const sent = recorded(latest);
   const same = sent.requestHash === record.requestHash && sameApartFromCap(sent.requestBody, item);
@@ -54,7 +55,7 @@ export function currentRequest(
  * bodies, and only those, before deciding (plan-report.ts).
  */
 export function readsRecordedRequest(
-  hash: string | (() => string),
+  hash: string,
   record: ItemRecord | undefined,
   latest: AttemptRecord | undefined,
 ): latest is AttemptRecord {
@@ -63,8 +64,7 @@ export function readsRecordedRequest(
     (record.state === 'done' || record.state === 'in_flight') &&
     (latest.state === 'accepted' || latest.state === 'prepared') &&
     latest.jobStatus !== LOST_JOB_STATUS;
-  // The hash last: a streamed plan computes it here only for an answered item.
-  return answered && record.requestHash !== (typeof hash === 'string' ? hash : hash());
+  return answered && record.requestHash !== hash;
 }
 
 export function planItem(
