@@ -71,7 +71,16 @@ export function planItem(
   hash: string,
   record: ItemRecord | undefined,
   latest: AttemptRecord | undefined,
-  options: { regenerateExpired: boolean; retryFailed?: boolean },
+  options: {
+    regenerateExpired: boolean;
+    retryFailed?: boolean;
+    /**
+     * The item's record was settled during this run, by another runner of the batch (an item
+     * adopted): its failure is final for this run, as it is for the runner that failed it. Only a
+     * later run tries it again.
+     */
+    sameRun?: boolean;
+  },
 ): ItemPlan {
   // An unanswered attempt is resolved first with its own key and body, even if the item changed.
   if (latest?.state === 'prepared') return { label: 'in_flight', action: 'resume', attempt: latest };
@@ -100,6 +109,7 @@ export function planItem(
     case 'expired':
       return { label: 'expired', action: options.regenerateExpired ? 'submit' : 'skip' };
     case 'failed':
+      if (options.sameRun) return { label: 'failed', action: 'skip', code: record.errorCode };
       if (isRetryableOnRerun(record.errorCode))
         return { label: 'retry', action: 'submit', reason: record.errorCode ?? 'failed' };
       // --retry-failed: a final failure goes out again on purpose, with a new key and fresh retries.

@@ -70,7 +70,7 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
     const tracked = run.state.item(id);
     return tracked ? [tracked.item] : [];
   });
-  const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() });
+  const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() }, true);
   // Said once per adoption, not once per item; items another runner finished are no adoption.
   const adopted = items.filter((item) => !isSettled(run, item.id)).map((item) => item.id);
   if (adopted.length > 0)
@@ -102,6 +102,8 @@ async function setOnTheirWay(
   run: RunContext,
   items: readonly ManifestItem[],
   { records, latest, heldRenames }: LedgerRows,
+  /** Items adopted from another runner of this run's batch, not read at the run's start. */
+  adopted = false,
 ): Promise<AttemptRecord[]> {
   const writes: ItemRecord[] = [];
   const planned: Next[] = [];
@@ -110,7 +112,7 @@ async function setOnTheirWay(
     const attempt = latest.get(item.id);
     const { record, next, hash, memoryOnly } = heldRenames.has(item.id)
       ? heldRename(item)
-      : restoreItem(run, item, existing, attempt);
+      : restoreItem(run, item, existing, attempt, adopted);
     if (record !== existing && !memoryOnly) writes.push(record);
     else if (memoryOnly && existing && next.kind === 'submit') run.state.unsent.hold(existing);
     run.state.track(item, hash, record, attempt);
@@ -149,12 +151,14 @@ function restoreItem(
   item: ManifestItem,
   existing: ItemRecord | undefined,
   attempt: AttemptRecord | undefined,
+  adopted: boolean,
 ): Restored {
   // The run holds every attempt whole, so the recorded request is the attempt itself.
   const { hash } = currentRequest(item, existing, attempt, (whole) => whole);
   const plan = planItem(hash, existing, attempt, {
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,
+    sameRun: adopted,
   });
   const record = existing ?? newItemRecord(item.id, hash);
   if (plan.label === 'done' && run.options.redo?.includes(item.id)) {
