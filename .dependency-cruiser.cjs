@@ -6,9 +6,14 @@
  *                                        root, events to renderers, the result to an exit code
  *   the rest of src/cli/                 what commands share: flags and their values, parsing, help,
  *                                        io, the live view
- *   src/index.ts, src/public/            the package root: the public functions and types
- *   src/batch/                           one batch: resolved once (manifest, root, ledger, service,
- *                                        store, settings), and the orchestration of every command
+ *   src/index.ts, src/render.ts          the package's entry points: the public functions and types,
+ *                                        and the renderers of their documents (mediabatch/render)
+ *   src/commands/<name>/                 one folder per command: its public function, its
+ *                                        orchestration and its decisions side by side; a command
+ *                                        may use another's (run uses plan's), never in a circle
+ *   src/batch/                           what the commands share: one batch resolved once (manifest,
+ *                                        root, ledger, service, store, settings) and the checks
+ *                                        `run` and the others make
  *   src/report/, src/ui/                 what commands show (ui may use report, not the reverse)
  *   src/runner/                          one run: submit, watch, download, stop
  *   src/storage/                         where outputs go: a folder (over src/downloads) or an S3 bucket
@@ -19,7 +24,7 @@
  * fixes (src/service-client/schemas.ts) and the bottom layer; only src/batch/ (and the package
  * root's startSandbox) starts it.
  */
-const BOTTOM = '^src/(?!index[.]ts$)[^/]+[.]ts$';
+const BOTTOM = '^src/(?!(index|render)[.]ts$)[^/]+[.]ts$';
 const SANDBOX = '^src/sandbox/';
 
 module.exports = {
@@ -35,7 +40,7 @@ module.exports = {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports is dead code, or an entry point this config does not know.',
-      from: { orphan: true, path: '^src/', pathNot: ['[.]d[.]ts$', '^src/cli/main[.]ts$'] },
+      from: { orphan: true, path: '^src/', pathNot: ['[.]d[.]ts$', '^src/cli/main[.]ts$', '^src/render[.]ts$'] },
       to: {},
     },
     {
@@ -70,30 +75,47 @@ module.exports = {
       name: 'only-cli-imports-cli',
       severity: 'error',
       comment: 'The library and the public API know no CLI: what a command decides, an API user needs too.',
-      from: { path: '^src/(batch/|public/|index[.]ts$)' },
+      from: { path: '^src/(batch/|commands/|report/|index[.]ts$|render[.]ts$)' },
       to: { path: '^src/(cli|ui)/' },
     },
     {
       name: 'cli-is-a-client-of-the-package-root',
       severity: 'error',
       comment:
-        'The CLI parses flags, calls the package root (src/index.ts) and renders its results (report, ' +
-        'ui), as an API user would: it never reaches the batch, the runner, the ledger, the stores, ' +
-        'the downloads, the sandbox, the service client or the manifest internals, not even for types.',
+        'The CLI parses flags, calls the package root (src/index.ts) and renders its results through ' +
+        'the package\'s render entry point (src/render.ts) and its terminal views (ui), as an API user ' +
+        'would: it never reaches a command, the batch, the runner, the ledger, the stores, the ' +
+        'downloads, the sandbox, the service client or the manifest internals, not even for types.',
       from: { path: '^src/cli/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/cli/', '^src/index[.]ts$', '^src/(ui|report)/', '^src/import/render[.]ts$', BOTTOM],
+        pathNot: ['^src/cli/', '^src/(index|render)[.]ts$', '^src/ui/', BOTTOM],
       },
     },
     {
-      name: 'public-functions-start-from-a-batch',
+      name: 'entry-points-hand-on-commands',
       severity: 'error',
       comment:
-        'The package root reaches the runner, the ledger and the service only through src/batch/, ' +
-        'where a batch is resolved once.',
-      from: { path: '^src/(public/|index[.]ts$)' },
+        'The package root and the render entry point hand on what the commands and the batch offer; ' +
+        'they reach the runner, the ledger and the service only through a command.',
+      from: { path: '^src/(index|render)[.]ts$' },
       to: { path: '^src/(runner|ledger|storage|downloads|service-client)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'batch-knows-no-command',
+      severity: 'error',
+      comment: 'src/batch/ is what every command shares: it serves the commands and depends on none of them.',
+      from: { path: '^src/batch/' },
+      to: { path: '^src/commands/' },
+    },
+    {
+      name: 'report-renders-what-commands-decide',
+      severity: 'error',
+      comment:
+        'report/ renders documents and decides nothing: it may name a command\'s document type, never ' +
+        'call into a command.',
+      from: { path: '^src/report/' },
+      to: { path: '^src/(commands|batch)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'report-below-ui',
@@ -107,14 +129,14 @@ module.exports = {
       severity: 'error',
       comment: 'The runner tells the outside through RunReporter; it never imports what shows it.',
       from: { path: '^src/runner/' },
-      to: { path: '^src/(cli|report|ui)/' },
+      to: { path: '^src/(cli|report|ui|commands|batch)/' },
     },
     {
       name: 'edges-never-import-up',
       severity: 'error',
       comment: 'service-client, ledger, downloads, storage and manifest are driven by the runner and know nothing above.',
       from: { path: '^src/(service-client|ledger|downloads|storage|manifest)/' },
-      to: { path: '^src/(runner|cli|report|ui|sandbox)/' },
+      to: { path: '^src/(runner|cli|report|ui|sandbox|commands|batch)/' },
     },
     {
       name: 'api-ledger-manifest-stand-alone',
@@ -157,7 +179,7 @@ module.exports = {
       name: 'only-commands-start-the-sandbox',
       severity: 'error',
       comment: 'The library starts the emulator (a run against it, `startSandbox`); nothing else depends on it.',
-      from: { path: '^src/', pathNot: [SANDBOX, '^src/batch/', '^src/index[.]ts$'] },
+      from: { path: '^src/', pathNot: [SANDBOX, '^src/batch/', '^src/commands/', '^src/index[.]ts$'] },
       to: { path: SANDBOX },
     },
     {

@@ -4,6 +4,10 @@
  */
 
 export { LedgerHeldError } from './batch/ledger-access.js';
+export { type DefinitionOptions, loadDefinition } from './batch/load-definition.js';
+export { loadManifest, ManifestError, type ManifestSource } from './batch/load-manifest.js';
+export { type LedgerOptions, OptionError, type ServiceOptions } from './batch/options.js';
+export type { StatusDocument } from './batch/status-document.js';
 export {
   NOTICE_CODES,
   type Notice,
@@ -12,66 +16,43 @@ export {
   type Warning,
   type WarningCode,
 } from './batch/warnings.js';
-export { ENVIRONMENT } from './environment.js';
-export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
-export type { ImportSummary } from './import/render.js';
-export type { ItemState } from './ledger/records.js';
-export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
-export {
-  type ApprovedItem,
-  type ApprovedPlan,
-  type WritePlanOptions,
-  type WrittenPlan,
-  writePlan,
-} from './public/approved-plan.js';
 export {
   type AuditDocument,
   type AuditOptions,
   type AuditProblemEntry,
   type AuditProblemKind,
   audit,
-} from './public/audit.js';
-export { type KeepOptions, type KeepResult, keepTakes } from './public/keep.js';
-export {
-  type CopyLedgerOptions,
-  copyLedger,
-  type ForgetOptions,
-  type ForgottenJob,
-  forgetJobs,
-  type ImportOptions,
-  importJobs,
-  type LedgerCopy,
-} from './public/ledger-tasks.js';
-export { type DefinitionOptions, loadDefinition } from './public/load-definition.js';
+} from './commands/audit/audit.js';
+export { type CopyLedgerOptions, copyLedger, type LedgerCopy } from './commands/copy-ledger/copy-ledger.js';
 export {
   EXPORT_STATES,
   type ExportOptions,
-  type LedgerOptions,
-  OptionError,
-  type PlanDocument,
-  type PlanOptions,
-  type ServiceOptions,
-  type StatusOptions,
-} from './public/options.js';
-export {
   exportItems,
   exportKept,
   exportRecords,
   type KeptExport,
-  loadManifest,
-  ManifestError,
-  type ManifestSource,
-  plan,
-  status,
   writeExport,
-} from './public/read.js';
+} from './commands/export/export.js';
+export { type ForgetOptions, type ForgottenJob, forgetJobs } from './commands/forget/forget.js';
+export { type ImportOptions, importJobs } from './commands/import/import.js';
+export type { ImportSummary } from './commands/import/render-import.js';
+export { type KeepOptions, type KeepResult, keepTakes } from './commands/keep/keep.js';
+export { type PlanDocument, type PlanOptions, plan } from './commands/plan/plan.js';
+export { NO_ANSWER_IN_TIME } from './commands/plan/plan-account.js';
+export {
+  type ApprovedItem,
+  type ApprovedPlan,
+  type WritePlanOptions,
+  type WrittenPlan,
+  writePlan,
+} from './commands/plan/write-plan.js';
 export {
   type BatchReport,
   type GalleryOptions,
   type GalleryWritten,
   report,
   writeGallery,
-} from './public/report.js';
+} from './commands/report/report.js';
 export {
   type ItemEvent,
   type LogEvent,
@@ -83,11 +64,14 @@ export {
   type SandboxEvent,
   type StartEvent,
   type StopEvent,
-} from './public/run.js';
-export type { StatusDocument } from './public/status-document.js';
+} from './commands/run/run.js';
+export { type StatusOptions, status } from './commands/status/status.js';
+export { ENVIRONMENT } from './environment.js';
+export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
+export type { ItemState } from './ledger/records.js';
+export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export type { EarlierTake, ExportRecord, ExportState } from './report/export-records.js';
 export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './report/kept-records.js';
-export { NO_ANSWER_IN_TIME } from './report/plan-account.js';
 export type { ProgressSnapshot } from './runner/reporter.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {

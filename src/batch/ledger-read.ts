@@ -3,9 +3,6 @@ import { ExitCode, UserError } from '../errors.js';
 import { DatabaseError, DatabaseLostError, isLedgerReadError } from '../ledger/database-errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
-import { priceTable } from '../report/cost-estimate.js';
-import { planSourceOf } from '../report/plan-source.js';
-import type { PlanReads } from '../report/plan-streamed.js';
 import type { LedgerNote } from '../report/render-text.js';
 import type { StatusReads } from '../report/status-report.js';
 import { type LedgerView, summarizeView } from '../report/status-view.js';
@@ -15,7 +12,7 @@ import { savedFileProblems } from './saved-file-problems.js';
 /** Where the ledger is, whether it exists yet, and the service it belongs to (docs/services.md). */
 export type LedgerRead = Required<LedgerNote>;
 
-const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
+export const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
 
 /**
  * Runs `use` over the ledger opened read-only, or over null when there is none yet: nothing has
@@ -114,40 +111,20 @@ export async function statusSource(ledger: Ledger | null, verify = false): Promi
   return { money, unsaved, fileProblems, fileCheck, summaries: ledger.itemSummaries() };
 }
 
-async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {
+export async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {
   yield* rows;
-}
-
-/** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
-export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {
-  if (ledger === null) {
-    const empty = planSourceOf(EMPTY_VIEW);
-    return {
-      ...empty,
-      entries: streamOf(empty.entries),
-      prices: async () => empty.prices(),
-      itemFilePaths: () => streamOf(empty.itemFilePaths()),
-      recorded: async (attempt) => attempt,
-      reusableTakes: async () => [],
-      attempt: async () => {
-        throw new Error('no ledger: no attempt');
-      },
-    };
-  }
-  return {
-    fileProblems: await savedFileProblems(ledger, verify),
-    money: await ledger.moneyTotals(),
-    unsaved: await ledger.unsavedSucceeded(),
-    entries: ledger.itemEntries(),
-    prices: async () => priceTable(await ledger.priceSamples()),
-    itemFilePaths: () => ledger.itemFilePaths(),
-    recorded: (attempt) => ledger.attemptRequest(attempt.id),
-    reusableTakes: () => ledger.reusableTakes(),
-    attempt: (id) => ledger.getAttempt(id),
-  };
 }
 
 /** What a reader is told of a ledger that is open: where it is, and the service it is bound to. */
 export async function openedLedger(ledger: Ledger, path: string): Promise<LedgerRead> {
   return { path, exists: true, service: (await ledger.service())?.identity ?? null };
+}
+
+/** Nothing has run here, but a sandbox run has (after `npm run demo`, say): where its ledger is. */
+export function sandboxLedgerBeside(
+  batch: { sandboxLedger: string | null },
+  note: { exists: boolean },
+): string | null {
+  const there = !note.exists && batch.sandboxLedger !== null && existsSync(batch.sandboxLedger);
+  return there ? batch.sandboxLedger : null;
 }

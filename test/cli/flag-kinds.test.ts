@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrlLifetime, linksExpireAt, MAX_URL_LIFETIME_SECONDS } from '../../src/batch/url-lifetime.js';
 import { parseKind } from '../../src/cli/flag-kinds.js';
+import {
+  checkUrlLifetime,
+  linksExpireAt,
+  MAX_URL_LIFETIME_SECONDS,
+} from '../../src/commands/report/url-lifetime.js';
 import { ExitCode, UserError } from '../../src/errors.js';
 
 /** The flag as the CLI reads it: its text through the flag table's kind. */

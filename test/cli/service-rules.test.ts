@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { globMatches } from '../../src/batch/item-selection.js';
 import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/batch/preflight.js';
-import { retryFailedNotice } from '../../src/batch/retry-failed.js';
 import { ensureSameService, serviceIdentity } from '../../src/batch/service-identity.js';
+import { retryFailedNotice } from '../../src/commands/run/retry-failed.js';
 import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../src/ledger/service.js';
 import type { ManifestItem } from '../../src/manifest/index.js';

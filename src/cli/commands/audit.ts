@@ -1,5 +1,5 @@
 import { audit, ExitCode } from '../../index.js';
-import { renderAuditText } from '../../report/audit-report.js';
+import { renderAuditText } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { warnOn } from '../words.js';

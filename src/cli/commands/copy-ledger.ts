@@ -1,5 +1,5 @@
 import { copyLedger, ExitCode, UserError } from '../../index.js';
-import { renderCopied } from '../../report/render-tasks.js';
+import { renderCopied } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 

@@ -1,6 +1,5 @@
 import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } from '../../index.js';
-import { type ExportFormat, exportChunks } from '../../report/export-records.js';
-import { keptChunks, keptExportNotes } from '../../report/kept-records.js';
+import { type ExportFormat, exportChunks, keptChunks, keptExportNotes } from '../../render.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';

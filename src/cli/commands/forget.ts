@@ -1,5 +1,5 @@
 import { ExitCode, forgetJobs } from '../../index.js';
-import { renderForgotten } from '../../report/render-tasks.js';
+import { renderForgotten } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { warnOn } from '../words.js';

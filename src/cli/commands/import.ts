@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
-import { renderImportText } from '../../import/render.js';
 import { ExitCode, importJobs } from '../../index.js';
+import { renderImportText } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { warnOn } from '../words.js';

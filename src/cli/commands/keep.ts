@@ -1,13 +1,12 @@
 import { ExitCode, keepTakes } from '../../index.js';
-import { readListEntries } from '../../report/gallery/redo-file.js';
-import { renderKept } from '../../report/render-tasks.js';
+import { renderKept } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /** `mediabatch keep <manifest> ID:TAKE... | @FILE`: the library records the keepers, this says which. */
 export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
   const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was kept');
-  const entries = readListEntries(positionals.slice(1), io.cwd, 'keep');
+  const entries = positionals.slice(1);
   io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries }), io.cwd));
   return ExitCode.Ok;
 };

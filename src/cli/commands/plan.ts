@@ -1,8 +1,6 @@
 import { ExitCode, plan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
-import { jsonChunks } from '../../report/json-chunks.js';
-import { accountFailure } from '../../report/plan-account.js';
-import { planTextChunks } from '../../report/render-plan.js';
+import { accountFailure, jsonChunks, planTextChunks } from '../../render.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';

@@ -1,6 +1,5 @@
 import { ExitCode, report, UserError, writeGallery } from '../../index.js';
-import { renderGalleryWritten } from '../../report/render-tasks.js';
-import { renderReportText } from '../../report/render-text.js';
+import { renderGalleryWritten, renderReportText } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 

@@ -1,5 +1,4 @@
 import { ExitCode, type RunResult, run } from '../../index.js';
-import { readRedoIds } from '../../report/gallery/redo-file.js';
 import { TerminalRunView } from '../../ui/terminal-run-view.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -10,7 +9,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io);
   const handle = run(manifest, {
     ...options,
-    redo: readRedoIds(values.redo, io.cwd),
+    redo: values.redo,
     only: values.only,
     retryFailed: values['retry-failed'],
     regenerateExpired: values['regenerate-expired'],

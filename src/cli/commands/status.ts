@@ -1,6 +1,5 @@
 import { ExitCode, status } from '../../index.js';
-import { jsonChunks } from '../../report/json-chunks.js';
-import { statusTextChunks } from '../../report/render-text.js';
+import { jsonChunks, statusTextChunks } from '../../render.js';
 import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';

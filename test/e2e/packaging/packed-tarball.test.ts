@@ -21,6 +21,7 @@ describe('the packed tarball on a fresh machine', () => {
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
     expect(listing).toContain('package/dist/cli/main.js');
+    expect(listing).toContain('package/dist/render.js');
     // No tests, no sources, no source maps pointing outside, no ledgers or sandbox state.
     const stray = listing.filter((path) =>
       /[.]map$|^package\/(test|src)\/|[.]sqlite|[.]jsonl$|\.mediabatch/.test(path),
@@ -37,12 +38,14 @@ describe('the packed tarball on a fresh machine', () => {
     writeFileSync(
       join(consumer, 'consumer.ts'),
       `import { loadManifest, run, type RunResult, type StatusDocument } from 'mediabatch';\n` +
+        `import { jsonChunks, statusTextChunks } from 'mediabatch/render';\n` +
         `const manifest = loadManifest('batch.yaml');\n` +
         `const handle = run(manifest, { sandbox: true, only: ['a*'], pollIntervalSeconds: 5 });\n` +
         `handle.on('item', (event) => console.log(event.itemId, event.state));\n` +
         `const result: RunResult = await handle.result;\n` +
         `const doc: StatusDocument = result.status;\n` +
-        `console.log(doc.totals.spent_usd satisfies string, result.exitCode satisfies number);\n`,
+        `console.log(doc.totals.spent_usd satisfies string, result.exitCode satisfies number);\n` +
+        `console.log([...statusTextChunks(doc, doc.ledger)].join(''), [...jsonChunks(doc)].join(''));\n`,
     );
     cpSync(join(REPO, 'examples/nightly.ts'), join(consumer, 'nightly.ts'));
     writeFileSync(join(consumer, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'nightly.ts']));
@@ -61,6 +64,17 @@ describe('the packed tarball on a fresh machine', () => {
       cwd: consumer,
     }).catch((error: { stderr: string }) => error);
     expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    // The second entry point, mediabatch/render, renders what the first returns, as the CLI prints it.
+    const rendered = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { jsonChunks } from 'mediabatch/render'; console.log([...jsonChunks({ totals: { done: 2 } })].join(''));",
+      ],
+      { cwd: consumer },
+    );
+    expect(JSON.parse(rendered.stdout)).toEqual({ totals: { done: 2 } });
 
     // The documented example, compiled above: out of time, it drains (exit 130); the next night resumes.
     const yaml = readFileSync(join(REPO, 'manifests/demo.yaml'), 'utf8').replace(

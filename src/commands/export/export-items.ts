@@ -1,0 +1,109 @@
+import { BatchTakes, keptRecord } from '../../batch/batch-takes.js';
+import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import { writeFileAtomically } from '../../downloads/write-atomically.js';
+import { ExitCode, UserError } from '../../errors.js';
+import type { ItemExport } from '../../ledger/item-exports.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import type { Manifest } from '../../manifest/index.js';
+import {
+  type ExportRecord,
+  type ExportState,
+  exportRecord,
+  removedRecord,
+  selectedBy,
+} from '../../report/export-records.js';
+import type { KeptFileProblem, KeptRecord } from '../../report/kept-records.js';
+import { shownFrom } from '../../report/shown-path.js';
+import { keptFileProblems } from './kept-files-check.js';
+
+/**
+ * One record per item, in manifest order, read from the ledger as it goes (`export`); then the
+ * items the ledger paid for that the manifest no longer names, so the records add up to what was
+ * spent. `states` empty: all.
+ */
+export async function* exportedRecords(
+  manifest: Manifest,
+  ledger: Ledger | null,
+  states: ReadonlySet<ExportState>,
+): AsyncGenerator<ExportRecord> {
+  const shown = shownFrom(manifest.file);
+  const ids = manifest.items.map((item) => item.id);
+  // Read before the walk: while its rows stream, the connection runs nothing else.
+  const takes = await BatchTakes.read(manifest, ledger, 'records');
+  yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
+    const record = exportRecord(item, row, shown, takes.recordTakes(item.id, (row?.files.length ?? 0) > 0));
+    return selectedBy(states, record) ? record : null;
+  });
+  // Asked only when they can be selected: finding them reads every attempt of the batch.
+  if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
+  const removed = await ledger.paidItemsNotIn(ids);
+  yield* walk(ledger.itemExports(removed), removed, (id, row) =>
+    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0)),
+  );
+}
+
+/** One row per key, in the keys' order: the query walks them. */
+async function* walk<K>(
+  rows: AsyncIterable<ItemExport> | null,
+  keys: readonly K[],
+  recordOf: (key: K, row: ItemExport | undefined) => ExportRecord | null,
+): AsyncGenerator<ExportRecord> {
+  const each = rows?.[Symbol.asyncIterator]() ?? null;
+  try {
+    for (const key of keys) {
+      const record = recordOf(key, (await each?.next())?.value as ItemExport | undefined);
+      if (record !== null) yield record;
+    }
+  } finally {
+    // Ends the read, which would otherwise keep the connection busy as the ledger closes.
+    await each?.return?.();
+  }
+}
+
+/** The export in a file that appears whole or not at all; a folder that is not there is said, not made. */
+export async function writeExportFile(
+  path: string,
+  chunks: AsyncIterable<string> | Iterable<string>,
+): Promise<void> {
+  try {
+    await writeFileAtomically(path, chunks, { makeFolder: false });
+  } catch (error) {
+    // A file-system refusal (no folder, no space, no permission) is the user's to fix, not a bug.
+    if (typeof (error as { code?: unknown }).code !== 'string') throw error;
+    throw new UserError(
+      `cannot write ${path}: ${(error as Error).message}`,
+      ExitCode.ItemsNotDone,
+      'write_failed',
+    );
+  }
+}
+
+/** What `export --kept` found (docs/gallery.md): the records, the items left out, the kept files not as saved. */
+export interface KeptExportFound {
+  records: KeptRecord[];
+  withoutKeeper: string[];
+  fileProblems: KeptFileProblem[];
+  /** The ledger read, and whether it exists. */
+  ledger: LedgerRead;
+}
+
+/**
+ * `export --kept`: the kept take of each manifest item (and of each item the manifest no longer
+ * names whose keeper is on record), the items that have none, and each kept file checked.
+ */
+export async function keptExport(
+  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+): Promise<KeptExportFound> {
+  const { kept, withoutKeeper, ledger } = await withLedger(batch, async (opened, note) => ({
+    ...(await BatchTakes.read(batch.manifest, opened)).keptTakes(),
+    ledger: note,
+  }));
+  const shown = shownFrom(batch.manifest.file);
+  return {
+    records: kept.map((each) => keptRecord(each, shown)),
+    withoutKeeper,
+    fileProblems: await keptFileProblems(kept, batch.settings.storageEnv, shown),
+    ledger,
+  };
+}

@@ -1,0 +1,130 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { openForReading, readFailure, sandboxLedgerBeside } from '../../batch/ledger-read.js';
+import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/options.js';
+import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import { collectRows } from '../../collect-rows.js';
+import type { Manifest } from '../../manifest/index.js';
+import {
+  type ExportFormat,
+  type ExportRecord,
+  type ExportState,
+  exportChunks,
+} from '../../report/export-records.js';
+import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../report/kept-records.js';
+import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
+
+/** The item states, and `removed`: the items paid for that the manifest no longer names. */
+export const EXPORT_STATES = [
+  'pending',
+  'in_flight',
+  'done',
+  'failed',
+  'budget_exceeded',
+  'expired',
+  'removed',
+] as const satisfies readonly ExportState[];
+
+export const exportOptionsSchema = ledgerOptionsSchema.extend({
+  /** Only items in these states (`--state`), `removed` for those the manifest no longer names; default every item. */
+  states: z.array(z.enum(EXPORT_STATES)).optional(),
+});
+
+export type ExportOptions = z.input<typeof exportOptionsSchema>;
+
+/**
+ * One record per item in manifest order (`export`), read from the ledger as it is iterated; the
+ * ledger closes when the iteration ends, early or not. The options and the ledger's claim on the
+ * output folder are checked at the call, before any record (or file) is written.
+ */
+export function exportRecords(manifest: Manifest, options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
+  const checked = checkOptions('exportRecords', exportOptionsSchema, options);
+  const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
+  refuseReadingOthersFolder(batch);
+  return recordsOf(batch, new Set<ExportState>(checked.states ?? []));
+}
+
+async function* recordsOf(batch: Batch, states: Set<ExportState>): AsyncGenerator<ExportRecord> {
+  const { ledger, note } = await openForReading(batch);
+  try {
+    yield* exportedRecords(batch.manifest, ledger, states);
+  } catch (error) {
+    throw readFailure(note.path, error);
+  } finally {
+    await ledger?.close();
+  }
+}
+
+/**
+ * Writes the export to a file that appears whole or not at all (`export --out`): written beside
+ * it under a temporary name, synced, renamed into place.
+ */
+export async function writeExport(
+  manifest: Manifest,
+  options: ExportOptions & { to: string; format?: ExportFormat },
+): Promise<string> {
+  const { to, format, ...rest } = options;
+  const path = resolve(rest.cwd ?? process.cwd(), to);
+  const records = exportRecords(manifest, rest);
+  try {
+    await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
+  } finally {
+    await records.return(undefined);
+  }
+  return path;
+}
+
+/** Every record of exportRecords at once. */
+export function exportItems(manifest: Manifest, options: ExportOptions = {}): Promise<ExportRecord[]> {
+  return collectRows(exportRecords(manifest, options));
+}
+
+/**
+ * What `exportKept` found: one record per kept item, the manifest items left out for having no
+ * kept take, and the kept files that are not as saved.
+ */
+export interface KeptExport {
+  records: KeptRecord[];
+  withoutKeeper: string[];
+  /**
+   * Each kept file missing, altered (size or SHA-256) or, in a bucket that did not answer,
+   * unchecked; its record is in `records` all the same. Empty when every kept file is as saved.
+   */
+  fileProblems: KeptFileProblem[];
+  /** The file written (`to`), or null. */
+  path: string | null;
+  /**
+   * The ledger read (`exists` false: nothing has run there); `sandboxLedger` when that is so and a
+   * sandbox run of this manifest left its ledger there, as `status` says.
+   */
+  ledger: { path: string; exists: boolean; sandboxLedger?: string };
+}
+
+/**
+ * The kept take of each manifest item (`export --kept`, docs/gallery.md): its files, SHA-256,
+ * variant, take and cost. An item with one variant and one saved take is kept by itself; items
+ * with no kept take are left out and listed in `withoutKeeper`. A keeper the manifest no longer
+ * asks for (its variant or its item gone) is a record with `in_manifest: false`. Every kept file
+ * is read and compared with its recorded SHA-256 (`fileProblems`). With `to`, also written to
+ * that file whole or not at all, as `format` (default jsonl).
+ */
+export async function exportKept(
+  manifest: Manifest,
+  options: ExportOptions & { to?: string; format?: ExportFormat } = {},
+): Promise<KeptExport> {
+  const { to, format, ...rest } = options;
+  const checked = checkOptions('exportKept', exportOptionsSchema, rest);
+  const batch = batchOf(checkedManifest('exportKept', manifest), checked);
+  refuseReadingOthersFolder(batch);
+  const { ledger: note, ...found } = await keptExport(batch);
+  const sandboxLedger = sandboxLedgerBeside(batch, note);
+  const kept = {
+    ...found,
+    ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
+  };
+  if (to === undefined) return { ...kept, path: null };
+  const path = resolve(rest.cwd ?? process.cwd(), to);
+  await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));
+  return { ...kept, path };
+}

@@ -1,0 +1,77 @@
+import { keeperFields } from '../../batch/batch-takes.js';
+import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
+import { openStoreOrRefuse } from '../../batch/open-output-store.js';
+import { filesUnder } from '../../batch/output-files.js';
+import { folderContextOf, outputLocationRefusal } from '../../batch/output-owner-check.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import { takeIsThere } from '../../batch/saved-file-problems.js';
+import type { Warn } from '../../batch/warnings.js';
+import { ExitCode, UserError } from '../../errors.js';
+import { strangerReason } from '../import/files-on-disk.js';
+import { definitionStanding, planDefinition } from './batch-definition.js';
+import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
+import { planSource } from './plan-reads.js';
+import type { PlanDocument } from './plan-report.js';
+import { buildPlanStreamed } from './plan-streamed.js';
+
+/** run's flags a plan previews (`plan --regenerate-expired`, `--retry-failed`), and `--verify`. */
+export interface PlanAsked {
+  regenerateExpired?: boolean;
+  retryFailed?: boolean;
+  /** Read each saved file's SHA-256, not only its size and time. */
+  verify?: boolean;
+  /** Preview `redefine`: a manifest that differs from its shared batch's definition would become its next. */
+  redefine?: boolean;
+}
+
+/** A plan and where its ledger stands. */
+export interface PlannedBatch {
+  doc: PlanDocument;
+  ledger: LedgerRead;
+}
+
+/**
+ * What `run` would do now (docs/commands.md, `plan`): the checks run's pre-flight makes (another
+ * batch's output location, a folder that cannot take the files or has no room for them, the
+ * ledger's service, the address, the account, a lost ledger),
+ * then every item priced against the ledger. Nothing is sent but GET requests.
+ */
+export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {}): Promise<PlannedBatch> {
+  const { manifest } = batch;
+  // Another batch's location: run refuses it before any request, so its files are not this plan's.
+  const store = await openStoreOrRefuse(batch);
+  const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
+  if (refusal !== null)
+    throw new UserError(
+      `run would refuse this manifest (exit 2): ${refusal}`,
+      ExitCode.Usage,
+      'output_owned',
+    );
+  // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
+  await checkOutputLikeRun(batch, store);
+  const account = await checkLikeRun(batch, warn);
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  return withLedger(batch, async (ledger, note) => ({
+    ledger: note,
+    doc: {
+      ...(await buildPlanStreamed(
+        manifest,
+        await planSource(ledger, asked.verify ?? false),
+        account,
+        Date.now(),
+        {
+          outputFiles,
+          strayWhy: (path) => strangerReason(path, manifest.name),
+          regenerateExpired: asked.regenerateExpired ?? false,
+          retryFailed: asked.retryFailed ?? false,
+          fileCheck: asked.verify ? 'sha256' : 'stat',
+          takeIsThere: takeIsThere(asked.verify ?? false),
+        },
+        // An edited item's last whole body is read on its own, to name the fields that changed.
+        true,
+      )),
+      ...(await keeperFields(manifest, ledger)),
+      ...planDefinition(await definitionStanding(ledger, manifest), asked.redefine ?? false),
+    },
+  }));
+}

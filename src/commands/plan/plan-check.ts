@@ -1,0 +1,133 @@
+import { folderTrace } from '../../batch/leave-no-trace.js';
+import { withLedger } from '../../batch/ledger-read.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import { DEFAULT_SLOT_LIMIT } from '../../batch/run-settings.js';
+import { judgeOutputFolder, waveOf } from '../../batch/save-check.js';
+import { type Connection, checkAccount, clientFor, connectionOf } from '../../batch/service-check.js';
+import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
+import type { Warn } from '../../batch/warnings.js';
+import { ExitCode, UserError } from '../../errors.js';
+import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import { isS3Uri } from '../../manifest/index.js';
+import { cleanText } from '../../report/render-text.js';
+import type { OutputStore } from '../../storage/output-store.js';
+import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
+import { NO_ANSWER_IN_TIME } from './plan-account.js';
+import type { AccountCheck } from './plan-report.js';
+
+/**
+ * What `run`'s pre-flight would refuse, refused here with the same words and exit code, before
+ * anything is priced: a ledger bound to another service, an address that is not the service
+ * (missing /v1), and a new ledger while the service holds this manifest's jobs (a lost ledger).
+ * Returns what GET /account said, or null when no service was given.
+ */
+export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountCheck | null> {
+  const { manifest } = batch;
+  const connection = batch.sandbox ? null : accountConnection(batch, warn);
+  if (!batch.sandbox && connection === null) return null;
+  const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
+  const ledger = await withLedger(batch, async (opened, note) => ({
+    ...note,
+    attempts: (await opened?.hasAttempts()) ?? false,
+  }));
+  try {
+    ensureSameService(ledger.service, identity, ledger.path, batch.cwd);
+    if (connection === null) return null;
+    const account = await accountOf(connection, batch, warn);
+    if (account.ok)
+      await stopOnJobsUnknownToLedger(
+        connection,
+        { hasAttempts: async () => ledger.attempts },
+        {
+          manifestName: manifest.name,
+          manifestArg: batch.named.manifest,
+          ledgerPath: ledger.path,
+          ledgerFlag: batch.named.ledger,
+          baseUrlFlag: batch.named.baseUrl,
+        },
+      );
+    return account;
+  } catch (error) {
+    throw asRunWouldStop(error);
+  }
+}
+
+/**
+ * run's check that the output folder takes a file the way a download is saved and has room for
+ * the next wave (save-check.ts), made as run makes it, with run's words and exit code. The
+ * folders the probe had to create are removed again: a plan leaves nothing behind. A bucket is
+ * left to run: its probe writes an object.
+ */
+export async function checkOutputLikeRun(batch: Batch, store: OutputStore): Promise<void> {
+  const { manifest } = batch;
+  if (isS3Uri(manifest.outputDir)) return;
+  const only = null;
+  const wave = await withLedger(batch, (ledger) =>
+    waveOf(manifest, ledger, { only, defaultSlotLimit: DEFAULT_SLOT_LIMIT }),
+  );
+  const trace = folderTrace(manifest.outputDir);
+  try {
+    await judgeOutputFolder(manifest.outputDir, wave, store);
+  } catch (error) {
+    throw asRunWouldStop(error);
+  } finally {
+    trace.remove();
+  }
+}
+
+/** A refusal run would make (exit 2), said as what run would do. */
+function asRunWouldStop(error: unknown): unknown {
+  if (error instanceof UserError && error.exitCode === ExitCode.Usage)
+    return new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code, error.fields);
+  return error;
+}
+
+/**
+ * An explicit base URL is a request to check the account, so a missing key is an error there; a
+ * base URL merely exported in the environment without a key just skips the check.
+ */
+function accountConnection(batch: Batch, warn: Warn): Connection | null {
+  if (batch.named.baseUrl === undefined && batch.baseUrl && !batch.apiKey) {
+    warn({
+      code: 'account_not_checked',
+      message: 'MEDIAGEN_BASE_URL is set but MEDIAGEN_API_KEY is not; the account is not checked',
+    });
+    return null;
+  }
+  return connectionOf(batch);
+}
+
+/**
+ * run's own pre-flight, GET /account only: plan never sends a POST. A wrong address throws (exit
+ * 2, with run's hint); a service that cannot be reached within the window is reported as run
+ * would (exit 1), after the plan. Messages never carry the key or a URL's query.
+ */
+async function accountOf(connection: Connection, batch: Batch, warn: Warn): Promise<AccountCheck> {
+  // Printed as the ledger knows the service: no credentials, query or fragment.
+  const baseUrl = serviceIdentity(connection.baseUrl);
+  const safe = (message: string) => cleanText(message.split(connection.apiKey).join('[redacted]'));
+  const timings = batch.settings;
+  const client = clientFor(connection, timings);
+  const failed = (status: number | null, code: string | null, message: string): AccountCheck => ({
+    baseUrl,
+    ok: false,
+    status,
+    code,
+    message: safe(message),
+  });
+  try {
+    const checked = await checkAccount(client, connection, timings, warn);
+    if (checked.kind === 'answered') return { baseUrl, ok: true, account: checked.account };
+    if (checked.kind === 'refused')
+      return failed(checked.error.status, checked.error.code, checked.error.message);
+    return failed(
+      null,
+      NO_ANSWER_IN_TIME,
+      'no answer in time; run would go on, resending what goes unanswered',
+    );
+  } catch (error) {
+    if (error instanceof UserError && error.exitCode === ExitCode.ItemsNotDone)
+      return failed(null, null, error.message);
+    throw error;
+  }
+}

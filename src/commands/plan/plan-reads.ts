@@ -1,0 +1,35 @@
+import { priceTable } from '../../batch/cost-estimate.js';
+import { EMPTY_VIEW, streamOf } from '../../batch/ledger-read.js';
+import { savedFileProblems } from '../../batch/saved-file-problems.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { planSourceOf } from './plan-source.js';
+import type { PlanReads } from './plan-streamed.js';
+
+/** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
+export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {
+  if (ledger === null) {
+    const empty = planSourceOf(EMPTY_VIEW);
+    return {
+      ...empty,
+      entries: streamOf(empty.entries),
+      prices: async () => empty.prices(),
+      itemFilePaths: () => streamOf(empty.itemFilePaths()),
+      recorded: async (attempt) => attempt,
+      reusableTakes: async () => [],
+      attempt: async () => {
+        throw new Error('no ledger: no attempt');
+      },
+    };
+  }
+  return {
+    fileProblems: await savedFileProblems(ledger, verify),
+    money: await ledger.moneyTotals(),
+    unsaved: await ledger.unsavedSucceeded(),
+    entries: ledger.itemEntries(),
+    prices: async () => priceTable(await ledger.priceSamples()),
+    itemFilePaths: () => ledger.itemFilePaths(),
+    recorded: (attempt) => ledger.attemptRequest(attempt.id),
+    reusableTakes: () => ledger.reusableTakes(),
+    attempt: (id) => ledger.getAttempt(id),
+  };
+}

@@ -1,0 +1,75 @@
+import type { ReusableTake } from '../../ledger/reused-take.js';
+import type { ManifestItem } from '../../manifest/index.js';
+import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from '../../runner/request-key.js';
+import { TakeIndex } from '../../runner/take-index.js';
+import type { Decision } from './plan-decisions.js';
+
+/**
+ * What `plan` says of items a saved take already answers (runner/reuse-takes.ts, the run's own
+ * rule): an item run would pay for, or an expired one, whose very request (model, input, variant)
+ * has an intact saved take anywhere in the batch is `reused`: free, with the take it copies.
+ * `takeIsThere` says whether a take's files are still as saved (plan checks them as it checks the
+ * items' own files). Pure but for that predicate.
+ */
+export function planReuses(
+  items: readonly ManifestItem[],
+  decisions: Array<Decision | undefined>,
+  takes: () => readonly ReusableTake[],
+  takeIsThere: (take: ReusableTake) => boolean,
+): void {
+  const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
+  if (wanting.length === 0) return;
+  const variants = manifestVariants(items);
+  const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
+  const submitted = new Map<string, string>();
+  for (const position of wanting) {
+    const item = items[position]!;
+    const key = requestKey(item);
+    const current = decisions[position]?.changedSince?.id ?? null;
+    const found = index.find(key, item.id, null).find(takeIsThere);
+    if (found !== undefined) {
+      // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
+      decisions[position] =
+        found.attemptId === current && found.itemId === item.id
+          ? { label: 'done', submit: false, reason: SAME_VIDEO_WORDS }
+          : reusedDecision(found);
+      continue;
+    }
+    if (!decisions[position]?.submit) continue;
+    // A twin: the run submits the first item of a request and copies its take to the others.
+    const first = submitted.get(key);
+    if (first === undefined) submitted.set(key, item.id);
+    else decisions[position] = twinDecision(first);
+  }
+}
+
+function twinDecision(first: string): Decision {
+  return {
+    label: 'reused',
+    submit: false,
+    reusedFrom: { item: first, take: null },
+    reason: `the same request as ${first}, submitted in this run: its take is copied once saved, nothing to pay`,
+  };
+}
+
+/** As the run decides: what it would pay for or holds expired, unless an earlier job is still followed. */
+export function wantsTake(decision: Decision | undefined): boolean {
+  if (decision === undefined || decision.label === 'redo' || decision.label === 'renamed') return false;
+  if (!decision.submit && decision.label !== 'expired') return false;
+  const earlier = decision.changedSince;
+  const followed =
+    earlier?.state === 'accepted' &&
+    !earlier.filesSaved &&
+    (earlier.jobStatus === 'queued' || earlier.jobStatus === 'running' || earlier.jobStatus === 'succeeded');
+  return !followed;
+}
+
+function reusedDecision(take: ReusableTake): Decision {
+  const job = take.jobId === null ? '' : ` (job ${take.jobId})`;
+  return {
+    label: 'reused',
+    submit: false,
+    reusedFrom: { item: take.itemId, take: take.take },
+    reason: `the same request as take ${take.take} of ${take.itemId}${job}: its saved file is copied, nothing to pay`,
+  };
+}

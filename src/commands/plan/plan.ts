@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import {
+  batchOf,
+  checkedManifest,
+  checkOptions,
+  serviceOptionsSchema,
+  verifySchema,
+  warnSchema,
+} from '../../batch/options.js';
+import { ignoreWarnings } from '../../batch/warnings.js';
+import type { Manifest } from '../../manifest/index.js';
+import { planBatch } from './plan-batch.js';
+import type { PlanDocument as PlanReport } from './plan-report.js';
+
+export const planOptionsSchema = serviceOptionsSchema.extend({
+  /** Told each warning (a pre-flight retry, an account not checked), as `{ code, message }`. */
+  warn: warnSchema.optional(),
+  verify: verifySchema,
+  /** Preview `run --regenerate-expired`: expired items are priced as submitted again. */
+  regenerateExpired: z.boolean().optional(),
+  /** Preview `run --retry-failed`: finally failed items are priced as submitted again. */
+  retryFailed: z.boolean().optional(),
+  /** Preview `run --redefine`: a manifest that is not its shared batch's definition would become its next revision. */
+  redefine: z.boolean().optional(),
+});
+
+export type PlanOptions = z.input<typeof planOptionsSchema>;
+
+/** The plan document (`plan --json`), with where its ledger is. */
+export type PlanDocument = PlanReport & { ledger: { path: string; exists: boolean; service: string | null } };
+
+/** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
+export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
+  const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = checkOptions(
+    'plan',
+    planOptionsSchema,
+    options,
+  );
+  const batch = batchOf(checkedManifest('plan', manifest), rest);
+  const planned = await planBatch(batch, warn ?? ignoreWarnings, {
+    verify,
+    regenerateExpired,
+    retryFailed,
+    redefine,
+  });
+  return { ...planned.doc, ledger: planned.ledger };
+}

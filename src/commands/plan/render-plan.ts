@@ -1,0 +1,121 @@
+import { humanUsd } from '../../money.js';
+import { onRequestLines } from '../../report/on-request.js';
+import {
+  cleanText,
+  footer,
+  humanUsdCached,
+  keeperLine,
+  type LedgerNote,
+  outsideKeeperLines,
+  riskLines,
+  savedFileLines,
+  tableChunks,
+} from '../../report/render-text.js';
+import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
+
+/**
+ * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens
+ * to it (+ submitted, ~ changed and submitted again, or renamed (`~ old -> new`, nothing paid),
+ * > resumed, = unchanged, ! skipped, - removed from the manifest), then stray files, the money, and the one summary line last.
+ */
+
+const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
+  new: { sign: '+', word: 'new' },
+  changed: { sign: '~', word: 'changed' },
+  retry: { sign: '+', word: 'retry' },
+  redo: { sign: '+', word: 'new take' },
+  renamed: { sign: '~', word: 'renamed' },
+  reused: { sign: '=', word: 'reused (free)' },
+  in_flight: { sign: '>', word: 'resume' },
+  done: { sign: '=', word: 'unchanged (done)' },
+  refetch: { sign: '>', word: 'fetch again (free)' },
+  expired: { sign: '!', word: 'expired' },
+  failed: { sign: '!', word: 'failed' },
+  blocked_by_budget: { sign: '!', word: 'blocked by budget' },
+};
+
+const LISTED = 20;
+
+function itemRow(item: PlanItem, usd: (decimal: string) => string): string[] {
+  const { sign, word } = WORDS[item.plan];
+  const regenerated = item.plan === 'expired' && item.estimate_usd !== null;
+  const because = item.changed_vars ? ` (variable ${item.changed_vars.join(', ')})` : '';
+  const detail =
+    item.plan === 'changed' && item.changed_fields?.length
+      ? cleanText(`${item.changed_fields.join(', ')}${because}`)
+      : cleanText(item.reason ?? (item.prompt === undefined ? '' : JSON.stringify(item.prompt)));
+  const from = item.renamed_from === undefined ? '' : `${item.renamed_from} -> `;
+  return [
+    `${regenerated ? '+' : sign} ${from}${item.id}`,
+    regenerated ? 'expired, again' : word,
+    item.estimate_usd === null ? '' : usd(item.estimate_usd),
+    detail,
+  ];
+}
+
+function removedRows(doc: PlanDocument): string[][] {
+  return doc.removed.map((item) => [
+    `- ${item.id}`,
+    'removed',
+    '',
+    item.files.length === 0
+      ? `was ${item.state.replace(/_/g, ' ')}; no files saved`
+      : `files kept: ${item.files.map(cleanText).join(', ')}`,
+  ]);
+}
+
+function strayLines(doc: PlanDocument): string[] {
+  const stray = doc.stray_files ?? [];
+  if (stray.length === 0) return [];
+  const more =
+    stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
+  return [
+    'files in the output folder this ledger did not write (left as they are; run never overwrites them):',
+    ...stray.slice(0, LISTED).map((path) => {
+      const why = doc.stray_reasons?.[path];
+      return `  ? ${cleanText(path)}${why === undefined ? '' : ` (${cleanText(why)})`}`;
+    }),
+    ...more,
+    '',
+  ];
+}
+
+function accountLine(doc: PlanDocument): string {
+  const a = doc.account;
+  if (!a) return 'account: not checked (pass --base-url or set MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY)';
+  if (a.error)
+    return `account (${cleanText(a.base_url)}): GET /account failed: ${cleanText(a.error.message)}`;
+  return `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`;
+}
+
+/** `plan` for people, in chunks for writeChunks: at 100,000 items the table is never one string. */
+export function* planTextChunks(
+  doc: PlanDocument,
+  ledger: LedgerNote,
+  saveCommand = 'mediabatch run',
+): Generator<string> {
+  const t = doc.totals;
+  const usd = humanUsdCached();
+  const rows = [...doc.items.map((item) => itemRow(item, usd)), ...removedRows(doc)];
+  const budget =
+    t.budget_usd === null
+      ? 'no budget_usd'
+      : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
+  const lines = [
+    ...strayLines(doc),
+    ...onRequestLines(doc.items),
+    `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
+    accountLine(doc),
+  ];
+  const risk = riskLines(doc.value_at_risk, saveCommand, false);
+  if (risk) lines.push(risk.trimEnd());
+  if (doc.without_keeper?.length) lines.push(keeperLine(doc.without_keeper).trimEnd());
+  if (doc.keepers_outside_manifest?.length)
+    lines.push(outsideKeeperLines(doc.keepers_outside_manifest).trimEnd());
+  if (doc.definition?.message) lines.push(doc.definition.message);
+  yield riskLines(doc.value_at_risk, saveCommand, true);
+  yield `${doc.manifest}: ${t.items} items\n`;
+  yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
+  yield savedFileLines(doc);
+  yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
+}

@@ -1,0 +1,37 @@
+import type { Batch } from '../../batch/resolve-batch.js';
+import type { Warn } from '../../batch/warnings.js';
+import { type Fields, UserError } from '../../errors.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { shownFromCwd } from '../../report/shown-path.js';
+import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
+import type { RunOutcome } from './run-outcome.js';
+
+/**
+ * The gallery a run leaves behind (docs/gallery.md, "After every run"): written or refreshed at
+ * `<output location>/index.html` whenever the run ends with an outcome (done, failures, budget, a
+ * drain), so the page a person opens in the morning is the ledger as the run left it. It follows
+ * the rules of `report --html` with no file named and no `force`: a file there that is not a
+ * gallery page mediabatch wrote is left alone. It is the run's by-product, never its result: any
+ * failure is a warning, and the run's outcome and exit code stay what the items made them. `keep`
+ * refreshes it the same way, so that the page's picks start from the keepers just recorded.
+ */
+export async function refreshBatchGallery(
+  batch: Batch,
+  ledger: Ledger,
+  outcome: Pick<RunOutcome, 'ledger'>,
+  warn: Warn,
+): Promise<GalleryWritten | null> {
+  try {
+    // Read from the run's own ledger: no second connection, and every write of the run is seen.
+    const open = { ledger, note: outcome.ledger };
+    return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, open);
+  } catch (error) {
+    const fields: Fields = error instanceof UserError ? error.fields : {};
+    const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;
+    const message = refused
+      ? `${shownFromCwd(batch.cwd, String(fields.target))} exists and is not a gallery page mediabatch wrote, so it was left as it is and no gallery was written; move it away, or write the gallery to another file (report's \`to\`)`
+      : `no gallery was written: ${(error as Error).message}`;
+    warn({ code: 'gallery_not_written', message, fields });
+    return null;
+  }
+}

@@ -1,0 +1,308 @@
+import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
+import { newBatchTrace } from '../../batch/leave-no-trace.js';
+import { holdLedger, ledgerWriteFailure, openRunLedger } from '../../batch/ledger-access.js';
+import { openStoreOrRefuse } from '../../batch/open-output-store.js';
+import {
+  claimOutputFolder,
+  folderContextOf,
+  refuseOthersOutputFolder,
+} from '../../batch/output-owner-check.js';
+import { sandboxStatePath } from '../../batch/placement.js';
+import { type PreflightResult, refusedBeforeAnything } from '../../batch/preflight.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import type { RunSettings } from '../../batch/run-settings.js';
+import { checkOutputFolder } from '../../batch/save-check.js';
+import { type Connection, checkAccount, clientFor } from '../../batch/service-check.js';
+import type { Notice, Warn } from '../../batch/warnings.js';
+import { ExitCode, UserError } from '../../errors.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { budgetLeftMicros } from '../../ledger/money-totals.js';
+import { systemClock } from '../../runner/clock.js';
+import type { RunReporter } from '../../runner/reporter.js';
+import { runBatch } from '../../runner/run-loop.js';
+import type { SizeGuess } from '../../runner/save-estimate.js';
+import { formatDuration, type StopReason } from '../../runner/stop-rules.js';
+import type { SandboxHandle } from '../../sandbox/index.js';
+import type { MediaGenClient } from '../../service-client/client.js';
+import type { Account } from '../../service-client/schemas.js';
+import type { OutputStore } from '../../storage/output-store.js';
+import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
+import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
+import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
+import { refreshBatchGallery } from './gallery-refresh.js';
+import { refundMissingWarning } from './refund-warning.js';
+import { retryFailedNotice } from './retry-failed.js';
+import { type NoticeSettings, RunNotices } from './run-notices.js';
+import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
+import { warnUnsharedOutput } from './shared-output-check.js';
+
+/** One run as asked: the batch, what was chosen for this run, and whom to tell. */
+export interface RunRequest {
+  batch: Batch;
+  settings: RunSettings;
+  notices: NoticeSettings;
+  /** Write or refresh the batch's gallery when the run ends (gallery-refresh.ts). */
+  gallery: boolean;
+  /** Make the manifest its shared batch's next definition where it differs (batch-definition.ts). */
+  redefine?: boolean;
+  /** An approved plan's file (absolute): run only that plan, within its total (approved-plan.ts). */
+  approvedPlan?: string | null;
+  /** The spend ceiling the approved plan sets, once checked. */
+  ceilingMicros?: number | null;
+}
+
+export type { CheckedService, RunOutcome };
+
+/** How a run shows itself: the CLI draws a terminal, the API emits events. */
+export interface RunView {
+  sandboxStarted(baseUrl: string, ledgerPath: string, outputDir: string): void;
+  /** A line about what this run will do that a person should read before it spends (retry, pays again). */
+  notice(notice: Notice): void;
+  /** A warning or a pre-flight word. */
+  warn: Warn;
+  /** Where the --on-complete command's own output goes. */
+  hookOutput: NodeJS.WritableStream;
+  /**
+   * The plan line is known: the view starts and returns where the runner reports. `checked` is what
+   * the pre-flight found at `service`, for the view's first line.
+   */
+  start(planLine: string, checked: CheckedService): ShownRun;
+  /** A new reason to stop took effect (budget, refused account, a drain...). */
+  stopped?(reason: StopReason, message: string): void;
+  /** Called on a request to stop (an abort): the pre-flight gives up, or the run drains. */
+  onInterrupt(listener: () => void): void;
+  /** The run ended: its outcome, before the notifications are awaited. */
+  ended(outcome: RunOutcome): void;
+}
+
+/** A started view: where the runner reports, and how it ends. */
+export interface ShownRun {
+  reporter: RunReporter;
+  /** Ends the view (its last state from `stop`) before the summary is written under it. */
+  finish(stop: StopReason | null): Promise<void>;
+  finished(exitCode: number): void;
+}
+
+/** What a run holds open; the `finally` closes whatever of it was opened. */
+interface Held {
+  ledger: Ledger | null;
+  sandbox: SandboxHandle | null;
+  view: ShownRun | null;
+}
+
+/**
+ * A run, everything the CLI's `run` decides: the lock, the ledger and its service, the output folder,
+ * the embedded sandbox, the pre-flight, the lost-ledger check, the batch and its exit code.
+ */
+export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
+  const { settings, batch } = request;
+  const { manifest, ledgerPath } = batch;
+  const trace = newBatchTrace(batch.ledger, manifest.outputDir);
+  const lock = holdLedger(batch.ledger, 'changed');
+  const held: Held = { ledger: null, sandbox: null, view: null };
+  let leaveNoTrace = false;
+  try {
+    // Before any request: the approved plan is still the plan, or nothing is sent.
+    const ceilingMicros = request.approvedPlan
+      ? await approvedCeiling(batch, request.approvedPlan, settings.runner)
+      : null;
+    const ledger = await openRunLedger(batch.ledger, manifest, {
+      redo: settings.runner.redo ?? [],
+      identity: settings.identity,
+      cwd: batch.cwd,
+      leaseMs: batch.settings.leaseMs,
+      reconnectWithinMs: batch.settings.reconnectWithinMs,
+      onWaiting: (waitMs) =>
+        view.warn({
+          code: 'ledger_waiting',
+          message: `the ledger's database ${batch.ledger.shown} stopped answering: waiting up to ${formatDuration(waitMs)} for it, then the run stops (no item fails)`,
+          fields: { waitSeconds: Math.round(waitMs / 1000) },
+        }),
+    });
+    held.ledger = ledger;
+    // Before any request: a shared batch runs one definition (docs/shared-ledger.md).
+    const definition = await settleDefinition(ledger, manifest, request.redefine ?? false);
+    const redefined = redefinedNotice(definition, manifest.name);
+    if (redefined) view.notice(redefined);
+    // Before any request: another batch's output folder is refused (docs/manifest.md).
+    const folder = folderContextOf(batch, settings.identity);
+    const store = await openStoreOrRefuse(batch);
+    await refuseOthersOutputFolder(folder, store);
+    // Saving comes before spending: a folder that cannot take the files stops the run here.
+    const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
+    const connection = settings.connection ?? (await startRunSandbox(held, request, view));
+    const client = await clientBindingLedger(connection, settings, ledger);
+    const checked = await checkService(client, connection, settings, view);
+    if (checked.kind === 'interrupted')
+      return await outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+    // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
+    if (checked.kind === 'refused' && !(await ledger.hasAttempts()))
+      throw refusedBeforeAnything(checked.error);
+    // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
+    await stopOnJobsUnknownToLedger(connection, ledger, {
+      manifestName: manifest.name,
+      manifestArg: batch.named.manifest,
+      ledgerPath,
+      ledgerFlag: batch.named.ledger,
+      baseUrlFlag: batch.named.baseUrl,
+      sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
+    });
+    // A free folder becomes this ledger's once the service answered, before anything is paid.
+    const unclaimed = await claimOutputFolder(folder, store);
+    if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
+    await warnUnsharedOutput(ledger, manifest, view.warn);
+    // The pre-flight's answer is the account the runner starts from: no second read.
+    const account = checked.kind === 'answered' ? checked.account : null;
+    const parts = {
+      client,
+      ledger,
+      request: { ...request, settings: withAccount(settings, account, sizeGuess, definition), ceilingMicros },
+      held,
+      store,
+      checked: checkedService(connection, checked),
+    };
+    return await runAndReport(parts, view);
+  } catch (error) {
+    // A refusal before anything was recorded leaves no new ledger behind.
+    // A ledger that failed (a lost database) is not asked again; close does not wait for it either.
+    const failed = ledgerWriteFailure(ledgerPath, error);
+    if (failed instanceof UserError && failed.code === 'ledger_write_failed') throw failed;
+    leaveNoTrace = error instanceof UserError && !((await held.ledger?.hasAttempts()) ?? false);
+    throw error;
+  } finally {
+    // An error ends the view too, so that the terminal is left clean under the message.
+    await held.view?.finish(null);
+    await held.ledger?.close();
+    lock.release();
+    await held.sandbox?.close();
+    if (leaveNoTrace) trace.remove();
+  }
+}
+
+/** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
+async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
+  const sandbox = await startEmbeddedSandbox(request.batch.ledgerPath);
+  held.sandbox = sandbox;
+  view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerPath, request.batch.manifest.outputDir);
+  return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+}
+
+/**
+ * The ledger is bound to the service once it has answered (pre-flight, or later if it was slow),
+ * so a mistyped address that never answered leaves the ledger free.
+ */
+async function clientBindingLedger(
+  connection: Connection,
+  settings: RunSettings,
+  ledger: Ledger,
+): Promise<MediaGenClient> {
+  let bound = (await ledger.service()) !== null;
+  return clientFor(connection, settings, () => {
+    // Not awaited: the ledger runs its steps in call order, and a failed write fails the next step too.
+    if (!bound) ledger.bindService(settings.identity).catch(() => undefined);
+    bound = true;
+  });
+}
+
+/**
+ * The runner starts from what the checks before it found: the account, a guessed size too large,
+ * and the revision of its shared batch's definition.
+ */
+const withAccount = (
+  settings: RunSettings,
+  account: Account | null,
+  sizeGuess: SizeGuess | null,
+  definition: SettledDefinition | null,
+): RunSettings => ({
+  ...settings,
+  runner: { ...settings.runner, account, sizeGuess, definition },
+});
+
+/**
+ * Pre-flight: whether the service answers, and the account it gave. A stop while checking ends the
+ * check; after it, a stop drains the run (runAndReport).
+ */
+async function checkService(
+  client: MediaGenClient,
+  connection: Connection,
+  settings: RunSettings,
+  view: RunView,
+): Promise<PreflightResult> {
+  let checking = true;
+  const stopChecking = new AbortController();
+  view.onInterrupt(() => {
+    if (checking) stopChecking.abort();
+  });
+  const checked = await checkAccount(client, connection, settings, view.warn, stopChecking.signal);
+  checking = false;
+  return checked;
+}
+
+interface RunParts {
+  client: MediaGenClient;
+  ledger: Ledger;
+  request: RunRequest;
+  held: Held;
+  store: OutputStore;
+  checked: CheckedService;
+}
+
+/** Says what the run is about to do, runs the batch, and reports how it ended. */
+async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
+  const { client, ledger, request, held } = parts;
+  const { settings } = request;
+  const { manifest, ledgerPath } = request.batch;
+  const only = settings.runner.only ?? null;
+  const runId = await ledger.startRun(process.pid);
+  if (settings.runner.retryFailed) {
+    const selected = only ? manifest.items.filter((item) => only.has(item.id)) : manifest.items;
+    const left = budgetLeftMicros(manifest.budgetMicros, await ledger.moneyTotals());
+    const notice = retryFailedNotice(selected, await ledger.listItems(), await ledger.listAttempts(), left);
+    view.notice(
+      notice ?? { code: 'retry_failed_none', message: '`retryFailed`: no item failed for a final reason\n' },
+    );
+  }
+  // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
+  const plan = await planOfRun(manifest, ledger, settings);
+  if (plan.pays_again) view.notice({ code: 'pays_again', message: `${plan.pays_again}\n` });
+  const shown = view.start(plan.summary, parts.checked);
+  held.view = shown;
+  const notices = new RunNotices(
+    request.notices,
+    { manifest, ledgerPath, ledger },
+    { warn: view.warn, hookOutput: view.hookOutput },
+  );
+  const result = await runBatch(
+    {
+      client,
+      ledger,
+      manifest: withinCeiling(manifest, request.ceilingMicros ?? null),
+      clock: systemClock,
+      random: Math.random,
+      reporter: notices.reporter(shown.reporter),
+      store: parts.store,
+      onStop: (reason, message) => {
+        notices.stopped(reason, message);
+        view.stopped?.(reason, message);
+      },
+    },
+    settings.runner,
+    (drain) => view.onInterrupt(drain),
+  ).catch((error: unknown) => {
+    throw ledgerWriteFailure(ledgerPath, error);
+  });
+  await shown.finish(result.stop);
+  held.view = null;
+  const outcome = {
+    ...(await outcomeOf(request, ledger, result.stop, null, true)),
+    heldBack: result.heldBack,
+  };
+  await ledger.endRun(runId, outcome.exitCode);
+  if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
+  const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
+  if (unrefunded) view.warn(unrefunded);
+  shown.finished(outcome.exitCode);
+  view.ended(outcome);
+  await notices.finished(outcome.report, result.stop, outcome.exitCode);
+  return outcome;
+}

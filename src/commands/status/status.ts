@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import { keeperFields } from '../../batch/batch-takes.js';
+import { sandboxLedgerBeside, statusSource, withLedger } from '../../batch/ledger-read.js';
+import {
+  batchOf,
+  checkedManifest,
+  checkOptions,
+  ledgerOptionsSchema,
+  verifySchema,
+} from '../../batch/options.js';
+import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
+import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
+import type { Manifest } from '../../manifest/index.js';
+import { buildStatusStreamed } from '../../report/status-report.js';
+
+export const statusOptionsSchema = ledgerOptionsSchema.extend({ verify: verifySchema });
+
+export type StatusOptions = z.infer<typeof statusOptionsSchema>;
+
+/**
+ * Where each item stands in the ledger (`status --json`), and which saved files are missing or
+ * altered on disk: by size and modification time, or by SHA-256 with `verify`.
+ */
+export async function status(manifest: Manifest, options: StatusOptions = {}): Promise<StatusDocument> {
+  const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
+  const batch = batchOf(checkedManifest('status', manifest), checked);
+  refuseReadingOthersFolder(batch);
+  return withLedger(batch, async (ledger, note) => {
+    const report = {
+      ...(await buildStatusStreamed(batch.manifest, await statusSource(ledger, verify ?? false), Date.now())),
+      ...(await keeperFields(batch.manifest, ledger)),
+    };
+    return statusDocument(report, { ...note, sandboxLedger: sandboxLedgerBeside(batch, note) });
+  });
+}

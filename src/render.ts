@@ -1,0 +1,16 @@
+/**
+ * mediabatch/render: the package's second entry point. The library's documents (a plan, a status,
+ * an export, an audit, what `import`, `keep`, `forget`, `copy-ledger` and `report --html` did)
+ * rendered as people read them: the text and JSON `mediabatch` prints, the records `export`
+ * writes. The CLI renders through this entry point alone, as a program would (docs/api.md).
+ */
+
+export { renderAuditText } from './commands/audit/audit-report.js';
+export { renderImportText } from './commands/import/render-import.js';
+export { accountFailure } from './commands/plan/plan-account.js';
+export { planTextChunks } from './commands/plan/render-plan.js';
+export { type ExportFormat, exportChunks } from './report/export-records.js';
+export { jsonChunks } from './report/json-chunks.js';
+export { keptChunks, keptExportNotes } from './report/kept-records.js';
+export { renderCopied, renderForgotten, renderGalleryWritten, renderKept } from './report/render-tasks.js';
+export { renderReportText, statusTextChunks } from './report/render-text.js';
