@@ -14,7 +14,7 @@
  *   src/batch/                           what the commands share: one batch resolved once (manifest,
  *                                        root, ledger, service, store, settings) and the checks
  *                                        `run` and the others make
- *   src/report/, src/ui/                 what commands show (ui may use report, not the reverse)
+ *   src/documents/, src/ui/              what commands show (ui may use documents, not the reverse)
  *   src/runner/                          one run: submit, watch, download, stop
  *   src/storage/                         where outputs go: a folder (over src/downloads) or an S3 bucket
  *   src/service-client/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
@@ -75,7 +75,7 @@ module.exports = {
       name: 'only-cli-imports-cli',
       severity: 'error',
       comment: 'The library and the public API know no CLI: what a command decides, an API user needs too.',
-      from: { path: '^src/(batch/|commands/|report/|index[.]ts$|render[.]ts$)' },
+      from: { path: '^src/(batch/|commands/|documents/|index[.]ts$|render[.]ts$)' },
       to: { path: '^src/(cli|ui)/' },
     },
     {
@@ -109,19 +109,19 @@ module.exports = {
       to: { path: '^src/commands/' },
     },
     {
-      name: 'report-renders-what-commands-decide',
+      name: 'documents-render-what-commands-decide',
       severity: 'error',
       comment:
-        'report/ renders documents and decides nothing: it may name a command\'s document type, never ' +
+        'documents/ renders documents and decides nothing: it may name a command\'s document type, never ' +
         'call into a command.',
-      from: { path: '^src/report/' },
+      from: { path: '^src/documents/' },
       to: { path: '^src/(commands|batch)/', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'report-below-ui',
+      name: 'documents-below-ui',
       severity: 'error',
-      comment: 'ui renders reports for a terminal; report builds documents and knows no terminal.',
-      from: { path: '^src/report/' },
+      comment: 'ui renders documents for a terminal; documents/ builds them and knows no terminal.',
+      from: { path: '^src/documents/' },
       to: { path: '^src/ui/' },
     },
     {
@@ -129,14 +129,14 @@ module.exports = {
       severity: 'error',
       comment: 'The runner tells the outside through RunReporter; it never imports what shows it.',
       from: { path: '^src/runner/' },
-      to: { path: '^src/(cli|report|ui|commands|batch)/' },
+      to: { path: '^src/(cli|documents|ui|commands|batch)/' },
     },
     {
       name: 'edges-never-import-up',
       severity: 'error',
       comment: 'service-client, ledger, downloads, storage and manifest are driven by the runner and know nothing above.',
       from: { path: '^src/(service-client|ledger|downloads|storage|manifest)/' },
-      to: { path: '^src/(runner|cli|report|ui|sandbox|commands|batch)/' },
+      to: { path: '^src/(runner|cli|documents|ui|sandbox|commands|batch)/' },
     },
     {
       name: 'api-ledger-manifest-stand-alone',

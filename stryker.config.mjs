@@ -8,7 +8,7 @@
  */
 export const mutated = [
   'src/money.ts',
-  'src/downloads/keep-take.ts',
+  'src/downloads/preserve-take.ts',
   'src/downloads/output-owner.ts',
   'src/downloads/new-file.ts',
   'src/downloads/save-file.ts',
@@ -36,7 +36,7 @@ export const mutated = [
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
-  'src/report/value-at-risk.ts',
+  'src/documents/value-at-risk.ts',
   // The keys of an s3:// location (nothing may leave the prefix) and what an S3 failure means.
   'src/manifest/s3-uri.ts',
   'src/storage/s3-errors.ts',

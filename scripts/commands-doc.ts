@@ -106,8 +106,8 @@ const RUN_VIEW = [
   'view ends cleanly, with the cursor shown.',
   '',
   'Without a terminal (a pipe, a file), under `CI=true` or with `NO_COLOR` set, `run` prints plain',
-  'lines instead, `[HH:MM:SS] <event>` and a one-line count every few seconds, from its own plain',
-  "reporter (not listr2's fallback renderer), as it always has. `--json` prints only the final",
+  'lines instead, `[HH:MM:SS] <event>` and a one-line count every few seconds, written by mediabatch',
+  "itself (not listr2's fallback renderer), as it always has. `--json` prints only the final",
   'document (and errors on stderr).',
   '',
   '### The gallery after every run',
@@ -126,7 +126,7 @@ const RUN_VIEW = [
   '',
 ];
 
-/** What `run --progress ndjson` writes: src/ui/ndjson-reporter.ts makes these lines. */
+/** What `run --progress ndjson` writes: src/ui/ndjson-observer.ts makes these lines. */
 const PROGRESS_EVENTS = [
   '## Progress events (`run --progress ndjson`)',
   '',

@@ -82,7 +82,7 @@ export const ERROR_CODES = [
   'target_refused',
   /** A file or object could not be written. */
   'write_failed',
-  /** keep: an entry is not ID:TAKE, names no manifest item, or a take that saved no file (`entry`, and `file`, `line` for a list file's). */
+  /** keep: an entry is not ID:VARIANT[.TAKE], names no manifest item, or a take that saved no file (`entry`, and `file`, `line` for a list file's). */
   'keep_invalid',
   /** keep: the chosen take's file is missing or not the size it was saved with (`path`). */
   'keep_file_missing',

@@ -66,13 +66,13 @@ export {
   type StopEvent,
 } from './commands/run/run.js';
 export { type StatusOptions, status } from './commands/status/status.js';
+export type { EarlierTake, ExportRecord, ExportState } from './documents/export-records.js';
+export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './documents/kept-records.js';
 export { ENVIRONMENT } from './environment.js';
 export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
-export type { EarlierTake, ExportRecord, ExportState } from './report/export-records.js';
-export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './report/kept-records.js';
-export type { ProgressSnapshot } from './runner/reporter.js';
+export type { ProgressSnapshot } from './runner/run-observer.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {
   demoSandboxConfig,

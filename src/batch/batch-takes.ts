@@ -1,10 +1,10 @@
+import type { RecordTakes } from '../documents/export-records.js';
+import type { KeeperOutsideManifest, KeptRecord } from '../documents/kept-records.js';
+import { shownFrom } from '../documents/shown-path.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { KeeperRecord, SavedTake } from '../ledger/records.js';
 import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
-import type { RecordTakes } from '../report/export-records.js';
-import type { KeeperOutsideManifest, KeptRecord } from '../report/kept-records.js';
-import { shownFrom } from '../report/shown-path.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
 
 const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { shownFromCwd } from '../documents/shown-path.js';
 import { ExitCode, UserError } from '../errors.js';
 import { isDatabaseUrl, type LedgerLocation, openLedger, postgresLocation } from '../ledger/index.js';
 import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
-import { shownFromCwd } from '../report/shown-path.js';
 import { environmentOf } from './resolve-batch.js';
 import { readSettings } from './settings.js';
 

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
+import type { LedgerNote } from '../documents/render-text.js';
+import type { StatusReads } from '../documents/status-report.js';
+import { type LedgerView, summarizeView } from '../documents/status-view.js';
 import { ExitCode, UserError } from '../errors.js';
 import { DatabaseError, DatabaseLostError, isLedgerReadError } from '../ledger/database-errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
-import type { LedgerNote } from '../report/render-text.js';
-import type { StatusReads } from '../report/status-report.js';
-import { type LedgerView, summarizeView } from '../report/status-view.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
@@ -20,7 +20,7 @@ export const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
  * it must finish with it before returning; a read that fails is the ledger's fault, said so.
  */
 export async function withLedger<T>(
-  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+  batch: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
   use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
 ): Promise<T> {
   const { ledger, note } = await openForReading(batch);
@@ -36,10 +36,10 @@ export async function withLedger<T>(
 
 export async function openForReading({
   manifest,
-  ledgerPath: path,
+  ledgerShown: path,
   ledger: location,
   settings,
-}: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>): Promise<{
+}: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>): Promise<{
   ledger: Ledger | null;
   note: LedgerRead;
 }> {
@@ -79,7 +79,7 @@ function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.
 export type LedgerContents = LedgerRead & { view: LedgerView };
 
 export function readLedger(
-  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+  batch: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
 ): Promise<LedgerContents> {
   return withLedger(batch, async (ledger, note) =>
     ledger

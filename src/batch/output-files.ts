@@ -1,8 +1,8 @@
 import { closeSync, type Dirent, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { isGalleryPage } from '../documents/gallery/page.js';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { isS3Uri } from '../manifest/index.js';
-import { isGalleryPage } from '../report/gallery/page.js';
 
 const MAX_FILES = 200_000;
 /** Enough of a page to hold its head, style sheet included. */

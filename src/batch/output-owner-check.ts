@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { shownFromCwd } from '../documents/shown-path.js';
 import {
   checkOwner,
   claimFolder,
@@ -15,7 +16,6 @@ import { ExitCode, UserError } from '../errors.js';
 import { isDatabaseUrl } from '../ledger/open-ledger.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
-import { shownFromCwd } from '../report/shown-path.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
 import type { Batch } from './resolve-batch.js';
 import { storeFix } from './save-check.js';
@@ -28,7 +28,7 @@ import { storeFix } from './save-check.js';
 
 interface FolderContext {
   manifest: Manifest;
-  ledgerPath: string;
+  ledgerShown: string;
   /** The service this ledger runs against, for the marker (informative). */
   service: string;
   /** Where paths are shown from. */
@@ -43,7 +43,7 @@ interface FolderContext {
 export function folderContextOf(batch: Batch, service: string): FolderContext {
   return {
     manifest: batch.manifest,
-    ledgerPath: batch.ledgerPath,
+    ledgerShown: batch.ledgerShown,
     service,
     cwd: batch.cwd,
     defaultLedger: batch.defaultLedger,
@@ -58,8 +58,8 @@ export function folderContextOf(batch: Batch, service: string): FolderContext {
  * saves them, and claims the folder then. Returns that warning, or null.
  */
 export async function claimOutputFolder(context: FolderContext, store: OutputStore): Promise<string | null> {
-  const { manifest, ledgerPath, service } = context;
-  const me: FolderOwner = { manifest: manifest.name, ledger: ledgerPath, service };
+  const { manifest, ledgerShown, service } = context;
+  const me: FolderOwner = { manifest: manifest.name, ledger: ledgerShown, service };
   let verdict: OwnerVerdict;
   try {
     const claimedAt = new Date().toISOString();
@@ -89,7 +89,7 @@ export async function outputLocationRefusal(
   store: OutputStore,
 ): Promise<string | null> {
   if (!isS3Uri(context.manifest.outputDir)) return outputFolderRefusal(context);
-  const me = { manifest: context.manifest.name, ledger: context.ledgerPath };
+  const me = { manifest: context.manifest.name, ledger: context.ledgerShown };
   const { marker } = store;
   const verdict = marker ? await markerObjectVerdict(marker, context.manifest.outputDir, me) : null;
   return verdict === null ? null : ownerRefusal(verdict, context);
@@ -101,7 +101,7 @@ export async function outputLocationRefusal(
  */
 export function outputFolderRefusal(context: Omit<FolderContext, 'service'>): string | null {
   if (isS3Uri(context.manifest.outputDir)) return null;
-  const me = { manifest: context.manifest.name, ledger: context.ledgerPath };
+  const me = { manifest: context.manifest.name, ledger: context.ledgerShown };
   return ownerRefusal(checkOwner(context.manifest.outputDir, me), context);
 }
 
@@ -190,12 +190,12 @@ function wrongLedgerRefusal(
   folder: string,
   example: string,
 ): string {
-  const { manifest, cwd, ledgerPath } = context;
+  const { manifest, cwd, ledgerShown } = context;
   const theirs = shownFromCwd(cwd, ownerLedger(owner));
   const isDefault =
     context.defaultLedger !== undefined && resolve(context.defaultLedger) === resolve(ownerLedger(owner));
   return (
-    `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerPath)}. ` +
+    `the output folder ${folder} belongs to ${manifest.name}'s ledger ${theirs}, not to ${shownFromCwd(cwd, ledgerShown)}. ` +
     (context.ledgerNamed ? 'The ledger named is most likely the wrong one.\n' : '\n') +
     `  To go on with the ledger that owns the folder: \`ledger\` ${theirs}${isDefault ? ' (or no `ledger` at all: it is the default)' : ''}.\n` +
     `  Only to start ${manifest.name} over with this new ledger, paying for every item again, give it a folder of its own: ` +

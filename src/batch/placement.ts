@@ -12,7 +12,7 @@ export interface Placement {
   manifest: Manifest;
   ledger: LedgerLocation;
   /** The ledger as shown: the file's path, or the database's URL without its password. */
-  ledgerPath: string;
+  ledgerShown: string;
 }
 
 export function placeBatch(
@@ -22,14 +22,14 @@ export function placeBatch(
   const placed = options.sandbox ? { ...manifest, outputDir: sandboxLocation(manifest.outputDir) } : manifest;
   if (options.ledger && isDatabaseUrl(options.ledger)) {
     const ledger = postgresLocation(options.ledger, options.postgresEnv ?? {});
-    return { manifest: placed, ledger, ledgerPath: ledger.shown };
+    return { manifest: placed, ledger, ledgerShown: ledger.shown };
   }
   const folder = join(dirname(manifest.file), '.mediabatch');
   const ledgerFolder = options.sandbox ? join(folder, 'sandbox') : folder;
   const path = options.ledger
     ? resolve(options.cwd, options.ledger)
     : join(ledgerFolder, `${manifest.name}.sqlite`);
-  return { manifest: placed, ledger: { kind: 'sqlite', path, shown: path }, ledgerPath: path };
+  return { manifest: placed, ledger: { kind: 'sqlite', path, shown: path }, ledgerShown: path };
 }
 
 /**

@@ -1,5 +1,5 @@
+import { cleanText } from '../documents/render-text.js';
 import { ExitCode, UserError } from '../errors.js';
-import { cleanText } from '../report/render-text.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 import type { Account } from '../service-client/schemas.js';

@@ -29,10 +29,10 @@ export interface Batch {
   /** Where the ledger is: a SQLite file, or a shared PostgreSQL database (its password inside). */
   ledger: LedgerLocation;
   /** The ledger as shown to people: the file's path, or the database's URL without its password. */
-  ledgerPath: string;
+  ledgerShown: string;
   /** The ledger this manifest uses when none is named (a refusal may suggest leaving one out). */
   defaultLedger: string;
-  /** The ledger a sandbox run of this manifest keeps (null for a sandbox batch: it is `ledgerPath`). */
+  /** The ledger a sandbox run of this manifest keeps (null for a sandbox batch: it is `ledgerShown`). */
   sandboxLedger: string | null;
   sandbox: boolean;
   /** Where relative paths given by the caller start, and are shown from. */
@@ -75,11 +75,11 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     manifest: placed.manifest,
     root: dirname(manifest.file),
     ledger: placed.ledger,
-    ledgerPath: placed.ledgerPath,
-    defaultLedger: placeBatch(manifest, { ledger: undefined, sandbox, cwd }).ledgerPath,
+    ledgerShown: placed.ledgerShown,
+    defaultLedger: placeBatch(manifest, { ledger: undefined, sandbox, cwd }).ledgerShown,
     sandboxLedger: sandbox
       ? null
-      : placeBatch(manifest, { ledger: undefined, sandbox: true, cwd }).ledgerPath,
+      : placeBatch(manifest, { ledger: undefined, sandbox: true, cwd }).ledgerShown,
     sandbox,
     cwd,
     settings,
@@ -91,7 +91,7 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
         options.ledger === undefined
           ? undefined
           : placed.ledger.kind === 'postgres'
-            ? placed.ledgerPath
+            ? placed.ledgerShown
             : options.ledger,
       baseUrl: options.baseUrl,
     },

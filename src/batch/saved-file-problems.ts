@@ -1,7 +1,7 @@
+import type { FileProblems, ItemFiles } from '../documents/file-problems.js';
 import { checkSavedFile } from '../downloads/saved-file-check.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ReusableTake } from '../ledger/reused-take.js';
-import type { FileProblems, ItemFiles } from '../report/file-problems.js';
 
 /**
  * Each item's saved output checked against the disk for `status` and `plan`: one stat per file

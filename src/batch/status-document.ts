@@ -1,4 +1,4 @@
-import type { StatusReport } from '../report/status-report.js';
+import type { StatusReport } from '../documents/status-report.js';
 import type { LedgerRead } from './ledger-read.js';
 
 /**

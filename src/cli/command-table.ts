@@ -60,7 +60,7 @@ export const COMMANDS = [
   {
     name: 'keep',
     args: ['manifest'],
-    rest: 'ID:TAKE',
+    rest: 'ID:VARIANT[.TAKE]',
     summary: 'Record which take of each item is kept; sends nothing',
     description:
       "ID:N keeps variant N's newest saved take (1 for an item without variants), ID:N.T its take T, ID:none clears it; @FILE reads entries from a file such as the keep.txt the gallery saves. All or nothing: a bad entry writes nothing. status, export and the sidecars then say which file is kept. See docs/gallery.md.",

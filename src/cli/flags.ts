@@ -158,7 +158,7 @@ export const FLAGS = [
     variadic: true,
     value: 'ID|@FILE',
     description:
-      'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves; an item with variants by its id redoes every variant), keeping the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
+      'Generate a new take of these done items (ids, or @FILE listing them, such as the redo.txt the gallery saves; an item with variants by its id redoes every variant), preserving the earlier take as <name>.take1.mp4 (see docs/gallery.md).',
     commands: ['run'],
   },
   {

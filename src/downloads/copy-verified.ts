@@ -11,19 +11,19 @@ import { fileMatches } from './verify-file.js';
  * Copies a file to `target` the way a download is placed: under a temporary name beside it,
  * hashed while written, fsynced, checked against the expected size and SHA-256, linked into
  * place (never over a file), the folder fsynced. A file already at `target` is never replaced: one with exactly these
- * bytes is kept as it is (`kept`), any other is refused (code EEXIST), nothing written.
+ * bytes is left as it is (`already_there`), any other is refused (code EEXIST), nothing written.
  */
 export async function copyVerified(
   source: string,
   target: string,
   expected: { bytes: number; sha256: string },
-): Promise<{ kind: 'copied' | 'kept'; mtimeMs: number }> {
+): Promise<{ kind: 'copied' | 'already_there'; mtimeMs: number }> {
   if (await stat(target).catch(() => null)) {
     if (!(await fileMatches(target, expected.bytes, expected.sha256)))
       throw Object.assign(new Error(`refusing to overwrite ${target}: another file is there`), {
         code: 'EEXIST',
       });
-    return { kind: 'kept', mtimeMs: (await stat(target)).mtimeMs };
+    return { kind: 'already_there', mtimeMs: (await stat(target)).mtimeMs };
   }
   const temp = await verifiedCopyBeside(source, target, expected);
   try {
@@ -38,7 +38,7 @@ export async function copyVerified(
 
 /**
  * The same copy put over `target` (a take reused by another item, runner/reuse-takes.ts, whose
- * earlier file there the caller has already kept under its take name and checked to be the
+ * earlier file there the caller has already preserved under its take name and checked to be the
  * ledger's): renamed into place, so the name holds the whole verified copy or what it held before.
  * A copy, not a link to the source: editing one file never changes the other.
  */

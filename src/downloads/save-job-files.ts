@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { extensionFor, namedOutputPath } from '../manifest/index.js';
 import type { Job } from '../service-client/schemas.js';
-import { takePath } from './keep-take.js';
+import { takePath } from './preserve-take.js';
 import { downloadToFile, errorCode } from './save-file.js';
 
 export interface SavedFile {

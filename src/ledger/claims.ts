@@ -6,7 +6,7 @@ import { currentQuery, numbers } from './definitions.js';
 import { leaseUntil, unleased } from './leases.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
-import * as looks from './looks.js';
+import * as listerLease from './lister-lease.js';
 import type { AttemptRecord } from './records.js';
 
 /** The verdict the step's admission of an attempt kept (claims.prepare). */
@@ -21,8 +21,8 @@ export class LeaseClaims implements RunnerClaims {
   /** The items this runner believes it holds: what `renew` compares against, and `release` lets go. */
   readonly #held = new Set<string>();
   #runId: number | null = null;
-  /** This runner took the batch's look (looks.ts): it lets it go when it lets go of everything. */
-  #looked = false;
+  /** This runner holds the batch's lister lease (lister-lease.ts): it lets it go when it lets go of everything. */
+  #isLister = false;
 
   constructor(c: LedgerContext, runnerId: string, leaseMs: number) {
     this.#c = c;
@@ -210,14 +210,14 @@ export class LeaseClaims implements RunnerClaims {
     });
   }
 
-  /** This runner's leases of these items (all it holds, and the look, when none are named), in one round trip. */
+  /** This runner's leases of these items (all it holds, and the lister lease, when none are named), in one round trip. */
   release(itemIds?: readonly string[]): Promise<void> {
     const c = this.#c;
     return c.db.step(async () => {
       const ids = (itemIds ?? [...this.#held]).filter((id) => this.#held.has(id));
-      const look = itemIds === undefined && this.#looked;
+      const lister = itemIds === undefined && this.#isLister;
       const statements = [
-        ...(look ? [looks.releaseLookStatement(c, this.runnerId)] : []),
+        ...(lister ? [listerLease.releaseListerLeaseStatement(c, this.runnerId)] : []),
         ...(ids.length === 0
           ? []
           : [
@@ -231,32 +231,32 @@ export class LeaseClaims implements RunnerClaims {
             ]),
       ];
       if (statements.length > 0) await c.db.batch(statements);
-      if (look) this.#looked = false;
+      if (lister) this.#isLister = false;
       for (const id of ids) this.#held.delete(id);
     });
   }
 
-  takeLook(turnMs: number): Promise<BatchJob[] | null> {
+  takeListerLease(turnMs: number): Promise<BatchJob[] | null> {
     return this.#c.db.step(async () => {
-      const jobs = await looks.takeLook(this.#c, this.runnerId, turnMs);
-      if (jobs !== null) this.#looked = true;
+      const jobs = await listerLease.takeListerLease(this.#c, this.runnerId, turnMs);
+      if (jobs !== null) this.#isLister = true;
       return jobs;
     });
   }
 
-  releaseLook(): Promise<void> {
+  releaseListerLease(): Promise<void> {
     return this.#c.db.step(async () => {
-      if (!this.#looked) return;
-      await this.#c.db.batch([looks.releaseLookStatement(this.#c, this.runnerId)]);
-      this.#looked = false;
+      if (!this.#isLister) return;
+      await this.#c.db.batch([listerLease.releaseListerLeaseStatement(this.#c, this.runnerId)]);
+      this.#isLister = false;
     });
   }
 
   publishViews(views: readonly JobView[], unfinished: readonly string[]): Promise<void> {
-    return this.#c.db.step(() => looks.publishViews(this.#c, views, unfinished));
+    return this.#c.db.step(() => listerLease.publishViews(this.#c, views, unfinished));
   }
 
   jobViews(jobIds: readonly string[]): Promise<JobView[]> {
-    return this.#c.db.step(() => looks.jobViews(this.#c, jobIds));
+    return this.#c.db.step(() => listerLease.jobViews(this.#c, jobIds));
   }
 }

@@ -220,7 +220,7 @@ export async function recordFilesSaved(
   ]);
 }
 
-/** An earlier take's file now lives under a new name (kept beside the newer take). */
+/** An earlier take's file now lives under a new name (preserved beside the newer take). */
 export async function recordFileMoved(
   c: LedgerContext,
   attemptId: number,

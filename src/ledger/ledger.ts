@@ -89,7 +89,7 @@ export interface BatchDefinitions {
   define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): Promise<StoredDefinition>;
 }
 
-/** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeLook). */
+/** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeListerLease). */
 export interface BatchJob {
   jobId: string;
   /** When the service created it (its answer's created_at), or null where the ledger never kept it. */
@@ -138,9 +138,9 @@ export interface RunnerClaims {
    * accepted jobs not known to be final (every runner's), for it to list; null when another runner
    * holds the look: this runner reads what it saw (jobViews) instead.
    */
-  takeLook(turnMs: number): Promise<BatchJob[] | null>;
+  takeListerLease(turnMs: number): Promise<BatchJob[] | null>;
   /** Lets the batch's look go, if this runner holds it: the next runner to look takes it at once. */
-  releaseLook(): Promise<void>;
+  releaseListerLease(): Promise<void>;
   /**
    * What the lister saw of other runners' jobs, for them to read. A final view is never replaced;
    * views of jobs not among `unfinished` (their runner recorded them final) are dropped.
@@ -234,7 +234,7 @@ export interface Ledger {
     files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
     item?: { itemId: string; update: ItemUpdate },
   ): Promise<void>;
-  /** An earlier take's file now lives under a new name (kept beside the newer take). */
+  /** An earlier take's file now lives under a new name (preserved beside the newer take). */
   recordFileMoved(attemptId: number, idx: number, path: string): Promise<void>;
 
   // ---- one row per item, for the read-only commands ------------------------------------------

@@ -96,7 +96,7 @@ interface Combo {
 
 const ONLY_COMBO: Combo = { values: [], input: {}, suffix: [], vars: null };
 
-/** How many takes of each of its combinations an item asks for (variants.ts). */
+/** How many variants of each of its combinations an item asks for (variants.ts). */
 function variantCount(defaults: Defaults, draft: ItemDraft): number {
   return draft.variants ?? defaults.variants ?? 1;
 }
@@ -211,7 +211,7 @@ function buildExpandedItems(
 ): ManifestItem[] {
   const items: ManifestItem[] = [];
   const taken = new Map<string, ItemDraft>();
-  // Variants come side by side, the first first: the later ones are takes of its id.
+  // Variants come side by side, the first first: the later ones are variants of its id.
   let firstVariant = '';
   for (const { draft, combo, id } of planned) {
     if (combo.variant?.number === 1) firstVariant = id;

@@ -73,7 +73,7 @@ export function prepareTemplates(
       problems.at(...where, `${template.message} (at character ${template.offset + 1} of the prompt)`);
       return null;
     }
-    // `{variant}` is always known: the take's number, 1 where the item asks for one take.
+    // `{variant}` is always known: the variant's number, 1 where the item asks for one.
     const known = [...Object.keys(vars ?? {}), VARIANT_VAR];
     const missing = template.names.filter((name) => !known.includes(name));
     for (const name of missing) {

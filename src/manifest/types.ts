@@ -24,7 +24,7 @@ export interface ManifestItem {
    */
   name?: string;
   /**
-   * Which take of its manifest item this is, when the item asks for several (`variants: N`, N > 1):
+   * Which variant of its manifest item this is, when the item asks for several (`variants: N`, N > 1):
    * `of` is the item's id, which variant 1 keeps unchanged; variant n's id is `<of>.v<n>` (a hashed
    * id where that would clash, as for the matrix). `number` is 1..count. Absent when N is 1.
    */

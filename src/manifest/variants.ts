@@ -16,9 +16,9 @@ export const VARIANT_VAR = 'variant';
 export const variantsSchema = z
   .int({
     error: (issue) =>
-      `must be a whole number of takes from 1 to ${MAX_VARIANTS}, not ${JSON.stringify(issue.input)}`,
+      `must be a whole number of variants from 1 to ${MAX_VARIANTS}, not ${JSON.stringify(issue.input)}`,
   })
-  .min(1, { error: `must be at least 1 (one take of each item)` })
+  .min(1, { error: `must be at least 1 (one variant of each item)` })
   .max(MAX_VARIANTS, {
     error: `must be at most ${MAX_VARIANTS}: each variant is a paid job of every item it applies to`,
   });
@@ -61,7 +61,7 @@ export function itemsNamed(items: readonly ManifestItem[], name: string): Manife
   return items.filter((item) => item.variant?.of === of && item.variant.number === 1);
 }
 
-/** The id of the manifest item a ledger item is a take of: its own id when it has no variants. */
+/** The id of the manifest item a ledger item is a variant of: its own id when it has no variants. */
 export function itemGroup(item: Pick<ManifestItem, 'id' | 'variant'>): string {
   return item.variant?.of ?? item.id;
 }
@@ -69,7 +69,7 @@ export function itemGroup(item: Pick<ManifestItem, 'id' | 'variant'>): string {
 /**
  * The order a run submits in and `plan` spends the budget in (docs/manifest.md, "Variants"):
  * breadth first, variant 1 of every item, then variant 2 of every item, and so on, each round in
- * manifest order; so a budget that fits only some takes buys one candidate of every item before a
+ * manifest order; so a budget that fits only some variants buys one candidate of every item before a
  * second of any. Items without variants count as variant 1. Returns the positions, stable.
  */
 export function submitOrder(items: ReadonlyArray<Pick<ManifestItem, 'variant'>>): number[] {

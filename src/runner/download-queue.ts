@@ -124,7 +124,7 @@ export class DownloadQueue {
     await this.#deps.settled(task, outcome);
   }
 
-  /** The files, each placed after any earlier take is kept, with their sidecars (OutputStore.saveJob). */
+  /** The files, each placed after any earlier take is preserved, with their sidecars (OutputStore.saveJob). */
   async #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
     const { client, ledger, store } = this.#deps;
     return store.saveJob({

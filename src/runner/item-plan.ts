@@ -140,17 +140,17 @@ export function latestAttempts(attempts: readonly AttemptRecord[]): Map<string, 
 
 /**
  * What the latest attempt of an item whose request changed (it answers the request before the
- * edit) still holds that was paid for. `kept`: its saved files, so the edited item's next attempt
- * starts a new take and the earlier take is kept beside it, exactly as `run --redo` keeps one.
+ * edit) still holds that was paid for. `preserve`: its saved files, so the edited item's next
+ * attempt starts a new take and the earlier take is preserved beside it, as `run --redo` does.
  * `watch`: a job still running, followed to its end. `fetch`: a job that succeeded but was never
  * saved, fetched again. `nothing`: no output exists or ever will (failed, refused, or not edited).
  */
 export function earlierOutput(
   hash: string,
   latest: AttemptRecord | undefined,
-): 'kept' | 'watch' | 'fetch' | 'nothing' {
+): 'preserve' | 'watch' | 'fetch' | 'nothing' {
   if (latest === undefined || latest.requestHash === hash || latest.state !== 'accepted') return 'nothing';
-  if (latest.filesSaved) return 'kept';
+  if (latest.filesSaved) return 'preserve';
   if (latest.jobStatus === 'queued' || latest.jobStatus === 'running') return 'watch';
   return latest.jobStatus === 'succeeded' ? 'fetch' : 'nothing';
 }

@@ -90,16 +90,16 @@ export async function downloadFinished(
     supersededSaved(run, task, outcome);
     return;
   }
-  // Its `done` was committed with its files (DownloadQueue): memory and the reporter follow.
+  // Its `done` was committed with its files (DownloadQueue): memory and the observer follow.
   if (outcome === 'saved') run.setItem(itemId, 'done', {}, { recorded: true });
   else if (outcome === 'expired') {
     const words = await expiredWords(run, task.attempt);
     if (run.options.regenerateExpired && !run.state.stop) {
-      run.deps.reporter.log('info', `${itemId}: ${words}; generating it again (\`regenerateExpired\`)`);
+      run.deps.observer.log('info', `${itemId}: ${words}; generating it again (\`regenerateExpired\`)`);
       run.enqueue(itemId);
     } else run.setItem(itemId, 'expired', { errorCode: 'expired', errorMessage: words });
   } else {
-    run.deps.reporter.log('error', `${itemId}: files not saved: ${outcome.error}; re-run to retry`);
+    run.deps.observer.log('error', `${itemId}: files not saved: ${outcome.error}; re-run to retry`);
   }
   run.wake();
 }
@@ -121,8 +121,8 @@ async function expiredWords(run: RunContext, attempt: AttemptRecord): Promise<st
 function supersededSaved(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
   const { itemId, take } = task.attempt;
   const what = `${itemId}: the job ${task.job.id} of its request before the edit`;
-  if (outcome === 'saved') run.deps.reporter.log('info', `${what} is saved as take ${take ?? 1}`);
-  else if (outcome === 'expired') run.deps.reporter.log('warn', `${what} has no outputs left to save`);
-  else run.deps.reporter.log('error', `${what} was not saved: ${outcome.error}; re-run to retry`);
+  if (outcome === 'saved') run.deps.observer.log('info', `${what} is saved as take ${take ?? 1}`);
+  else if (outcome === 'expired') run.deps.observer.log('warn', `${what} has no outputs left to save`);
+  else run.deps.observer.log('error', `${what} was not saved: ${outcome.error}; re-run to retry`);
   run.wake();
 }

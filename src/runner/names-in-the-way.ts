@@ -11,7 +11,7 @@ import type { RunContext } from './run-context.js';
  * They stay pending, and the run says which file is in the way. Returns their ids.
  */
 export async function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Promise<Set<string>> {
-  const { ledger, manifest, reporter } = run.deps;
+  const { ledger, manifest, observer } = run.deps;
   const items = itemIds.flatMap((id) => {
     const tracked = run.state.item(id);
     return tracked ? [tracked.item] : [];
@@ -29,7 +29,7 @@ export async function itemsHeldBack(run: RunContext, itemIds: readonly string[])
   const base = dirname(manifest.file);
   for (const [id, paths] of held) {
     const shown = paths.map((path) => (isS3Uri(path) ? path : relative(base, path))).join(', ');
-    reporter.log(
+    observer.log(
       'error',
       `${id}: not submitted: ${shown} is in the way, a file this ledger did not write, and run never ` +
         'overwrites one; move it elsewhere (or set another output.dir), then run again',

@@ -1,4 +1,4 @@
-import { takePath } from '../downloads/keep-take.js';
+import { takePath } from '../downloads/preserve-take.js';
 import type { SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
@@ -34,7 +34,7 @@ export function sidecarFacts(
 
 /**
  * What runs before a new file takes `target`: a file there that this ledger did not write is
- * refused (never overwritten), then an earlier take of the item is kept beside it.
+ * refused (never overwritten), then an earlier take of the item is preserved beside it.
  */
 export async function beforePlacing(
   store: OutputStore,
@@ -44,14 +44,14 @@ export async function beforePlacing(
   written: { bytes: number; sha256: string },
 ): Promise<void> {
   await store.refuseForeign(target, written, (path) => ledger.wroteFile(path));
-  await keepEarlierTake(store, ledger, attempt, target);
+  await preserveEarlierTake(store, ledger, attempt, target);
 }
 
 /**
- * Before a new take's file takes `target`, the earlier take saved there is kept as
+ * Before a new take's file takes `target`, the earlier take saved there is preserved as
  * `<name>.take<N>.<ext>` with its sidecar, and the ledger follows it to its new name.
  */
-async function keepEarlierTake(
+async function preserveEarlierTake(
   store: OutputStore,
   ledger: Ledger,
   attempt: AttemptRecord,
@@ -62,6 +62,6 @@ async function keepEarlierTake(
   if (!earlier) return;
   const owner = await ledger.getAttempt(earlier.attemptId);
   const kept = takePath(target, owner.take ?? 1);
-  await store.keepEarlier(target, kept, earlier);
+  await store.preserveEarlier(target, kept, earlier);
   await ledger.recordFileMoved(earlier.attemptId, earlier.idx, kept);
 }

@@ -20,7 +20,7 @@ export async function adoptRenames(
   run: RunContext,
   items: readonly ManifestItem[],
 ): Promise<{ held: Set<string>; renamed: number }> {
-  const { ledger, manifest, reporter, store } = run.deps;
+  const { ledger, manifest, observer, store } = run.deps;
   const held = new Set<string>();
   const pairs = await renamesOf(ledger, manifest.items, items);
   if (pairs.length === 0) return { held, renamed: 0 };
@@ -36,7 +36,7 @@ export async function adoptRenames(
       held.add(pair.to);
       const why =
         (error as { code?: unknown }).code === 'EEXIST' ? 'in the way: ' : 'cannot move its files: ';
-      reporter.log(
+      observer.log(
         'error',
         `${pair.to}: not renamed from ${pair.from} and not submitted: ${why}${(error as Error).message}`,
       );
@@ -44,10 +44,10 @@ export async function adoptRenames(
     }
     await ledger.renameItem(pair.from, pair.to, moves);
     renamed += 1;
-    reporter.log('info', `${pair.from} -> ${pair.to}: renamed, the same request: nothing to pay`);
+    observer.log('info', `${pair.from} -> ${pair.to}: renamed, the same request: nothing to pay`);
     // The ledger names the new files now; an old name left behind is only a second name for them.
     await store.dropOldNames(moves).catch((error: Error) => {
-      reporter.log('warn', `${pair.to}: could not remove an old name after the rename: ${error.message}`);
+      observer.log('warn', `${pair.to}: could not remove an old name after the rename: ${error.message}`);
     });
     await rewriteSidecars(run, moves);
   }
@@ -59,7 +59,7 @@ export async function adoptRenames(
  * would be anyway when the run checks its saved files; the earlier takes' are never checked.
  */
 async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & NameMove>): Promise<void> {
-  const { ledger, manifest, reporter, store } = run.deps;
+  const { ledger, manifest, observer, store } = run.deps;
   if (manifest.sidecars === false) return;
   for (const attemptId of new Set(moves.map((move) => move.attemptId))) {
     const attempt = await ledger.getAttempt(attemptId);
@@ -69,7 +69,7 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
     await store
       .ensureSidecars(sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)), files)
       .catch((error: Error) => {
-        reporter.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
+        observer.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
       });
   }
 }

@@ -73,7 +73,7 @@ export function holdsPaidResult(
  * Where one saved file of the renamed item goes: the same place relative to the new name as it had
  * to the old one. `newBase` is the new item's output path without extension; `file` is one of
  * `count` files of its attempt, made as take `take`. A file of the item's current take is at
- * `<base>[-<n>].<ext>`; an earlier take kept beside it at `<base>[-<n>].take<N>.<ext>`. Null when
+ * `<base>[-<n>].<ext>`; an earlier take preserved beside it at `<base>[-<n>].take<N>.<ext>`. Null when
  * the file's path does not end the way it was saved (it was placed by other rules): it stays.
  */
 export function renamedFilePath(

@@ -8,7 +8,7 @@ import type { ManifestItem } from '../manifest/index.js';
  * max_cost_usd (a cap the service checks before it accepts a job, which changes nothing in the
  * video) or its metadata (labels the service stores beside the job). Two requests with one key ask
  * for the same video: a saved take of one answers the other, so it is never bought twice. The
- * variant number is part of it because `variants: 3` asks for three different takes of one input.
+ * variant number is part of it because `variants: 3` asks for three different variants of one input.
  * Pure: `run` and `plan` find takes by the same key.
  */
 export function requestKey(item: Pick<ManifestItem, 'model' | 'input' | 'variant'>): string {

@@ -74,7 +74,7 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
   // Said once per adoption, not once per item; items another runner finished are no adoption.
   const adopted = items.filter((item) => !isSettled(run, item.id)).map((item) => item.id);
   if (adopted.length > 0)
-    run.deps.reporter.log(
+    run.deps.observer.log(
       'info',
       `adopting ${namesOf(adopted)}: another runner of this batch let ${adopted.length === 1 ? 'it' : 'them'} go unfinished (its lease lapsed)`,
     );
@@ -168,7 +168,7 @@ function restoreItem(
   if (plan.action === 'submit') {
     const earlier = earlierOutput(hash, attempt);
     // An edit never replaces a paid take: the new request makes the next take (as --redo does).
-    if (earlier === 'kept') run.state.redo(item.id);
+    if (earlier === 'preserve') run.state.redo(item.id);
     const restored = toSubmit(record, hash, retriesCarried(plan, existing), earlier, attempt);
     // Sent only on request: the ledger keeps the item as it was until it is sent (unsent-items.ts).
     return onRequestOnly(plan) ? { ...restored, memoryOnly: true } : restored;
@@ -261,7 +261,7 @@ function nextForPlan(plan: ItemPlan, hash: string): Next {
 }
 
 async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {
-  const { client, ledger, reporter } = run.deps;
+  const { client, ledger, observer } = run.deps;
   for (const attempt of attempts) {
     if (attempt.jobId === null) {
       copiedTakeLost(run, attempt);
@@ -279,7 +279,7 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
       if (isJobUnknown(error)) {
         jobUnknown(run, attempt.jobId!, attempt);
       } else {
-        reporter.log(
+        observer.log(
           'warn',
           `${attempt.itemId}: could not fetch job ${attempt.jobId}: ${(error as Error).message}; re-run to retry`,
         );
@@ -293,13 +293,13 @@ async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<
  * key memory, its job is first looked for in GET /jobs, so a forgotten key cannot pay twice.
  */
 export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord): Promise<void> {
-  const { clock, client, ledger, manifest, reporter } = run.deps;
+  const { clock, client, ledger, manifest, observer } = run.deps;
   if (keyMayBeForgotten(attempt, clock.now())) {
     run.state.postStarted();
     try {
       const job = await findJobOfAttempt(client, manifest.name, attempt);
       if (job) {
-        reporter.log(
+        observer.log(
           'info',
           `${attempt.itemId}: found job ${job.id} of an old unanswered submission; adopting it`,
         );
@@ -307,7 +307,7 @@ export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord):
         return;
       }
     } catch (error) {
-      reporter.log(
+      observer.log(
         'error',
         `${attempt.itemId}: an unanswered submission is older than 23 hours and the job list could not be read (${(error as Error).message}); not resending it blindly, re-run later`,
       );
@@ -327,14 +327,14 @@ export async function readAccount(run: RunContext): Promise<void> {
     const limit = data.concurrency.limit;
     run.state.setSlotLimit(Math.min(run.deps.manifest.concurrency ?? limit, limit));
     if (!data.balance.enabled)
-      run.deps.reporter.log('warn', 'the API wallet is not enabled; submissions will be refused');
+      run.deps.observer.log('warn', 'the API wallet is not enabled; submissions will be refused');
   } catch (error) {
     const refusal = accountRefusal(error);
     if (refusal) {
       run.stopWith(refusal, `the service refused the account: ${refusal.message}`);
       return;
     }
-    run.deps.reporter.log(
+    run.deps.observer.log(
       'warn',
       `could not read the account (${(error as Error).message}); assuming ${run.state.slotLimit} slot(s)`,
     );

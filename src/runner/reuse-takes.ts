@@ -1,4 +1,4 @@
-import { takePath } from '../downloads/keep-take.js';
+import { takePath } from '../downloads/preserve-take.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import type { ReusableTake } from '../ledger/reused-take.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
@@ -16,7 +16,7 @@ import { TakeIndex } from './take-index.js';
  * expired looks for a saved take of exactly its request anywhere in the batch: an undone edit, two
  * swapped ids, variants lowered and raised, an item removed and restored. A take whose files are
  * all intact (size and SHA-256) is copied into the item's place at no cost, under the takes rules:
- * a file of the item already there is kept as its take first, nothing is overwritten. `redo` asks
+ * a file of the item already there is preserved as its take first, nothing is overwritten. `redo` asks
  * for a new take on purpose and is left alone. Returns the items that took a saved take.
  */
 export async function reuseSavedTakes(
@@ -57,7 +57,7 @@ export async function reuseSavedTakes(
       index.add(key, await placeTake(run, item, source, numbers, index));
       reused.add(item.id);
     } catch (error) {
-      run.deps.reporter.log(
+      run.deps.observer.log(
         'warn',
         `${item.id}: could not copy the saved take of its request: ${(error as Error).message}`,
       );
@@ -76,7 +76,7 @@ async function sameVideo(run: RunContext, item: ManifestItem, take: ReusableTake
     { state: 'done', requestHash: requestHash(item), retriesUsed: 0, errorCode: null, errorMessage: null },
     { kind: 'same_request', detail: { attempt: take.attemptId } },
   );
-  run.deps.reporter.log('info', `${item.id}: ${SAME_VIDEO_WORDS}`);
+  run.deps.observer.log('info', `${item.id}: ${SAME_VIDEO_WORDS}`);
 }
 
 /** Whether every file of the take is where the item's own files go. */
@@ -120,7 +120,7 @@ function wantsTake(
   if (plan.action !== 'submit') return false;
   // A job of the earlier request still running or unsaved is followed first: it was paid for.
   const earlier = earlierOutput(hash, attempt);
-  return earlier === 'kept' || earlier === 'nothing';
+  return earlier === 'preserve' || earlier === 'nothing';
 }
 
 /** The first take whose every file is where the ledger says, with its size and SHA-256. */
@@ -166,7 +166,7 @@ class AttemptNumbers {
 
 /**
  * Copies the take's files to the item's own names, each after the file there (a take of the ledger's)
- * is kept under its take name, then records the copy as the item's new take, done, in one step.
+ * is preserved under its take name, then records the copy as the item's new take, done, in one step.
  */
 async function placeTake(
   run: RunContext,
@@ -175,13 +175,13 @@ async function placeTake(
   numbers: AttemptNumbers,
   index: TakeIndex,
 ): Promise<ReusableTake> {
-  const { ledger, manifest, reporter, store } = run.deps;
+  const { ledger, manifest, observer, store } = run.deps;
   const placed: Array<Written & { idx: number; path: string; mtimeMs: number | null }> = [];
   for (const file of source.files) {
     const target = targetPath(manifest.outputDir, item, file.path, file.idx, source.files.length);
     const written = { bytes: file.bytes, sha256: file.sha256 };
     await store.refuseForeign(target, written, (path) => ledger.wroteFile(path));
-    await keepDisplaced(run, target, index);
+    await preserveDisplaced(run, target, index);
     const from = index.pathOf(source.attemptId, file.idx) ?? file.path;
     const { mtimeMs } = await store.copySaved(from, target, written);
     placed.push({ idx: file.idx, path: target, ...written, mtimeMs });
@@ -204,7 +204,7 @@ async function placeTake(
     const facts = sidecarFacts(manifest.name, attempt, await run.keptMark(attempt));
     await store.ensureSidecars(facts, placed);
   }
-  reporter.log(
+  observer.log(
     'info',
     `${item.id}: the same request as take ${source.take} of ${source.itemId}${source.jobId ? ` (job ${source.jobId})` : ''}: its saved file copied, nothing to pay`,
   );
@@ -219,17 +219,17 @@ async function placeTake(
 }
 
 /**
- * A file of the ledger's at `target` (a take of this or another item) is kept under its take name
+ * A file of the ledger's at `target` (a take of this or another item) is preserved under its take name
  * before the copy takes its place, and the ledger and the index follow it there. One the disk has
  * lost is recorded there all the same: `status` then says it is missing, not that it is the copy.
  */
-async function keepDisplaced(run: RunContext, target: string, index: TakeIndex): Promise<void> {
+async function preserveDisplaced(run: RunContext, target: string, index: TakeIndex): Promise<void> {
   const { ledger, store } = run.deps;
   const [there] = await ledger.filesAt(target);
   if (there === undefined) return;
   const owner = await ledger.getAttempt(there.attemptId);
   const kept = takePath(target, owner.take ?? 1);
-  await store.keepEarlier(target, kept, there);
+  await store.preserveEarlier(target, kept, there);
   await ledger.recordFileMoved(there.attemptId, there.idx, kept);
   index.moved(there.attemptId, there.idx, kept);
 }

@@ -11,7 +11,7 @@ import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import { KeptTakes } from './kept-takes.js';
 import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
-import type { RunReporter } from './reporter.js';
+import type { RunObserver } from './run-observer.js';
 import { type ItemChange, RunState } from './run-state.js';
 import type { SizeGuess } from './save-estimate.js';
 import { SharedWork } from './shared-runners.js';
@@ -35,7 +35,7 @@ export interface RunOptions {
   defaultSlotLimit: number;
   /** Longest wait for response headers or the next body chunk of a download. */
   downloadTimeoutMs?: number;
-  /** Done items to generate a new take of, keeping the earlier one (run --redo). */
+  /** Done items to generate a new take of, preserving the earlier one (run --redo). */
   redo?: readonly string[];
   /** Wait before resubmitting a model_busy job; MODEL_BUSY_DELAY_MS unless a test harness shortens it. */
   modelBusyDelayMs?: number;
@@ -58,7 +58,7 @@ export interface RunDeps {
   manifest: Manifest;
   clock: Clock;
   random: () => number;
-  reporter: RunReporter;
+  observer: RunObserver;
   /** Where the outputs go: the output folder, or an s3:// location. */
   store: OutputStore;
   /** Told each time a new reason to stop takes effect (the run's notifications send it on). */
@@ -166,7 +166,7 @@ export class RunContext {
 
   /**
    * Commits an item's new state to the ledger (unless a step already `recorded` it with the change
-   * that made it), then to memory, then tells the reporter.
+   * that made it), then to memory, then tells the observer.
    */
   setItem(itemId: string, state: ItemState, change: ItemChange = {}, how: { recorded?: boolean } = {}): void {
     // An item no longer in the manifest (its unanswered attempt was resolved) has no state to keep.
@@ -178,7 +178,7 @@ export class RunContext {
     const detail = change.errorCode
       ? `${change.errorCode}${change.errorMessage ? `: ${change.errorMessage}` : ''}`
       : null;
-    this.deps.reporter.itemChanged(itemId, state, detail, this.state.countByState());
+    this.deps.observer.itemChanged(itemId, state, detail, this.state.countByState());
     // A settled item's lease is let go at once: the other runners waiting for it need not wait it out.
     if (state !== 'pending' && state !== 'in_flight' && this.shared)
       this.background(this.shared.claims.release([itemId]));
@@ -195,7 +195,7 @@ export class RunContext {
   /** Applies a reason to stop and, when it changes the stop in force, says why. */
   stopWith(reason: StopReason, message: string, level: 'warn' | 'error' = 'error'): void {
     if (this.state.stopWith(reason)) {
-      this.deps.reporter.log(level, message);
+      this.deps.observer.log(level, message);
       this.deps.onStop?.(this.state.stop!, message);
     }
     if (!this.#stopped.signal.aborted) this.#stopped.abort();
@@ -225,7 +225,7 @@ export class RunContext {
     const since = this.state.outage.noAnswer(now);
     if (!outageReportDue(this.state.outage.reportedAt, now)) return;
     this.state.outage.reported(now);
-    this.deps.reporter.log(
+    this.deps.observer.log(
       'warn',
       since === now
         ? `no answer from the service (${reason}); retrying, unanswered requests with the same key`
@@ -237,7 +237,7 @@ export class RunContext {
   serviceAnswered(): void {
     const lasted = this.state.outage.answered(this.deps.clock.now());
     if (lasted !== null)
-      this.deps.reporter.log('info', `the service answers again, after ${formatDuration(lasted)}`);
+      this.deps.observer.log('info', `the service answers again, after ${formatDuration(lasted)}`);
   }
 
   async budgetState(): Promise<BudgetState> {

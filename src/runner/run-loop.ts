@@ -51,7 +51,7 @@ export async function runBatch(
   // has written to for two leases is left over from a killed run.
   const removed = await deps.store.cleanUp(run.shared ? run.shared.claims.leaseMs * 2 : undefined);
   if (removed > 0)
-    deps.reporter.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
+    deps.observer.log('info', `removed ${removed} temporary file(s) left by an interrupted run`);
 
   const unanswered = await restoreFromLedger(run);
   await readAccount(run);
@@ -228,7 +228,7 @@ async function reportProgress(run: RunContext, final = false): Promise<void> {
   if (!final && now - (lastProgressAt.get(run) ?? Number.NEGATIVE_INFINITY) < PROGRESS_EVERY_MS) return;
   lastProgressAt.set(run, now);
   const money = await run.deps.ledger.moneyTotals();
-  run.deps.reporter.progress({
+  run.deps.observer.progress({
     total: run.state.itemCount,
     byState: run.state.countByState(),
     unfinished: run.state.unfinished,

@@ -13,7 +13,7 @@ import {
 } from './watch.js';
 
 /**
- * A look's turn, in poll intervals: the lister keeps the batch's look while it looks at least this
+ * The lister lease's turn, in poll intervals: the lister keeps the lease while it looks at least this
  * often; once nobody looked for that long (its lister died, ended, or follows nothing), the next
  * runner that looks takes it.
  */
@@ -26,7 +26,7 @@ const ORPHAN_TURNS = 3;
 
 /**
  * One look of a runner on a shared ledger (docs/shared-ledger.md, "One lister"). The runner that
- * holds the batch's look lists the service's jobs for every runner of the batch, as a runner on
+ * holds the batch's lister lease lists the service's jobs for every runner of the batch, as a runner on
  * its own lists for itself (watch.ts), and writes what it saw of the other runners' jobs into the
  * ledger; every other runner reads its own jobs' views there instead of listing the workspace's
  * jobs, everyone's among them, on its own. Returns how many watched jobs it found final.
@@ -35,11 +35,11 @@ export async function lookShared(run: RunContext): Promise<number> {
   const shared = run.shared;
   if (shared === null || run.state.watchingCount === 0) return 0;
   const turnMs = TURN_INTERVALS * run.pollIntervalMs;
-  const batchJobs = await shared.claims.takeLook(turnMs);
+  const batchJobs = await shared.claims.takeListerLease(turnMs);
   if (batchJobs === null) return readViews(run, turnMs * ORPHAN_TURNS);
   const finished = await listForBatch(run, batchJobs);
   // Following nothing more, it looks no more: the next runner to look need not wait out the turn.
-  if (run.state.watchingCount === 0) await shared.claims.releaseLook();
+  if (run.state.watchingCount === 0) await shared.claims.releaseListerLease();
   return finished;
 }
 
@@ -69,7 +69,7 @@ async function listForBatch(run: RunContext, batchJobs: readonly BatchJob[]): Pr
   if (fetched.length > 0) await publish(run, fetched.map(viewOf), unfinished);
   // At most one line per look interval, however often the runner looks.
   if (shared.lookLineDue(run.deps.clock.now(), run.pollIntervalMs))
-    run.deps.reporter.log('info', `polled for the batch: ${wanted.size} job(s) unfinished`);
+    run.deps.observer.log('info', `polled for the batch: ${wanted.size} job(s) unfinished`);
   return finished;
 }
 
@@ -98,7 +98,7 @@ async function publish(
 }
 
 /**
- * Another runner holds the look: this run's jobs as its views show them. A job no view has shown
+ * Another runner holds the lister lease: this run's jobs as its views show them. A job no view has shown
  * `orphanMs` after it was accepted is fetched here (see ORPHAN_TURNS).
  */
 async function readViews(run: RunContext, orphanMs: number): Promise<number> {

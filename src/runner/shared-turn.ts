@@ -18,7 +18,7 @@ export async function sharedTurn(run: RunContext): Promise<void> {
   const lost = await shared.claims.renew();
   for (const itemId of lost) dropWork(run, itemId);
   if (lost.length > 0)
-    run.deps.reporter.log(
+    run.deps.observer.log(
       'warn',
       `${namesOf(lost)}: another runner of this batch took ${lost.length === 1 ? 'it' : 'them'} over (this run's lease lapsed)`,
     );

@@ -14,7 +14,7 @@ export function startGuessing(run: RunContext): void {
   const guess = run.options.sizeGuess;
   if (!guess) return;
   run.state.sizing.guess();
-  run.deps.reporter.log('warn', guessWarning(guess));
+  run.deps.observer.log('warn', guessWarning(guess));
 }
 
 /** A file was saved: while the size is a guess, judge the size learnt from it (once). */
@@ -49,7 +49,7 @@ async function judgeLearntSize(run: RunContext): Promise<void> {
       : null;
   if (verdict === 'fits') {
     state.sizing.learnt();
-    deps.reporter.log(
+    deps.observer.log(
       'info',
       `the files saved so far take ${mib(wave.bytesPerOutput)} per output, and the next ${wave.outputs} fit in ${folder}: submitting up to ${state.slotLimit} at a time`,
     );

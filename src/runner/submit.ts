@@ -50,7 +50,7 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
         if (state.cancelRedo(itemId)) {
           // A redo that does not fit leaves the item as it was: done, its take kept.
           run.setItem(itemId, 'done');
-          run.deps.reporter.log('warn', `${itemId}: the redo ${words}; the take is kept`);
+          run.deps.observer.log('warn', `${itemId}: the redo ${words}; its take stays`);
           continue;
         }
         if (leftAsItWas(run, itemId, words)) continue;
@@ -70,7 +70,7 @@ async function startAttempts(
   run: RunContext,
   batch: ReadonlyArray<{ itemId: string; reservation: Reserved }>,
 ): Promise<void> {
-  const { manifest, ledger, reporter } = run.deps;
+  const { manifest, ledger, observer } = run.deps;
   const fresh = batch.map(({ itemId, reservation }) => {
     const tracked = run.state.item(itemId)!;
     const seq = (tracked.latest?.seq ?? 0) + 1;
@@ -96,7 +96,7 @@ async function startAttempts(
     // An item sent only on request gets its row now that it is sent (unsent-items.ts).
     if (run.state.unsent.release(attempt.itemId))
       run.background(ledger.putItems([run.state.item(attempt.itemId)!.record]));
-    reporter.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
+    observer.itemChanged(attempt.itemId, 'in_flight', null, run.state.countByState());
     run.state.sendsBegan(attempt.id);
     run.background(sendAttempt(run, attempt, capFromBudget.get(attempt.itemId) ?? false));
   }
@@ -110,8 +110,8 @@ function leftAsItWas(run: RunContext, itemId: string, words: string): boolean {
   const row = run.state.unsent.release(itemId);
   if (row === undefined) return false;
   run.state.changeItem(itemId, row.state, row);
-  run.deps.reporter.itemChanged(itemId, row.state, row.errorCode, run.state.countByState());
-  run.deps.reporter.log('warn', `${itemId}: not sent: it ${words}; it stays ${row.state}`);
+  run.deps.observer.itemChanged(itemId, row.state, row.errorCode, run.state.countByState());
+  run.deps.observer.log('warn', `${itemId}: not sent: it ${words}; it stays ${row.state}`);
   return true;
 }
 
@@ -233,7 +233,7 @@ async function settleRefusal(
   error: { status: number },
   capFromBudget: boolean,
 ): Promise<void> {
-  const { ledger, reporter } = run.deps;
+  const { ledger, observer } = run.deps;
   // Only an attempt whose every earlier send was answered (429s) is settled by a 401/402.
   const settled = refusalSettlesAttempt(decision, !run.state.onlyRefusedSoFar(attempt.id));
   if (settled) await ledger.recordRejected(attempt.id, error.status, decision.code, decision.message);
@@ -264,7 +264,7 @@ async function settleRefusal(
     signature: decision.signature,
   });
   if (decision.code === 'idempotency_key_reused')
-    reporter.log('error', `${attempt.itemId}: ${decision.message}`);
+    observer.log('error', `${attempt.itemId}: ${decision.message}`);
 }
 
 /**

@@ -34,7 +34,7 @@ export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[
       // A file gone counts first: "deleted" is the stronger word for the item, if it expires.
       const state = found?.some((file) => file.state === 'missing') === false ? 'altered' : 'missing';
       run.state.savedFileUnfit(attempt.itemId, state);
-      for (const line of refetchLines(run, attempt, found)) run.deps.reporter.log('warn', line);
+      for (const line of refetchLines(run, attempt, found)) run.deps.observer.log('warn', line);
       refetch.push(attempt);
       continue;
     }
@@ -86,15 +86,15 @@ function shownFromManifest(manifestFile: string): (path: string) => string {
 
 /** A deleted or edited provenance sidecar of an intact output is written again from the ledger. */
 async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: FileRecord[]): Promise<void> {
-  const { manifest, reporter } = run.deps;
+  const { manifest, observer } = run.deps;
   if (manifest.sidecars === false) return;
   try {
     const written = await run.deps.store.ensureSidecars(
       sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)),
       files,
     );
-    if (written > 0) reporter.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
+    if (written > 0) observer.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
   } catch (error) {
-    reporter.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
+    observer.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
   }
 }

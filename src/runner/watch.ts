@@ -24,7 +24,7 @@ const RESTORED_MARGIN_MS = 60 * 60 * 1000;
  * shared ledger looks through shared-look.ts instead.
  */
 export async function pollUnfinished(run: RunContext): Promise<number> {
-  const { clock, reporter } = run.deps;
+  const { clock, observer } = run.deps;
   const { state } = run;
   if (state.watchingCount === 0) return 0;
   const startedAt = clock.now();
@@ -36,7 +36,7 @@ export async function pollUnfinished(run: RunContext): Promise<number> {
   );
   if (listed === null) return 0;
   const finished = await noteListed(run, listed, startedAt);
-  reporter.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
+  observer.log('info', `polled: ${state.watchingCount} job(s) unfinished`);
   return finished;
 }
 
@@ -235,5 +235,5 @@ function refuseOrWarn(run: RunContext, error: unknown, doing: string): void {
     run.serviceUnanswered(`${doing}: ${message}`);
     return;
   }
-  run.deps.reporter.log('warn', `${doing} failed (${message}); trying again at the next poll`);
+  run.deps.observer.log('warn', `${doing} failed (${message}); trying again at the next poll`);
 }

@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { copyOver } from '../downloads/copy-verified.js';
-import { keepEarlierFile, refuseForeignFile } from '../downloads/keep-take.js';
 import { dropOldNames, linkNewNames, type NameMove } from '../downloads/move-saved.js';
+import { preserveEarlierFile, refuseForeignFile } from '../downloads/preserve-take.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
 import { probeFolder } from '../downloads/save-probe.js';
 import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
@@ -70,8 +70,8 @@ export class DiskStore implements OutputStore {
     return refuseForeignFile(target, written, writtenByLedger);
   }
 
-  keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
-    return keepEarlierFile(current, kept, expected);
+  preserveEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
+    return preserveEarlierFile(current, kept, expected);
   }
 
   copySaved(from: string, to: string, expected: Written): Promise<{ mtimeMs: number | null }> {

@@ -7,7 +7,7 @@ import type { Job } from '../service-client/schemas.js';
  * Where a run's outputs go: a local folder (disk-store.ts) or an `s3://` location (s3-store.ts).
  * The runner sees only this: each store keeps the same promises its own way (docs/storage.md):
  * only a whole, verified file is ever placed under its name, a file this ledger did not write is
- * never replaced, and an earlier take is kept before a new one takes its name.
+ * never replaced, and an earlier take is preserved before a new one takes its name.
  */
 export interface OutputStore {
   /** The folder or `s3://bucket/prefix`, as the ledger's paths begin. */
@@ -37,7 +37,7 @@ export interface OutputStore {
     writtenByLedger: (path: string) => Promise<boolean>,
   ): Promise<void>;
   /** Keeps `current` (and its sidecar) as `kept`; false when there was nothing to keep. */
-  keepEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
+  preserveEarlier(current: string, kept: string, expected: Written): Promise<boolean>;
   /**
    * A copy of the saved file `from` (checked to hold exactly `expected`) placed at `to`, a take
    * reused by another item (runner/reuse-takes.ts); its modification time, or null for an object.

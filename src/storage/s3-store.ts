@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { takePath } from '../downloads/keep-take.js';
 import { OWNER_MARKER } from '../downloads/output-owner.js';
+import { takePath } from '../downloads/preserve-take.js';
 import { headerText, openDownload } from '../downloads/save-file.js';
 import { refreshAfterRefusal, type SavedFile } from '../downloads/save-job-files.js';
 import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } from '../downloads/sidecar.js';
@@ -234,7 +234,7 @@ export class S3Store implements OutputStore {
   }
 
   /** Copies the earlier take (and its sidecar) to its take key, server-side; a different object there is refused. */
-  async keepEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
+  async preserveEarlier(current: string, kept: string, expected: Written): Promise<boolean> {
     const [from, to] = [this.#keyOf(current), this.#keyOf(kept)];
     const already = await this.#objects.head(to);
     if (already !== null && (already.bytes !== expected.bytes || already.sha256 !== expected.sha256))

@@ -8,7 +8,7 @@ import {
   ProcessOutput,
 } from 'listr2';
 import type { ItemState } from '../ledger/records.js';
-import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
 import type { StopReason } from '../runner/stop-rules.js';
 import { type OutcomeLine, RunViewState } from './run-view.js';
 
@@ -81,7 +81,7 @@ const noStderr = () =>
  * the screen), and saving files. When the run ends, each failed item (a few) and what stopped the
  * run become failed or skipped subtasks of the generate phase.
  */
-export class ListrRunView implements RunReporter {
+export class ListrRunView implements RunObserver {
   readonly #state: RunViewState;
   readonly #now: () => number;
   readonly #listr: Listr<unknown, typeof PacedRenderer, typeof PacedRenderer>;

@@ -1,8 +1,8 @@
-import type { RunReporter } from '../runner/reporter.js';
-import { silentReporter } from '../runner/reporter.js';
+import type { RunObserver } from '../runner/run-observer.js';
+import { silentObserver } from '../runner/run-observer.js';
 import { ListrRunView } from './listr-view.js';
-import { bothReporters, NdjsonReporter } from './ndjson-reporter.js';
-import { PlainReporter } from './plain-reporter.js';
+import { bothObservers, NdjsonObserver } from './ndjson-observer.js';
+import { PlainObserver } from './plain-observer.js';
 
 /** The terminal a run is shown on. */
 interface Terminal {
@@ -13,10 +13,10 @@ interface Terminal {
 
 /** How a run shows itself: what the runner reports to, and the parts that need a word at the end. */
 export interface RunProgress {
-  reporter: RunReporter;
+  observer: RunObserver;
   /** The live view, to be finished before the summary is written under it. */
   live: ListrRunView | null;
-  ndjson: NdjsonReporter | null;
+  ndjson: NdjsonObserver | null;
 }
 
 /** A set variable counts, except the empty string and the usual words for "no". */
@@ -32,24 +32,24 @@ export function runProgress(
   options: { json: boolean; ndjson: boolean; title: string; planLine: string; checked: string },
   io: Terminal,
 ): RunProgress {
-  const ndjson = options.ndjson ? new NdjsonReporter(io.stderr) : null;
+  const ndjson = options.ndjson ? new NdjsonObserver(io.stderr) : null;
   ndjson?.plan(options.planLine);
   const live =
     !options.json && io.stdout.isTTY && !isSet(io.env.CI) && !isSet(io.env.NO_COLOR)
       ? new ListrRunView(io.stdout, { title: options.title, checked: options.checked })
       : null;
   live?.start();
-  const screen = live ?? screenReporter(options.json, ndjson !== null, io);
-  return { reporter: ndjson ? bothReporters(screen, ndjson) : screen, live, ndjson };
+  const screen = live ?? screenObserver(options.json, ndjson !== null, io);
+  return { observer: ndjson ? bothObservers(screen, ndjson) : screen, live, ndjson };
 }
 
-function screenReporter(json: boolean, ndjson: boolean, io: Terminal): RunReporter {
+function screenObserver(json: boolean, ndjson: boolean, io: Terminal): RunObserver {
   if (json) {
-    if (ndjson) return silentReporter;
+    if (ndjson) return silentObserver;
     return {
-      ...silentReporter,
+      ...silentObserver,
       log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
     };
   }
-  return new PlainReporter(io.stdout);
+  return new PlainObserver(io.stdout);
 }

@@ -1,5 +1,5 @@
+import type { StatusReport } from '../documents/status-report.js';
 import { humanUsd } from '../money.js';
-import type { StatusReport } from '../report/status-report.js';
 import { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from '../runner/budget-words.js';
 import type { StopReason } from '../runner/stop-rules.js';
 

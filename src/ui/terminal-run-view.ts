@@ -1,3 +1,4 @@
+import { renderRunGallery } from '../documents/render-tasks.js';
 import {
   ExitCode,
   type ItemState,
@@ -6,7 +7,6 @@ import {
   type StartEvent,
   type Warning,
 } from '../index.js';
-import { renderRunGallery } from '../report/render-tasks.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { checkTitle } from './run-view.js';
 import { formatRunSummary } from './summary.js';
@@ -50,10 +50,10 @@ export class TerminalRunView {
     handle.on('start', (start) => this.#start(start));
     handle.on('item', ({ itemId, state, detail, counts }) => {
       this.#counts = counts;
-      this.#progress?.reporter.itemChanged(itemId, state, detail, counts);
+      this.#progress?.observer.itemChanged(itemId, state, detail, counts);
     });
-    handle.on('progress', (snapshot) => this.#progress?.reporter.progress(snapshot));
-    handle.on('log', (log) => this.#progress?.reporter.log(log.level, say(log)));
+    handle.on('progress', (snapshot) => this.#progress?.observer.progress(snapshot));
+    handle.on('log', (log) => this.#progress?.observer.log(log.level, say(log)));
     // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
     handle.on('stop', ({ reason }) => {
       if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)

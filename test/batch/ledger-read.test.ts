@@ -9,13 +9,13 @@ import { collectRows } from '../../src/collect-rows.js';
 import { planSource } from '../../src/commands/plan/plan-reads.js';
 import { buildPlanReport } from '../../src/commands/plan/plan-report.js';
 import { buildPlanStreamed } from '../../src/commands/plan/plan-streamed.js';
+import { buildStatusReport, buildStatusStreamed } from '../../src/documents/status-report.js';
+import { type LedgerView, summarizeView, unsavedOf } from '../../src/documents/status-view.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { moneyTotalsOf } from '../../src/ledger/money-totals.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import { parseUsdStrict } from '../../src/money.js';
-import { buildStatusReport, buildStatusStreamed } from '../../src/report/status-report.js';
-import { type LedgerView, summarizeView, unsavedOf } from '../../src/report/status-view.js';
 import { buildRequestBody, requestHash } from '../../src/runner/request.js';
 import { finished, LedgerBuilder, ledgerPath, project } from '../e2e/commands/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { ItemState } from '../../src/ledger/records.js';
-import type { ProgressSnapshot, RunReporter } from '../../src/runner/reporter.js';
-import { silentReporter } from '../../src/runner/reporter.js';
+import type { ProgressSnapshot, RunObserver } from '../../src/runner/run-observer.js';
+import { silentObserver } from '../../src/runner/run-observer.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { ListrRunView } from '../../src/ui/listr-view.js';
 import { benchDir, benchSandboxConfig, cliEnv, removeDir } from './fixtures.js';
@@ -12,7 +12,7 @@ import { expectExit, runCli } from './spawn-cli.js';
  *
  * The view's share: the same stream of events (each finish an item done and the next one in
  * flight, a snapshot every 200 ms, as the runner sends them) is fed for VIEW_SECONDS to the real
- * view drawing into a 110x30 terminal that discards what it gets, and to a reporter that does
+ * view drawing into a 110x30 terminal that discards what it gets, and to a observer that does
  * nothing; the difference in this process's CPU time is the view's. The run's own CPU at that
  * pace comes from the real CLI (--json, no view) against the sandbox: 1,000 items, 200 slots,
  * every job 2 s, so 100 finish each second.
@@ -45,15 +45,15 @@ const zeroCounts = (): Record<ItemState, number> => ({
   expired: 0,
 });
 
-/** Feeds a reporter 200 jobs in flight and 100 finishes a second; returns the CPU time it took. */
-async function feed(reporter: RunReporter, total: number, seconds = VIEW_SECONDS): Promise<number> {
+/** Feeds a observer 200 jobs in flight and 100 finishes a second; returns the CPU time it took. */
+async function feed(observer: RunObserver, total: number, seconds = VIEW_SECONDS): Promise<number> {
   const counts = zeroCounts();
   counts.pending = total;
   let next = 0;
   const start = (id: number) => {
     counts.pending -= 1;
     counts.in_flight += 1;
-    reporter.itemChanged(`item-${id}`, 'in_flight', null, { ...counts });
+    observer.itemChanged(`item-${id}`, 'in_flight', null, { ...counts });
   };
   const snapshot = (): ProgressSnapshot => ({
     total,
@@ -79,12 +79,12 @@ async function feed(reporter: RunReporter, total: number, seconds = VIEW_SECONDS
     for (; finished < due; finished += 1) {
       counts.in_flight -= 1;
       counts.done += 1;
-      reporter.itemChanged(`item-${finished}`, 'done', null, { ...counts });
+      observer.itemChanged(`item-${finished}`, 'done', null, { ...counts });
       start(next++);
     }
     if (elapsed - lastSnapshot >= 200) {
       lastSnapshot = elapsed;
-      reporter.progress(snapshot());
+      observer.progress(snapshot());
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -114,8 +114,8 @@ async function viewCost(): Promise<Omit<ViewSample, 'runCpuMsPerSecond' | 'share
   warm.start();
   await feed(warm, total, 1);
   await warm.finish(null);
-  await feed(silentReporter, total, 1);
-  const baseline = await feed(silentReporter, total);
+  await feed(silentObserver, total, 1);
+  const baseline = await feed(silentObserver, total);
   bytes = 0;
   frames = 0;
   const view = new ListrRunView(terminal, {

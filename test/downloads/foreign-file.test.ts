@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { refuseForeignFile } from '../../src/downloads/keep-take.js';
+import { refuseForeignFile } from '../../src/downloads/preserve-take.js';
 import { tempDir } from '../support/temp.js';
 
 const facts = (text: string) => ({

@@ -54,36 +54,36 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
     await accepted(one, '2026-11-26T10:00:00.000Z', 'a');
     await accepted(two, null, 'b');
     // The batch's unfinished jobs, every runner's, each with the service's creation time where kept.
-    expect(await one.claims!.takeLook(TURN_MS)).toEqual(
+    expect(await one.claims!.takeListerLease(TURN_MS)).toEqual(
       expect.arrayContaining([
         { jobId: 'ja', createdAt: '2026-11-26T10:00:00.000Z', preparedAt: expect.any(String) },
         { jobId: 'jb', createdAt: null, preparedAt: expect.any(String) },
       ]),
     );
-    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
-    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(2);
+    expect(await two.claims!.takeListerLease(TURN_MS)).toBeNull();
+    expect(await one.claims!.takeListerLease(TURN_MS)).toHaveLength(2);
     // A final job is no longer looked for.
     await one.recordJob((await one.listAttempts())[0]!.id, job('ja', { status: 'succeeded' }));
     await sleep(TURN_MS + 150);
     // Nobody looked for a turn: the next runner to look takes it, and holds it.
-    expect(await two.claims!.takeLook(TURN_MS)).toEqual([expect.objectContaining({ jobId: 'jb' })]);
-    expect(await one.claims!.takeLook(TURN_MS)).toBeNull();
+    expect(await two.claims!.takeListerLease(TURN_MS)).toEqual([expect.objectContaining({ jobId: 'jb' })]);
+    expect(await one.claims!.takeListerLease(TURN_MS)).toBeNull();
     // Its holder lets it go with everything it holds (ending, or idle): taken at once.
     await two.claims!.release();
-    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(1);
-    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
+    expect(await one.claims!.takeListerLease(TURN_MS)).toHaveLength(1);
+    expect(await two.claims!.takeListerLease(TURN_MS)).toBeNull();
     // Or on its own, following nothing more; another runner's release leaves it be.
-    await two.claims!.releaseLook();
-    expect(await two.claims!.takeLook(TURN_MS)).toBeNull();
-    await one.claims!.releaseLook();
-    expect(await two.claims!.takeLook(TURN_MS)).toHaveLength(1);
+    await two.claims!.releaseListerLease();
+    expect(await two.claims!.takeListerLease(TURN_MS)).toBeNull();
+    await one.claims!.releaseListerLease();
+    expect(await two.claims!.takeListerLease(TURN_MS)).toHaveLength(1);
   });
 
   it('keeps the views the lister wrote for their runners, a final one never replaced, dropped once recorded', async () => {
     const one = await runner('r1');
     const two = await runner('r2');
     await accepted(two, null, 'b', 'c');
-    expect(await one.claims!.takeLook(TURN_MS)).toHaveLength(2);
+    expect(await one.claims!.takeListerLease(TURN_MS)).toHaveLength(2);
     const view = (jobId: string, status: string) => ({
       jobId,
       status,
@@ -107,7 +107,7 @@ describe.skipIf(skipPostgresTests)('the shared ledger’s lister', () => {
     // The last lister lets the look go: the views read since its last write go with it.
     const b = (await two.listAttempts()).find((attempt) => attempt.itemId === 'b')!;
     await two.recordJob(b.id, job('jb', { status: 'succeeded' }));
-    await one.claims!.releaseLook();
+    await one.claims!.releaseListerLease();
     expect(await two.claims!.jobViews(['jb', 'jc'])).toEqual([]);
   });
 });

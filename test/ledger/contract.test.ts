@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { entriesOfView } from '../../src/documents/gallery/entries.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { type LedgerLocation, openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
-import { entriesOfView } from '../../src/report/gallery/entries.js';
 import { all, body, job, newAttempt, T0 } from '../support/ledger-fixtures.js';
 import {
   type PostgresTestServer,

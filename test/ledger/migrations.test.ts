@@ -104,7 +104,7 @@ describe.skipIf(skipPostgresTests)('a PostgreSQL ledger the synchronous ledger w
       // The fixture's runner's claim and look, long lapsed, are another runner's to take.
       expect(await psql(url, "SELECT claimed_by FROM items WHERE item_id = 'in-flight'")).toBe('host-f:1');
       expect(await ledger.claims!.heldElsewhere()).toEqual(new Set());
-      expect(await ledger.claims!.takeLook(1_000)).toEqual([
+      expect(await ledger.claims!.takeListerLease(1_000)).toEqual([
         expect.objectContaining({ jobId: 'job_in-flight_1' }),
       ]);
       expect(await ledger.definitions!.current()).toMatchObject({

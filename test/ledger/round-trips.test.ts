@@ -72,7 +72,7 @@ async function run(url: string): Promise<Ledger> {
   for (let next = SLOTS, followed = 1; waiting.length > 0; followed += 1) {
     const attempt = waiting.shift()!;
     await follow(ledger, attempt.id, attempt.itemId);
-    if (followed % 10 === 0) await ledger.claims!.takeLook(1_000);
+    if (followed % 10 === 0) await ledger.claims!.takeListerLease(1_000);
     if (followed % 50 === 0) await ledger.claims!.renew();
     if (next < ITEMS)
       waiting.push(...(await ledger.claims!.prepare([newAttempt(ids[next++]!, 1)], room)).admitted);

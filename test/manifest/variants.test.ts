@@ -94,13 +94,13 @@ describe('variants: N takes of an item', () => {
 
   it('refuses a count out of bounds where it is written, and a near miss of the key', () => {
     expect(problems(`${head}variants: 0\nitems:\n  - {prompt: a}\n`)).toEqual([
-      'm.yaml:3: variants: must be at least 1 (one take of each item)',
+      'm.yaml:3: variants: must be at least 1 (one variant of each item)',
     ]);
     expect(problems(`${head}items:\n  - {prompt: a, variants: 101}\n`)).toEqual([
       'm.yaml:4: items[0].variants: must be at most 100: each variant is a paid job of every item it applies to',
     ]);
     expect(problems(`${head}items_from: rows.csv\n`, { 'rows.csv': 'prompt,variants\na,two\n' })[0]).toMatch(
-      /^rows\.csv:2: .*variants: must be a whole number of takes from 1 to 100, not "two"$/,
+      /^rows\.csv:2: .*variants: must be a whole number of variants from 1 to 100, not "two"$/,
     );
     expect(problems(`${head}variant: 3\nitems:\n  - {prompt: a}\n`)[0]).toContain('did you mean `variants`');
     expect(problems(`${head}variants: 2\nprompt: "A {varaint}"\n`)[0]).toContain('did you mean `variant`');

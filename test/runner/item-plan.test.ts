@@ -116,7 +116,7 @@ describe('planItem', () => {
 
 describe('earlierOutput: what an edited item still holds that was paid for', () => {
   it('keeps saved files as a take, watches a running job, fetches an unsaved success', () => {
-    expect(earlierOutput('h2', attempt())).toBe('kept');
+    expect(earlierOutput('h2', attempt())).toBe('preserve');
     expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'queued' }))).toBe('watch');
     expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'running' }))).toBe('watch');
     expect(earlierOutput('h2', attempt({ filesSaved: false, jobStatus: 'succeeded' }))).toBe('fetch');

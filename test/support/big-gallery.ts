@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildGallery, pageRelativeHref } from '../../src/documents/gallery/model.js';
+import { renderGallery } from '../../src/documents/gallery/page.js';
+import { attemptHistory } from '../../src/documents/render-text.js';
+import { buildStatusReport } from '../../src/documents/status-report.js';
 import type { AttemptRecord, FileRecord, ItemRecord } from '../../src/ledger/records.js';
 import { preparedAttempt } from '../../src/ledger/records.js';
 import type { Manifest, ManifestItem } from '../../src/manifest/index.js';
-import { buildGallery, pageRelativeHref } from '../../src/report/gallery/model.js';
-import { renderGallery } from '../../src/report/gallery/page.js';
-import { attemptHistory } from '../../src/report/render-text.js';
-import { buildStatusReport } from '../../src/report/status-report.js';
 import { jobVideo } from '../../src/sandbox/mp4.js';
 
 /**

@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { readHead } from '../../src/batch/output-files.js';
+import { isGalleryPage } from '../../src/documents/gallery/page.js';
 import { OWNER_MARKER } from '../../src/downloads/output-owner.js';
-import { isGalleryPage } from '../../src/report/gallery/page.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type CliResult, runCli, spawnCli, tempProject } from './cli.js';
 

@@ -1,4 +1,4 @@
-import type { TileData } from '../../src/report/gallery/page-data.js';
+import type { TileData } from '../../src/documents/gallery/page-data.js';
 
 /** The items and attempts a gallery page carries in its JSON data block, as its script reads them. */
 export interface GalleryData {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ItemState } from '../../src/ledger/records.js';
-import type { ProgressSnapshot } from '../../src/runner/reporter.js';
+import type { ProgressSnapshot } from '../../src/runner/run-observer.js';
 import { checkTitle, FAILED_SHOWN, RECENT_EVENTS, RunViewState } from '../../src/ui/run-view.js';
 
 const counts = (over: Partial<Record<ItemState, number>>): Record<ItemState, number> => ({

@@ -3,7 +3,7 @@ import { renderKept } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
-/** `mediabatch keep <manifest> ID:TAKE... | @FILE`: the library records the keepers, this says which. */
+/** `mediabatch keep <manifest> ID:VARIANT[.TAKE]... | @FILE`: the library records the keepers, this says which. */
 export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
   const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was kept');
   const entries = positionals.slice(1);

@@ -31,12 +31,12 @@ const MAX_PAGES = 1000;
  * `out`: the dispute bundle's folder (absolute), or null for none.
  */
 export async function auditBatch(batch: Batch, out: string | null, warn: Warn): Promise<AuditDocument> {
-  const { manifest, ledgerPath } = batch;
+  const { manifest, ledgerShown } = batch;
   const target = serviceTarget(batch, {
     what: 'no service to read the jobs from',
     sandbox: 'audit against the embedded sandbox of `sandbox` runs',
   });
-  refuseMissingLedger(batch.ledger, ledgerPath, 'to audit', { ledgerPath });
+  refuseMissingLedger(batch.ledger, ledgerShown, 'to audit', { ledgerPath: ledgerShown });
   if (out !== null) checkBundleFolder(out);
   const lock = holdLedger(batch.ledger, 'audited');
   let ledger: Ledger | null = null;
@@ -44,11 +44,11 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
   try {
     ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
     await refuseLiveRunners(ledger, 'audited');
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
-      { bound: (await ledger.service())?.identity ?? null, path: ledgerPath },
+      { bound: (await ledger.service())?.identity ?? null, path: ledgerShown },
       batch,
       warn,
     );

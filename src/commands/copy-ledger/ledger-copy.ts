@@ -48,9 +48,9 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     postgresEnv: batch.settings.postgresEnv,
   }).ledger;
   refuseSameLedger(batch.ledger, target);
-  if (batch.sandbox) refuseSandboxShared(target, batch.ledgerPath);
+  if (batch.sandbox) refuseSandboxShared(target, batch.ledgerShown);
   if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
-    throw new UserError(`no ledger at ${batch.ledgerPath}; ${NOTHING}`, ExitCode.Usage, 'ledger_missing');
+    throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, ExitCode.Usage, 'ledger_missing');
   const trace = newBatchTrace(target, null);
   const holds: LedgerHold[] = [];
   const open: Ledger[] = [];
@@ -100,7 +100,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     }
     copied = true;
     const store = await openStoreOrRefuse(batch);
-    const outputPassed = await passOutputLocation(manifest, store, batch.ledgerPath, into.path);
+    const outputPassed = await passOutputLocation(manifest, store, batch.ledgerShown, into.path);
     return {
       outputPassed,
       from: source.path,

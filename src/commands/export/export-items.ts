@@ -1,20 +1,20 @@
 import { BatchTakes, keptRecord } from '../../batch/batch-takes.js';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
-import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { ExitCode, UserError } from '../../errors.js';
-import type { ItemExport } from '../../ledger/item-exports.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { Manifest } from '../../manifest/index.js';
 import {
   type ExportRecord,
   type ExportState,
   exportRecord,
   removedRecord,
   selectedBy,
-} from '../../report/export-records.js';
-import type { KeptFileProblem, KeptRecord } from '../../report/kept-records.js';
-import { shownFrom } from '../../report/shown-path.js';
+} from '../../documents/export-records.js';
+import type { KeptFileProblem, KeptRecord } from '../../documents/kept-records.js';
+import { shownFrom } from '../../documents/shown-path.js';
+import { writeFileAtomically } from '../../downloads/write-atomically.js';
+import { ExitCode, UserError } from '../../errors.js';
+import type { ItemExport } from '../../ledger/item-exports.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import type { Manifest } from '../../manifest/index.js';
 import { keptFileProblems } from './kept-files-check.js';
 
 /**
@@ -93,7 +93,7 @@ export interface KeptExportFound {
  * names whose keeper is on record), the items that have none, and each kept file checked.
  */
 export async function keptExport(
-  batch: Pick<Batch, 'manifest' | 'ledgerPath' | 'ledger' | 'settings'>,
+  batch: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
 ): Promise<KeptExportFound> {
   const { kept, withoutKeeper, ledger } = await withLedger(batch, async (opened, note) => ({
     ...(await BatchTakes.read(batch.manifest, opened)).keptTakes(),

@@ -5,14 +5,14 @@ import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../
 import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { collectRows } from '../../collect-rows.js';
-import type { Manifest } from '../../manifest/index.js';
 import {
   type ExportFormat,
   type ExportRecord,
   type ExportState,
   exportChunks,
-} from '../../report/export-records.js';
-import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../report/kept-records.js';
+} from '../../documents/export-records.js';
+import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../documents/kept-records.js';
+import type { Manifest } from '../../manifest/index.js';
 import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
 
 /** The item states, and `removed`: the items paid for that the manifest no longer names. */

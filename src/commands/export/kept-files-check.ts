@@ -1,7 +1,7 @@
 import type { KeptTakeOf } from '../../batch/batch-takes.js';
+import type { KeptFileProblem } from '../../documents/kept-records.js';
 import { checkSavedFile } from '../../downloads/saved-file-check.js';
 import { isS3Uri, parseS3Uri } from '../../manifest/index.js';
-import type { KeptFileProblem } from '../../report/kept-records.js';
 import { openOutputStore } from '../../storage/open-store.js';
 import type { OutputStore } from '../../storage/output-store.js';
 

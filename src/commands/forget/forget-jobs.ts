@@ -24,12 +24,12 @@ import { didYouMean } from '../../suggest.js';
  * cost, and its item is pending again. Returns one outcome per job looked at (none: nothing in flight).
  */
 export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn: Warn): Promise<Outcome[]> {
-  const { manifest, ledgerPath } = batch;
+  const { manifest, ledgerShown } = batch;
   const target = serviceTarget(batch, {
     what: 'no service to ask which jobs it knows',
     sandbox: 'ask the sandbox a `sandbox` run uses',
   });
-  refuseMissingLedger(batch.ledger, ledgerPath, 'to forget');
+  refuseMissingLedger(batch.ledger, ledgerShown, 'to forget');
   const lock = holdLedger(batch.ledger, 'forgotten');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
@@ -42,12 +42,12 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       manifest.items.map((item) => item.id),
     );
     if (jobs.length === 0) return [];
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const bound = (await ledger.service())?.identity ?? null;
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
-      { bound, path: ledgerPath },
+      { bound, path: ledgerShown },
       batch,
       warn,
     );
@@ -90,7 +90,7 @@ function jobsToCheck(
 export interface Outcome {
   attempt: AttemptRecord;
   lost: boolean;
-  /** Why the job was kept, when it was. */
+  /** Why the job was left as it was, when it was. */
   why?: string;
 }
 
@@ -107,7 +107,7 @@ async function forgetUnknown(
       outcomes.push({
         attempt,
         lost: false,
-        why: `the service still knows it (${answer.data.status}): kept, and the next run follows it`,
+        why: `the service still knows it (${answer.data.status}): left, and the next run follows it`,
       });
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
@@ -118,14 +118,14 @@ async function forgetUnknown(
       if (error instanceof ApiError && (error.status === 401 || error.status === 402))
         throw new UserError(
           `the service refused the account (${error.code ?? error.status}) while asking for job ${attempt.jobId}; ` +
-            `${outcomes.filter((outcome) => outcome.lost).length} job(s) were forgotten before that, the rest kept`,
+            `${outcomes.filter((outcome) => outcome.lost).length} job(s) were forgotten before that, the rest left as they were`,
           ExitCode.Refused,
           'account_refused',
         );
       outcomes.push({
         attempt,
         lost: false,
-        why: `could not ask the service (${describeFailure(error)}): kept`,
+        why: `could not ask the service (${describeFailure(error)}): left`,
       });
     }
   }

@@ -26,7 +26,7 @@ export interface ForgottenJob {
   lost: boolean;
   /** What the job cost, net of refunds; a forgotten job's cost stays in the spend. */
   paidMicros: number;
-  /** Why a job was kept; null for a forgotten one. */
+  /** Why a job was left as it was; null for a forgotten one. */
   why: string | null;
 }
 

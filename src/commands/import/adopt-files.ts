@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import { copyVerified } from '../../downloads/copy-verified.js';
-import { takePath } from '../../downloads/keep-take.js';
+import { takePath } from '../../downloads/preserve-take.js';
 import type { SavedFile } from '../../downloads/save-job-files.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';

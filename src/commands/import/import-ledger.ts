@@ -31,7 +31,7 @@ export interface ImportAsked {
  * makes: the lock, an empty ledger, the output folder, the ledger's service, the account.
  */
 export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn): Promise<ImportSummary> {
-  const { manifest, ledgerPath, settings: timings } = batch;
+  const { manifest, ledgerShown, settings: timings } = batch;
   const filesFrom = foldersOfMovedFiles(batch, asked.filesFrom);
   const { sinceMs } = asked;
   const target = serviceTarget(batch, {
@@ -45,7 +45,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
   let leaveNoTrace = false;
   try {
     ledger = await openEmptyLedger(batch, manifest);
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerPath);
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
     const folder = folderContextOf(batch, target.identity);
@@ -54,7 +54,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
     // The same checks as run's, before anything is listed: the ledger's service, the address, the key.
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
-      { bound: (await ledger.service())?.identity ?? null, path: ledgerPath },
+      { bound: (await ledger.service())?.identity ?? null, path: ledgerShown },
       batch,
       warn,
     );
@@ -81,7 +81,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
     });
     return importSummary(result, {
       manifest: manifest.name,
-      ledger: ledgerPath,
+      ledger: ledgerShown,
       since,
       listed: listing.listed,
       truncated: listing.truncated,
@@ -123,7 +123,7 @@ function foldersOfMovedFiles(batch: Batch, given: readonly string[]): string[] {
 
 /** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */
 async function openEmptyLedger(batch: Batch, manifest: Manifest): Promise<Ledger> {
-  const ledgerPath = batch.ledgerPath;
+  const ledgerShown = batch.ledgerShown;
   const ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
   try {
     await refuseLiveRunners(ledger, 'imported');
@@ -134,10 +134,10 @@ async function openEmptyLedger(batch: Batch, manifest: Manifest): Promise<Ledger
   if (!(await ledger.hasAttempts())) return ledger;
   await ledger.close();
   throw new UserError(
-    `the ledger ${ledgerPath} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
+    `the ledger ${ledgerShown} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
       'ledger. Run the manifest as usual, or import into a new file with `ledger` PATH',
     ExitCode.Usage,
     'ledger_not_empty',
-    { ledgerPath, option: 'ledger' },
+    { ledgerPath: ledgerShown, option: 'ledger' },
   );
 }

@@ -5,7 +5,7 @@ import { didYouMean } from '../../suggest.js';
 
 /**
  * What `keep` was asked, checked against the manifest and the ledger's saved takes (pure): each
- * entry `ID:TAKE` becomes one keeper change, or the first bad entry refuses them all.
+ * entry `ID:VARIANT[.TAKE]` becomes one keeper change, or the first bad entry refuses them all.
  */
 
 /** An entry as given (`a:2`), or read from a list file with where it stands in it. */
@@ -64,7 +64,7 @@ export function resolveKeeps(
     const { text, where, fields } = whereOf(entry);
     const refuse = (problem: string) => keepRefusal(where, problem, 'keep_invalid', fields);
     const match = ENTRY.exec(text.trim())?.groups;
-    if (match === undefined) throw refuse('not ID:TAKE (TAKE is N, N.T, or none to clear the keeper)');
+    if (match === undefined) throw refuse('not ID:VARIANT[.TAKE] (N, N.T, or none to clear the keeper)');
     const id = match.id!;
     const variants = groups.get(id);
     if (variants === undefined) throw refuse(unknownItem(id, groups, items));

@@ -33,10 +33,10 @@ export interface KeepOutcome {
  * entry is checked, the chosen files among them, before anything is written.
  */
 export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Promise<KeepOutcome> {
-  const { manifest, ledgerPath } = batch;
-  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerPath))
+  const { manifest, ledgerShown } = batch;
+  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerShown))
     throw new UserError(
-      `no ledger at ${ledgerPath}: no take was saved to keep`,
+      `no ledger at ${ledgerShown}: no take was saved to keep`,
       ExitCode.Usage,
       'ledger_missing',
     );
@@ -47,7 +47,7 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     await refuseLiveRunners(ledger, 'kept');
     const identity = namedService(batch);
     if (identity !== null)
-      ensureSameService((await ledger.service())?.identity ?? null, identity, ledgerPath, batch.cwd);
+      ensureSameService((await ledger.service())?.identity ?? null, identity, ledgerShown, batch.cwd);
     const saved = await ledger.savedTakes();
     const choices = resolveKeeps(entries, manifest.items, saved);
     for (const choice of choices) refuseMissingFiles(choice);
@@ -63,7 +63,7 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
     const gallery = await refreshBatchGallery(
       batch,
       ledger,
-      { ledger: await openedLedger(ledger, ledgerPath) },
+      { ledger: await openedLedger(ledger, ledgerShown) },
       (warning) => {
         galleryProblem = warning.message;
       },

@@ -50,7 +50,7 @@ export function mayFitWords(capMicros: Micros): string {
 }
 
 /**
- * Said in `plan` (and so in the run's opening words) when the budget decides which takes of items
+ * Said in `plan` (and so in the run's opening words) when the budget decides which variants of items
  * with variants are bought: the order it buys them in (submitOrder). Null when it buys them all.
  */
 export function variantsOrderNote(

@@ -1,6 +1,6 @@
+import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { Manifest } from '../../manifest/index.js';
-import type { FileProblems } from '../../report/file-problems.js';
 import type { RecordedRequest } from '../../runner/item-plan.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';

@@ -1,6 +1,3 @@
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { AttemptRecord, ItemRecord } from '../../ledger/records.js';
-import type { ManifestItem } from '../../manifest/index.js';
 import {
   deletedAfterSaving,
   type FileProblems,
@@ -8,8 +5,11 @@ import {
   needsFetching,
   remedy,
   stillHeld,
-} from '../../report/file-problems.js';
-import { type OnRequest, onRequestOf } from '../../report/on-request.js';
+} from '../../documents/file-problems.js';
+import { type OnRequest, onRequestOf } from '../../documents/on-request.js';
+import type { ItemEntry } from '../../ledger/item-entries.js';
+import type { AttemptRecord, ItemRecord } from '../../ledger/records.js';
+import type { ManifestItem } from '../../manifest/index.js';
 import { CAP_ONLY_WORDS } from '../../runner/budget-words.js';
 import { currentRequest, planItem, type RecordedRequest } from '../../runner/item-plan.js';
 
@@ -105,7 +105,7 @@ export function decideItem(
         return {
           label: 'redo',
           submit: true,
-          reason: `\`redo\`: a new take; the current one is kept as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
+          reason: `\`redo\`: a new take; the current one is preserved as a take file${capOnly ? '; sent with the new max_cost_usd' : ''}`,
         };
       return (
         savedFilesDecision(options.files?.get(item.id), options) ??

@@ -1,10 +1,10 @@
 import { type PriceTable, pricesSeen } from '../../batch/cost-estimate.js';
+import type { FileProblems } from '../../documents/file-problems.js';
+import { type LedgerView, unsavedOf } from '../../documents/status-view.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import { moneyTotalsOf } from '../../ledger/money-totals.js';
 import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
-import type { FileProblems } from '../../report/file-problems.js';
-import { type LedgerView, unsavedOf } from '../../report/status-view.js';
 import { latestAttempts, type RecordedRequest } from '../../runner/item-plan.js';
 
 /**

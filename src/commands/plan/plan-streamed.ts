@@ -1,10 +1,10 @@
 import { type PriceTable, priceTable } from '../../batch/cost-estimate.js';
 import { collectRows } from '../../collect-rows.js';
+import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { Manifest } from '../../manifest/index.js';
-import type { FileProblems } from '../../report/file-problems.js';
 import { readsRecordedRequest } from '../../runner/item-plan.js';
 import { requestHash } from '../../runner/request.js';
 import type { AccountCheck } from './plan-account.js';

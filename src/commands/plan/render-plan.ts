@@ -1,5 +1,4 @@
-import { humanUsd } from '../../money.js';
-import { onRequestLines } from '../../report/on-request.js';
+import { onRequestLines } from '../../documents/on-request.js';
 import {
   cleanText,
   footer,
@@ -10,7 +9,8 @@ import {
   riskLines,
   savedFileLines,
   tableChunks,
-} from '../../report/render-text.js';
+} from '../../documents/render-text.js';
+import { humanUsd } from '../../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 
 /**

@@ -1,8 +1,8 @@
+import { isGalleryPage } from '../../documents/gallery/page.js';
 import { OWNER_MARKER } from '../../downloads/output-owner.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { ExitCode, type Fields, UserError } from '../../errors.js';
 import { isS3Uri, keyOfUri, keyUnder, parseS3Uri, type S3Location, s3Uri } from '../../manifest/index.js';
-import { isGalleryPage } from '../../report/gallery/page.js';
 import { s3Failure } from '../../storage/s3-errors.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
 import { STAGING_FOLDER } from '../../storage/s3-upload.js';
@@ -11,7 +11,7 @@ import { checkUrlLifetime, linksExpireAt } from './url-lifetime.js';
 /**
  * The gallery of an `s3://` output location (docs/gallery.md, "Review from the bucket"): its
  * videos linked by presigned GET URLs, and the page itself written into the bucket. The page model
- * (src/report/gallery/) knows nothing of S3; it is handed the URLs signed here. The SDK and the
+ * (src/documents/gallery/) knows nothing of S3; it is handed the URLs signed here. The SDK and the
  * store are loaded only when a bucket is used, so a local report pays nothing for them.
  */
 

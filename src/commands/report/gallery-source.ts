@@ -1,7 +1,7 @@
+import type { StreamReads } from '../../documents/gallery/page-stream.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { KeeperRecord } from '../../ledger/records.js';
-import type { StreamReads } from '../../report/gallery/page-stream.js';
 
 /**
  * What the gallery reads of a batch's ledger (docs/gallery.md): the sums and warnings read once,

@@ -1,10 +1,10 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { STATES_IN_ORDER } from '../../documents/gallery/groups.js';
+import type { PageFacts } from '../../documents/gallery/page.js';
+import { type DataPart, type GallerySink, pageLayout } from '../../documents/gallery/page-stream.js';
 import type { ItemState } from '../../ledger/records.js';
-import { STATES_IN_ORDER } from '../../report/gallery/groups.js';
-import type { PageFacts } from '../../report/gallery/page.js';
-import { type DataPart, type GallerySink, pageLayout } from '../../report/gallery/page-stream.js';
 
 /**
  * Where the gallery's data waits while the ledger streams past (docs/performance.md, "The gallery

@@ -2,11 +2,11 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHead } from '../../batch/output-files.js';
 import { sandboxStatePath } from '../../batch/placement.js';
+import { isGalleryPage } from '../../documents/gallery/page.js';
+import { shownFromCwd } from '../../documents/shown-path.js';
 import { OWNER_MARKER } from '../../downloads/output-owner.js';
 import { ExitCode, type Fields, UserError } from '../../errors.js';
 import { isS3Uri } from '../../manifest/index.js';
-import { isGalleryPage } from '../../report/gallery/page.js';
-import { shownFromCwd } from '../../report/shown-path.js';
 
 /**
  * Where `report --html FILE` may write (docs/gallery.md): a new file, or a gallery page mediabatch

@@ -3,13 +3,13 @@ import { pathToFileURL } from 'node:url';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
+import { pageRelativeHref } from '../../documents/gallery/model.js';
+import type { PageFacts } from '../../documents/gallery/page.js';
+import { type StreamOptions, streamGallery } from '../../documents/gallery/page-stream.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { ExitCode, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { describeService } from '../../ledger/service.js';
-import { pageRelativeHref } from '../../report/gallery/model.js';
-import type { PageFacts } from '../../report/gallery/page.js';
-import { type StreamOptions, streamGallery } from '../../report/gallery/page-stream.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
 import {
   type BucketGalleryPlan,
@@ -54,7 +54,7 @@ export interface OpenLedger {
 /**
  * The gallery page of a batch: its outputs side by side with what they cost, written where asked
  * but never over the manifest, the ledger, an output or its sidecar (docs/gallery.md). It is made
- * as the ledger streams past (src/report/gallery/page-stream.ts, gallery-spool.ts), so a batch of
+ * as the ledger streams past (src/documents/gallery/page-stream.ts, gallery-spool.ts), so a batch of
  * 100,000 items costs seconds and little memory (docs/performance.md, "The gallery page").
  */
 export async function writeBatchGallery(

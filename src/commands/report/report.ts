@@ -8,9 +8,9 @@ import {
   serviceOptionsSchema,
 } from '../../batch/options.js';
 import type { Warning } from '../../batch/warnings.js';
+import { attemptHistory } from '../../documents/render-text.js';
+import { buildStatusReport, type StatusReport } from '../../documents/status-report.js';
 import type { Manifest } from '../../manifest/index.js';
-import { attemptHistory } from '../../report/render-text.js';
-import { buildStatusReport, type StatusReport } from '../../report/status-report.js';
 import { type GalleryWritten, writeBatchGallery } from './gallery.js';
 
 /** The whole record of a batch (`mediabatch report`): every item, and every attempt of each. */

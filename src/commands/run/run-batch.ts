@@ -18,8 +18,8 @@ import { ExitCode, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import { systemClock } from '../../runner/clock.js';
-import type { RunReporter } from '../../runner/reporter.js';
 import { runBatch } from '../../runner/run-loop.js';
+import type { RunObserver } from '../../runner/run-observer.js';
 import type { SizeGuess } from '../../runner/save-estimate.js';
 import { formatDuration, type StopReason } from '../../runner/stop-rules.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
@@ -55,7 +55,7 @@ export type { CheckedService, RunOutcome };
 
 /** How a run shows itself: the CLI draws a terminal, the API emits events. */
 export interface RunView {
-  sandboxStarted(baseUrl: string, ledgerPath: string, outputDir: string): void;
+  sandboxStarted(baseUrl: string, ledgerShown: string, outputDir: string): void;
   /** A line about what this run will do that a person should read before it spends (retry, pays again). */
   notice(notice: Notice): void;
   /** A warning or a pre-flight word. */
@@ -77,7 +77,7 @@ export interface RunView {
 
 /** A started view: where the runner reports, and how it ends. */
 export interface ShownRun {
-  reporter: RunReporter;
+  observer: RunObserver;
   /** Ends the view (its last state from `stop`) before the summary is written under it. */
   finish(stop: StopReason | null): Promise<void>;
   finished(exitCode: number): void;
@@ -96,7 +96,7 @@ interface Held {
  */
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
   const { settings, batch } = request;
-  const { manifest, ledgerPath } = batch;
+  const { manifest, ledgerShown } = batch;
   const trace = newBatchTrace(batch.ledger, manifest.outputDir);
   const lock = holdLedger(batch.ledger, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
@@ -142,10 +142,10 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
     await stopOnJobsUnknownToLedger(connection, ledger, {
       manifestName: manifest.name,
       manifestArg: batch.named.manifest,
-      ledgerPath,
+      ledgerPath: ledgerShown,
       ledgerFlag: batch.named.ledger,
       baseUrlFlag: batch.named.baseUrl,
-      sandboxState: held.sandbox ? sandboxStatePath(ledgerPath) : undefined,
+      sandboxState: held.sandbox ? sandboxStatePath(ledgerShown) : undefined,
     });
     // A free folder becomes this ledger's once the service answered, before anything is paid.
     const unclaimed = await claimOutputFolder(folder, store);
@@ -165,7 +165,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
   } catch (error) {
     // A refusal before anything was recorded leaves no new ledger behind.
     // A ledger that failed (a lost database) is not asked again; close does not wait for it either.
-    const failed = ledgerWriteFailure(ledgerPath, error);
+    const failed = ledgerWriteFailure(ledgerShown, error);
     if (failed instanceof UserError && failed.code === 'ledger_write_failed') throw failed;
     leaveNoTrace = error instanceof UserError && !((await held.ledger?.hasAttempts()) ?? false);
     throw error;
@@ -181,9 +181,9 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
 async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
-  const sandbox = await startEmbeddedSandbox(request.batch.ledgerPath);
+  const sandbox = await startEmbeddedSandbox(request.batch.ledgerShown);
   held.sandbox = sandbox;
-  view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerPath, request.batch.manifest.outputDir);
+  view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerShown, request.batch.manifest.outputDir);
   return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
 }
 
@@ -251,7 +251,7 @@ interface RunParts {
 async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
   const { client, ledger, request, held } = parts;
   const { settings } = request;
-  const { manifest, ledgerPath } = request.batch;
+  const { manifest, ledgerShown } = request.batch;
   const only = settings.runner.only ?? null;
   const runId = await ledger.startRun(process.pid);
   if (settings.runner.retryFailed) {
@@ -269,7 +269,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   held.view = shown;
   const notices = new RunNotices(
     request.notices,
-    { manifest, ledgerPath, ledger },
+    { manifest, ledgerPath: ledgerShown, ledger },
     { warn: view.warn, hookOutput: view.hookOutput },
   );
   const result = await runBatch(
@@ -279,7 +279,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
       manifest: withinCeiling(manifest, request.ceilingMicros ?? null),
       clock: systemClock,
       random: Math.random,
-      reporter: notices.reporter(shown.reporter),
+      observer: notices.observer(shown.observer),
       store: parts.store,
       onStop: (reason, message) => {
         notices.stopped(reason, message);
@@ -289,7 +289,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
     settings.runner,
     (drain) => view.onInterrupt(drain),
   ).catch((error: unknown) => {
-    throw ledgerWriteFailure(ledgerPath, error);
+    throw ledgerWriteFailure(ledgerShown, error);
   });
   await shown.finish(result.stop);
   held.view = null;

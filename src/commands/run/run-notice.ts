@@ -1,6 +1,6 @@
-import { cleanText } from '../../report/render-text.js';
-import type { StatusReport } from '../../report/status-report.js';
-import type { ValueAtRisk } from '../../report/value-at-risk.js';
+import { cleanText } from '../../documents/render-text.js';
+import type { StatusReport } from '../../documents/status-report.js';
+import type { ValueAtRisk } from '../../documents/value-at-risk.js';
 import { notFittingLine, unspecifiedShortfallWords } from '../../runner/budget-words.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 

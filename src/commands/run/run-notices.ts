@@ -1,13 +1,13 @@
 import { statusSource } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
+import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import { ExitCode, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { deliver } from '../../notify/deliver.js';
 import { parseCommand, runHook } from '../../notify/on-complete.js';
-import { buildStatusStreamed, type StatusReport } from '../../report/status-report.js';
-import type { RunReporter } from '../../runner/reporter.js';
+import type { RunObserver } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import { noticeStop, type RunNotice, runNotice } from './run-notice.js';
 
@@ -130,8 +130,8 @@ export class RunNotices {
     this.#deliveries.push(built.then((notice) => this.#send(notice)));
   }
 
-  /** The run's reporter, also watching for the first item the budget keeps back. */
-  reporter(inner: RunReporter): RunReporter {
+  /** The run's observer, also watching for the first item the budget keeps back. */
+  observer(inner: RunObserver): RunObserver {
     return {
       log: (level, message) => inner.log(level, message),
       progress: (snapshot) => inner.progress(snapshot),

@@ -4,9 +4,9 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
 import type { Connection } from '../../batch/service-check.js';
 import { serviceIdentity } from '../../batch/service-identity.js';
+import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import { ExitCode } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import { buildStatusStreamed, type StatusReport } from '../../report/status-report.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { GalleryWritten } from '../report/gallery.js';
 
@@ -58,7 +58,7 @@ export function checkedService(
 }
 
 export async function outcomeOf(
-  request: { batch: Pick<Batch, 'manifest' | 'ledgerPath'>; settings: Pick<RunSettings, 'runner'> },
+  request: { batch: Pick<Batch, 'manifest' | 'ledgerShown'>; settings: Pick<RunSettings, 'runner'> },
   ledger: Ledger,
   stop: StopReason | null,
   code: ExitCode | null,
@@ -72,7 +72,7 @@ export async function outcomeOf(
     started,
     stop,
     report,
-    ledger: await openedLedger(ledger, request.batch.ledgerPath),
+    ledger: await openedLedger(ledger, request.batch.ledgerShown),
     only,
     gallery: null,
     heldBack: [],

@@ -10,7 +10,7 @@ import type { Notice, Warning } from '../../batch/warnings.js';
 import { ExitCode, UserError } from '../../errors.js';
 import type { ItemState } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
-import type { ProgressSnapshot } from '../../runner/reporter.js';
+import type { ProgressSnapshot } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { GalleryWritten } from '../report/gallery.js';
 import { type CheckedService, type RunOutcome, type RunView, runManifest } from './run-batch.js';
@@ -18,7 +18,7 @@ import { readNoticeSettings } from './run-notices.js';
 
 const runOptionsSchema = serviceOptionsSchema.extend({
   /**
-   * Done items to generate a new take of, keeping the earlier one (`--redo`); `@FILE` names a
+   * Done items to generate a new take of, preserving the earlier one (`--redo`); `@FILE` names a
    * list file (the gallery's redo.txt: ids separated by white space, `#` comments), read from `cwd`.
    */
   redo: z.array(z.string().min(1)).optional(),
@@ -210,7 +210,7 @@ function eventView(handle: RunHandle, signal: AbortSignal): RunView {
     start: (plan, checked) => {
       handle.emit('start', { plan, checked });
       return {
-        reporter: {
+        observer: {
           itemChanged: (itemId, state, detail, counts) =>
             handle.emit('item', { itemId, state, detail, counts: { ...counts } }),
           log,

@@ -10,8 +10,8 @@ import {
 } from '../../batch/options.js';
 import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
+import { buildStatusStreamed } from '../../documents/status-report.js';
 import type { Manifest } from '../../manifest/index.js';
-import { buildStatusStreamed } from '../../report/status-report.js';
 
 export const statusOptionsSchema = ledgerOptionsSchema.extend({ verify: verifySchema });
 

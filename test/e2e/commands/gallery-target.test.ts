@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { GALLERY_MARKER } from '../../../src/report/gallery/page.js';
+import { GALLERY_MARKER } from '../../../src/documents/gallery/page.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli } from '../../support/cli.js';
 import {

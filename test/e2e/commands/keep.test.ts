@@ -113,7 +113,7 @@ describe('mediabatch keep', () => {
     expect(typo.stderr).toContain('nothing was kept');
     for (const [entry, words] of [
       ['beach:1.7', 'no saved take 7'],
-      ['beach:x', 'not ID:TAKE'],
+      ['beach:x', 'not ID:VARIANT[.TAKE]'],
       ['beach:2', 'has no variants'],
     ] as const) {
       const bad = await keep('forest:1', entry);

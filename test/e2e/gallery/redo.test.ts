@@ -42,7 +42,7 @@ const sidecar = (p: E2eProject, name: string) =>
   };
 
 describe('run --redo', () => {
-  it('makes a new paid take of two items, keeping the earlier ones as .take1 with their sidecars', async () => {
+  it('makes a new paid take of two items, preserving the earlier ones as .take1 with their sidecars', async () => {
     sandbox = await startTestSandbox();
     const p = await doneProject();
     const netBefore = sandboxNetByItem(sandbox, 'redo');
@@ -157,7 +157,7 @@ describe('run --redo', () => {
     const result = await runAgainst(sandbox, p, ['--redo', 'a']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      'a: the redo has nothing left of budget_usd to reserve (prices seen $0.04): raise budget_usd; the take is kept',
+      'a: the redo has nothing left of budget_usd to reserve (prices seen $0.04): raise budget_usd; its take stays',
     );
     expect(allPosts(sandbox)).toHaveLength(posts);
     expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(before);

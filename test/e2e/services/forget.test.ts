@@ -64,7 +64,7 @@ describe('mediabatch forget (case 6)', () => {
     const before = { states: itemStates(p), jobs: jobStatuses(p) };
     const known = await forget(p, cliEnv(live));
     expect(known.code, known.stderr).toBe(1);
-    expect(known.stdout).toMatch(/kept a: job job_\w+: the service still knows it \(running\)/);
+    expect(known.stdout).toMatch(/left a: job job_\w+: the service still knows it \(running\)/);
     expect(known.stdout).toContain('nothing was forgotten');
     const noV1 = await forget(p, { MEDIAGEN_API_KEY: live.apiKey }, [
       '--base-url',

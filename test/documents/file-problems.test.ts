@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DecideOptions, decideItem } from '../../src/commands/plan/plan-decisions.js';
-import { deletedAfterSaving, type ItemFiles, remedy } from '../../src/report/file-problems.js';
+import { deletedAfterSaving, type ItemFiles, remedy } from '../../src/documents/file-problems.js';
 import type { RecordedRequest } from '../../src/runner/item-plan.js';
 import { requestHash } from '../../src/runner/request.js';
 import { attempt, item, record } from './records.js';

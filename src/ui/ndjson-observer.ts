@@ -1,6 +1,6 @@
 import type { ItemState } from '../ledger/records.js';
 import { formatUsd } from '../money.js';
-import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
 import { itemChangeLine, logLine } from './progress-text.js';
 
 /**
@@ -8,7 +8,7 @@ import { itemChangeLine, logLine } from './progress-text.js';
  * `event` and `at`; money is a six-decimal string, as in every JSON mediabatch writes.
  * See docs/commands.md for the events.
  */
-export class NdjsonReporter implements RunReporter {
+export class NdjsonObserver implements RunObserver {
   readonly #out: NodeJS.WritableStream;
   readonly #now: () => Date;
   #lastProgress = '';
@@ -65,8 +65,8 @@ export class NdjsonReporter implements RunReporter {
   }
 }
 
-/** Several reporters as one: the screen and the NDJSON stream both hear every event. */
-export function bothReporters(first: RunReporter, second: RunReporter): RunReporter {
+/** Several observers as one: the screen and the NDJSON stream both hear every event. */
+export function bothObservers(first: RunObserver, second: RunObserver): RunObserver {
   return {
     itemChanged: (itemId, state, detail, counts) => {
       first.itemChanged(itemId, state, detail, counts);

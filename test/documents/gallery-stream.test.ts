@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { entriesOfView, type GalleryEntry } from '../../src/documents/gallery/entries.js';
+import type { GalleryKeeper } from '../../src/documents/gallery/groups.js';
+import { buildGallery, type GalleryOptions } from '../../src/documents/gallery/model.js';
+import { renderGallery } from '../../src/documents/gallery/page.js';
+import { type DataPart, pageLayout, streamGallery } from '../../src/documents/gallery/page-stream.js';
+import { attemptHistory } from '../../src/documents/render-text.js';
+import { buildStatusReport } from '../../src/documents/status-report.js';
+import { type LedgerView, summarizeView } from '../../src/documents/status-view.js';
 import type { AttemptRecord, FileRecord, ItemRecord, ItemState } from '../../src/ledger/records.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
-import { entriesOfView, type GalleryEntry } from '../../src/report/gallery/entries.js';
-import type { GalleryKeeper } from '../../src/report/gallery/groups.js';
-import { buildGallery, type GalleryOptions } from '../../src/report/gallery/model.js';
-import { renderGallery } from '../../src/report/gallery/page.js';
-import { type DataPart, pageLayout, streamGallery } from '../../src/report/gallery/page-stream.js';
-import { attemptHistory } from '../../src/report/render-text.js';
-import { buildStatusReport } from '../../src/report/status-report.js';
-import { type LedgerView, summarizeView } from '../../src/report/status-view.js';
 import { attempt, item, manifest, record } from './records.js';
 
 /**

@@ -19,7 +19,7 @@ export interface ProgressSnapshot {
 }
 
 /** How the engine tells the outside what happens; the terminal UI and --json implement it. */
-export interface RunReporter {
+export interface RunObserver {
   /**
    * An item changed state. `counts` are the items per state right after this very change, so a
    * view that shows both the event and the counts never shows one without the other.
@@ -34,7 +34,7 @@ export interface RunReporter {
   progress(snapshot: ProgressSnapshot): void;
 }
 
-export const silentReporter: RunReporter = {
+export const silentObserver: RunObserver = {
   itemChanged: () => undefined,
   log: () => undefined,
   progress: () => undefined,

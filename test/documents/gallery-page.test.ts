@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GALLERY_MARKER, isGalleryPage } from '../../src/report/gallery/page.js';
+import { GALLERY_MARKER, isGalleryPage } from '../../src/documents/gallery/page.js';
 
 describe('a gallery page mediabatch wrote is recognised by its first bytes', () => {
   it('by the marker, or by the title and header of a page from before the marker', () => {

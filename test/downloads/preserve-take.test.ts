@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFile
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keepEarlierFile, takePath } from '../../src/downloads/keep-take.js';
+import { preserveEarlierFile, takePath } from '../../src/downloads/preserve-take.js';
 import { openDescriptors, traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
@@ -35,10 +35,10 @@ describe('takePath', () => {
   });
 });
 
-describe('keepEarlierFile', () => {
+describe('preserveEarlierFile', () => {
   it('keeps the earlier take byte for byte, with its sidecar, through a new take replacing it', async () => {
     const { dir, current, kept } = firstTake();
-    expect(await keepEarlierFile(current, kept, OLD_FACTS)).toBe(true);
+    expect(await preserveEarlierFile(current, kept, OLD_FACTS)).toBe(true);
     // Both names hold the one file until the new take is renamed over the first name.
     expect(statSync(kept).ino).toBe(statSync(current).ino);
     writeFileSync(join(dir, '.new.mbtmp'), NEW);
@@ -52,7 +52,7 @@ describe('keepEarlierFile', () => {
   it('links the file, then the sidecar, then fsyncs the folder so the new names survive a crash', async () => {
     const { dir, current, kept } = firstTake();
     const before = openDescriptors();
-    const log = await traceDisk(() => keepEarlierFile(current, kept, OLD_FACTS));
+    const log = await traceDisk(() => preserveEarlierFile(current, kept, OLD_FACTS));
     expect(openDescriptors()).toBe(before);
     expect(log).toEqual([
       `link ${current} -> ${kept}`,
@@ -65,7 +65,7 @@ describe('keepEarlierFile', () => {
     const { dir, current } = firstTake();
     mkdirSync(join(dir, 'takes'));
     const kept = join(dir, 'takes', 'clip.take1.mp4');
-    const log = await traceDisk(() => keepEarlierFile(current, kept, OLD_FACTS));
+    const log = await traceDisk(() => preserveEarlierFile(current, kept, OLD_FACTS));
     expect(log.at(-1)).toBe(`fsync ${join(dir, 'takes')}`);
     expect(readFileSync(kept)).toEqual(OLD);
   });
@@ -74,7 +74,7 @@ describe('keepEarlierFile', () => {
     const dir = realpathSync(tempDir());
     writeFileSync(join(dir, 'clip.json'), 'a sidecar without its file');
     const log = await traceDisk(async () => {
-      expect(await keepEarlierFile(join(dir, 'clip.mp4'), join(dir, 'clip.take1.mp4'), OLD_FACTS)).toBe(
+      expect(await preserveEarlierFile(join(dir, 'clip.mp4'), join(dir, 'clip.take1.mp4'), OLD_FACTS)).toBe(
         false,
       );
     });
@@ -84,14 +84,14 @@ describe('keepEarlierFile', () => {
 
   it('keeps a file that has no sidecar', async () => {
     const { dir, current, kept } = firstTake(false);
-    expect(await keepEarlierFile(current, kept, OLD_FACTS)).toBe(true);
+    expect(await preserveEarlierFile(current, kept, OLD_FACTS)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['clip.mp4', 'clip.take1.mp4']);
   });
 
   it('is harmless done again, after a crash between its steps', async () => {
     const { dir, current, kept } = firstTake();
-    expect(await keepEarlierFile(current, kept, OLD_FACTS)).toBe(true);
-    expect(await keepEarlierFile(current, kept, OLD_FACTS)).toBe(true);
+    expect(await preserveEarlierFile(current, kept, OLD_FACTS)).toBe(true);
+    expect(await preserveEarlierFile(current, kept, OLD_FACTS)).toBe(true);
     expect(readFileSync(kept)).toEqual(OLD);
     expect(readdirSync(dir)).toHaveLength(4);
   });
@@ -99,7 +99,7 @@ describe('keepEarlierFile', () => {
   it('never overwrites a different file under the take name', async () => {
     const { dir, current, kept } = firstTake();
     writeFileSync(kept, 'someone else’s file');
-    await expect(keepEarlierFile(current, kept, OLD_FACTS)).rejects.toMatchObject({
+    await expect(preserveEarlierFile(current, kept, OLD_FACTS)).rejects.toMatchObject({
       message: `refusing to overwrite ${kept}: it is not the earlier take`,
       code: 'EEXIST',
     });
@@ -110,7 +110,7 @@ describe('keepEarlierFile', () => {
   it('leaves a sidecar already under the take name as it is', async () => {
     const { dir, current, kept } = firstTake();
     writeFileSync(join(dir, 'clip.take1.json'), 'written by an earlier try');
-    expect(await keepEarlierFile(current, kept, OLD_FACTS)).toBe(true);
+    expect(await preserveEarlierFile(current, kept, OLD_FACTS)).toBe(true);
     expect(readFileSync(join(dir, 'clip.take1.json'), 'utf8')).toBe('written by an earlier try');
     expect(readFileSync(kept)).toEqual(OLD);
   });
@@ -119,7 +119,7 @@ describe('keepEarlierFile', () => {
     const { dir, current } = firstTake();
     writeFileSync(join(dir, 'not-a-folder'), 'x');
     await expect(
-      keepEarlierFile(current, join(dir, 'not-a-folder', 'clip.take1.mp4'), OLD_FACTS),
+      preserveEarlierFile(current, join(dir, 'not-a-folder', 'clip.take1.mp4'), OLD_FACTS),
     ).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
 
@@ -127,6 +127,6 @@ describe('keepEarlierFile', () => {
     const { dir, current, kept } = firstTake(false);
     mkdirSync(join(dir, 'clip.json'));
     // A folder where the sidecar would be: link(2) refuses it with EPERM, which is not ignored.
-    await expect(keepEarlierFile(current, kept, OLD_FACTS)).rejects.toMatchObject({ code: 'EPERM' });
+    await expect(preserveEarlierFile(current, kept, OLD_FACTS)).rejects.toMatchObject({ code: 'EPERM' });
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { buildGallery, pageRelativeHref } from '../../src/documents/gallery/model.js';
+import { renderGallery } from '../../src/documents/gallery/page.js';
+import { buildStatusReport } from '../../src/documents/status-report.js';
 import { parseManifest } from '../../src/manifest/index.js';
-import { buildGallery, pageRelativeHref } from '../../src/report/gallery/model.js';
-import { renderGallery } from '../../src/report/gallery/page.js';
-import { buildStatusReport } from '../../src/report/status-report.js';
 import { galleryData } from '../support/gallery-data.js';
 
 const YAML = `

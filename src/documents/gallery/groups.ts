@@ -3,7 +3,7 @@ import { itemGroup, type ManifestItem } from '../../manifest/index.js';
 import { formatUsd, parseUsd, sumMicros } from '../../money.js';
 
 /**
- * An item asked for several takes (`variants: N`) is N ledger items; the gallery shows them as one
+ * An item asked for several variants (`variants: N`) is N ledger items; the gallery shows them as one
  * group, side by side, because the question a person answers there is "which of these do I keep?"
  * (docs/gallery.md, "Variants and keepers"). Pure: cards in, groups out.
  */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonChunks } from '../../src/report/json-chunks.js';
+import { jsonChunks } from '../../src/documents/json-chunks.js';
 
 const text = (doc: object, perChunk?: number) => [...jsonChunks(doc, perChunk)].join('');
 

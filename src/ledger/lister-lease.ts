@@ -4,9 +4,9 @@ import type { BatchJob, JobView } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 
 /**
- * The batch's one lister (docs/shared-ledger.md, "One lister"): the look at the service's job list
- * is a lease of one turn, held by the runner that looked last and taken over by any runner once
- * nobody looked for a turn (its lister died, ended, or has nothing to follow). What it saw of the
+ * The batch's one lister (docs/shared-ledger.md, "One lister"): the lister lease, the right to look at
+ * the service's job list for the batch, lasts one turn; held by the runner that looked last and
+ * taken over by any runner once nobody looked for a turn (its lister died, ended, or has nothing to follow). What it saw of the
  * other runners' jobs is kept in job_views for them to read, instead of each listing the
  * workspace's jobs, everyone's among them, on its own. The database's clock judges the turn.
  * PostgreSQL only: a ledger one run holds has no other runners to list for.
@@ -15,11 +15,11 @@ import type { LedgerContext } from './ledger-context.js';
 const UNFINISHED = sql<boolean>`a.state = 'accepted' AND a.job_status IN ('queued', 'running')`;
 
 /**
- * Takes the batch's look when this runner took the last one or nobody took one within `turnMs`,
- * and reads the batch's unfinished jobs if it did: one round trip. The look taken now has the
+ * Takes the batch's lister lease when this runner took the last one or nobody took one within `turnMs`,
+ * and reads the batch's unfinished jobs if it did: one round trip. The lease taken now has the
  * transaction's own time (now()), which no other runner's can have.
  */
-export async function takeLook(
+export async function takeListerLease(
   c: LedgerContext,
   runnerId: string,
   turnMs: number,
@@ -39,11 +39,11 @@ export async function takeLook(
 }
 
 /**
- * Lets the look go (the runner ends or has nothing to follow), if this runner holds it, and drops
+ * Lets the lister lease go (the runner ends or has nothing to follow), if this runner holds it, and drops
  * the views their runners have read since its last write: at the batch's end no lister comes
  * after it to drop them, and their output URLs need not stay. One statement.
  */
-export function releaseLookStatement(c: LedgerContext, runnerId: string): Statement {
+export function releaseListerLeaseStatement(c: LedgerContext, runnerId: string): Statement {
   return sql`WITH read AS (
       DELETE FROM job_views v WHERE v.batch_id = ${c.batchId} AND NOT EXISTS (
         SELECT 1 FROM attempts a WHERE a.batch_id = ${c.batchId} AND a.job_id = v.job_id AND ${UNFINISHED}))

@@ -83,7 +83,7 @@ const errorData = (card: GalleryCard) =>
 
 /**
  * One tile per manifest item. An item with variants shares its prompt and parameters with all of
- * them (they differ only in the take), so the tile carries them once, from variant 1.
+ * them (they differ only in the variant number), so the tile carries them once, from variant 1.
  */
 export function tileData(group: GalleryGroup, axes: readonly string[]): TileData {
   const [first] = group.cards as [GalleryCard];

@@ -4,7 +4,7 @@
  * The picks start as the ledger's keepers (tile.keeper), so the page shows what is kept now; a
  * click on "keep" picks that take, a click on another changes it, and a click on the picked one
  * goes back to the ledger's keeper (the page never clears a kept take: `keep` does). The bar at
- * the bottom shows the `keep` command of every pick and keep.txt, one `ID:TAKE` a line, in the
+ * the bottom shows the `keep` command of every pick and keep.txt, one `ID:VARIANT[.TAKE]` a line, in the
  * page's order: running it again for an unchanged keeper changes nothing.
  */
 export const KEEP_SCRIPT = `

@@ -36,7 +36,7 @@ export interface GalleryCard {
   clipSeconds: number | null;
   error: { code: string; message: string } | null;
   takes: GalleryTake[];
-  /** Which take of its manifest item this is (`variants: N`); null for an item asked once. */
+  /** Which variant of its manifest item this is (`variants: N`); null for an item asked once. */
   variant: { of: string; number: number; count: number } | null;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTimeLeft, valueAtRisk, valueAtRiskText } from '../../src/report/value-at-risk.js';
+import { formatTimeLeft, valueAtRisk, valueAtRiskText } from '../../src/documents/value-at-risk.js';
 
 const NOW = Date.parse('2026-11-24T00:00:00.000Z');
 const HOUR = 3600 * 1000;

@@ -1,9 +1,9 @@
 import type { ItemState } from '../ledger/records.js';
-import type { ProgressSnapshot, RunReporter } from '../runner/reporter.js';
+import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
 import { itemChangeLine, logLine, summarize } from './progress-text.js';
 
 /** Plain log lines, for pipes and CI logs where no terminal UI can be drawn. */
-export class PlainReporter implements RunReporter {
+export class PlainObserver implements RunObserver {
   readonly #out: NodeJS.WritableStream;
   readonly #now: () => Date;
   #lastSummary = '';

@@ -17,7 +17,7 @@ export function takePath(path: string, take: number): string {
  * any step loses nothing, and doing it again is harmless. A different file already under the take
  * name is never overwritten (that is an error). Returns false when there was no file to keep.
  */
-export async function keepEarlierFile(
+export async function preserveEarlierFile(
   current: string,
   kept: string,
   expected: { bytes: number; sha256: string },

@@ -3,14 +3,14 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { collectRows } from '../../src/collect-rows.js';
-import type { ItemState } from '../../src/ledger/records.js';
 import {
   type ExportFormat,
   type ExportRecord,
   type ExportState,
   exportChunks,
   selectedBy,
-} from '../../src/report/export-records.js';
+} from '../../src/documents/export-records.js';
+import type { ItemState } from '../../src/ledger/records.js';
 
 const COLUMNS = [
   'id',

@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shownFrom } from '../../src/report/shown-path.js';
+import { shownFrom } from '../../src/documents/shown-path.js';
 
 /** What status and plan showed before the direct path: path.relative, absolute when outside. */
 function byRelative(manifestFile: string, path: string): string {

@@ -11,7 +11,7 @@ interface Looked {
   why: string | null;
 }
 
-/** The jobs forget looked at, each forgotten or kept, and what paying for them again means. */
+/** The jobs forget looked at, each forgotten or left as it was, and what paying for them again means. */
 export function renderForgotten(
   name: string,
   ids: readonly string[],
@@ -23,14 +23,14 @@ export function renderForgotten(
   const lines = jobs.map(({ itemId, jobId, lost, paidMicros, why }) =>
     lost
       ? `  forgot ${itemId}: job ${jobId} is unknown to the service; it cost ${formatUsdHuman(paidMicros)}, and the item is pending again`
-      : `  kept ${itemId}: job ${jobId}: ${why}`,
+      : `  left ${itemId}: job ${jobId}: ${why}`,
   );
   const lost = jobs.filter((job) => job.lost);
   const paid = lost.reduce((sum, job) => sum + job.paidMicros, 0);
   const tail =
     lost.length === 0
       ? 'nothing was forgotten'
-      : `${lost.length} job(s) forgotten, ${formatUsdHuman(paid)} paid for them is kept in the spend. ` +
+      : `${lost.length} job(s) forgotten, ${formatUsdHuman(paid)} paid for them stays in the spend. ` +
         `The next run submits their items again and pays again: ${planCommand} says how much at most`;
   return `${name}:\n${lines.join('\n')}\n${tail}\n`;
 }

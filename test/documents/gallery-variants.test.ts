@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { buildGallery } from '../../src/documents/gallery/model.js';
+import { renderGallery } from '../../src/documents/gallery/page.js';
+import { buildStatusReport } from '../../src/documents/status-report.js';
 import type { FileRecord } from '../../src/ledger/records.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
-import { buildGallery } from '../../src/report/gallery/model.js';
-import { renderGallery } from '../../src/report/gallery/page.js';
-import { buildStatusReport } from '../../src/report/status-report.js';
 import { galleryData } from '../support/gallery-data.js';
 import { attempt, item, manifest, record } from './records.js';
 

@@ -171,7 +171,7 @@ function statusOf(
 
 /**
  * The totals from each state's count and the money sums: what `status` and the gallery (which
- * counts its items as they stream past, src/report/gallery/page-stream.ts) both show.
+ * counts its items as they stream past, src/documents/gallery/page-stream.ts) both show.
  */
 export function statusTotals(
   manifest: Pick<Manifest, 'budgetMicros'>,

@@ -25,7 +25,7 @@ import { attemptJson, DATA_CLOSE, DATA_MIDDLE, DATA_OPEN, tileJson } from './pag
  * JSON text, then dropped, so memory holds one item (one group of variants) at a time, never the
  * ledger. What the page says above its data (totals, states, media origins) is counted on the way
  * and returned. The text is byte for byte what buildGallery and renderGallery make of the same
- * ledger held whole (test/report/gallery-stream.test.ts).
+ * ledger held whole (test/documents/gallery-stream.test.ts).
  */
 
 /** Where the data block's pieces go, in the order the page holds them within each part. */

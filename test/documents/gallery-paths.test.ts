@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { buildGallery, type GalleryOptions, nameOnly } from '../../src/documents/gallery/model.js';
+import { renderGallery } from '../../src/documents/gallery/page.js';
+import { buildStatusReport } from '../../src/documents/status-report.js';
 import type { FileRecord } from '../../src/ledger/records.js';
-import { buildGallery, type GalleryOptions, nameOnly } from '../../src/report/gallery/model.js';
-import { renderGallery } from '../../src/report/gallery/page.js';
-import { buildStatusReport } from '../../src/report/status-report.js';
 import { attempt, item, manifest, record } from './records.js';
 
 /**
