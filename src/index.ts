@@ -79,5 +79,6 @@ export {
   loadSandboxConfig,
   type SandboxConfigInput,
   type SandboxHandle,
+  type SandboxProblem,
   startSandbox,
 } from './sandbox/index.js';

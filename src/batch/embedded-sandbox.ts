@@ -1,10 +1,16 @@
-import { demoSandboxConfig, type SandboxHandle, startSandbox } from '../sandbox/index.js';
+import { demoSandboxConfig, type SandboxHandle, type SandboxProblem, startSandbox } from '../sandbox/index.js';
 import { sandboxStatePath } from './placement.js';
+import type { Warn } from './warnings.js';
 
 /**
  * --sandbox for `run`, `import` and `forget`: the embedded sandbox, its jobs kept in a state file
  * beside the ledger, so it knows what earlier runs made (docs/sandbox-state.md).
  */
-export function startEmbeddedSandbox(ledgerPath: string): Promise<SandboxHandle> {
-  return startSandbox(demoSandboxConfig(), { statePath: sandboxStatePath(ledgerPath) });
+export function startEmbeddedSandbox(ledgerPath: string, warn: Warn): Promise<SandboxHandle> {
+  return startSandbox(demoSandboxConfig(), {
+    statePath: sandboxStatePath(ledgerPath),
+    // Its problems reach the caller as warnings: nothing below the CLI writes to the console.
+    onProblem: (problem: SandboxProblem) =>
+      warn({ code: 'sandbox_problem', message: `the embedded sandbox: ${problem.message}`, fields: { kind: problem.kind } }),
+  });
 }

@@ -6,4 +6,5 @@ export {
   type SandboxConfigInput,
   sandboxConfigSchema,
 } from './config.js';
+export type { OnSandboxProblem, SandboxProblem } from './server.js';
 export { type SandboxHandle, type SandboxOptions, type SandboxRecords, startSandbox } from './start.js';

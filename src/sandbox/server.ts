@@ -43,12 +43,25 @@ function sendWithWrongLength(res: ServerResponse, bytes: Buffer, side: 'short' |
   } else socket.end(bytes);
 }
 
+/**
+ * What went wrong inside the sandbox, told to whoever started it (`onProblem`): the sandbox itself
+ * writes nothing to the console.
+ */
+export interface SandboxProblem {
+  kind: 'internal_error' | 'state_not_written';
+  message: string;
+}
+
+export type OnSandboxProblem = (problem: SandboxProblem) => void;
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** A thrown HttpError as the service's JSON error; anything else as its 500. */
-function errorReply(error: unknown, requestId: string): Reply {
+function errorReply(error: unknown, requestId: string, onProblem: OnSandboxProblem): Reply {
   let httpError = error;
   if (!(error instanceof HttpError)) {
     // A sandbox bug must still look like the service's own 500, but it should not go unnoticed.
-    console.error('mediabatch sandbox: internal error', error);
+    onProblem({ kind: 'internal_error', message: `internal error: ${describe(error)}` });
     httpError = fail.internal();
   }
   const failure = httpError as HttpError;
@@ -61,13 +74,18 @@ function errorReply(error: unknown, requestId: string): Reply {
 }
 
 /** Durable before answered: a job the client was told about survives a restart of the sandbox. */
-function commitBeforeAnswering(store: SandboxStore, reply: Reply, requestId: string): Reply {
+function commitBeforeAnswering(
+  store: SandboxStore,
+  reply: Reply,
+  requestId: string,
+  onProblem: OnSandboxProblem,
+): Reply {
   try {
     store.commit();
     return reply;
   } catch (error) {
     // The client resends on a 500 with the same key, and the job is replayed from memory.
-    console.error('mediabatch sandbox: cannot write its state file', error);
+    onProblem({ kind: 'state_not_written', message: `cannot write its state file: ${describe(error)}` });
     return { kind: 'json', status: 500, body: fail.internal().envelope(requestId) };
   }
 }
@@ -82,10 +100,12 @@ export class SandboxServer {
   #server: Server | null = null;
   #port = 0;
   #requests = 0;
+  readonly #onProblem: OnSandboxProblem;
 
-  constructor(store: SandboxStore, host: string) {
+  constructor(store: SandboxStore, host: string, onProblem: OnSandboxProblem) {
     this.#store = store;
     this.#host = host;
+    this.#onProblem = onProblem;
   }
 
   get port(): number {
@@ -131,9 +151,9 @@ export class SandboxServer {
     try {
       reply = await this.#answer(req, url, record);
     } catch (error) {
-      reply = errorReply(error, requestId);
+      reply = errorReply(error, requestId, this.#onProblem);
     }
-    reply = commitBeforeAnswering(this.#store, reply, requestId);
+    reply = commitBeforeAnswering(this.#store, reply, requestId, this.#onProblem);
     await this.#send(req, res, reply, record);
   }
 

@@ -4,7 +4,7 @@ import type { JobStatus } from '../service-client/schemas.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
 import { type StoredJob, viewJob } from './lifecycle.js';
 import { sha256Hex } from './mp4.js';
-import { SandboxServer } from './server.js';
+import { type OnSandboxProblem, SandboxServer } from './server.js';
 import { attachStateFile } from './state-file.js';
 import { type RequestRecord, SandboxStore } from './store.js';
 
@@ -59,6 +59,11 @@ export interface SandboxOptions {
    * missing). Without it the sandbox forgets everything when it stops.
    */
   statePath?: string;
+  /**
+   * Told what goes wrong inside the sandbox (a bug answered as a 500, a state file it cannot
+   * write); the sandbox writes nothing to the console. Default: nothing is told.
+   */
+  onProblem?: OnSandboxProblem;
 }
 
 function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
@@ -88,7 +93,7 @@ export async function startSandbox(
   let input: Record<string, unknown> = { ...config };
   const store = new SandboxStore(parseSandboxConfig(input), options.now ?? Date.now);
   const stateFile = options.statePath === undefined ? null : attachStateFile(store, options.statePath);
-  const server = new SandboxServer(store, options.host ?? '127.0.0.1');
+  const server = new SandboxServer(store, options.host ?? '127.0.0.1', options.onProblem ?? (() => undefined));
   try {
     await server.listen(options.port ?? 0);
   } catch (error) {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliWords } from '../../src/cli/words.js';
 import {
@@ -144,5 +146,18 @@ describe('notices', () => {
     expect(notices.map((notice) => notice.code)).toEqual(['retry_failed_none']);
     expect(notices[0]!.message).not.toMatch(CLI_WORDS);
     expect(cliWords(notices[0]!)).toBe('--retry-failed: no item failed for a final reason\n');
+  });
+});
+
+describe('the library writes nothing to the console', () => {
+  // Only the CLI (and its terminal views) prints; below it, words travel as errors, warnings and events.
+  const root = resolve(import.meta.dirname, '../../src');
+  const below = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+    (path) => path.endsWith('.ts') && !/^(cli|ui)[/\\]/.test(path),
+  );
+
+  it.each(below)('src/%s calls no console and writes to no process stream', (path) => {
+    const code = readFileSync(join(root, path), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    expect(code).not.toMatch(/\bconsole\.|process\.(stdout|stderr)\b/);
   });
 });

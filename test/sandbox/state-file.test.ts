@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -100,5 +100,37 @@ describe('sandbox: a state file keeps its jobs across restarts', () => {
     await second.sandbox.close();
     appendFileSync(path, 'not json\n');
     await expect(start(path, clock)).rejects.toThrow(/sandbox\.jsonl:2: not a sandbox state line/);
+  });
+});
+
+describe('sandbox: what goes wrong inside it is told, not printed', () => {
+  it('a state file it cannot write answers the POST 500 and tells onProblem, writing nothing to the console', async () => {
+    const path = statePath();
+    const told: Array<{ kind: string; message: string }> = [];
+    const printed: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const sandbox = await startSandbox(
+      { ...BASE, ...ROOMY },
+      { port: 0, now: new FakeClock().now, statePath: path, onProblem: (problem) => told.push(problem) },
+    );
+    open.push(sandbox);
+    const client = new MediaGenClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey });
+    rmSync(join(path, '..'), { recursive: true, force: true });
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const refused = await client.createVideoJob(body('a fox'), newKey()).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 500 });
+    } finally {
+      process.stderr.write = write;
+      // Its folder back, so that closing it can write the file whole.
+      mkdirSync(join(path, '..'));
+    }
+    expect(told).toEqual([
+      { kind: 'state_not_written', message: expect.stringContaining('cannot write its state file') },
+    ]);
+    expect(printed).toEqual([]);
   });
 });

@@ -23,7 +23,11 @@ export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   const config: SandboxConfigInput =
     values.config === undefined ? demoSandboxConfig() : loadSandboxConfig(resolve(io.cwd, values.config));
 
-  const sandbox = await startSandbox(config, { port, ...(statePath === undefined ? {} : { statePath }) });
+  const sandbox = await startSandbox(config, {
+    port,
+    ...(statePath === undefined ? {} : { statePath }),
+    onProblem: (problem) => io.stderr.write(`mediabatch sandbox: ${problem.message}\n`),
+  });
   // The first Ctrl-C closes cleanly; a second one means the user no longer wants to wait for that.
   const stopped = new Promise<void>((done) =>
     io.onInterrupt((count) => {

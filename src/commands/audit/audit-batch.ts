@@ -44,7 +44,7 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
   try {
     ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
     await refuseLiveRunners(ledger, 'audited');
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown);
+    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },

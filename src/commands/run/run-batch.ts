@@ -181,7 +181,7 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
 async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
-  const sandbox = await startEmbeddedSandbox(request.batch.ledgerShown);
+  const sandbox = await startEmbeddedSandbox(request.batch.ledgerShown, view.warn);
   held.sandbox = sandbox;
   view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerShown, request.batch.manifest.outputDir);
   return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
