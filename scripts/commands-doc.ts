@@ -86,7 +86,7 @@ function commandSection(command: CommandSpec): string[] {
   ];
 }
 
-/** What `run` shows while it runs: src/cli/run-progress.ts picks, src/ui/ draws. */
+/** What `run` shows while it runs: src/cli/ui/run-progress.ts picks, src/cli/ui/ draws. */
 const RUN_VIEW = [
   '## What `run` shows',
   '',
@@ -126,7 +126,7 @@ const RUN_VIEW = [
   '',
 ];
 
-/** What `run --progress ndjson` writes: src/ui/ndjson-observer.ts makes these lines. */
+/** What `run --progress ndjson` writes: src/cli/ui/ndjson-observer.ts makes these lines. */
 const PROGRESS_EVENTS = [
   '## Progress events (`run --progress ndjson`)',
   '',

@@ -12,5 +12,15 @@ export { planTextChunks } from './commands/plan/render-plan.js';
 export { type ExportFormat, exportChunks } from './documents/export-records.js';
 export { jsonChunks } from './documents/json-chunks.js';
 export { keptChunks, keptExportNotes } from './documents/kept-records.js';
-export { renderCopied, renderForgotten, renderGalleryWritten, renderKept } from './documents/render-tasks.js';
+export {
+  renderCopied,
+  renderForgotten,
+  renderGalleryWritten,
+  renderKept,
+  renderRunGallery,
+} from './documents/render-tasks.js';
 export { renderReportText, statusTextChunks } from './documents/render-text.js';
+export type { StatusReport } from './documents/status-report.js';
+// A run's views: what they are told (a RunObserver) and the budget's words they show.
+export { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from './runner/budget-words.js';
+export { type RunObserver, silentObserver } from './runner/run-observer.js';

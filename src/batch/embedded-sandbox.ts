@@ -1,4 +1,9 @@
-import { demoSandboxConfig, type SandboxHandle, type SandboxProblem, startSandbox } from '../sandbox/index.js';
+import {
+  demoSandboxConfig,
+  type SandboxHandle,
+  type SandboxProblem,
+  startSandbox,
+} from '../sandbox/index.js';
 import { sandboxStatePath } from './placement.js';
 import type { Warn } from './warnings.js';
 
@@ -11,6 +16,10 @@ export function startEmbeddedSandbox(ledgerPath: string, warn: Warn): Promise<Sa
     statePath: sandboxStatePath(ledgerPath),
     // Its problems reach the caller as warnings: nothing below the CLI writes to the console.
     onProblem: (problem: SandboxProblem) =>
-      warn({ code: 'sandbox_problem', message: `the embedded sandbox: ${problem.message}`, fields: { kind: problem.kind } }),
+      warn({
+        code: 'sandbox_problem',
+        message: `the embedded sandbox: ${problem.message}`,
+        fields: { kind: problem.kind },
+      }),
   });
 }

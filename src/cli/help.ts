@@ -1,9 +1,9 @@
 import { ENVIRONMENT } from '../environment.js';
 import { exitCodeRows } from '../errors.js';
-import { twoColumns, wrap } from '../ui/text-columns.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';
+import { twoColumns, wrap } from './ui/text-columns.js';
 
 const WIDTH = 100;
 

@@ -93,7 +93,11 @@ export async function startSandbox(
   let input: Record<string, unknown> = { ...config };
   const store = new SandboxStore(parseSandboxConfig(input), options.now ?? Date.now);
   const stateFile = options.statePath === undefined ? null : attachStateFile(store, options.statePath);
-  const server = new SandboxServer(store, options.host ?? '127.0.0.1', options.onProblem ?? (() => undefined));
+  const server = new SandboxServer(
+    store,
+    options.host ?? '127.0.0.1',
+    options.onProblem ?? (() => undefined),
+  );
   try {
     await server.listen(options.port ?? 0);
   } catch (error) {

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
+import { ListrRunView } from '../../src/cli/ui/listr-view.js';
 import type { ItemState } from '../../src/ledger/records.js';
 import type { ProgressSnapshot, RunObserver } from '../../src/runner/run-observer.js';
 import { silentObserver } from '../../src/runner/run-observer.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { ListrRunView } from '../../src/ui/listr-view.js';
 import { benchDir, benchSandboxConfig, cliEnv, removeDir } from './fixtures.js';
 import { expectExit, runCli } from './spawn-cli.js';
 

@@ -1,8 +1,8 @@
 import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } from '../../index.js';
 import { type ExportFormat, exportChunks, keptChunks, keptExportNotes } from '../../render.js';
-import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { writeChunks } from '../ui/write-chunks.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to

@@ -1,9 +1,9 @@
 import { ExitCode, plan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
 import { accountFailure, jsonChunks, planTextChunks } from '../../render.js';
-import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords, warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */

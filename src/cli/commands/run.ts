@@ -1,7 +1,7 @@
 import { ExitCode, type RunResult, run } from '../../index.js';
-import { TerminalRunView } from '../../ui/terminal-run-view.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { TerminalRunView } from '../ui/terminal-run-view.js';
 import { cliWords, warnOn } from '../words.js';
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */

@@ -1,8 +1,8 @@
 import { ExitCode, status } from '../../index.js';
 import { jsonChunks, statusTextChunks } from '../../render.js';
-import { writeChunks } from '../../ui/write-chunks.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
+import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */

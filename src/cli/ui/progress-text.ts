@@ -1,6 +1,5 @@
-import type { ItemState } from '../ledger/records.js';
-import { formatUsdHuman } from '../money.js';
-import type { ProgressSnapshot } from '../runner/run-observer.js';
+import type { ItemState, ProgressSnapshot } from '../../index.js';
+import { formatUsdHuman } from '../../money.js';
 
 /**
  * The words both progress views print, so that the terminal UI and a CI log say the same thing.

@@ -1,7 +1,11 @@
-import type { StatusReport } from '../documents/status-report.js';
-import { humanUsd } from '../money.js';
-import { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from '../runner/budget-words.js';
-import type { StopReason } from '../runner/stop-rules.js';
+import type { StopReason } from '../../index.js';
+import { humanUsd } from '../../money.js';
+import {
+  afterBudgetStopWords,
+  notFittingLine,
+  type StatusReport,
+  unspecifiedShortfallWords,
+} from '../../render.js';
 
 /** The closing words of a run: what happened, and what to do next. */
 export function formatRunSummary(

@@ -1,5 +1,5 @@
-import type { ItemState } from '../ledger/records.js';
-import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
+import type { ItemState, ProgressSnapshot } from '../../index.js';
+import type { RunObserver } from '../../render.js';
 import { itemChangeLine, logLine, summarize } from './progress-text.js';
 
 /** Plain log lines, for pipes and CI logs where no terminal UI can be drawn. */

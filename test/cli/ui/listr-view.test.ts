@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { DefaultRenderer, Listr, ListrTaskState } from 'listr2';
 import { describe, expect, it } from 'vitest';
-import type { ItemState } from '../../src/ledger/records.js';
-import { ListrRunView } from '../../src/ui/listr-view.js';
+import { ListrRunView } from '../../../src/cli/ui/listr-view.js';
+import type { ItemState } from '../../../src/ledger/records.js';
 
 const counts = (over: Partial<Record<ItemState, number>>): Record<ItemState, number> => ({
   pending: 0,

@@ -1,5 +1,4 @@
-import type { RunObserver } from '../runner/run-observer.js';
-import { silentObserver } from '../runner/run-observer.js';
+import { type RunObserver, silentObserver } from '../../render.js';
 import { ListrRunView } from './listr-view.js';
 import { bothObservers, NdjsonObserver } from './ndjson-observer.js';
 import { PlainObserver } from './plain-observer.js';

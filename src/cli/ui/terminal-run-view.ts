@@ -1,4 +1,3 @@
-import { renderRunGallery } from '../documents/render-tasks.js';
 import {
   ExitCode,
   type ItemState,
@@ -6,7 +5,8 @@ import {
   type RunResult,
   type StartEvent,
   type Warning,
-} from '../index.js';
+} from '../../index.js';
+import { renderRunGallery } from '../../render.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { checkTitle } from './run-view.js';
 import { formatRunSummary } from './summary.js';

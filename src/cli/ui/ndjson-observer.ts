@@ -1,6 +1,6 @@
-import type { ItemState } from '../ledger/records.js';
-import { formatUsd } from '../money.js';
-import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
+import type { ItemState, ProgressSnapshot } from '../../index.js';
+import { formatUsd } from '../../money.js';
+import type { RunObserver } from '../../render.js';
 import { itemChangeLine, logLine } from './progress-text.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ItemState } from '../../src/ledger/records.js';
-import type { ProgressSnapshot } from '../../src/runner/run-observer.js';
-import { checkTitle, FAILED_SHOWN, RECENT_EVENTS, RunViewState } from '../../src/ui/run-view.js';
+import { checkTitle, FAILED_SHOWN, RECENT_EVENTS, RunViewState } from '../../../src/cli/ui/run-view.js';
+import type { ItemState } from '../../../src/ledger/records.js';
+import type { ProgressSnapshot } from '../../../src/runner/run-observer.js';
 
 const counts = (over: Partial<Record<ItemState, number>>): Record<ItemState, number> => ({
   pending: 0,

@@ -7,9 +7,8 @@ import {
   type ListrTaskWrapper,
   ProcessOutput,
 } from 'listr2';
-import type { ItemState } from '../ledger/records.js';
-import type { ProgressSnapshot, RunObserver } from '../runner/run-observer.js';
-import type { StopReason } from '../runner/stop-rules.js';
+import type { ItemState, ProgressSnapshot, StopReason } from '../../index.js';
+import type { RunObserver } from '../../render.js';
 import { type OutcomeLine, RunViewState } from './run-view.js';
 
 type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };

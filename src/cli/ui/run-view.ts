@@ -1,8 +1,6 @@
-import type { ItemState } from '../ledger/records.js';
-import { formatUsdHuman, humanUsd } from '../money.js';
-import { notFittingLine } from '../runner/budget-words.js';
-import type { ProgressSnapshot } from '../runner/run-observer.js';
-import type { StopReason } from '../runner/stop-rules.js';
+import type { ItemState, ProgressSnapshot, StopReason } from '../../index.js';
+import { formatUsdHuman, humanUsd } from '../../money.js';
+import { notFittingLine } from '../../render.js';
 import { itemChangeLine, logLine, slotsText } from './progress-text.js';
 
 /**
