@@ -55,7 +55,7 @@ export const notMutated = {
     "the batch's one lister: lists, writes and reads job views through the ledger (I/O); proved against PostgreSQL by test/e2e/shared",
   'src/runner/shared-turn.ts':
     'renews leases and adopts what other runners let go, through the ledger; proved by test/e2e/shared (kill -9)',
-  'src/runner/reporter.ts': 'interfaces and a reporter that does nothing; no rule to break',
+  'src/runner/run-observer.ts': 'interfaces and an observer that does nothing; no rule to break',
   'src/runner/run-loop.ts':
     'the I/O shell of a run (ledger, HTTP, timers); proved end to end in test/e2e/run/',
   'src/runner/run-context.ts': 'wires the ledger, the client and the state of one run; proved end to end',
