@@ -59,8 +59,13 @@ export function environmentOf(given: NodeJS.ProcessEnv | undefined): NodeJS.Proc
   return given ?? process.env;
 }
 
+/** Where a call's relative paths start: its `cwd` option, else the process's working folder. */
+export function callerCwd(options: { cwd?: string | undefined }): string {
+  return resolve(options.cwd ?? process.cwd());
+}
+
 export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
-  const cwd = resolve(options.cwd ?? process.cwd());
+  const cwd = callerCwd(options);
   const settings = readSettings(environmentOf(options.env));
   const sandbox = options.sandbox ?? false;
   const placed = placeBatch(manifest, {

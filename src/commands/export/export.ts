@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openForReading, readFailure, sandboxLedgerBeside } from '../../batch/ledger-read.js';
 import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/options.js';
 import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
-import type { Batch } from '../../batch/resolve-batch.js';
+import { type Batch, callerCwd } from '../../batch/resolve-batch.js';
 import { collectRows } from '../../collect-rows.js';
 import {
   type ExportFormat,
@@ -65,7 +65,7 @@ export async function writeExport(
   options: ExportOptions & { to: string; format?: ExportFormat },
 ): Promise<string> {
   const { to, format, ...rest } = options;
-  const path = resolve(rest.cwd ?? process.cwd(), to);
+  const path = resolve(callerCwd(rest), to);
   const records = exportRecords(manifest, rest);
   try {
     await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
@@ -124,7 +124,7 @@ export async function exportKept(
     ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
   };
   if (to === undefined) return { ...kept, path: null };
-  const path = resolve(rest.cwd ?? process.cwd(), to);
+  const path = resolve(callerCwd(rest), to);
   await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));
   return { ...kept, path };
 }

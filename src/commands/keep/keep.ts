@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { readListEntries } from '../../batch/list-files.js';
 import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
@@ -37,9 +36,9 @@ export type KeepResult = KeepOutcome;
  */
 export async function keepTakes(manifest: Manifest, options: KeepOptions): Promise<KeepResult> {
   const { entries, ...rest } = checkOptions('keepTakes', keepOptionsSchema, options);
-  const cwd = resolve(rest.cwd ?? process.cwd());
+  const batch = batchOf(checkedManifest('keepTakes', manifest), rest);
   const listed = entries.flatMap((entry) =>
-    typeof entry === 'string' ? readListEntries([entry], cwd, 'keep') : [entry],
+    typeof entry === 'string' ? readListEntries([entry], batch.cwd, 'keep') : [entry],
   );
-  return keepBatchTakes(batchOf(checkedManifest('keepTakes', manifest), rest), listed);
+  return keepBatchTakes(batch, listed);
 }

@@ -7,6 +7,7 @@ import {
   verifySchema,
   warnSchema,
 } from '../../batch/options.js';
+import type { Batch } from '../../batch/resolve-batch.js';
 import { ignoreWarnings } from '../../batch/warnings.js';
 import type { Manifest } from '../../manifest/index.js';
 import { planBatch } from './plan-batch.js';
@@ -29,19 +30,27 @@ export type PlanOptions = z.input<typeof planOptionsSchema>;
 /** The plan document (`plan --json`), with where its ledger is. */
 export type PlanDocument = PlanReport & { ledger: { path: string; exists: boolean; service: string | null } };
 
-/** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
-export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
-  const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = checkOptions(
-    'plan',
-    planOptionsSchema,
-    options,
-  );
-  const batch = batchOf(checkedManifest('plan', manifest), rest);
+/**
+ * The plan a call asks for (`plan`, `writePlan`) from its checked options: the batch resolved once,
+ * and the document as `plan --json` shows it.
+ */
+export async function planOf(
+  call: string,
+  manifest: Manifest,
+  options: z.infer<typeof planOptionsSchema>,
+): Promise<{ batch: Batch; document: PlanDocument }> {
+  const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = options;
+  const batch = batchOf(checkedManifest(call, manifest), rest);
   const planned = await planBatch(batch, warn ?? ignoreWarnings, {
     verify,
     regenerateExpired,
     retryFailed,
     redefine,
   });
-  return { ...planned.doc, ledger: planned.ledger };
+  return { batch, document: { ...planned.doc, ledger: planned.ledger } };
+}
+
+/** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
+export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
+  return (await planOf('plan', manifest, checkOptions('plan', planOptionsSchema, options))).document;
 }

@@ -1,12 +1,10 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { batchOf, checkedManifest, checkOptions } from '../../batch/options.js';
-import { ignoreWarnings } from '../../batch/warnings.js';
+import { checkOptions } from '../../batch/options.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { ApprovedPlan } from './approved-plan.js';
 import { writeApprovedPlan } from './approved-plan-check.js';
-import { type PlanDocument, planOptionsSchema } from './plan.js';
-import { planBatch } from './plan-batch.js';
+import { type PlanDocument, planOf, planOptionsSchema } from './plan.js';
 
 export type { ApprovedItem, ApprovedPlan } from './approved-plan.js';
 
@@ -30,22 +28,12 @@ export interface WrittenPlan {
  * A plan without an upper bound (an item without max_cost_usd, no budget_usd) is refused.
  */
 export async function writePlan(manifest: Manifest, options: WritePlanOptions): Promise<WrittenPlan> {
-  const { to, warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = checkOptions(
-    'writePlan',
-    writePlanOptionsSchema,
-    options,
-  );
-  const batch = batchOf(checkedManifest('writePlan', manifest), rest);
-  const planned = await planBatch(batch, warn ?? ignoreWarnings, {
-    verify,
-    regenerateExpired,
-    retryFailed,
-    redefine,
-  });
+  const { to, ...checked } = checkOptions('writePlan', writePlanOptionsSchema, options);
+  const { batch, document } = await planOf('writePlan', manifest, checked);
   const path = resolve(batch.cwd, to);
   const approved = await writeApprovedPlan(batch, path, {
-    retryFailed: retryFailed ?? false,
-    regenerateExpired: regenerateExpired ?? false,
+    retryFailed: checked.retryFailed ?? false,
+    regenerateExpired: checked.regenerateExpired ?? false,
   });
-  return { document: { ...planned.doc, ledger: planned.ledger }, approved, path };
+  return { document, approved, path };
 }

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { z } from 'zod';
 import { readRedoIds } from '../../batch/list-files.js';
 import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
+import { callerCwd } from '../../batch/resolve-batch.js';
 import { runSettings } from '../../batch/run-settings.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
 import type { Notice, Warning } from '../../batch/warnings.js';
@@ -157,7 +158,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
   } = checkOptions('run', runOptionsSchema, options);
   checkedManifest('run', manifest);
   // `@FILE` entries (a gallery's redo.txt) are read now: a file that cannot be read refuses the call.
-  const redoIds = readRedoIds(redo ?? [], resolve(rest.cwd ?? process.cwd()));
+  const redoIds = readRedoIds(redo ?? [], callerCwd(rest));
   if (plan !== undefined && ((only?.length ?? 0) > 0 || redoIds.length > 0))
     throw new UserError(
       'an approved `plan` is run whole: `only` and `redo` would run another plan. Write a plan without them, or run without `plan`',
