@@ -130,6 +130,28 @@ describe.skipIf(skipPostgresTests || !postgresCanRestart)('a shared ledger whose
     }
   }, 60_000);
 
+  it('says the wait once per outage: a step after the give-up fails at once, unsaid; one after it is back waits anew', async () => {
+    const waits: number[] = [];
+    const ledger = await open(url, { reconnectWithinMs: 1_500, onWaiting: (ms) => waits.push(ms) });
+    try {
+      await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);
+      await postgres.server.stopServer();
+      expect((await failure(ledger.listItems())).error).toBeInstanceOf(DatabaseLostError);
+      // What a stopping run still does (its leases, its end): the same outage, not a new wait.
+      const after = await failure(ledger.liveRuns());
+      expect(after.error).toBeInstanceOf(DatabaseLostError);
+      expect(after.ms).toBeLessThan(1_000);
+      expect(waits).toEqual([1_500]);
+      await postgres.server.startServer();
+      expect(await ledger.listItems()).toHaveLength(1);
+      await postgres.server.stopServer();
+      expect((await failure(ledger.listItems())).ms).toBeGreaterThanOrEqual(1_400);
+      expect(waits).toEqual([1_500, 1_500]);
+    } finally {
+      await ledger.close();
+    }
+  }, 60_000);
+
   it('gives up after reconnectWithinMs with a DatabaseLostError, and closes at once', async () => {
     const ledger = await open(url, { reconnectWithinMs: 1_500 });
     await ledger.putItems([{ itemId: 'a', requestHash: 'h', state: 'pending' }]);

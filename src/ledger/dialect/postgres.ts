@@ -22,7 +22,7 @@ export interface PgConfig {
 export interface PostgresOptions {
   /** How long a step waits for a database that stopped answering before the ledger is lost. */
   reconnectWithinMs: number;
-  /** Called once each time a step starts waiting for a lost database, with how long it will wait. */
+  /** Called once each time the database stops answering, with how long the steps will wait for it. */
   onWaiting?: ((waitMs: number) => void) | undefined;
 }
 
@@ -136,6 +136,11 @@ export class PostgresDatabase implements LedgerDatabase {
   readonly #made: Set<PoolClient>;
   #answered = false;
   #lost = false;
+  /**
+   * When the database stopped answering, while it has not answered since: one outage for every
+   * step that meets it, so the wait is said once and all of them give up at the same moment.
+   */
+  #outageSince: number | undefined;
   #closed = false;
 
   constructor(pool: Pool, address: string, options: PostgresOptions, made: Set<PoolClient>) {
@@ -268,11 +273,12 @@ export class PostgresDatabase implements LedgerDatabase {
     return name;
   }
 
-  /** Runs `work` on the pool's connection until it gets through, for at most reconnectWithinMs. */
+  /**
+   * Runs `work` on the pool's connection until it gets through, for at most reconnectWithinMs
+   * counted from when the database stopped answering (not from when this step began).
+   */
   async #retrying<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('the ledger is closed');
-    const started = Date.now();
-    let waiting = false;
     for (;;) {
       let client: PoolClient | null = null;
       try {
@@ -280,6 +286,7 @@ export class PostgresDatabase implements LedgerDatabase {
         const result = await work(client);
         client.release();
         this.#answered = true;
+        this.#outageSince = undefined;
         return result;
       } catch (error) {
         const lost = isLost(error);
@@ -287,17 +294,25 @@ export class PostgresDatabase implements LedgerDatabase {
         if (!lost) throw asDatabaseError(error);
         if (!this.#answered)
           throw new DatabaseLostError(`could not connect to ${this.#address}: ${messageOf(error)}`);
-        if (Date.now() - started >= this.#options.reconnectWithinMs) {
+        if (this.#outageGone()) {
           this.#lost = true;
           throw new DatabaseLostError(
             `the database at ${this.#address} stopped answering: ${messageOf(error)}`,
           );
         }
-        if (!waiting) this.#options.onWaiting?.(this.#options.reconnectWithinMs);
-        waiting = true;
         await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
       }
     }
+  }
+
+  /** Marks the outage's start (said once) and whether its wait is over. */
+  #outageGone(): boolean {
+    const now = Date.now();
+    const first = this.#outageSince === undefined;
+    this.#outageSince ??= now;
+    const gone = now - this.#outageSince >= this.#options.reconnectWithinMs;
+    if (first && !gone) this.#options.onWaiting?.(this.#options.reconnectWithinMs);
+    return gone;
   }
 }
 
