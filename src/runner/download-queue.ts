@@ -66,6 +66,7 @@ export class DownloadQueue {
   );
   #arrivals = 0;
   #active = 0;
+  #closed = false;
 
   constructor(deps: DownloadQueueDeps) {
     this.#deps = deps;
@@ -98,7 +99,13 @@ export class DownloadQueue {
     return best?.task;
   }
 
+  /** Starts no more downloads (a failed run): those under way finish; the next run saves the rest. */
+  close(): void {
+    this.#closed = true;
+  }
+
   async #downloadMostUrgent(): Promise<void> {
+    if (this.#closed) return;
     const task = this.#takeMostUrgent();
     if (!task) return;
     this.#active += 1;

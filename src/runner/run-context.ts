@@ -81,6 +81,8 @@ export class RunContext {
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
+  /** The background tasks not yet settled: a failed run waits for them before it gives its result. */
+  readonly #pending = new Set<Promise<void>>();
   #kept: Promise<KeptTakes> | null = null;
   /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
   readonly #twins: ManifestItem[] = [];
@@ -102,14 +104,33 @@ export class RunContext {
 
   /** Runs a task in the background; a throw ends the run (the loop rethrows it), never unhandled. */
   background(task: Promise<unknown>): void {
-    task.catch((error: unknown) => {
-      this.#fatal ??= error;
-      this.wake();
-    });
+    const settled = task.then(
+      () => undefined,
+      (error: unknown) => {
+        this.#fatal ??= error;
+        if (!this.#stopped.signal.aborted) this.#stopped.abort();
+        this.wake();
+      },
+    );
+    this.#pending.add(settled);
+    void settled.finally(() => this.#pending.delete(settled));
   }
 
   throwIfFatal(): void {
     if (this.#fatal !== null) throw this.#fatal;
+  }
+
+  /** Whether a background task failed: the run ends, and nothing more is sent. */
+  get failed(): boolean {
+    return this.#fatal !== null;
+  }
+
+  /**
+   * Waits for every background task, so that no request of a failed run outlives its result: a
+   * send still queued sends nothing (`failed`), one on the wire gets its answer or its timeout.
+   */
+  async settleBackground(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
   /** Ends the loop's sleep early. A wake while the loop is awake is dropped: it looks at everything before sleeping. */

@@ -40,6 +40,19 @@ export async function runBatch(
   onInterrupt?: (drain: () => void) => void,
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
+  try {
+    return await runToTheEnd(run, onInterrupt);
+  } catch (error) {
+    // No request or write of a failed run outlives its result (a library caller may go on to
+    // another run, or end the process): the downloads not begun wait for the next run.
+    run.downloads.close();
+    await run.settleBackground();
+    throw error;
+  }
+}
+
+async function runToTheEnd(run: RunContext, onInterrupt?: (drain: () => void) => void): Promise<RunResult> {
+  const { deps } = run;
   // Before anything is submitted or resumed: a guessed size that did not fit means one job at a time.
   startGuessing(run);
   // Only prepareAttempt must be durable at once (before its POST); the rest shares commits.

@@ -177,7 +177,9 @@ export async function sendAttempt(
 ): Promise<void> {
   run.state.postStarted();
   try {
-    await run.postLimit(() => sendUntilDecided(run, attempt, capFromBudget));
+    // A send still waiting its turn when the run failed stays unsent: its key and body are in the
+    // ledger, and the next run sends them first.
+    await run.postLimit(() => (run.failed ? undefined : sendUntilDecided(run, attempt, capFromBudget)));
   } finally {
     run.state.sendUnanswered(attempt.id);
     run.state.postEnded();
@@ -220,7 +222,7 @@ async function sendUntilDecided(
       if (decision.slotsBusy && (await dropWhenStopping(run, attempt, error))) return;
       // A stopping run does not keep resending: the attempt stays unanswered in the ledger, and the
       // next run resends it with the same key and body first, so Ctrl-C works during an outage.
-      if (!decision.slotsBusy && run.state.stop) return;
+      if ((!decision.slotsBusy && run.state.stop) || run.failed) return;
     }
   }
 }

@@ -13,15 +13,13 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
 import { checkOutputFolder } from '../../batch/save-check.js';
 import { type Connection, checkAccount, clientFor } from '../../batch/service-check.js';
-import type { Notice, Warn } from '../../batch/warnings.js';
 import { ExitCode, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
-import type { RunObserver } from '../../runner/run-observer.js';
 import type { SizeGuess } from '../../runner/save-estimate.js';
-import { formatDuration, type StopReason } from '../../runner/stop-rules.js';
+import { formatDuration } from '../../runner/stop-rules.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Account } from '../../service-client/schemas.js';
@@ -34,6 +32,7 @@ import { refundMissingWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
+import type { RunView, ShownRun } from './run-view.js';
 import { warnUnsharedOutput } from './shared-output-check.js';
 
 /** One run as asked: the batch, what was chosen for this run, and whom to tell. */
@@ -51,37 +50,7 @@ export interface RunRequest {
   ceilingMicros?: number | null;
 }
 
-export type { CheckedService, RunOutcome };
-
-/** How a run shows itself: the CLI draws a terminal, the API emits events. */
-export interface RunView {
-  sandboxStarted(baseUrl: string, ledgerShown: string, outputDir: string): void;
-  /** A line about what this run will do that a person should read before it spends (retry, pays again). */
-  notice(notice: Notice): void;
-  /** A warning or a pre-flight word. */
-  warn: Warn;
-  /** Where the --on-complete command's own output goes. */
-  hookOutput: NodeJS.WritableStream;
-  /**
-   * The plan line is known: the view starts and returns where the runner reports. `checked` is what
-   * the pre-flight found at `service`, for the view's first line.
-   */
-  start(planLine: string, checked: CheckedService): ShownRun;
-  /** A new reason to stop took effect (budget, refused account, a drain...). */
-  stopped?(reason: StopReason, message: string): void;
-  /** Called on a request to stop (an abort): the pre-flight gives up, or the run drains. */
-  onInterrupt(listener: () => void): void;
-  /** The run ended: its outcome, before the notifications are awaited. */
-  ended(outcome: RunOutcome): void;
-}
-
-/** A started view: where the runner reports, and how it ends. */
-export interface ShownRun {
-  observer: RunObserver;
-  /** Ends the view (its last state from `stop`) before the summary is written under it. */
-  finish(stop: StopReason | null): Promise<void>;
-  finished(exitCode: number): void;
-}
+export type { CheckedService, RunOutcome, RunView, ShownRun };
 
 /** What a run holds open; the `finally` closes whatever of it was opened. */
 interface Held {
@@ -95,88 +64,114 @@ interface Held {
  * the embedded sandbox, the pre-flight, the lost-ledger check, the batch and its exit code.
  */
 export async function runManifest(request: RunRequest, view: RunView): Promise<RunOutcome> {
-  const { settings, batch } = request;
-  const { manifest, ledgerShown } = batch;
-  const trace = newBatchTrace(batch.ledger, manifest.outputDir);
+  const { batch } = request;
+  const trace = newBatchTrace(batch.ledger, batch.manifest.outputDir);
   const lock = holdLedger(batch.ledger, 'changed');
   const held: Held = { ledger: null, sandbox: null, view: null };
-  let leaveNoTrace = false;
+  const ran = await runHeld(request, view, held).then(
+    (outcome) => ({ outcome, error: null }),
+    async (error: unknown) => ({ outcome: null, error: await failureOf(batch.ledgerShown, error, held) }),
+  );
+  // An error ends the view too, so that the terminal is left clean under the message.
+  await held.view?.finish(null);
+  const closing = await closeLedger(held.ledger);
+  lock.release();
+  await held.sandbox?.close();
+  // A refusal before anything was recorded leaves no new ledger behind.
+  if (ran.error?.leaveNoTrace) trace.remove();
+  if (ran.error) throw ran.error.thrown;
+  // The last commit failing is the run's failure; after another one, it says nothing new.
+  if (closing !== null) throw ledgerWriteFailure(batch.ledgerShown, closing);
+  return ran.outcome;
+}
+
+/** What a failed run throws, and whether it leaves no trace (nothing was recorded). */
+async function failureOf(
+  ledgerShown: string,
+  error: unknown,
+  held: Held,
+): Promise<{ thrown: unknown; leaveNoTrace: boolean }> {
+  // A ledger that failed (a lost database) is not asked again; close does not wait for it either.
+  const failure = ledgerWriteFailure(ledgerShown, error);
+  if (failure instanceof UserError && failure.code === 'ledger_write_failed')
+    return { thrown: failure, leaveNoTrace: false };
+  const leaveNoTrace = error instanceof UserError && !((await held.ledger?.hasAttempts()) ?? false);
+  return { thrown: error, leaveNoTrace };
+}
+
+/** Closes the ledger; what failed to commit on the way is given back, not thrown. */
+async function closeLedger(ledger: Ledger | null): Promise<unknown> {
   try {
-    // Before any request: the approved plan is still the plan, or nothing is sent.
-    const ceilingMicros = request.approvedPlan
-      ? await approvedCeiling(batch, request.approvedPlan, settings.runner)
-      : null;
-    const ledger = await openRunLedger(batch.ledger, manifest, {
-      redo: settings.runner.redo ?? [],
-      identity: settings.identity,
-      cwd: batch.cwd,
-      leaseMs: batch.settings.leaseMs,
-      reconnectWithinMs: batch.settings.reconnectWithinMs,
-      onWaiting: (waitMs) =>
-        view.warn({
-          code: 'ledger_waiting',
-          message: `the ledger's database ${batch.ledger.shown} stopped answering: waiting up to ${formatDuration(waitMs)} for it, then the run stops (no item fails)`,
-          fields: { waitSeconds: Math.round(waitMs / 1000) },
-        }),
-    });
-    held.ledger = ledger;
-    // Before any request: a shared batch runs one definition (docs/shared-ledger.md).
-    const definition = await settleDefinition(ledger, manifest, request.redefine ?? false);
-    const redefined = redefinedNotice(definition, manifest.name);
-    if (redefined) view.notice(redefined);
-    // Before any request: another batch's output folder is refused (docs/manifest.md).
-    const folder = folderContextOf(batch, settings.identity);
-    const store = await openStoreOrRefuse(batch);
-    await refuseOthersOutputFolder(folder, store);
-    // Saving comes before spending: a folder that cannot take the files stops the run here.
-    const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
-    const connection = settings.connection ?? (await startRunSandbox(held, request, view));
-    const client = await clientBindingLedger(connection, settings, ledger);
-    const checked = await checkService(client, connection, settings, view);
-    if (checked.kind === 'interrupted')
-      return await outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
-    // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
-    if (checked.kind === 'refused' && !(await ledger.hasAttempts()))
-      throw refusedBeforeAnything(checked.error);
-    // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
-    await stopOnJobsUnknownToLedger(connection, ledger, {
-      manifestName: manifest.name,
-      manifestArg: batch.named.manifest,
-      ledgerPath: ledgerShown,
-      ledgerFlag: batch.named.ledger,
-      baseUrlFlag: batch.named.baseUrl,
-      sandboxState: held.sandbox ? sandboxStatePath(ledgerShown) : undefined,
-    });
-    // A free folder becomes this ledger's once the service answered, before anything is paid.
-    const unclaimed = await claimOutputFolder(folder, store);
-    if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
-    await warnUnsharedOutput(ledger, manifest, view.warn);
-    // The pre-flight's answer is the account the runner starts from: no second read.
-    const account = checked.kind === 'answered' ? checked.account : null;
-    const parts = {
-      client,
-      ledger,
-      request: { ...request, settings: withAccount(settings, account, sizeGuess, definition), ceilingMicros },
-      held,
-      store,
-      checked: checkedService(connection, checked),
-    };
-    return await runAndReport(parts, view);
+    await ledger?.close();
+    return null;
   } catch (error) {
-    // A refusal before anything was recorded leaves no new ledger behind.
-    // A ledger that failed (a lost database) is not asked again; close does not wait for it either.
-    const failed = ledgerWriteFailure(ledgerShown, error);
-    if (failed instanceof UserError && failed.code === 'ledger_write_failed') throw failed;
-    leaveNoTrace = error instanceof UserError && !((await held.ledger?.hasAttempts()) ?? false);
-    throw error;
-  } finally {
-    // An error ends the view too, so that the terminal is left clean under the message.
-    await held.view?.finish(null);
-    await held.ledger?.close();
-    lock.release();
-    await held.sandbox?.close();
-    if (leaveNoTrace) trace.remove();
+    return error;
   }
+}
+
+/** Everything of a run between taking its lock and closing what it opened (`held`). */
+async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<RunOutcome> {
+  const { settings, batch } = request;
+  const { manifest, ledgerShown } = batch;
+  // Before any request: the approved plan is still the plan, or nothing is sent.
+  const ceilingMicros = request.approvedPlan
+    ? await approvedCeiling(batch, request.approvedPlan, settings.runner)
+    : null;
+  const ledger = await openRunLedger(batch.ledger, manifest, {
+    redo: settings.runner.redo ?? [],
+    identity: settings.identity,
+    cwd: batch.cwd,
+    leaseMs: batch.settings.leaseMs,
+    reconnectWithinMs: batch.settings.reconnectWithinMs,
+    onWaiting: (waitMs) =>
+      view.warn({
+        code: 'ledger_waiting',
+        message: `the ledger's database ${batch.ledger.shown} stopped answering: waiting up to ${formatDuration(waitMs)} for it, then the run stops (no item fails)`,
+        fields: { waitSeconds: Math.round(waitMs / 1000) },
+      }),
+  });
+  held.ledger = ledger;
+  // Before any request: a shared batch runs one definition (docs/shared-ledger.md).
+  const definition = await settleDefinition(ledger, manifest, request.redefine ?? false);
+  const redefined = redefinedNotice(definition, manifest.name);
+  if (redefined) view.notice(redefined);
+  // Before any request: another batch's output folder is refused (docs/manifest.md).
+  const folder = folderContextOf(batch, settings.identity);
+  const store = await openStoreOrRefuse(batch);
+  await refuseOthersOutputFolder(folder, store);
+  // Saving comes before spending: a folder that cannot take the files stops the run here.
+  const sizeGuess = await checkOutputFolder(manifest, ledger, settings.runner, store);
+  const connection = settings.connection ?? (await startRunSandbox(held, request, view));
+  const client = await clientBindingLedger(connection, settings, ledger);
+  const checked = await checkService(client, connection, settings, view);
+  if (checked.kind === 'interrupted')
+    return await outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+  // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
+  if (checked.kind === 'refused' && !(await ledger.hasAttempts())) throw refusedBeforeAnything(checked.error);
+  // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
+  await stopOnJobsUnknownToLedger(connection, ledger, {
+    manifestName: manifest.name,
+    manifestArg: batch.named.manifest,
+    ledgerPath: ledgerShown,
+    ledgerFlag: batch.named.ledger,
+    baseUrlFlag: batch.named.baseUrl,
+    sandboxState: held.sandbox ? sandboxStatePath(ledgerShown) : undefined,
+  });
+  // A free folder becomes this ledger's once the service answered, before anything is paid.
+  const unclaimed = await claimOutputFolder(folder, store);
+  if (unclaimed !== null) view.warn({ code: 'output_unclaimed', message: unclaimed });
+  await warnUnsharedOutput(ledger, manifest, view.warn);
+  // The pre-flight's answer is the account the runner starts from: no second read.
+  const account = checked.kind === 'answered' ? checked.account : null;
+  const parts = {
+    client,
+    ledger,
+    request: { ...request, settings: withAccount(settings, account, sizeGuess, definition), ceilingMicros },
+    held,
+    store,
+    checked: checkedService(connection, checked),
+  };
+  return await runAndReport(parts, view);
 }
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
