@@ -19,7 +19,8 @@
  *   src/runner/                          one run: submit, watch, download, stop
  *   src/storage/                         where outputs go: a folder (over src/downloads) or an S3 bucket
  *   src/service-client/, src/ledger/, src/downloads/, src/manifest/   the edges the runner drives
- *   src/*.ts (errors, money, ...)        the bottom layer: imports nothing of src/
+ *   src/*.ts (errors, codes, money, ...) the bottom layer: imports nothing of src/; exit-codes.ts
+ *                                        is the CLI's (and the package root's) alone
  *
  * The sandbox emulates the service, so it shares with the client only what the wire itself
  * fixes (src/service-client/schemas.ts) and the bottom layer; only src/batch/ (and the package
@@ -50,6 +51,19 @@ module.exports = {
       comment: 'errors.ts, money.ts and the other files directly in src/ are below every layer.',
       from: { path: BOTTOM },
       to: { path: '^src/.+/' },
+    },
+    {
+      name: 'exit-codes-are-the-clis',
+      severity: 'error',
+      comment:
+        'The library speaks codes and outcomes, never exit codes: exit-codes.ts maps them for the CLI, the ' +
+        'package root (for programs that exit as the CLI does) and the two records documented to hold one ' +
+        "(a run's row in the ledger, written by run-batch.ts, and a run's notification, run-notice.ts).",
+      from: {
+        path: '^src/',
+        pathNot: ['^src/cli/', '^src/index[.]ts$', '^src/commands/run/run-(batch|notice)[.]ts$'],
+      },
+      to: { path: '^src/exit-codes[.]ts$' },
     },
     {
       name: 'nothing-imports-cli-from-below',

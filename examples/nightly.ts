@@ -7,7 +7,7 @@
  *   node nightly.js <manifest.yaml> [minutes=30] [log=nightly.log]
  */
 import { appendFileSync } from 'node:fs';
-import { loadManifest, run, UserError } from 'mediabatch';
+import { exitCodeOfError, exitCodeOfOutcome, loadManifest, run, UserError } from 'mediabatch';
 
 const [manifestPath, minutesText = '30', logPath = 'nightly.log'] = process.argv.slice(2);
 if (!manifestPath) {
@@ -24,21 +24,24 @@ try {
     signal: AbortSignal.timeout(Number(minutesText) * 60_000),
   });
   handle.on('item', ({ itemId, state, detail }) => log(`${itemId}: ${state}${detail ? ` (${detail})` : ''}`));
-  handle.on('progress', (p) => log(`progress: ${p.byState.done}/${p.total} done, ${p.unfinished} unfinished`));
+  handle.on('progress', (p) =>
+    log(`progress: ${p.byState.done}/${p.total} done, ${p.unfinished} unfinished`),
+  );
   handle.on('log', ({ level, message }) => log(`${level}: ${message}`));
   handle.on('stop', ({ reason, message }) => log(`stop (${reason.kind}): ${message}`));
 
-  // Resolves also when the time is up: the drained state, exit code 130.
+  // Resolves also when the time is up: the drained state, outcome `interrupted`.
   const result = await handle.result;
   const { totals } = result.status;
   console.log(
     `${manifest.name}: ${totals.done}/${totals.items} done, spent $${totals.spent_usd}, ` +
-      `exit ${result.exitCode} (${result.exitName})`,
+      `outcome ${result.outcome}`,
   );
-  process.exitCode = result.exitCode;
+  // The exit code `mediabatch run` would end with for the same outcome.
+  process.exitCode = exitCodeOfOutcome(result.outcome);
 } catch (error) {
   // A mistake to fix (manifest, options, a ledger held by another run): its message, no stack.
   if (!(error instanceof UserError)) throw error;
-  console.error(error.message);
-  process.exitCode = error.exitCode;
+  console.error(`${error.code}: ${error.message}`);
+  process.exitCode = exitCodeOfError(error.code);
 }

@@ -1,118 +1,12 @@
 /**
- * The bottom layer's errors: what every other layer may throw or return to say how a command ends.
- * Nothing here imports from the rest of mediabatch.
+ * The one error tree (docs/api.md, "Errors"), as openai-node keeps its own: every error mediabatch
+ * throws is a MediabatchError with a `code` to branch on, and every subclass is here. A public call
+ * rejects with a UserError (its code is one of ERROR_CODES); the service's and the database's errors
+ * are what the layers below throw, and the public calls word them as UserErrors where they reach
+ * a caller. Nothing here carries an exit code (exit-codes.ts maps codes to them) or imports from
+ * the rest of mediabatch but the codes.
  */
-
-/** Exit codes of every command; `docs/commands.md` lists them for users. */
-export const ExitCode = {
-  /** Every item is done (or the command did what it was asked). */
-  Ok: 0,
-  /**
-   * The run finished, but some items ended failed, expired or over budget; for `export --kept`,
-   * a kept file is missing or altered (every record is written all the same).
-   */
-  ItemsNotDone: 1,
-  /** A usage or manifest mistake; nothing was submitted. */
-  Usage: 2,
-  /**
-   * Something outside mediabatch refuses and a person must act before a re-run helps: the service
-   * refused the account (401, 402) or does not know the ledger's jobs, another live run holds the
-   * ledger, or the output disk refused files mid-run (full, read-only, not writable).
-   */
-  Refused: 3,
-  /**
-   * `audit`: the service's records and the ledger's disagree, or money is owed (a failed job not
-   * refunded, a charge over max_cost_usd, a job only one side knows); docs/audit.md.
-   */
-  Unreconciled: 4,
-  /** A bug in mediabatch, not a user mistake (BSD's EX_SOFTWARE). */
-  Internal: 70,
-  /** Interrupted; the ledger is consistent and a re-run resumes. */
-  Interrupted: 130,
-} as const;
-
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
-
-/**
- * What went wrong, as a value a program can branch on (docs/api.md lists each with its exit code).
- * The message says the same in words; the code never changes when the words do.
- */
-export const ERROR_CODES = [
-  /** A usage mistake no other code names (a value out of range, a flag combination). */
-  'invalid_usage',
-  /** An API call got an unknown option or a value of the wrong kind (`option` names it). */
-  'invalid_option',
-  /** The manifest has problems (`problems` lists each with file, line and column). */
-  'manifest_invalid',
-  /** An environment variable the library reads has a value it cannot use (`variable` names it). */
-  'setting_invalid',
-  /** Selected items (`only`, `redo`, `forget` ids) name no item, or none that can be selected. */
-  'selection_empty',
-  /** No service to talk to: no base URL and no sandbox. */
-  'service_missing',
-  /** A base URL without an API key. */
-  'api_key_missing',
-  /** The address answers, but has no such route (a base URL without /v1). */
-  'service_wrong_route',
-  /** The address answers, but not as the service does. */
-  'not_the_service',
-  /** The service did not answer within the pre-flight window. */
-  'service_unreachable',
-  /** The service refused the account (401, 402). */
-  'account_refused',
-  /** Another live run holds the ledger (copy-ledger: either of its two). */
-  'ledger_held',
-  /** The ledger belongs to another service (`bound` and `current` name both). */
-  'ledger_other_service',
-  /** The ledger cannot be created, opened or read. */
-  'ledger_unusable',
-  /** The ledger failed while a run wrote to it (disk full, I/O error), or a copy's target while it took the copy. */
-  'ledger_write_failed',
-  /** A new ledger while the service holds this manifest's jobs: the ledger was lost. */
-  'ledger_lost',
-  /** import into a ledger that already records attempts; copy-ledger into one that records the batch. */
-  'ledger_not_empty',
-  /** forget without a ledger; copy-ledger from a ledger that is not there or records no such batch. */
-  'ledger_missing',
-  /** The output location belongs to another batch (`owner` names its manifest and ledger). */
-  'output_owned',
-  /** The output location cannot be used (unwritable, unreachable, no room, bad settings). */
-  'output_unusable',
-  /** A file the command would write is refused (a guarded file, a folder, a foreign file). */
-  'target_refused',
-  /** A file or object could not be written. */
-  'write_failed',
-  /** keep: an entry is not ID:VARIANT[.TAKE], names no manifest item, or a take that saved no file (`entry`, and `file`, `line` for a list file's). */
-  'keep_invalid',
-  /** keep: the chosen take's file is missing or not the size it was saved with (`path`). */
-  'keep_file_missing',
-  /**
-   * A shared batch's definition (its ledger's current `revision`) is not the manifest's: the
-   * `settings` by name and the items `added`, `removed` and `changed` by id; `redefine` makes the
-   * manifest the batch's. Also a run's stop when the batch is redefined under it.
-   */
-  'definition_differs',
-  /**
-   * A runner without a manifest (`batch`) names a batch its shared ledger holds no definition of:
-   * unknown there, or never run with its manifest on it (`batch`, `ledger`).
-   */
-  'definition_missing',
-  /**
-   * A runner without a manifest (`batch`) cannot tell where the batch's output folder, relative to
-   * the manifest's, is on its machine: `outputDir` missing, not that folder, or the folder lies
-   * outside the manifest's (`option: 'outputDir'`, `batch`).
-   */
-  'output_dir_unknown',
-  /** run with `plan`: the file is not an approved plan, or was changed after it was written (`path`). */
-  'plan_invalid',
-  /**
-   * run with `plan`: the approved plan is not what run would do now (the manifest, the items, the
-   * prices the ledger knows or the ledger moved); `differences` says what, and nothing was sent.
-   */
-  'plan_differs',
-] as const;
-
-export type ErrorCode = (typeof ERROR_CODES)[number];
+import type { ErrorCode } from './codes.js';
 
 /**
  * What explains an error, a warning or a notice beside its code (docs/api.md): the items, the
@@ -121,54 +15,177 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  */
 export type Fields = Readonly<Record<string, unknown>>;
 
-/** A mistake the user can fix; printed without a stack trace, exit code 2 unless said otherwise. */
-export class UserError extends Error {
-  readonly exitCode: ExitCode;
-  readonly code: ErrorCode;
+/** The root: a code a program branches on (it never changes when the words do), and its fields. */
+export class MediabatchError extends Error {
+  readonly code: string;
   readonly fields: Fields;
-  constructor(
-    message: string,
-    exitCode: ExitCode = ExitCode.Usage,
-    code: ErrorCode = 'invalid_usage',
-    fields: Fields = {},
-  ) {
-    super(message);
-    this.name = 'UserError';
-    this.exitCode = exitCode;
+  constructor(message: string, code: string, fields: Fields = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
     this.code = code;
     this.fields = fields;
   }
 }
 
-/** One line per exit code, for help and docs; the record type makes a new code need a meaning. */
-const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
-  Ok: 'every item is done, or the command did what it was asked',
-  ItemsNotDone:
-    'the run finished, but some items failed, expired or did not fit the budget; or it stopped early ' +
-    '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending; ' +
-    'export --kept: a kept file is missing or not the bytes saved (every record is still written)',
-  Usage:
-    'a mistake in the command line, the manifest or the service address (wrong URL, another ' +
-    "service than the ledger's, an output folder another batch owns or one that cannot take the files, " +
-    "a --html FILE that is not a gallery, a manifest that is not its shared batch's definition); nothing was " +
-    'submitted or overwritten; or a shared batch was redefined while a run worked on it, which then stopped ' +
-    'submitting and saved what it had in flight',
-  Refused:
-    'the service refused the account (401, 402), does not know jobs the ledger holds, another ' +
-    'live run holds the ledger, or the output disk refused files mid-run (full, read-only, not ' +
-    'writable); items were left resumable',
-  Unreconciled:
-    'audit: something is owed or unexplained (a failed or canceled job not refunded, a charge over ' +
-    'max_cost_usd, a job of the batch only the service or only the ledger knows, net spends that differ); ' +
-    'each problem is listed, and --out writes the dispute bundle',
-  Internal: 'a bug in mediabatch; MEDIABATCH_DEBUG=1 shows where',
-  Interrupted: 'interrupted; the ledger is consistent, and running the same command resumes',
-};
+/** A mistake or a refusal the user can act on: printed without a stack trace. */
+export class UserError extends MediabatchError {
+  declare readonly code: ErrorCode;
+  constructor(message: string, code: ErrorCode = 'invalid_usage', fields: Fields = {}) {
+    super(message, code, fields);
+  }
+}
 
-export function exitCodeRows(): Array<{ code: number; name: string; meaning: string }> {
-  return (Object.keys(ExitCode) as Array<keyof typeof ExitCode>).map((name) => ({
-    code: ExitCode[name],
-    name,
-    meaning: EXIT_CODE_MEANINGS[name],
-  }));
+/** An API call was given an option it does not know, or a value of the wrong kind (`option` names it). */
+export class OptionError extends UserError {
+  readonly option: string;
+  constructor(option: string, message: string, fields: Fields = {}) {
+    super(message, 'invalid_option', { option, ...fields });
+    this.option = option;
+  }
+}
+
+/** Where a manifest has a problem, and what it is. */
+export interface ManifestProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** The field, as a dotted path (`items[2].prompt`); empty for the file as a whole. */
+  path: string;
+  message: string;
+}
+
+/** One problem as a line: file:line:column first. */
+export function formatProblem(p: ManifestProblem): string {
+  const where = `${p.file}:${p.line}:${p.column}`;
+  return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;
+}
+
+/** A manifest with problems: every one, each with its file, line and column. */
+export class ManifestError extends UserError {
+  readonly problems: ManifestProblem[];
+  constructor(problems: ManifestProblem[]) {
+    const count = problems.length;
+    super(
+      `${count} problem${count === 1 ? '' : 's'} in the manifest:\n${problems.map(formatProblem).join('\n')}`,
+      'manifest_invalid',
+      { problems },
+    );
+    this.problems = problems;
+  }
+
+  /** Every problem on a line of its own, file:line:column first. */
+  get lines(): string {
+    return this.problems.map(formatProblem).join('\n');
+  }
+}
+
+/** What a refused command left undone, in its words ("nothing was copied"). */
+export type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied' | 'kept' | 'audited';
+
+/** Another live run holds the ledger: the same refusal for every command and the API. */
+export class LedgerHeldError extends UserError {
+  readonly ledgerPath: string;
+  constructor(ledgerPath: string, nothingWas: NothingWas = 'changed') {
+    super(`the ledger ${ledgerPath} is held by another live run; nothing was ${nothingWas}`, 'ledger_held', {
+      ledger: ledgerPath,
+    });
+    this.ledgerPath = ledgerPath;
+  }
+}
+
+/** A new ledger while the service holds this manifest's jobs: the ledger was lost (docs/import.md). */
+export class LedgerLostError extends UserError {
+  constructor(message: string, fields: Fields) {
+    super(message, 'ledger_lost', fields);
+  }
+}
+
+/** What the service's error envelope says, with the HTTP status and Retry-After. */
+export interface ApiErrorFields {
+  status: number;
+  type: string | null;
+  /** The envelope's code; null when the body was not the envelope (a proxy's page, say). */
+  serviceCode: string | null;
+  param: string | null;
+  requestId: string | null;
+  /** Seconds from the Retry-After header, when present. */
+  retryAfter: number | null;
+  message: string;
+}
+
+/**
+ * The service answered with an HTTP error. `code` is the envelope's code, or `http_<status>` for
+ * a body that is not the envelope: callers branch on it, never on the message.
+ */
+export class ApiError extends MediabatchError {
+  readonly status: number;
+  readonly type: string | null;
+  readonly serviceCode: string | null;
+  readonly param: string | null;
+  readonly requestId: string | null;
+  readonly retryAfter: number | null;
+
+  constructor(fields: ApiErrorFields) {
+    const { status, param, requestId } = fields;
+    super(fields.message, fields.serviceCode ?? `http_${status}`, { status, param, requestId });
+    this.status = status;
+    this.type = fields.type;
+    this.serviceCode = fields.serviceCode;
+    this.param = param;
+    this.requestId = requestId;
+    this.retryAfter = fields.retryAfter;
+  }
+}
+
+/** 400: the request itself is wrong (invalid or missing field, max_cost_exceeded); nothing is created. */
+export class BadRequestError extends ApiError {}
+/** 401: the key is missing, malformed, unknown or revoked. */
+export class AuthenticationError extends ApiError {}
+/** 402: the wallet is not enabled or its balance is too low. */
+export class BillingError extends ApiError {}
+/** 404: no such job (or route) in this workspace. */
+export class NotFoundError extends ApiError {}
+/** 409: the idempotency key was used for a different request. */
+export class ConflictError extends ApiError {}
+/** 429: the workspace is at its concurrency limit; Retry-After says when to try again. */
+export class RateLimitError extends ApiError {}
+/** 5xx: a server fault; a POST is resent with the same key and body. */
+export class InternalServerError extends ApiError {}
+
+/**
+ * No usable answer: the connection failed, dropped, timed out, or the body was not what the service
+ * promises. For a POST the job may or may not exist, so the caller must retry with the same key.
+ * `code`: `network_error` (no answer came back: refused, DNS, TLS, reset, timeout) or
+ * `protocol_error` (something answered, but not as the service does).
+ */
+export class ApiConnectionError extends MediabatchError {
+  readonly requestId: string | null;
+  readonly kind: 'network' | 'protocol';
+  constructor(
+    message: string,
+    options: { cause?: unknown; requestId?: string | null; kind?: 'network' | 'protocol' } = {},
+  ) {
+    const kind = options.kind ?? 'network';
+    super(message, `${kind}_error`, {}, { cause: options.cause });
+    this.requestId = options.requestId ?? null;
+    this.kind = kind;
+  }
+}
+
+/** The ledger's database stopped answering for longer than the ledger waits: the run stops, no item fails. */
+export class DatabaseLostError extends MediabatchError {
+  constructor(message: string) {
+    super(message, 'database_lost');
+  }
+}
+
+/** An error the ledger's database gave (a constraint, a bad statement, a refused login), with its SQLSTATE. */
+export class DatabaseError extends MediabatchError {
+  readonly sqlState: string | null;
+  readonly constraint: string | null;
+  constructor(message: string, sqlState: string | null, constraint: string | null) {
+    super(message, 'database_error', { sqlState, constraint });
+    this.sqlState = sqlState;
+    this.constraint = constraint;
+  }
 }

@@ -3,10 +3,9 @@
  * client of these functions, as any program is; everything not exported here is private.
  */
 
-export { LedgerHeldError } from './batch/ledger-access.js';
 export { type DefinitionOptions, loadDefinition } from './batch/load-definition.js';
-export { loadManifest, ManifestError, type ManifestSource } from './batch/load-manifest.js';
-export { type LedgerOptions, OptionError, type ServiceOptions } from './batch/options.js';
+export { loadManifest, type ManifestSource } from './batch/load-manifest.js';
+export type { LedgerOptions, ServiceOptions } from './batch/options.js';
 export type { StatusDocument } from './batch/status-document.js';
 export {
   NOTICE_CODES,
@@ -16,6 +15,7 @@ export {
   type Warning,
   type WarningCode,
 } from './batch/warnings.js';
+export { ERROR_CODES, type ErrorCode, OUTCOMES, type Outcome } from './codes.js';
 export {
   type AuditDocument,
   type AuditOptions,
@@ -69,7 +69,35 @@ export { type StatusOptions, status } from './commands/status/status.js';
 export type { EarlierTake, ExportRecord, ExportState } from './documents/export-records.js';
 export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './documents/kept-records.js';
 export { ENVIRONMENT } from './environment.js';
-export { ERROR_CODES, type ErrorCode, ExitCode, exitCodeRows, type Fields, UserError } from './errors.js';
+export {
+  ApiConnectionError,
+  ApiError,
+  type ApiErrorFields,
+  AuthenticationError,
+  BadRequestError,
+  BillingError,
+  ConflictError,
+  DatabaseError,
+  DatabaseLostError,
+  type Fields,
+  InternalServerError,
+  LedgerHeldError,
+  LedgerLostError,
+  ManifestError,
+  MediabatchError,
+  NotFoundError,
+  type NothingWas,
+  OptionError,
+  RateLimitError,
+  UserError,
+} from './errors.js';
+export {
+  ExitCode,
+  errorExitRows,
+  exitCodeOfError,
+  exitCodeOfOutcome,
+  exitCodeRows,
+} from './exit-codes.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export type { ProgressSnapshot } from './runner/run-observer.js';

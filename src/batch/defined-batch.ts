@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shownFromCwd } from '../documents/shown-path.js';
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { isDatabaseUrl, type LedgerLocation, openLedger, postgresLocation } from '../ledger/index.js';
 import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
@@ -37,7 +37,6 @@ export async function definedManifest(request: DefinedBatchRequest): Promise<Man
     throw new UserError(
       `batch "${request.batch}" is read from the definition a shared ledger stores: give \`ledger\`, its postgres:// ` +
         `URL (a SQLite ledger keeps no definition: its manifest is the batch's); ${NOTHING}`,
-      ExitCode.Usage,
       'invalid_option',
       { option: 'ledger' },
     );
@@ -67,7 +66,6 @@ async function currentDefinition(
   } catch (error) {
     throw new UserError(
       `cannot read the ledger ${location.shown}: ${(error as Error).message}; ${NOTHING}`,
-      ExitCode.Usage,
       'ledger_unusable',
     );
   }
@@ -77,7 +75,6 @@ async function currentDefinition(
       `on this ledger yet, or the name is not the manifest's \`name\`. Run it once with its manifest and this ` +
       `\`ledger\` (\`only\` naming one item, if the rest is for the other runners): that stores the manifest as ` +
       `the batch's definition, which runners without a copy then run; ${NOTHING}`,
-    ExitCode.Usage,
     'definition_missing',
     { batch: request.batch, ledger: location.shown },
   );
@@ -100,7 +97,6 @@ function rootOnThisMachine(
     if (request.outputDir === undefined) return resolve(request.cwd);
     throw new UserError(
       `${what}, a bucket every runner reaches: leave \`outputDir\` out; ${NOTHING}`,
-      ExitCode.Usage,
       'invalid_option',
       { option: 'outputDir' },
     );
@@ -144,7 +140,7 @@ function isFolder(path: string): boolean {
 }
 
 function outputDirUnknown(words: string, request: DefinedBatchRequest): UserError {
-  return new UserError(`${words}; ${NOTHING}`, ExitCode.Usage, 'output_dir_unknown', {
+  return new UserError(`${words}; ${NOTHING}`, 'output_dir_unknown', {
     option: 'outputDir',
     batch: request.batch,
   });

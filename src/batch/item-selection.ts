@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { itemsNamed, type Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 
@@ -15,12 +15,10 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
   const selected = new Set<string>();
   for (const pattern of wanted) {
     if (pattern === '')
-      throw new UserError(
-        '`only` needs an item id or a glob, got an empty one',
-        ExitCode.Usage,
-        'selection_empty',
-        { option: 'only', pattern },
-      );
+      throw new UserError('`only` needs an item id or a glob, got an empty one', 'selection_empty', {
+        option: 'only',
+        pattern,
+      });
     // An id selects itself and the items expanded from it (matrix and template children, `<id>.*`),
     // and an item's id all its variants (`<id>.v1` the first alone), whatever ids they were given.
     const matches = [
@@ -30,7 +28,6 @@ export function selectItems(manifest: Manifest, patterns: readonly string[]): Re
     if (matches.length === 0)
       throw new UserError(
         `\`only\` ${pattern} matches no item of ${manifest.name}${didYouMean(pattern, ids)}; nothing was submitted`,
-        ExitCode.Usage,
         'selection_empty',
         { option: 'only', pattern },
       );

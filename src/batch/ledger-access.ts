@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { ExitCode, UserError } from '../errors.js';
-import { DatabaseLostError } from '../ledger/database-errors.js';
+import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
@@ -23,12 +22,7 @@ export function refuseMissingLedger(
   fields?: Record<string, unknown>,
 ): void {
   if (location.kind === 'sqlite' && !existsSync(ledgerPath))
-    throw new UserError(
-      `no ledger at ${ledgerPath}: there is nothing ${to}`,
-      ExitCode.Usage,
-      'ledger_missing',
-      fields,
-    );
+    throw new UserError(`no ledger at ${ledgerPath}: there is nothing ${to}`, 'ledger_missing', fields);
 }
 
 export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
@@ -37,24 +31,6 @@ export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerL
     return acquireLedgerLock(ledgerPath);
   } catch (error) {
     throw unusableLedger(ledgerPath, error);
-  }
-}
-
-/** What a refused command left undone, in its words ("nothing was copied"). */
-type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied' | 'kept' | 'audited';
-
-/** Another live run holds the ledger: the same refusal for every command and the API (exit code 3). */
-export class LedgerHeldError extends UserError {
-  constructor(
-    readonly ledgerPath: string,
-    nothingWas: NothingWas = 'changed',
-  ) {
-    super(
-      `the ledger ${ledgerPath} is held by another live run; nothing was ${nothingWas}`,
-      ExitCode.Refused,
-      'ledger_held',
-    );
-    this.name = 'LedgerHeldError';
   }
 }
 
@@ -161,7 +137,6 @@ export async function openRunLedger(
     if (redoRefused !== null)
       throw new UserError(
         `${redoRefused.message}; nothing was submitted`,
-        ExitCode.Usage,
         'selection_empty',
         redoRefused.fields,
       );
@@ -179,7 +154,6 @@ export function ledgerWriteFailure(path: string, error: unknown): unknown {
     return new UserError(
       `the ledger's database ${path} stopped answering (${error.message}); the run stopped, and no item failed. ` +
         'Re-run once it answers: every committed step is kept and nothing is paid twice',
-      ExitCode.ItemsNotDone,
       'ledger_write_failed',
     );
   const code = (error as { code?: unknown }).code;
@@ -187,7 +161,6 @@ export function ledgerWriteFailure(path: string, error: unknown): unknown {
   return new UserError(
     `cannot write the ledger ${path}: ${(error as Error).message} (${code}); the run stopped. ` +
       'Fix the cause (free disk space, say) and re-run: every committed step is kept and nothing is paid twice',
-    ExitCode.ItemsNotDone,
     'ledger_write_failed',
   );
 }
@@ -204,9 +177,5 @@ function unusableLedger(path: string, error: unknown, outcome = 'nothing was sub
           ? ' (it is not a mediabatch ledger)'
           : '';
   const reason = error instanceof Error ? error.message : String(error);
-  return new UserError(
-    `cannot open the ledger ${path}${hint}: ${reason}; ${outcome}`,
-    ExitCode.Usage,
-    'ledger_unusable',
-  );
+  return new UserError(`cannot open the ledger ${path}${hint}: ${reason}; ${outcome}`, 'ledger_unusable');
 }

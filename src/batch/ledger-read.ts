@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import type { LedgerNote } from '../documents/render-text.js';
 import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
-import { ExitCode, UserError } from '../errors.js';
-import { DatabaseError, DatabaseLostError, isLedgerReadError } from '../ledger/database-errors.js';
+import { DatabaseError, DatabaseLostError, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
+import { isLedgerReadError } from '../ledger/sqlite-error.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
@@ -56,7 +56,7 @@ export async function openForReading({
     await ledger?.close();
     // A ledger that cannot even be opened (a wrong path's folder, a database's wrong password) is
     // the caller's to fix, as for run; one that fails while read is the ledger's fault.
-    throw cannotRead(path, error, ExitCode.Usage);
+    throw cannotRead(path, error, 'ledger_unusable');
   }
 }
 
@@ -67,12 +67,12 @@ export function readFailure(path: string, error: unknown): unknown {
   return fromLedger ? cannotRead(path, error) : error;
 }
 
-function cannotRead(path: string, error: unknown, exitCode: ExitCode = ExitCode.ItemsNotDone): UserError {
-  return new UserError(
-    `cannot read the ledger ${path}: ${(error as Error).message}`,
-    exitCode,
-    'ledger_unusable',
-  );
+function cannotRead(
+  path: string,
+  error: unknown,
+  code: 'ledger_unusable' | 'ledger_read_failed' = 'ledger_read_failed',
+): UserError {
+  return new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, code);
 }
 
 /** The whole ledger in memory, for `report`, which shows every attempt (the gallery streams: gallery.ts). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** An entry read from a list file: its text, and the file (as named) and line it stands on. */
 export interface ListEntry {
@@ -31,7 +31,7 @@ export function readListEntries(
       text = readFileSync(file, 'utf8');
     } catch (error) {
       const message = `\`${option}\` ${value}: cannot read ${file}: ${(error as Error).message}`;
-      throw new UserError(message, ExitCode.Usage, 'invalid_usage', { option, file });
+      throw new UserError(message, 'invalid_usage', { option, file });
     }
     text.split(/\r?\n/).forEach((line, index) => {
       for (const entry of line.replace(/#.*/, '').split(/\s+/).filter(Boolean))

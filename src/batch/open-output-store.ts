@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { openOutputStore } from '../storage/open-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Batch } from './resolve-batch.js';
@@ -16,7 +16,6 @@ export async function openStoreOrRefuse(batch: Pick<Batch, 'manifest' | 'setting
     if ((error as { code?: unknown }).code === 'S3Settings')
       throw new UserError(
         `cannot use the output location ${root}: ${(error as Error).message}`,
-        ExitCode.Usage,
         'setting_invalid',
       );
     throw error;

@@ -1,19 +1,8 @@
 import { z } from 'zod';
-import { ExitCode, UserError } from '../errors.js';
+import { OptionError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
 import { type Batch, resolveBatch } from './resolve-batch.js';
 import type { Warn, Warning } from './warnings.js';
-
-/** An API call was given an option it does not know, or a value of the wrong kind (exit code 2). */
-export class OptionError extends UserError {
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(message, ExitCode.Usage, 'invalid_option');
-    this.name = 'OptionError';
-  }
-}
 
 /** Where the ledger is: the options every call that reads a ledger shares. */
 export const ledgerOptionsSchema = z.strictObject({

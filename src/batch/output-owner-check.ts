@@ -12,7 +12,7 @@ import {
   parseMarker,
   passFolder,
 } from '../downloads/output-owner.js';
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { isDatabaseUrl } from '../ledger/open-ledger.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
@@ -73,14 +73,14 @@ export async function claimOutputFolder(context: FolderContext, store: OutputSto
     );
   }
   const refusal = ownerRefusal(verdict, context);
-  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, ExitCode.Usage, 'output_owned');
+  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, 'output_owned');
   return null;
 }
 
 /** Refuses (exit 2) a folder another ledger owns, without writing anything. */
 export async function refuseOthersOutputFolder(context: FolderContext, store: OutputStore): Promise<void> {
   const refusal = await outputLocationRefusal(context, store);
-  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, ExitCode.Usage, 'output_owned');
+  if (refusal !== null) throw new UserError(`${refusal}; nothing was sent`, 'output_owned');
 }
 
 /** What `run` would say about the output location, read without writing anything; null: nothing. */
@@ -113,8 +113,7 @@ export function outputFolderRefusal(context: Omit<FolderContext, 'service'>): st
  */
 export function refuseReadingOthersFolder(batch: Batch): void {
   const refusal = outputFolderRefusal(folderContextOf(batch, ''));
-  if (refusal !== null)
-    throw new UserError(`this ledger was not read: ${refusal}`, ExitCode.Usage, 'output_owned');
+  if (refusal !== null) throw new UserError(`this ledger was not read: ${refusal}`, 'output_owned');
 }
 
 /** A bucket's marker, read: as checkOwner reads a folder's. */
@@ -127,7 +126,6 @@ async function markerObjectVerdict(
     const fix = storeFix(root, (error as { code?: string }).code);
     throw new UserError(
       `the output location ${root} cannot be used: could not read its owner marker (${(error as Error).message})${fix ? `. ${fix}` : ''}. Nothing was sent`,
-      ExitCode.Usage,
       'output_unusable',
     );
   });

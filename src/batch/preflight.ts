@@ -1,7 +1,6 @@
 import { cleanText } from '../documents/render-text.js';
-import { ExitCode, UserError } from '../errors.js';
+import { ApiConnectionError, ApiError, UserError } from '../errors.js';
 import type { MediaGenClient } from '../service-client/client.js';
-import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 import type { Account } from '../service-client/schemas.js';
 import type { Warn } from './warnings.js';
 
@@ -85,11 +84,10 @@ export type PreflightResult =
  * and its new ledger goes again (leave-no-trace.ts). The service's words, never the key.
  */
 export function refusedBeforeAnything(error: ApiError): UserError {
-  const code = error.code ?? `http_${error.status}`;
+  const code = error.code;
   return new UserError(
     `the service refused the account: ${cleanText(error.message).replace(/[.\s]*$/, '')}; ` +
       'nothing was sent and nothing was recorded: fix the key or the wallet, then run again',
-    ExitCode.Refused,
     'account_refused',
     { status: error.status, code },
   );
@@ -161,7 +159,6 @@ function wrongRoute(identity: string, detail: string): UserError {
     : "is this the service's address? Check the host and port of `baseUrl` / MEDIAGEN_BASE_URL";
   return new UserError(
     `${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`,
-    ExitCode.Usage,
     'service_wrong_route',
     { option: 'baseUrl', baseUrl: identity, suggestion: suggestion ?? null },
   );
@@ -171,7 +168,6 @@ function notTheService(identity: string, detail: string): UserError {
   return new UserError(
     `${identity} answered GET /account, but not as the video service does (${detail}); ` +
       `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
-    ExitCode.Usage,
     'not_the_service',
     { option: 'baseUrl', baseUrl: identity },
   );
@@ -189,7 +185,6 @@ function gaveUp(
     `${what} the service at ${identity} (${detail}) after ${tries} tries over ${formatSeconds(windowMs)}; ` +
       `${NOTHING_SENT}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
       '(MEDIABATCH_PREFLIGHT_SECONDS sets how long to keep trying)',
-    ExitCode.ItemsNotDone,
     'service_unreachable',
     { option: 'baseUrl', baseUrl: identity, tries, windowMs },
   );

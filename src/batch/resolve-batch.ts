@@ -1,5 +1,5 @@
 import { dirname, relative, resolve } from 'node:path';
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import type { LedgerLocation } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { placeBatch } from './placement.js';
@@ -74,8 +74,7 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     cwd,
     postgresEnv: settings.postgresEnv,
   });
-  if (sandbox && placed.ledger.kind === 'postgres')
-    throw new UserError(SANDBOX_NOT_SHARED, ExitCode.Usage, 'invalid_option');
+  if (sandbox && placed.ledger.kind === 'postgres') throw new UserError(SANDBOX_NOT_SHARED, 'invalid_option');
   return {
     manifest: placed.manifest,
     root: dirname(manifest.file),

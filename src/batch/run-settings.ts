@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import type { RunOptions } from '../runner/run-context.js';
 import { selectItems } from './item-selection.js';
 import { redoIds } from './redo-list.js';
@@ -36,7 +36,6 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
     throw new UserError(
       `\`redo\` ${outside.join(' ')}: not among the items \`only\` selects, so the redo would not happen; ` +
         'add it to `only` or drop `only`. Nothing was submitted',
-      ExitCode.Usage,
       'selection_empty',
       { option: 'redo', ids: outside, only: choices.only },
     );

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
@@ -45,13 +45,11 @@ export async function judgeOutputFolder(
     if (judgeWave(wave, freeBytes) === 'one_at_a_time') return { folder, freeBytes, wave };
     throw new UserError(
       `${waveWords(folder, freeBytes, wave)}; nothing was submitted. Free some space, or set output.dir to a larger disk`,
-      ExitCode.Usage,
       'output_unusable',
     );
   }
   throw new UserError(
     `the output folder ${folder} cannot take files: could not ${probe.step} (${probe.reason}); nothing was submitted${fix ? `. ${fix}` : ''}`,
-    ExitCode.Usage,
     'output_unusable',
   );
 }

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { systemClock } from '../runner/clock.js';
 import { MediaGenClient } from '../service-client/client.js';
@@ -34,7 +34,6 @@ export function serviceTarget(
   if (!connection)
     throw new UserError(
       `${missing.what}: pass \`baseUrl\` URL (or set MEDIAGEN_BASE_URL), or ${missing.sandbox} with \`sandbox\``,
-      ExitCode.Usage,
       'service_missing',
       { options: ['baseUrl', 'sandbox'], variable: 'MEDIAGEN_BASE_URL' },
     );
@@ -48,14 +47,12 @@ export function connectionOf(batch: Pick<Batch, 'baseUrl' | 'apiKey'>): Connecti
   if (!(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl)))
     throw new UserError(
       `\`baseUrl\` / MEDIAGEN_BASE_URL is not an http(s) URL: ${baseUrl}`,
-      ExitCode.Usage,
       'setting_invalid',
       { option: 'baseUrl', variable: 'MEDIAGEN_BASE_URL', value: baseUrl },
     );
   if (!apiKey)
     throw new UserError(
       'MEDIAGEN_API_KEY is not set: export the API key from the service console',
-      ExitCode.Usage,
       'api_key_missing',
     );
   return { baseUrl, apiKey };
@@ -111,7 +108,6 @@ export async function checkServiceForLedger(
     throw new UserError(
       `the service refused the account (${checked.error.code ?? checked.error.status}: ${checked.error.message}): ` +
         'fix MEDIAGEN_API_KEY or the wallet; the ledger was not changed',
-      ExitCode.Refused,
       'account_refused',
     );
   return client;

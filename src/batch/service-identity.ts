@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { shownFromCwd } from '../documents/shown-path.js';
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
 
 /**
@@ -34,7 +34,6 @@ export function ensureSameService(
       `  Its items, jobs and spend are that service's; counting them here would take them for results of ${describeService(current)}.\n` +
       `  To run against ${describeService(current)}, give it a ledger and an output folder of its own: \`ledger\` ${ledger}, and another output.dir in the manifest\n` +
       `  To go on with the ledger's own service: ${back}`,
-    ExitCode.Usage,
     'ledger_other_service',
     { bound, current, ledgerPath, separateLedger: ledger },
   );

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { DEFAULT_LEASE_MS, DEFAULT_RECONNECT_MS, type PostgresEnv } from '../ledger/index.js';
 
 /**
@@ -79,10 +79,6 @@ export function positiveMillis(text: string | undefined, name: string): number |
   if (text === undefined || text === '') return null;
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0)
-    throw new UserError(
-      `${name} must be a positive number of seconds, got '${text}'`,
-      ExitCode.Usage,
-      'setting_invalid',
-    );
+    throw new UserError(`${name} must be a positive number of seconds, got '${text}'`, 'setting_invalid');
   return value * 1000;
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ExitCode, loadDefinition, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
+import { loadDefinition, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -65,7 +65,6 @@ function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome = 'nothing wa
     const count = error.problems.length;
     throw new UserError(
       `${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${error.lines}`,
-      ExitCode.Usage,
       error.code,
     );
   }

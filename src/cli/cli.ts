@@ -1,4 +1,5 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
+import { ExitCode, exitCodeOfError } from '../exit-codes.js';
 import { didYouMean } from '../suggest.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 import { ALL_COMMANDS, type CommandName, commandSpec } from './command-table.js';
@@ -49,7 +50,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof UserError) {
       io.stderr.write(`mediabatch ${command}: ${cliWords(error)}\n`);
-      return error.exitCode;
+      return exitCodeOfError(error.code);
     }
     throw error;
   }

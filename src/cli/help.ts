@@ -1,5 +1,5 @@
 import { ENVIRONMENT } from '../environment.js';
-import { exitCodeRows } from '../errors.js';
+import { exitCodeRows } from '../exit-codes.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 import { COMMANDS, type CommandSpec } from './command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from './flags.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ExitCode } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { main } from './cli.js';
 import type { CliIo } from './io.js';
 

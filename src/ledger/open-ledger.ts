@@ -94,7 +94,7 @@ export const DEFAULT_RECONNECT_MS = 120_000;
 /**
  * Opens (creating and migrating when writing) the batch's ledger where `location` says. A
  * database that cannot be reached fails within the connection timeout (5 s) with a
- * DatabaseLostError naming its host and port (database-errors.ts).
+ * DatabaseLostError naming its host and port (errors.ts).
  */
 export async function openLedger(
   location: LedgerLocation,

@@ -2,10 +2,11 @@
  * The manifest module's public surface: read a YAML manifest into validated, expanded items, or
  * into every problem with its file, line, column and field path.
  */
+
+export { formatProblem, type ManifestProblem } from '../errors.js';
 export { loadManifest, loadManifestText } from './load.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
-export { formatProblem, type ManifestProblem } from './problems.js';
 export {
   isS3Uri,
   keyOfUri,

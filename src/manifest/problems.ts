@@ -1,15 +1,8 @@
+import type { ManifestProblem } from '../errors.js';
 /**
  * Problems are the only way user input fails: every check collects them instead of throwing, so a
  * user sees all of their mistakes in one run, each pointing at a file, line and column.
  */
-
-export interface ManifestProblem {
-  file: string;
-  line: number;
-  column: number;
-  path: string;
-  message: string;
-}
 
 export type PathSegment = string | number;
 export type Path = readonly PathSegment[];
@@ -43,11 +36,6 @@ export function formatPath(path: Path): string {
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
-}
-
-export function formatProblem(p: ManifestProblem): string {
-  const where = `${p.file}:${p.line}:${p.column}`;
-  return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;
 }
 
 /** Collects problems, dropping exact duplicates (a shared default can be reached from many items). */

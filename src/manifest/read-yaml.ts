@@ -4,8 +4,9 @@
  * and the user deserves to see their other mistakes too.
  */
 import { type Document, isAlias, LineCounter, parseDocument, visit } from 'yaml';
+import type { ManifestProblem } from '../errors.js';
 import { duplicateKeys, pathAtOffset, toPosition } from './locate.js';
-import { formatPath, type ManifestProblem, type Path, type Position, type ProblemList } from './problems.js';
+import { formatPath, type Path, type Position, type ProblemList } from './problems.js';
 
 export interface YamlRead {
   doc: Document;

@@ -1,4 +1,4 @@
-import type { ManifestProblem } from './problems.js';
+import type { ManifestProblem } from '../errors.js';
 import type { VarValue } from './template.js';
 
 export interface ManifestItem {

@@ -1,9 +1,9 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SavedFile } from '../downloads/save-job-files.js';
+import { ApiConnectionError, ApiError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { MediaGenClient } from '../service-client/client.js';
-import { ApiConnectionError, ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
 import type { Clock } from './clock.js';

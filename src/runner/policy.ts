@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError } from '../service-client/errors.js';
+import { ApiConnectionError, ApiError } from '../errors.js';
 
 /**
  * Every retry and backoff rule of the runner, as data and pure functions over plain values: what
@@ -80,7 +80,7 @@ export function decideSubmitError(
     };
   }
   if (!(error instanceof ApiError)) throw error;
-  const code = error.code ?? `http_${error.status}`;
+  const code = error.code;
   const rule = SUBMIT_RULES.find((candidate) => candidate.when(error.status))!;
   switch (rule.action) {
     case 'wait_for_slot': {

@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError } from '../service-client/errors.js';
+import { ApiConnectionError, ApiError } from '../errors.js';
 
 /**
  * When a run stops submitting, as data and pure functions over plain values: the causes that are
@@ -59,7 +59,7 @@ export function combineStops(current: StopReason | null, next: StopReason): Stop
 /** The stop a 401 or 402 on any call means: the key or the wallet, the same for every item. */
 export function accountRefusal(error: unknown): AccountRefused | null {
   if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 402)) return null;
-  return { kind: 'account_refused', code: error.code ?? `http_${error.status}`, message: error.message };
+  return { kind: 'account_refused', code: error.code, message: error.message };
 }
 
 // Our own storage: the disk, or an S3 bucket -------------------------------------------------

@@ -1,7 +1,7 @@
+import { ApiError } from '../errors.js';
 import type { NewAttempt } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
-import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
 import { type PricesSeen, pricesSeenOf, type Reservation, reserveBudget } from './budget.js';
 import { shortfallWords } from './budget-words.js';

@@ -1,5 +1,5 @@
+import { ApiError } from '../errors.js';
 import type { AttemptRecord } from '../ledger/records.js';
-import { ApiError } from '../service-client/errors.js';
 import type { Job } from '../service-client/schemas.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
@@ -223,7 +223,7 @@ function refuseOrWarn(run: RunContext, error: unknown, doing: string): void {
   }
   if (error instanceof ApiError && error.status === 404) {
     run.state.refuseWatching();
-    const code = error.code ?? 'http_404';
+    const code = error.code;
     run.stopWith(
       { kind: 'service_route', code, message: error.message },
       `the service has no route for ${doing} (${error.message}); stopping: check \`baseUrl\``,

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import type { JobStatus } from '../service-client/schemas.js';
 import { parseSandboxConfig, type SandboxConfigInput } from './config.js';
@@ -81,7 +81,7 @@ function listenRefused(error: unknown, port: number): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
   const message = `cannot listen on port ${port} (${code}); choose another with \`port\``;
-  return new UserError(message, ExitCode.Usage, 'invalid_usage', { option: 'port', port, code });
+  return new UserError(message, 'invalid_usage', { option: 'port', port, code });
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

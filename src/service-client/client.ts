@@ -1,6 +1,7 @@
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
-import { ApiConnectionError, ApiError, parseRetryAfter } from './errors.js';
+import { ApiConnectionError } from '../errors.js';
+import { apiErrorFrom, parseRetryAfter } from './http-errors.js';
 import {
   type Account,
   accountSchema,
@@ -125,14 +126,14 @@ export class MediaGenClient {
       body = text === '' ? undefined : JSON.parse(text);
     } catch (cause) {
       if (response.statusCode >= 400)
-        throw ApiError.generate(response.statusCode, undefined, requestId, retryAfter);
+        throw apiErrorFrom(response.statusCode, undefined, requestId, retryAfter);
       throw new ApiConnectionError(`${method} ${path}: unreadable response body`, {
         cause,
         requestId,
         kind: cause instanceof SyntaxError ? 'protocol' : 'network',
       });
     }
-    if (response.statusCode >= 400) throw ApiError.generate(response.statusCode, body, requestId, retryAfter);
+    if (response.statusCode >= 400) throw apiErrorFrom(response.statusCode, body, requestId, retryAfter);
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -1,3 +1,3 @@
 export { type ApiResult, type CallOptions, type ClientOptions, MediaGenClient } from './client.js';
-export { ApiConnectionError, ApiError, parseRetryAfter } from './errors.js';
+export { parseRetryAfter } from './http-errors.js';
 export * from './schemas.js';

@@ -5,7 +5,8 @@ import {
   linksExpireAt,
   MAX_URL_LIFETIME_SECONDS,
 } from '../../src/commands/report/url-lifetime.js';
-import { ExitCode, UserError } from '../../src/errors.js';
+import { UserError } from '../../src/errors.js';
+import { ExitCode, exitCodeOfError } from '../../src/exit-codes.js';
 
 /** The flag as the CLI reads it: its text through the flag table's kind. */
 const parseUrlLifetime = (text: string | undefined) =>
@@ -17,7 +18,7 @@ function refusal(run: () => unknown): UserError {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(UserError);
-    expect((error as UserError).exitCode).toBe(ExitCode.Usage);
+    expect(exitCodeOfError((error as UserError).code)).toBe(ExitCode.Usage);
     return error as UserError;
   }
   throw new Error('expected a refusal');

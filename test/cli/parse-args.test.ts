@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FlagSpec } from '../../src/cli/flags.js';
 import { parseCommandArgs, parseWithFlags } from '../../src/cli/parse-args.js';
 import { UserError } from '../../src/errors.js';
+import { exitCodeOfError } from '../../src/exit-codes.js';
 import { closestMatch, editDistance } from '../../src/suggest.js';
 
 /** Rows the real table does not have yet, to pin the parser's handling of every kind of flag. */
@@ -16,7 +17,7 @@ const failure = (run: () => unknown): string => {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(UserError);
-    expect((error as UserError).exitCode).toBe(2);
+    expect(exitCodeOfError((error as UserError).code)).toBe(2);
     return (error as Error).message;
   }
   throw new Error('expected a UserError');

@@ -3,17 +3,17 @@ import { globMatches } from '../../src/batch/item-selection.js';
 import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/batch/preflight.js';
 import { ensureSameService, serviceIdentity } from '../../src/batch/service-identity.js';
 import { retryFailedNotice } from '../../src/commands/run/retry-failed.js';
+import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../src/ledger/service.js';
 import type { ManifestItem } from '../../src/manifest/index.js';
 import { requestHash } from '../../src/runner/request.js';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null): ApiError {
   return new ApiError({
     status,
     type: null,
-    code,
+    serviceCode: code,
     param: null,
     requestId: null,
     retryAfter: null,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseError, DatabaseLostError } from '../../src/ledger/database-errors.js';
+import { DatabaseError, DatabaseLostError } from '../../src/errors.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { type OpenLedgerOptions, openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
 import { all, newAttempt } from '../support/ledger-fixtures.js';

@@ -1,12 +1,23 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   copyLedger,
   ERROR_CODES,
   type ErrorCode,
   ExitCode,
+  exitCodeOfError,
   exportItems,
   forgetJobs,
   importJobs,
@@ -16,6 +27,7 @@ import {
   loadManifest,
   type Manifest,
   ManifestError,
+  MediabatchError,
   OptionError,
   plan,
   run,
@@ -42,7 +54,7 @@ import { closedPort, impostor, ownProject, routeBlockingProxy, takeItems } from 
 /**
  * Every code of ERROR_CODES, reached through a public function of the package root (src/index.ts)
  * with real parts: SQLite ledgers, the sandbox on loopback, local HTTP servers, the file system.
- * Each case asserts the error's `code` and `exitCode`, never its words, and is recorded; the last
+ * Each case asserts the error's `code` and the exit code the CLI's table gives it, never its words, and is recorded; the last
  * test asserts that the codes reached are exactly ERROR_CODES, so a new code needs a case here.
  */
 
@@ -70,7 +82,9 @@ async function expectRefusal(
 ): Promise<UserError> {
   const error = await refusal(action);
   expect(error, `${caseName}: ${String(error)}`).toBeInstanceOf(UserError);
-  const { code: gotCode, exitCode: gotExit } = error as UserError;
+  expect(error).toBeInstanceOf(MediabatchError);
+  const { code: gotCode } = error as UserError;
+  const gotExit = exitCodeOfError(gotCode);
   expect({ code: gotCode, exitCode: gotExit }, `${caseName}: ${(error as Error).message}`).toEqual({
     code,
     exitCode,
@@ -114,7 +128,7 @@ const postsNotOfOthers = (name: string) => {
 /** A run that must finish with every item done, before a case builds on its ledger. */
 async function ranToDone(manifest: Manifest, options: Parameters<typeof run>[1]): Promise<void> {
   const result = await run(manifest, options).result;
-  expect(result.exitCode, JSON.stringify(result.status.totals)).toBe(ExitCode.Ok);
+  expect(result.outcome, JSON.stringify(result.status.totals)).toBe('done');
 }
 
 /** test/ledger/lock-holder.mjs: another process that holds the ledger's run lock until killed. */
@@ -355,7 +369,7 @@ describe('every error code, through the public API', () => {
     expect(page.requests.every((request) => request.method === 'GET')).toBe(true);
   });
 
-  it('service_unreachable: nothing listens (exit 1); the job list cannot be read for import (exit 3)', async () => {
+  it('service_unreachable: nothing listens for a run (exit 1)', async () => {
     const manifest = manifestOf(batch('unreachable'));
     const port = await closedPort();
     await expectRefusal(
@@ -369,6 +383,9 @@ describe('every error code, through the public API', () => {
       'service_unreachable',
       ExitCode.ItemsNotDone,
     );
+  });
+
+  it('service_read_failed: the job list cannot be read for import (exit 3)', async () => {
     // GET /account answers, GET /jobs is refused: import cannot list what to rebuild.
     const proxy = await routeBlockingProxy(
       sandbox.baseUrl,
@@ -378,7 +395,7 @@ describe('every error code, through the public API', () => {
     await expectRefusal(
       'importJobs through a proxy that refuses GET /v1/jobs',
       () => importJobs(manifestOf(p), { ...service(), baseUrl: proxy.baseUrl }),
-      'service_unreachable',
+      'service_read_failed',
       ExitCode.Refused,
     );
   });
@@ -452,7 +469,7 @@ describe('every error code, through the public API', () => {
       ExitCode.Refused,
     );
     expect(existsSync(join(p.dir, 'copy.sqlite'))).toBe(false);
-    expect((await first.result).exitCode).toBe(ExitCode.Ok);
+    expect((await first.result).outcome).toBe('done');
 
     const q = batch('heldimport');
     await holdLedgerElsewhere(q.ledger);
@@ -659,7 +676,7 @@ describe('every error code, through the public API', () => {
     expect(allPosts(sandbox)).toHaveLength(posts);
   });
 
-  it('output_unusable: a file where the output folder should be (exit 2); a bucket that does not answer (exit 1)', async () => {
+  it('output_unusable: a file where the output folder should be (exit 2)', async () => {
     const p = batch('outfile');
     mkdirSync(join(p.outDir, '..'), { recursive: true });
     writeFileSync(p.outDir, 'in the way');
@@ -671,24 +688,7 @@ describe('every error code, through the public API', () => {
       ExitCode.Usage,
     );
     expect(allPosts(sandbox)).toHaveLength(posts);
-
-    const port = await closedPort();
-    const q = batch('deadbucket', ['a'], 'output: {dir: "s3://no-bucket/x"}\n');
-    await expectRefusal(
-      'writeGallery into an s3:// location whose endpoint is a closed port',
-      () =>
-        writeGallery(manifestOf(q), {
-          env: {
-            AWS_ACCESS_KEY_ID: 'test',
-            AWS_SECRET_ACCESS_KEY: 'test-secret',
-            AWS_REGION: 'us-east-1',
-            AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-          },
-        }),
-      'output_unusable',
-      ExitCode.ItemsNotDone,
-    );
-  }, 60_000);
+  });
 
   it('target_refused: the gallery over the manifest, and a link lifetime for a local folder', async () => {
     const p = batch('target');
@@ -708,7 +708,7 @@ describe('every error code, through the public API', () => {
     expect(loadManifest(p.manifest).name).toBe('target');
   });
 
-  it('write_failed: an export to a folder that does not exist', async () => {
+  it('write_failed: an export to a folder that does not exist; a gallery in a bucket that does not answer', async () => {
     const p = batch('exportfail');
     await expectRefusal(
       'writeExport to missing/x.jsonl',
@@ -717,6 +717,45 @@ describe('every error code, through the public API', () => {
       ExitCode.ItemsNotDone,
     );
     expect(existsSync(join(p.dir, 'missing'))).toBe(false);
+    const port = await closedPort();
+    const q = batch('deadbucket', ['a'], 'output: {dir: "s3://no-bucket/x"}\n');
+    await expectRefusal(
+      'writeGallery into an s3:// location whose endpoint is a closed port',
+      () =>
+        writeGallery(manifestOf(q), {
+          env: {
+            AWS_ACCESS_KEY_ID: 'test',
+            AWS_SECRET_ACCESS_KEY: 'test-secret',
+            AWS_REGION: 'us-east-1',
+            AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+          },
+        }),
+      'write_failed',
+      ExitCode.ItemsNotDone,
+    );
+  }, 60_000);
+
+  it('ledger_read_failed: a ledger that opens, but whose items table is damaged (exit 1)', async () => {
+    const p = batch('readfail');
+    const manifest = manifestOf(p);
+    await ranToDone(manifest, service());
+    // Everything in the file itself (no WAL left), then the items table's first page overwritten.
+    const db = new Database(p.ledger);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'items'").get() as {
+      rootpage: number;
+    };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const file = openSync(p.ledger, 'r+');
+    writeSync(file, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(file);
+    await expectRefusal(
+      'status of a ledger whose items table is damaged',
+      () => status(manifest),
+      'ledger_read_failed',
+      ExitCode.ItemsNotDone,
+    );
   });
 
   it('invalid_usage: a link lifetime out of range for a bucket, and loadManifest of neither path nor text', async () => {

@@ -7,6 +7,7 @@ import {
   LedgerHeldError,
   loadManifest,
   ManifestError,
+  MediabatchError,
   OptionError,
   plan,
   type RunEvents,
@@ -45,7 +46,8 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     const heard = record(handle);
     const result = await handle.result;
 
-    expect(result).toMatchObject({ exitCode: 0, exitName: 'Ok', started: true, stop: null });
+    expect(result).toMatchObject({ outcome: 'done', started: true, stop: null });
+    expect(result).not.toHaveProperty('exitCode');
     expect(result.status.totals).toMatchObject({ items: 3, done: 3 });
     expect(result.status.service).toBe(sandbox.baseUrl.replace(/\/+$/, ''));
     const doneEvents = heard.filter(
@@ -75,7 +77,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
 
     // A second run pays nothing more.
     const again = await run(manifest, options).result;
-    expect(again.exitCode).toBe(0);
+    expect(again.outcome).toBe('done');
     expect(sandboxMoney(sandbox, 'lib').chargedMicros).toBe(charged);
   });
 
@@ -89,7 +91,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     const heard = record(handle);
     handle.once('item', () => stop.abort());
     const drained = await handle.result;
-    expect(drained.exitCode).toBe(130);
+    expect(drained.outcome).toBe('interrupted');
     expect(drained.stop?.kind).toBe('draining');
     expect(heard.some((h) => h.event === 'stop')).toBe(true);
     // Draining submits nothing new: fewer jobs than items, each one saved or still in the ledger.
@@ -97,7 +99,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     expect(submitted).toBeLessThan(6);
     expect(drained.status.totals.pending).toBeGreaterThan(0);
     const finished = await run(manifest, options).result;
-    expect(finished.exitCode).toBe(0);
+    expect(finished.outcome).toBe('done');
     expect(sandbox.records().jobs).toHaveLength(6);
   });
 
@@ -113,7 +115,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     await expect(second).rejects.toThrow(
       `the ledger ${p.ledger} is held by another live run; nothing was changed`,
     );
-    expect((await first.result).exitCode).toBe(0);
+    expect((await first.result).outcome).toBe('done');
   });
 
   it('importJobs rebuilds a lost ledger with the same checks; the next run pays nothing again', async () => {
@@ -121,7 +123,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     const p = project('lost', `${manifestYaml('lost')}${items(2)}`);
     const manifest = loadManifest(p.manifest);
     const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
-    expect((await run(manifest, options).result).exitCode).toBe(0);
+    expect((await run(manifest, options).result).outcome).toBe('done');
     const charged = sandboxMoney(sandbox, 'lost').chargedMicros;
     rmSync(p.ledger);
     // A new ledger while the service holds the manifest's jobs: the run refuses, as the CLI's does.
@@ -135,7 +137,7 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
       ['i1', 'done'],
     ]);
     expect(JSON.stringify({ summary, lines })).not.toContain(sandbox.apiKey);
-    expect((await run(manifest, options).result).exitCode).toBe(0);
+    expect((await run(manifest, options).result).outcome).toBe('done');
     expect(sandboxMoney(sandbox, 'lost').chargedMicros).toBe(charged);
   });
 
@@ -152,7 +154,14 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     };
     const wrongType = misuse({ ledger: 42 });
     expect(wrongType).toBeInstanceOf(OptionError);
-    expect(wrongType).toMatchObject({ option: 'ledger', exitCode: 2 });
+    expect(wrongType).toBeInstanceOf(MediabatchError);
+    // The option by its API name, in `fields` too (docs/api.md); no exit code: that is the CLI's.
+    expect(wrongType).toMatchObject({
+      option: 'ledger',
+      code: 'invalid_option',
+      fields: { option: 'ledger' },
+    });
+    expect(wrongType).not.toHaveProperty('exitCode');
     expect(misuse({ pollInterval: 5 })).toMatchObject({ option: 'pollInterval' });
     const secret = 'mg_secret_never_shown_1234';
     const badKey = misuse({ apiKey: 12, env: { X: secret }, only: 'i0' }) as Error;

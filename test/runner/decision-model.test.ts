@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
 import type { AttemptRecord, ItemRecord } from '../../src/ledger/records.js';
 import { planItem, retriesCarried } from '../../src/runner/item-plan.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
-import { ApiError } from '../../src/service-client/errors.js';
 import { type ItemSpec, World, type WorldConfig } from './decision-model.js';
 import { blankItem, LedgerModel } from './ledger-model.js';
 import { ANSWERS, JOB_CODES } from './service-model.js';
@@ -210,7 +210,7 @@ describe('the rules the model found missing', () => {
       new ApiError({
         status,
         type: null,
-        code,
+        serviceCode: code,
         param: null,
         requestId: null,
         retryAfter: null,

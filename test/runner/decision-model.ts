@@ -1,9 +1,9 @@
+import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import type { AttemptRecord, ItemRecord, ItemState } from '../../src/ledger/records.js';
 import { parseUsd } from '../../src/money.js';
 import { type BudgetState, reserveBudget } from '../../src/runner/budget.js';
 import { latestAttempts, planItem, retriesCarried } from '../../src/runner/item-plan.js';
 import { decideJobFailure, decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 import { blankItem, Crash, jobPatch, LedgerModel } from './ledger-model.js';
 import { type ServiceJob, ServiceModel } from './service-model.js';
 
@@ -32,7 +32,15 @@ export interface WorldConfig {
 const FINAL: ReadonlySet<ItemState> = new Set(['done', 'failed', 'budget_exceeded', 'expired']);
 
 const apiError = (status: number, code: string) =>
-  new ApiError({ status, type: null, code, param: null, requestId: null, retryAfter: 1, message: code });
+  new ApiError({
+    status,
+    type: null,
+    serviceCode: code,
+    param: null,
+    requestId: null,
+    retryAfter: 1,
+    message: code,
+  });
 
 export class World {
   readonly ledger = new LedgerModel();

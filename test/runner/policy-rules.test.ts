@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import {
   backoffDelay,
   DOWNLOAD_BACKOFF,
@@ -9,13 +10,12 @@ import {
   SUBMIT_BACKOFF,
 } from '../../src/runner/policy.js';
 import { accountRefusal } from '../../src/runner/stop-rules.js';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 const apiError = (status: number, code: string | null = 'some_code', retryAfter: number | null = null) =>
   new ApiError({
     status,
     type: null,
-    code,
+    serviceCode: code,
     param: null,
     requestId: 'req_1',
     retryAfter,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import {
   backoffDelay,
   decideJobFailure,
@@ -6,13 +7,12 @@ import {
   isRetryableOnRerun,
   MODEL_BUSY_DELAY_MS,
 } from '../../src/runner/policy.js';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null, retryAfter: number | null = null): ApiError {
   return new ApiError({
     status,
     type: null,
-    code,
+    serviceCode: code,
     param: null,
     requestId: 'req_1',
     retryAfter,

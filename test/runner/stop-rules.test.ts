@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
 import {
   combineStops,
@@ -12,13 +13,12 @@ import {
   stopLoss,
   storeRefusal,
 } from '../../src/runner/stop-rules.js';
-import { ApiConnectionError, ApiError } from '../../src/service-client/errors.js';
 
 function apiError(status: number, code: string | null, param: string | null = null): ApiError {
   return new ApiError({
     status,
     type: null,
-    code,
+    serviceCode: code,
     param,
     requestId: 'req_1',
     retryAfter: null,

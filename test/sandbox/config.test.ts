@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
+import { exitCodeOfError } from '../../src/exit-codes.js';
 import {
   DEMO_API_KEY,
   demoSandboxConfig,
@@ -29,7 +30,7 @@ function loadError(text: string): string {
     loadSandboxConfig(file);
   } catch (error) {
     expect(error).toBeInstanceOf(UserError);
-    expect((error as UserError).exitCode).toBe(2);
+    expect(exitCodeOfError((error as UserError).code)).toBe(2);
     expect((error as Error).message).toContain(file);
     return (error as Error).message;
   }

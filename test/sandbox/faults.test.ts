@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ApiConnectionError } from '../../src/errors.js';
 import type { SandboxConfigInput } from '../../src/sandbox/index.js';
-import { ApiConnectionError } from '../../src/service-client/index.js';
 import { body, expectApiError, expectEnvelope, newKey, ROOMY, rawPost, setup } from './helpers.js';
 
 /** Submits the same 40 keyed requests and reports what the sandbox made of each. */

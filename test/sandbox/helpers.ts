@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { afterEach, expect } from 'vitest';
+import { ApiError } from '../../src/errors.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { ApiError, errorEnvelopeSchema, MediaGenClient } from '../../src/service-client/index.js';
+import { errorEnvelopeSchema, MediaGenClient } from '../../src/service-client/index.js';
 
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError } from '../../src/service-client/index.js';
+import { ApiConnectionError } from '../../src/errors.js';
 import { body, clientFor, expectApiError, expectEnvelope, newKey, rawPost, setup } from './helpers.js';
 
 describe('sandbox: idempotency', () => {

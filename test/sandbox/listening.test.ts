@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError } from '../../src/service-client/index.js';
+import { ApiConnectionError } from '../../src/errors.js';
 import { body, newKey, setup } from './helpers.js';
 
 describe('sandbox: outages with stopListening/resumeListening', () => {

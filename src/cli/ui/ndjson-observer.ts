@@ -1,4 +1,4 @@
-import type { ItemState, ProgressSnapshot } from '../../index.js';
+import { exitCodeOfOutcome, type ItemState, type Outcome, type ProgressSnapshot } from '../../index.js';
 import { formatUsd } from '../../money.js';
 import type { RunObserver } from '../../render.js';
 import { itemChangeLine, logLine } from './progress-text.js';
@@ -55,8 +55,8 @@ export class NdjsonObserver implements RunObserver {
   }
 
   /** The last line: how the run ended. */
-  finished(exitCode: number): void {
-    this.#write({ event: 'finished', exit_code: exitCode });
+  finished(outcome: Outcome): void {
+    this.#write({ event: 'finished', outcome, exit_code: exitCodeOfOutcome(outcome) });
   }
 
   #write(fields: Record<string, unknown>): void {

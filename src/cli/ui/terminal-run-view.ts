@@ -82,7 +82,7 @@ export class TerminalRunView {
     const progress = this.#progress;
     this.#progress = null;
     await progress?.live?.finish(result.stop);
-    progress?.ndjson?.finished(result.exitCode);
+    progress?.ndjson?.finished(result.outcome);
     const selected = result.selected === null ? null : new Set(result.selected);
     // The gallery: with --json a field of the document (stderr stays the events' alone), else the
     // last line, what to open next.

@@ -9,13 +9,12 @@ import {
 import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { ApiError, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { spentMicros } from '../../ledger/money-totals.js';
 import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
-import { ApiError } from '../../service-client/errors.js';
 import type { Job } from '../../service-client/schemas.js';
 import { checkBundleFolder, writeBundle } from './audit-bundle.js';
 import { type AuditDocument, auditDocument } from './audit-report.js';
@@ -131,14 +130,12 @@ function unread(what: string, error: unknown): UserError {
   if (error instanceof UserError) return error;
   if (error instanceof ApiError && (error.status === 401 || error.status === 402))
     return new UserError(
-      `the service refused the account (${error.code ?? error.status}) while reading ${what}; nothing was audited`,
-      ExitCode.Refused,
+      `the service refused the account (${error.code}) while reading ${what}; nothing was audited`,
       'account_refused',
     );
   return new UserError(
     `could not read ${what} from the service (${error instanceof Error ? error.message : String(error)}); nothing was audited`,
-    ExitCode.Refused,
-    'service_unreachable',
+    'service_read_failed',
   );
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
 import type { Job } from '../../service-client/schemas.js';
 import { type AuditDocument, problemsCsv } from './audit-report.js';
@@ -31,7 +31,6 @@ export function checkBundleFolder(dir: string): void {
   if (!stat.isDirectory() || readdirSync(dir).length > 0)
     throw new UserError(
       `\`out\` ${dir} is ${stat.isDirectory() ? 'a folder that is not empty' : 'not a folder'}: a dispute bundle goes into a new or empty folder; nothing was audited`,
-      ExitCode.Usage,
       'target_refused',
       { option: 'out', target: dir },
     );

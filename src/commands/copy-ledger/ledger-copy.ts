@@ -10,7 +10,7 @@ import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import { passOutputLocation } from '../../batch/output-owner-check.js';
 import { placeBatch } from '../../batch/placement.js';
 import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { LedgerLocation } from '../../ledger/open-ledger.js';
 import type { BatchDump } from '../../ledger/records.js';
@@ -50,7 +50,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
   refuseSameLedger(batch.ledger, target);
   if (batch.sandbox) refuseSandboxShared(target, batch.ledgerShown);
   if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
-    throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, ExitCode.Usage, 'ledger_missing');
+    throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, 'ledger_missing');
   const trace = newBatchTrace(target, null);
   const holds: LedgerHold[] = [];
   const open: Ledger[] = [];
@@ -68,7 +68,6 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     if (source.batchId < 0)
       throw new UserError(
         `the ledger ${source.path} records no batch named ${manifest.name}; ${NOTHING}`,
-        ExitCode.Usage,
         'ledger_missing',
       );
     await refuseLiveRunners(source, 'copied');
@@ -94,7 +93,6 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     } catch (error) {
       throw new UserError(
         `cannot copy into the ledger ${into.path}: ${(error as Error).message}; ${NOTHING}`,
-        ExitCode.ItemsNotDone,
         'ledger_write_failed',
       );
     }
@@ -125,7 +123,6 @@ function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
   if (same)
     throw new UserError(
       `the ledger to copy into is the one the batch is copied from (${to.shown}); ${NOTHING}`,
-      ExitCode.Usage,
       'invalid_usage',
     );
 }
@@ -139,7 +136,6 @@ function refuseSandboxShared(to: LedgerLocation, from: string): void {
   throw new UserError(
     `the ledger to copy into, ${to.shown}, is a shared PostgreSQL ledger, and the batch in ${from} ran against the embedded sandbox: ` +
       `${SANDBOX_NOT_SHARED}. Copy it into a SQLite file instead; ${NOTHING}`,
-    ExitCode.Usage,
     'invalid_option',
     { option: 'to', to: to.shown, from },
   );
@@ -151,7 +147,6 @@ async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
   throw new UserError(
     `the ledger ${into.path} already records items of ${name}; copy-ledger copies a batch only into a ` +
       `ledger that has none of it (a new file, or another database); ${NOTHING}`,
-    ExitCode.Usage,
     'ledger_not_empty',
   );
 }
@@ -163,7 +158,6 @@ async function refuseOtherService(into: Ledger, dump: BatchDump): Promise<void> 
   if (bound === null || wanted === null || bound === wanted) return;
   throw new UserError(
     `the ledger ${into.path} belongs to ${bound}, the batch to ${wanted}; ${NOTHING}`,
-    ExitCode.Usage,
     'ledger_other_service',
   );
 }

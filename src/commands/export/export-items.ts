@@ -11,7 +11,7 @@ import {
 import type { KeptFileProblem, KeptRecord } from '../../documents/kept-records.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { ItemExport } from '../../ledger/item-exports.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
@@ -71,11 +71,7 @@ export async function writeExportFile(
   } catch (error) {
     // A file-system refusal (no folder, no space, no permission) is the user's to fix, not a bug.
     if (typeof (error as { code?: unknown }).code !== 'string') throw error;
-    throw new UserError(
-      `cannot write ${path}: ${(error as Error).message}`,
-      ExitCode.ItemsNotDone,
-      'write_failed',
-    );
+    throw new UserError(`cannot write ${path}: ${(error as Error).message}`, 'write_failed');
   }
 }
 

@@ -9,12 +9,11 @@ import { describeFailure } from '../../batch/preflight.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { ApiError, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { AttemptRecord } from '../../ledger/records.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
-import { ApiError } from '../../service-client/errors.js';
 import { didYouMean } from '../../suggest.js';
 
 /**
@@ -80,7 +79,6 @@ function jobsToCheck(
       known
         ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
         : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
-      ExitCode.Usage,
       'selection_empty',
     );
   }
@@ -117,9 +115,8 @@ async function forgetUnknown(
       }
       if (error instanceof ApiError && (error.status === 401 || error.status === 402))
         throw new UserError(
-          `the service refused the account (${error.code ?? error.status}) while asking for job ${attempt.jobId}; ` +
+          `the service refused the account (${error.code}) while asking for job ${attempt.jobId}; ` +
             `${outcomes.filter((outcome) => outcome.lost).length} job(s) were forgotten before that, the rest left as they were`,
-          ExitCode.Refused,
           'account_refused',
         );
       outcomes.push({

@@ -12,7 +12,7 @@ import {
 import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
@@ -63,8 +63,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
     const listing = await listManifestJobs(client, manifest.name, since).catch((error: unknown) => {
       throw new UserError(
         `cannot list the service's jobs: ${(error as Error).message}; nothing was imported`,
-        ExitCode.Refused,
-        'service_unreachable',
+        'service_read_failed',
       );
     });
     // What is imported are this service's jobs: the ledger belongs to it from now on, as after a run.
@@ -107,14 +106,13 @@ function foldersOfMovedFiles(batch: Batch, given: readonly string[]): string[] {
   if (isS3Uri(batch.manifest.outputDir))
     throw new UserError(
       `\`filesFrom\` copies outputs back into an output folder, and ${batch.manifest.outputDir} is a bucket; copy them into it yourself, then import`,
-      ExitCode.Usage,
       'invalid_usage',
       { option: 'filesFrom' },
     );
   return given.map((folder) => {
     const path = resolve(batch.cwd, folder);
     if (!statSync(path, { throwIfNoEntry: false })?.isDirectory())
-      throw new UserError(`\`filesFrom\` ${folder} is not a folder`, ExitCode.Usage, 'invalid_usage', {
+      throw new UserError(`\`filesFrom\` ${folder} is not a folder`, 'invalid_usage', {
         option: 'filesFrom',
       });
     return path;
@@ -136,7 +134,6 @@ async function openEmptyLedger(batch: Batch, manifest: Manifest): Promise<Ledger
   throw new UserError(
     `the ledger ${ledgerShown} already records attempts of ${manifest.name}; import only rebuilds a lost ` +
       'ledger. Run the manifest as usual, or import into a new file with `ledger` PATH',
-    ExitCode.Usage,
     'ledger_not_empty',
     { ledgerPath: ledgerShown, option: 'ledger' },
   );

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../../errors.js';
+import { LedgerLostError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { MediaGenClient } from '../../service-client/client.js';
 import { OUTPUT_LIFETIME_MS } from '../../service-client/retention.js';
@@ -74,10 +74,9 @@ export async function stopOnJobsUnknownToLedger(
   const { manifestName, ledgerPath, sandboxState } = context;
   // How the caller named the batch, so the CLI can word the import as a command to type.
   const next = { manifest: context.manifestArg, ledger: context.ledgerFlag, baseUrl: context.baseUrlFlag };
-  throw new UserError(
-    unknownJobsMessage(items, { manifestName, ledgerPath, sandboxState }),
-    ExitCode.Usage,
-    'ledger_lost',
-    { items, ledgerPath, ...(sandboxState ? { sandboxState } : { next }) },
-  );
+  throw new LedgerLostError(unknownJobsMessage(items, { manifestName, ledgerPath, sandboxState }), {
+    items,
+    ledgerPath,
+    ...(sandboxState ? { sandboxState } : { next }),
+  });
 }

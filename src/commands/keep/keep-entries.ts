@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { KeeperChange, SavedTake } from '../../ledger/records.js';
 import { itemGroup, type ManifestItem } from '../../manifest/index.js';
 import { didYouMean } from '../../suggest.js';
@@ -40,7 +40,7 @@ export function keepRefusal(
   code: 'keep_invalid' | 'keep_file_missing',
   fields = {},
 ): UserError {
-  return new UserError(`${where}: ${problem}; nothing was kept`, ExitCode.Usage, code, fields);
+  return new UserError(`${where}: ${problem}; nothing was kept`, code, fields);
 }
 
 function whereOf(entry: KeepEntry): { text: string; where: string; fields: Record<string, unknown> } {

@@ -4,7 +4,7 @@ import { openedLedger } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
 import { ensureSidecars } from '../../downloads/sidecar.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { SavedTake } from '../../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
@@ -35,11 +35,7 @@ export interface KeepOutcome {
 export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Promise<KeepOutcome> {
   const { manifest, ledgerShown } = batch;
   if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerShown))
-    throw new UserError(
-      `no ledger at ${ledgerShown}: no take was saved to keep`,
-      ExitCode.Usage,
-      'ledger_missing',
-    );
+    throw new UserError(`no ledger at ${ledgerShown}: no take was saved to keep`, 'ledger_missing');
   const lock = holdLedger(batch.ledger, 'kept');
   let ledger: Ledger | null = null;
   try {

@@ -4,7 +4,7 @@ import { filesUnder } from '../../batch/output-files.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type Micros, parseUsd } from '../../money.js';
@@ -66,7 +66,6 @@ export async function writeApprovedPlan(
     throw new UserError(
       'the plan has no upper bound (an item to submit without max_cost_usd, and no budget_usd), so there is no total to approve; ' +
         'set either, then write the plan again. Nothing was written',
-      ExitCode.Usage,
       'invalid_usage',
       { option: 'out' },
     );
@@ -93,12 +92,10 @@ export function readApprovedPlan(path: string): ApprovedPlan {
 }
 
 function invalidPlan(path: string, why: string): UserError {
-  return new UserError(
-    `\`plan\` ${path} is not an approved plan: ${why}; nothing was sent`,
-    ExitCode.Usage,
-    'plan_invalid',
-    { option: 'plan', path },
-  );
+  return new UserError(`\`plan\` ${path} is not an approved plan: ${why}; nothing was sent`, 'plan_invalid', {
+    option: 'plan',
+    path,
+  });
 }
 
 /**
@@ -117,7 +114,6 @@ export async function approvedCeiling(batch: Batch, path: string, asked: PlanCho
     throw new UserError(
       `the approved plan ${path} (plan_sha256 ${approved.plan_sha256.slice(0, 12)}) is not what run would do now: ` +
         `${differences.join('; ')}. Nothing was sent; write a new plan and have it approved`,
-      ExitCode.Usage,
       'plan_differs',
       { option: 'plan', path, plan_sha256: approved.plan_sha256, differences },
     );

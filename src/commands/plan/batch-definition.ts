@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Notice } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger, StoredDefinition } from '../../ledger/ledger.js';
 import {
   type BatchDefinition,
@@ -99,7 +99,7 @@ function refusal(
 ): UserError {
   const diff = diffDefinitions(parseDefinition(stored.definition), mine);
   const context = { batch: manifest.name, ledger: ledger.path, revision: stored.revision };
-  return new UserError(definitionRefusalWords(diff, context), ExitCode.Usage, 'definition_differs', {
+  return new UserError(definitionRefusalWords(diff, context), 'definition_differs', {
     revision: stored.revision,
     settings: diff.settings.map((setting) => setting.name),
     added: diff.added,

@@ -6,7 +6,7 @@ import { folderContextOf, outputLocationRefusal } from '../../batch/output-owner
 import type { Batch } from '../../batch/resolve-batch.js';
 import { takeIsThere } from '../../batch/saved-file-problems.js';
 import type { Warn } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import { strangerReason } from '../import/files-on-disk.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
 import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
@@ -42,11 +42,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   const store = await openStoreOrRefuse(batch);
   const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
   if (refusal !== null)
-    throw new UserError(
-      `run would refuse this manifest (exit 2): ${refusal}`,
-      ExitCode.Usage,
-      'output_owned',
-    );
+    throw new UserError(`run would refuse this manifest (exit 2): ${refusal}`, 'output_owned');
   // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
   await checkOutputLikeRun(batch, store);
   const account = await checkLikeRun(batch, warn);

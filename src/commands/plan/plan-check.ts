@@ -7,7 +7,7 @@ import { type Connection, checkAccount, clientFor, connectionOf } from '../../ba
 import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
 import type { Warn } from '../../batch/warnings.js';
 import { cleanText } from '../../documents/render-text.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { isS3Uri } from '../../manifest/index.js';
 import type { OutputStore } from '../../storage/output-store.js';
@@ -75,10 +75,10 @@ export async function checkOutputLikeRun(batch: Batch, store: OutputStore): Prom
   }
 }
 
-/** A refusal run would make (exit 2), said as what run would do. */
+/** A refusal run would make (the output folder's checks refuse before anything is sent), said as what run would do. */
 function asRunWouldStop(error: unknown): unknown {
-  if (error instanceof UserError && error.exitCode === ExitCode.Usage)
-    return new UserError(`run would stop here: ${error.message}`, error.exitCode, error.code, error.fields);
+  if (error instanceof UserError)
+    return new UserError(`run would stop here: ${error.message}`, error.code, error.fields);
   return error;
 }
 
@@ -126,7 +126,7 @@ async function accountOf(connection: Connection, batch: Batch, warn: Warn): Prom
       'no answer in time; run would go on, resending what goes unanswered',
     );
   } catch (error) {
-    if (error instanceof UserError && error.exitCode === ExitCode.ItemsNotDone)
+    if (error instanceof UserError && error.code === 'service_unreachable')
       return failed(null, null, error.message);
     throw error;
   }

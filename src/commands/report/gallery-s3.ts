@@ -1,7 +1,7 @@
 import { isGalleryPage } from '../../documents/gallery/page.js';
 import { OWNER_MARKER } from '../../downloads/output-owner.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
-import { ExitCode, type Fields, UserError } from '../../errors.js';
+import { type Fields, UserError } from '../../errors.js';
 import { isS3Uri, keyOfUri, keyUnder, parseS3Uri, type S3Location, s3Uri } from '../../manifest/index.js';
 import { s3Failure } from '../../storage/s3-errors.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
@@ -18,8 +18,7 @@ import { checkUrlLifetime, linksExpireAt } from './url-lifetime.js';
 /** Enough of an object to hold a gallery page's head (as lib/output-files.ts reads a file's). */
 const PAGE_HEAD_BYTES = 16 * 1024;
 
-const refused = (message: string, fields: Fields = {}) =>
-  new UserError(message, ExitCode.Usage, 'target_refused', fields);
+const refused = (message: string, fields: Fields = {}) => new UserError(message, 'target_refused', fields);
 
 /** The output location's objects, with the client configured from the environment (exit 2 if not). */
 export async function openGalleryBucket(outputDir: string, env: NodeJS.ProcessEnv): Promise<S3Objects> {
@@ -146,7 +145,7 @@ async function readPageHead(objects: S3Objects, key: string): Promise<string | n
     return await objects.getText(key, PAGE_HEAD_BYTES);
   } catch (error) {
     // The store's error already says what it could not read, and why.
-    throw new UserError((error as Error).message, ExitCode.ItemsNotDone, 'output_unusable');
+    throw new UserError((error as Error).message, 'write_failed');
   }
 }
 
@@ -214,14 +213,9 @@ export async function uploadPage(objects: S3Objects, key: string, html: Buffer):
   try {
     await objects.putBytes(key, html, 'text/html; charset=utf-8');
   } catch (error) {
-    throw new UserError(
-      `${(error as Error).message}; nothing was written`,
-      ExitCode.ItemsNotDone,
-      'write_failed',
-    );
+    throw new UserError(`${(error as Error).message}; nothing was written`, 'write_failed');
   }
 }
 
 /** Like a local write that fails (report.ts): the page could not be made; exit 1. */
-const storageRefused = (what: string, why: string) =>
-  new UserError(`${what}: ${why}`, ExitCode.ItemsNotDone, 'output_unusable');
+const storageRefused = (what: string, why: string) => new UserError(`${what}: ${why}`, 'write_failed');

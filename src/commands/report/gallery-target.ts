@@ -5,7 +5,7 @@ import { sandboxStatePath } from '../../batch/placement.js';
 import { isGalleryPage } from '../../documents/gallery/page.js';
 import { shownFromCwd } from '../../documents/shown-path.js';
 import { OWNER_MARKER } from '../../downloads/output-owner.js';
-import { ExitCode, type Fields, UserError } from '../../errors.js';
+import { type Fields, UserError } from '../../errors.js';
 import { isS3Uri } from '../../manifest/index.js';
 
 /**
@@ -91,8 +91,7 @@ function guardedFile(path: string, guard: GalleryGuard): string | null {
   return null;
 }
 
-const refused = (message: string, fields: Fields) =>
-  new UserError(message, ExitCode.Usage, 'target_refused', fields);
+const refused = (message: string, fields: Fields) => new UserError(message, 'target_refused', fields);
 
 function exists(path: string): boolean {
   try {

@@ -7,7 +7,7 @@ import { pageRelativeHref } from '../../documents/gallery/model.js';
 import type { PageFacts } from '../../documents/gallery/page.js';
 import { type StreamOptions, streamGallery } from '../../documents/gallery/page-stream.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { describeService } from '../../ledger/service.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
@@ -277,10 +277,6 @@ async function writePage(path: string, content: Iterable<string | Buffer>): Prom
   try {
     await writeFileAtomically(path, content);
   } catch (error) {
-    throw new UserError(
-      `cannot write ${path}: ${(error as Error).message}`,
-      ExitCode.ItemsNotDone,
-      'write_failed',
-    );
+    throw new UserError(`cannot write ${path}: ${(error as Error).message}`, 'write_failed');
   }
 }

@@ -1,4 +1,4 @@
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import { brokenLifetimeBound, LINK_LIFETIME_SECONDS } from '../../link-lifetime.js';
 
 /**
@@ -16,7 +16,6 @@ export function checkUrlLifetime(seconds: number | null): number {
     broken === 'max'
       ? 'a presigned link may live at most 7 days (7d, 168h, 10080m), the longest S3 allows'
       : 'a presigned link must live at least 1 minute',
-    ExitCode.Usage,
     'invalid_usage',
     { option: 'urlLifetimeSeconds', value: seconds, ...LINK_LIFETIME_SECONDS },
   );

@@ -13,7 +13,8 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
 import { checkOutputFolder } from '../../batch/save-check.js';
 import { type Connection, checkAccount, clientFor } from '../../batch/service-check.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
+import { exitCodeOfOutcome } from '../../exit-codes.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import { systemClock } from '../../runner/clock.js';
@@ -144,8 +145,7 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
   const connection = settings.connection ?? (await startRunSandbox(held, request, view));
   const client = await clientBindingLedger(connection, settings, ledger);
   const checked = await checkService(client, connection, settings, view);
-  if (checked.kind === 'interrupted')
-    return await outcomeOf(request, ledger, null, ExitCode.Interrupted, false);
+  if (checked.kind === 'interrupted') return await outcomeOf(request, ledger, null, 'interrupted', false);
   // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
   if (checked.kind === 'refused' && !(await ledger.hasAttempts())) throw refusedBeforeAnything(checked.error);
   // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).
@@ -292,12 +292,13 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
     ...(await outcomeOf(request, ledger, result.stop, null, true)),
     heldBack: result.heldBack,
   };
-  await ledger.endRun(runId, outcome.exitCode);
+  // The ledger's row of the run records the exit code the CLI ends with for it (docs/glossary.md).
+  await ledger.endRun(runId, exitCodeOfOutcome(outcome.outcome));
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
   const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
-  shown.finished(outcome.exitCode);
+  shown.finished(outcome.outcome);
   view.ended(outcome);
-  await notices.finished(outcome.report, result.stop, outcome.exitCode);
+  await notices.finished(outcome.report, result.stop, outcome.outcome);
   return outcome;
 }

@@ -1,6 +1,8 @@
+import type { Outcome } from '../../codes.js';
 import { cleanText } from '../../documents/render-text.js';
 import type { StatusReport } from '../../documents/status-report.js';
 import type { ValueAtRisk } from '../../documents/value-at-risk.js';
+import { exitCodeOfOutcome } from '../../exit-codes.js';
 import { notFittingLine, unspecifiedShortfallWords } from '../../runner/budget-words.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 
@@ -15,6 +17,8 @@ export interface RunNotice {
   /** The service the ledger belongs to (docs/services.md); null before any answered. */
   service: string | null;
   /** Null while the run goes on (run.stopped). */
+  /** How the run ended (`run.finished` only; null before). */
+  outcome: Outcome | null;
   exit_code: number | null;
   stop: NoticeStop | null;
   totals: StatusReport['totals'];
@@ -78,13 +82,15 @@ export function runNotice(
   event: RunNotice['event'],
   context: NoticeContext,
   stop: NoticeStop | null,
-  exitCode: number | null,
+  outcome: Outcome | null,
 ): RunNotice {
   return {
     event,
     manifest: context.report.manifest,
     service: context.service,
-    exit_code: exitCode,
+    outcome,
+    // The exit code `mediabatch run` ends with for that outcome (exit-codes.ts): a documented field.
+    exit_code: outcome === null ? null : exitCodeOfOutcome(outcome),
     stop,
     totals: context.report.totals,
     value_at_risk: context.report.value_at_risk,

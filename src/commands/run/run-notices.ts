@@ -1,8 +1,9 @@
 import { statusSource } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
+import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
-import { ExitCode, UserError } from '../../errors.js';
+import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 import { deliver } from '../../notify/deliver.js';
@@ -29,12 +30,10 @@ export function readNoticeSettings(
   const { settings } = batch;
   const url = asked.notify ?? settings.notifyUrl ?? batch.manifest.notifyUrl ?? null;
   if (url !== null && !(/^https?:\/\//i.test(url) && URL.canParse(url)))
-    throw new UserError(
-      '`notify` / MEDIABATCH_NOTIFY_URL must be an http(s) URL',
-      ExitCode.Usage,
-      'setting_invalid',
-      { option: 'notify', variable: 'MEDIABATCH_NOTIFY_URL' },
-    );
+    throw new UserError('`notify` / MEDIABATCH_NOTIFY_URL must be an http(s) URL', 'setting_invalid', {
+      option: 'notify',
+      variable: 'MEDIABATCH_NOTIFY_URL',
+    });
   return {
     url,
     secret: settings.notifySecret,
@@ -50,7 +49,7 @@ function hookArgv(command: string | readonly string[] | undefined): string[] | n
   if (typeof command !== 'string') return [...command];
   const parsed = parseCommand(command);
   if ('problem' in parsed)
-    throw new UserError(`\`onComplete\` ${parsed.problem}`, ExitCode.Usage, 'invalid_usage', {
+    throw new UserError(`\`onComplete\` ${parsed.problem}`, 'invalid_usage', {
       option: 'onComplete',
     });
   return parsed.argv;
@@ -145,12 +144,12 @@ export class RunNotices {
   }
 
   /** The end: the last notification and the hook; resolves once both are over. */
-  async finished(report: StatusReport, stop: StopReason | null, exitCode: number): Promise<void> {
+  async finished(report: StatusReport, stop: StopReason | null, outcome: Outcome): Promise<void> {
     const notice = runNotice(
       'run.finished',
       await this.#context(report),
       noticeStop(stop, this.#stopMessage, report),
-      exitCode,
+      outcome,
     );
     if (this.#settings.url !== null) this.#send(notice);
     const hook = this.#settings.onComplete === null ? null : this.#runHook(this.#settings.onComplete, notice);

@@ -4,15 +4,15 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
 import type { Connection } from '../../batch/service-check.js';
 import { serviceIdentity } from '../../batch/service-identity.js';
+import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
-import { ExitCode } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { GalleryWritten } from '../report/gallery.js';
 
 /**
- * How a run ended, in values: what the pre-flight found, the items' states, why it stopped, and the
- * exit code `mediabatch run` ends with (docs/commands.md).
+ * How a run ended, in values: what the pre-flight found, the items' states, why it stopped, and its
+ * outcome (the CLI's exit code is the outcome's, exit-codes.ts).
  */
 
 /** What the pre-flight found, in plain values (the terminal view words it). */
@@ -25,7 +25,7 @@ export interface CheckedService {
 }
 
 export interface RunOutcome {
-  exitCode: ExitCode;
+  outcome: Outcome;
   /** False when stopped during the pre-flight: nothing was submitted. */
   started: boolean;
   stop: StopReason | null;
@@ -61,14 +61,14 @@ export async function outcomeOf(
   request: { batch: Pick<Batch, 'manifest' | 'ledgerShown'>; settings: Pick<RunSettings, 'runner'> },
   ledger: Ledger,
   stop: StopReason | null,
-  code: ExitCode | null,
+  ended: Outcome | null,
   started: boolean,
 ): Promise<RunOutcome> {
   const only = request.settings.runner.only ?? null;
   const report = await buildStatusStreamed(request.batch.manifest, await statusSource(ledger), Date.now());
   const asked = report.items.filter((item) => only?.has(item.id) ?? true);
   return {
-    exitCode: code ?? runExitCode(stop, asked),
+    outcome: ended ?? runOutcome(stop, asked),
     started,
     stop,
     report,
@@ -79,13 +79,12 @@ export async function outcomeOf(
   };
 }
 
-/** The exit code of a run, from why it stopped and the state of the items it was asked to run. */
-function runExitCode(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): ExitCode {
+/** How a run ended, from why it stopped and the state of the items it was asked to run. */
+function runOutcome(stop: StopReason | null, items: ReadonlyArray<{ state: string }>): Outcome {
   if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
-    return ExitCode.Refused;
-  // A batch redefined under the run: the same exit code as the refusal at a run's start.
-  if (stop?.kind === 'definition_differs') return ExitCode.Usage;
+    return 'refused';
+  if (stop?.kind === 'definition_differs') return 'redefined';
   const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
-  if (stop?.kind === 'draining' && !settled) return ExitCode.Interrupted;
-  return items.every((item) => item.state === 'done') ? ExitCode.Ok : ExitCode.ItemsNotDone;
+  if (stop?.kind === 'draining' && !settled) return 'interrupted';
+  return items.every((item) => item.state === 'done') ? 'done' : 'not_done';
 }

@@ -1,4 +1,5 @@
 import type { Notice, Warn } from '../../batch/warnings.js';
+import type { Outcome } from '../../codes.js';
 import type { RunObserver } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { CheckedService, RunOutcome } from './run-outcome.js';
@@ -30,5 +31,5 @@ export interface ShownRun {
   observer: RunObserver;
   /** Ends the view (its last state from `stop`) before the summary is written under it. */
   finish(stop: StopReason | null): Promise<void>;
-  finished(exitCode: number): void;
+  finished(outcome: Outcome): void;
 }

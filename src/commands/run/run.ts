@@ -8,7 +8,8 @@ import { callerCwd } from '../../batch/resolve-batch.js';
 import { runSettings } from '../../batch/run-settings.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
 import type { Notice, Warning } from '../../batch/warnings.js';
-import { ExitCode, UserError } from '../../errors.js';
+import type { Outcome } from '../../codes.js';
+import { UserError } from '../../errors.js';
 import type { ItemState } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { ProgressSnapshot } from '../../runner/run-observer.js';
@@ -102,10 +103,9 @@ export interface RunEvents {
   end: [RunResult];
 }
 
-/** How a run ended: the `run --json` document and the exit code the CLI would end with. */
+/** How a run ended: its outcome (the CLI's exit code is the outcome's) and the `run --json` document. */
 export interface RunResult {
-  exitCode: ExitCode;
-  exitName: keyof typeof ExitCode;
+  outcome: Outcome;
   /** False when it was stopped during the pre-flight: nothing was submitted. */
   started: boolean;
   stop: StopReason | null;
@@ -162,7 +162,6 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
   if (plan !== undefined && ((only?.length ?? 0) > 0 || redoIds.length > 0))
     throw new UserError(
       'an approved `plan` is run whole: `only` and `redo` would run another plan. Write a plan without them, or run without `plan`',
-      ExitCode.Usage,
       'invalid_usage',
       { option: 'plan' },
     );
@@ -231,12 +230,8 @@ function eventView(handle: RunHandle, signal: AbortSignal): RunView {
 }
 
 function resultOf(outcome: RunOutcome): RunResult {
-  const exitName = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>).find(
-    (name) => ExitCode[name] === outcome.exitCode,
-  )!;
   return {
-    exitCode: outcome.exitCode,
-    exitName,
+    outcome: outcome.outcome,
     started: outcome.started,
     stop: outcome.stop,
     status: statusDocument(outcome.report, outcome.ledger),

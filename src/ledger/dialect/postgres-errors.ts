@@ -1,4 +1,4 @@
-import { DatabaseError } from '../database-errors.js';
+import { DatabaseError } from '../../errors.js';
 
 /**
  * Telling a lost connection (run the step again once the database answers) from an answer the
@@ -12,7 +12,8 @@ const LOST_MESSAGES =
 /** A connection that failed: refused, cut, timed out, or ended by the server (SQLSTATE 08xxx, 57P0x). */
 export function isLost(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
-  const text = typeof code === 'string' ? code : '';
+  const state = error instanceof DatabaseError ? error.sqlState : code;
+  const text = typeof state === 'string' ? state : '';
   return LOST_CODES.has(text) || /^(08|57P0)/.test(text) || LOST_MESSAGES.test(String(message ?? ''));
 }
 

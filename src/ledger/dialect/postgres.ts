@@ -2,7 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
-import { DatabaseLostError } from '../database-errors.js';
+import { DatabaseLostError } from '../../errors.js';
 import type { Tables } from '../tables.js';
 import type { LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
 import { asDatabaseError, isLost, messageOf, missingPassword } from './postgres-errors.js';

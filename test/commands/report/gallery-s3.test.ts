@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketPageKey, guardedObject } from '../../../src/commands/report/gallery-s3.js';
-import { ExitCode, UserError } from '../../../src/errors.js';
+import { UserError } from '../../../src/errors.js';
+import { ExitCode, exitCodeOfError } from '../../../src/exit-codes.js';
 
 /** The pure rules of a gallery page written into a bucket; the e2e test writes one for real. */
 
@@ -11,7 +12,7 @@ function refused(run: () => unknown): string {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(UserError);
-    expect((error as UserError).exitCode).toBe(ExitCode.Usage);
+    expect(exitCodeOfError((error as UserError).code)).toBe(ExitCode.Usage);
     return (error as Error).message;
   }
   throw new Error('expected a refusal');

@@ -75,7 +75,7 @@ describe('run writes the gallery when it ends', () => {
     const manifest = loadManifest(p.manifest);
     const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
     const skipped = await run(manifest, { ...options, gallery: false }).result;
-    expect(skipped).toMatchObject({ exitCode: 0, gallery: null });
+    expect(skipped).toMatchObject({ outcome: 'done', gallery: null });
     expect(existsSync(page)).toBe(false);
     const written = await run(manifest, options).result;
     expect(written.gallery).toEqual({ written: page, items: 2, linksExpireAt: null, pageUrl: null });

@@ -44,7 +44,7 @@ describe('the packed tarball on a fresh machine', () => {
         `handle.on('item', (event) => console.log(event.itemId, event.state));\n` +
         `const result: RunResult = await handle.result;\n` +
         `const doc: StatusDocument = result.status;\n` +
-        `console.log(doc.totals.spent_usd satisfies string, result.exitCode satisfies number);\n` +
+        `console.log(doc.totals.spent_usd satisfies string, result.outcome satisfies 'done' | 'not_done' | 'refused' | 'redefined' | 'interrupted');\n` +
         `console.log([...statusTextChunks(doc, doc.ledger)].join(''), [...jsonChunks(doc)].join(''));\n`,
     );
     cpSync(join(REPO, 'examples/nightly.ts'), join(consumer, 'nightly.ts'));
@@ -88,9 +88,9 @@ describe('the packed tarball on a fresh machine', () => {
       }).catch((error: { code: number; stdout: string }) => error);
     const cut = await nightly('0.005');
     expect(cut).toMatchObject({ code: 130 });
-    expect(cut.stdout).toMatch(/^demo: [0-5]\/6 done, spent \$\d+\.\d{6}, exit 130 \(Interrupted\)\n$/);
+    expect(cut.stdout).toMatch(/^demo: [0-5]\/6 done, spent \$\d+\.\d{6}, outcome interrupted\n$/);
     const whole = await nightly('5');
-    expect(whole.stdout).toMatch(/^demo: 6\/6 done, spent \$\d+\.\d{6}, exit 0 \(Ok\)\n$/);
+    expect(whole.stdout).toMatch(/^demo: 6\/6 done, spent \$\d+\.\d{6}, outcome done\n$/);
     const logged = readFileSync(join(consumer, 'night.log'), 'utf8');
     expect(logged).toContain('beach-sunrise: done');
     expect(logged).toContain('stop (draining)');

@@ -5,6 +5,7 @@ import { cliWords } from '../../../src/cli/words.js';
 import {
   type ErrorCode,
   ExitCode,
+  exitCodeOfError,
   loadManifest,
   type PlanDocument,
   plan,
@@ -48,7 +49,7 @@ const env = () => ({ PATH: process.env.PATH ?? '', ...cliEnv(sandbox) });
 async function ranBatch(name: string, ids: readonly string[]) {
   const p = ownProject(name, `${manifestYaml(name)}${takeItems(ids)}`);
   const result = await run(loadManifest(p.manifest), { env: env(), cwd: p.dir }).result;
-  expect(result.exitCode, JSON.stringify(result.status.totals)).toBe(ExitCode.Ok);
+  expect(result.outcome, JSON.stringify(result.status.totals)).toBe('done');
   return p;
 }
 
@@ -139,11 +140,11 @@ describe('plan() and `mediabatch plan --json` agree', () => {
     }
     const error = library.error as UserError;
     expect(error).toBeInstanceOf(UserError);
-    expect({ code: error.code, exitCode: error.exitCode }).toEqual({
+    expect({ code: error.code, exitCode: exitCodeOfError(error.code) }).toEqual({
       code: expected.code,
       exitCode: ExitCode.Usage,
     });
-    expect({ code: cli.code, stdout: cli.stdout }).toEqual({ code: error.exitCode, stdout: '' });
+    expect({ code: cli.code, stdout: cli.stdout }).toEqual({ code: exitCodeOfError(error.code), stdout: '' });
     // The same refusal: the library's words in API terms, the CLI's with its flags.
     expect(cli.stderr).toBe(`mediabatch plan: ${cliWords(error)}\n`);
   });

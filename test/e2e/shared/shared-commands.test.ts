@@ -26,7 +26,7 @@ describe.skipIf(skipPostgresTests)('the commands on a shared PostgreSQL ledger',
         cwd: p.dir,
         pollIntervalSeconds: 0.1,
       });
-      expect((await handle.result).exitCode).toBe(0);
+      expect((await handle.result).outcome).toBe('done');
 
       const plan = await cli(['plan', p.manifest, '--ledger', url, '--json']);
       expect(plan.code).toBe(0);

@@ -1,15 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ExitCode,
-  importJobs,
-  loadManifest,
-  plan,
-  run,
-  type SandboxHandle,
-  UserError,
-} from '../../../src/index.js';
+import { importJobs, loadManifest, plan, run, type SandboxHandle, UserError } from '../../../src/index.js';
 import { allPosts, cliEnv, ledgerRows, manifestYaml, startTestSandbox } from '../../support/e2e.js';
 import { type S3TestServer, s3TestClient, skipS3Tests, startS3Server } from '../../support/s3-server.js';
 import { ownProject, takeItems } from '../../support/services.js';
@@ -77,7 +69,7 @@ describe.skipIf(skipS3Tests)('run() and importJobs() with the S3 settings in `en
 
     expectNoS3SettingsInProcess();
     const first = await run(manifest, { env: callEnv(), cwd: p.dir, pollIntervalSeconds: 0.1 }).result;
-    expect(first.exitCode, JSON.stringify(first.status.totals)).toBe(ExitCode.Ok);
+    expect(first.outcome, JSON.stringify(first.status.totals)).toBe('done');
 
     // The bucket holds each output, byte for byte what the sandbox made, and the owner marker.
     const keys = await keysUnder(client, bucket, `${prefix}/`);
@@ -128,7 +120,7 @@ describe.skipIf(skipS3Tests)('run() and importJobs() with the S3 settings in `en
 
     // The rebuilt ledger is the run's: the next run pays and uploads nothing.
     const again = await run(manifest, { env: callEnv(), cwd: p.dir, pollIntervalSeconds: 0.1 }).result;
-    expect(again.exitCode).toBe(ExitCode.Ok);
+    expect(again.outcome).toBe('done');
     expect(allPosts(sandbox)).toHaveLength(posts);
     expect(await keysUnder(client, bucket, `${prefix}/`)).toEqual(keys);
   }, 90_000);

@@ -6,15 +6,17 @@ import {
   BillingError,
   ConflictError,
   InternalServerError,
+  MediabatchError,
   NotFoundError,
   RateLimitError,
-} from '../../src/service-client/errors.js';
+} from '../../src/errors.js';
+import { apiErrorFrom } from '../../src/service-client/http-errors.js';
 
 const envelope = (code: string, param?: string) => ({
   error: { type: 't', code, message: 'm', request_id: 'req_1', ...(param ? { param } : {}) },
 });
 
-describe('ApiError.generate', () => {
+describe('apiErrorFrom', () => {
   it.each([
     [400, BadRequestError],
     [401, AuthenticationError],
@@ -25,13 +27,15 @@ describe('ApiError.generate', () => {
     [500, InternalServerError],
     [503, InternalServerError],
   ] as const)('gives a %i its own class, still an ApiError with every field', (status, kind) => {
-    const error = ApiError.generate(status, envelope('some_code', 'input.prompt'), 'req_header', 7);
+    const error = apiErrorFrom(status, envelope('some_code', 'input.prompt'), 'req_header', 7);
     expect(error).toBeInstanceOf(kind);
     expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(MediabatchError);
     expect(error.name).toBe(kind.name);
     expect(error).toMatchObject({
       status,
       code: 'some_code',
+      serviceCode: 'some_code',
       param: 'input.prompt',
       requestId: 'req_1',
       retryAfter: 7,
@@ -39,10 +43,10 @@ describe('ApiError.generate', () => {
   });
 
   it('keeps a status with no class of its own, and a body without the envelope, a plain ApiError', () => {
-    const teapot = ApiError.generate(418, envelope('x'), null, null);
+    const teapot = apiErrorFrom(418, envelope('x'), null, null);
     expect(teapot.constructor).toBe(ApiError);
-    const proxyPage = ApiError.generate(502, '<html>bad gateway</html>', 'req_h', null);
+    const proxyPage = apiErrorFrom(502, '<html>bad gateway</html>', 'req_h', null);
     expect(proxyPage).toBeInstanceOf(InternalServerError);
-    expect(proxyPage).toMatchObject({ code: null, param: null, requestId: 'req_h' });
+    expect(proxyPage).toMatchObject({ code: 'http_502', serviceCode: null, param: null, requestId: 'req_h' });
   });
 });
