@@ -17,10 +17,11 @@ import { fastConfig, manifestYaml, project } from '../support/e2e.js';
 
 /**
  * The library speaks data: a refusal carries its `code` and the fields that explain it, a notice
- * is `{ code, message, fields }`, and no message names a command-line flag, Ctrl-C or the CLI's
- * name. The CLI words the same refusal with its flags (`cliWords`), as it always has.
+ * is `{ code, message, fields }`, and no message names a command-line flag, Ctrl-C, the CLI's
+ * name or an exit code (the CLI's, from the code). The CLI words the same refusal with its flags
+ * (`cliWords`), as it always has.
  */
-const CLI_WORDS = /--[a-z]|Ctrl-C|mediabatch run:/;
+const CLI_WORDS = /--[a-z]|Ctrl-C|mediabatch run:|\bexit \d|exit code/;
 
 let sandbox: SandboxHandle;
 let manifest: Manifest;

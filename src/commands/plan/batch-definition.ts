@@ -134,7 +134,7 @@ export function planDefinition(
           : {
               state: 'differs',
               revision: standing.revision,
-              message: `run would refuse this manifest (exit 2, definition_differs): ${standing.message}`,
+              message: `run would refuse this manifest (definition_differs): ${standing.message}`,
             },
       };
   }

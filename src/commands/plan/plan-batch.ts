@@ -42,7 +42,7 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
   const store = await openStoreOrRefuse(batch);
   const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
   if (refusal !== null)
-    throw new UserError(`run would refuse this manifest (exit 2): ${refusal}`, 'output_owned');
+    throw new UserError(`run would refuse this manifest (output_owned): ${refusal}`, 'output_owned');
   // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
   await checkOutputLikeRun(batch, store);
   const account = await checkLikeRun(batch, warn);

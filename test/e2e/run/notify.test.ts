@@ -65,12 +65,14 @@ describe('run --notify', () => {
     }
     const [stopped, finished] = bodies;
     expect(stopped).toMatchObject({
+      outcome: null,
       exit_code: null,
       stop: { kind: 'budget', code: 'budget_exceeded' },
       totals: { budget_exceeded: 1 },
     });
     expect(finished).toMatchObject({
       manifest: 'notify-budget',
+      outcome: 'not_done',
       exit_code: 1,
       stop: { kind: 'budget', code: 'budget_exceeded' },
       ledger: p.ledger,
@@ -103,7 +105,7 @@ describe('run --notify', () => {
     expect(new Set(r.received.map((request) => request.body)).size).toBe(1);
     expect(r.received.every((request) => signatureValid(request, SECRET))).toBe(true);
     expect(r.delivered()).toMatchObject([
-      { event: 'run.finished', exit_code: 0, stop: null, totals: { done: 1 } },
+      { event: 'run.finished', outcome: 'done', exit_code: 0, stop: null, totals: { done: 1 } },
     ]);
     expect(result.stderr).toContain(`notified ${new URL(r.url).origin} (run.finished)`);
   }, 60_000);

@@ -81,7 +81,7 @@ describe('an output folder has one owner', () => {
     expect(plan.stdout).not.toContain('beach.mp4');
     expect(plan.stdout).not.toContain('did not write');
     expect(plan.stderr).toContain(
-      'mediabatch plan: run would refuse this manifest (exit 2): the output folder out/shared belongs to another batch: manifest spring, ledger .mediabatch/spring.sqlite',
+      'mediabatch plan: run would refuse this manifest (output_owned): the output folder out/shared belongs to another batch: manifest spring, ledger .mediabatch/spring.sqlite',
     );
 
     const requests = requestLog(sandbox).length; // the plan's GET /account included

@@ -59,7 +59,7 @@ describe.skipIf(skipPostgresTests)('one definition per shared batch', () => {
 
       const planned = await runCli(['plan', b.manifest, '--ledger', url], { cwd: b.dir, env: {} });
       expect(planned.code, planned.stderr).toBe(0);
-      expect(planned.stdout).toContain('run would refuse this manifest (exit 2, definition_differs)');
+      expect(planned.stdout).toContain('run would refuse this manifest (definition_differs)');
       expect(planned.stdout).toContain('budget_usd is $5.00 in the batch, $0.30 here');
       const preview = await runCli(['plan', b.manifest, '--ledger', url, '--redefine'], {
         cwd: b.dir,

@@ -31,7 +31,7 @@ describe('run --progress ndjson', () => {
       summary:
         'Plan: 2 new; at most $5.00 (no price seen yet for this model and input) (budget left $5.00 of $5.00).',
     });
-    expect(events.at(-1)).toMatchObject({ event: 'finished', exit_code: 0 });
+    expect(events.at(-1)).toMatchObject({ event: 'finished', outcome: 'done', exit_code: 0 });
     const items = events
       .filter((event) => event.event === 'item')
       .map((event) => `${event.item} ${event.state}`);
