@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
 import type { AttemptRecord, ItemRecord } from '../../src/ledger/records.js';
 import { planItem, retriesCarried } from '../../src/runner/item-plan.js';
 import { decideSubmitError, refusalSettlesAttempt } from '../../src/runner/policy.js';
-import { type ItemSpec, World, type WorldConfig } from './decision-model.js';
+import { apiError, type ItemSpec, World, type WorldConfig } from './decision-model.js';
 import { blankItem, LedgerModel } from './ledger-model.js';
 import { ANSWERS, JOB_CODES } from './service-model.js';
 
@@ -205,21 +204,7 @@ describe('runner decision core, model-based', () => {
 });
 
 describe('the rules the model found missing', () => {
-  const refusal = (status: number, code: string) =>
-    decideSubmitError(
-      new ApiError({
-        status,
-        type: null,
-        serviceCode: code,
-        param: null,
-        requestId: null,
-        retryAfter: null,
-        message: code,
-      }),
-      0,
-      () => 0,
-      1,
-    );
+  const refusal = (status: number, code: string) => decideSubmitError(apiError(status, code), 0, () => 0, 1);
   const attemptWith = (patch: Partial<AttemptRecord>): AttemptRecord => ({
     ...new LedgerModel().prepare('a', 'h', 1, 0, null),
     ...patch,

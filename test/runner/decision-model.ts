@@ -31,7 +31,8 @@ export interface WorldConfig {
 
 const FINAL: ReadonlySet<ItemState> = new Set(['done', 'failed', 'budget_exceeded', 'expired']);
 
-const apiError = (status: number, code: string) =>
+/** The service's refusal of a POST, as the client throws it. */
+export const apiError = (status: number, code: string) =>
   new ApiError({
     status,
     type: null,
