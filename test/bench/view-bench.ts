@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { ListrRunView } from '../../src/cli/ui/listr-view.js';
-import type { ItemState } from '../../src/ledger/records.js';
+import { zeroCounts } from '../../src/ledger/records.js';
 import type { ProgressSnapshot, RunObserver } from '../../src/runner/run-observer.js';
 import { silentObserver } from '../../src/runner/run-observer.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -35,15 +35,6 @@ export interface ViewSample {
   /** viewCpuMsPerSecond / runCpuMsPerSecond. */
   share: number;
 }
-
-const zeroCounts = (): Record<ItemState, number> => ({
-  pending: 0,
-  in_flight: 0,
-  done: 0,
-  failed: 0,
-  budget_exceeded: 0,
-  expired: 0,
-});
 
 /** Feeds a observer 200 jobs in flight and 100 finishes a second; returns the CPU time it took. */
 async function feed(observer: RunObserver, total: number, seconds = VIEW_SECONDS): Promise<number> {

@@ -2,15 +2,10 @@ import { Writable } from 'node:stream';
 import { DefaultRenderer, Listr, ListrTaskState } from 'listr2';
 import { describe, expect, it } from 'vitest';
 import { ListrRunView } from '../../../src/cli/ui/listr-view.js';
-import type { ItemState } from '../../../src/ledger/records.js';
+import { type ItemState, zeroCounts } from '../../../src/ledger/records.js';
 
 const counts = (over: Partial<Record<ItemState, number>>): Record<ItemState, number> => ({
-  pending: 0,
-  in_flight: 0,
-  done: 0,
-  failed: 0,
-  budget_exceeded: 0,
-  expired: 0,
+  ...zeroCounts(),
   ...over,
 });
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkTitle, FAILED_SHOWN, RECENT_EVENTS, RunViewState } from '../../../src/cli/ui/run-view.js';
-import type { ItemState } from '../../../src/ledger/records.js';
+import { type ItemState, zeroCounts } from '../../../src/ledger/records.js';
 import type { ProgressSnapshot } from '../../../src/runner/run-observer.js';
 
 const counts = (over: Partial<Record<ItemState, number>>): Record<ItemState, number> => ({
-  pending: 0,
-  in_flight: 0,
-  done: 0,
-  failed: 0,
-  budget_exceeded: 0,
-  expired: 0,
+  ...zeroCounts(),
   ...over,
 });
 
