@@ -228,6 +228,8 @@ function attemptRow(c: LedgerContext, a: BatchDump['attempts'][number]) {
     completed_at: a.completedAt,
     take: a.take,
     vars: a.vars,
+    made_by_job: a.madeByJob ?? null,
+    copied_from: a.copiedFrom ?? null,
   };
 }
 

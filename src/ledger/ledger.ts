@@ -19,6 +19,7 @@ import type {
   SavedTake,
   ServiceBinding,
 } from './records.js';
+import type { ResultOfCopy } from './result-record.js';
 import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
 
@@ -281,6 +282,8 @@ export interface Ledger {
    * transaction, with a `take_reused` event naming the take it copies.
    */
   recordReusedTake(reused: ReusedTake): Promise<AttemptRecord>;
+  /** What a copied take points at: its result (the attempt whose job made the bytes) and its source take. */
+  resultOfCopy(attempt: AttemptRecord): Promise<ResultOfCopy | null>;
   /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */
   hasLaterTakes(): Promise<boolean>;
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */

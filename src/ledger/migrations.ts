@@ -136,6 +136,14 @@ const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (batch_id, item_id)
   ) WITHOUT ROWID;
   `,
+  // A paid result is one record (docs/results.md, "The record of a result"): the attempt whose job
+  // made the bytes. A copy of it is a take that points at it: `made_by_job` names that job and
+  // `copied_from` the key of the take copied. Copies made before this step are found by their key.
+  `
+  ALTER TABLE attempts ADD COLUMN made_by_job TEXT;
+  ALTER TABLE attempts ADD COLUMN copied_from TEXT;
+  `,
+  copiesPointAtTheirResult,
 ];
 
 function relativeFilePaths(db: Database, context: MigrationContext | null): void {
@@ -151,6 +159,28 @@ function relativeFilePaths(db: Database, context: MigrationContext | null): void
     if (context !== null && row.name === context.batchName) roots.unshift(batchRootOf(context.manifestPath));
     const stored = storedPath(row.path, roots);
     if (stored !== row.path) update.run(stored, row.attemptId, row.idx);
+  }
+}
+
+/**
+ * A copy made before copies named their result: its key is `reused:<attempt copied>:...`. In id
+ * order, so a copy of a copy finds the job its source already points at.
+ */
+function copiesPointAtTheirResult(db: Database): void {
+  const copies = db
+    .prepare(
+      `SELECT id, idempotency_key AS key FROM attempts WHERE idempotency_key LIKE 'reused:%' ORDER BY id`,
+    )
+    .all() as Array<{ id: number; key: string }>;
+  const source = db.prepare(
+    'SELECT idempotency_key AS key, coalesce(job_id, made_by_job) AS job FROM attempts WHERE id = ?',
+  );
+  const update = db.prepare('UPDATE attempts SET copied_from = ?, made_by_job = ? WHERE id = ?');
+  for (const copy of copies) {
+    const from = source.get(Number(copy.key.split(':')[1])) as
+      | { key: string; job: string | null }
+      | undefined;
+    if (from) update.run(from.key, from.job, copy.id);
   }
 }
 

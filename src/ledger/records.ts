@@ -67,6 +67,18 @@ export interface AttemptRecord {
   take?: number;
   /** The template variables its prompt was rendered from, as JSON text; null or absent: none. */
   vars?: string | null;
+  /**
+   * A copy's result (docs/results.md, "The record of a result"): the job whose bytes it holds,
+   * made for another take. Null or absent for an attempt that sent its own request.
+   */
+  madeByJob?: string | null;
+  /** A copy's source: the idempotency key of the take it copied; null or absent otherwise. */
+  copiedFrom?: string | null;
+}
+
+/** The job whose bytes an attempt's files hold: its own, or, for a copy, the one its result names. */
+export function jobOfBytes(attempt: Pick<AttemptRecord, 'jobId' | 'madeByJob'>): string | null {
+  return attempt.jobId ?? attempt.madeByJob ?? null;
 }
 
 export interface FileRecord {

@@ -74,6 +74,10 @@ export interface AttemptsTable {
   completed_at: ColumnType<string | null, string | null | undefined, string | null>;
   take: Generated<number>;
   vars: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A copy's result: the job that made its bytes (the attempt it copies has it, or points at it). */
+  made_by_job: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A copy's source: the idempotency key of the take it copied. */
+  copied_from: ColumnType<string | null, string | null | undefined, string | null>;
   /** PostgreSQL only: when the service created the job (the lister's starting point). */
   job_created_at: ColumnType<string | null, string | null | undefined, unknown>;
 }

@@ -9,7 +9,7 @@ import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
 import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
 import { type DownloadRetryCause, decideDownloadRetry } from './policy.js';
-import { beforePlacing, sidecarFacts } from './provenance.js';
+import { beforePlacing, sidecarFactsOf } from './provenance.js';
 import { type DiskRefuses, storeRefusal } from './stop-rules.js';
 
 export interface DownloadTask {
@@ -142,7 +142,12 @@ export class DownloadQueue {
       ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
       sidecar: this.#deps.sidecars
-        ? sidecarFacts(this.#deps.manifestName, task.attempt, await this.#deps.keptOf(task.attempt))
+        ? await sidecarFactsOf(
+            ledger,
+            this.#deps.manifestName,
+            task.attempt,
+            await this.#deps.keptOf(task.attempt),
+          )
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
     });

@@ -86,6 +86,7 @@ export class RunContext {
   #kept: Promise<KeptTakes> | null = null;
   /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
   readonly #twins: ManifestItem[] = [];
+  readonly #lostCopies = new Set<string>();
   /** Ends the loop's current sleep; null while it is not sleeping. */
   #wakeSleeper: (() => void) | null = null;
   readonly #stopped = new AbortController();
@@ -170,14 +171,21 @@ export class RunContext {
     return (await this.#kept).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
   }
 
-  /** An item that waits for the take of its twin, submitted in this run, instead of paying again. */
-  awaitTwin(item: ManifestItem): void {
+  /**
+   * An item that waits for the take of its twin, acquired in this run, instead of paying again.
+   * `lost`: a copied take whose file is gone or altered; if no intact take of its request is
+   * saved by the end, it is expired rather than sent (lost-copies.ts).
+   */
+  awaitTwin(item: ManifestItem, lost = false): void {
     this.#twins.push(item);
+    if (lost) this.#lostCopies.add(item.id);
   }
 
   /** The items waiting for a twin's take, handed over once: the run copies or submits them after. */
-  takeTwins(): ManifestItem[] {
-    return this.#twins.splice(0);
+  takeTwins(): { twins: ManifestItem[]; lost: Set<string> } {
+    const lost = new Set(this.#lostCopies);
+    this.#lostCopies.clear();
+    return { twins: this.#twins.splice(0), lost };
   }
 
   enqueue(itemId: string, notBefore = 0): void {

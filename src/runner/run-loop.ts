@@ -2,6 +2,7 @@ import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
+import { copyLeftExpired } from './lost-copies.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
@@ -87,13 +88,16 @@ async function runToTheEnd(run: RunContext, onInterrupt?: (drain: () => void) =>
  * twin saved nothing (it failed, the run stopped) goes out on its own unless the run is stopping.
  */
 async function settleTwins(run: RunContext): Promise<void> {
-  const twins = run.takeTwins();
+  const { twins, lost } = run.takeTwins();
   if (twins.length === 0) return;
-  const reused = await reuseSavedTakes(run, twins, new Set());
+  const reused = await reuseSavedTakes(run, twins, new Set(), undefined, lost);
   for (const id of reused) run.setItem(id, 'done');
   const left = twins.filter((item) => !reused.has(item.id));
-  if (left.length === 0 || run.state.stop !== null) return;
-  for (const item of left) run.enqueue(item.id);
+  // A lost copy is never bought by a plain run: with no intact take of its request left, it is expired.
+  for (const item of left) if (lost.has(item.id)) copyLeftExpired(run, item.id);
+  const toSend = left.filter((item) => !lost.has(item.id));
+  if (toSend.length === 0 || run.state.stop !== null) return;
+  for (const item of toSend) run.enqueue(item.id);
   await loopUntilSettled(run);
 }
 

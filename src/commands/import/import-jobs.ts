@@ -3,7 +3,7 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { ImportedJob } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { jobSnapshot } from '../../runner/job-snapshot.js';
-import { sidecarFacts } from '../../runner/provenance.js';
+import { sidecarFactsOf } from '../../runner/provenance.js';
 import { requestHash } from '../../runner/request.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Job } from '../../service-client/schemas.js';
@@ -223,7 +223,7 @@ async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: Item
   const sidecar =
     deps.manifest.sidecars === false
       ? null
-      : sidecarFacts(deps.manifest.name, await ledger.getAttempt(attemptId));
+      : await sidecarFactsOf(ledger, deps.manifest.name, await ledger.getAttempt(attemptId));
   const result = await store
     .saveJob({
       job,
