@@ -73,6 +73,10 @@ export class KyselyLedger implements Ledger {
     this.#c.db.groupCommits(withinMs);
   }
 
+  committed(): Promise<void> {
+    return this.#c.db.committed();
+  }
+
   flush(): Promise<void> {
     return this.#c.db.flush();
   }

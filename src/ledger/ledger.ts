@@ -180,6 +180,8 @@ export interface Ledger {
   groupCommits(withinMs: number): void;
   /** Commits the open group, if any. */
   flush(): Promise<void>;
+  /** Resolves once every step called before is committed (SQLite's group on its own timer). */
+  committed(): Promise<void>;
 
   // ---- items --------------------------------------------------------------------------------
   listItems(): Promise<ItemRecord[]>;

@@ -66,6 +66,8 @@ export class DownloadQueue {
   );
   #arrivals = 0;
   #active = 0;
+  /** Saved files whose commit is awaited before their item is said done. */
+  #settling = 0;
   #closed = false;
 
   constructor(deps: DownloadQueueDeps) {
@@ -74,7 +76,7 @@ export class DownloadQueue {
   }
 
   get idle(): boolean {
-    return this.#waiting.size === 0 && this.#active === 0;
+    return this.#waiting.size === 0 && this.#active === 0 && this.#settling === 0;
   }
 
   get activeCount(): number {
@@ -125,7 +127,18 @@ export class DownloadQueue {
         ? undefined
         : { itemId: task.attempt.itemId, update: { state: 'done' as const } };
       await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
-      await this.#deps.settled(task, 'saved');
+      // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
+      // The slot is free meanwhile; the group commits on its timer as it would anyway.
+      this.#settling += 1;
+      this.#deps.background(
+        this.#deps.ledger
+          .committed()
+          .then(() => this.#deps.settled(task, 'saved'))
+          .finally(() => {
+            this.#settling -= 1;
+            this.#deps.freed();
+          }),
+      );
       return;
     }
     await this.#deps.settled(task, outcome);

@@ -7,10 +7,12 @@ import {
   allPosts,
   type E2eProject,
   expectRerunSendsNothing,
+  ledgerRows,
   manifestYaml,
   project,
   runAgainst,
   sha256File,
+  spawnRun,
   startTestSandbox,
   statusJson,
 } from '../../support/e2e.js';
@@ -194,5 +196,36 @@ describe('a paid result is one record', () => {
     await expectEveryPlaceNamesTheJob(p, ['a', 'b']);
     expect((await statusJson(p)).items.map((item) => item.state)).toEqual(['done', 'done']);
     await expectRerunSendsNothing(sandbox, p, 0);
+  }, 90_000);
+
+  it('says an item is done only once the ledger holds it done', async () => {
+    sandbox = await startTestSandbox({
+      workspaces: [{ id: 'ws_test', balance_usd: '1000.00', wallet_enabled: true, concurrency_limit: 8 }],
+    });
+    const p = newProject(items(Array.from({ length: 24 }, (_, i) => [`i${i}`, `prompt ${i}`])));
+    const { child, done } = spawnRun(sandbox, p, ['--progress', 'ndjson']);
+    const told: string[] = [];
+    const notHeld: string[] = [];
+    let partial = '';
+    // Read the ledger the moment each `done` is told: a ledger that holds it already says so.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const event = JSON.parse(line) as { event: string; item?: string; state?: string };
+        if (event.event !== 'item' || event.state !== 'done') continue;
+        told.push(event.item!);
+        const [row] = ledgerRows<{ state: string }>(
+          p,
+          'SELECT state FROM items WHERE item_id = ?',
+          event.item,
+        );
+        if (row?.state !== 'done') notHeld.push(`${event.item}: ${row?.state ?? 'no row'}`);
+      }
+    });
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(told).toHaveLength(24);
+    expect(notHeld).toEqual([]);
   }, 90_000);
 });
