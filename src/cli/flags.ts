@@ -82,7 +82,7 @@ export const FLAGS = [
     name: 'to',
     value: 'PATH|URL',
     description:
-      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created.',
+      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created. A file must be new or a SQLite ledger: never the manifest, the ledger copied from, a file beside a ledger or anything in an output folder (see docs/results.md, "The door for named files").',
     commands: ['copy-ledger'],
   },
   {
@@ -256,14 +256,15 @@ export const FLAGS = [
     name: 'out',
     value: 'FILE',
     default: 'stdout',
-    description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
+    description:
+      'Write to FILE instead: a temporary file beside it, renamed over it once complete. FILE is new or an export mediabatch wrote (else see --force); never the manifest, a ledger or anything in an output folder (see docs/results.md, "The door for named files").',
     commands: ['export'],
   },
   {
     name: 'out',
     value: 'FILE',
     description:
-      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused.",
+      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused. FILE is new or an approved plan mediabatch wrote (else see --force); never the manifest, a ledger or anything in an output folder (see docs/results.md, \"The door for named files\").",
     commands: ['plan'],
   },
   {
@@ -277,14 +278,32 @@ export const FLAGS = [
     name: 'out',
     value: 'DIR',
     description:
-      "Also write a dispute bundle into DIR, a new or empty folder: problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
+      "Also write a dispute bundle into DIR, a new or empty folder (an earlier bundle only with --force; never an output folder or anything in one): problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
     commands: ['audit'],
   },
   {
     name: 'force',
     description:
-      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger and saved outputs are refused all the same.',
+      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
     commands: ['report'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace FILE even when it is not an approved plan mediabatch wrote (one it wrote is replaced without --force). The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
+    commands: ['plan'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace FILE even when it is not an export mediabatch wrote (one it wrote is replaced without --force). The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
+    commands: ['export'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace a dispute bundle audit wrote before in DIR, whole. A folder of other files, a file, and anything protected (see docs/results.md, "The door for named files") are refused all the same.',
+    commands: ['audit'],
   },
   {
     name: 'port',

@@ -84,7 +84,7 @@ export function selectedBy(states: ReadonlySet<ExportState>, record: ExportRecor
 export type ExportFormat = 'jsonl' | 'csv';
 
 /** CSV columns, in record order; maps and lists are JSON text in their cell. */
-const CSV_COLUMNS = [
+export const CSV_COLUMNS = [
   'id',
   'state',
   'prompt',

@@ -276,6 +276,7 @@ function assembleManifest(
     retries: data.retries ?? DEFAULT_RETRIES,
     outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
+    ...(data.items_from ? { itemsFrom: resolve(dirname(absolute), data.items_from) } : {}),
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
     ...(data.notify?.url ? { notifyUrl: data.notify.url } : {}),
     warnings: warnings.sorted(),

@@ -54,6 +54,8 @@ export interface Manifest {
   notifyUrl?: string;
   /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
   items: ManifestItem[];
+  /** Absolute path of the `items_from` file the items were read from, when there is one. */
+  itemsFrom?: string;
   /** Not mistakes, but worth a look (input fields mediabatch does not know); `plan` lists them. */
   warnings: ManifestProblem[];
 }

@@ -13,7 +13,7 @@ export const auditCommand: Command<'audit'> = async ({ values, positionals }, io
   const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was audited');
   const doc = await audit(manifest, {
     ...options,
-    ...(values.out === undefined ? {} : { out: values.out }),
+    ...(values.out === undefined ? {} : { out: values.out, force: values.force }),
     warn: warnOn(io, 'audit'),
   });
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderAuditText(doc));

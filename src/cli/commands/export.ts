@@ -13,7 +13,8 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {
-    const kept = await exportKept(manifest, { ...batch, format, ...(values.out ? { to: values.out } : {}) });
+    const target = values.out === undefined ? {} : { to: values.out, force: values.force };
+    const kept = await exportKept(manifest, { ...batch, format, ...target });
     if (values.out === undefined) await writeChunks(io.stdout, keptChunks(kept.records, format));
     const sandboxCommand = `${commandLine('export', manifestArg, { ...values, sandbox: true })} --kept`;
     const notes = keptExportNotes('mediabatch export', kept, sandboxCommand);
@@ -22,7 +23,7 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
   }
   if (values.out !== undefined) {
-    await writeExport(manifest, { ...options, to: values.out, format });
+    await writeExport(manifest, { ...options, to: values.out, format, force: values.force });
     return ExitCode.Ok;
   }
   const records = exportRecords(manifest, options);

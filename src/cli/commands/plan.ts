@@ -19,7 +19,10 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     redefine: values.redefine,
     verify: values.verify,
   };
-  const written = values.out === undefined ? null : await writePlan(manifest, { ...asked, to: values.out });
+  const written =
+    values.out === undefined
+      ? null
+      : await writePlan(manifest, { ...asked, to: values.out, force: values.force });
   const { ledger, ...doc } = written?.document ?? (await plan(manifest, asked));
   const save = commandLine('run', manifestArg, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save), cliWords);

@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { openForReading, readFailure, sandboxLedgerBeside } from '../../batch/ledger-read.js';
+import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/options.js';
 import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
 import { type Batch, callerCwd } from '../../batch/resolve-batch.js';
 import { collectRows } from '../../collect-rows.js';
+import { isExportHead } from '../../documents/export-head.js';
 import {
   type ExportFormat,
   type ExportRecord,
@@ -56,16 +58,30 @@ async function* recordsOf(batch: Batch, states: Set<ExportState>): AsyncGenerato
   }
 }
 
+/** Where an export goes (`to`, from `cwd`), as what, and whether it may replace a file of another kind. */
+export interface ExportTarget {
+  to?: string;
+  format?: ExportFormat;
+  /** Replace an existing file that is not an export (never a protected one: docs/results.md). */
+  force?: boolean;
+}
+
 /**
  * Writes the export to a file that appears whole or not at all (`export --out`): written beside
- * it under a temporary name, synced, renamed into place.
+ * it under a temporary name, synced, renamed into place. The door for named files
+ * (batch/named-target.ts) decides first whether `to` may be written.
  */
 export async function writeExport(
   manifest: Manifest,
-  options: ExportOptions & { to: string; format?: ExportFormat },
+  options: ExportOptions & ExportTarget & { to: string },
 ): Promise<string> {
-  const { to, format, ...rest } = options;
+  const { to, format, force, ...rest } = options;
   const path = resolve(callerCwd(rest), to);
+  const batch = batchOf(
+    checkedManifest('writeExport', manifest),
+    checkOptions('writeExport', exportOptionsSchema, rest),
+  );
+  await refuseExportTarget('writeExport', batch, path, force);
   const records = exportRecords(manifest, rest);
   try {
     await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
@@ -111,20 +127,45 @@ export interface KeptExport {
  */
 export async function exportKept(
   manifest: Manifest,
-  options: ExportOptions & { to?: string; format?: ExportFormat } = {},
+  options: ExportOptions & ExportTarget = {},
 ): Promise<KeptExport> {
-  const { to, format, ...rest } = options;
+  const { to, format, force, ...rest } = options;
   const checked = checkOptions('exportKept', exportOptionsSchema, rest);
   const batch = batchOf(checkedManifest('exportKept', manifest), checked);
   refuseReadingOthersFolder(batch);
+  const path = to === undefined ? null : resolve(callerCwd(rest), to);
+  if (path !== null) await refuseExportTarget('exportKept', batch, path, force);
   const { ledger: note, ...found } = await keptExport(batch);
   const sandboxLedger = sandboxLedgerBeside(batch, note);
   const kept = {
     ...found,
     ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
   };
-  if (to === undefined) return { ...kept, path: null };
-  const path = resolve(callerCwd(rest), to);
+  if (path === null) return { ...kept, path: null };
   await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));
   return { ...kept, path };
+}
+
+/**
+ * The door for named files (batch/named-target.ts) for an export: its own kind is a file whose
+ * first line is an export's (documents/export-head.ts), JSON Lines or CSV, `--kept` or not.
+ */
+async function refuseExportTarget(
+  call: 'writeExport' | 'exportKept',
+  batch: Batch,
+  path: string,
+  force: boolean | undefined,
+): Promise<void> {
+  const kind: TargetKind = {
+    call,
+    option: 'to',
+    writes: 'the export',
+    notOwn: 'is not an export mediabatch wrote',
+    isOwn: (head) => isExportHead(head.toString('utf8')),
+    forceable: true,
+  };
+  await refuseNamedTarget(path, targetGuard(batch), kind, {
+    force: force ?? false,
+    saved: savedFilesOf(batch),
+  });
 }

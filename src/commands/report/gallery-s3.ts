@@ -99,7 +99,8 @@ export function bucketPageKey(location: S3Location, html: string): string {
 
 /**
  * What a guarded object at `uri` is, or null: a saved output, its provenance sidecar or the owner
- * marker, which `force` never replaces (the same promise gallery-target.ts keeps on disk). Pure.
+ * marker, which `force` never replaces (the promise the door for named files,
+ * batch/named-target.ts, keeps on disk). Pure.
  */
 export function guardedObject(
   uri: string,
