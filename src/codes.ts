@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'service_wrong_route',
   /** The address answers, but not as the service does. */
   'not_the_service',
+  /** The service's host name does not exist (the DNS says so: a typo, not an outage); `host` names it, nothing was sent. */
+  'service_host_unknown',
   /** run: the service did not answer within the pre-flight window; nothing was sent. */
   'service_unreachable',
   /** import, audit: the service's jobs could not be read (no answer, or not a usable one); nothing was changed. */

@@ -18,8 +18,13 @@ export type PreflightVerdict =
   | 'not_the_service'
   /** 401 or 402: it is the service, refusing the account; the runner reports it as ever (exit 3). */
   | 'refused'
-  /** No answer at all: connection refused, DNS, TLS, reset, timeout. Retried within the window. */
+  /** No answer at all: connection refused, a DNS server that failed, TLS, reset, timeout. Retried within the window. */
   | 'unreachable'
+  /**
+   * The host's name does not exist (ENOTFOUND: the DNS answered, and there is no such name): a
+   * mistake in the address, not an outage, so it is not retried.
+   */
+  | 'no_such_host'
   /** 5xx, 408 or 429: the service is there but cannot answer now. Retried within the window. */
   | 'unavailable'
   /** Connected, but no answer in time: a slow service; the run goes on and resends what goes unanswered. */
@@ -37,6 +42,7 @@ export function classifyPreflightError(error: unknown): PreflightVerdict {
   if (error instanceof ApiConnectionError) {
     if (error.kind === 'protocol') return 'not_the_service';
     const code = (error.cause as { code?: unknown } | undefined)?.code;
+    if (code === 'ENOTFOUND') return 'no_such_host';
     return typeof code === 'string' && SLOW_CODES.has(code) ? 'slow' : 'unreachable';
   }
   throw error;
@@ -117,6 +123,7 @@ export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {
     }
     if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail);
     if (verdict === 'not_the_service') throw notTheService(deps.identity, detail);
+    if (verdict === 'no_such_host') throw noSuchHost(deps.identity);
     const delay = delays[tries - 1];
     if (delay === undefined) throw gaveUp(deps.identity, verdict, detail, tries, deps.windowMs);
     deps.warn({
@@ -170,6 +177,21 @@ function notTheService(identity: string, detail: string): UserError {
       `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
     'not_the_service',
     { option: 'baseUrl', baseUrl: identity },
+  );
+}
+
+/**
+ * A name the DNS says does not exist will not exist in 30 seconds either: a typo in the address
+ * (or a host only another network knows), said at once with the host. A DNS server that fails
+ * (EAI_AGAIN) is an outage and keeps the retries.
+ */
+function noSuchHost(identity: string): UserError {
+  const host = new URL(identity).hostname;
+  return new UserError(
+    `no such host: ${host} (from ${identity}) is not a name the DNS knows; ` +
+      `check the host in \`baseUrl\` / MEDIAGEN_BASE_URL for a typo\n  ${NOTHING_SENT}`,
+    'service_host_unknown',
+    { option: 'baseUrl', baseUrl: identity, host },
   );
 }
 

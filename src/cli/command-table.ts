@@ -5,6 +5,8 @@ export interface CommandSpec {
   args: readonly string[];
   /** Any number of further positionals of this kind may follow (`forget <manifest> [id...]`). */
   rest?: string;
+  /** At least one of `rest` must be given (`keep <manifest> <ID:VARIANT[.TAKE]>...`). */
+  restRequired?: boolean;
   /** A flag that stands in for the positionals (`run --batch NAME`, no manifest). */
   orFlag?: string;
   summary: string;
@@ -61,6 +63,7 @@ export const COMMANDS = [
     name: 'keep',
     args: ['manifest'],
     rest: 'ID:VARIANT[.TAKE]',
+    restRequired: true,
     summary: 'Record which take of each item is kept; sends nothing',
     description:
       "ID:N keeps variant N's newest saved take (1 for an item without variants), ID:N.T its take T, ID:none clears it; @FILE reads entries from a file such as the keep.txt the gallery saves. All or nothing: a bad entry writes nothing. status, export and the sidecars then say which file is kept. See docs/gallery.md.",

@@ -30,6 +30,8 @@ export interface FlagSpec {
   choices?: readonly string[];
   /** What applies when the flag is absent, in words (no flag here has a hidden default). */
   default?: string;
+  /** The command cannot do without it (`copy-ledger --to`): missing, it is a usage error with the usage line. */
+  required?: boolean;
   /** Environment variable read when the flag is absent. */
   env?: string;
   description: string;
@@ -81,6 +83,7 @@ export const FLAGS = [
   {
     name: 'to',
     value: 'PATH|URL',
+    required: true,
     description:
       'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created. A file must be new or a SQLite ledger: never the manifest, the ledger copied from, a file beside a ledger or anything in an output folder (see docs/results.md, "The door for named files").',
     commands: ['copy-ledger'],
@@ -343,11 +346,13 @@ type FlagsOf<C extends CommandName, F = (typeof FLAGS)[number]> = F extends { co
   : never;
 type ValueOf<F> = F extends { multiple: true }
   ? string[]
-  : F extends { value: string }
-    ? F extends { kind: FlagKind }
-      ? number | undefined
-      : string | undefined
-    : boolean;
+  : F extends { required: true }
+    ? string
+    : F extends { value: string }
+      ? F extends { kind: FlagKind }
+        ? number | undefined
+        : string | undefined
+      : boolean;
 
 /** The parsed flags of one command: booleans default to false, repeatable flags to []. */
 export type FlagValues<C extends CommandName> = { [F in FlagsOf<C> as F['name']]: ValueOf<F> };

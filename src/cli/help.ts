@@ -12,8 +12,12 @@ export function synopsis(command: CommandSpec): string {
   const args = command.orFlag
     ? ` (${positionals} | ${flagLabel(flagsOf(command.name).find((flag) => flag.name === command.orFlag)!)})`
     : command.args.map((arg) => ` <${arg}>`).join('');
-  const rest = command.rest ? ` [${command.rest}...]` : '';
-  return `mediabatch ${command.name}${args}${rest} [options]`;
+  const rest = command.rest ? (command.restRequired ? ` <${command.rest}>...` : ` [${command.rest}...]`) : '';
+  const required = flagsOf(command.name)
+    .filter((flag) => flag.required)
+    .map((flag) => ` ${flagLabel(flag)}`)
+    .join('');
+  return `mediabatch ${command.name}${args}${rest}${required} [options]`;
 }
 
 /** `--ledger PATH`, `-h, --help`, `--only ID...`. */

@@ -39,6 +39,6 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   }
   const failure = accountFailure(doc.account);
   if (failure === null) return ExitCode.Ok;
-  io.stderr.write(`mediabatch plan: ${failure.line}\n`);
+  io.stderr.write(`mediabatch plan: ${cliWords(failure.line)}\n`);
   return failure.refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
 };

@@ -44,7 +44,8 @@ export function keepRefusal(
 }
 
 function whereOf(entry: KeepEntry): { text: string; where: string; fields: Record<string, unknown> } {
-  if (typeof entry === 'string') return { text: entry, where: entry, fields: { entry } };
+  if (typeof entry === 'string')
+    return { text: entry, where: entry.trim() === '' ? `'${entry}'` : entry, fields: { entry } };
   return {
     text: entry.entry,
     where: `${entry.file}:${entry.line}: ${entry.entry}`,
