@@ -36,6 +36,13 @@ function newProject(text: string): E2eProject {
 const items = (entries: Array<[string, string]>) =>
   `${manifestYaml('rec')}items:\n${entries.map(([id, prompt]) => `  - {id: ${id}, prompt: "${prompt}"}\n`).join('')}`;
 
+/** Items a and b with these prompts. */
+const ab = (a: string, b: string) =>
+  items([
+    ['a', a],
+    ['b', b],
+  ]);
+
 /** One byte changed, the size and the modification time kept: only a SHA-256 sees it. */
 function alter(path: string): void {
   const { atime, mtime } = statSync(path);
@@ -128,36 +135,13 @@ describe('a paid result is one record', () => {
 
   it('an undone edit and a swap: status, export and every sidecar name the job that made the bytes', async () => {
     sandbox = await startTestSandbox();
-    const p = newProject(
-      items([
-        ['a', 'a red boat'],
-        ['b', 'a blue car'],
-      ]),
-    );
+    const p = newProject(ab('a red boat', 'a blue car'));
     await runOk(p);
-    writeFileSync(
-      p.manifest,
-      items([
-        ['a', 'a green boat'],
-        ['b', 'a blue car'],
-      ]),
-    );
+    writeFileSync(p.manifest, ab('a green boat', 'a blue car'));
     await runOk(p);
-    writeFileSync(
-      p.manifest,
-      items([
-        ['a', 'a red boat'],
-        ['b', 'a blue car'],
-      ]),
-    );
+    writeFileSync(p.manifest, ab('a red boat', 'a blue car'));
     await runOk(p);
-    writeFileSync(
-      p.manifest,
-      items([
-        ['a', 'a blue car'],
-        ['b', 'a red boat'],
-      ]),
-    );
+    writeFileSync(p.manifest, ab('a blue car', 'a red boat'));
     await runOk(p);
     expect(allPosts(sandbox)).toHaveLength(3);
     await expectEveryPlaceNamesTheJob(p, ['a', 'b']);
@@ -168,21 +152,10 @@ describe('a paid result is one record', () => {
 
   it('altered copies are repaired by one plain run for free, and nothing advises a paid option', async () => {
     sandbox = await startTestSandbox();
-    const p = newProject(
-      items([
-        ['a', 'a red boat'],
-        ['b', 'a blue car'],
-      ]),
-    );
+    const p = newProject(ab('a red boat', 'a blue car'));
     await runOk(p);
     // Swapped: both files are copies now.
-    writeFileSync(
-      p.manifest,
-      items([
-        ['a', 'a blue car'],
-        ['b', 'a red boat'],
-      ]),
-    );
+    writeFileSync(p.manifest, ab('a blue car', 'a red boat'));
     await runOk(p);
     alter(join(p.outDir, 'a.mp4'));
     rmSync(join(p.outDir, 'b.mp4'));
