@@ -118,7 +118,9 @@ export class SqliteDatabase implements LedgerDatabase {
       if (!this.#inGroup) return null;
       // The open group holds every step called before: its commit, whenever it comes, is theirs.
       // Waited for outside the step queue, where the commit itself is queued.
-      return { commit: new Promise<void>((resolve, reject) => this.#commitWaiters.push({ resolve, reject })) };
+      return {
+        commit: new Promise<void>((resolve, reject) => this.#commitWaiters.push({ resolve, reject })),
+      };
     });
     await waiting?.commit;
   }
