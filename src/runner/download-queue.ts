@@ -133,7 +133,11 @@ export class DownloadQueue {
       this.#deps.background(
         this.#deps.ledger
           .committed()
-          .then(() => this.#deps.settled(task, 'saved'))
+          // A commit that fails says so through the ledger's next step, as before: the item stays unsaid.
+          .then(
+            () => this.#deps.settled(task, 'saved'),
+            () => undefined,
+          )
           .finally(() => {
             this.#settling -= 1;
             this.#deps.freed();
