@@ -20,23 +20,29 @@ const WRITERS: Writer[] = [
 ];
 
 const cli = (p: E2eProject, args: string[]) => runCli(args, { cwd: p.dir });
+/** A test of a dozen commands or more, each a process of its own: slow on a loaded two-core machine. */
+const MANY_COMMANDS = 120_000;
 
 describe.each(WRITERS)('$name --out goes through the door for named files', ({ name, args }) => {
-  it('refuses every protected file, even with --force, and writes nothing', async () => {
-    const p = await doorProject();
-    const before = treeHashes(p.dir);
-    for (const force of [[], ['--force']])
-      for (const [file, what] of PROTECTED_FILES) {
-        const refused = await cli(p, args(p, file, ...force));
-        expect([refused.code, refused.stdout, refused.stderr], `${file} ${force}`).toEqual([
-          2,
-          '',
-          `mediabatch ${name}: ${file} is ${what}; ${name} --out never writes over it, not even with --force. ` +
-            'Nothing was written; name another file\n',
-        ]);
-        expect(treeHashes(p.dir), `${file} ${force}`).toEqual(before);
-      }
-  });
+  it(
+    'refuses every protected file, even with --force, and writes nothing',
+    async () => {
+      const p = await doorProject();
+      const before = treeHashes(p.dir);
+      for (const force of [[], ['--force']])
+        for (const [file, what] of PROTECTED_FILES) {
+          const refused = await cli(p, args(p, file, ...force));
+          expect([refused.code, refused.stdout, refused.stderr], `${file} ${force}`).toEqual([
+            2,
+            '',
+            `mediabatch ${name}: ${file} is ${what}; ${name} --out never writes over it, not even with --force. ` +
+              'Nothing was written; name another file\n',
+          ]);
+          expect(treeHashes(p.dir), `${file} ${force}`).toEqual(before);
+        }
+    },
+    MANY_COMMANDS,
+  );
 
   it('refuses a new name in the owned output folder, and a folder', async () => {
     const p = await doorProject();
@@ -86,31 +92,35 @@ describe.each(WRITERS)('$name --out goes through the door for named files', ({ n
 });
 
 describe('export --out recognises every export as its own', () => {
-  it('replaces JSON Lines with CSV and back, --kept or not, and an empty export, without --force', async () => {
-    const p = await doorProject();
-    const exportTo = (...more: string[]) =>
-      cli(p, ['export', p.manifest, '--sandbox', '--out', 'x', ...more]);
-    const steps = [
-      [],
-      ['--format', 'csv'],
-      ['--kept'],
-      ['--kept', '--format', 'csv'],
-      ['--state', 'failed'],
-      [],
-    ];
-    const firstLines: string[] = [];
-    for (const step of steps) {
-      const result = await exportTo(...step);
-      expect(result.code, `${step} ${result.stderr}`).toBe(0);
-      firstLines.push(readFileSync(join(p.dir, 'x'), 'utf8').split('\n')[0]!.slice(0, 12));
-    }
-    expect(firstLines).toEqual([
-      '{"id":"sea",',
-      'id,state,pro',
-      '{"id":"sea",',
-      'id,item,vari',
-      '',
-      '{"id":"sea",',
-    ]);
-  });
+  it(
+    'replaces JSON Lines with CSV and back, --kept or not, and an empty export, without --force',
+    async () => {
+      const p = await doorProject();
+      const exportTo = (...more: string[]) =>
+        cli(p, ['export', p.manifest, '--sandbox', '--out', 'x', ...more]);
+      const steps = [
+        [],
+        ['--format', 'csv'],
+        ['--kept'],
+        ['--kept', '--format', 'csv'],
+        ['--state', 'failed'],
+        [],
+      ];
+      const firstLines: string[] = [];
+      for (const step of steps) {
+        const result = await exportTo(...step);
+        expect(result.code, `${step} ${result.stderr}`).toBe(0);
+        firstLines.push(readFileSync(join(p.dir, 'x'), 'utf8').split('\n')[0]!.slice(0, 12));
+      }
+      expect(firstLines).toEqual([
+        '{"id":"sea",',
+        'id,state,pro',
+        '{"id":"sea",',
+        'id,item,vari',
+        '',
+        '{"id":"sea",',
+      ]);
+    },
+    MANY_COMMANDS,
+  );
 });
