@@ -55,7 +55,10 @@ export const ERROR_CODES = [
   'output_owned',
   /** The output location cannot be used (unwritable, unreachable, no room, bad settings). */
   'output_unusable',
-  /** A file the command would write is refused (a guarded file, a folder, a foreign file). */
+  /**
+   * A path given to write at is refused by the door for named files (docs/results.md): a protected
+   * file, anything in an output folder a batch owns, a folder, a file of another kind without `force`.
+   */
   'target_refused',
   /** A file or object could not be written (or, for a gallery in S3, its earlier page read). */
   'write_failed',
