@@ -5,6 +5,7 @@ import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli } from '../../support/cli.js';
 import {
   allPosts,
+  cliEnv,
   type E2eProject,
   expectRerunSendsNothing,
   ledgerRows,
@@ -169,6 +170,34 @@ describe('a paid result is one record', () => {
     await expectEveryPlaceNamesTheJob(p, ['a', 'b']);
     expect((await statusJson(p)).items.map((item) => item.state)).toEqual(['done', 'done']);
     await expectRerunSendsNothing(sandbox, p, 0);
+  }, 90_000);
+
+  it('import after a lost ledger adopts the copies mediabatch wrote: no stranger, their job named, nothing sent', async () => {
+    sandbox = await startTestSandbox();
+    const p = newProject(ab('a red boat', 'a blue car'));
+    await runOk(p);
+    // Swapped: a.mp4 and b.mp4 are copies of each other's first take.
+    writeFileSync(p.manifest, ab('a blue car', 'a red boat'));
+    await runOk(p);
+    const before = { a: sha256File(join(p.outDir, 'a.mp4')), b: sha256File(join(p.outDir, 'b.mp4')) };
+    rmSync(join(p.dir, '.mediabatch'), { recursive: true, force: true });
+
+    const imported = await runCli(['import', p.manifest], { cwd: p.dir, env: cliEnv(sandbox) });
+    expect(imported.code, imported.stderr).toBe(0);
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as {
+      stray_files: string[] | null;
+      totals: { to_submit: number };
+    };
+    expect(planned.stray_files ?? []).toEqual([]);
+    expect(planned.totals.to_submit).toBe(0);
+    await expectEveryPlaceNamesTheJob(p, ['a', 'b']);
+    await expectRerunSendsNothing(sandbox, p, 0);
+    expect({ a: sha256File(join(p.outDir, 'a.mp4')), b: sha256File(join(p.outDir, 'b.mp4')) }).toEqual(
+      before,
+    );
+    expect(allPosts(sandbox)).toHaveLength(2);
   }, 90_000);
 
   it('says an item is done only once the ledger holds it done', async () => {
