@@ -44,6 +44,8 @@ interface SidecarClaim {
   bytes: number;
   sha256: string;
   provenance: Provenance;
+  /** A copy of an earlier take (its sidecar's `copied_from`): its job made another take's bytes. */
+  copy: boolean;
 }
 
 /** A folder walked at most this deep, over at most this many files: a bound on a wrong path. */
@@ -87,7 +89,8 @@ function readClaim(text: string): SidecarClaim | null {
       createdAt: typeof doc.created_at === 'string' ? doc.created_at : null,
       vars: doc.vars === undefined ? null : JSON.stringify(doc.vars),
     };
-    return { manifest, item, take, jobId, bytes: file.bytes, sha256: file.sha256, provenance };
+    const copy = typeof doc.copied_from === 'object' && doc.copied_from !== null;
+    return { manifest, item, take, jobId, bytes: file.bytes, sha256: file.sha256, provenance, copy };
   } catch {
     return null;
   }
@@ -114,11 +117,42 @@ export async function findOutputs(
   for (const path of files) {
     const text = sidecarText(path);
     const claim = text === null ? null : readClaim(text);
-    if (claim === null || claim.manifest !== manifestName || jobs.get(claim.jobId) !== claim.item) continue;
+    // A copy is adopted as a copy (adopt-copies.ts), never as another output of its result's job.
+    if (
+      claim === null ||
+      claim.copy ||
+      claim.manifest !== manifestName ||
+      jobs.get(claim.jobId) !== claim.item
+    )
+      continue;
     if (!(await fileMatches(path, claim.bytes, claim.sha256))) continue;
     const { jobId, item: itemId, take, bytes, sha256, provenance } = claim;
     const output: FoundOutput = { jobId, itemId, take, path, sidecar: text!, bytes, sha256, provenance };
     found.set(claim.jobId, [...(found.get(claim.jobId) ?? []), output]);
+  }
+  return found;
+}
+
+/** A copy found on disk: its sidecar says which item and take it is, and whose job made its bytes. */
+export interface FoundCopy {
+  itemId: string;
+  take: number;
+  jobId: string;
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** The copies among `files` whose sidecar is this manifest's and whose bytes match it. */
+export async function findCopies(files: readonly string[], manifestName: string): Promise<FoundCopy[]> {
+  const found: FoundCopy[] = [];
+  for (const path of files) {
+    const text = sidecarText(path);
+    const claim = text === null ? null : readClaim(text);
+    if (claim === null || !claim.copy || claim.manifest !== manifestName) continue;
+    if (!(await fileMatches(path, claim.bytes, claim.sha256))) continue;
+    const { item: itemId, take, jobId, bytes, sha256 } = claim;
+    found.push({ itemId, take, jobId, path, bytes, sha256 });
   }
   return found;
 }
