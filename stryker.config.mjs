@@ -97,6 +97,10 @@ export const notMutated = {
     'a part of the run state that holds rows until an attempt is prepared; proved by test/e2e/run/refused-run.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
+  'src/runner/saved-before-commit.ts':
+    'reads the sidecars and files a stopped run left (I/O); proved by test/e2e/run/results-record.test.ts',
+  'src/downloads/files-on-disk.ts':
+    'reads sidecars and hashes the files beside them (I/O); proved by test/e2e/import/files-on-disk.test.ts and test/e2e/run/results-record.test.ts',
   'src/runner/lost-copies.ts':
     "asks the service for a copy's result and queues its download or a copy (I/O); proved by test/e2e/run/results-record.test.ts",
   'src/downloads/copy-verified.ts':

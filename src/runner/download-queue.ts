@@ -42,6 +42,8 @@ export interface DownloadQueueDeps {
   sidecars: boolean;
   concurrency: number;
   timeoutMs?: number;
+  /** The job's files a run saved and was stopped before committing (saved-before-commit.ts). */
+  savedBeforeCommit?: (task: DownloadTask) => Promise<SavedFile[] | null>;
   /** Runs a download in the background; the owner decides what a throw means. */
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
@@ -172,6 +174,8 @@ export class DownloadQueue {
 
   async #download(task: DownloadTask): Promise<TriesOutcome> {
     const { client, clock, random } = this.#deps;
+    const saved = await this.#deps.savedBeforeCommit?.(task);
+    if (saved) return { saved };
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
       const outcome = await this.#save(task, job).catch((error: unknown) => ({

@@ -8,6 +8,7 @@ import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import { savedBeforeCommit } from './saved-before-commit.js';
 import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
 import { startGuessing } from './size-check.js';
@@ -116,6 +117,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     concurrency: run.options.downloadConcurrency,
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),
+    savedBeforeCommit: (task) => savedBeforeCommit(run, task),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

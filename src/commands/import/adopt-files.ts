@@ -8,7 +8,7 @@ import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { ImportedJob } from '../../ledger/records.js';
 import { isS3Uri, type Manifest, namedOutputPath, outputChild } from '../../manifest/index.js';
-import { candidateFiles, type FoundOutput, findOutputs } from './files-on-disk.js';
+import { candidateFiles, type FoundOutput, findOutputs } from '../../downloads/files-on-disk.js';
 import type { ImportPlan } from './import-plan.js';
 
 /**

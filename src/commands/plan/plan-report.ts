@@ -4,6 +4,7 @@ import { shownFrom } from '../../documents/shown-path.js';
 import { expiryWarnings, type FileCheckMode } from '../../documents/status-report.js';
 import type { LedgerView } from '../../documents/status-view.js';
 import { type ValueAtRisk, valueAtRisk } from '../../documents/value-at-risk.js';
+import { savedBeforeCommitOf } from '../../downloads/files-on-disk.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../../ledger/money-totals.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
@@ -173,9 +174,13 @@ export function buildPlan(
     }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
-  const foreign = inputs.outputFiles
+  const unowned = inputs.outputFiles
     ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
     : null;
+  // A job's files saved by a run stopped before it committed them are its output, not strangers.
+  const savedEarly = savedBeforeCommitOf(unowned ?? [], manifest.name, unsavedJobs(source));
+  const foreign = unowned === null ? null : unowned.filter((path) => !savedEarly.paths.has(path));
+  for (const item of walk.items) if (savedEarly.items.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
   const stray = foreign === null ? null : foreign.map(shown).sort();
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
@@ -214,6 +219,17 @@ export function buildPlan(
 }
 
 /** Of the entries the selection left out, those of items the manifest no longer lists at all. */
+/** What plan says of an item whose job's files a stopped run saved but did not commit. */
+const SAVED_BEFORE_COMMIT_WORDS =
+  'its file was saved before the last run was stopped, with a sidecar naming its job: run records it, nothing to fetch or pay';
+
+/** This ledger's succeeded jobs whose files it has not recorded, job id -> item. */
+function unsavedJobs(source: PlanSource): Map<string, string> {
+  return new Map(
+    source.unsaved.flatMap((attempt) => (attempt.jobId ? [[attempt.jobId, attempt.itemId] as const] : [])),
+  );
+}
+
 function notListed(manifest: Manifest, entries: readonly ItemEntry[]): ItemEntry[] {
   const ids = new Set(manifest.items.map((item) => item.id));
   return entries.filter((entry) => !ids.has(entry.itemId));

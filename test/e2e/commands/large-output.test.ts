@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { filesUnder } from '../../../src/batch/output-files.js';
 import { statusDocument } from '../../../src/batch/status-document.js';
 import { cliWords } from '../../../src/cli/words.js';
-import { strangerReason } from '../../../src/commands/import/files-on-disk.js';
+import { strangerReason } from '../../../src/downloads/files-on-disk.js';
 import { buildPlanReport } from '../../../src/commands/plan/plan-report.js';
 import { planTextChunks } from '../../../src/commands/plan/render-plan.js';
 import { statusTextChunks } from '../../../src/documents/render-text.js';

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli } from '../../support/cli.js';
@@ -11,6 +12,7 @@ import {
   ledgerRows,
   manifestYaml,
   project,
+  requestsTo,
   runAgainst,
   sha256File,
   spawnRun,
@@ -198,6 +200,38 @@ describe('a paid result is one record', () => {
       before,
     );
     expect(allPosts(sandbox)).toHaveLength(2);
+  }, 90_000);
+
+  it("a file saved and then killed before its commit is the job's output: recorded, not fetched, not a stranger", async () => {
+    sandbox = await startTestSandbox();
+    const p = newProject(ab('a red boat', 'a blue car'));
+    await runOk(p);
+    // The ledger as a run killed between saving b's file (and its sidecar) and committing it leaves it.
+    const db = new Database(p.ledger);
+    db.exec(`UPDATE attempts SET files_saved = 0 WHERE item_id = 'b';
+      DELETE FROM files WHERE attempt_id IN (SELECT id FROM attempts WHERE item_id = 'b');
+      UPDATE items SET state = 'in_flight' WHERE item_id = 'b';`);
+    db.close();
+    const saved = statSync(join(p.outDir, 'b.mp4'));
+    const bytes = sha256File(join(p.outDir, 'b.mp4'));
+    const downloads = requestsTo(sandbox, 'GET', '/v1/files/').length;
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as {
+      stray_files: string[] | null;
+      items: Array<{ id: string; reason?: string }>;
+    };
+    expect(planned.stray_files ?? []).toEqual([]);
+    expect(planned.items[1]!.reason).toMatch(/saved before/);
+
+    const said = await runOk(p);
+    expect(said).not.toMatch(/refusing|did not write/);
+    expect(requestsTo(sandbox, 'GET', '/v1/files/')).toHaveLength(downloads);
+    expect(allPosts(sandbox)).toHaveLength(2);
+    expect(statSync(join(p.outDir, 'b.mp4')).ino).toBe(saved.ino);
+    expect(sha256File(join(p.outDir, 'b.mp4'))).toBe(bytes);
+    expect((await statusJson(p)).items.map((item) => item.state)).toEqual(['done', 'done']);
+    await expectEveryPlaceNamesTheJob(p, ['a', 'b']);
   }, 90_000);
 
   it('says an item is done only once the ledger holds it done', async () => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { sidecarPathFor } from '../../downloads/sidecar.js';
-import { fileMatches } from '../../downloads/verify-file.js';
+import { sidecarPathFor } from './sidecar.js';
+import { fileMatches } from './verify-file.js';
 
 /**
  * The outputs a lost ledger saved, found again by their provenance sidecars (docs/import.md,
@@ -163,6 +163,13 @@ export async function findCopies(files: readonly string[], manifestName: string)
  */
 export function strangerReason(path: string, manifestName: string): string | null {
   if (path.endsWith('.json')) return null;
+  const checked = checkedClaim(path, manifestName);
+  if (typeof checked === 'string') return checked;
+  return `its sidecar names job ${checked.jobId} of item ${checked.item}, which this ledger holds no saved output of: only an import into a new ledger adopts such a file`;
+}
+
+/** The sidecar's claim on the file at `path`, checked against its bytes; or why it does not hold. */
+function checkedClaim(path: string, manifestName: string): SidecarClaim | string {
   const text = sidecarText(path);
   if (text === null) return 'no sidecar beside it names the job that made it';
   const claim = readClaim(text);
@@ -177,5 +184,28 @@ export function strangerReason(path: string, manifestName: string): string | nul
   }
   if (createHash('sha256').update(bytes).digest('hex') !== claim.sha256)
     return 'its bytes do not match the SHA-256 its sidecar records';
-  return `its sidecar names job ${claim.jobId} of item ${claim.item}, which this ledger holds no saved output of: only an import into a new ledger adopts such a file`;
+  return claim;
+}
+
+/**
+ * The files among `paths` (and their sidecars) that a run saved for one of `jobs` (job id -> item,
+ * this ledger's succeeded jobs whose files it has not recorded) and was stopped before committing:
+ * the job's output, not strangers (docs/results.md). Returns those paths, and the items they are of.
+ */
+export function savedBeforeCommitOf(
+  paths: readonly string[],
+  manifestName: string,
+  jobs: ReadonlyMap<string, string>,
+): { paths: Set<string>; items: Set<string> } {
+  const found = { paths: new Set<string>(), items: new Set<string>() };
+  if (jobs.size === 0) return found;
+  for (const path of paths) {
+    if (path.endsWith('.json')) continue;
+    const claim = checkedClaim(path, manifestName);
+    if (typeof claim === 'string' || claim.copy || jobs.get(claim.jobId) !== claim.item) continue;
+    found.paths.add(path);
+    found.paths.add(sidecarPathFor(path));
+    found.items.add(claim.item);
+  }
+  return found;
 }
