@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
+import { candidateFiles, type FoundCopy, findCopies } from '../../downloads/files-on-disk.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { isS3Uri, type Manifest, namedOutputPath, outputChild } from '../../manifest/index.js';
 import { buildRequestBody, requestHash } from '../../runner/request.js';
 import { manifestVariants, requestKey, requestKeyOfBody, variantOfItem } from '../../runner/request-key.js';
-import { candidateFiles, type FoundCopy, findCopies } from '../../downloads/files-on-disk.js';
 
 /**
  * `import` adopting the copies a lost ledger made (docs/import.md, "Outputs found on disk"): a take
