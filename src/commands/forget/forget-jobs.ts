@@ -78,7 +78,7 @@ function jobsToCheck(
     throw new UserError(
       known
         ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
-        : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
+        : `no item '${id}' in the manifest${didYouMean(id, manifestIds)}; nothing was forgotten`,
       'selection_empty',
     );
   }
