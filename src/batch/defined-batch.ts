@@ -28,15 +28,17 @@ export interface DefinedBatchRequest {
   env?: NodeJS.ProcessEnv | undefined;
 }
 
-const NOTHING = 'nothing was submitted';
-
-/** The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. */
+/**
+ * The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. It only
+ * reads: what a refusal leaves undone is the caller's to say (a run submits nothing, a status shows
+ * nothing).
+ */
 export async function definedManifest(request: DefinedBatchRequest): Promise<Manifest> {
   const settings = readSettings(environmentOf(request.env));
   if (request.ledger === undefined || !isDatabaseUrl(request.ledger))
     throw new UserError(
       `batch "${request.batch}" is read from the definition a shared ledger stores: give \`ledger\`, its postgres:// ` +
-        `URL (a SQLite ledger keeps no definition: its manifest is the batch's); ${NOTHING}`,
+        "URL (a SQLite ledger keeps no definition: its manifest is the batch's)",
       'invalid_option',
       { option: 'ledger' },
     );
@@ -65,16 +67,16 @@ async function currentDefinition(
     }
   } catch (error) {
     throw new UserError(
-      `cannot read the ledger ${location.shown}: ${(error as Error).message}; ${NOTHING}`,
+      `cannot read the ledger ${location.shown}: ${(error as Error).message}`,
       'ledger_unusable',
     );
   }
   if (stored !== null) return stored;
   throw new UserError(
     `${location.shown} holds no definition of batch "${request.batch}": no runner has run it with its manifest ` +
-      `on this ledger yet, or the name is not the manifest's \`name\`. Run it once with its manifest and this ` +
+      `on this ledger yet, or the name is not the manifest's 'name'. Run it once with its manifest and this ` +
       `\`ledger\` (\`only\` naming one item, if the rest is for the other runners): that stores the manifest as ` +
-      `the batch's definition, which runners without a copy then run; ${NOTHING}`,
+      "the batch's definition, which runners without a copy then run",
     'definition_missing',
     { batch: request.batch, ledger: location.shown },
   );
@@ -95,11 +97,9 @@ function rootOnThisMachine(
   const what = `batch "${request.batch}" (revision ${revision}) saves to ${dir}`;
   if (isS3Uri(dir)) {
     if (request.outputDir === undefined) return resolve(request.cwd);
-    throw new UserError(
-      `${what}, a bucket every runner reaches: leave \`outputDir\` out; ${NOTHING}`,
-      'invalid_option',
-      { option: 'outputDir' },
-    );
+    throw new UserError(`${what}, a bucket every runner reaches: leave \`outputDir\` out`, 'invalid_option', {
+      option: 'outputDir',
+    });
   }
   const segments = dir.split('/').filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..'))
@@ -140,7 +140,7 @@ function isFolder(path: string): boolean {
 }
 
 function outputDirUnknown(words: string, request: DefinedBatchRequest): UserError {
-  return new UserError(`${words}; ${NOTHING}`, 'output_dir_unknown', {
+  return new UserError(words, 'output_dir_unknown', {
     option: 'outputDir',
     batch: request.batch,
   });

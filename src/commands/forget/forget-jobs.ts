@@ -33,7 +33,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'forgotten');
     await refuseLiveRunners(ledger, 'forgotten');
     const jobs = jobsToCheck(
       await ledger.listAttempts(),
@@ -49,6 +49,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       { bound, path: ledgerShown },
       batch,
       warn,
+      'forgotten',
     );
     return await forgetUnknown(client, ledger, jobs);
   } finally {
