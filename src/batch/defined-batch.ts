@@ -6,6 +6,7 @@ import { isDatabaseUrl, type LedgerLocation, openLedger, postgresLocation } from
 import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
+import { closestMatch } from '../suggest.js';
 import { environmentOf } from './resolve-batch.js';
 import { readSettings } from './settings.js';
 
@@ -54,6 +55,7 @@ async function currentDefinition(
   reconnectWithinMs: number,
 ): Promise<StoredDefinition> {
   let stored: StoredDefinition | null;
+  let defined: string[] = [];
   try {
     // Read-only: a batch the database does not know reads as one without a definition.
     const ledger = await openLedger(location, request.batch, join(request.cwd, `${request.batch}.yaml`), {
@@ -62,6 +64,7 @@ async function currentDefinition(
     });
     try {
       stored = (await ledger.definitions?.current()) ?? null;
+      if (stored === null) defined = (await ledger.definitions?.definedNames(MANY_BATCHES + 1)) ?? [];
     } finally {
       await ledger.close();
     }
@@ -72,14 +75,41 @@ async function currentDefinition(
     );
   }
   if (stored !== null) return stored;
-  throw new UserError(
-    `${location.shown} holds no definition of batch "${request.batch}": no runner has run it with its manifest ` +
-      `on this ledger yet, or the name is not the manifest's 'name'. Run it once with its manifest and this ` +
-      `\`ledger\` (\`only\` naming one item, if the rest is for the other runners): that stores the manifest as ` +
-      "the batch's definition, which runners without a copy then run",
-    'definition_missing',
-    { batch: request.batch, ledger: location.shown },
-  );
+  throw definitionMissing(request.batch, location.shown, defined);
+}
+
+/** How many batch names a refusal lists; past it, their count. */
+const LISTED_BATCHES = 10;
+/** How many names are read for "did you mean"; past it, "more than". */
+const MANY_BATCHES = 1000;
+
+/**
+ * No definition of the batch named: the name closest to it among the batches the database
+ * defines ("did you mean"), and those batches when they are few, else how many there are.
+ */
+function definitionMissing(batch: string, ledger: string, defined: readonly string[]): UserError {
+  const suggestion = closestMatch(batch, defined);
+  const count = defined.length > MANY_BATCHES ? `more than ${MANY_BATCHES}` : String(defined.length);
+  const holds =
+    defined.length === 0
+      ? 'it defines no batch yet'
+      : defined.length <= LISTED_BATCHES
+        ? `the batch${defined.length === 1 ? '' : 'es'} it defines: ${defined.join(', ')}`
+        : `it defines ${count} batches`;
+  const head = `${ledger} holds no definition of batch "${batch}"`;
+  const words =
+    suggestion !== null
+      ? `${head}, did you mean "${suggestion}"? (${holds})`
+      : `${head} (${holds}): no runner has run it with its manifest on this ledger yet, or the name is not ` +
+        `the manifest's 'name'. Run it once with its manifest and this \`ledger\` (\`only\` naming one item, ` +
+        "if the rest is for the other runners): that stores the manifest as the batch's definition, which " +
+        'runners without a copy then run';
+  return new UserError(words, 'definition_missing', {
+    batch,
+    ledger,
+    suggestion,
+    batches: defined.length <= LISTED_BATCHES ? [...defined] : null,
+  });
 }
 
 /**
