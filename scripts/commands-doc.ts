@@ -1,4 +1,4 @@
-import { COMMANDS, type CommandSpec } from '../src/cli/command-table.js';
+import { COMMANDS, type CommandSpec, type ExitName } from '../src/cli/command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from '../src/cli/flags.js';
 import { flagDetails, flagLabel, synopsis } from '../src/cli/help.js';
 import { OUTCOMES } from '../src/codes.js';
@@ -104,6 +104,17 @@ function commandSection(command: CommandSpec): string[] {
     `${command.summary}. ${command.description}`,
     '',
     ...flagTable(flagsOf(command.name), false),
+    '',
+    'Examples:',
+    '',
+    '```',
+    ...command.examples.flatMap(([line, what]) => [`# ${what}`, line]),
+    '```',
+    '',
+    `Exit codes: ${exitCodeRows()
+      .filter((row) => command.exits.includes(row.name as ExitName))
+      .map((row) => row.code)
+      .join(', ')} (see [Exit codes](#exit-codes)).`,
     '',
   ];
 }

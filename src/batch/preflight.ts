@@ -76,6 +76,11 @@ export interface PreflightDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** One visible line per retry. */
   warn: Warn;
+  /**
+   * What a refusal left undone, in the command's words: a run's "nothing was submitted and no
+   * item changed" (the default), an import's "nothing was imported".
+   */
+  nothingDone?: string;
 }
 
 export type PreflightResult =
@@ -121,11 +126,13 @@ export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {
       });
       return { kind: 'slow' };
     }
-    if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail);
-    if (verdict === 'not_the_service') throw notTheService(deps.identity, detail);
-    if (verdict === 'no_such_host') throw noSuchHost(deps.identity);
+    const nothing = deps.nothingDone ?? NOTHING_SENT;
+    if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail, nothing);
+    if (verdict === 'not_the_service') throw notTheService(deps.identity, detail, nothing);
+    if (verdict === 'no_such_host') throw noSuchHost(deps.identity, nothing);
     const delay = delays[tries - 1];
-    if (delay === undefined) throw gaveUp(deps.identity, verdict, detail, tries, deps.windowMs);
+    if (delay === undefined)
+      throw gaveUp(deps.identity, verdict, detail, { tries, windowMs: deps.windowMs, nothing });
     deps.warn({
       code: 'service_retry',
       message:
@@ -159,22 +166,22 @@ export function describeFailure(error: unknown): string {
 
 const NOTHING_SENT = 'nothing was submitted and no item changed';
 
-function wrongRoute(identity: string, detail: string): UserError {
+function wrongRoute(identity: string, detail: string, nothing: string): UserError {
   const suggestion = suggestBaseUrl(identity);
   const hint = suggestion
     ? `the base URL must include the version segment: did you mean \`baseUrl\` ${suggestion} ?`
     : "is this the service's address? Check the host and port of `baseUrl` / MEDIAGEN_BASE_URL";
   return new UserError(
-    `${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`,
+    `${identity} has no GET /account (${detail}); ${hint}\n  ${nothing}`,
     'service_wrong_route',
     { option: 'baseUrl', baseUrl: identity, suggestion: suggestion ?? null },
   );
 }
 
-function notTheService(identity: string, detail: string): UserError {
+function notTheService(identity: string, detail: string, nothing: string): UserError {
   return new UserError(
     `${identity} answered GET /account, but not as the video service does (${detail}); ` +
-      `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
+      `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${nothing}`,
     'not_the_service',
     { option: 'baseUrl', baseUrl: identity },
   );
@@ -185,11 +192,11 @@ function notTheService(identity: string, detail: string): UserError {
  * (or a host only another network knows), said at once with the host. A DNS server that fails
  * (EAI_AGAIN) is an outage and keeps the retries.
  */
-function noSuchHost(identity: string): UserError {
+function noSuchHost(identity: string, nothing: string): UserError {
   const host = new URL(identity).hostname;
   return new UserError(
     `no such host: ${host} (from ${identity}) is not a name the DNS knows; ` +
-      `check the host in \`baseUrl\` / MEDIAGEN_BASE_URL for a typo\n  ${NOTHING_SENT}`,
+      `check the host in \`baseUrl\` / MEDIAGEN_BASE_URL for a typo\n  ${nothing}`,
     'service_host_unknown',
     { option: 'baseUrl', baseUrl: identity, host },
   );
@@ -199,13 +206,12 @@ function gaveUp(
   identity: string,
   verdict: PreflightVerdict,
   detail: string,
-  tries: number,
-  windowMs: number,
+  { tries, windowMs, nothing }: { tries: number; windowMs: number; nothing: string },
 ): UserError {
   const what = verdict === 'unreachable' ? 'cannot reach' : 'no usable answer from';
   return new UserError(
     `${what} the service at ${identity} (${detail}) after ${tries} tries over ${formatSeconds(windowMs)}; ` +
-      `${NOTHING_SENT}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
+      `${nothing}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
       '(MEDIABATCH_PREFLIGHT_SECONDS sets how long to keep trying)',
     'service_unreachable',
     { option: 'baseUrl', baseUrl: identity, tries, windowMs },

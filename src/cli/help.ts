@@ -40,8 +40,18 @@ export function flagDetails(flag: FlagSpec): string {
 
 const table = (rows: ReadonlyArray<readonly [string, string]>) => twoColumns(rows, WIDTH);
 
-function exitCodeLines(): string[] {
-  return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
+/** The exit codes, all of them or those a command can end with (`exits` of its row). */
+function exitCodeLines(exits?: readonly string[]): string[] {
+  const rows = exitCodeRows().filter((row) => exits === undefined || exits.includes(row.name));
+  return table(rows.map((row) => [String(row.code), row.meaning]));
+}
+
+/** A command's examples: each command line as pasted, then what it does. */
+export function exampleLines(command: CommandSpec): string[] {
+  return command.examples.flatMap(([line, what]) => [
+    `  ${line}`,
+    ...wrap(what, WIDTH - 6).map((w) => `      ${w}`),
+  ]);
 }
 
 export function renderMainHelp(): string {
@@ -95,8 +105,11 @@ export function renderCommandHelp(command: CommandSpec): string {
     ...table(flagsOf(command.name).map((flag) => [flagLabel(flag), flagDetails(flag)])),
     ...(environment.length > 0 ? ['', 'environment:', ...table(environment)] : []),
     '',
+    'examples:',
+    ...exampleLines(command),
+    '',
     'exit codes:',
-    ...exitCodeLines(),
+    ...exitCodeLines(command.exits),
   ];
   return `${lines.join('\n')}\n`;
 }

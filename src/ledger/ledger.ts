@@ -88,6 +88,11 @@ export interface BatchDefinitions {
    * after it, written or not (the caller compares its hash: another runner may have been first).
    */
   define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): Promise<StoredDefinition>;
+  /**
+   * The names of the batches this database holds a definition of, sorted, at most `limit`: what a
+   * runner naming a batch it does not define is told (a typo, or another database).
+   */
+  definedNames(limit: number): Promise<string[]>;
 }
 
 /** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeListerLease). */

@@ -9,7 +9,7 @@ import { writeChunks } from '../ui/write-chunks.js';
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options: batch } = await openBatch({ values, positionals }, io);
+  const { manifestArg, manifest, options: batch } = await openBatch({ values, positionals }, io, 'export');
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {

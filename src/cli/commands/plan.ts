@@ -8,8 +8,7 @@ import { cliWords, warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
-  const outcome = 'run would refuse it too, and submit nothing';
-  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, outcome);
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'plan');
   const asked = {
     ...options,
     warn: warnOn(io, 'plan'),

@@ -7,11 +7,7 @@ import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch(
-    { values, positionals },
-    io,
-    'no status can be shown',
-  );
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'status');
   const { ledger, ...document } = await status(manifest, { ...options, verify: values.verify });
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json

@@ -50,7 +50,7 @@ export async function auditBatch(
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'audited');
     await refuseLiveRunners(ledger, 'audited');
     if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
@@ -59,6 +59,7 @@ export async function auditBatch(
       { bound: (await ledger.service())?.identity ?? null, path: ledgerShown },
       batch,
       warn,
+      'audited',
     );
     const attempts = (await ledger.listAttempts()).filter((attempt) => attempt.jobId !== null);
     const ledgerJobs = await readLedgerJobs(client, attempts);

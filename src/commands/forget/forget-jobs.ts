@@ -33,7 +33,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'forgotten');
     await refuseLiveRunners(ledger, 'forgotten');
     const jobs = jobsToCheck(
       await ledger.listAttempts(),
@@ -49,6 +49,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       { bound, path: ledgerShown },
       batch,
       warn,
+      'forgotten',
     );
     return await forgetUnknown(client, ledger, jobs);
   } finally {
@@ -78,7 +79,7 @@ function jobsToCheck(
     throw new UserError(
       known
         ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
-        : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
+        : `no item '${id}' in the manifest${didYouMean(id, manifestIds)}; nothing was forgotten`,
       'selection_empty',
     );
   }

@@ -16,6 +16,7 @@ import { notFittingLine } from '../../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
+import { copiesWarning, type PlanCopies, planCopies } from './plan-copies.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
 import type { PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
@@ -69,6 +70,13 @@ export interface PlanTotals extends Record<PlanLabel, number>, FileProblemCounts
   expected_samples: number;
   /** The caps of the items to submit, bounded by what is left of the budget; null: unbounded. */
   at_most_usd: string | null;
+  /**
+   * Of the `reused` items, those that copy the take of another item of this run asking for the very
+   * same request (plan-copies.ts): generated once, not found already paid for.
+   */
+  copies: number;
+  /** The distinct requests those copies copy. */
+  copied_requests: number;
 }
 
 export interface PlanDocument {
@@ -185,7 +193,10 @@ export function buildPlan(
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
+  const copies = planCopies(walk.items);
   const warnings = planWarnings(manifest, source.unsaved, nowMs, walk);
+  const copied = copiesWarning(copies, walk.items.length);
+  if (copied !== null) warnings.push(copied);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
   if (foreign !== null && foreign.length > 0)
@@ -198,6 +209,7 @@ export function buildPlan(
     budgetLeft,
     estimateTotal,
     atMost,
+    copies,
   });
   return {
     manifest: manifest.name,
@@ -301,6 +313,7 @@ function planTotals(
     budgetLeft: Micros | null;
     estimateTotal: Micros | null;
     atMost: Micros | null;
+    copies: PlanCopies;
   },
 ): PlanTotals {
   const { budgetLeft, estimateTotal, atMost } = found;
@@ -321,6 +334,8 @@ function planTotals(
     expected_items: walk.expected.items,
     expected_samples: walk.expected.samples,
     at_most_usd: atMost === null ? null : formatUsd(atMost),
+    copies: found.copies.copies,
+    copied_requests: found.copies.requests,
     ...countProblems(anyProblem ? walk.items : []),
   };
 }
