@@ -44,6 +44,8 @@ export interface DownloadQueueDeps {
   timeoutMs?: number;
   /** The job's files a run saved and was stopped before committing (saved-before-commit.ts). */
   savedBeforeCommit?: (task: DownloadTask) => Promise<SavedFile[] | null>;
+  /** A task's files are written and recorded (not yet committed): what their size says is judged now. */
+  filesWritten?: () => void;
   /** Runs a download in the background; the owner decides what a throw means. */
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
@@ -129,6 +131,8 @@ export class DownloadQueue {
         ? undefined
         : { itemId: task.attempt.itemId, update: { state: 'done' as const } };
       await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
+      // Its size is learnt at once (size-check.ts): the next wave is judged before anything else is sent.
+      this.#deps.filesWritten?.();
       // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
       // The slot is free meanwhile; the group commits on its timer as it would anyway.
       this.#settling += 1;

@@ -5,7 +5,6 @@ import { failureCode } from './job-snapshot.js';
 import { pollsFor } from './look-limits.js';
 import { decideJobFailure } from './policy.js';
 import type { RunContext } from './run-context.js';
-import { fileSaved } from './size-check.js';
 
 /** Acts on the latest known state of an accepted job: watch it, save it, or decide its item. */
 export function handleJob(
@@ -85,7 +84,6 @@ export async function downloadFinished(
   outcome: DownloadOutcome,
 ): Promise<void> {
   const itemId = task.attempt.itemId;
-  if (outcome === 'saved') fileSaved(run);
   if (task.superseded) {
     supersededSaved(run, task, outcome);
     return;

@@ -11,7 +11,7 @@ import type { WatchedJob } from './run-state.js';
 import { savedBeforeCommit } from './saved-before-commit.js';
 import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
-import { startGuessing } from './size-check.js';
+import { fileSaved, startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
 import { fillSlots, NO_ROOM_RETRY_MS } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
@@ -118,6 +118,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),
     savedBeforeCommit: (task) => savedBeforeCommit(run, task),
+    filesWritten: () => fileSaved(run),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

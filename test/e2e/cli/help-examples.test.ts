@@ -84,7 +84,7 @@ describe("every command's --help", () => {
 
     const all = COMMANDS.flatMap((command) => command.examples.map(([line]) => line));
     expect(ran.sort()).toEqual(all.sort());
-  });
+  }, 180_000);
 
   it.each([
     ['run', [0, 1, 2, 3, 70, 130]],
