@@ -52,6 +52,8 @@ export interface StatusReport {
     in_flight: number;
     budget_exceeded: number;
     expired: number;
+    /** Items none of whose takes passed the checks of their output (docs/checks.md). */
+    checks_failed: number;
     spent_usd: string;
     refunded_usd: string;
     charged_usd: string;
@@ -188,6 +190,7 @@ export function statusTotals(
     in_flight: counts.in_flight,
     budget_exceeded: counts.budget_exceeded,
     expired: counts.expired,
+    checks_failed: counts.checks_failed,
     spent_usd: formatUsd(spentMicros(money)),
     refunded_usd: formatUsd(money.refundedMicros),
     charged_usd: formatUsd(money.chargedMicros),

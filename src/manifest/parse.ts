@@ -274,6 +274,9 @@ function assembleManifest(
     budgetMicros: data.budget_usd ?? null,
     concurrency: data.concurrency ?? null,
     retries: data.retries ?? DEFAULT_RETRIES,
+    ...(data.duration_tolerance_seconds === undefined
+      ? {}
+      : { durationToleranceSeconds: data.duration_tolerance_seconds }),
     outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),

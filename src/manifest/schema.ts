@@ -24,6 +24,7 @@ export const TOP_KEYS = [
   'budget_usd',
   'concurrency',
   'retries',
+  'duration_tolerance_seconds',
   'output',
   'notify',
   'items',
@@ -269,6 +270,11 @@ export const topSchema = z.strictObject({
   retries: z
     .int({ error: expected('a whole number, 0 or more') })
     .min(0, { error: 'must be 0 or more' })
+    .optional(),
+  duration_tolerance_seconds: z
+    .number({ error: expected('a number of seconds, 0 or more') })
+    .min(0, { error: 'must be 0 or more' })
+    .max(3600, { error: 'must be at most 3600' })
     .optional(),
   output: z
     .strictObject(

@@ -46,6 +46,8 @@ export interface Manifest {
   concurrency: number | null;
   /** Resubmissions after a retryable job failure; default 2. */
   retries: number;
+  /** How far a take's length may be from its `seconds` (docs/checks.md); absent: 0.5 s. */
+  durationToleranceSeconds?: number;
   /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */
   outputDir: string;
   /** output.sidecars: absent means on (a provenance JSON beside every output). */

@@ -32,7 +32,15 @@ const COLUMNS = [
   'earlier_takes',
 ] as const;
 
-const STATES: ItemState[] = ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'];
+const STATES: ItemState[] = [
+  'pending',
+  'in_flight',
+  'done',
+  'failed',
+  'budget_exceeded',
+  'expired',
+  'checks_failed',
+];
 
 /** Text that CSV and JSON must escape turns up often: delimiters, quotes, line breaks, surrogates. */
 const tricky = fc.string({

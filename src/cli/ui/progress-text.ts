@@ -17,12 +17,14 @@ export function logLine(level: 'info' | 'warn' | 'error', message: string): stri
 
 export function summarize(snapshot: ProgressSnapshot): string {
   const { byState } = snapshot;
-  const finished = byState.done + byState.failed + byState.budget_exceeded + byState.expired;
+  const finished =
+    byState.done + byState.failed + byState.budget_exceeded + byState.expired + byState.checks_failed;
   const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsdHuman(snapshot.budgetMicros)}`;
   const parts = [
     `${finished}/${snapshot.total} finished`,
     `${byState.done} done`,
     byState.failed ? `${byState.failed} failed` : '',
+    byState.checks_failed ? `${byState.checks_failed} failed checks` : '',
     byState.budget_exceeded ? `${byState.budget_exceeded} over budget` : '',
     byState.expired ? `${byState.expired} expired` : '',
     slotsText(snapshot),

@@ -194,7 +194,7 @@ describe('mediabatch export', () => {
     const bad = await runCli(['export', p.manifest, '--state', 'finished'], { cwd: p.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      "--state accepts pending, in_flight, done, failed, budget_exceeded, expired, removed, not 'finished'",
+      "--state accepts pending, in_flight, done, failed, checks_failed, budget_exceeded, expired, removed, not 'finished'",
     );
   });
 
