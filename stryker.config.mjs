@@ -34,6 +34,7 @@ export const mutated = [
   'src/runner/take-index.ts',
   'src/runner/shown-ids.ts',
   'src/runner/output-check.ts',
+  'src/runner/reroll.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -52,6 +53,8 @@ export const notMutated = {
   'src/runner/next-step.ts': 'a type: what restoring an item asks of the run',
   'src/runner/check-saved.ts':
     'reads saved files through the store and hands them to output-check.ts (mutated); proved by test/e2e/run/output-checks.test.ts',
+  'src/runner/check-tally.ts':
+    "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
   'src/runner/failed-take.ts':
     'tells the run and its observer of a take that failed its check; proved end to end by test/e2e/run/output-checks.test.ts',
   'src/downloads/video-facts.ts':

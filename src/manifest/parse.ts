@@ -194,6 +194,7 @@ function bareDraft(top: YamlSource): ItemDraft {
     metadata: none,
     maxCostMicros: none,
     variants: none,
+    rerolls: none,
     bare: true,
   };
 }
@@ -206,6 +207,7 @@ function readDefaults(top: YamlSource, field: TopField): Defaults {
     metadata: field('metadata') ?? {},
     maxCostMicros: field('max_cost_usd') ?? null,
     variants: field('variants') ?? null,
+    rerolls: field('rerolls') ?? null,
     matrix: (field('matrix') ?? {}) as Record<string, unknown[]>,
   };
 }
@@ -310,6 +312,7 @@ function toDraft(
     metadata: item.metadata,
     maxCostMicros: item.max_cost_usd,
     variants: item.variants,
+    rerolls: item.rerolls,
   };
 }
 

@@ -33,6 +33,7 @@ export const TOP_KEYS = [
   'prompt',
   'vars',
   'variants',
+  'rerolls',
 ] as const;
 export const ITEM_KEYS = [
   'id',
@@ -43,6 +44,7 @@ export const ITEM_KEYS = [
   'metadata',
   'max_cost_usd',
   'variants',
+  'rerolls',
 ] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
@@ -231,6 +233,12 @@ const promptSchema = z
 
 const modelSchema = z.string({ error: expected('a string') }).min(1, { error: 'model must not be empty' });
 
+/** How many times a take that failed its check is bought again (docs/checks.md, "Re-rolls"). */
+const rerollsSchema = z
+  .int({ error: expected('a whole number, 0 to 10') })
+  .min(0, { error: 'must be 0 or more' })
+  .max(10, { error: 'must be at most 10' });
+
 export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
@@ -241,6 +249,7 @@ export const itemSchema = z.strictObject(
     metadata: metadataSchema.optional(),
     max_cost_usd: amount(true).optional(),
     variants: variantsSchema.optional(),
+    rerolls: rerollsSchema.optional(),
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
@@ -324,4 +333,5 @@ export const topSchema = z.strictObject({
   prompt: promptSchema.optional(),
   vars: varsSchema.optional(),
   variants: variantsSchema.optional(),
+  rerolls: rerollsSchema.optional(),
 });

@@ -11,6 +11,11 @@ export interface ManifestItem {
   metadata: Record<string, unknown>;
   /** item max_cost_usd ?? manifest max_cost_usd ?? null, in micro-dollars */
   maxCostMicros: number | null;
+  /**
+   * How many times a take of the item that fails its check is bought again (item ?? manifest
+   * `rerolls`); absent means none.
+   */
+  rerolls?: number;
   /** This item's matrix combination (axis -> value); absent when the manifest has no matrix. */
   matrix?: Record<string, unknown>;
   /**

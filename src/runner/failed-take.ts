@@ -1,17 +1,24 @@
 import type { DownloadTask } from './download-queue.js';
 import type { TakeCheck } from './output-check.js';
+import { mayReroll, rerollWords } from './reroll.js';
 import type { RunContext } from './run-context.js';
 
 /**
  * A take saved but not the video its request asked for (docs/checks.md): it stays on disk, paid
- * for, with its check in the ledger, and its item ends `checks_failed` (recorded with the files
- * by DownloadQueue). A take made before its item was edited fails alone: its item goes its way.
+ * for, with its check in the ledger, and its item is `checks_failed` (recorded with the files by
+ * DownloadQueue). While the item has re-rolls left, it is queued again for a new take under a new
+ * key (reroll.ts), behind the items waiting for their first; a re-roll that does not fit the budget
+ * leaves it `checks_failed` (submit.ts). A take made before its item was edited fails alone.
  */
 export function takeFailedCheck(run: RunContext, task: DownloadTask, check: TakeCheck): void {
   const { itemId, take } = task.attempt;
+  const failed = run.checks.failedTakes(itemId);
+  const rerolls = run.state.item(itemId)?.item.rerolls ?? 0;
+  const again = !task.superseded && run.state.stop === null && mayReroll(failed, rerolls);
+  const next = again ? `; buying it again (${rerollWords(failed, rerolls)})` : '';
   run.deps.observer.log(
-    'error',
-    `${itemId}: take ${take ?? 1} failed its check: ${check.reason}; it is kept`,
+    again ? 'warn' : 'error',
+    `${itemId}: take ${take ?? 1} failed its check: ${check.reason}; it is kept${next}`,
   );
   if (!task.superseded)
     run.setItem(
@@ -20,19 +27,9 @@ export function takeFailedCheck(run: RunContext, task: DownloadTask, check: Take
       { errorCode: 'checks_failed', errorMessage: check.reason },
       { recorded: true },
     );
+  if (again) {
+    run.state.redo(itemId);
+    run.enqueue(itemId);
+  }
   run.wake();
-}
-
-/** The takes of one run left unchecked (not a container mediabatch reads): said once, at its end. */
-export class CheckTally {
-  #unchecked = 0;
-
-  counted(check: TakeCheck): TakeCheck {
-    if (check.outcome === 'unchecked') this.#unchecked += 1;
-    return check;
-  }
-
-  get unchecked(): number {
-    return this.#unchecked;
-  }
 }

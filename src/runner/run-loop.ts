@@ -1,7 +1,6 @@
 import { spentMicros } from '../ledger/money-totals.js';
 import { checkSavedTake } from './check-saved.js';
 import { DownloadQueue } from './download-queue.js';
-import { CheckTally } from './failed-take.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { DEFAULT_TOLERANCE_SECONDS } from './output-check.js';
@@ -44,10 +43,9 @@ export async function runBatch(
   options: RunOptions,
   onInterrupt?: (drain: () => void) => void,
 ): Promise<RunResult> {
-  const tally = new CheckTally();
-  const run = new RunContext(deps, options, (context) => downloadQueueFor(context, tally));
+  const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
   try {
-    return { ...(await runToTheEnd(run, onInterrupt)), uncheckedTakes: tally.unchecked };
+    return { ...(await runToTheEnd(run, onInterrupt)), uncheckedTakes: run.checks.unchecked };
   } catch (error) {
     // No request or write of a failed run outlives its result (a library caller may go on to
     // another run, or end the process): the downloads not begun wait for the next run.
@@ -106,7 +104,7 @@ async function settleTwins(run: RunContext): Promise<void> {
   await loopUntilSettled(run);
 }
 
-function downloadQueueFor(run: RunContext, tally: CheckTally): DownloadQueue {
+function downloadQueueFor(run: RunContext): DownloadQueue {
   const { client, ledger, clock, random, manifest } = run.deps;
   return new DownloadQueue({
     client,
@@ -122,7 +120,8 @@ function downloadQueueFor(run: RunContext, tally: CheckTally): DownloadQueue {
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),
     checkTake: async (attempt, files) =>
-      tally.counted(
+      run.checks.counted(
+        attempt.itemId,
         await checkSavedTake(
           run.deps.store,
           attempt,
