@@ -28,6 +28,8 @@ export interface TakeCheckRecord {
   /** What the container said, as JSON text (`seconds`, `width`, `height`, `frames`), or null. */
   video: string | null;
   checkedAt: string;
+  /** The attempt's job, as read back (null for a reused take); a dump's row carries it, loading ignores it. */
+  jobId?: string | null;
 }
 
 export interface ItemRecord {

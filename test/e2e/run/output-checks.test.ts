@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
+import { runCli } from '../../support/cli.js';
 import {
   allPosts,
   expectRerunSendsNothing,
@@ -11,6 +12,7 @@ import {
   project,
   runAgainst,
   startTestSandbox,
+  statusJson,
 } from '../../support/e2e.js';
 
 /**
@@ -81,6 +83,24 @@ describe('mediabatch run: every saved take is checked against its request', () =
       height: 480,
       frames: 4,
     });
+    // status and export show each item's take's check.
+    const status = await statusJson(p);
+    const checkOf = (id: string) =>
+      (status.items.find((item) => item.id === id) as { check?: unknown }).check;
+    expect(checkOf('good')).toEqual({ outcome: 'passed', reason: null });
+    expect(checkOf('short')).toEqual({ outcome: 'failed', reason: '1 s long, 2 s asked for (within 0.5 s)' });
+    const exported = await runCli(['export', p.manifest], { cwd: p.dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    const records = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; check: unknown });
+    expect(records.map((record) => [record.id, (record.check as { outcome: string }).outcome])).toEqual([
+      ['good', 'passed'],
+      ['short', 'failed'],
+      ['small', 'failed'],
+      ['cut', 'failed'],
+    ]);
     // Paid outputs are sacred: every failed take stays where it was saved.
     for (const id of ['good', 'short', 'small', 'cut'])
       expect(existsSync(join(p.outDir, `${id}.mp4`))).toBe(true);

@@ -67,6 +67,20 @@ describe('mediabatch run: re-rolls of takes that fail their check', () => {
     // The good take holds the item's name; the short one is kept as take 1.
     expect(await readVideoFile(join(p.outDir, 'once.mp4'))).toMatchObject({ seconds: 2 });
     expect(await readVideoFile(join(p.outDir, 'once.take1.mp4'))).toMatchObject({ seconds: 1 });
+    // export gives each take's check: the good one's, and the short earlier take's.
+    const exported = await runCli(['export', p.manifest, '--state', 'done'], { cwd: p.dir });
+    const once = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((record) => record.id === 'once');
+    expect(once).toMatchObject({
+      take: 2,
+      check: { outcome: 'passed', reason: null },
+      earlier_takes: [
+        { take: 1, check: { outcome: 'failed', reason: '1 s long, 2 s asked for (within 0.5 s)' } },
+      ],
+    });
     await expectRerunSendsNothing(sandbox, p, 0);
   }, 60_000);
 
