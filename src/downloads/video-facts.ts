@@ -105,20 +105,28 @@ interface ParsedIndex {
 async function parseIndex(read: RangeRead, size: number, head: Uint8Array): Promise<ParsedIndex> {
   const file = createFile(false);
   let movie: Movie | null = null;
+  /** What stopped the parse (mp4box.js gave up, or threw); and the first thing it logged, which may not. */
   let problem: string | null = null;
+  let logged: string | null = null;
   file.onReady = (info) => {
     movie = info;
   };
   file.onError = (module, message) => {
     problem ??= `${module}: ${message}`;
   };
-  const quietly = <T>(step: () => T): T => {
+  // A broken index can also make mp4box.js throw (a box missing where it expects one): that too is
+  // an index that cannot be read, and the parse stops there.
+  const quietly = <T>(step: () => T, otherwise: T): T => {
     const error = Log.error;
     Log.error = (module: string, message?: string) => {
-      problem ??= `${module}: ${message ?? ''}`;
+      logged ??= `${module}: ${message ?? ''}`;
     };
     try {
       return step();
+    } catch (thrown) {
+      problem ??= thrown instanceof Error ? thrown.message : String(thrown);
+      movie = null;
+      return otherwise;
     } finally {
       Log.error = error;
     }
@@ -133,15 +141,17 @@ async function parseIndex(read: RangeRead, size: number, head: Uint8Array): Prom
     if (reads > 0) bytes = await read(position, Math.min(CHUNK * 2 ** Math.min(reads, 8), size - position));
     if (bytes.length === 0) break;
     const chunk = MP4BoxBuffer.fromArrayBuffer(arrayBufferOf(bytes), position);
-    const next = quietly(() => file.appendBuffer(chunk, position + bytes.length >= size));
+    const next = quietly(() => file.appendBuffer(chunk, position + bytes.length >= size), size);
     position = next > position ? next : position + bytes.length;
   }
-  if (movie === null && problem === null) quietly(() => file.flush());
+  if (movie === null && problem === null) quietly(() => file.flush(), undefined);
   const found = movie as Movie | null;
   const track = found?.videoTracks[0];
-  const samples = track ? quietly(() => file.getTrackSamplesInfo(track.id)) : [];
+  const samples = track ? quietly(() => file.getTrackSamplesInfo(track.id), []) : [];
+  // What mp4box.js logged before it gave up says more than the error it then threw.
+  if (problem !== null) return { movie: null, framesEnd: 0, problem: logged ?? problem };
   const framesEnd = samples.reduce((end, sample) => Math.max(end, sample.offset + sample.size), 0);
-  return { movie: found, framesEnd, problem };
+  return { movie: found, framesEnd, problem: found === null ? logged : null };
 }
 
 function parsedFacts({ movie, framesEnd, problem }: ParsedIndex, size: number): VideoFacts {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readVideoFacts, readVideoFile } from '../../src/downloads/video-facts.js';
 import { jobVideo } from '../../src/sandbox/mp4.js';
 import { ffmpeg, skipFfmpegTests, testPicture } from '../support/ffmpeg.js';
@@ -58,6 +58,25 @@ describe('the sandbox clips', () => {
       kind: 'unplayable',
       reason: expect.stringMatching(/^its frames run to byte \d+, but the file ends at \d+$/),
     });
+  });
+
+  it('fails an index mp4box.js cannot read, with its words, and writes nothing to the console', async () => {
+    const bytes = jobVideo('job_facts', { orientation: '1:1', seconds: 2, definition: '480p' });
+    // tkhd says it is 3 bytes long, less than a box's header: mp4box.js logs it, then throws.
+    bytes.writeUInt32BE(3, bytes.indexOf('tkhd') - 4);
+    const errors = vi.spyOn(console, 'error');
+    const warnings = vi.spyOn(console, 'warn');
+    try {
+      expect(await readVideoFile(write(bytes))).toEqual({
+        kind: 'unplayable',
+        reason:
+          'its index cannot be read (BoxParser: Box of type tkhd has an invalid size 3 (too small to be a box))',
+      });
+      expect([errors.mock.calls, warnings.mock.calls]).toEqual([[], []]);
+    } finally {
+      errors.mockRestore();
+      warnings.mockRestore();
+    }
   });
 
   it('takes a quarter turn in the track matrix as the picture shown', async () => {
