@@ -58,7 +58,14 @@ export async function takeChecks(c: LedgerContext): Promise<TakeCheckRecord[]> {
     c.q
       .selectFrom('take_checks as t')
       .innerJoin('attempts as a', 'a.id', 't.attempt_id')
-      .select(['t.attempt_id as attemptId', 't.outcome', 't.reason', 't.video', 't.checked_at as checkedAt', 'a.job_id as jobId'])
+      .select([
+        't.attempt_id as attemptId',
+        't.outcome',
+        't.reason',
+        't.video',
+        't.checked_at as checkedAt',
+        'a.job_id as jobId',
+      ])
       .where('a.batch_id', '=', c.batchId)
       .orderBy('t.attempt_id')
       .compile(),
