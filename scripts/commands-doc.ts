@@ -170,7 +170,7 @@ const PROGRESS_EVENTS = [
   '| `event` | Other fields |',
   '|---|---|',
   '| `plan` | `summary`: the line `plan` would print last, before anything is submitted. |',
-  '| `item` | `item` (id), `state` (`in_flight`, `done`, `failed`, `budget_exceeded`, `expired`, `pending`), `detail` (a reason, or null). |',
+  '| `item` | `item` (id), `state` (`in_flight`, `done`, `failed`, `checks_failed`, `budget_exceeded`, `expired`, `pending`), `detail` (a reason, or null). |',
   '| `log` | `level` (`info`, `warn`, `error`), `message`. |',
   '| `progress` | `total`, `by_state` (items per state), `slots_in_use`, `slot_limit`, `downloads_active`, `downloads_queued`, `spent_usd`, `budget_usd` (or null), `draining`. Written when a number changes. |',
   '| `finished` | `outcome` (how the run ended, as the library says it) and `exit_code` (what the CLI exits with for it): the last line. |',

@@ -243,7 +243,16 @@ export const FLAGS = [
     name: 'state',
     multiple: true,
     value: 'STATE',
-    choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired', 'removed'],
+    choices: [
+      'pending',
+      'in_flight',
+      'done',
+      'failed',
+      'checks_failed',
+      'budget_exceeded',
+      'expired',
+      'removed',
+    ],
     default: 'every item',
     description:
       'Only items in this state; give it again for more states (--state done --state failed). removed: the paid items the manifest no longer names, whatever their state; the other states select manifest items only.',

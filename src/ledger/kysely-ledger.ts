@@ -23,6 +23,7 @@ import { recordReusedTake } from './reused-take.js';
 import * as runs from './runs-and-events.js';
 import { savedFileFacts } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
+import * as checks from './take-checks.js';
 
 /** What a read of one attempt gives where there is no batch: the error of an attempt not found. */
 const noAttempt = (id: number) => (): never => {
@@ -119,6 +120,14 @@ export class KyselyLedger implements Ledger {
       await files.recordFilesSaved(c, id, saved, item);
       if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
     });
+  recordCheckedFiles: Steps['recordCheckedFiles'] = (id, saved, check, item) =>
+    this.#step(async (c) => {
+      await checks.recordCheckedFiles(c, id, saved, check, item);
+      if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
+    });
+  recordTakeCheck: Steps['recordTakeCheck'] = (id, check, item) =>
+    this.#step((c) => checks.recordTakeCheck(c, id, check, item));
+  takeChecks: Steps['takeChecks'] = () => this.#step(checks.takeChecks, () => []);
   recordFileMoved: Steps['recordFileMoved'] = (id, idx, path) =>
     this.#step((c) => files.recordFileMoved(c, id, idx, path));
 

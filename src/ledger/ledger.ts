@@ -18,10 +18,12 @@ import type {
   MoneyTotals,
   SavedTake,
   ServiceBinding,
+  TakeCheckRecord,
 } from './records.js';
 import type { ResultOfCopy } from './result-record.js';
 import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
+import type { TakeCheckInput } from './take-checks.js';
 
 export type { NewAttempt } from './attempt-prepare.js';
 export type { ItemEntry } from './item-entries.js';
@@ -31,6 +33,7 @@ export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
 export type { PriceSample } from './price-samples.js';
 export type { SavedFileFacts } from './saved-files.js';
+export type { TakeCheckInput } from './take-checks.js';
 
 /**
  * What a shared ledger checks, in the same transaction as it commits new attempts: the slots
@@ -242,6 +245,24 @@ export interface Ledger {
     files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
     item?: { itemId: string; update: ItemUpdate },
   ): Promise<void>;
+  /**
+   * recordFilesSaved, with the take's check against its request (docs/checks.md) in the same
+   * transaction, and a `take_checked` event.
+   */
+  recordCheckedFiles(
+    attemptId: number,
+    files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
+    check: TakeCheckInput,
+    item?: { itemId: string; update: ItemUpdate },
+  ): Promise<void>;
+  /** A saved take checked again (`mediabatch check`): its check replaced, its item's state with it. */
+  recordTakeCheck(
+    attemptId: number,
+    check: TakeCheckInput,
+    item?: { itemId: string; update: ItemUpdate },
+  ): Promise<void>;
+  /** Every take check of the batch, in attempt order. */
+  takeChecks(): Promise<TakeCheckRecord[]>;
   /** An earlier take's file now lives under a new name (preserved beside the newer take). */
   recordFileMoved(attemptId: number, idx: number, path: string): Promise<void>;
 

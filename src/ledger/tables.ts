@@ -16,6 +16,7 @@ export interface Tables {
   events: EventsTable;
   runs: RunsTable;
   keepers: KeepersTable;
+  take_checks: TakeChecksTable;
   /** SQLite only. */
   service: ServiceTable;
   /** PostgreSQL only, as the three below. */
@@ -120,6 +121,14 @@ export interface KeepersTable {
   kept_item_id: string;
   take: number;
   chosen_at: string;
+}
+
+export interface TakeChecksTable {
+  attempt_id: number;
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  video: string | null;
+  checked_at: string;
 }
 
 export interface ServiceTable {

@@ -6,8 +6,10 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
+import { checkRecord } from './check-saved.js';
 import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
+import type { TakeCheck } from './output-check.js';
 import { type DownloadRetryCause, decideDownloadRetry } from './policy.js';
 import { beforePlacing, sidecarFactsOf } from './provenance.js';
 import { type DiskRefuses, storeRefusal } from './stop-rules.js';
@@ -22,7 +24,8 @@ export interface DownloadTask {
   superseded?: boolean;
 }
 
-export type DownloadOutcome = 'saved' | 'expired' | { error: string };
+/** `checksFailed`: saved, but the take is not the video its request asked for (docs/checks.md). */
+export type DownloadOutcome = 'saved' | 'expired' | { error: string } | { checksFailed: TakeCheck };
 
 /** What one task's tries came to, before the ledger has recorded saved files. */
 type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[] };
@@ -50,6 +53,8 @@ export interface DownloadQueueDeps {
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
   settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
+  /** A saved take checked against its request (check-saved.ts). */
+  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck>;
   /** Called whenever a download slot frees. */
   freed: () => void;
   /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
@@ -125,12 +130,15 @@ export class DownloadQueue {
 
   async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
-      // The files and the item's `done` commit as one step: one round trip and one disk sync, not two.
-      // A superseded take's item is not its to decide (DownloadTask.superseded).
-      const item = task.superseded
-        ? undefined
-        : { itemId: task.attempt.itemId, update: { state: 'done' as const } };
-      await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
+      const check = await this.#deps.checkTake(task.attempt, outcome.saved);
+      const failed = check.outcome === 'failed';
+      // The files, their check and the item's state commit as one step: one round trip and one
+      // disk sync. A superseded take's item is not its to decide (DownloadTask.superseded).
+      const update = failed
+        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check.reason }
+        : { state: 'done' as const };
+      const item = task.superseded ? undefined : { itemId: task.attempt.itemId, update };
+      await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
       // Its size is learnt at once (size-check.ts): the next wave is judged before anything else is sent.
       this.#deps.filesWritten?.();
       // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
@@ -141,7 +149,7 @@ export class DownloadQueue {
           .committed()
           // A commit that fails says so through the ledger's next step, as before: the item stays unsaid.
           .then(
-            () => this.#deps.settled(task, 'saved'),
+            () => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'),
             () => undefined,
           )
           .finally(() => {

@@ -7,6 +7,7 @@ import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
+import { CheckTally } from './check-tally.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import { KeptTakes } from './kept-takes.js';
@@ -78,6 +79,8 @@ export class RunContext {
   readonly state: RunState;
   readonly downloads: DownloadQueue;
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
+  /** What this run's checks of saved takes came to (docs/checks.md). */
+  readonly checks = new CheckTally();
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;

@@ -1,8 +1,10 @@
 import { spentMicros } from '../ledger/money-totals.js';
+import { checkSavedTake } from './check-saved.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { copyLeftExpired } from './lost-copies.js';
+import { DEFAULT_TOLERANCE_SECONDS } from './output-check.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
@@ -27,6 +29,8 @@ export interface RunResult {
   abandonedWatching: boolean;
   /** Items not submitted because a file this ledger did not write holds their name: a re-run alone does not move them. */
   heldBack: string[];
+  /** Takes saved in files that are not a container mediabatch reads: left unchecked (docs/checks.md). */
+  uncheckedTakes: number;
 }
 
 /**
@@ -43,7 +47,7 @@ export async function runBatch(
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
   try {
-    return await runToTheEnd(run, onInterrupt);
+    return { ...(await runToTheEnd(run, onInterrupt)), uncheckedTakes: run.checks.unchecked };
   } catch (error) {
     // No request or write of a failed run outlives its result (a library caller may go on to
     // another run, or end the process): the downloads not begun wait for the next run.
@@ -53,7 +57,10 @@ export async function runBatch(
   }
 }
 
-async function runToTheEnd(run: RunContext, onInterrupt?: (drain: () => void) => void): Promise<RunResult> {
+async function runToTheEnd(
+  run: RunContext,
+  onInterrupt?: (drain: () => void) => void,
+): Promise<Omit<RunResult, 'uncheckedTakes'>> {
   const { deps } = run;
   // Before anything is submitted or resumed: a guessed size that did not fit means one job at a time.
   startGuessing(run);
@@ -119,6 +126,16 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     background: (task) => run.background(task),
     savedBeforeCommit: (task) => savedBeforeCommit(run, task),
     filesWritten: () => fileSaved(run),
+    checkTake: async (attempt, files) =>
+      run.checks.counted(
+        attempt.itemId,
+        await checkSavedTake(
+          run.deps.store,
+          attempt,
+          files,
+          manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+        ),
+      ),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

@@ -26,12 +26,14 @@ const BY_THE_BATCH = " by the batch's runners";
 export function summarize(snapshot: ProgressSnapshot): string {
   const { byState } = snapshot;
   const shared = snapshot.batchInUse !== null;
-  const finished = byState.done + byState.failed + byState.budget_exceeded + byState.expired;
+  const finished =
+    byState.done + byState.failed + byState.budget_exceeded + byState.expired + byState.checks_failed;
   const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsdHuman(snapshot.budgetMicros)}`;
   const parts = [
     `${shared ? THIS_RUNNER : ''}${finished}/${snapshot.total} finished`,
     `${byState.done} done`,
     byState.failed ? `${byState.failed} failed` : '',
+    byState.checks_failed ? `${byState.checks_failed} failed checks` : '',
     byState.budget_exceeded ? `${byState.budget_exceeded} over budget` : '',
     byState.expired ? `${byState.expired} expired` : '',
     slotsText(snapshot),

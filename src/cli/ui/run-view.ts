@@ -26,7 +26,7 @@ export interface OutcomeLine {
   text: string;
 }
 
-const finishedOf = (c: Counts) => c.done + c.failed + c.budget_exceeded + c.expired;
+const finishedOf = (c: Counts) => c.done + c.failed + c.budget_exceeded + c.expired + c.checks_failed;
 
 const duration = (seconds: number) =>
   seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
@@ -111,7 +111,7 @@ export class RunViewState {
     const head = this.#ended ? `Generated ${this.title}` : `Generate ${this.title}`;
     const lines = [
       `${head}${countsOwner(s)}: ${finished}/${s.total} finished, ${this.#eta(finished, s.total, nowMs)}`,
-      `done ${c.done} · failed ${c.failed} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
+      `done ${c.done} · failed ${c.failed}${c.checks_failed ? ` · failed checks ${c.checks_failed}` : ''} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
       `${slotsText(s, true)} · ${money(s)}${spendOwner(s)}`,
     ];
     if (s.draining && !this.#ended)

@@ -23,6 +23,7 @@ export const EXPORT_STATES = [
   'in_flight',
   'done',
   'failed',
+  'checks_failed',
   'budget_exceeded',
   'expired',
   'removed',

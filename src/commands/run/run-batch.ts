@@ -29,7 +29,7 @@ import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
 import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
 import { refreshBatchGallery } from './gallery-refresh.js';
-import { refundMissingWarning } from './refund-warning.js';
+import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
@@ -297,6 +297,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
   const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
+  if (result.uncheckedTakes > 0) view.warn(uncheckedWarning(result.uncheckedTakes));
   shown.finished(outcome.outcome);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.outcome);

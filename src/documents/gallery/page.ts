@@ -27,6 +27,7 @@ export function galleryCsp(mediaOrigins: readonly string[] = []): string {
 const WORDS: Record<string, string> = {
   done: 'done',
   failed: 'failed',
+  checks_failed: 'failed checks',
   expired: 'expired',
   budget_exceeded: 'budget exceeded',
   in_flight: 'in flight',
@@ -39,6 +40,7 @@ function totals(model: Pick<PageFacts, 'totals'>): string {
     ['items', String(t.items)],
     ['done', String(t.done)],
     ['failed', String(t.failed)],
+    ...(t.checks_failed > 0 ? [['failed checks', String(t.checks_failed)] as [string, string]] : []),
     ['expired', String(t.expired)],
     ['over budget', String(t.budget_exceeded)],
     ['spent', usd(t.spent_usd)],

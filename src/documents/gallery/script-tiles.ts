@@ -16,7 +16,7 @@
  * the window loses its video (src removed, load() called), which frees the decoder.
  */
 export const TILES_SCRIPT = `
-  var PROBLEM = { failed: true, expired: true, budget_exceeded: true };
+  var PROBLEM = { failed: true, checks_failed: true, expired: true, budget_exceeded: true };
   var GAP = 10;
   var MIN_TILE = 180;
   var DWELL_MS = 120;

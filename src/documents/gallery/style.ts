@@ -20,7 +20,7 @@ header.page{padding:1.2em 1.5em .4em}h1{font-size:1.4em;margin:0 0 .2em}h2{font-
 .thumb video{max-width:100%;max-height:100%;width:auto;height:100%;object-fit:contain;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
 .card>.id{overflow-wrap:anywhere;font-size:.85em;line-height:1.3;height:2.6em;overflow:hidden;flex:none}
 .badge{font-size:.75em;padding:0 .45em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}
-.state-done .badge{color:var(--ok)}.state-failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}
+.state-done .badge{color:var(--ok)}.state-failed .badge,.state-checks_failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}
 .facts{font-size:.8em;color:var(--muted);margin:0}.foot{display:flex;align-items:center;gap:.3em}.foot .facts{flex:1;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.redo{font-size:.85em;cursor:default;white-space:nowrap}
 dialog#viewer{width:min(960px,94vw);max-height:94vh;border:1px solid var(--line);border-radius:10px;background:var(--card);color:var(--ink);padding:1em}
 dialog#viewer::backdrop{background:rgba(0,0,0,.65)}
