@@ -10,6 +10,7 @@ import type { CliIo } from './io.js';
 type BatchFlags = {
   ledger?: string | undefined;
   sandbox?: boolean;
+  'sandbox-config'?: string | undefined;
   'base-url'?: string | undefined;
   batch?: string | undefined;
   'output-dir'?: string | undefined;
@@ -34,6 +35,7 @@ export async function openBatch(
     env: { ...io.env },
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(values.sandbox ? { sandbox: true } : {}),
+    ...(values['sandbox-config'] === undefined ? {} : { sandboxConfig: values['sandbox-config'] }),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
   if (manifestArg === undefined)

@@ -119,6 +119,14 @@ export const FLAGS = [
     ['import', 'forget', 'audit'],
     `Work against the embedded sandbox that \`run --sandbox\` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
+  {
+    name: 'sandbox-config',
+    value: 'FILE',
+    default: 'the demo settings',
+    description:
+      "With --sandbox: a YAML or JSON sandbox configuration for the embedded sandbox, as `mediabatch sandbox --config` takes (docs/sandbox.md): its workspace's concurrency limit, prices, job durations, faults. Give the same file to each command that starts it (run, import, forget, audit): its jobs are kept beside the sandbox ledger.",
+    commands: ['run', 'import', 'forget', 'audit'],
+  },
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
     ['plan', 'status', 'report', 'export'],

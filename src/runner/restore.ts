@@ -328,13 +328,23 @@ export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord):
   await sendAttempt(run, attempt, run.capComesFromBudget(attempt.itemId));
 }
 
+/** The manifest asks for more jobs at once than the workspace may run: the limit wins, said once. */
+export function concurrencyAboveLimit(asked: number, limit: number): string {
+  return (
+    `the manifest's concurrency (${asked}) is above the service's limit for this workspace ` +
+    `(${limit} job${limit === 1 ? '' : 's'} at a time): the run keeps at most ${limit} in flight`
+  );
+}
+
 /** Learns the workspace's slot limit; a refused key or wallet stops the run before it submits. */
 export async function readAccount(run: RunContext): Promise<void> {
   try {
     // The pre-flight read it a moment ago: asking again would tell nothing new for one request.
     const data = run.options.account ?? (await run.deps.client.getAccount()).data;
     const limit = data.concurrency.limit;
-    run.state.setSlotLimit(Math.min(run.deps.manifest.concurrency ?? limit, limit));
+    const asked = run.deps.manifest.concurrency;
+    run.state.setSlotLimit(Math.min(asked ?? limit, limit));
+    if (asked !== null && asked > limit) run.deps.observer.log('warn', concurrencyAboveLimit(asked, limit));
     if (!data.balance.enabled)
       run.deps.observer.log('warn', 'the API wallet is not enabled; submissions will be refused');
   } catch (error) {

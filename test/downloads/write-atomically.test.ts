@@ -181,8 +181,12 @@ describe('writeFolderAtomically', () => {
     const log = await traceDisk(() => writeFolderAtomically(target, fill({ 'new.json': 'new' }), true));
     const renames = log.filter((line) => line.startsWith('rename'));
     expect(renames).toHaveLength(2);
-    expect(renames[0]).toMatch(new RegExp(`^rename ${target} -> ${dir}/\\.bundle\\.old\\.[0-9a-f]{12}\\.mbtmp$`));
-    expect(renames[1]).toMatch(new RegExp(`^rename ${dir}/\\.bundle\\.new\\.[0-9a-f]{12}\\.mbtmp -> ${target}$`));
+    expect(renames[0]).toMatch(
+      new RegExp(`^rename ${target} -> ${dir}/\\.bundle\\.old\\.[0-9a-f]{12}\\.mbtmp$`),
+    );
+    expect(renames[1]).toMatch(
+      new RegExp(`^rename ${dir}/\\.bundle\\.new\\.[0-9a-f]{12}\\.mbtmp -> ${target}$`),
+    );
     expect(log.at(-1)).toBe(`fsync ${dir}`);
     expect(readdirSync(dir)).toEqual(['bundle']);
     expect(readdirSync(target)).toEqual(['new.json']);

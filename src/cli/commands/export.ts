@@ -3,13 +3,16 @@ import { type ExportFormat, exportChunks, keptChunks, keptExportNotes } from '..
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
+import { warnOn } from '../words.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options: batch } = await openBatch({ values, positionals }, io, 'export');
+  const opened = await openBatch({ values, positionals }, io, 'export');
+  const { manifestArg, manifest } = opened;
+  const batch = { ...opened.options, warn: warnOn(io, 'export') };
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {

@@ -9,6 +9,12 @@ import { cliWords } from '../words.js';
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'status');
   const { ledger, ...document } = await status(manifest, { ...options, verify: values.verify });
+  // A ledger that lost its output folder to a copy is read all the same: said first (on stderr
+  // beside a JSON document, which stays the document alone).
+  if (ledger.notOwner)
+    (values.json ? io.stderr : io.stdout).write(
+      `${values.json ? 'mediabatch status: ' : ''}note: ${cliWords(ledger.notOwner)}\n`,
+    );
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)

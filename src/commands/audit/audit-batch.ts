@@ -52,7 +52,8 @@ export async function auditBatch(
   try {
     ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'audited');
     await refuseLiveRunners(ledger, 'audited');
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },

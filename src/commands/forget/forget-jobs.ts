@@ -41,7 +41,8 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       manifest.items.map((item) => item.id),
     );
     if (jobs.length === 0) return [];
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const bound = (await ledger.service())?.identity ?? null;
     const client = await checkServiceForLedger(

@@ -45,7 +45,8 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
   let leaveNoTrace = false;
   try {
     ledger = await openEmptyLedger(batch, manifest);
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
     const folder = folderContextOf(batch, target.identity);

@@ -201,7 +201,8 @@ export function buildPlan(
   if (again) warnings.push(again);
   if (foreign !== null && foreign.length > 0)
     warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
-  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
+  if (account?.ok)
+    warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit, manifest.concurrency));
 
   const totals = planTotals(manifest, walk, money, problems && problems.size > 0, {
     removed: removed.length,

@@ -176,7 +176,8 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
 async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
-  const sandbox = await startEmbeddedSandbox(request.batch.ledgerShown, view.warn);
+  const { ledgerShown, sandboxConfig } = request.batch;
+  const sandbox = await startEmbeddedSandbox(ledgerShown, view.warn, sandboxConfig);
   held.sandbox = sandbox;
   view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerShown, request.batch.manifest.outputDir);
   return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };

@@ -53,11 +53,19 @@ function totals(model: Pick<PageFacts, 'totals'>): string {
   return `<ul class="totals" id="totals">${rows.map(([label, value]) => `<li>${h(label)} <b>${h(value)}</b></li>`).join('')}</ul>`;
 }
 
+/**
+ * Past this many values a filter is a text field (the values containing what is typed), not a
+ * drop-down: a variable that differs per item takes as many values as there are items.
+ */
+export const MOST_FILTER_CHOICES = 40;
+
 function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
   const select = (attr: string, label: string, values: Array<[string, string]>) =>
-    `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
-      .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
-      .join('')}</select></label>`;
+    values.length > MOST_FILTER_CHOICES
+      ? `<label>${h(label)} <input type="search" data-filter="${h(attr)}" data-match="text" placeholder="any of ${values.length} values" aria-label="${h(label)} contains"></label>`
+      : `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
+          .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
+          .join('')}</select></label>`;
   const states = select(
     'data-state',
     'state',
