@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { DefaultRenderer, Listr, ListrTaskState } from 'listr2';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ListrRunView } from '../../../src/cli/ui/listr-view.js';
 import { type ItemState, zeroCounts } from '../../../src/ledger/records.js';
 
@@ -43,10 +43,15 @@ describe('the live view is a listr2 task list', () => {
     });
     view.itemChanged('a', 'in_flight', null, counts({ in_flight: 1, pending: 2 }));
     view.itemChanged('b', 'in_flight', null, counts({ in_flight: 2, pending: 1 }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    // While it runs, each job in flight has a subtask line of its own.
+    // While it runs, each job in flight has a subtask line of its own. listr2 starts its tasks on
+    // its own schedule, so the lanes are waited for (a loaded machine took more than 250 ms), and
+    // their age is whatever the clock says by then.
     const lanes = () => (view.taskList.tasks[1]?.subtasks ?? []).map((task) => task.title).filter(Boolean);
-    expect(lanes()).toEqual(['a: in flight 0s', 'b: in flight 0s']);
+    await vi.waitFor(() => expect(lanes()).toHaveLength(2), { timeout: 20_000, interval: 20 });
+    expect(lanes()).toEqual([
+      expect.stringMatching(/^a: in flight \d+s$/),
+      expect.stringMatching(/^b: in flight \d+s$/),
+    ]);
     view.itemChanged('a', 'done', null, counts({ done: 1, in_flight: 1, pending: 1 }));
     view.itemChanged('b', 'failed', 'content_rejected: no', counts({ done: 1, failed: 1, pending: 1 }));
     view.itemChanged('c', 'budget_exceeded', null, counts({ done: 1, failed: 1, budget_exceeded: 1 }));
