@@ -147,11 +147,9 @@ export class DownloadQueue {
       this.#deps.background(
         this.#deps.ledger
           .committed()
-          // A commit that fails says so through the ledger's next step, as before: the item stays unsaid.
-          .then(
-            () => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'),
-            () => undefined,
-          )
+          // A commit that fails (a full disk) ends the run through `background`, the item unsaid: a
+          // run with nothing else to do would otherwise wait for a settle that never comes.
+          .then(() => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'))
           .finally(() => {
             this.#settling -= 1;
             this.#deps.freed();

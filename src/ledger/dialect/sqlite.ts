@@ -152,7 +152,7 @@ export class SqliteDatabase implements LedgerDatabase {
       await this.#raw(commit);
       return result;
     } catch (error) {
-      await this.#undo(rollback);
+      await this.#undo(rollback, error);
       throw error;
     }
   }
@@ -160,16 +160,15 @@ export class SqliteDatabase implements LedgerDatabase {
   /**
    * Undoes a failed step. SQLite may have rolled back the whole transaction already (a full disk,
    * say): then there is nothing to undo, no group left open, and the step's own error is the one
-   * to report.
+   * to report, to the step and to whoever waits for the group's commit alike.
    */
-  async #undo(rollback: string): Promise<void> {
+  async #undo(rollback: string, cause: unknown): Promise<void> {
     if (!this.#db.inTransaction) {
       this.#inGroup = false;
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
       // The group's earlier steps were rolled back with it: nobody waiting for them may go on.
-      const lost = new Error('the ledger rolled back steps not yet committed');
-      for (const waiter of this.#commitWaiters.splice(0)) waiter.reject(lost);
+      for (const waiter of this.#commitWaiters.splice(0)) waiter.reject(cause);
       return;
     }
     for (const each of rollback.split('; ')) await this.#raw(each);

@@ -188,7 +188,7 @@ describe('local faults of the ledger', () => {
 
       const stopped = await running;
       expectNoStackTrace(stopped);
-      expect(stopped.code).toBe(1);
+      expect(stopped.code, stopped.stderr + stopped.stdout).toBe(1);
       expect(stopped.stderr).toContain(`cannot write the ledger ${p.ledger}: database or disk is full`);
       expect(stopped.stderr).toMatch(/re-run/);
 
