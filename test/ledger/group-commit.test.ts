@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,6 +57,21 @@ function committed(path: string): { items: number; attempts: Array<{ item_id: st
 }
 
 describe('ledger group commit', () => {
+  it('holds the process open while someone waits for the group to commit', () => {
+    // The group's timer is unref'd while nobody waits; a run whose last step waits for the commit
+    // with nothing else to do must not see Node exit 0 before it comes.
+    const path = tempLedger();
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'commit-waiter.mjs'), path],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe('committed\n');
+    expect(child.status).toBe(0);
+    expect(committed(path).items).toBe(1);
+  });
+
   it('commits an attempt before prepareAttempt returns, taking the waiting redoable steps with it', async () => {
     const path = tempLedger();
     const ledger = await open(path);

@@ -117,7 +117,9 @@ export class SqliteDatabase implements LedgerDatabase {
       this.#throwGroupError();
       if (!this.#inGroup) return null;
       // The open group holds every step called before: its commit, whenever it comes, is theirs.
-      // Waited for outside the step queue, where the commit itself is queued.
+      // Waited for outside the step queue, where the commit itself is queued. Someone now waits
+      // for the timer, so it holds the process open (an unref'd one let Node exit before it).
+      this.#timer?.ref();
       return {
         commit: new Promise<void>((resolve, reject) => this.#commitWaiters.push({ resolve, reject })),
       };
