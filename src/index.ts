@@ -100,6 +100,7 @@ export {
 } from './exit-codes.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export type { CheckedFile, CheckFunction, CheckVerdict } from './runner/own-checks.js';
 export type { ProgressSnapshot } from './runner/run-observer.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {

@@ -6,12 +6,19 @@ import type { TakeCheck } from './output-check.js';
  */
 export class CheckTally {
   #unchecked = 0;
+  #ownVerdict = false;
   readonly #failed = new Map<string, number>();
 
   counted(itemId: string, check: TakeCheck): TakeCheck {
+    if (check.own) this.#ownVerdict = true;
     if (check.outcome === 'unchecked') this.#unchecked += 1;
     if (check.outcome === 'failed') this.#failed.set(itemId, this.failedTakes(itemId) + 1);
     return check;
+  }
+
+  /** Whether a check of your own has given a verdict in this run (submit.ts holds slots until then). */
+  get ownVerdictSeen(): boolean {
+    return this.#ownVerdict;
   }
 
   get unchecked(): number {
