@@ -56,6 +56,8 @@ export const notMutated = {
     'reads saved files through the store and hands them to output-check.ts (mutated); proved by test/e2e/run/output-checks.test.ts',
   'src/runner/check-command.ts':
     'starts a program and reads its exit, output and timeout; proved by test/e2e/run/own-checks.test.ts (a missing program, a timeout, a verdict)',
+  'src/runner/rerolls-due.ts':
+    "counts a checks_failed item's failed takes from the ledger and asks reroll.ts (mutated); proved by test/e2e/run/own-checks.test.ts (a re-run after mediabatch check)",
   'src/runner/run-checks.ts':
     'hands a run\'s saved takes to check-saved.ts and own-checks.ts (mutated) and stops the run when a check cannot run; proved by test/e2e/run/own-checks.test.ts',
   'src/runner/check-tally.ts':

@@ -23,6 +23,12 @@ export {
   type AuditProblemKind,
   audit,
 } from './commands/audit/audit.js';
+export {
+  type CheckOptions,
+  type ChecksDocument,
+  checkTakes,
+  type TakeChecked,
+} from './commands/check/check.js';
 export { type CopyLedgerOptions, copyLedger, type LedgerCopy } from './commands/copy-ledger/copy-ledger.js';
 export {
   EXPORT_STATES,

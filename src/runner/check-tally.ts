@@ -25,7 +25,12 @@ export class CheckTally {
     return this.#unchecked;
   }
 
-  /** The item's takes that failed their check in this run. */
+  /** A take of the item's request that failed its check before this run (restore.ts). */
+  failedBefore(itemId: string): void {
+    this.#failed.set(itemId, this.failedTakes(itemId) + 1);
+  }
+
+  /** The item's takes of its current request that failed their check, before and in this run. */
   failedTakes(itemId: string): number {
     return this.#failed.get(itemId) ?? 0;
   }
