@@ -35,6 +35,7 @@ export const mutated = [
   'src/runner/shown-ids.ts',
   'src/runner/output-check.ts',
   'src/runner/reroll.ts',
+  'src/runner/own-checks.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -53,6 +54,12 @@ export const notMutated = {
   'src/runner/next-step.ts': 'a type: what restoring an item asks of the run',
   'src/runner/check-saved.ts':
     'reads saved files through the store and hands them to output-check.ts (mutated); proved by test/e2e/run/output-checks.test.ts',
+  'src/runner/check-command.ts':
+    'starts a program and reads its exit, output and timeout; proved by test/e2e/run/own-checks.test.ts (a missing program, a timeout, a verdict)',
+  'src/runner/rerolls-due.ts':
+    "counts a checks_failed item's failed takes from the ledger and asks reroll.ts (mutated); proved by test/e2e/run/own-checks.test.ts (a re-run after mediabatch check)",
+  'src/runner/run-checks.ts':
+    'hands a run\'s saved takes to check-saved.ts and own-checks.ts (mutated) and stops the run when a check cannot run; proved by test/e2e/run/own-checks.test.ts',
   'src/runner/check-tally.ts':
     "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
   'src/runner/failed-take.ts':

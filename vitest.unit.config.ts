@@ -12,6 +12,7 @@ export default defineConfig({
       'test/runner/stop-rules.test.ts',
       'test/runner/budget.test.ts',
       'test/runner/item-plan.test.ts',
+      'test/runner/own-checks.test.ts',
       'test/runner/request.test.ts',
       'test/runner/decision-model.test.ts',
       'test/manifest/money.test.ts',

@@ -41,7 +41,7 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   Ok: 'every item is done, or the command did what it was asked',
   ItemsNotDone:
     'the run finished, but some items failed, expired or did not fit the budget; or it stopped early ' +
-    '(stop-loss, no route, service unreachable before anything was sent), leaving the rest pending; ' +
+    '(stop-loss, no route, a check of your own that cannot run, service unreachable before anything was sent), leaving the rest pending; ' +
     'export --kept: a kept file is missing or not the bytes saved (every record is still written)',
   Usage:
     'a mistake in the command line, the manifest or the service address (wrong URL, another ' +

@@ -23,6 +23,12 @@ export {
   type AuditProblemKind,
   audit,
 } from './commands/audit/audit.js';
+export {
+  type CheckOptions,
+  type ChecksDocument,
+  checkTakes,
+  type TakeChecked,
+} from './commands/check/check.js';
 export { type CopyLedgerOptions, copyLedger, type LedgerCopy } from './commands/copy-ledger/copy-ledger.js';
 export {
   EXPORT_STATES,
@@ -100,6 +106,7 @@ export {
 } from './exit-codes.js';
 export type { ItemState } from './ledger/records.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
+export type { CheckedFile, CheckFunction, CheckVerdict } from './runner/own-checks.js';
 export type { ProgressSnapshot } from './runner/run-observer.js';
 export type { StopReason } from './runner/stop-rules.js';
 export {

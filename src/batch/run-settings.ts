@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { type CheckFunction, ownChecksOf } from '../runner/own-checks.js';
 import type { RunOptions } from '../runner/run-context.js';
 import { selectItems } from './item-selection.js';
 import { redoIds } from './redo-list.js';
@@ -25,6 +26,8 @@ export interface RunChoices {
   pollIntervalMs: number | null;
   regenerateExpired: boolean;
   retryFailed: boolean;
+  /** A check of your own, as a function, after the manifest's `checks:` (docs/checks.md). */
+  check?: CheckFunction | undefined;
 }
 
 export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
@@ -57,6 +60,7 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
       ...(modelBusyDelayMs === null ? {} : { modelBusyDelayMs }),
       only,
       retryFailed: choices.retryFailed,
+      ownChecks: ownChecksOf(batch.manifest, choices.check),
     },
   };
 }

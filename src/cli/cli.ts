@@ -17,6 +17,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
   import: async () => (await import('./commands/import.js')).importCommand,
   forget: async () => (await import('./commands/forget.js')).forgetCommand,
   keep: async () => (await import('./commands/keep.js')).keepCommand,
+  check: async () => (await import('./commands/check.js')).checkCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
   'copy-ledger': async () => (await import('./commands/copy-ledger.js')).copyLedgerCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,

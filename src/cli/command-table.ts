@@ -154,6 +154,22 @@ export const COMMANDS = [
       "ID:N keeps variant N's newest saved take (1 for an item without variants), ID:N.T its take T, ID:none clears it; @FILE reads entries from a file such as the keep.txt the gallery saves. All or nothing: a bad entry writes nothing. status, export and the sidecars then say which file is kept. See docs/gallery.md.",
   },
   {
+    name: 'check',
+    args: ['manifest'],
+    undone: 'nothing was checked',
+    exits: ['Ok', 'ItemsNotDone', 'Usage', 'Refused', 'Internal'],
+    examples: [
+      [
+        'mediabatch check batch.yaml --sandbox',
+        "check again every take `run --sandbox` saved, with the manifest's checks as they are now",
+      ],
+      ['mediabatch check batch.yaml --json', 'the same for the real ledger, as one JSON document'],
+    ],
+    summary: 'Check the saved takes again, after a check was added or changed; buys nothing',
+    description:
+      "Gives each item's current saved take the built-in check (a video of the length and size asked for) and the manifest's checks: again, and records what they say: a take that fails makes its item checks_failed, one that passes makes a checks_failed item done. It never contacts the service. The next `run` buys a failed take again where the item's rerolls allow. Exits 1 when a take failed or a check could not run. See docs/checks.md.",
+  },
+  {
     name: 'audit',
     args: ['manifest'],
     undone: 'nothing was audited',

@@ -46,6 +46,7 @@ const MANIFEST_COMMANDS = [
   'import',
   'forget',
   'keep',
+  'check',
   'audit',
   'export',
 ] as const;
@@ -129,13 +130,17 @@ export const FLAGS = [
   },
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
+    ['check'],
+    'Check the takes `run --sandbox` saved, in its ledger and output folder; no sandbox is started.',
+  ),
+  sandbox(
     ['plan', 'status', 'report', 'export'],
     `Read the ledger and output folder that \`run --sandbox\` writes (.mediabatch/sandbox/<name>.sqlite; ${SANDBOX_OUTPUT}) instead of the real ones; no sandbox is started.`,
   ),
   {
     name: 'json',
     description: 'Print one JSON document on stdout instead of text.',
-    commands: ['run', 'plan', 'status', 'import', 'audit'],
+    commands: ['run', 'plan', 'status', 'import', 'audit', 'check'],
   },
   {
     name: 'progress',

@@ -177,6 +177,8 @@ export async function loadBatch(c: LedgerContext, dump: BatchDump): Promise<void
         outcome: check.outcome,
         reason: check.reason,
         video: check.video,
+        score: check.score ?? null,
+        checks: check.checks ?? null,
         checked_at: check.checkedAt,
       })),
     );

@@ -170,6 +170,12 @@ const MIGRATIONS: readonly Migration[] = [
   DROP TABLE items;
   ALTER TABLE items_checked RENAME TO items;
   `,
+  // Checks of your own (docs/checks.md): the lowest score they gave a take, and each one's verdict
+  // as JSON. NULL for takes checked before, and for takes no check of your own ran on.
+  `
+  ALTER TABLE take_checks ADD COLUMN score REAL;
+  ALTER TABLE take_checks ADD COLUMN checks TEXT;
+  `,
 ];
 
 function relativeFilePaths(db: Database, context: MigrationContext | null): void {

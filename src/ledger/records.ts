@@ -27,6 +27,10 @@ export interface TakeCheckRecord {
   reason: string | null;
   /** What the container said, as JSON text (`seconds`, `width`, `height`, `frames`), or null. */
   video: string | null;
+  /** The lowest score a check of your own gave the take; null when none gave one. */
+  score: number | null;
+  /** Each check of your own that ran, as JSON (`name`, `outcome`, `score`, `reason`), or null. */
+  checks: string | null;
   checkedAt: string;
   /** The attempt's job, as read back (null for a reused take); a dump's row carries it, loading ignores it. */
   jobId?: string | null;

@@ -128,6 +128,8 @@ export interface TakeChecksTable {
   outcome: 'passed' | 'failed' | 'unchecked';
   reason: string | null;
   video: string | null;
+  score: number | null;
+  checks: string | null;
   checked_at: string;
 }
 

@@ -40,7 +40,14 @@ export async function recordTakeCheck(
 }
 
 function checkStatements(c: LedgerContext, attemptId: number, check: TakeCheckInput) {
-  const row = { outcome: check.outcome, reason: check.reason, video: check.video, checked_at: c.at() };
+  const row = {
+    outcome: check.outcome,
+    reason: check.reason,
+    video: check.video,
+    score: check.score,
+    checks: check.checks,
+    checked_at: c.at(),
+  };
   return [
     c.q
       .insertInto('take_checks')
@@ -63,6 +70,9 @@ export async function takeChecks(c: LedgerContext): Promise<TakeCheckRecord[]> {
         't.outcome',
         't.reason',
         't.video',
+        // Read as null on a ledger only read, from before checks of your own.
+        c.column<number | null>('take_checks', 'score', 't.score', null).as('score'),
+        c.column<string | null>('take_checks', 'checks', 't.checks', null).as('checks'),
         't.checked_at as checkedAt',
         'a.job_id as jobId',
       ])

@@ -17,5 +17,5 @@ export {
   s3Beside,
   s3Uri,
 } from './s3-uri.js';
-export type { ItemVariant, Manifest, ManifestItem, ManifestResult } from './types.js';
+export type { ItemVariant, Manifest, ManifestItem, ManifestResult, OwnCheckSpec } from './types.js';
 export { itemGroup, itemsNamed, MAX_VARIANTS, submitOrder } from './variants.js';

@@ -16,9 +16,9 @@ import { ProblemList, type Source } from './problems.js';
 import { noteLongPrompts } from './prompt-size.js';
 import { readYaml } from './read-yaml.js';
 import { isS3Uri, parseS3Uri, s3Uri } from './s3-uri.js';
-import { itemSchema, itemWithSharedPromptSchema, topSchema, varsSchema } from './schema.js';
+import { itemSchema, itemWithSharedPromptSchema, ownCheckName, topSchema, varsSchema } from './schema.js';
 import { prepareTemplates, type SharedTemplate, type Vars } from './templates.js';
-import type { Manifest, ManifestItem, ManifestResult } from './types.js';
+import type { Manifest, ManifestItem, ManifestResult, OwnCheckSpec } from './types.js';
 import { itemKeysAt, reportIssues, topKeysAt } from './zod-issues.js';
 
 export const DEFAULT_RETRIES = 2;
@@ -279,12 +279,24 @@ function assembleManifest(
     ...(data.duration_tolerance_seconds === undefined
       ? {}
       : { durationToleranceSeconds: data.duration_tolerance_seconds }),
+    ...(data.checks?.length ? { checks: data.checks.map(ownCheckOf) } : {}),
     outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
     ...(data.items_from ? { itemsFrom: resolve(dirname(absolute), data.items_from) } : {}),
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
     ...(data.notify?.url ? { notifyUrl: data.notify.url } : {}),
     warnings: warnings.sorted(),
+  };
+}
+
+/** How long a check of your own may take unless it says (docs/checks.md). */
+const DEFAULT_CHECK_TIMEOUT_SECONDS = 60;
+
+function ownCheckOf(check: NonNullable<TopSettings['checks']>[number]): OwnCheckSpec {
+  return {
+    name: ownCheckName(check),
+    run: check.run,
+    timeoutMs: Math.round((check.timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS) * 1000),
   };
 }
 

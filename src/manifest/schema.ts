@@ -34,6 +34,7 @@ export const TOP_KEYS = [
   'vars',
   'variants',
   'rerolls',
+  'checks',
 ] as const;
 export const ITEM_KEYS = [
   'id',
@@ -239,6 +240,33 @@ const rerollsSchema = z
   .min(0, { error: 'must be 0 or more' })
   .max(10, { error: 'must be at most 10' });
 
+/**
+ * A check of your own (docs/checks.md, "Checks of your own"): a program run on each saved file, as
+ * an argument list (no shell), `{file}` and `{sidecar}` replaced by the saved file's and its
+ * sidecar's paths.
+ */
+const ownCheckSchema = z.strictObject(
+  {
+    name: z
+      .string({ error: expected('a name') })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+        error: "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+      })
+      .optional(),
+    run: z
+      .array(z.string({ error: expected('a string') }).min(1, { error: 'must not be empty' }), {
+        error: expected('a list of words: the program, then its arguments (no shell)'),
+      })
+      .min(1, { error: 'must name the program to run' }),
+    timeout_seconds: z
+      .number({ error: expected('a number of seconds') })
+      .positive({ error: 'must be more than 0' })
+      .max(3600, { error: 'must be at most 3600' })
+      .optional(),
+  },
+  { error: expected("a check: a map with at least 'run'") },
+);
+
 export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
@@ -334,4 +362,26 @@ export const topSchema = z.strictObject({
   vars: varsSchema.optional(),
   variants: variantsSchema.optional(),
   rerolls: rerollsSchema.optional(),
+  checks: z
+    .array(ownCheckSchema, { error: expected('a list of checks') })
+    .max(20, { error: 'must be at most 20 checks' })
+    .superRefine((checks, context) => {
+      const seen = new Set<string>();
+      checks.forEach((check, index) => {
+        const name = ownCheckName(check);
+        if (seen.has(name))
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `two checks are named ${name}: give each its own name`,
+          });
+        seen.add(name);
+      });
+    })
+    .optional(),
 });
+
+/** A check's name: its own, else its program's file name (`checks/sharp.py` is `sharp.py`). */
+export function ownCheckName(check: { name?: string | undefined; run: readonly string[] }): string {
+  return check.name ?? (check.run[0] ?? '').split(/[\\/]/).pop() ?? '';
+}

@@ -42,6 +42,14 @@ export interface ItemVariant {
   count: number;
 }
 
+/** A check of your own as the manifest names it (docs/checks.md, "Checks of your own"). */
+export interface OwnCheckSpec {
+  name: string;
+  /** The program and its arguments, `{file}` and `{sidecar}` not yet replaced. */
+  run: string[];
+  timeoutMs: number;
+}
+
 export interface Manifest {
   /** Absolute path of the manifest. */
   file: string;
@@ -53,6 +61,8 @@ export interface Manifest {
   retries: number;
   /** How far a take's length may be from its `seconds` (docs/checks.md); absent: 0.5 s. */
   durationToleranceSeconds?: number;
+  /** `checks:`, run on each saved take after the built-in checks (docs/checks.md); absent: none. */
+  checks?: OwnCheckSpec[];
   /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */
   outputDir: string;
   /** output.sidecars: absent means on (a provenance JSON beside every output). */

@@ -3,7 +3,8 @@ import type { VideoFacts } from '../downloads/video-facts.js';
 import type { TakeCheckInput } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { askedFor, judgeTake, judgeVideo, type TakeCheck } from './output-check.js';
+import { askedFor, judgeTake, judgeVideo, type TakeCheck, withOwnChecks } from './output-check.js';
+import { type OwnChecks, runOwnChecks } from './own-checks.js';
 
 /**
  * A saved take checked against the request its attempt sent (docs/checks.md): each file read as a
@@ -32,11 +33,30 @@ export async function checkSavedTake(
   return judgeTake(checks);
 }
 
+/**
+ * A saved take's whole check: the built-in one, then the checks of your own (own-checks.ts), which
+ * may throw CheckCannotRun. What `run` does after each save and `mediabatch check` does again.
+ */
+export async function checkTakeFully(
+  store: OutputStore,
+  attempt: Pick<AttemptRecord, 'requestBody' | 'itemId' | 'take'>,
+  files: ReadonlyArray<Pick<SavedFile, 'path' | 'bytes'>>,
+  toleranceSeconds: number,
+  own: OwnChecks,
+): Promise<TakeCheck> {
+  const builtin = await checkSavedTake(store, attempt, files, toleranceSeconds);
+  if (builtin.outcome === 'failed' || own.checks.length === 0) return builtin;
+  const take = { itemId: attempt.itemId, take: attempt.take ?? 1 };
+  return withOwnChecks(builtin, await runOwnChecks(own, take, files));
+}
+
 /** A check as the ledger records it. */
 export function checkRecord(check: TakeCheck): TakeCheckInput {
   return {
     outcome: check.outcome,
     reason: check.reason,
     video: check.video ? JSON.stringify(check.video) : null,
+    score: check.score ?? null,
+    checks: check.own ? JSON.stringify(check.own) : null,
   };
 }

@@ -1,4 +1,5 @@
 import type { VideoFacts } from '../downloads/video-facts.js';
+import type { OwnCheckResult } from './own-checks.js';
 
 /**
  * Whether a saved take is the video its request asked for (docs/checks.md), judged from what its
@@ -22,6 +23,10 @@ export interface TakeCheck {
   /** Why it failed, or why it was not checked; null when it passed. */
   reason: string | null;
   video: VideoShape | null;
+  /** The lowest score a check of your own gave (docs/checks.md); null or absent: none gave one. */
+  score?: number | null;
+  /** Each check of your own that ran, in order; absent where none did. */
+  own?: OwnCheckResult[];
 }
 
 /** The fields of the request a take is checked against; null where the request leaves one out. */
@@ -71,6 +76,20 @@ export function judgeTake(files: readonly TakeCheck[]): TakeCheck {
   const failed = files.find((file) => file.outcome === 'failed');
   const passed = files.find((file) => file.outcome === 'passed');
   return failed ?? passed ?? files[0] ?? { outcome: 'unchecked', reason: 'no file', video: null };
+}
+
+/**
+ * The built-in check, then the checks of your own (run only on a take the built-in check did not
+ * fail): the first own check that failed fails the take, with its name and words; a take the
+ * container could not tell of passes when its own checks pass.
+ */
+export function withOwnChecks(builtin: TakeCheck, own: readonly OwnCheckResult[]): TakeCheck {
+  if (own.length === 0 || builtin.outcome === 'failed') return builtin;
+  const scores = own.flatMap((check) => (check.score === null ? [] : [check.score]));
+  const score = scores.length === 0 ? null : Math.min(...scores);
+  const failed = own.find((check) => check.outcome === 'failed');
+  const reason = failed ? `${failed.name}: ${failed.reason ?? 'failed'}` : null;
+  return { outcome: failed ? 'failed' : 'passed', reason, video: builtin.video, score, own: [...own] };
 }
 
 function lengthProblem(video: VideoShape, asked: AskedFor, tolerance: number): string | null {

@@ -17,6 +17,7 @@ import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
+import { countFailedTakes, rerollsNow } from './rerolls-due.js';
 import { batchRows, reuseSavedTakes, twinsOf } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { namesOf } from './shown-ids.js';
@@ -42,6 +43,7 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const reused = await reuseSavedTakes(run, items, renames.held, read);
   const { records, attempts } = reused.size > 0 ? await batchRows(ledger) : read;
   const latest = latestAttempts(attempts);
+  await countFailedTakes(run, records, attempts);
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.
@@ -169,6 +171,12 @@ function restoreItem(
     sameRun: adopted,
   });
   const record = existing ?? newItemRecord(item.id, hash);
+  if (rerollsNow(run, item, record, hash, adopted)) {
+    // Bought again as a re-roll of the last run's (or `mediabatch check`'s) failed take: a new take
+    // beside it, the item left checks_failed in the ledger until that take's attempt is prepared.
+    run.state.redo(item.id);
+    return { hash, record, next: { kind: 'submit' }, memoryOnly: true };
+  }
   if (plan.label === 'done' && run.options.redo?.includes(item.id)) {
     run.state.redo(item.id);
     return newTake(record, hash);
@@ -184,7 +192,7 @@ function restoreItem(
   const next = nextForPlan(plan, hash);
   if (record.requestHash !== hash)
     return { hash, record: { ...record, requestHash: hash, state: 'in_flight' }, next };
-  if (plan.label === 'failed' && record.state !== 'failed') {
+  if (plan.label === 'failed' && record.state !== 'failed' && record.state !== 'checks_failed') {
     // The item's fate was decided by its last attempt's answer before the run was killed.
     const failed = {
       state: 'failed' as const,

@@ -11,6 +11,7 @@ import { CheckTally } from './check-tally.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import { KeptTakes } from './kept-takes.js';
+import type { OwnChecks } from './own-checks.js';
 import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
 import type { RunObserver } from './run-observer.js';
 import { type ItemChange, RunState } from './run-state.js';
@@ -51,6 +52,8 @@ export interface RunOptions {
    * which every admission compares, and where the batch's words name it.
    */
   definition?: { revision: number; ledger: string } | null;
+  /** The checks of your own each saved take is given (docs/checks.md); absent: none. */
+  ownChecks?: OwnChecks;
 }
 
 export interface RunDeps {

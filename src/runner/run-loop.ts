@@ -1,13 +1,12 @@
 import { spentMicros } from '../ledger/money-totals.js';
-import { checkSavedTake } from './check-saved.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { copyLeftExpired } from './lost-copies.js';
-import { DEFAULT_TOLERANCE_SECONDS } from './output-check.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
+import { checkProgramsFirst, checkTakeInRun } from './run-checks.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
 import { savedBeforeCommit } from './saved-before-commit.js';
@@ -64,6 +63,8 @@ async function runToTheEnd(
   const { deps } = run;
   // Before anything is submitted or resumed: a guessed size that did not fit means one job at a time.
   startGuessing(run);
+  // A check of your own whose program is not there stops the run before it buys anything.
+  await checkProgramsFirst(run);
   // Only prepareAttempt must be durable at once (before its POST); the rest shares commits.
   deps.ledger.groupCommits(GROUP_COMMIT_MS);
   onInterrupt?.(() =>
@@ -126,16 +127,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     background: (task) => run.background(task),
     savedBeforeCommit: (task) => savedBeforeCommit(run, task),
     filesWritten: () => fileSaved(run),
-    checkTake: async (attempt, files) =>
-      run.checks.counted(
-        attempt.itemId,
-        await checkSavedTake(
-          run.deps.store,
-          attempt,
-          files,
-          manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
-        ),
-      ),
+    checkTake: (attempt, files) => checkTakeInRun(run, attempt, files),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

@@ -195,9 +195,9 @@ export class RunState {
    * the service finishes it: the saved file is what the run waits to learn from, and the size it
    * tells is judged before the next submission.
    */
-  freeSlots(downloading: number): number {
+  freeSlots(downloading: number, checksUnproven = false): number {
     if (this.sizing.judging) return 0;
-    return this.slotLimit - this.unfinished - (this.sizing.known ? 0 : downloading);
+    return this.slotLimit - this.unfinished - (this.sizing.known && !checksUnproven ? 0 : downloading);
   }
 
   get hasFreeSlot(): boolean {

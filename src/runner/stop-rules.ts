@@ -22,6 +22,11 @@ export type StopReason =
   | { kind: 'service_route'; code: string; message: string }
   /** Several different items in a row failed with the same final code. */
   | { kind: 'stop_loss'; signature: string; items: readonly string[] }
+  /**
+   * A check of your own (docs/checks.md) could not give a verdict: its program is missing, or it
+   * ran past its timeout. The same for every take, so nothing more is bought until it is fixed.
+   */
+  | { kind: 'check_unusable'; check: string; message: string }
   /** A shared batch got a new revision of its definition (`revision`) while this run worked on an older one. */
   | { kind: 'definition_differs'; revision: number; message: string }
   /** Our own disk refused a file for a cause no item can change (full, read-only, not ours to write). */
@@ -33,6 +38,7 @@ export type DiskRefuses = { kind: 'disk_refuses'; code: string; folder: string; 
 const STOP_RANK: Readonly<Record<StopReason['kind'], number>> = {
   draining: 0,
   stop_loss: 1,
+  check_unusable: 2,
   disk_refuses: 2,
   service_route: 3,
   definition_differs: 4,

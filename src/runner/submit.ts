@@ -27,7 +27,10 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   const now = run.deps.clock.now();
   if (state.stop || !state.queue.gateOpen(now)) return false;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
-  const ownFree = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
+  // Until a check of your own has given a verdict, a take being saved and checked holds its slot:
+  // a check that cannot run (a timeout) stops the run before the next take is bought.
+  const checksUnproven = (run.options.ownChecks?.checks.length ?? 0) > 0 && !run.checks.ownVerdictSeen;
+  const ownFree = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount, checksUnproven);
   const free = run.shared ? run.shared.offer(ownFree, state.slotLimit, state.unfinished) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.

@@ -215,6 +215,10 @@ const STOP_WORDS: { [K in StopReason['kind']]: (stop: Extract<StopReason, { kind
     state: 'failed',
     text: `stopped: ${stop.items.length} items in a row failed with ${stop.signature}`,
   }),
+  check_unusable: (stop) => ({
+    state: 'failed',
+    text: `stopped: the check ${stop.check} could not run; nothing new was submitted`,
+  }),
   disk_refuses: (stop) => ({
     state: 'failed',
     text: `stopped: files cannot be saved in ${stop.folder} (${stop.code}); nothing new was submitted`,

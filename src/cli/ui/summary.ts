@@ -123,6 +123,8 @@ const STOP_LINES: { [K in StopReason['kind']]?: (stop: Extract<StopReason, { kin
   disk_refuses: (stop) =>
     `stopped: files could not be saved (${stop.code}): ${stop.message}. Nothing more was submitted; items in flight stay resumable. Fix it, then re-run to save what is still on the service (nothing is paid again).`,
   definition_differs: (stop) => `${stop.message}.`,
+  check_unusable: (stop) =>
+    `stopped: ${stop.message}. Nothing more was submitted; jobs in flight were saved. Fix the check (docs/checks.md), then \`mediabatch check\` checks the takes saved meanwhile and the next run goes on.`,
   stop_loss: (stop) =>
     `stopped: ${stop.items.length} items in a row failed with ${stop.signature} (${stop.items.join(', ')}), so nothing more was submitted. Fix the cause (in the manifest, say) and re-run.`,
 };

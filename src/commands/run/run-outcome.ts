@@ -84,6 +84,8 @@ function runOutcome(stop: StopReason | null, items: ReadonlyArray<{ state: strin
   if (stop?.kind === 'account_refused' || stop?.kind === 'ledger_disagrees' || stop?.kind === 'disk_refuses')
     return 'refused';
   if (stop?.kind === 'definition_differs') return 'redefined';
+  // Takes saved while a check of your own could not run are unchecked: not a run that is done.
+  if (stop?.kind === 'check_unusable') return 'not_done';
   const settled = items.every((item) => item.state !== 'pending' && item.state !== 'in_flight');
   if (stop?.kind === 'draining' && !settled) return 'interrupted';
   return items.every((item) => item.state === 'done') ? 'done' : 'not_done';

@@ -12,6 +12,7 @@ import type { Outcome } from '../../codes.js';
 import { UserError } from '../../errors.js';
 import type { ItemState } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
+import type { CheckFunction } from '../../runner/own-checks.js';
 import type { ProgressSnapshot } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { GalleryWritten } from '../report/gallery.js';
@@ -53,6 +54,11 @@ const runOptionsSchema = serviceOptionsSchema.extend({
   plan: z.string().min(1).optional(),
   /** Aborting drains the run: nothing new is submitted, what is paid is saved. */
   signal: z.instanceof(AbortSignal).optional(),
+  /**
+   * A check of your own (docs/checks.md): given each saved file, it answers true, false or
+   * `{ pass, score?, reason? }`; a throw stops the run before anything more is bought.
+   */
+  check: z.custom<CheckFunction>((value) => typeof value === 'function').optional(),
 });
 
 export type RunOptions = z.input<typeof runOptionsSchema>;
@@ -154,6 +160,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     redefine,
     signal,
     plan,
+    check,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
   checkedManifest('run', manifest);
@@ -174,6 +181,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
         pollIntervalMs: pollIntervalSeconds === undefined ? null : pollIntervalSeconds * 1000,
         regenerateExpired: regenerateExpired ?? false,
         retryFailed: retryFailed ?? false,
+        check,
       },
       batch,
     );

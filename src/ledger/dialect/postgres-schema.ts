@@ -183,6 +183,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE items ADD CONSTRAINT items_state_check
     CHECK (state IN ('pending','in_flight','done','failed','budget_exceeded','expired','checks_failed'));
   `,
+  // Checks of your own (docs/checks.md): migrations.ts's score and checks of take_checks.
+  `
+  ALTER TABLE take_checks ADD COLUMN score double precision;
+  ALTER TABLE take_checks ADD COLUMN checks text;
+  `,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -60,7 +60,7 @@ const pasteAll = async (command: string) => {
 
 describe("every command's --help", () => {
   it('shows examples that work when pasted, in the situation they are for', async () => {
-    for (const command of ['plan', 'run', 'status', 'report', 'export', 'keep', 'audit', 'forget'])
+    for (const command of ['plan', 'run', 'status', 'report', 'export', 'keep', 'check', 'audit', 'forget'])
       await pasteAll(command);
     expect(existsSync(join(dir, 'plan.json'))).toBe(true);
     expect(existsSync(join(dir, 'items.csv'))).toBe(true);
@@ -91,6 +91,7 @@ describe("every command's --help", () => {
     ['plan', [0, 1, 2, 3, 70]],
     ['status', [0, 1, 2, 70]],
     ['keep', [0, 2, 3, 70]],
+    ['check', [0, 1, 2, 3, 70]],
     ['audit', [0, 1, 2, 3, 4, 70]],
     ['sandbox', [0, 2, 70, 130]],
   ] as const)('%s lists only the exit codes it can end with: %j', async (command, codes) => {

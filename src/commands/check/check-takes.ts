@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger-access.js';
+import { openStoreOrRefuse } from '../../batch/open-output-store.js';
+import type { Batch } from '../../batch/resolve-batch.js';
+import { UserError } from '../../errors.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import type { AttemptRecord, ItemRecord, SavedTake } from '../../ledger/records.js';
+import { checkRecord, checkTakeFully } from '../../runner/check-saved.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../runner/output-check.js';
+import { CheckCannotRun, type OwnChecks, unrunnableCheck } from '../../runner/own-checks.js';
+
+/** One item's current take as `mediabatch check` found it. */
+export interface TakeChecked {
+  itemId: string;
+  take: number;
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  score: number | null;
+  /** What the ledger said of the take before; null when it had no check. */
+  before: 'passed' | 'failed' | 'unchecked' | null;
+  /** The item's state after the check (done, or checks_failed). */
+  state: 'done' | 'checks_failed';
+}
+
+/** What `mediabatch check` did (docs/checks.md, "Checking again"). */
+export interface ChecksDocument {
+  manifest: string;
+  takes: TakeChecked[];
+  totals: { checked: number; passed: number; failed: number; unchecked: number };
+  /** A check of your own that could not run: the takes after it were not checked, nothing more recorded. */
+  stopped: { check: string; message: string } | null;
+}
+
+/**
+ * Checks each item's current saved take again, the built-in check and the checks of your own, and
+ * records what they say (docs/checks.md): a take that fails makes its item checks_failed, one that
+ * passes makes a checks_failed item done. Nothing is sent and nothing is bought: the next `run`
+ * re-rolls the failed ones that have re-rolls left. Refused like the other writing commands while a
+ * run holds the ledger.
+ */
+export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<ChecksDocument> {
+  const { manifest, ledgerShown } = batch;
+  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerShown))
+    throw new UserError(`no ledger at ${ledgerShown}: no take was saved to check`, 'ledger_missing');
+  const lock = holdLedger(batch.ledger, 'checked');
+  let ledger: Ledger | null = null;
+  try {
+    ledger = await openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was checked');
+    await refuseLiveRunners(ledger, 'checked');
+    const store = await openStoreOrRefuse(batch);
+    const document: ChecksDocument = {
+      manifest: manifest.name,
+      takes: [],
+      totals: { checked: 0, passed: 0, failed: 0, unchecked: 0 },
+      stopped: null,
+    };
+    const unrunnable = await unrunnableCheck(own);
+    if (unrunnable) return { ...document, stopped: { check: unrunnable.check, message: unrunnable.message } };
+    const tolerance = manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+    const before = new Map((await ledger.takeChecks()).map((check) => [check.attemptId, check.outcome]));
+    for (const { take, attempt, record } of await currentTakes(ledger, batch)) {
+      let check: Awaited<ReturnType<typeof checkTakeFully>>;
+      try {
+        check = await checkTakeFully(store, attempt, take.files, tolerance, own);
+      } catch (error) {
+        if (!(error instanceof CheckCannotRun)) throw error;
+        document.stopped = { check: error.check, message: error.message };
+        break;
+      }
+      const state: TakeChecked['state'] = check.outcome === 'failed' ? 'checks_failed' : 'done';
+      const update =
+        state === record.state
+          ? undefined
+          : {
+              itemId: record.itemId,
+              update:
+                state === 'checks_failed'
+                  ? { state, errorCode: 'checks_failed', errorMessage: check.reason }
+                  : { state, errorCode: null, errorMessage: null },
+            };
+      await ledger.recordTakeCheck(attempt.id, checkRecord(check), update);
+      document.takes.push({
+        itemId: record.itemId,
+        take: take.take,
+        outcome: check.outcome,
+        reason: check.reason,
+        score: check.score ?? null,
+        before: before.get(attempt.id) ?? null,
+        state,
+      });
+      document.totals.checked += 1;
+      document.totals[check.outcome] += 1;
+    }
+    return document;
+  } finally {
+    await ledger?.close();
+    lock.release();
+  }
+}
+
+/** Each manifest item's newest saved take, for items done or checks_failed, in manifest order. */
+async function currentTakes(
+  ledger: Ledger,
+  batch: Batch,
+): Promise<Array<{ take: SavedTake; attempt: AttemptRecord; record: ItemRecord }>> {
+  const records = new Map((await ledger.listItems()).map((record) => [record.itemId, record]));
+  const attempts = new Map((await ledger.listAttempts()).map((attempt) => [attempt.id, attempt]));
+  const newest = new Map<string, SavedTake>();
+  for (const take of await ledger.savedTakes()) {
+    const seen = newest.get(take.itemId);
+    if (!seen || take.take > seen.take) newest.set(take.itemId, take);
+  }
+  return batch.manifest.items.flatMap((item) => {
+    const record = records.get(item.id);
+    const take = newest.get(item.id);
+    const attempt = take ? attempts.get(take.attemptId) : undefined;
+    if (!record || !take || !attempt || (record.state !== 'done' && record.state !== 'checks_failed'))
+      return [];
+    return [{ take, attempt, record }];
+  });
+}
