@@ -34,6 +34,7 @@ export const TOP_KEYS = [
   'vars',
   'variants',
   'rerolls',
+  'fallback_prompts',
 ] as const;
 export const ITEM_KEYS = [
   'id',
@@ -45,6 +46,7 @@ export const ITEM_KEYS = [
   'max_cost_usd',
   'variants',
   'rerolls',
+  'fallback_prompts',
 ] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
@@ -239,6 +241,15 @@ const rerollsSchema = z
   .min(0, { error: 'must be 0 or more' })
   .max(10, { error: 'must be at most 10' });
 
+/** The most fallback prompts an item lists (docs/manifest.md, "Fallback prompts"). */
+export const MAX_FALLBACK_PROMPTS = 10;
+
+/** Prompts sent in turn after the service's moderation rejects the one before (content_rejected). */
+const fallbackPromptsSchema = z
+  .array(promptSchema, { error: expected('a list of prompts') })
+  .min(1, { error: 'must list at least one prompt (leave the key out for none)' })
+  .max(MAX_FALLBACK_PROMPTS, { error: `must list at most ${MAX_FALLBACK_PROMPTS} prompts` });
+
 export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
@@ -250,6 +261,7 @@ export const itemSchema = z.strictObject(
     max_cost_usd: amount(true).optional(),
     variants: variantsSchema.optional(),
     rerolls: rerollsSchema.optional(),
+    fallback_prompts: fallbackPromptsSchema.optional(),
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
@@ -334,4 +346,5 @@ export const topSchema = z.strictObject({
   vars: varsSchema.optional(),
   variants: variantsSchema.optional(),
   rerolls: rerollsSchema.optional(),
+  fallback_prompts: fallbackPromptsSchema.optional(),
 });
