@@ -35,6 +35,7 @@ export const mutated = [
   'src/runner/shown-ids.ts',
   'src/runner/output-check.ts',
   'src/runner/reroll.ts',
+  'src/runner/fallback.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -55,6 +56,8 @@ export const notMutated = {
     'reads saved files through the store and hands them to output-check.ts (mutated); proved by test/e2e/run/output-checks.test.ts',
   'src/runner/check-tally.ts':
     "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
+  'src/runner/fallback-steps.ts':
+    "the run's side of fallbacks (reads the ledger's rejections, re-queues an item, fails one with none left); its rules are fallback.ts (mutated); proved by test/e2e/run/fallback-prompts.test.ts",
   'src/runner/failed-take.ts':
     'tells the run and its observer of a take that failed its check; proved end to end by test/e2e/run/output-checks.test.ts',
   'src/downloads/video-facts.ts':
