@@ -36,6 +36,7 @@ export const mutated = [
   'src/runner/output-check.ts',
   'src/runner/reroll.ts',
   'src/runner/own-checks.ts',
+  'src/runner/fallback.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -62,6 +63,8 @@ export const notMutated = {
     'hands a run\'s saved takes to check-saved.ts and own-checks.ts (mutated) and stops the run when a check cannot run; proved by test/e2e/run/own-checks.test.ts',
   'src/runner/check-tally.ts':
     "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
+  'src/runner/fallback-steps.ts':
+    "the run's side of fallbacks (reads the ledger's rejections, re-queues an item, fails one with none left); its rules are fallback.ts (mutated); proved by test/e2e/run/fallback-prompts.test.ts",
   'src/runner/failed-take.ts':
     'tells the run and its observer of a take that failed its check; proved end to end by test/e2e/run/output-checks.test.ts',
   'src/downloads/video-facts.ts':

@@ -36,7 +36,9 @@ export {
   exportItems,
   exportKept,
   exportRecords,
+  exportRejected,
   type KeptExport,
+  type RejectedExport,
   writeExport,
 } from './commands/export/export.js';
 export { type ForgetOptions, type ForgottenJob, forgetJobs } from './commands/forget/forget.js';

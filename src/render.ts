@@ -12,6 +12,7 @@ export { planTextChunks } from './commands/plan/render-plan.js';
 export { type ExportFormat, exportChunks } from './documents/export-records.js';
 export { jsonChunks } from './documents/json-chunks.js';
 export { keptChunks, keptExportNotes } from './documents/kept-records.js';
+export { type RejectedRecord, rejectedYaml } from './documents/rejected-records.js';
 export {
   renderCopied,
   renderForgotten,

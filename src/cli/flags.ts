@@ -278,6 +278,12 @@ export const FLAGS = [
     commands: ['export'],
   },
   {
+    name: 'rejected',
+    description:
+      'The requests the service\'s moderation rejected (content_rejected) instead, which no item sends again: each item, the prompt it sent and the service\'s message, as YAML to edit and paste back into the manifest as prompts or fallback_prompts (see docs/manifest.md, "Fallback prompts"). --format and --state do not apply.',
+    commands: ['export'],
+  },
+  {
     name: 'out',
     value: 'FILE',
     default: 'stdout',

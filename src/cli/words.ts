@@ -40,6 +40,7 @@ const WRITERS: Record<string, string> = {
   writePlan: 'plan --out',
   writeExport: 'export --out',
   exportKept: 'export --kept --out',
+  exportRejected: 'export --rejected --out',
   writeGallery: 'report --html',
   audit: 'audit --out',
   copyLedger: 'copy-ledger --to',

@@ -1,5 +1,6 @@
 import { CSV_COLUMNS } from './export-records.js';
 import { KEPT_COLUMNS } from './kept-records.js';
+import { REJECTED_HEAD } from './rejected-records.js';
 
 /**
  * Whether a file's first bytes are an export mediabatch wrote (`export --out`, with or without
@@ -13,6 +14,7 @@ export function isExportHead(head: string): boolean {
   // A first line longer than the head read cannot be told: not recognised.
   if (end < 0) return false;
   const line = head.slice(0, end).replace(/\r$/, '');
+  if (line === REJECTED_HEAD) return true;
   const layouts: ReadonlyArray<readonly string[]> = [CSV_COLUMNS, KEPT_COLUMNS];
   if (layouts.some((columns) => line === columns.join(','))) return true;
   let keys: string[];

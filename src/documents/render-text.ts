@@ -5,6 +5,7 @@ import { formatUsd, humanUsd } from '../money.js';
 import { fileProblemLines } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
 import { onRequestLines } from './on-request.js';
+import { rejectedLines } from './rejected-records.js';
 import type { StatusItem, StatusReport } from './status-report.js';
 import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
@@ -215,7 +216,7 @@ export function* statusTextChunks(
   yield* statusTable(report);
   yield savedFileLines(report);
   yield onRequestText(report.items);
-  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${outsideKeeperLines(report.keepers_outside_manifest)}${footer(report.warnings, ledger)}`;
+  yield `\n${countsLine(report)}\n${moneyLine(report.totals)}\n${riskLines(report.value_at_risk, saveCommand, false)}${keeperLine(report.without_keeper)}${rejectedLines(report.rejected)}${outsideKeeperLines(report.keepers_outside_manifest)}${footer(report.warnings, ledger)}`;
   if (ledger.sandboxLedger)
     yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;
 }

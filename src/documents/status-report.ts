@@ -12,6 +12,7 @@ import {
 } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
 import { type OnRequest, onRequestOf } from './on-request.js';
+import type { RejectedRecord } from './rejected-records.js';
 import { shownFrom } from './shown-path.js';
 import { type LedgerView, type SavedTake, summarizeView } from './status-view.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
@@ -82,6 +83,8 @@ export interface StatusReport {
   without_keeper?: string[];
   /** Keepers whose variant or item the manifest no longer asks for (docs/gallery.md, "Keepers"). */
   keepers_outside_manifest?: KeeperOutsideManifest[];
+  /** Requests moderation rejected, not sent again (docs/manifest.md, "Fallback prompts"); absent: none. */
+  rejected?: RejectedRecord[];
 }
 
 export type FileCheckMode = 'stat' | 'sha256';

@@ -146,6 +146,25 @@ export async function unsavedSucceeded(c: LedgerContext): Promise<AttemptRecord[
  * Failed or canceled jobs whose charge the service has not refunded in full (the run's closing
  * warning), in id order: read by their condition, not found among every attempt of the batch.
  */
+/**
+ * Jobs the service's moderation rejected (`content_rejected`), in id order: a rejected request,
+ * found again by its request key (runner/fallback.ts), is not sent again by any item of the batch
+ * (docs/manifest.md, "Fallback prompts"). Whole, with their bodies (the key is made from the
+ * body) and vars; a handful of rows: the filter uses attempts_open.
+ */
+export async function rejectedAttempts(c: LedgerContext): Promise<AttemptRecord[]> {
+  const rows = await c.db.read(
+    attemptsOf(c)
+      .where('batch_id', '=', c.batchId)
+      .where('state', '=', 'accepted')
+      .where('job_status', '=', 'failed')
+      .where('error_code', '=', 'content_rejected')
+      .orderBy('id')
+      .compile(),
+  );
+  return rows.map(toAttempt);
+}
+
 export async function unrefundedFailures(c: LedgerContext): Promise<AttemptRecord[]> {
   const rows = await c.db.read(
     attemptsOf(c, true)

@@ -142,6 +142,7 @@ export class KyselyLedger implements Ledger {
   priceSamples: Steps['priceSamples'] = () => this.#step(priceSamples, () => []);
   unsavedSucceeded: Steps['unsavedSucceeded'] = () => this.#step(reads.unsavedSucceeded, () => []);
   unrefundedFailures: Steps['unrefundedFailures'] = () => this.#step(reads.unrefundedFailures, () => []);
+  rejectedAttempts: Steps['rejectedAttempts'] = () => this.#step(reads.rejectedAttempts, () => []);
   wroteFile: Steps['wroteFile'] = (path) =>
     this.#step(
       (c) => files.wroteFile(c, path),

@@ -286,6 +286,8 @@ export interface Ledger {
   unsavedSucceeded(): Promise<AttemptRecord[]>;
   /** Failed or canceled jobs not refunded in full, in id order (the summary view's columns). */
   unrefundedFailures(): Promise<AttemptRecord[]>;
+  /** Jobs moderation rejected (`content_rejected`), in id order: requests not sent again (docs/manifest.md). */
+  rejectedAttempts(): Promise<AttemptRecord[]>;
   /** Whether this batch saved a file now named `path` (a file it did not write is never overwritten). */
   wroteFile(path: string): Promise<boolean>;
   /** The files recorded at this path, of any attempt (none, or one). */

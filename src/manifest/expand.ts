@@ -28,6 +28,8 @@ export interface ItemDraft {
   variants: number | undefined;
   /** Its own `rerolls`; absent means the manifest's. */
   rerolls: number | undefined;
+  /** Its own `fallback_prompts`; absent means the manifest's. */
+  fallbackPrompts: string[] | undefined;
   /** The one item a manifest with a prompt and no items stands for: its ids are its values alone. */
   bare?: true;
 }
@@ -236,12 +238,15 @@ function buildExpandedItems(
 }
 
 function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Combo): ManifestItem {
-  const { template, text } = draft.template;
   const vars = combo.vars ?? singleVars(draft.template.vars);
   const variant = combo.variant?.number ?? 1;
   // A variable the user named `variant` is theirs; otherwise the placeholder prints the take's number.
-  const shown = template?.names.includes(VARIANT_VAR) ? { [VARIANT_VAR]: variant, ...vars } : vars;
-  const prompt = template === null ? text : renderTemplate(template, shown ?? {});
+  const texts = [draft.template, ...draft.template.fallbacks];
+  const usesVariant = texts.some((one) => one.template?.names.includes(VARIANT_VAR));
+  const shown = usesVariant ? { [VARIANT_VAR]: variant, ...vars } : vars;
+  const render = (one: ItemTemplate['fallbacks'][number]) =>
+    one.template === null ? one.text : renderTemplate(one.template, shown ?? {});
+  const prompt = render(draft.template);
   const given = draft.variants !== undefined || defaults.variants !== null;
   const own = Object.assign({}, defaults.input, draft.input);
   // Object.assign rather than spread: several times faster for 100,000 items on Node 20. It is safe
@@ -257,6 +262,7 @@ function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Com
   if (vars !== null) item.vars = vars;
   const rerolls = draft.rerolls ?? defaults.rerolls ?? 0;
   if (rerolls > 0) item.rerolls = rerolls;
+  if (draft.template.fallbacks.length > 0) item.fallbackPrompts = draft.template.fallbacks.map(render);
   return item;
 }
 

@@ -179,7 +179,8 @@ function readSharedTemplate(
     vars = Object.fromEntries(usable) as Vars;
   }
   const variants = value.variants !== undefined;
-  return { source: top, prompt: field('prompt') ?? null, vars: vars ?? {}, variants };
+  const fallbacks = field('fallback_prompts') ?? null;
+  return { source: top, prompt: field('prompt') ?? null, fallbacks, vars: vars ?? {}, variants };
 }
 
 function bareDraft(top: YamlSource): ItemDraft {
@@ -195,6 +196,7 @@ function bareDraft(top: YamlSource): ItemDraft {
     maxCostMicros: none,
     variants: none,
     rerolls: none,
+    fallbackPrompts: none,
     bare: true,
   };
 }
@@ -326,6 +328,7 @@ function toDraft(
     maxCostMicros: item.max_cost_usd,
     variants: item.variants,
     rerolls: item.rerolls,
+    fallbackPrompts: item.fallback_prompts,
   };
 }
 

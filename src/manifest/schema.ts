@@ -35,6 +35,7 @@ export const TOP_KEYS = [
   'variants',
   'rerolls',
   'checks',
+  'fallback_prompts',
 ] as const;
 export const ITEM_KEYS = [
   'id',
@@ -46,6 +47,7 @@ export const ITEM_KEYS = [
   'max_cost_usd',
   'variants',
   'rerolls',
+  'fallback_prompts',
 ] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
@@ -267,6 +269,15 @@ const ownCheckSchema = z.strictObject(
   { error: expected("a check: a map with at least 'run'") },
 );
 
+/** The most fallback prompts an item lists (docs/manifest.md, "Fallback prompts"). */
+export const MAX_FALLBACK_PROMPTS = 10;
+
+/** Prompts sent in turn after the service's moderation rejects the one before (content_rejected). */
+const fallbackPromptsSchema = z
+  .array(promptSchema, { error: expected('a list of prompts') })
+  .min(1, { error: 'must list at least one prompt (leave the key out for none)' })
+  .max(MAX_FALLBACK_PROMPTS, { error: `must list at most ${MAX_FALLBACK_PROMPTS} prompts` });
+
 export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
@@ -278,6 +289,7 @@ export const itemSchema = z.strictObject(
     max_cost_usd: amount(true).optional(),
     variants: variantsSchema.optional(),
     rerolls: rerollsSchema.optional(),
+    fallback_prompts: fallbackPromptsSchema.optional(),
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
@@ -379,6 +391,8 @@ export const topSchema = z.strictObject({
       });
     })
     .optional(),
+
+  fallback_prompts: fallbackPromptsSchema.optional(),
 });
 
 /** A check's name: its own, else its program's file name (`checks/sharp.py` is `sharp.py`). */

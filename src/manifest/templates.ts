@@ -14,6 +14,8 @@ export type Vars = Record<string, VarValue | VarValue[]>;
 export interface TemplateSite {
   source: Source;
   prompt: string | undefined;
+  /** Its own `fallback_prompts`; absent means the manifest's. */
+  fallbackPrompts: readonly string[] | undefined;
   vars: Vars | undefined;
   /** Its own `variants`, which makes its prompt a template (for `{variant}`) as variables do. */
   variants: number | undefined;
@@ -23,15 +25,25 @@ export interface TemplateSite {
 export interface SharedTemplate {
   source: Source;
   prompt: string | null;
+  /** The manifest's `fallback_prompts`, for items that list none. */
+  fallbacks: readonly string[] | null;
   vars: Vars;
   /** The manifest sets `variants`, which makes every prompt a template. */
   variants: boolean;
 }
 
-/** An item's template and every variable it sees; template null: its prompt is sent as written. */
-export interface ItemTemplate {
+/** A prompt's text and its template; template null: it is sent as written. */
+export interface PromptTemplate {
   text: string;
   template: Template | null;
+}
+
+/**
+ * An item's template, its fallback prompts' (read as templates exactly where its prompt is, with
+ * the same variables) and every variable it sees.
+ */
+export interface ItemTemplate extends PromptTemplate {
+  fallbacks: PromptTemplate[];
   vars: Vars | null;
 }
 
@@ -40,6 +52,8 @@ export interface ItemTemplate {
  * template only where variables exist (so prompts written before templates keep their braces);
  * the manifest's prompt always is.
  */
+const asWritten = (text: string): PromptTemplate => ({ text, template: null });
+
 export function prepareTemplates(
   shared: SharedTemplate,
   sites: readonly TemplateSite[],
@@ -64,24 +78,39 @@ export function prepareTemplates(
       problems.at(site.source, ['prompt'], "missing required key 'prompt' (or give the manifest a prompt)");
       return null;
     }
-    const where: [Source, Path] = own ? [site.source, ['prompt']] : [shared.source, ['prompt']];
+    const ownFallbacks = site.fallbackPrompts !== undefined;
+    const fallbackTexts = site.fallbackPrompts ?? shared.fallbacks ?? [];
+    const fallbackAt = (index: number): [Source, Path] =>
+      ownFallbacks
+        ? [site.source, ['fallback_prompts', index]]
+        : [shared.source, ['fallback_prompts', index]];
     const vars = site.vars || topNames.length > 0 ? { ...shared.vars, ...site.vars } : null;
     const variants = shared.variants || site.variants !== undefined;
-    if (vars === null && own && !variants) return { text, template: null, vars: null };
-    const template = parse(text);
-    if (isTemplateError(template)) {
-      problems.at(...where, `${template.message} (at character ${template.offset + 1} of the prompt)`);
-      return null;
-    }
+    if (vars === null && own && !variants)
+      return { text, template: null, vars: null, fallbacks: fallbackTexts.map(asWritten) };
     // `{variant}` is always known: the variant's number, 1 where the item asks for one.
     const known = [...Object.keys(vars ?? {}), VARIANT_VAR];
-    const missing = template.names.filter((name) => !known.includes(name));
-    for (const name of missing) {
-      problems.at(...where, `placeholder {${name}} has no variable${didYouMean(name, known)}`);
-    }
-    if (missing.length > 0) return null;
+    const checked = (one: string, where: [Source, Path], what: string): Template | null => {
+      const template = parse(one);
+      if (isTemplateError(template)) {
+        problems.at(...where, `${template.message} (at character ${template.offset + 1} of the ${what})`);
+        return null;
+      }
+      const missing = template.names.filter((name) => !known.includes(name));
+      for (const name of missing) {
+        problems.at(...where, `placeholder {${name}} has no variable${didYouMean(name, known)}`);
+      }
+      return missing.length > 0 ? null : template;
+    };
+    const template = checked(text, own ? [site.source, ['prompt']] : [shared.source, ['prompt']], 'prompt');
+    const fallbacks = fallbackTexts.map((one, index) => ({
+      text: one,
+      template: checked(one, fallbackAt(index), 'fallback prompt'),
+    }));
+    if (template === null || fallbacks.some((one) => one.template === null)) return null;
+    const used = new Set([template, ...fallbacks.map((one) => one.template!)].flatMap((one) => one.names));
     for (const name of Object.keys(site.vars ?? {})) {
-      if (!template.names.includes(name))
+      if (!used.has(name))
         warnings.at(
           site.source,
           ['vars', name],
@@ -89,8 +118,8 @@ export function prepareTemplates(
           'key',
         );
     }
-    for (const name of template.names) if (!site.vars || !Object.hasOwn(site.vars, name)) usedTop.add(name);
-    return { text, template, vars };
+    for (const name of used) if (!site.vars || !Object.hasOwn(site.vars, name)) usedTop.add(name);
+    return { text, template, vars, fallbacks };
   });
   for (const name of topNames) {
     if (!usedTop.has(name))

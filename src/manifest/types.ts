@@ -16,6 +16,11 @@ export interface ManifestItem {
    * `rerolls`); absent means none.
    */
   rerolls?: number;
+  /**
+   * The prompts sent in turn after moderation rejects the one before (`content_rejected`), rendered
+   * as `input.prompt` is (item ?? manifest `fallback_prompts`); absent means none.
+   */
+  fallbackPrompts?: string[];
   /** This item's matrix combination (axis -> value); absent when the manifest has no matrix. */
   matrix?: Record<string, unknown>;
   /**

@@ -1,5 +1,6 @@
 import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
+import { CONTENT_REJECTED } from './fallback.js';
 import { isRetryableOnRerun, mayRetryFailed } from './policy.js';
 import { requestHash, sameApartFromCap } from './request.js';
 
@@ -80,6 +81,11 @@ export function planItem(
      * later run tries it again.
      */
     sameRun?: boolean;
+    /**
+     * Whether the item has a prompt whose request moderation has not rejected (fallback.ts): asked
+     * only of an item that failed `content_rejected`, since making the keys costs a hash a prompt.
+     */
+    promptLeft?: () => boolean;
   },
 ): ItemPlan {
   // An unanswered attempt is resolved first with its own key and body, even if the item changed.
@@ -118,6 +124,9 @@ export function planItem(
       // --retry-failed: a final failure goes out again on purpose, with a new key and fresh retries.
       if (options.retryFailed && mayRetryFailed(record.errorCode))
         return { label: 'retry', action: 'submit', reason: `retry_failed: ${record.errorCode}` };
+      // A fallback prompt listed since, or one no item has sent yet: a new request, not a retry.
+      if (record.errorCode === CONTENT_REJECTED && options.promptLeft?.())
+        return { label: 'retry', action: 'submit', reason: 'fallback' };
       return { label: 'failed', action: 'skip', code: record.errorCode };
   }
 }

@@ -2,6 +2,8 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { Job } from '../service-client/schemas.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
 import { takeFailedCheck } from './failed-take.js';
+import { CONTENT_REJECTED } from './fallback.js';
+import { rejectedJob } from './fallback-steps.js';
 import { failureCode } from './job-snapshot.js';
 import { pollsFor } from './look-limits.js';
 import { decideJobFailure } from './policy.js';
@@ -60,6 +62,8 @@ function jobEnded(run: RunContext, job: Job): void {
 function jobFailed(run: RunContext, attempt: AttemptRecord, job: Job): void {
   const { retriesUsed } = run.state.item(attempt.itemId)!.record;
   const code = failureCode(job);
+  // Moderation judged this prompt: the item's next one goes out, if it lists one (fallback.ts).
+  if (code === CONTENT_REJECTED && rejectedJob(run, attempt, job)) return;
   const decision = decideJobFailure(
     code,
     retriesUsed,

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
 import type { CreateVideoJobBody } from '../service-client/schemas.js';
+import { promptsOf, withPrompt } from './fallback.js';
 
 /**
  * The text whose hash says whether an item changed. Not `src/canonical-json.ts` on purpose: this
@@ -112,7 +113,10 @@ export function sameApartFromCap(recordedBody: string, item: ManifestItem): bool
     // Not JSON: `recorded` stays undefined, which the object check below refuses.
   }
   if (!isObject(recorded)) return false;
+  // A body sent with one of the item's fallback prompts asks what the item asks (fallback.ts).
+  const sent = isObject(recorded.input) ? recorded.input.prompt : undefined;
+  const as = typeof sent === 'string' && promptsOf(item).includes(sent) ? withPrompt(item, sent) : item;
   // The fields buildRequestBody sends from the item, apart from the cap and mediabatch's metadata.
-  const asked = generatedOf({ model: item.model, input: item.input, metadata: item.metadata });
+  const asked = generatedOf({ model: as.model, input: as.input, metadata: as.metadata });
   return sameJson(generatedOf(recorded), asked);
 }

@@ -1,6 +1,7 @@
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
 import { type ManifestItem, submitOrder } from '../manifest/index.js';
+import { readRejections } from './fallback-steps.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import {
   currentRequest,
@@ -40,6 +41,8 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   // Then every item that would be paid for takes a saved take of its very request, if one is intact.
   // The ledger is read once for both; again only when a take was copied (it wrote new rows).
   const read = await batchRows(ledger);
+  // Before any item is looked at: a rejected request is neither sent nor looked for (fallback.ts).
+  await readRejections(run, read.records);
   const reused = await reuseSavedTakes(run, items, renames.held, read);
   const { records, attempts } = reused.size > 0 ? await batchRows(ledger) : read;
   const latest = latestAttempts(attempts);
@@ -169,6 +172,7 @@ function restoreItem(
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,
     sameRun: adopted,
+    promptLeft: () => run.rejections.next(item) !== null,
   });
   const record = existing ?? newItemRecord(item.id, hash);
   if (rerollsNow(run, item, record, hash, adopted)) {

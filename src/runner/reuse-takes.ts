@@ -50,7 +50,8 @@ export async function reuseSavedTakes(
   const index = new TakeIndex(await ledger.reusableTakes(), (id) => variantOfItem(variants, id));
   const numbers = new AttemptNumbers(attempts);
   for (const item of wanting) {
-    const key = requestKey(item);
+    // The request it would send now: past a prompt moderation rejected, its next one's (fallback.ts).
+    const key = requestKey(run.rejections.asSent(item));
     const source = await firstIntact(run, index, index.find(key, item.id, null));
     if (source === null) continue;
     if (
@@ -123,6 +124,7 @@ function wantsTake(
   const plan = planItem(hash, record, attempt, {
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,
+    promptLeft: () => run.rejections.next(item) !== null,
   });
   if (plan.label === 'expired') return true;
   if (plan.action !== 'submit') return false;
@@ -199,7 +201,7 @@ async function placeTake(
     itemId: item.id,
     seq,
     take,
-    requestBody: buildRequestBody(manifest.name, item, seq, item.maxCostMicros),
+    requestBody: buildRequestBody(manifest.name, run.rejections.asSent(item), seq, item.maxCostMicros),
     requestHash: requestHash(item),
     vars: item.vars ? JSON.stringify(item.vars) : null,
     from: source,
@@ -283,7 +285,7 @@ export function twinsOf(
   );
   for (const item of items) {
     if (!submitted.has(item.id)) continue;
-    const key = requestKey(item);
+    const key = requestKey(run.rejections.asSent(item));
     if (!firsts.has(key)) {
       firsts.add(key);
       continue;

@@ -10,6 +10,7 @@ import type { BudgetState } from './budget.js';
 import { CheckTally } from './check-tally.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
+import { Rejections } from './fallback.js';
 import { KeptTakes } from './kept-takes.js';
 import type { OwnChecks } from './own-checks.js';
 import { DOCUMENTED_RETRY_AFTER_MS } from './poll-timing.js';
@@ -84,6 +85,8 @@ export class RunContext {
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
   /** What this run's checks of saved takes came to (docs/checks.md). */
   readonly checks = new CheckTally();
+  /** The requests moderation rejected, the ledger's and this run's (fallback.ts); read by restore. */
+  rejections = new Rejections([]);
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;

@@ -5,6 +5,7 @@ import { parseUsd } from '../money.js';
 import type { Job } from '../service-client/schemas.js';
 import { type PricesSeen, pricesSeenOf, type Reservation, reserveBudget } from './budget.js';
 import { shortfallWords } from './budget-words.js';
+import { noPromptLeft } from './fallback-steps.js';
 import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
@@ -38,6 +39,11 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   for (const itemId of state.queue.ready(now)) {
     if (batch.length >= free) break;
     const tracked = state.item(itemId)!;
+    if (run.rejections.next(tracked.item) === null) {
+      state.queue.remove(itemId);
+      if (await decidedHere(run, itemId)) noPromptLeft(run, itemId);
+      continue;
+    }
     const reservation = reserveBudget(budget, tracked.item.maxCostMicros, tracked.refusedCapMicros);
     if (reservation.kind === 'no_room') {
       // Refunds and unanswered reservations may still free room; decide only when nothing can change.
@@ -88,7 +94,13 @@ async function startAttempts(
       itemId,
       seq,
       idempotencyKey: newIdempotencyKey(),
-      requestBody: buildRequestBody(manifest.name, tracked.item, seq, reservation.maxCostMicros),
+      // Its next prompt's request: its own, or past those moderation rejected a fallback (fallback.ts).
+      requestBody: buildRequestBody(
+        manifest.name,
+        run.rejections.asSent(tracked.item),
+        seq,
+        reservation.maxCostMicros,
+      ),
       // The manifest's hash, not tracked.hash: an item kept at its recorded hash because only its
       // max_cost_usd changed (currentRequest) sends the new cap, and from here on the attempt and
       // the item's row say so, so that later runs and plans need no body read for it.

@@ -255,6 +255,7 @@ class Driven {
         .sort((x, y) => x.requestBody.localeCompare(y.requestBody)),
       unsaved: (await l.unsavedSucceeded()).map(attempt),
       unrefunded: (await l.unrefundedFailures()).map(attempt),
+      rejected: (await l.rejectedAttempts()).map(attempt),
       facts: await all(l.savedFileFacts()),
       savedAt: await Promise.all(this.refs.map((made) => l.savedAt(made))),
       paths: await all(l.itemFilePaths()),

@@ -556,6 +556,40 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       expect((await ledger.unsavedSucceeded()).map((each) => each.id)).toEqual([b1.id]);
     });
 
+    it('reads back the jobs moderation rejected, and only those, in id order', async () => {
+      const ledger = await ledgerAt();
+      await ledger.putItems(
+        ['a', 'b', 'c'].map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })),
+      );
+      const [a1, b1, c1, a2] = await ledger.prepareAttempts([
+        newAttempt('a', 1),
+        newAttempt('b', 1),
+        newAttempt('c', 1),
+        newAttempt('a', 2),
+      ]);
+      const rejected = { status: 'failed' as const, errorCode: 'content_rejected', errorMessage: 'no' };
+      await ledger.recordAccepted(
+        a1!.id,
+        202,
+        job('ja1', { ...rejected, amountMicros: 5, refundedMicros: 5 }),
+      );
+      await ledger.recordAccepted(b1!.id, 202, job('jb1', { status: 'failed', errorCode: 'model_busy' }));
+      await ledger.recordAccepted(c1!.id, 202, job('jc1'));
+      await ledger.recordJob(c1!.id, job('jc1', rejected));
+      await ledger.recordAccepted(a2!.id, 202, job('ja2', { status: 'succeeded' }));
+      expect(
+        (await ledger.rejectedAttempts()).map((each) => [
+          each.itemId,
+          each.jobId,
+          each.requestBody,
+          each.errorMessage,
+        ]),
+      ).toEqual([
+        ['a', 'ja1', body('a 1'), 'no'],
+        ['c', 'jc1', body('c 1'), 'no'],
+      ]);
+    });
+
     it('sets, changes and clears keepers, all of them or none, and renames them with their item', async () => {
       const ledger = await ledgerAt();
       expect(await ledger.keepers()).toEqual([]);

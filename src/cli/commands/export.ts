@@ -1,5 +1,12 @@
-import { ExitCode, type ExportState, exportKept, exportRecords, writeExport } from '../../index.js';
-import { type ExportFormat, exportChunks, keptChunks, keptExportNotes } from '../../render.js';
+import {
+  ExitCode,
+  type ExportState,
+  exportKept,
+  exportRecords,
+  exportRejected,
+  writeExport,
+} from '../../index.js';
+import { type ExportFormat, exportChunks, keptChunks, keptExportNotes, rejectedYaml } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
@@ -15,6 +22,12 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
   const batch = { ...opened.options, warn: warnOn(io, 'export') };
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
+  if (values.rejected) {
+    const target = values.out === undefined ? {} : { to: values.out, force: values.force };
+    const rejected = await exportRejected(manifest, { ...batch, ...target });
+    if (values.out === undefined) io.stdout.write(rejectedYaml(rejected.records));
+    return ExitCode.Ok;
+  }
   if (values.kept) {
     const target = values.out === undefined ? {} : { to: values.out, force: values.force };
     const kept = await exportKept(manifest, { ...batch, format, ...target });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { openForReading, readFailure, sandboxLedgerBeside } from '../../batch/ledger-read.js';
+import { openForReading, readFailure, sandboxLedgerBeside, withLedger } from '../../batch/ledger-read.js';
 import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import {
   batchOf,
@@ -21,6 +21,7 @@ import {
   exportChunks,
 } from '../../documents/export-records.js';
 import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../documents/kept-records.js';
+import { type RejectedRecord, rejectedRecordsOf, rejectedYaml } from '../../documents/rejected-records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
 
@@ -169,12 +170,41 @@ export async function exportKept(
   return { ...kept, path };
 }
 
+/** What `exportRejected` found, and the file it wrote (null: none asked for). */
+export interface RejectedExport {
+  records: RejectedRecord[];
+  path: string | null;
+}
+
+/**
+ * The requests moderation rejected (`export --rejected`, docs/manifest.md, "Fallback prompts"):
+ * each item, the prompt it sent and the service's message. With `to`, also written to that file
+ * whole or not at all, as YAML a person edits and pastes back as prompts (rejectedYaml).
+ */
+export async function exportRejected(
+  manifest: Manifest,
+  options: ExportOptions & Omit<ExportTarget, 'format'> = {},
+): Promise<RejectedExport> {
+  const { to, force, ...rest } = options;
+  const checked = checkOptions('exportRejected', exportOptionsSchema, rest);
+  const batch = batchOf(checkedManifest('exportRejected', manifest), checked);
+  await tellNotOwner(batch, checked.warn);
+  const path = to === undefined ? null : resolve(callerCwd(rest), to);
+  if (path !== null) await refuseExportTarget('exportRejected', batch, path, force);
+  const records = await withLedger(batch, async (ledger) =>
+    ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), batch.manifest),
+  );
+  if (path !== null) await writeExportFile(path, [rejectedYaml(records)]);
+  return { records, path };
+}
+
 /**
  * The door for named files (batch/named-target.ts) for an export: its own kind is a file whose
- * first line is an export's (documents/export-head.ts), JSON Lines or CSV, `--kept` or not.
+ * first line is an export's (documents/export-head.ts), JSON Lines or CSV, `--kept` or not, or
+ * the YAML of `--rejected`.
  */
 async function refuseExportTarget(
-  call: 'writeExport' | 'exportKept',
+  call: 'writeExport' | 'exportKept' | 'exportRejected',
   batch: Batch,
   path: string,
   force: boolean | undefined,

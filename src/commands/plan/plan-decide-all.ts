@@ -1,7 +1,10 @@
 import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
+import type { AttemptRecord } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
+import { Rejections, rejectionsOf } from '../../runner/fallback.js';
 import type { RecordedRequest } from '../../runner/item-plan.js';
+import { manifestVariants, variantOfItem } from '../../runner/request-key.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
 
@@ -25,13 +28,25 @@ export function decideOptionsOf(
   inputs: { regenerateExpired?: boolean; retryFailed?: boolean; redo?: readonly string[] },
   files: FileProblems | undefined,
   nowMs: number,
+  /** The ledger's jobs moderation rejected, and the manifest whose variants make their keys. */
+  rejected: { attempts: readonly AttemptRecord[]; manifest: Manifest } | null = null,
 ): DecideOptions {
+  const redo = new Set(inputs.redo ?? []);
+  const variants = rejected === null ? null : manifestVariants(rejected.manifest.items);
   return {
     regenerateExpired: inputs.regenerateExpired ?? false,
     retryFailed: inputs.retryFailed ?? false,
-    redo: new Set(inputs.redo ?? []),
+    redo,
     ...(files ? { files } : {}),
     nowMs,
+    ...(rejected === null || rejected.attempts.length === 0
+      ? {}
+      : {
+          rejections: new Rejections(
+            rejectionsOf(rejected.attempts, (id) => variantOfItem(variants!, id)),
+            redo,
+          ),
+        }),
   };
 }
 

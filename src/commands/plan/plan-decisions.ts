@@ -11,6 +11,7 @@ import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { AttemptRecord, ItemRecord } from '../../ledger/records.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { CAP_ONLY_WORDS } from '../../runner/budget-words.js';
+import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../../runner/fallback.js';
 import { currentRequest, planItem, type RecordedRequest } from '../../runner/item-plan.js';
 
 /**
@@ -74,6 +75,8 @@ export interface DecideOptions {
   /** Items whose saved files are not as saved (file-problems.ts), and the time to judge expiry by. */
   files?: FileProblems;
   nowMs?: number;
+  /** The requests moderation rejected (runner/fallback.ts): past them an item sends a fallback prompt. */
+  rejections?: Rejections;
 }
 
 // Shared: at 100,000 items most decisions are one of these, and need no object of their own.
@@ -92,10 +95,38 @@ export function decideItem(
   /** The item's requestHash, when the caller has it already. */
   itemHash?: string,
 ): Decision {
+  const decision = decideOwn(item, entry, options, recorded, itemHash);
+  const { rejections } = options;
+  if (!decision.submit || rejections === undefined || rejections.empty) return decision;
+  // Sent again on purpose, as run decides (fallback-steps.ts): its own prompt first, whatever was rejected.
+  const asked = options.redo?.has(item.id) || (options.retryFailed && entry?.record?.state === 'failed');
+  return asked ? decision : fallbackDecision(decision, rejections.next(item));
+}
+
+/** What an item sends past the prompts moderation rejected: a fallback, or nothing at all. */
+function fallbackDecision(decision: Decision, next: NextPrompt | null): Decision {
+  if (next === null)
+    return { label: 'failed', submit: false, reason: `content_rejected: ${ALL_REJECTED_WORDS}: not sent` };
+  if (next.number === 1) return decision;
+  const sends = `sends ${promptWords(next)}: moderation rejected the request of each prompt before it`;
+  return { ...decision, reason: decision.reason ? `${decision.reason}; ${sends}` : sends };
+}
+
+function decideOwn(
+  item: ManifestItem,
+  entry: ItemEntry | undefined,
+  options: DecideOptions,
+  recorded: RecordedRequest,
+  itemHash?: string,
+): Decision {
   if (entry === undefined) return NEW;
   const record = entry.record;
   const { hash, capOnly } = currentRequest(item, record, entry.attempt, recorded, itemHash);
-  const decided = planItem(hash, record, entry.attempt, options);
+  const { rejections } = options;
+  const decided = planItem(hash, record, entry.attempt, {
+    ...options,
+    promptLeft: () => rejections !== undefined && rejections.next(item) !== null,
+  });
   const submit = decided.action === 'submit';
   switch (decided.label) {
     case 'new':
@@ -180,6 +211,7 @@ function lostReason(attempt: AttemptRecord | undefined): string {
 function retryReason(reason: string, record: ItemRecord | undefined): string {
   if (reason === 'interrupted') return 'an earlier run stopped before this item was answered';
   if (reason === 'budget_exceeded') return 'did not fit in budget_usd last time';
+  if (reason === 'fallback') return 'moderation rejected its last request (content_rejected)';
   if (reason.startsWith('retry_failed'))
     return `\`retryFailed\`: failed with ${record?.errorCode ?? 'an error'}; sent again with a new key`;
   const message = record?.errorMessage ? `: ${record.errorMessage}` : '';

@@ -16,6 +16,7 @@ export async function planSource(ledger: Ledger | null, verify = false): Promise
       itemFilePaths: () => streamOf(empty.itemFilePaths()),
       recorded: async (attempt) => attempt,
       reusableTakes: async () => [],
+      rejected: [],
       attempt: async () => {
         throw new Error('no ledger: no attempt');
       },
@@ -30,6 +31,7 @@ export async function planSource(ledger: Ledger | null, verify = false): Promise
     itemFilePaths: () => ledger.itemFilePaths(),
     recorded: (attempt) => ledger.attemptRequest(attempt.id),
     reusableTakes: () => ledger.reusableTakes(),
+    rejected: await ledger.rejectedAttempts(),
     attempt: (id) => ledger.getAttempt(id),
   };
 }

@@ -158,12 +158,22 @@ export function buildPlan(
   // --only: the plan speaks of the selected items; the others are neither run nor removed.
   const only = inputs.only ?? null;
   const listed = listedOf(manifest, only);
-  decided ??= decideAll(listed, source, decideOptionsOf(inputs, source.fileProblems, nowMs));
+  const options = decideOptionsOf(inputs, source.fileProblems, nowMs, {
+    attempts: source.rejected ?? [],
+    manifest,
+  });
+  decided ??= decideAll(listed, source, options);
   const { decisions } = decided;
   const candidates = only ? notListed(manifest, decided.unlisted) : decided.unlisted;
   const renames = planRenames(listed.items, decided.unknown, candidates, decisions);
   const unlisted = renames.removed.map((entry) => entry.record!);
-  planReuses(listed.items, decisions, source.reusableTakes, inputs.takeIsThere ?? (() => true));
+  planReuses(
+    listed.items,
+    decisions,
+    source.reusableTakes,
+    inputs.takeIsThere ?? (() => true),
+    (item) => options.rejections?.asSent(item) ?? item,
+  );
   const walk = walkItems(
     listed,
     decisions,

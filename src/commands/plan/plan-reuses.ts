@@ -16,6 +16,8 @@ export function planReuses(
   decisions: Array<Decision | undefined>,
   takes: () => readonly ReusableTake[],
   takeIsThere: (take: ReusableTake) => boolean,
+  /** The item as run would send it: past a prompt moderation rejected, with its next (runner/fallback.ts). */
+  sentAs: (item: ManifestItem) => ManifestItem = (item) => item,
 ): void {
   const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
   if (wanting.length === 0) return;
@@ -25,14 +27,14 @@ export function planReuses(
   const submitted = new Map<string, string>();
   const fetched = new Set<string>();
   items.forEach((item, position) => {
-    const key = requestKey(item);
+    const key = requestKey(sentAs(item));
     if (decisions[position]?.label !== 'refetch' || submitted.has(key)) return;
     submitted.set(key, item.id);
     fetched.add(item.id);
   });
   for (const position of wanting) {
     const item = items[position]!;
-    const key = requestKey(item);
+    const key = requestKey(sentAs(item));
     const current = decisions[position]?.changedSince?.id ?? null;
     const found = index.find(key, item.id, null).find(takeIsThere);
     if (found !== undefined) {

@@ -5,6 +5,7 @@ import type { ItemEntry } from '../../ledger/item-entries.js';
 import { moneyTotalsOf } from '../../ledger/money-totals.js';
 import { type AttemptRecord, jobOfBytes, type MoneyTotals } from '../../ledger/records.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
+import { isRejectedAttempt } from '../../runner/fallback.js';
 import { latestAttempts, type RecordedRequest } from '../../runner/item-plan.js';
 
 /**
@@ -28,6 +29,8 @@ export interface PlanSource {
   reusableTakes: () => readonly ReusableTake[];
   /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
   fileProblems?: FileProblems;
+  /** The jobs moderation rejected (runner/fallback.ts); absent: none. */
+  rejected?: readonly AttemptRecord[];
 }
 
 export function planSourceOf(view: LedgerView): PlanSource {
@@ -48,6 +51,7 @@ export function planSourceOf(view: LedgerView): PlanSource {
     unsaved: unsavedOf(view.attempts),
     // Held whole: an entry's attempt is already the recorded one.
     recorded: (attempt) => attempt,
+    rejected: view.attempts.filter(isRejectedAttempt),
     reusableTakes: () => reusableTakesOf(view),
     itemFilePaths: () => {
       const itemOf = new Map(view.attempts.map((attempt) => [attempt.id, attempt.itemId]));

@@ -27,6 +27,8 @@ export interface PlanReads {
   /** An attempt whole, for an edited item whose last body names the fields that changed. */
   attempt: (id: number) => Promise<AttemptRecord>;
   fileProblems?: FileProblems;
+  /** The jobs moderation rejected (runner/fallback.ts). */
+  rejected: readonly AttemptRecord[];
 }
 
 /**
@@ -44,7 +46,8 @@ export async function buildPlanStreamed(
   namesChanges = false,
 ): Promise<PlanDocument> {
   const listed = listedOf(manifest, inputs.only ?? null);
-  const decider = new EntryDecisions(listed, decideOptionsOf(inputs, reads.fileProblems, nowMs));
+  const rejected = { attempts: reads.rejected, manifest };
+  const decider = new EntryDecisions(listed, decideOptionsOf(inputs, reads.fileProblems, nowMs, rejected));
   for await (const entry of reads.entries) {
     const item = decider.itemOf(entry.itemId);
     const { record, attempt } = entry;
@@ -83,6 +86,7 @@ export async function buildPlanStreamed(
     itemFilePaths: () => paths,
     recorded: (latest: AttemptRecord) => latest,
     reusableTakes: () => takes,
+    rejected: reads.rejected,
     ...(reads.fileProblems ? { fileProblems: reads.fileProblems } : {}),
   };
   return buildPlan(manifest, source, account, nowMs, named, decided);

@@ -10,12 +10,23 @@ import {
 } from '../../batch/options.js';
 import { readingNotOwner } from '../../batch/reading-owner.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
+import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected-records.js';
 import { buildStatusStreamed } from '../../documents/status-report.js';
+import type { Ledger } from '../../ledger/ledger.js';
 import type { Manifest } from '../../manifest/index.js';
 
 export const statusOptionsSchema = ledgerOptionsSchema.extend({ verify: verifySchema });
 
 export type StatusOptions = z.infer<typeof statusOptionsSchema>;
+
+/** The requests moderation rejected, shown with the service's message; nothing when there are none. */
+async function rejectedFields(
+  manifest: Manifest,
+  ledger: Ledger | null,
+): Promise<{ rejected?: RejectedRecord[] }> {
+  const rejected = ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), manifest);
+  return rejected.length === 0 ? {} : { rejected };
+}
 
 /**
  * Where each item stands in the ledger (`status --json`), and which saved files are missing or
@@ -29,6 +40,7 @@ export async function status(manifest: Manifest, options: StatusOptions = {}): P
     const report = {
       ...(await buildStatusStreamed(batch.manifest, await statusSource(ledger, verify ?? false), Date.now())),
       ...(await keeperFields(batch.manifest, ledger)),
+      ...(await rejectedFields(batch.manifest, ledger)),
     };
     return statusDocument(report, {
       ...note,
