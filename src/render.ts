@@ -10,7 +10,7 @@ export { renderImportText } from './commands/import/render-import.js';
 export { accountFailure } from './commands/plan/plan-account.js';
 export { planTextChunks } from './commands/plan/render-plan.js';
 export { type ExportFormat, exportChunks } from './documents/export-records.js';
-export { jsonChunks } from './documents/json-chunks.js';
+export { jsonChunks, jsonStream, Later } from './documents/json-chunks.js';
 export { keptChunks, keptExportNotes } from './documents/kept-records.js';
 export {
   renderCopied,
