@@ -119,6 +119,24 @@ function commandSection(command: CommandSpec): string[] {
   ];
 }
 
+/** The summary form of `status` and `plan`: src/documents/summary-text.ts. */
+const SUMMARIES = [
+  '## Summaries',
+  '',
+  'A line per item is more than anyone reads past a thousand items: at 40,000 `status` printed',
+  '40,006 lines. So above 1,000 items (`SUMMARY_ABOVE`) the text of `status` and `plan` is a',
+  'summary, in a few dozen lines whatever the size: the counts and the money as the full form',
+  'says them; for `status` each state an item is in other than done (a failed one by its error',
+  'code, a done one whose check failed), for `plan` each plan (new, changed, unchanged, ...) and',
+  'the items removed from the manifest, each group with its count and its first three items; the',
+  'first three saved files not as saved, stray files and warnings, each with how many more there',
+  'are; then what the full form ends with (value at risk, keepers, the account, the ledger, the',
+  'plan line). `--full` prints every item at any size, `--summary` the summary at any size;',
+  '`--json` is always the whole document. A default by size rather than a flag to remember: the',
+  'batches whose listing cannot be read are the ones where a listing was never the point.',
+  '',
+];
+
 /** What `run` shows while it runs: src/cli/ui/run-progress.ts picks, src/cli/ui/ draws. */
 const RUN_VIEW = [
   '## What `run` shows',
@@ -189,6 +207,7 @@ export function renderCommandsDoc(): string {
     'and the name that was probably meant.',
     '',
     ...COMMANDS.flatMap(commandSection),
+    ...SUMMARIES,
     ...RUN_VIEW,
     ...PROGRESS_EVENTS,
     '## Environment',

@@ -4,7 +4,7 @@
  */
 
 export { type DefinitionOptions, loadDefinition } from './batch/load-definition.js';
-export { loadManifest, type ManifestSource } from './batch/load-manifest.js';
+export { loadManifest, type ManifestSource, manifestItems } from './batch/load-manifest.js';
 export type { LedgerOptions, ServiceOptions } from './batch/options.js';
 export type { StatusDocument } from './batch/status-document.js';
 export {

@@ -8,9 +8,9 @@
 export { renderAuditText } from './commands/audit/audit-report.js';
 export { renderImportText } from './commands/import/render-import.js';
 export { accountFailure } from './commands/plan/plan-account.js';
-export { planTextChunks } from './commands/plan/render-plan.js';
+export { planSummaryChunks, planTextChunks } from './commands/plan/render-plan.js';
 export { type ExportFormat, exportChunks } from './documents/export-records.js';
-export { jsonChunks } from './documents/json-chunks.js';
+export { jsonChunks, jsonStream, Later } from './documents/json-chunks.js';
 export { keptChunks, keptExportNotes } from './documents/kept-records.js';
 export { type RejectedRecord, rejectedYaml } from './documents/rejected-records.js';
 export {
@@ -22,6 +22,7 @@ export {
 } from './documents/render-tasks.js';
 export { renderReportText, statusTextChunks } from './documents/render-text.js';
 export type { StatusReport } from './documents/status-report.js';
+export { SUMMARY_ABOVE, statusSummaryChunks, wantsSummary } from './documents/summary-text.js';
 // A run's views: what they are told (a RunObserver) and the budget's words they show.
 export { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from './runner/budget-words.js';
 export { type RunObserver, silentObserver } from './runner/run-observer.js';

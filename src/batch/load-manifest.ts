@@ -4,7 +4,12 @@ import {
   loadManifest as loadFile,
   loadManifestText,
   type Manifest,
+  type ManifestItem,
   type ManifestResult,
+  NotStreamable,
+  ProblemList,
+  readManifestText,
+  streamManifestItems,
 } from '../manifest/index.js';
 
 /** A manifest from a file, or from YAML text read as if it were a file in `baseDir`. */
@@ -19,4 +24,33 @@ export function loadManifest(source: ManifestSource): Manifest {
   else throw new UserError('loadManifest(): give a path, or { yaml, baseDir }');
   if (!result.ok) throw new ManifestError(result.problems);
   return result.manifest;
+}
+
+/**
+ * A manifest's items one at a time, for a batch too large to hold (docs/api.md): its `items_from`
+ * file is read twice, a line at a time, first to check every item (throwing ManifestError with
+ * every problem before any item is given), then to give them. Only the ids are held across the
+ * file. A manifest whose ids or names need all items at once (a matrix, variants, list variables,
+ * `output.name`) or that has no `items_from` is read whole and its items given from memory.
+ */
+export async function* manifestItems(source: ManifestSource): AsyncGenerator<ManifestItem> {
+  const file = typeof source === 'string' ? resolve(source) : null;
+  const read = file === null ? null : readManifestText(file);
+  if (file === null || read === null || !('text' in read)) {
+    yield* loadManifest(source).items;
+    return;
+  }
+  const pass = async function* () {
+    const problems = new ProblemList();
+    yield* streamManifestItems(file, read.text, problems);
+    if (problems.size > 0) throw new ManifestError(problems.sorted());
+  };
+  try {
+    for await (const _ of pass());
+  } catch (error) {
+    if (!(error instanceof NotStreamable)) throw error;
+    yield* loadManifest(source).items;
+    return;
+  }
+  yield* pass();
 }

@@ -163,6 +163,18 @@ export const FLAGS = [
     commands: ['run', 'plan'],
   },
   {
+    name: 'summary',
+    description:
+      'Print counts, money and problems with a few examples of each, not a line per item (the default above 1,000 items; see docs/commands.md, "Summaries").',
+    commands: ['plan', 'status'],
+  },
+  {
+    name: 'full',
+    description:
+      'Print a line for every item however large the batch (above 1,000 items the default is the summary).',
+    commands: ['plan', 'status'],
+  },
+  {
     name: 'verify',
     description:
       "Check each saved file's content by its SHA-256 (a read of every file), not only its size and modification time (a stat each, the default); files missing or altered are listed either way.",

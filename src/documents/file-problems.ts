@@ -97,6 +97,8 @@ export function fileProblemLines(
   items: ReadonlyArray<{ id: string; file_problems?: ShownFileProblem[] }>,
   counts: FileProblemCounts,
   verified: boolean,
+  /** At most this many files listed, then how many more (a summary's few examples). */
+  listed = Number.POSITIVE_INFINITY,
 ): string[] {
   const total = counts.files_missing + counts.files_altered + counts.files_touched;
   if (total === 0) return [];
@@ -108,9 +110,14 @@ export function fileProblemLines(
   const how = verified ? 'checked by size and SHA-256' : 'checked by size and modification time';
   const lines = [`saved files not as saved: ${total} (${parts.join(', ')}; ${how}):`];
   for (const item of items)
-    for (const file of item.file_problems ?? [])
+    for (const file of item.file_problems ?? []) {
+      if (lines.length > listed) {
+        lines.push(`  ... and ${total - listed} more (--full or --json lists every one)`);
+        return lines;
+      }
       lines.push(
         `  ${item.id}: ${file.path} ${file.problem === 'touched' ? 'modified' : file.problem}: ${file.detail}`,
       );
+    }
   return lines;
 }

@@ -42,3 +42,67 @@ function elements(slice: readonly unknown[]): string {
   const text = JSON.stringify({ x: slice }, null, 2);
   return text.slice(OPEN.length, text.length - CLOSE.length);
 }
+
+/** A member whose value is known only once the members before it are written (totals after items). */
+export class Later {
+  constructor(readonly value: () => unknown | Promise<unknown>) {}
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/**
+ * jsonChunks for a document written as it is read: a member that is an async iterable is written
+ * as an array, `perChunk` elements at a time as they arrive, and a `Later` member is asked for its
+ * value only when its turn comes. Byte for byte `JSON.stringify` of the document with every
+ * iterable collected and every `Later` resolved, and a line break (test/documents/json-chunks.test.ts).
+ */
+export async function* jsonStream(document: object, perChunk = 1000): AsyncGenerator<string> {
+  const doc = document as Readonly<Record<string, unknown>>;
+  // Separators go before a member, not after: whether another member follows may not be known yet.
+  let opened = false;
+  const open = (key: string) => {
+    const head = `${opened ? ',\n' : '{\n'}  ${JSON.stringify(key)}: `;
+    opened = true;
+    return head;
+  };
+  for (const key of Object.keys(doc)) {
+    const member = doc[key];
+    const value = member instanceof Later ? await member.value() : member;
+    if (isAsyncIterable(value)) yield* streamedArray(open(key), value, perChunk);
+    else if (written(value))
+      yield Array.isArray(value) && value.length > perChunk
+        ? slicedArray(open(key), value, perChunk).join('')
+        : `${open(key)}${JSON.stringify(value, null, 2).replaceAll('\n', '\n  ')}`;
+  }
+  yield opened ? '\n}\n' : '{}\n';
+}
+
+function slicedArray(head: string, value: readonly unknown[], perChunk: number): string[] {
+  const parts = [`${head}[\n`];
+  for (let start = 0; start < value.length; start += perChunk)
+    parts.push(`${start === 0 ? '' : ',\n'}${elements(value.slice(start, start + perChunk))}`);
+  parts.push('\n  ]');
+  return parts;
+}
+
+async function* streamedArray(
+  head: string,
+  values: AsyncIterable<unknown>,
+  perChunk: number,
+): AsyncGenerator<string> {
+  let slice: unknown[] = [];
+  let first = true;
+  for await (const value of values) {
+    slice.push(value);
+    if (slice.length < perChunk) continue;
+    yield `${first ? `${head}[\n` : ',\n'}${elements(slice)}`;
+    first = false;
+    slice = [];
+  }
+  if (slice.length > 0) {
+    yield `${first ? `${head}[\n` : ',\n'}${elements(slice)}`;
+    first = false;
+  }
+  yield first ? `${head}[]` : '\n  ]';
+}

@@ -117,7 +117,7 @@ function filesOrError(item: StatusItem): string {
   return item.files.map(cleanText).join(', ');
 }
 
-function moneyLine(totals: StatusReport['totals']): string {
+export function moneyLine(totals: StatusReport['totals']): string {
   const budget =
     totals.budget_usd === null
       ? 'no budget_usd'
@@ -149,7 +149,7 @@ export function outsideKeeperLines(keepers: readonly KeeperOutsideManifest[] | u
   return `${n} keeper${n === 1 ? '' : 's'} outside the manifest, still on record (mediabatch export --kept writes ${n === 1 ? 'it' : 'them'} with in_manifest false):\n${lines.join('\n')}\n`;
 }
 
-function countsLine(report: StatusReport): string {
+export function countsLine(report: StatusReport): string {
   const t = report.totals;
   return `${report.manifest}: ${t.items} items: ${t.done} done, ${t.failed} failed, ${t.budget_exceeded} budget exceeded, ${t.expired} expired, ${t.in_flight} in flight, ${t.pending} pending`;
 }
@@ -172,12 +172,15 @@ function statusTable(report: StatusReport): Generator<string> {
 }
 
 /** Saved files not as saved, a line each, after a blank line; '' when there are none. */
-export function savedFileLines(doc: {
-  items: ReadonlyArray<Parameters<typeof fileProblemLines>[0][number]>;
-  totals: Parameters<typeof fileProblemLines>[1];
-  file_check: 'stat' | 'sha256' | null;
-}): string {
-  const lines = fileProblemLines(doc.items, doc.totals, doc.file_check === 'sha256');
+export function savedFileLines(
+  doc: {
+    items: ReadonlyArray<Parameters<typeof fileProblemLines>[0][number]>;
+    totals: Parameters<typeof fileProblemLines>[1];
+    file_check: 'stat' | 'sha256' | null;
+  },
+  listed?: number,
+): string {
+  const lines = fileProblemLines(doc.items, doc.totals, doc.file_check === 'sha256', listed);
   return lines.length === 0 ? '' : `\n${lines.map(cleanText).join('\n')}\n`;
 }
 

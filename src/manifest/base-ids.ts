@@ -33,7 +33,13 @@ export function declaredId(value: unknown): string | undefined {
   return typeof id === 'string' && idProblem(id) === null ? id : undefined;
 }
 
-interface Claim {
+/** The ids claimed so far, by lower case. */
+export interface IdClaims {
+  get(key: string): Claim | undefined;
+  set(key: string, claim: Claim): unknown;
+}
+
+export interface Claim {
   source: Source;
   id: string;
   declared: boolean;
@@ -48,13 +54,16 @@ export function assignBaseIds<D extends IdDraft>(
   drafts: readonly D[],
   declared: readonly DeclaredId[],
   problems: ProblemList,
+  /** Every id claimed so far, by its lower case: a streamed manifest's chunks share one (item-ids.ts). */
+  byKey: IdClaims = new Map<string, Claim>(),
 ): Array<BaseId<D>> {
-  const byKey = new Map<string, Claim>();
   const winners = new Set<Source>();
   for (const { source, id } of declared) {
     const first = byKey.get(id.toLowerCase());
-    if (first) problems.at(source, ['id'], clash(id, first));
+    if (first?.declared) problems.at(source, ['id'], clash(id, first));
     else {
+      // Only a stream meets a derived id before the declared one: it is the mistake, as when whole.
+      if (first) problems.at(first.source, [], clash(first.id, { source, id, declared: true }));
       byKey.set(id.toLowerCase(), { source, id, declared: true });
       winners.add(source);
     }
@@ -71,12 +80,13 @@ export function assignBaseIds<D extends IdDraft>(
       byKey.set(id.toLowerCase(), { source: draft.source, id, declared: false });
       bases.push({ draft, id });
     } else if (first.declared) problems.at(draft.source, [], clash(id, first));
-    else {
-      const message = `this item has the same content as ${where(first.source)}, so both would get the id '${id}'; give them explicit ids`;
-      problems.at(draft.source, [], message);
-    }
+    else problems.at(draft.source, [], sameContent(id, first));
   }
   return bases;
+}
+
+function sameContent(id: string, first: Claim): string {
+  return `this item has the same content as ${where(first.source)}, so both would get the id '${id}'; give them explicit ids`;
 }
 
 function clash(id: string, first: Claim): string {

@@ -5,7 +5,7 @@
  * templates, and defaults merged in.
  */
 import { canonicalJson } from '../canonical-json.js';
-import { assignBaseIds, type BaseId, type DeclaredId, where } from './base-ids.js';
+import { assignBaseIds, type BaseId, type DeclaredId, type IdClaims, where } from './base-ids.js';
 import { idProblem, MAX_ID_LENGTH, sha256Hex } from './ids.js';
 import type { ProblemList, Source } from './problems.js';
 import { combinationCount, renderTemplate, type VarValue, varCombinations } from './template.js';
@@ -64,8 +64,10 @@ export function expandItems(
   problems: ProblemList,
   /** Filled with each returned item's source, in the same order (for later located checks). */
   sources: Source[] = [],
+  /** The ids claimed before these drafts (a streamed manifest's earlier chunks). */
+  claims?: IdClaims,
 ): ManifestItem[] {
-  const bases = assignBaseIds(drafts, declared, problems);
+  const bases = assignBaseIds(drafts, declared, problems, claims);
   const matrixKeys = Object.keys(defaults.matrix);
   if (bases.length === 0) return [];
   if (

@@ -4,9 +4,11 @@
  */
 
 export { formatProblem, type ManifestProblem } from '../errors.js';
-export { loadManifest, loadManifestText } from './load.js';
+export { loadManifest, loadManifestText, readManifestText } from './load.js';
+export { NotStreamable, streamManifestItems } from './manifest-stream.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
+export { ProblemList } from './problems.js';
 export {
   isS3Uri,
   keyOfUri,

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { ManifestProblem } from '../errors.js';
 import type { SiblingReader } from './items-from.js';
 import { parseManifest } from './parse.js';
 import type { Position } from './problems.js';
@@ -56,7 +57,7 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
   }
 }
 
-function describeReadError(error: unknown): string {
+export function describeReadError(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'ENOENT') return 'file not found';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
@@ -75,15 +76,19 @@ function readText(file: string): Decoded | { error: string; position?: undefined
 }
 
 export function loadManifest(file: string): ManifestResult {
+  const read = readManifestText(file);
+  return 'text' in read ? loadManifestText(file, read.text) : read;
+}
+
+/** The manifest's own text, or why it cannot be read as a problem at its first line (or bad byte). */
+export function readManifestText(
+  file: string,
+): { text: string } | { ok: false; problems: ManifestProblem[] } {
   const read = readText(file);
-  if ('error' in read) {
-    const { line, column } = read.position ?? { line: 1, column: 1 };
-    const message = read.position
-      ? `the manifest is ${read.error}`
-      : `cannot read the manifest: ${read.error}`;
-    return { ok: false, problems: [{ file, line, column, path: '', message }] };
-  }
-  return loadManifestText(file, read.text);
+  if (!('error' in read)) return read;
+  const { line, column } = read.position ?? { line: 1, column: 1 };
+  const message = read.position ? `the manifest is ${read.error}` : `cannot read the manifest: ${read.error}`;
+  return { ok: false, problems: [{ file, line, column, path: '', message }] };
 }
 
 /** A manifest given as text, as if it were the file `file`: `items_from` and the like read beside it. */

@@ -6,14 +6,15 @@ import { dirname, join, resolve } from 'node:path';
 import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
-import { type DeclaredId, declaredId } from './base-ids.js';
+import { type DeclaredId, declaredId, type IdClaims } from './base-ids.js';
 import { type Defaults, expandItems, type ItemDraft, type ReadyDraft } from './expand.js';
 import { checkInputFields, type ItemInput, notePassThroughFields } from './input-fields.js';
-import { type RawItem, readItemsFrom, type SiblingReader } from './items-from.js';
+import { readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
 import { ProblemList, type Source } from './problems.js';
 import { noteLongPrompts } from './prompt-size.js';
+import type { RawItem } from './raw-item.js';
 import { readYaml } from './read-yaml.js';
 import { isS3Uri, parseS3Uri, s3Uri } from './s3-uri.js';
 import { itemSchema, itemWithSharedPromptSchema, ownCheckName, topSchema, varsSchema } from './schema.js';
@@ -41,10 +42,10 @@ export function parseManifest(file: string, text: string, readSibling: SiblingRe
 type TopShape = typeof topSchema.shape;
 type TopSettings = z.output<typeof topSchema>;
 /** One top-level setting read on its own: undefined when absent or invalid. */
-type TopField = <K extends keyof TopShape>(key: K) => z.output<TopShape[K]> | undefined;
+export type TopField = <K extends keyof TopShape>(key: K) => z.output<TopShape[K]> | undefined;
 
 /** The manifest's top-level map, with the YAML document kept for locating problems. */
-interface TopMap {
+export interface TopMap {
   file: string;
   doc: Document;
   lineCounter: LineCounter;
@@ -86,7 +87,7 @@ function build(
   const defaults = readDefaults(top, field);
   const warnings = checkInputs(defaults, value, inputs, problems);
   const nameTemplate = field('output')?.name;
-  const items = expandAndName(defaults, shared, { drafts, declared }, nameTemplate, problems, warnings);
+  const { items } = expandAndName(defaults, shared, { drafts, declared }, nameTemplate, problems, warnings);
 
   const name = field('name');
   if (!parsed.success || name === undefined || problems.size > 0) return null;
@@ -94,7 +95,7 @@ function build(
 }
 
 /** The YAML as a map of settings, or null after reporting why it is not one. */
-function readTopMap(file: string, text: string, problems: ProblemList): TopMap | null {
+export function readTopMap(file: string, text: string, problems: ProblemList): TopMap | null {
   const { doc, lineCounter, value: document } = readYaml(file, String(text), problems);
   if (document === undefined) return null;
   if (document === null) {
@@ -112,7 +113,7 @@ function readTopMap(file: string, text: string, problems: ProblemList): TopMap |
 }
 
 /** Each setting is also read on its own, so one bad setting does not hide the items' problems. */
-function fieldReader(value: Record<string, unknown>): TopField {
+export function fieldReader(value: Record<string, unknown>): TopField {
   return <K extends keyof TopShape>(key: K) => {
     const result = topSchema.shape[key].safeParse(value[key]);
     return result.success ? (result.data as z.output<TopShape[K]>) : undefined;
@@ -165,7 +166,7 @@ function readItems(
  * The manifest's prompt and variables. Where one variable is bad the others still count, so that
  * the prompt's placeholders are not also reported as having no variable.
  */
-function readSharedTemplate(
+export function readSharedTemplate(
   top: YamlSource,
   field: TopField,
   value: Record<string, unknown>,
@@ -201,7 +202,7 @@ function bareDraft(top: YamlSource): ItemDraft {
   };
 }
 
-function readDefaults(top: YamlSource, field: TopField): Defaults {
+export function readDefaults(top: YamlSource, field: TopField): Defaults {
   return {
     source: top,
     input: field('input') ?? {},
@@ -215,7 +216,7 @@ function readDefaults(top: YamlSource, field: TopField): Defaults {
 }
 
 /** Checks known input fields as problems and notes unknown ones; returns the notes as warnings. */
-function checkInputs(
+export function checkInputs(
   defaults: Defaults,
   value: Record<string, unknown>,
   inputs: readonly ItemInput[],
@@ -240,14 +241,15 @@ function checkInputs(
  * item that expanded is named even when others have mistakes, so that two items given one file
  * name are reported with those mistakes, not only once they are fixed.
  */
-function expandAndName(
+export function expandAndName(
   defaults: Defaults,
   shared: SharedTemplate,
   { drafts, declared }: { drafts: readonly ItemDraft[]; declared: readonly DeclaredId[] },
   nameTemplate: string | undefined,
   problems: ProblemList,
   warnings: ProblemList,
-): ManifestItem[] {
+  claims?: IdClaims,
+): { items: ManifestItem[]; sources: Source[] } {
   const templates = prepareTemplates(shared, drafts, problems, warnings);
   const ready: ReadyDraft[] = [];
   drafts.forEach((draft, index) => {
@@ -255,13 +257,13 @@ function expandAndName(
     if (template) ready.push(Object.assign(draft, { template }));
   });
   const sources: Source[] = [];
-  const items = expandItems(defaults, ready, declared, problems, sources);
+  const items = expandItems(defaults, ready, declared, problems, sources, claims);
   noteLongPrompts(items, sources, warnings);
   if (nameTemplate !== undefined) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
   }
-  return items;
+  return { items, sources };
 }
 
 function assembleManifest(
@@ -306,7 +308,7 @@ function ownCheckOf(check: NonNullable<TopSettings['checks']>[number]): OwnCheck
  * zod alone: it checks 100,000 items in about 50-90 ms, and a hand-written fast path for valid
  * items made no measurable difference to plan or status over a 100,000-item manifest.
  */
-function toDraft(
+export function toDraft(
   raw: RawItem,
   schema: typeof itemSchema | typeof itemWithSharedPromptSchema,
   problems: ProblemList,

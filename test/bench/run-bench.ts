@@ -12,6 +12,7 @@
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
  */
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -55,6 +56,7 @@ import {
   type PacedGrowthSample,
   pacedGrowthRun,
 } from './growth-bench.js';
+import { manifestReadRows, manifestReadRuns } from './manifest-read-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
 import { pollingMakespanMs } from './poll-bound.js';
@@ -323,6 +325,11 @@ async function main(): Promise<void> {
   if (named('shared')) await sharedScenario();
   if (named('growth') || named('growth-100k')) await growthScenario();
   if (named('shared-reads')) await sharedReadsScenario();
+  if (named('manifest-read')) {
+    const samples = await manifestReadRuns(log);
+    details.manifestRead = samples;
+    rows.push(...manifestReadRows(samples));
+  }
   if (named('refresh')) {
     const refresh = await refreshRuns(LONG_RUNS, log);
     details.refresh = refresh;

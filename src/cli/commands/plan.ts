@@ -1,6 +1,6 @@
 import { ExitCode, plan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
-import { accountFailure, jsonChunks, planTextChunks } from '../../render.js';
+import { accountFailure, jsonChunks, planSummaryChunks, planTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
@@ -24,7 +24,8 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
       : await writePlan(manifest, { ...asked, to: values.out, force: values.force });
   const { ledger, ...doc } = written?.document ?? (await plan(manifest, asked));
   const save = commandLine('run', manifestArg, values);
-  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save), cliWords);
+  const text = wantsSummary(doc.totals.items, values) ? planSummaryChunks : planTextChunks;
+  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : text(doc, ledger, save), cliWords);
   if (written !== null) {
     const same = [
       ...(values['retry-failed'] ? ['--retry-failed'] : []),

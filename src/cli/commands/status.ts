@@ -1,5 +1,5 @@
 import { ExitCode, status } from '../../index.js';
-import { jsonChunks, statusTextChunks } from '../../render.js';
+import { jsonChunks, statusSummaryChunks, statusTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
@@ -18,7 +18,7 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)
-    : statusTextChunks(
+    : (wantsSummary(document.totals.items, values) ? statusSummaryChunks : statusTextChunks)(
         document,
         { ...ledger, service: document.service },
         commandLine('run', manifestArg, values),

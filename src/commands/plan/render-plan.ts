@@ -10,6 +10,7 @@ import {
   savedFileLines,
   tableChunks,
 } from '../../documents/render-text.js';
+import { firstLines, groupLines, SUMMARY_EXAMPLES } from '../../documents/summary-text.js';
 import { humanUsd } from '../../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 
@@ -64,14 +65,14 @@ function removedRows(doc: PlanDocument): string[][] {
   ]);
 }
 
-function strayLines(doc: PlanDocument): string[] {
+function strayLines(doc: PlanDocument, listed = LISTED): string[] {
   const stray = doc.stray_files ?? [];
   if (stray.length === 0) return [];
   const more =
-    stray.length > LISTED ? [`  ... and ${stray.length - LISTED} more (plan --json lists all)`] : [];
+    stray.length > listed ? [`  ... and ${stray.length - listed} more (plan --json lists all)`] : [];
   return [
     'files in the output folder this ledger did not write (left as they are; run never overwrites them):',
-    ...stray.slice(0, LISTED).map((path) => {
+    ...stray.slice(0, listed).map((path) => {
       const why = doc.stray_reasons?.[path];
       return `  ? ${cleanText(path)}${why === undefined ? '' : ` (${cleanText(why)})`}`;
     }),
@@ -94,15 +95,59 @@ export function* planTextChunks(
   ledger: LedgerNote,
   saveCommand = 'mediabatch run',
 ): Generator<string> {
-  const t = doc.totals;
   const usd = humanUsdCached();
   const rows = [...doc.items.map((item) => itemRow(item, usd)), ...removedRows(doc)];
+  yield riskLines(doc.value_at_risk, saveCommand, true);
+  yield `${doc.manifest}: ${doc.totals.items} items\n`;
+  yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
+  yield savedFileLines(doc);
+  yield closingText(doc, ledger, saveCommand, { stray: strayLines(doc), warnings: doc.warnings });
+}
+
+/**
+ * `plan` in a few dozen lines (docs/commands.md, "Summaries"): what happens to how many items,
+ * with a few of each, and what the full form says after its table, its lists cut to a few.
+ */
+export function* planSummaryChunks(
+  doc: PlanDocument,
+  ledger: LedgerNote,
+  saveCommand = 'mediabatch run',
+): Generator<string> {
+  const usd = humanUsdCached();
+  yield riskLines(doc.value_at_risk, saveCommand, true);
+  const plans = groupLines(
+    doc.items,
+    (item) => WORDS[item.plan].word,
+    (item) => (item.estimate_usd === null ? item.id : `${item.id} ${usd(item.estimate_usd)}`),
+  );
+  const removed = groupLines(
+    doc.removed,
+    () => 'removed from the manifest',
+    (item) => item.id,
+  );
+  yield `${doc.manifest}: ${doc.totals.items} items, by plan:\n${[...plans, ...removed].join('\n')}\n`;
+  yield savedFileLines(doc, SUMMARY_EXAMPLES);
+  yield closingText(doc, ledger, saveCommand, {
+    stray: strayLines(doc, SUMMARY_EXAMPLES),
+    warnings: firstLines(doc.warnings, SUMMARY_EXAMPLES),
+  });
+  yield `${doc.totals.items} items summarised: --full lists every one, --json gives the whole document\n`;
+}
+
+/** What both forms say after the items: stray files, money, the account, keepers, the summary line. */
+function closingText(
+  doc: PlanDocument,
+  ledger: LedgerNote,
+  saveCommand: string,
+  shown: { stray: string[]; warnings: readonly string[] },
+): string {
+  const t = doc.totals;
   const budget =
     t.budget_usd === null
       ? 'no budget_usd'
       : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
   const lines = [
-    ...strayLines(doc),
+    ...shown.stray,
     ...onRequestLines(doc.items),
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
@@ -113,9 +158,5 @@ export function* planTextChunks(
   if (doc.keepers_outside_manifest?.length)
     lines.push(outsideKeeperLines(doc.keepers_outside_manifest).trimEnd());
   if (doc.definition?.message) lines.push(doc.definition.message);
-  yield riskLines(doc.value_at_risk, saveCommand, true);
-  yield `${doc.manifest}: ${t.items} items\n`;
-  yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
-  yield savedFileLines(doc);
-  yield `\n${lines.join('\n')}\n${footer(doc.warnings, ledger)}\n${doc.summary}\n`;
+  return `\n${lines.join('\n')}\n${footer(shown.warnings, ledger)}\n${doc.summary}\n`;
 }

@@ -5,10 +5,11 @@ import { filesUnder } from '../../../src/batch/output-files.js';
 import { statusDocument } from '../../../src/batch/status-document.js';
 import { cliWords } from '../../../src/cli/words.js';
 import { buildPlanReport } from '../../../src/commands/plan/plan-report.js';
-import { planTextChunks } from '../../../src/commands/plan/render-plan.js';
+import { planSummaryChunks, planTextChunks } from '../../../src/commands/plan/render-plan.js';
 import { statusTextChunks } from '../../../src/documents/render-text.js';
 import { buildStatusReport } from '../../../src/documents/status-report.js';
 import type { LedgerView } from '../../../src/documents/status-view.js';
+import { statusSummaryChunks } from '../../../src/documents/summary-text.js';
 import { strangerReason } from '../../../src/downloads/files-on-disk.js';
 import { openLedger } from '../../../src/ledger/open-ledger.js';
 import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
@@ -110,7 +111,12 @@ describe('status and plan over 2,500 items', () => {
     // The CLI's JSON is the document without where the ledger is (the text says that).
     const { ledger: _where, ...document } = statusDocument(report, note());
     expect(await cli(['status', '--json'])).toBe(`${JSON.stringify(document, null, 2)}\n`);
-    expect(await cli(['status'])).toBe(cliWords([...statusTextChunks(report, note())].join('')));
+    expect(await cli(['status', '--full'])).toBe(cliWords([...statusTextChunks(report, note())].join('')));
+    // Above 1,000 items the text is the summary (docs/commands.md, "Summaries").
+    const summary = await cli(['status']);
+    expect(summary).toBe(cliWords([...statusSummaryChunks(report, note())].join('')));
+    expect(summary.split('\n').length).toBeLessThan(40);
+    expect(summary).toContain(`${ITEMS} items summarised`);
   });
 
   it('plan prints the whole-ledger document, as JSON and as text', async () => {
@@ -128,6 +134,10 @@ describe('status and plan over 2,500 items', () => {
     expect(doc.stray_files).toEqual(['out/big/stranger.mp4']);
     expect(doc.totals).toMatchObject({ new: 233, retry: 50, in_flight: 63, failed: 50 });
     expect(await cli(['plan', '--json'])).toBe(`${JSON.stringify(doc, null, 2)}\n`);
-    expect(await cli(['plan'])).toBe(cliWords([...planTextChunks(doc, note())].join('')));
+    expect(await cli(['plan', '--full'])).toBe(cliWords([...planTextChunks(doc, note())].join('')));
+    const summary = await cli(['plan']);
+    expect(summary).toBe(cliWords([...planSummaryChunks(doc, note())].join('')));
+    expect(summary.split('\n').length).toBeLessThan(40);
+    expect(summary).toMatch(/ {2}new: 233, e\.g\. clip-\d{4} /);
   });
 });
