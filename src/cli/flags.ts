@@ -93,14 +93,14 @@ export const FLAGS = [
     value: 'NAME',
     description:
       'In place of <manifest>: the shared batch NAME as its ledger (--ledger postgres://...) defines it, its current revision, on a machine with no copy of the manifest. A batch gets its definition when it is first run with its manifest on that ledger (see docs/shared-ledger.md, "Adding a machine").',
-    commands: ['run', 'plan', 'status'],
+    commands: ['run', 'plan', 'status', 'report', 'export', 'keep', 'audit'],
   },
   {
     name: 'output-dir',
     value: 'DIR',
     description:
       "With --batch, required when the batch saves to a folder: where that folder, shared with the batch's other runners, is on this machine; a path ending in the batch's output.dir, which is relative to the manifest's folder (out/shots is found at /mnt/render/out/shots, say). Left out for an s3:// output.",
-    commands: ['run', 'plan', 'status'],
+    commands: ['run', 'plan', 'status', 'report', 'export', 'keep', 'audit'],
   },
   {
     name: 'poll-interval',
