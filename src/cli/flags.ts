@@ -111,6 +111,15 @@ export const FLAGS = [
       "The poll interval to assume in place of the service's Retry-After: looks at unfinished jobs are timed by how long jobs take, never more often than polling each job every SECONDS would.",
     commands: ['run'],
   },
+  {
+    name: 'max-unsaved',
+    kind: 'count',
+    value: 'N',
+    default: 'twice the concurrency',
+    description:
+      'The most outputs paid for and not yet saved at once: jobs unfinished at the service, and finished ones waiting for or in their download. At N the run submits nothing more until saving catches up, and its progress says so (see docs/performance.md, "Saving keeps up with paying").',
+    commands: ['run'],
+  },
   sandbox(
     ['run'],
     `Run against an embedded sandbox on a free loopback port instead of the service, with its own ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,

@@ -24,6 +24,7 @@ import {
   type StopReason,
   stopLoss,
 } from './stop-rules.js';
+import { UnsavedBound } from './unsaved.js';
 
 export interface RunOptions {
   /** --poll-interval: taken in place of the service's Retry-After; null: learn it, else 10 s. */
@@ -32,6 +33,8 @@ export interface RunOptions {
   account?: Account | null;
   regenerateExpired: boolean;
   downloadConcurrency: number;
+  /** The most outputs paid for and not yet saved at once; null: twice the slot limit (unsaved.ts). */
+  maxUnsaved?: number | null;
   /** Workspace limit when GET /account cannot tell (the service's documented default). */
   defaultSlotLimit: number;
   /** Longest wait for response headers or the next body chunk of a download. */
@@ -81,6 +84,8 @@ export class RunContext {
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
   /** What this run's checks of saved takes came to (docs/checks.md). */
   readonly checks = new CheckTally();
+  /** The bound on outputs paid for and not yet saved (unsaved.ts). */
+  readonly unsaved: UnsavedBound;
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
@@ -99,6 +104,7 @@ export class RunContext {
     this.options = options;
     this.state = new RunState(deps.manifest.concurrency ?? options.defaultSlotLimit);
     this.shared = deps.ledger.claims ? new SharedWork(deps.ledger.claims) : null;
+    this.unsaved = new UnsavedBound(options.maxUnsaved);
     this.downloads = downloads(this);
   }
 

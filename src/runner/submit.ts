@@ -27,7 +27,7 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   const now = run.deps.clock.now();
   if (state.stop || !state.queue.gateOpen(now)) return false;
   const batch: Array<{ itemId: string; reservation: Reserved }> = [];
-  const ownFree = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount);
+  const ownFree = underUnsavedBound(run);
   const free = run.shared ? run.shared.offer(ownFree, state.slotLimit, state.unfinished) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
@@ -71,6 +71,29 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   }
   if (batch.length > 0) await startAttempts(run, batch);
   return free < ownFree && batch.length === free;
+}
+
+/**
+ * This run's free slots, as many as the bound on outputs paid for and not yet saved leaves
+ * (unsaved.ts): at the bound nothing is submitted until saving catches up, and the run says so
+ * when that starts and when it ends.
+ */
+function underUnsavedBound(run: RunContext): number {
+  const { state } = run;
+  const unsaved = run.downloads.activeCount + run.downloads.queuedCount;
+  const slots = state.freeSlots(unsaved);
+  const room = run.unsaved.room(state.slotLimit, state.unfinished, unsaved);
+  const held = room < slots && state.queue.length > 0;
+  if (run.unsaved.hold(held)) {
+    const bound = run.unsaved.bound(state.slotLimit);
+    run.deps.observer.log(
+      'info',
+      held
+        ? `saving first: ${state.unfinished + unsaved} outputs paid for and not yet saved, the most max-unsaved allows (${bound}); submitting again as saving catches up`
+        : 'saving caught up: submitting again',
+    );
+  }
+  return Math.min(slots, room);
 }
 
 async function startAttempts(

@@ -41,6 +41,7 @@ export function summarize(snapshot: ProgressSnapshot): string {
       ? `${snapshot.downloadsActive + snapshot.downloadsQueued} downloading`
       : '',
     `spent ${formatUsdHuman(snapshot.spentMicros)}${budget}${shared ? BY_THE_BATCH : ''}`,
+    snapshot.savingFirst ? `saving first (at most ${snapshot.unsavedLimit} paid and unsaved)` : '',
     snapshot.draining ? 'draining' : '',
   ];
   return parts.filter(Boolean).join(', ');
