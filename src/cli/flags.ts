@@ -112,6 +112,12 @@ export const FLAGS = [
     commands: ['run'],
   },
   {
+    name: 'no-item-lines',
+    description:
+      "Plain output (a pipe, a CI log): leave out the line per item event; the run's notices and a summary every five seconds, with its pace and the time left, remain. For long runs (see docs/commands.md). The live view and --progress ndjson are unchanged.",
+    commands: ['run'],
+  },
+  {
     name: 'max-unsaved',
     kind: 'count',
     value: 'N',
