@@ -22,6 +22,7 @@ export const mutated = [
   'src/runner/item-plan.ts',
   'src/runner/look-budget.ts',
   'src/runner/look-limits.ts',
+  'src/runner/unsaved.ts',
   'src/runner/min-heap.ts',
   'src/runner/policy.ts',
   'src/runner/poll-timing.ts',

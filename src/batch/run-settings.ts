@@ -24,6 +24,8 @@ export interface RunChoices {
   /** Item ids or glob patterns; empty for every item. */
   only: readonly string[];
   pollIntervalMs: number | null;
+  /** The bound on outputs paid for and not yet saved; null: twice the run's slot limit. */
+  maxUnsaved?: number | null;
   regenerateExpired: boolean;
   retryFailed: boolean;
   /** A check of your own, as a function, after the manifest's `checks:` (docs/checks.md). */
@@ -54,6 +56,7 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
       pollIntervalMs: choices.pollIntervalMs,
       regenerateExpired: choices.regenerateExpired,
       downloadConcurrency: 4,
+      maxUnsaved: choices.maxUnsaved ?? null,
       defaultSlotLimit: DEFAULT_SLOT_LIMIT,
       redo,
       ...(httpTimeoutMs === null ? {} : { downloadTimeoutMs: httpTimeoutMs }),

@@ -28,7 +28,8 @@ export async function openBatch(
   command: CommandName,
 ) {
   const outcome = commandSpec(command)!.undone;
-  const manifestArg = positionals[0];
+  // With --batch every positional is the command's own (keep's entries): none names a manifest.
+  const manifestArg = values.batch === undefined ? positionals[0] : undefined;
   const options = {
     ...(manifestArg === undefined ? {} : { manifestArg }),
     cwd: io.cwd,

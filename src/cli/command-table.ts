@@ -96,6 +96,7 @@ export const COMMANDS = [
   {
     name: 'report',
     args: ['manifest'],
+    orFlag: 'batch',
     undone: 'no report was made',
     exits: ['Ok', 'ItemsNotDone', 'Usage', 'Internal'],
     examples: [
@@ -141,6 +142,7 @@ export const COMMANDS = [
   {
     name: 'keep',
     args: ['manifest'],
+    orFlag: 'batch',
     rest: 'ID:VARIANT[.TAKE]',
     restRequired: true,
     undone: 'nothing was kept',
@@ -172,6 +174,7 @@ export const COMMANDS = [
   {
     name: 'audit',
     args: ['manifest'],
+    orFlag: 'batch',
     undone: 'nothing was audited',
     exits: ['Ok', 'ItemsNotDone', 'Usage', 'Refused', 'Unreconciled', 'Internal'],
     examples: [
@@ -203,6 +206,7 @@ export const COMMANDS = [
   {
     name: 'export',
     args: ['manifest'],
+    orFlag: 'batch',
     undone: 'nothing was exported',
     exits: ['Ok', 'ItemsNotDone', 'Usage', 'Internal'],
     examples: [

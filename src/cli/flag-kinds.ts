@@ -39,6 +39,12 @@ const KINDS = {
     if (broken === 'min') throw new UserError(`${flag} must be at least 1m, got '${text}'`);
     return seconds;
   },
+  /** A whole number from 1 (`--max-unsaved 500`). */
+  count: (text: string, flag: string): number => {
+    const value = /^\d{1,9}$/.test(text.trim()) ? Number(text) : 0;
+    if (value < 1) throw new UserError(`${flag} must be a whole number from 1, got '${text}'`);
+    return value;
+  },
   /** A TCP port, 0 for any free one. */
   port: (text: string, flag: string): number => {
     const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;

@@ -94,14 +94,14 @@ export const FLAGS = [
     value: 'NAME',
     description:
       'In place of <manifest>: the shared batch NAME as its ledger (--ledger postgres://...) defines it, its current revision, on a machine with no copy of the manifest. A batch gets its definition when it is first run with its manifest on that ledger (see docs/shared-ledger.md, "Adding a machine").',
-    commands: ['run', 'plan', 'status'],
+    commands: ['run', 'plan', 'status', 'report', 'export', 'keep', 'audit'],
   },
   {
     name: 'output-dir',
     value: 'DIR',
     description:
       "With --batch, required when the batch saves to a folder: where that folder, shared with the batch's other runners, is on this machine; a path ending in the batch's output.dir, which is relative to the manifest's folder (out/shots is found at /mnt/render/out/shots, say). Left out for an s3:// output.",
-    commands: ['run', 'plan', 'status'],
+    commands: ['run', 'plan', 'status', 'report', 'export', 'keep', 'audit'],
   },
   {
     name: 'poll-interval',
@@ -110,6 +110,21 @@ export const FLAGS = [
     default: "learned from the service's Retry-After, else 10",
     description:
       "The poll interval to assume in place of the service's Retry-After: looks at unfinished jobs are timed by how long jobs take, never more often than polling each job every SECONDS would.",
+    commands: ['run'],
+  },
+  {
+    name: 'no-item-lines',
+    description:
+      "Plain output (a pipe, a CI log): leave out the line per item event; the run's notices and a summary every five seconds, with its pace and the time left, remain. For long runs (see docs/commands.md). The live view and --progress ndjson are unchanged.",
+    commands: ['run'],
+  },
+  {
+    name: 'max-unsaved',
+    kind: 'count',
+    value: 'N',
+    default: 'twice the concurrency',
+    description:
+      'The most outputs paid for and not yet saved at once: jobs unfinished at the service, and finished ones waiting for or in their download. At N the run submits nothing more until saving catches up, and its progress says so (see docs/performance.md, "Saving keeps up with paying").',
     commands: ['run'],
   },
   sandbox(

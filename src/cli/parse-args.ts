@@ -128,7 +128,11 @@ function missingArgument(
   values: Record<string, unknown>,
 ): string | null {
   const { args, orFlag } = shape;
-  if (orFlag !== undefined && values[orFlag] !== undefined) return null;
+  if (orFlag !== undefined && values[orFlag] !== undefined) {
+    // `keep --batch NAME beach:1`: the flag stands for the manifest only, the entries still follow.
+    const noRest = shape.rest !== undefined && shape.restRequired && positionals.length === 0;
+    return noRest ? `missing <${shape.rest}> argument: give at least one` : null;
+  }
   const missing = args[positionals.length];
   const or = orFlag === undefined ? '' : ` (or --${orFlag})`;
   if (missing !== undefined) return `missing <${missing}> argument${or}`;
@@ -153,7 +157,7 @@ function checkExtraPositionals(
 ): void {
   const { args: expected, orFlag, rest } = shape;
   if (orFlag !== undefined && values[orFlag] !== undefined) {
-    if (positionals.length === 0) return;
+    if (positionals.length === 0 || rest !== undefined) return;
     const named = expected.map((arg) => `<${arg}>`).join(' ');
     throw new UserError(`give ${named} or --${orFlag}, not both (got ${positionals.join(' ')}) ${hint}`);
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { listAttempts } from './attempt-reads.js';
+import { definitionRows, dumpedDefinitions } from './definitions.js';
 import type { Statement, Tx } from './dialect/database.js';
 import { listFiles } from './file-rows.js';
 import { listItems } from './item-rows.js';
@@ -61,6 +62,7 @@ export async function dumpBatch(c: LedgerContext): Promise<BatchDump> {
     )) as RunRecord[],
     keepers: await keepers(c),
     takeChecks: await takeChecks(c),
+    definitions: await dumpedDefinitions(c),
   };
 }
 
@@ -182,6 +184,7 @@ export async function loadBatch(c: LedgerContext, dump: BatchDump): Promise<void
         checked_at: check.checkedAt,
       })),
     );
+    await insertAll(tx, c, 'batch_definitions', definitionRows(c, dump.definitions ?? []));
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Statement } from './dialect/database.js';
 import type { BatchDefinitions, StoredDefinition } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
+import type { DefinitionRecord } from './records.js';
 
 /**
  * A shared batch's definition, one row per revision (docs/shared-ledger.md, "One definition per
@@ -87,6 +88,34 @@ const COLUMNS = [
   'defined_at as definedAt',
   'defined_by as definedBy',
 ] as const;
+
+/** Every revision of the batch, oldest first, for a copy (batch-dump.ts); none where SQLite keeps none. */
+export async function dumpedDefinitions(c: LedgerContext): Promise<DefinitionRecord[]> {
+  if (c.kind !== 'postgres' || c.none || !c.has('batch_definitions')) return [];
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('batch_definitions')
+      .select(COLUMNS)
+      .where('batch_id', '=', c.batchId)
+      .orderBy('revision')
+      .compile(),
+  );
+  return rows.map((row) => numbers(row as StoredDefinition));
+}
+
+/** The rows that load `definitions` into this batch; none into SQLite, which keeps no definition. */
+export function definitionRows(c: LedgerContext, definitions: readonly DefinitionRecord[]) {
+  if (c.kind !== 'postgres') return [];
+  return definitions.map((one) => ({
+    batch_id: c.batchId,
+    revision: one.revision,
+    hash: one.hash,
+    definition: one.definition,
+    budget_micros: one.budgetMicros,
+    defined_at: one.definedAt,
+    defined_by: one.definedBy,
+  }));
+}
 
 /** The batch's current revision: the highest. */
 export function currentQuery(c: LedgerContext): Statement {

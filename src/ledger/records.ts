@@ -301,4 +301,19 @@ export interface BatchDump {
   keepers: KeeperRecord[];
   /** In attempt order; absent from a dump made before outputs were checked. */
   takeChecks?: TakeCheckRecord[];
+  /**
+   * A shared batch's definitions, every revision in order (definitions.ts): what lets a worker run
+   * the copy from the ledger alone. Empty from SQLite, which keeps none; absent from older dumps.
+   */
+  definitions?: DefinitionRecord[];
+}
+
+/** One revision of a shared batch's definition, as `batch_definitions` holds it. */
+export interface DefinitionRecord {
+  revision: number;
+  hash: string;
+  definition: string;
+  budgetMicros: number | null;
+  definedAt: string;
+  definedBy: string | null;
 }

@@ -26,6 +26,7 @@ import {
   type StopReason,
   stopLoss,
 } from './stop-rules.js';
+import { UnsavedBound } from './unsaved.js';
 
 export interface RunOptions {
   /** --poll-interval: taken in place of the service's Retry-After; null: learn it, else 10 s. */
@@ -34,6 +35,8 @@ export interface RunOptions {
   account?: Account | null;
   regenerateExpired: boolean;
   downloadConcurrency: number;
+  /** The most outputs paid for and not yet saved at once; null: twice the slot limit (unsaved.ts). */
+  maxUnsaved?: number | null;
   /** Workspace limit when GET /account cannot tell (the service's documented default). */
   defaultSlotLimit: number;
   /** Longest wait for response headers or the next body chunk of a download. */
@@ -87,6 +90,8 @@ export class RunContext {
   readonly checks = new CheckTally();
   /** The requests moderation rejected, the ledger's and this run's (fallback.ts); read by restore. */
   rejections = new Rejections([]);
+  /** The bound on outputs paid for and not yet saved (unsaved.ts). */
+  readonly unsaved: UnsavedBound;
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
@@ -105,6 +110,7 @@ export class RunContext {
     this.options = options;
     this.state = new RunState(deps.manifest.concurrency ?? options.defaultSlotLimit);
     this.shared = deps.ledger.claims ? new SharedWork(deps.ledger.claims) : null;
+    this.unsaved = new UnsavedBound(options.maxUnsaved);
     this.downloads = downloads(this);
   }
 

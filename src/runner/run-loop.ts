@@ -265,6 +265,8 @@ async function reportProgress(run: RunContext, final = false): Promise<void> {
     batchInUse: run.shared?.batchInUse ?? null,
     downloadsActive: run.downloads.activeCount,
     downloadsQueued: run.downloads.queuedCount,
+    unsavedLimit: run.unsaved.bound(run.state.slotLimit),
+    savingFirst: run.unsaved.held,
     spentMicros: spentMicros(money),
     budgetMicros: run.deps.manifest.budgetMicros,
     draining: run.state.stop?.kind === 'draining',

@@ -13,6 +13,13 @@ export interface ProgressSnapshot {
   batchInUse: number | null;
   downloadsActive: number;
   downloadsQueued: number;
+  /**
+   * The bound on outputs paid for and not yet saved (unfinished jobs and downloads active or
+   * queued): `--max-unsaved`, by default twice the slot limit.
+   */
+  unsavedLimit: number;
+  /** Submitting is held at that bound until saving catches up. */
+  savingFirst: boolean;
   spentMicros: number;
   budgetMicros: number | null;
   draining: boolean;

@@ -31,7 +31,7 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   // Until a check of your own has given a verdict, a take being saved and checked holds its slot:
   // a check that cannot run (a timeout) stops the run before the next take is bought.
   const checksUnproven = (run.options.ownChecks?.checks.length ?? 0) > 0 && !run.checks.ownVerdictSeen;
-  const ownFree = state.freeSlots(run.downloads.activeCount + run.downloads.queuedCount, checksUnproven);
+  const ownFree = underUnsavedBound(run, checksUnproven);
   const free = run.shared ? run.shared.offer(ownFree, state.slotLimit, state.unfinished) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
@@ -80,6 +80,29 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   }
   if (batch.length > 0) await startAttempts(run, batch);
   return free < ownFree && batch.length === free;
+}
+
+/**
+ * This run's free slots, as many as the bound on outputs paid for and not yet saved leaves
+ * (unsaved.ts): at the bound nothing is submitted until saving catches up, and the run says so
+ * when that starts and when it ends.
+ */
+function underUnsavedBound(run: RunContext, checksUnproven: boolean): number {
+  const { state } = run;
+  const unsaved = run.downloads.activeCount + run.downloads.queuedCount;
+  const slots = state.freeSlots(unsaved, checksUnproven);
+  const room = run.unsaved.room(state.slotLimit, state.unfinished, unsaved);
+  const held = room < slots && state.queue.length > 0;
+  if (run.unsaved.hold(held)) {
+    const bound = run.unsaved.bound(state.slotLimit);
+    run.deps.observer.log(
+      'info',
+      held
+        ? `saving first: ${state.unfinished + unsaved} outputs paid for and not yet saved, the most the run holds at once (${bound}); submitting again as saving catches up`
+        : 'saving caught up: submitting again',
+    );
+  }
+  return Math.min(slots, room);
 }
 
 async function startAttempts(

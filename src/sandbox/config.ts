@@ -67,6 +67,8 @@ const faultsSchema = z.strictObject({
   wrong_size: rate.default(0),
   truncated_file: rate.default(0),
   latency_ms: range.default({ min: 0, max: 0 }),
+  /** Added before a list of jobs (GET /v1/jobs) is read, on top of latency_ms: listing is the slow call. */
+  list_latency_ms: range.default({ min: 0, max: 0 }),
   download_bytes_per_second: z.number().positive().optional(),
 });
 

@@ -176,7 +176,7 @@ export class SandboxServer {
   async #answer(req: IncomingMessage, url: URL, record: RequestRecord): Promise<Reply> {
     const store = this.#store;
     const bodyText = await readBody(req);
-    await this.#simulateLatency();
+    await this.#simulateLatency(req.method === 'GET' && url.pathname === '/v1/jobs');
     const ex: Exchange = {
       req,
       store,
@@ -190,11 +190,14 @@ export class SandboxServer {
     return route(ex);
   }
 
-  async #simulateLatency(): Promise<void> {
+  async #simulateLatency(listing: boolean): Promise<void> {
     const store = this.#store;
     const { min, max } = store.config.faults.latency_ms;
     this.#requests += 1;
     if (max > 0) await sleep(min + draw(store.config.seed, 'latency', this.#requests) * (max - min));
+    const list = store.config.faults.list_latency_ms;
+    if (listing && list.max > 0)
+      await sleep(list.min + draw(store.config.seed, 'list-latency', this.#requests) * (list.max - list.min));
   }
 
   async #send(req: IncomingMessage, res: ServerResponse, reply: Reply, record: RequestRecord): Promise<void> {

@@ -54,6 +54,8 @@ async function feed(observer: RunObserver, total: number, seconds = VIEW_SECONDS
     batchInUse: null,
     downloadsActive: 3,
     downloadsQueued: 0,
+    unsavedLimit: 20,
+    savingFirst: false,
     spentMicros: counts.done * 40_000,
     budgetMicros: 100_000_000,
     draining: false,

@@ -76,6 +76,7 @@ describe('parsing against the flag table', () => {
         json: false,
         'regenerate-expired': false,
         redefine: false,
+        'no-item-lines': false,
         redo: [],
         only: [],
         'retry-failed': false,

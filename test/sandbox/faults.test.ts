@@ -141,6 +141,17 @@ describe('sandbox: faults', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(145);
   });
 
+  it('list_latency_ms delays only lists, which answer as of the end of the delay', async () => {
+    const { client } = await setup({ faults: { list_latency_ms: { min: 300, max: 300 } } });
+    const started = performance.now();
+    await client.getAccount();
+    expect(performance.now() - started).toBeLessThan(300);
+    // A job submitted while the list waits is on it: the fleet-start test leans on this.
+    const listing = client.listJobs({});
+    await client.createVideoJob(body('late'), newKey());
+    expect((await listing).data.data).toHaveLength(1);
+  });
+
   it('records every request with its outcome, key and job', async () => {
     const { sandbox, client, clock } = await setup();
     const key = newKey();

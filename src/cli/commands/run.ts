@@ -15,6 +15,7 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
     regenerateExpired: values['regenerate-expired'],
     redefine: values.redefine,
     ...(values['poll-interval'] === undefined ? {} : { pollIntervalSeconds: values['poll-interval'] }),
+    ...(values['max-unsaved'] === undefined ? {} : { maxUnsaved: values['max-unsaved'] }),
     ...(values.notify === undefined ? {} : { notify: values.notify }),
     ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
     ...(values.plan === undefined ? {} : { plan: values.plan }),

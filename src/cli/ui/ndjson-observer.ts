@@ -43,6 +43,8 @@ export class NdjsonObserver implements RunObserver {
       batch_slots_in_use: snapshot.batchInUse,
       downloads_active: snapshot.downloadsActive,
       downloads_queued: snapshot.downloadsQueued,
+      unsaved_limit: snapshot.unsavedLimit,
+      saving_first: snapshot.savingFirst,
       spent_usd: formatUsd(snapshot.spentMicros),
       budget_usd: snapshot.budgetMicros === null ? null : formatUsd(snapshot.budgetMicros),
       draining: snapshot.draining,

@@ -26,8 +26,7 @@ const BY_THE_BATCH = " by the batch's runners";
 export function summarize(snapshot: ProgressSnapshot): string {
   const { byState } = snapshot;
   const shared = snapshot.batchInUse !== null;
-  const finished =
-    byState.done + byState.failed + byState.budget_exceeded + byState.expired + byState.checks_failed;
+  const finished = finishedOf(byState);
   const budget = snapshot.budgetMicros === null ? '' : ` of ${formatUsdHuman(snapshot.budgetMicros)}`;
   const parts = [
     `${shared ? THIS_RUNNER : ''}${finished}/${snapshot.total} finished`,
@@ -41,6 +40,7 @@ export function summarize(snapshot: ProgressSnapshot): string {
       ? `${snapshot.downloadsActive + snapshot.downloadsQueued} downloading`
       : '',
     `spent ${formatUsdHuman(snapshot.spentMicros)}${budget}${shared ? BY_THE_BATCH : ''}`,
+    snapshot.savingFirst ? `saving first (at most ${snapshot.unsavedLimit} paid and unsaved)` : '',
     snapshot.draining ? 'draining' : '',
   ];
   return parts.filter(Boolean).join(', ');
@@ -68,4 +68,36 @@ export function countsOwner(snapshot: Pick<ProgressSnapshot, 'batchInUse'>): str
 /** Whose the spend is, after it: nothing for a batch one run holds. */
 export function spendOwner(snapshot: Pick<ProgressSnapshot, 'batchInUse'>): string {
   return snapshot.batchInUse === null ? '' : BY_THE_BATCH;
+}
+
+/** Items finished (in a final state) in a snapshot's counts. */
+export function finishedOf(byState: Readonly<Record<ItemState, number>>): number {
+  return byState.done + byState.failed + byState.budget_exceeded + byState.expired + byState.checks_failed;
+}
+
+/**
+ * A long run's pace for a log line: items finished per second since the first line, and when the
+ * rest would be finished at that pace. Nothing until an item has finished since then.
+ */
+export function rateAndEta(
+  since: { atMs: number; finished: number },
+  now: { atMs: number; finished: number },
+  total: number,
+): string | null {
+  const seconds = (now.atMs - since.atMs) / 1000;
+  const finished = now.finished - since.finished;
+  if (seconds <= 0 || finished <= 0) return null;
+  const rate = finished / seconds;
+  const left = Math.max(0, total - now.finished);
+  const shown = rate >= 10 ? rate.toFixed(0) : rate.toFixed(1);
+  return `${shown} items/s, ETA ${left === 0 ? 'now' : clockWords(left / rate)}`;
+}
+
+/** `45s`, `12m05s`, `3h07m`: a time left, for people. */
+function clockWords(seconds: number): string {
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${whole}s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return `${minutes}m${String(whole % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }

@@ -28,7 +28,15 @@ const isSet = (value: string | undefined) =>
  * adds one JSON event per line on stderr (and then owns stderr).
  */
 export function runProgress(
-  options: { json: boolean; ndjson: boolean; title: string; planLine: string; checked: string },
+  options: {
+    json: boolean;
+    ndjson: boolean;
+    title: string;
+    planLine: string;
+    checked: string;
+    /** Plain lines: a line per item event (off with --no-item-lines). */
+    itemLines?: boolean;
+  },
   io: Terminal,
 ): RunProgress {
   const ndjson = options.ndjson ? new NdjsonObserver(io.stderr) : null;
@@ -38,11 +46,11 @@ export function runProgress(
       ? new ListrRunView(io.stdout, { title: options.title, checked: options.checked })
       : null;
   live?.start();
-  const screen = live ?? screenObserver(options.json, ndjson !== null, io);
+  const screen = live ?? screenObserver(options.json, ndjson !== null, io, options.itemLines ?? true);
   return { observer: ndjson ? bothObservers(screen, ndjson) : screen, live, ndjson };
 }
 
-function screenObserver(json: boolean, ndjson: boolean, io: Terminal): RunObserver {
+function screenObserver(json: boolean, ndjson: boolean, io: Terminal, itemLines: boolean): RunObserver {
   if (json) {
     if (ndjson) return silentObserver;
     return {
@@ -50,5 +58,5 @@ function screenObserver(json: boolean, ndjson: boolean, io: Terminal): RunObserv
       log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
     };
   }
-  return new PlainObserver(io.stdout);
+  return new PlainObserver(io.stdout, undefined, itemLines);
 }

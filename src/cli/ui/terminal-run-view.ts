@@ -29,7 +29,7 @@ export class TerminalRunView {
 
   constructor(
     handle: RunHandle,
-    readonly values: { json: boolean; progress?: string | undefined },
+    readonly values: { json: boolean; progress?: string | undefined; 'no-item-lines'?: boolean },
     readonly io: Terminal,
     readonly title: string,
     warn: (warning: Warning) => void,
@@ -70,6 +70,7 @@ export class TerminalRunView {
       {
         json: this.values.json,
         ndjson: this.values.progress === 'ndjson',
+        itemLines: !this.values['no-item-lines'],
         title: this.title,
         planLine: plan,
         checked: checkTitle(checked.service, checked.answer),

@@ -15,6 +15,12 @@ const CHECK_TIMEOUT_MS = 10_000;
  * common case, a ledger lost or deleted after a recent run. Returns the item ids found, or null
  * when the ledger is not new, nothing was found, or the service could not answer (the run's own
  * checks deal with that).
+ *
+ * The ledger is read again after the list, and that second read decides. Every runner makes its
+ * attempts durable before their POSTs (submit.ts), so a job on the list whose attempt is in this
+ * ledger was committed before the list was read: a batch-mate started at the same moment (a
+ * fleet, docs/shared-ledger.md) is seen there, never taken for another ledger's. Read only before
+ * the list, its POSTs could land in between (issue 52).
  */
 async function jobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
@@ -22,7 +28,19 @@ async function jobsUnknownToLedger(
   manifestName: string,
   now = Date.now(),
 ): Promise<string[] | null> {
+  // The common case, a ledger with a past, asks the service nothing.
   if (await ledger.hasAttempts()) return null;
+  const items = await listedItems(connection, manifestName, now);
+  if (items === null || (await ledger.hasAttempts())) return null;
+  return items;
+}
+
+/** This manifest's item ids among the service's newest jobs, or null: none, or no answer. */
+async function listedItems(
+  connection: { baseUrl: string; apiKey: string },
+  manifestName: string,
+  now: number,
+): Promise<string[] | null> {
   const client = new MediaGenClient({ ...connection, timeoutMs: CHECK_TIMEOUT_MS });
   try {
     const page = await client.listJobs({

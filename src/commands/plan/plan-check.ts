@@ -28,7 +28,7 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
   const identity = connection ? serviceIdentity(connection.baseUrl) : SANDBOX_IDENTITY;
   const ledger = await withLedger(batch, async (opened, note) => ({
     ...note,
-    attempts: (await opened?.hasAttempts()) ?? false,
+    attempts: await attemptsIn(opened),
   }));
   try {
     ensureSameService(ledger.service, identity, ledger.path, batch.cwd);
@@ -37,7 +37,8 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
     if (account.ok)
       await stopOnJobsUnknownToLedger(
         connection,
-        { hasAttempts: async () => ledger.attempts },
+        // Read afresh each time it is asked: the check reads it again after the service's list.
+        { hasAttempts: async () => ledger.attempts || (await withLedger(batch, attemptsIn)) },
         {
           manifestName: manifest.name,
           manifestArg: batch.named.manifest,
@@ -51,6 +52,9 @@ export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountChe
     throw asRunWouldStop(error);
   }
 }
+
+const attemptsIn = async (opened: { hasAttempts(): Promise<boolean> } | null) =>
+  (await opened?.hasAttempts()) ?? false;
 
 /**
  * run's check that the output folder takes a file the way a download is saved and has room for

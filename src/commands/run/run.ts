@@ -33,6 +33,12 @@ const runOptionsSchema = serviceOptionsSchema.extend({
   regenerateExpired: z.boolean().optional(),
   /** Seconds between polls of one job, instead of the service's Retry-After (`--poll-interval`). */
   pollIntervalSeconds: z.number().positive().optional(),
+  /**
+   * The most outputs paid for and not yet saved at once (`--max-unsaved`): jobs unfinished, and
+   * finished ones not yet saved. At it the run submits nothing more until saving catches up.
+   * Default twice the concurrency (docs/performance.md, "Saving keeps up with paying").
+   */
+  maxUnsaved: z.number().int().positive().optional(),
   /** Where to POST run notices (`--notify`); default env.MEDIABATCH_NOTIFY_URL, then the manifest's. */
   notify: z.string().min(1).optional(),
   /** A command to run when the run ends (`--on-complete`): words split without a shell, or an argv. */
@@ -154,6 +160,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     retryFailed,
     regenerateExpired,
     pollIntervalSeconds,
+    maxUnsaved,
     notify,
     onComplete,
     gallery,
@@ -179,6 +186,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
         redo: redoIds,
         only: only ?? [],
         pollIntervalMs: pollIntervalSeconds === undefined ? null : pollIntervalSeconds * 1000,
+        maxUnsaved: maxUnsaved ?? null,
         regenerateExpired: regenerateExpired ?? false,
         retryFailed: retryFailed ?? false,
         check,

@@ -37,6 +37,8 @@ describe('the live view is a listr2 task list', () => {
       batchInUse: null,
       downloadsActive: 0,
       downloadsQueued: 0,
+      unsavedLimit: 4,
+      savingFirst: false,
       spentMicros: 0,
       budgetMicros: 1_000_000,
       draining: false,

@@ -16,6 +16,8 @@ const snapshot: ProgressSnapshot = {
   batchInUse: null,
   downloadsActive: 2,
   downloadsQueued: 1,
+  unsavedLimit: 6,
+  savingFirst: false,
   spentMicros: 1_200_000,
   budgetMicros: 10_000_000,
   draining: false,
