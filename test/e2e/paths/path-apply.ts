@@ -12,6 +12,26 @@ const PAST_RETENTION_MS = (RETENTION_SECONDS + 3600) * 1000;
 const pick = <T>(values: readonly T[], index: number): T | undefined =>
   values[index % Math.max(1, values.length)];
 
+/** Whether a step changes anything in this state: an undo needs an edit, an alteration a video. */
+export function applies(world: Readonly<PathsWorld>, step: Step): boolean {
+  switch (step.kind) {
+    case 'undo':
+      return world.edits.length > 0;
+    case 'restore':
+      return world.removed.length > 0;
+    case 'remove':
+    case 'swap':
+      return world.items.length > 1;
+    case 'twin':
+      return world.items.length < IDS.length;
+    case 'alter':
+    case 'delete':
+      return world.videos().length > 0;
+    default:
+      return true;
+  }
+}
+
 /** Applies one step to the world, then checks what must hold after any step. */
 export async function applyStep(world: PathsWorld, step: Step): Promise<void> {
   world.log(`> ${stepText(step)}`);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyStep } from './path-apply.js';
+import { applies, applyStep } from './path-apply.js';
 import { type SkipName, type Step, stepArbitraries, stepText } from './path-steps.js';
 import { PathsWorld } from './paths-world.js';
 
@@ -22,12 +22,14 @@ export interface PathsOptions {
   log?: (line: string) => void;
 }
 
-class StepCommand implements fc.AsyncCommand<object, PathsWorld> {
+/** A drawn step; the world is its own model (what the test wrote and knows is what it checks against). */
+class StepCommand implements fc.AsyncCommand<PathsWorld, PathsWorld> {
   constructor(readonly step: Step) {}
-  check(): boolean {
-    return true;
+  /** A step that would change nothing now (no edit to undo, no video to alter) is not drawn. */
+  check(world: Readonly<PathsWorld>): boolean {
+    return applies(world, this.step);
   }
-  run(_model: object, world: PathsWorld): Promise<void> {
+  run(_model: PathsWorld, world: PathsWorld): Promise<void> {
     return applyStep(world, this.step);
   }
   toString(): string {
@@ -85,7 +87,7 @@ export async function checkPaths(
         try {
           // Every sequence starts from a batch run once, so that each drawn step acts on paid results.
           await withTranscript(world, () => applyStep(world, FIRST_RUN));
-          await withTranscript(world, () => fc.asyncModelRun(() => ({ model: {}, real: world }), cmds));
+          await withTranscript(world, () => fc.asyncModelRun(() => ({ model: world, real: world }), cmds));
           const ignored =
             world.ignoredSeen.length > 0 ? ` (ignored: ${[...new Set(world.ignoredSeen)].join('; ')})` : '';
           options.log?.(`sequence ${figures.sequences}: ${String(cmds)} passed${ignored}`);
