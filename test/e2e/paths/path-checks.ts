@@ -89,11 +89,12 @@ export async function commands(
 
 /** Invariant 1: no request has more charged jobs than its first payment and its allowed extras. */
 export function checkPayments(world: PathsWorld): void {
+  // A killed run's last POST may be stored after the kill: learn every job there is now.
+  world.refreshJobs();
   const charged = new Map<string, string[]>();
   for (const job of world.sandbox.records().jobs) {
     if (job.amountMicros - job.refundedMicros <= 0) continue;
-    const facts = world.jobs.get(job.id);
-    if (!facts) continue;
+    const facts = world.jobs.get(job.id)!;
     charged.set(facts.request, [...(charged.get(facts.request) ?? []), `${job.id} (item ${facts.item})`]);
   }
   for (const [request, jobs] of charged) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { applies, applyStep } from './path-apply.js';
-import { type SkipName, type Step, stepArbitraries, stepText } from './path-steps.js';
+import { firstRunArbitrary, type SkipName, type Step, stepArbitraries, stepText } from './path-steps.js';
 import { PathsWorld } from './paths-world.js';
 
 /**
@@ -56,9 +56,6 @@ async function withTranscript(world: PathsWorld, act: () => Promise<void>): Prom
   }
 }
 
-/** The step every drawn sequence starts with (a replayed sequence lists it). */
-export const FIRST_RUN: Step = { kind: 'run' };
-
 export interface PathsFigures {
   sequences: number;
   steps: number;
@@ -80,17 +77,20 @@ export async function checkPaths(
   );
   await fc
     .assert(
-      fc.asyncProperty(commands, async (cmds) => {
+      fc.asyncProperty(firstRunArbitrary(options.skip), commands, async (first, cmds) => {
         const dir = options.makeDir();
         const world = await PathsWorld.start(dir, options.ignore ?? new Set());
         figures.sequences += 1;
         try {
-          // Every sequence starts from a batch run once, so that each drawn step acts on paid results.
-          await withTranscript(world, () => applyStep(world, FIRST_RUN));
+          // Every sequence starts with a run (to its end, or killed), so that each drawn step acts
+          // on paid results.
+          await withTranscript(world, () => applyStep(world, first));
           await withTranscript(world, () => fc.asyncModelRun(() => ({ model: world, real: world }), cmds));
           const ignored =
             world.ignoredSeen.length > 0 ? ` (ignored: ${[...new Set(world.ignoredSeen)].join('; ')})` : '';
-          options.log?.(`sequence ${figures.sequences}: ${String(cmds)} passed${ignored}`);
+          options.log?.(
+            `sequence ${figures.sequences}: ${stepText(first)}, ${String(cmds)} passed${ignored}`,
+          );
         } finally {
           figures.steps += world.transcript.filter((line) => line.startsWith('> ')).length;
           await world.close();
