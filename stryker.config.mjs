@@ -33,6 +33,8 @@ export const mutated = [
   'src/runner/kept-takes.ts',
   'src/runner/take-index.ts',
   'src/runner/shown-ids.ts',
+  'src/runner/output-check.ts',
+  'src/runner/reroll.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',
@@ -49,6 +51,14 @@ export const mutatedFolders = ['src/downloads/', 'src/runner/', 'src/money.ts'];
 export const notMutated = {
   'src/runner/clock.ts': 'the system clock: real timers and Date.now, nothing to decide',
   'src/runner/next-step.ts': 'a type: what restoring an item asks of the run',
+  'src/runner/check-saved.ts':
+    'reads saved files through the store and hands them to output-check.ts (mutated); proved by test/e2e/run/output-checks.test.ts',
+  'src/runner/check-tally.ts':
+    "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
+  'src/runner/failed-take.ts':
+    'tells the run and its observer of a take that failed its check; proved end to end by test/e2e/run/output-checks.test.ts',
+  'src/downloads/video-facts.ts':
+    "reads a file's container through mp4box.js (I/O and a third-party parser); proved on real files by test/downloads/video-facts.test.ts",
   'src/runner/shared-runners.ts':
     "a runner's share of a shared ledger's work, through its claims; proved against PostgreSQL by test/e2e/shared",
   'src/runner/shared-look.ts':
@@ -97,6 +107,12 @@ export const notMutated = {
     'a part of the run state that holds rows until an attempt is prepared; proved by test/e2e/run/refused-run.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
+  'src/runner/saved-before-commit.ts':
+    'reads the sidecars and files a stopped run left (I/O); proved by test/e2e/run/results-record.test.ts',
+  'src/downloads/files-on-disk.ts':
+    'reads sidecars and hashes the files beside them (I/O); proved by test/e2e/import/files-on-disk.test.ts and test/e2e/run/results-record.test.ts',
+  'src/runner/lost-copies.ts':
+    "asks the service for a copy's result and queues its download or a copy (I/O); proved by test/e2e/run/results-record.test.ts",
   'src/downloads/copy-verified.ts':
     'copies, hashes, fsyncs and links or renames real files into place (I/O); proved by test/e2e/import/files-on-disk.test.ts and test/e2e/run/reuse-takes.test.ts',
   'src/runner/definition-words.ts':

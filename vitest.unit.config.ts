@@ -31,6 +31,8 @@ export default defineConfig({
       'test/runner/renames.test.ts',
       'test/runner/request-key.test.ts',
       'test/runner/kept-takes.test.ts',
+      'test/runner/output-check.test.ts',
+      'test/runner/reroll.test.ts',
       'test/runner/budget-words.test.ts',
       'test/runner/cap-only.test.ts',
       'test/runner/start-step.test.ts',

@@ -1,4 +1,4 @@
-import { COMMANDS, type CommandSpec } from '../src/cli/command-table.js';
+import { COMMANDS, type CommandSpec, type ExitName } from '../src/cli/command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from '../src/cli/flags.js';
 import { flagDetails, flagLabel, synopsis } from '../src/cli/help.js';
 import { OUTCOMES } from '../src/codes.js';
@@ -105,6 +105,17 @@ function commandSection(command: CommandSpec): string[] {
     '',
     ...flagTable(flagsOf(command.name), false),
     '',
+    'Examples:',
+    '',
+    '```',
+    ...command.examples.flatMap(([line, what]) => [`# ${what}`, line]),
+    '```',
+    '',
+    `Exit codes: ${exitCodeRows()
+      .filter((row) => command.exits.includes(row.name as ExitName))
+      .map((row) => row.code)
+      .join(', ')} (see [Exit codes](#exit-codes)).`,
+    '',
   ];
 }
 
@@ -159,7 +170,7 @@ const PROGRESS_EVENTS = [
   '| `event` | Other fields |',
   '|---|---|',
   '| `plan` | `summary`: the line `plan` would print last, before anything is submitted. |',
-  '| `item` | `item` (id), `state` (`in_flight`, `done`, `failed`, `budget_exceeded`, `expired`, `pending`), `detail` (a reason, or null). |',
+  '| `item` | `item` (id), `state` (`in_flight`, `done`, `failed`, `checks_failed`, `budget_exceeded`, `expired`, `pending`), `detail` (a reason, or null). |',
   '| `log` | `level` (`info`, `warn`, `error`), `message`. |',
   '| `progress` | `total`, `by_state` (items per state), `slots_in_use`, `slot_limit`, `downloads_active`, `downloads_queued`, `spent_usd`, `budget_usd` (or null), `draining`. Written when a number changes. |',
   '| `finished` | `outcome` (how the run ended, as the library says it) and `exit_code` (what the CLI exits with for it): the last line. |',

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'service_wrong_route',
   /** The address answers, but not as the service does. */
   'not_the_service',
+  /** The service's host name does not exist (the DNS says so: a typo, not an outage); `host` names it, nothing was sent. */
+  'service_host_unknown',
   /** run: the service did not answer within the pre-flight window; nothing was sent. */
   'service_unreachable',
   /** import, audit: the service's jobs could not be read (no answer, or not a usable one); nothing was changed. */
@@ -53,7 +55,10 @@ export const ERROR_CODES = [
   'output_owned',
   /** The output location cannot be used (unwritable, unreachable, no room, bad settings). */
   'output_unusable',
-  /** A file the command would write is refused (a guarded file, a folder, a foreign file). */
+  /**
+   * A path given to write at is refused by the door for named files (docs/results.md): a protected
+   * file, anything in an output folder a batch owns, a folder, a file of another kind without `force`.
+   */
   'target_refused',
   /** A file or object could not be written (or, for a gallery in S3, its earlier page read). */
   'write_failed',

@@ -80,7 +80,7 @@ export class ManifestError extends UserError {
 }
 
 /** What a refused command left undone, in its words ("nothing was copied"). */
-export type NothingWas = 'changed' | 'imported' | 'forgotten' | 'copied' | 'kept' | 'audited';
+export type NothingWas = 'changed' | 'submitted' | 'imported' | 'forgotten' | 'copied' | 'kept' | 'audited';
 
 /** Another live run holds the ledger: the same refusal for every command and the API. */
 export class LedgerHeldError extends UserError {

@@ -90,6 +90,7 @@ const EXIT_CODE_OF_ERROR: Readonly<Record<ErrorCode, ExitCode>> = {
   api_key_missing: ExitCode.Usage,
   service_wrong_route: ExitCode.Usage,
   not_the_service: ExitCode.Usage,
+  service_host_unknown: ExitCode.Usage,
   service_unreachable: ExitCode.ItemsNotDone,
   service_read_failed: ExitCode.Refused,
   account_refused: ExitCode.Refused,

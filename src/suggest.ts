@@ -57,8 +57,11 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
   return best;
 }
 
-/** `, did you mean `x`?` or nothing, ready to append to a message. */
-export function didYouMean(word: string, candidates: Iterable<string>, quote = (s: string) => `\`${s}\``) {
+/**
+ * `, did you mean 'x'?` or nothing, ready to append to a message. Quoted as a name, never in
+ * backticks: in the library's words a name in backticks is an option, which the CLI words as its flag.
+ */
+export function didYouMean(word: string, candidates: Iterable<string>, quote = (s: string) => `'${s}'`) {
   const match = closestMatch(word, candidates);
   return match === null ? '' : `, did you mean ${quote(match)}?`;
 }

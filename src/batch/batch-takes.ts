@@ -1,15 +1,13 @@
-import type { RecordTakes } from '../documents/export-records.js';
+import type { ExportCheck, RecordTakes } from '../documents/export-records.js';
 import type { KeeperOutsideManifest, KeptRecord } from '../documents/kept-records.js';
 import { shownFrom } from '../documents/shown-path.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { KeeperRecord, SavedTake } from '../ledger/records.js';
+import type { KeeperRecord, SavedTake, TakeCheckRecord } from '../ledger/records.js';
 import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
 
-const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
-const FIRST_TAKE: RecordTakes = { take: 1, kept: null, earlier: [] };
-const FIRST_TAKE_KEPT: RecordTakes = { take: 1, kept: true, earlier: [] };
+const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [], check: null };
 
 /** The take a manifest item keeps, and whether the manifest still asks for it (`export --kept`). */
 export interface KeptTakeOf {
@@ -44,14 +42,25 @@ export class BatchTakes {
     const firstTakesOnly =
       purpose === 'records' && keepers.length === 0 && !((await ledger?.hasLaterTakes()) ?? false);
     const saved = firstTakesOnly ? null : ((await ledger?.savedTakes()) ?? []);
-    return new BatchTakes(manifest, keepers, saved);
+    const checks = purpose === 'records' ? ((await ledger?.takeChecks()) ?? []) : [];
+    return new BatchTakes(manifest, keepers, saved, checks);
   }
+
+  /** Each take's check (docs/checks.md), by its attempt and by its job. */
+  readonly #checkOfAttempt = new Map<number, ExportCheck>();
+  readonly #checkOfJob = new Map<string, ExportCheck>();
 
   private constructor(
     readonly manifest: Manifest,
     keepers: readonly KeeperRecord[],
     saved: readonly SavedTake[] | null,
+    checks: readonly TakeCheckRecord[] = [],
   ) {
+    for (const check of checks) {
+      const shown = { outcome: check.outcome, reason: check.reason };
+      this.#checkOfAttempt.set(check.attemptId, shown);
+      if (check.jobId) this.#checkOfJob.set(check.jobId, shown);
+    }
     this.#rule = new KeptTakes(manifest.items, keepers);
     this.#firstTakesOnly = saved === null;
     for (const take of saved ?? []) {
@@ -68,23 +77,31 @@ export class BatchTakes {
     return takes.filter((take) => take.itemId === kept.itemId && take.take === kept.take).pop() ?? null;
   }
 
-  /** A ledger item's newest saved take (the files its record lists), its earlier ones, and which is kept. */
-  recordTakes(itemId: string, saved: boolean): RecordTakes {
+  /**
+   * A ledger item's newest saved take (the files its record lists, of job `jobId`), its earlier
+   * ones, which is kept, and each one's check.
+   */
+  recordTakes(itemId: string, saved: boolean, jobId: string | null = null): RecordTakes {
     if (this.#firstTakesOnly) {
       if (!saved) return NO_TAKES;
       // Its one take: kept by itself where the rule says so (an item of one variant), else not yet.
       const only = this.#rule.keptTake(this.#rule.groupOf(itemId), [{ itemId, take: 1 }]);
-      return only === null ? FIRST_TAKE : FIRST_TAKE_KEPT;
+      const check = (jobId === null ? undefined : this.#checkOfJob.get(jobId)) ?? null;
+      return { take: 1, kept: only === null ? null : true, earlier: [], check };
     }
     const takes = this.#byItem.get(itemId) ?? [];
     const newest = takes[takes.length - 1];
     if (newest === undefined) return NO_TAKES;
     const kept = this.keptOf(this.#rule.groupOf(itemId));
     const mark = (take: SavedTake) => (kept === null ? null : kept.attemptId === take.attemptId);
+    const checkOf = (take: SavedTake) => this.#checkOfAttempt.get(take.attemptId) ?? null;
     return {
       take: newest.take,
       kept: mark(newest),
-      earlier: takes.slice(0, -1).map((take) => ({ take: take.take, kept: mark(take), files: take.files })),
+      earlier: takes
+        .slice(0, -1)
+        .map((take) => ({ take: take.take, kept: mark(take), files: take.files, check: checkOf(take) })),
+      check: checkOf(newest),
     };
   }
 

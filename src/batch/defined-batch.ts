@@ -6,6 +6,7 @@ import { isDatabaseUrl, type LedgerLocation, openLedger, postgresLocation } from
 import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
+import { closestMatch } from '../suggest.js';
 import { environmentOf } from './resolve-batch.js';
 import { readSettings } from './settings.js';
 
@@ -28,15 +29,17 @@ export interface DefinedBatchRequest {
   env?: NodeJS.ProcessEnv | undefined;
 }
 
-const NOTHING = 'nothing was submitted';
-
-/** The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. */
+/**
+ * The batch's current revision as a manifest, or a refusal (exit 2) that says what to give. It only
+ * reads: what a refusal leaves undone is the caller's to say (a run submits nothing, a status shows
+ * nothing).
+ */
 export async function definedManifest(request: DefinedBatchRequest): Promise<Manifest> {
   const settings = readSettings(environmentOf(request.env));
   if (request.ledger === undefined || !isDatabaseUrl(request.ledger))
     throw new UserError(
       `batch "${request.batch}" is read from the definition a shared ledger stores: give \`ledger\`, its postgres:// ` +
-        `URL (a SQLite ledger keeps no definition: its manifest is the batch's); ${NOTHING}`,
+        "URL (a SQLite ledger keeps no definition: its manifest is the batch's)",
       'invalid_option',
       { option: 'ledger' },
     );
@@ -52,6 +55,7 @@ async function currentDefinition(
   reconnectWithinMs: number,
 ): Promise<StoredDefinition> {
   let stored: StoredDefinition | null;
+  let defined: string[] = [];
   try {
     // Read-only: a batch the database does not know reads as one without a definition.
     const ledger = await openLedger(location, request.batch, join(request.cwd, `${request.batch}.yaml`), {
@@ -60,24 +64,52 @@ async function currentDefinition(
     });
     try {
       stored = (await ledger.definitions?.current()) ?? null;
+      if (stored === null) defined = (await ledger.definitions?.definedNames(MANY_BATCHES + 1)) ?? [];
     } finally {
       await ledger.close();
     }
   } catch (error) {
     throw new UserError(
-      `cannot read the ledger ${location.shown}: ${(error as Error).message}; ${NOTHING}`,
+      `cannot read the ledger ${location.shown}: ${(error as Error).message}`,
       'ledger_unusable',
     );
   }
   if (stored !== null) return stored;
-  throw new UserError(
-    `${location.shown} holds no definition of batch "${request.batch}": no runner has run it with its manifest ` +
-      `on this ledger yet, or the name is not the manifest's \`name\`. Run it once with its manifest and this ` +
-      `\`ledger\` (\`only\` naming one item, if the rest is for the other runners): that stores the manifest as ` +
-      `the batch's definition, which runners without a copy then run; ${NOTHING}`,
-    'definition_missing',
-    { batch: request.batch, ledger: location.shown },
-  );
+  throw definitionMissing(request.batch, location.shown, defined);
+}
+
+/** How many batch names a refusal lists; past it, their count. */
+const LISTED_BATCHES = 10;
+/** How many names are read for "did you mean"; past it, "more than". */
+const MANY_BATCHES = 1000;
+
+/**
+ * No definition of the batch named: the name closest to it among the batches the database
+ * defines ("did you mean"), and those batches when they are few, else how many there are.
+ */
+function definitionMissing(batch: string, ledger: string, defined: readonly string[]): UserError {
+  const suggestion = closestMatch(batch, defined);
+  const count = defined.length > MANY_BATCHES ? `more than ${MANY_BATCHES}` : String(defined.length);
+  const holds =
+    defined.length === 0
+      ? 'it defines no batch yet'
+      : defined.length <= LISTED_BATCHES
+        ? `the batch${defined.length === 1 ? '' : 'es'} it defines: ${defined.join(', ')}`
+        : `it defines ${count} batches`;
+  const head = `${ledger} holds no definition of batch "${batch}"`;
+  const words =
+    suggestion !== null
+      ? `${head}, did you mean "${suggestion}"? (${holds})`
+      : `${head} (${holds}): no runner has run it with its manifest on this ledger yet, or the name is not ` +
+        `the manifest's 'name'. Run it once with its manifest and this \`ledger\` (\`only\` naming one item, ` +
+        "if the rest is for the other runners): that stores the manifest as the batch's definition, which " +
+        'runners without a copy then run';
+  return new UserError(words, 'definition_missing', {
+    batch,
+    ledger,
+    suggestion,
+    batches: defined.length <= LISTED_BATCHES ? [...defined] : null,
+  });
 }
 
 /**
@@ -95,11 +127,9 @@ function rootOnThisMachine(
   const what = `batch "${request.batch}" (revision ${revision}) saves to ${dir}`;
   if (isS3Uri(dir)) {
     if (request.outputDir === undefined) return resolve(request.cwd);
-    throw new UserError(
-      `${what}, a bucket every runner reaches: leave \`outputDir\` out; ${NOTHING}`,
-      'invalid_option',
-      { option: 'outputDir' },
-    );
+    throw new UserError(`${what}, a bucket every runner reaches: leave \`outputDir\` out`, 'invalid_option', {
+      option: 'outputDir',
+    });
   }
   const segments = dir.split('/').filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..'))
@@ -140,7 +170,7 @@ function isFolder(path: string): boolean {
 }
 
 function outputDirUnknown(words: string, request: DefinedBatchRequest): UserError {
-  return new UserError(`${words}; ${NOTHING}`, 'output_dir_unknown', {
+  return new UserError(words, 'output_dir_unknown', {
     option: 'outputDir',
     batch: request.batch,
   });

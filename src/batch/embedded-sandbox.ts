@@ -1,5 +1,6 @@
 import {
   demoSandboxConfig,
+  type SandboxConfigInput,
   type SandboxHandle,
   type SandboxProblem,
   startSandbox,
@@ -8,11 +9,16 @@ import { sandboxStatePath } from './placement.js';
 import type { Warn } from './warnings.js';
 
 /**
- * --sandbox for `run`, `import` and `forget`: the embedded sandbox, its jobs kept in a state file
- * beside the ledger, so it knows what earlier runs made (docs/sandbox-state.md).
+ * --sandbox for `run`, `import`, `forget` and `audit`: the embedded sandbox, its jobs kept in a
+ * state file beside the ledger, so it knows what earlier runs made (docs/sandbox-state.md); its
+ * settings are the demo's unless the batch names a configuration file (`sandboxConfig`).
  */
-export function startEmbeddedSandbox(ledgerPath: string, warn: Warn): Promise<SandboxHandle> {
-  return startSandbox(demoSandboxConfig(), {
+export function startEmbeddedSandbox(
+  ledgerPath: string,
+  warn: Warn,
+  config: SandboxConfigInput | null = null,
+): Promise<SandboxHandle> {
+  return startSandbox(config ?? demoSandboxConfig(), {
     statePath: sandboxStatePath(ledgerPath),
     // Its problems reach the caller as warnings: nothing below the CLI writes to the console.
     onProblem: (problem: SandboxProblem) =>

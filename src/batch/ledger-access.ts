@@ -25,12 +25,12 @@ export function refuseMissingLedger(
     throw new UserError(`no ledger at ${ledgerPath}: there is nothing ${to}`, 'ledger_missing', fields);
 }
 
-export function lockLedger(ledgerPath: string): ReturnType<typeof acquireLedgerLock> {
+export function lockLedger(ledgerPath: string, nothingWas: NothingWas): ReturnType<typeof acquireLedgerLock> {
   try {
     mkdirSync(dirname(ledgerPath), { recursive: true, mode: 0o700 });
     return acquireLedgerLock(ledgerPath);
   } catch (error) {
-    throw unusableLedger(ledgerPath, error);
+    throw unusableLedger(ledgerPath, error, `nothing was ${nothingWas}`);
   }
 }
 
@@ -39,7 +39,7 @@ export function lockLedgerOrRefuse(
   ledgerPath: string,
   nothingWas: NothingWas,
 ): NonNullable<ReturnType<typeof acquireLedgerLock>> {
-  const lock = lockLedger(ledgerPath);
+  const lock = lockLedger(ledgerPath, nothingWas);
   if (!lock) throw new LedgerHeldError(ledgerPath, nothingWas);
   return lock;
 }
@@ -65,7 +65,10 @@ export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas):
   if (ledger.shared && (await ledger.liveRuns()) > 0) throw new LedgerHeldError(ledger.path, nothingWas);
 }
 
-/** Opens the batch's ledger for a command that writes it; a ledger it cannot open is the user's to fix. */
+/**
+ * Opens the batch's ledger for a command that writes it; a ledger it cannot open is the user's to
+ * fix, and the refusal says what the command left undone (a run: nothing was submitted).
+ */
 export function openLedgerForWriting(
   location: LedgerLocation,
   manifest: Manifest,
@@ -75,8 +78,9 @@ export function openLedgerForWriting(
     runner?: boolean;
     onWaiting?: (waitMs: number) => void;
   },
+  nothingWas: NothingWas,
 ): Promise<Ledger> {
-  return openLedgerOrRefuse(location, manifest, shared, 'nothing was submitted');
+  return openLedgerOrRefuse(location, manifest, shared, `nothing was ${nothingWas}`);
 }
 
 /**
@@ -130,7 +134,7 @@ export async function openRunLedger(
   },
 ): Promise<Ledger> {
   const ledgerPath = location.shown;
-  const ledger = await openLedgerForWriting(location, manifest, { ...check, runner: true });
+  const ledger = await openLedgerForWriting(location, manifest, { ...check, runner: true }, 'submitted');
   try {
     const redoRefused =
       check.redo.length === 0 ? null : redoProblem(check.redo, manifest, await ledger.listItems());
@@ -166,7 +170,7 @@ export function ledgerWriteFailure(path: string, error: unknown): unknown {
 }
 
 /** A ledger that cannot be created or opened is the user's to fix: say which file and why, no stack. */
-function unusableLedger(path: string, error: unknown, outcome = 'nothing was submitted'): UserError {
+function unusableLedger(path: string, error: unknown, outcome: string): UserError {
   const code = (error as { code?: unknown }).code;
   const hint =
     code === 'EEXIST' || code === 'ENOTDIR'

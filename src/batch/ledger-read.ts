@@ -108,7 +108,12 @@ export async function statusSource(ledger: Ledger | null, verify = false): Promi
   const money = await ledger.moneyTotals();
   const unsaved = await ledger.unsavedSucceeded();
   const fileProblems = await savedFileProblems(ledger, verify);
-  return { money, unsaved, fileProblems, fileCheck, summaries: ledger.itemSummaries() };
+  const checks = new Map(
+    (await ledger.takeChecks()).flatMap((check) =>
+      check.jobId ? [[check.jobId, { outcome: check.outcome, reason: check.reason }] as const] : [],
+    ),
+  );
+  return { money, unsaved, fileProblems, fileCheck, checks, summaries: ledger.itemSummaries() };
 }
 
 export async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {

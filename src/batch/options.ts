@@ -24,6 +24,11 @@ export const serviceOptionsSchema = ledgerOptionsSchema.extend({
   baseUrl: z.string().min(1).optional(),
   /** The API key; default `env.MEDIAGEN_API_KEY`. Never written to an error, event or result. */
   apiKey: z.string().min(1).optional(),
+  /**
+   * With `sandbox`: a sandbox configuration file (YAML or JSON, docs/sandbox.md), from `cwd`, for
+   * the embedded sandbox the call starts; default the demo settings.
+   */
+  sandboxConfig: z.string().min(1).optional(),
 });
 
 export const warnSchema = z.custom<(warning: Warning) => void>((value) => typeof value === 'function');

@@ -105,17 +105,6 @@ export function outputFolderRefusal(context: Omit<FolderContext, 'service'>): st
   return ownerRefusal(checkOwner(context.manifest.outputDir, me), context);
 }
 
-/**
- * `status` and `export` read the batch the way `plan` does: a ledger whose output folder another
- * ledger owns is refused (exit 2) before it is read, naming the owner, not shown as a batch where
- * nothing has run. Reads only (a local folder's marker; a bucket's needs a request, which these
- * synchronous reads do not make).
- */
-export function refuseReadingOthersFolder(batch: Batch): void {
-  const refusal = outputFolderRefusal(folderContextOf(batch, ''));
-  if (refusal !== null) throw new UserError(`this ledger was not read: ${refusal}`, 'output_owned');
-}
-
 /** A bucket's marker, read: as checkOwner reads a folder's. */
 async function markerObjectVerdict(
   marker: MarkerObject,

@@ -18,8 +18,13 @@ export type PreflightVerdict =
   | 'not_the_service'
   /** 401 or 402: it is the service, refusing the account; the runner reports it as ever (exit 3). */
   | 'refused'
-  /** No answer at all: connection refused, DNS, TLS, reset, timeout. Retried within the window. */
+  /** No answer at all: connection refused, a DNS server that failed, TLS, reset, timeout. Retried within the window. */
   | 'unreachable'
+  /**
+   * The host's name does not exist (ENOTFOUND: the DNS answered, and there is no such name): a
+   * mistake in the address, not an outage, so it is not retried.
+   */
+  | 'no_such_host'
   /** 5xx, 408 or 429: the service is there but cannot answer now. Retried within the window. */
   | 'unavailable'
   /** Connected, but no answer in time: a slow service; the run goes on and resends what goes unanswered. */
@@ -37,6 +42,7 @@ export function classifyPreflightError(error: unknown): PreflightVerdict {
   if (error instanceof ApiConnectionError) {
     if (error.kind === 'protocol') return 'not_the_service';
     const code = (error.cause as { code?: unknown } | undefined)?.code;
+    if (code === 'ENOTFOUND') return 'no_such_host';
     return typeof code === 'string' && SLOW_CODES.has(code) ? 'slow' : 'unreachable';
   }
   throw error;
@@ -70,6 +76,11 @@ export interface PreflightDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** One visible line per retry. */
   warn: Warn;
+  /**
+   * What a refusal left undone, in the command's words: a run's "nothing was submitted and no
+   * item changed" (the default), an import's "nothing was imported".
+   */
+  nothingDone?: string;
 }
 
 export type PreflightResult =
@@ -115,10 +126,13 @@ export async function preflight(deps: PreflightDeps): Promise<PreflightResult> {
       });
       return { kind: 'slow' };
     }
-    if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail);
-    if (verdict === 'not_the_service') throw notTheService(deps.identity, detail);
+    const nothing = deps.nothingDone ?? NOTHING_SENT;
+    if (verdict === 'wrong_route') throw wrongRoute(deps.identity, detail, nothing);
+    if (verdict === 'not_the_service') throw notTheService(deps.identity, detail, nothing);
+    if (verdict === 'no_such_host') throw noSuchHost(deps.identity, nothing);
     const delay = delays[tries - 1];
-    if (delay === undefined) throw gaveUp(deps.identity, verdict, detail, tries, deps.windowMs);
+    if (delay === undefined)
+      throw gaveUp(deps.identity, verdict, detail, { tries, windowMs: deps.windowMs, nothing });
     deps.warn({
       code: 'service_retry',
       message:
@@ -152,24 +166,39 @@ export function describeFailure(error: unknown): string {
 
 const NOTHING_SENT = 'nothing was submitted and no item changed';
 
-function wrongRoute(identity: string, detail: string): UserError {
+function wrongRoute(identity: string, detail: string, nothing: string): UserError {
   const suggestion = suggestBaseUrl(identity);
   const hint = suggestion
     ? `the base URL must include the version segment: did you mean \`baseUrl\` ${suggestion} ?`
     : "is this the service's address? Check the host and port of `baseUrl` / MEDIAGEN_BASE_URL";
   return new UserError(
-    `${identity} has no GET /account (${detail}); ${hint}\n  ${NOTHING_SENT}`,
+    `${identity} has no GET /account (${detail}); ${hint}\n  ${nothing}`,
     'service_wrong_route',
     { option: 'baseUrl', baseUrl: identity, suggestion: suggestion ?? null },
   );
 }
 
-function notTheService(identity: string, detail: string): UserError {
+function notTheService(identity: string, detail: string, nothing: string): UserError {
   return new UserError(
     `${identity} answered GET /account, but not as the video service does (${detail}); ` +
-      `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${NOTHING_SENT}`,
+      `check \`baseUrl\` / MEDIAGEN_BASE_URL: it is the service's address, including /v1\n  ${nothing}`,
     'not_the_service',
     { option: 'baseUrl', baseUrl: identity },
+  );
+}
+
+/**
+ * A name the DNS says does not exist will not exist in 30 seconds either: a typo in the address
+ * (or a host only another network knows), said at once with the host. A DNS server that fails
+ * (EAI_AGAIN) is an outage and keeps the retries.
+ */
+function noSuchHost(identity: string, nothing: string): UserError {
+  const host = new URL(identity).hostname;
+  return new UserError(
+    `no such host: ${host} (from ${identity}) is not a name the DNS knows; ` +
+      `check the host in \`baseUrl\` / MEDIAGEN_BASE_URL for a typo\n  ${nothing}`,
+    'service_host_unknown',
+    { option: 'baseUrl', baseUrl: identity, host },
   );
 }
 
@@ -177,13 +206,12 @@ function gaveUp(
   identity: string,
   verdict: PreflightVerdict,
   detail: string,
-  tries: number,
-  windowMs: number,
+  { tries, windowMs, nothing }: { tries: number; windowMs: number; nothing: string },
 ): UserError {
   const what = verdict === 'unreachable' ? 'cannot reach' : 'no usable answer from';
   return new UserError(
     `${what} the service at ${identity} (${detail}) after ${tries} tries over ${formatSeconds(windowMs)}; ` +
-      `${NOTHING_SENT}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
+      `${nothing}. Check \`baseUrl\` / MEDIAGEN_BASE_URL and the network, then re-run ` +
       '(MEDIABATCH_PREFLIGHT_SECONDS sets how long to keep trying)',
     'service_unreachable',
     { option: 'baseUrl', baseUrl: identity, tries, windowMs },

@@ -24,7 +24,7 @@ export function redoProblem(
   const states = new Map(records.map((record) => [record.itemId, record.state]));
   for (const id of ids) {
     if (!known.has(id)) {
-      const hint = didYouMean(id, [...known], (s) => `'${s}'`);
+      const hint = didYouMean(id, [...known]);
       const message = `\`redo\` ${id}: no item '${id}' in ${manifest.name}${hint}`;
       return { message, fields: { option: 'redo', ids: [id], state: null } };
     }

@@ -2,6 +2,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { LedgerLocation } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
+import { loadSandboxConfig, type SandboxConfig } from '../sandbox/index.js';
 import { placeBatch } from './placement.js';
 import { type BatchSettings, readSettings } from './settings.js';
 
@@ -9,6 +10,8 @@ import { type BatchSettings, readSettings } from './settings.js';
 export interface BatchOptions {
   ledger?: string | undefined;
   sandbox?: boolean | undefined;
+  /** With `sandbox`: the embedded sandbox's configuration file, from `cwd`; default the demo settings. */
+  sandboxConfig?: string | undefined;
   cwd?: string | undefined;
   baseUrl?: string | undefined;
   apiKey?: string | undefined;
@@ -35,6 +38,8 @@ export interface Batch {
   /** The ledger a sandbox run of this manifest keeps (null for a sandbox batch: it is `ledgerShown`). */
   sandboxLedger: string | null;
   sandbox: boolean;
+  /** The embedded sandbox's configuration, read from `sandboxConfig`; null: the demo settings. */
+  sandboxConfig: SandboxConfig | null;
   /** Where relative paths given by the caller start, and are shown from. */
   cwd: string;
   settings: BatchSettings;
@@ -75,6 +80,12 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
     postgresEnv: settings.postgresEnv,
   });
   if (sandbox && placed.ledger.kind === 'postgres') throw new UserError(SANDBOX_NOT_SHARED, 'invalid_option');
+  if (options.sandboxConfig !== undefined && !sandbox)
+    throw new UserError(
+      '`sandboxConfig` configures the embedded sandbox: it goes with `sandbox`; without it the run is against the service',
+      'invalid_option',
+      { option: 'sandboxConfig' },
+    );
   return {
     manifest: placed.manifest,
     root: dirname(manifest.file),
@@ -85,6 +96,8 @@ export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
       ? null
       : placeBatch(manifest, { ledger: undefined, sandbox: true, cwd }).ledgerShown,
     sandbox,
+    sandboxConfig:
+      options.sandboxConfig === undefined ? null : loadSandboxConfig(resolve(cwd, options.sandboxConfig)),
     cwd,
     settings,
     baseUrl: options.baseUrl ?? settings.baseUrl,

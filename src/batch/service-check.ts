@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { type NothingWas, UserError } from '../errors.js';
 import { SANDBOX_IDENTITY } from '../ledger/service.js';
 import { systemClock } from '../runner/clock.js';
 import { MediaGenClient } from '../service-client/client.js';
@@ -78,6 +78,7 @@ export function checkAccount(
   timings: ServiceTimings,
   warn: Warn,
   signal: AbortSignal = new AbortController().signal,
+  nothingDone?: string,
 ): Promise<PreflightResult> {
   const windowMs = timings.preflightWindowMs;
   return preflight({
@@ -88,6 +89,7 @@ export function checkAccount(
     signal,
     sleep: (ms, abort) => systemClock.sleep(ms, abort),
     warn,
+    ...(nothingDone === undefined ? {} : { nothingDone }),
   });
 }
 
@@ -100,10 +102,13 @@ export async function checkServiceForLedger(
   ledger: { bound: string | null; path: string },
   batch: Batch,
   warn: Warn,
+  nothingWas: NothingWas,
 ): Promise<MediaGenClient> {
   ensureSameService(ledger.bound, target.identity, ledger.path, batch.cwd);
   const client = clientFor(target.connection, batch.settings);
-  const checked = await checkAccount(client, target.connection, batch.settings, warn);
+  const signal = new AbortController().signal;
+  const nothing = `nothing was ${nothingWas}`;
+  const checked = await checkAccount(client, target.connection, batch.settings, warn, signal, nothing);
   if (checked.kind === 'refused')
     throw new UserError(
       `the service refused the account (${checked.error.code ?? checked.error.status}: ${checked.error.message}): ` +

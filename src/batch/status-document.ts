@@ -6,16 +6,21 @@ import type { LedgerRead } from './ledger-read.js';
  * after the manifest's name, and where the ledger is (`ledger.exists` false: nothing has run).
  */
 export type StatusDocument = { manifest: string; service: string | null } & Omit<StatusReport, 'manifest'> & {
-    /** `sandboxLedger`: no ledger here, but a sandbox run of this manifest left one there. */
-    ledger: { path: string; exists: boolean; sandboxLedger?: string };
+    /**
+     * `sandboxLedger`: no ledger here, but a sandbox run of this manifest left one there.
+     * `notOwner`: this ledger records the batch but no longer owns its output folder (another
+     * ledger, a copy, does): the words a reader is told first.
+     */
+    ledger: { path: string; exists: boolean; sandboxLedger?: string; notOwner?: string };
   };
 
 export function statusDocument(
   report: StatusReport,
-  ledger: LedgerRead & { sandboxLedger?: string | null },
+  ledger: LedgerRead & { sandboxLedger?: string | null; notOwner?: string },
 ): StatusDocument {
   const { manifest, ...rest } = report;
   const where = { path: ledger.path, exists: ledger.exists };
   const sandbox = ledger.sandboxLedger ? { sandboxLedger: ledger.sandboxLedger } : {};
-  return { manifest, service: ledger.service, ...rest, ledger: { ...where, ...sandbox } };
+  const owner = ledger.notOwner ? { notOwner: ledger.notOwner } : {};
+  return { manifest, service: ledger.service, ...rest, ledger: { ...where, ...sandbox, ...owner } };
 }

@@ -32,6 +32,13 @@ export const WARNING_CODES = [
   'ledger_waiting',
   /** A run ends having seen failed or canceled jobs the service left charged (`jobs`, `owed_usd`; docs/audit.md). */
   'refund_missing',
+  /** Saved takes whose files are not a container mediabatch reads were left unchecked (`takes`; docs/checks.md). */
+  'outputs_unchecked',
+  /**
+   * `status`, `export`: the ledger read records the batch but no longer owns its output folder
+   * (another ledger, a copy, does); it is read as it recorded the batch (`owner`).
+   */
+  'ledger_not_owner',
   /** The embedded sandbox hit a bug of its own (answered as a 500) or could not write its state file (`kind`). */
   'sandbox_problem',
 ] as const;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadDefinition, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
+import { type CommandName, commandSpec } from './command-table.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -9,21 +10,24 @@ import type { CliIo } from './io.js';
 type BatchFlags = {
   ledger?: string | undefined;
   sandbox?: boolean;
+  'sandbox-config'?: string | undefined;
   'base-url'?: string | undefined;
   batch?: string | undefined;
   'output-dir'?: string | undefined;
 };
 
 /**
- * The batch a command names, as it hands it to the package root: the manifest (`outcome` says what
- * a broken one means for this command) and the options the library resolves the batch from once,
- * the flags that name it and the process's folder and environment.
+ * The batch a command names, as it hands it to the package root: the manifest (a broken one, or a
+ * shared batch's definition that cannot be read, refused with what it leaves undone for this
+ * command, command-table.ts) and the options the library resolves the batch from once, the flags
+ * that name it and the process's folder and environment.
  */
 export async function openBatch(
   { values, positionals }: { values: BatchFlags; positionals: string[] },
   io: Pick<CliIo, 'cwd' | 'env'>,
-  outcome?: string,
+  command: CommandName,
 ) {
+  const outcome = commandSpec(command)!.undone;
   const manifestArg = positionals[0];
   const options = {
     ...(manifestArg === undefined ? {} : { manifestArg }),
@@ -31,9 +35,11 @@ export async function openBatch(
     env: { ...io.env },
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(values.sandbox ? { sandbox: true } : {}),
+    ...(values['sandbox-config'] === undefined ? {} : { sandboxConfig: values['sandbox-config'] }),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
-  if (manifestArg === undefined) return { manifestArg, manifest: await definedBatch(values, io), options };
+  if (manifestArg === undefined)
+    return { manifestArg, manifest: await definedBatch(values, io, outcome), options };
   if (values['output-dir'] !== undefined)
     throw new UserError(
       "--output-dir goes with --batch, for a runner without the manifest: a manifest's output.dir says where its files go",
@@ -41,15 +47,23 @@ export async function openBatch(
   return { manifestArg, manifest: manifestFor(manifestArg, io, outcome), options };
 }
 
-/** `--batch NAME`: the shared batch's current definition, from its ledger alone (docs/shared-ledger.md). */
-function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>): Promise<Manifest> {
-  return loadDefinition({
-    batch: values.batch!,
-    cwd: io.cwd,
-    env: { ...io.env },
-    ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
-    ...(values['output-dir'] === undefined ? {} : { outputDir: values['output-dir'] }),
-  });
+/**
+ * `--batch NAME`: the shared batch's current definition, from its ledger alone
+ * (docs/shared-ledger.md); a refusal says what the command leaves undone.
+ */
+async function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>, outcome: string) {
+  try {
+    return await loadDefinition({
+      batch: values.batch!,
+      cwd: io.cwd,
+      env: { ...io.env },
+      ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+      ...(values['output-dir'] === undefined ? {} : { outputDir: values['output-dir'] }),
+    });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    throw new UserError(`${error.message}; ${outcome}`, error.code, error.fields);
+  }
 }
 
 /**
@@ -57,7 +71,7 @@ function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>): Promi
  * means for this command (only `run` and `import` could have submitted anything). The parser has
  * made sure the path is there.
  */
-function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome = 'nothing was submitted'): Manifest {
+function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome: string): Manifest {
   try {
     return loadManifest(resolve(io.cwd, path));
   } catch (error) {
@@ -66,6 +80,7 @@ function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome = 'nothing wa
     throw new UserError(
       `${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${error.lines}`,
       error.code,
+      error.fields,
     );
   }
 }

@@ -24,7 +24,7 @@ const LOADERS: { [C in CommandName]: () => Promise<Command<C>> } = {
 };
 
 const GLOBAL_OPTIONS = ['--help', '--version'];
-const suggest = (name: string, names: readonly string[]) => didYouMean(name, names, (s) => `'${s}'`);
+const suggest = (name: string, names: readonly string[]) => didYouMean(name, names);
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

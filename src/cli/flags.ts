@@ -30,6 +30,8 @@ export interface FlagSpec {
   choices?: readonly string[];
   /** What applies when the flag is absent, in words (no flag here has a hidden default). */
   default?: string;
+  /** The command cannot do without it (`copy-ledger --to`): missing, it is a usage error with the usage line. */
+  required?: boolean;
   /** Environment variable read when the flag is absent. */
   env?: string;
   description: string;
@@ -81,8 +83,9 @@ export const FLAGS = [
   {
     name: 'to',
     value: 'PATH|URL',
+    required: true,
     description:
-      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created.',
+      'Required: the ledger to copy into, a file or a postgres:// URL (its password, or PGPASSWORD, is never printed). It must record nothing of the batch yet; a new file is created. A file must be new or a SQLite ledger: never the manifest, the ledger copied from, a file beside a ledger or anything in an output folder (see docs/results.md, "The door for named files").',
     commands: ['copy-ledger'],
   },
   {
@@ -116,6 +119,14 @@ export const FLAGS = [
     ['import', 'forget', 'audit'],
     `Work against the embedded sandbox that \`run --sandbox\` uses (its saved jobs beside the sandbox ledger), on that ledger (.mediabatch/sandbox/<name>.sqlite) and output folder (${SANDBOX_OUTPUT}).`,
   ),
+  {
+    name: 'sandbox-config',
+    value: 'FILE',
+    default: 'the demo settings',
+    description:
+      "With --sandbox: a YAML or JSON sandbox configuration for the embedded sandbox, as `mediabatch sandbox --config` takes (docs/sandbox.md): its workspace's concurrency limit, prices, job durations, faults. Give the same file to each command that starts it (run, import, forget, audit): its jobs are kept beside the sandbox ledger.",
+    commands: ['run', 'import', 'forget', 'audit'],
+  },
   sandbox(['keep'], 'Keep takes of `run --sandbox`, in its ledger and output folder; no sandbox is started.'),
   sandbox(
     ['plan', 'status', 'report', 'export'],
@@ -240,7 +251,16 @@ export const FLAGS = [
     name: 'state',
     multiple: true,
     value: 'STATE',
-    choices: ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired', 'removed'],
+    choices: [
+      'pending',
+      'in_flight',
+      'done',
+      'failed',
+      'checks_failed',
+      'budget_exceeded',
+      'expired',
+      'removed',
+    ],
     default: 'every item',
     description:
       'Only items in this state; give it again for more states (--state done --state failed). removed: the paid items the manifest no longer names, whatever their state; the other states select manifest items only.',
@@ -256,14 +276,15 @@ export const FLAGS = [
     name: 'out',
     value: 'FILE',
     default: 'stdout',
-    description: 'Write to FILE instead: a temporary file beside it, renamed over it once complete.',
+    description:
+      'Write to FILE instead: a temporary file beside it, renamed over it once complete. FILE is new or an export mediabatch wrote (else see --force); never the manifest, a ledger or anything in an output folder (see docs/results.md, "The door for named files").',
     commands: ['export'],
   },
   {
     name: 'out',
     value: 'FILE',
     description:
-      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused.",
+      "Also write the plan as an approved plan to FILE: plain JSON with every item's request hash and expected price, the total at most, the manifest's hash, the ledger's money it was made against, and a plan_sha256 a reviewer quotes. Run it with run --plan FILE (see docs/audit.md). A plan without an upper bound (an item without max_cost_usd, and no budget_usd) is refused. FILE is new or an approved plan mediabatch wrote (else see --force); never the manifest, a ledger or anything in an output folder (see docs/results.md, \"The door for named files\").",
     commands: ['plan'],
   },
   {
@@ -277,14 +298,32 @@ export const FLAGS = [
     name: 'out',
     value: 'DIR',
     description:
-      "Also write a dispute bundle into DIR, a new or empty folder: problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
+      "Also write a dispute bundle into DIR, a new or empty folder (an earlier bundle only with --force; never an output folder or anything in one): problems.csv (job ids, idempotency keys, request ids, times, amounts, status, error code), audit.json, and for each job of a problem its JSON as the service returned it, the ledger's record of it and its sidecars. The API key is in none of them.",
     commands: ['audit'],
   },
   {
     name: 'force',
     description:
-      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the ledger and saved outputs are refused all the same.',
+      'With --html: replace FILE even when it is not a gallery mediabatch wrote. The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
     commands: ['report'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace FILE even when it is not an approved plan mediabatch wrote (one it wrote is replaced without --force). The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
+    commands: ['plan'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace FILE even when it is not an export mediabatch wrote (one it wrote is replaced without --force). The manifest, the files it reads, any ledger and what is beside it, and anything in an output folder are refused all the same (see docs/results.md, "The door for named files").',
+    commands: ['export'],
+  },
+  {
+    name: 'force',
+    description:
+      'With --out: replace a dispute bundle audit wrote before in DIR, whole. A folder of other files, a file, and anything protected (see docs/results.md, "The door for named files") are refused all the same.',
+    commands: ['audit'],
   },
   {
     name: 'port',
@@ -324,11 +363,13 @@ type FlagsOf<C extends CommandName, F = (typeof FLAGS)[number]> = F extends { co
   : never;
 type ValueOf<F> = F extends { multiple: true }
   ? string[]
-  : F extends { value: string }
-    ? F extends { kind: FlagKind }
-      ? number | undefined
-      : string | undefined
-    : boolean;
+  : F extends { required: true }
+    ? string
+    : F extends { value: string }
+      ? F extends { kind: FlagKind }
+        ? number | undefined
+        : string | undefined
+      : boolean;
 
 /** The parsed flags of one command: booleans default to false, repeatable flags to []. */
 export type FlagValues<C extends CommandName> = { [F in FlagsOf<C> as F['name']]: ValueOf<F> };

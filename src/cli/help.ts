@@ -12,8 +12,12 @@ export function synopsis(command: CommandSpec): string {
   const args = command.orFlag
     ? ` (${positionals} | ${flagLabel(flagsOf(command.name).find((flag) => flag.name === command.orFlag)!)})`
     : command.args.map((arg) => ` <${arg}>`).join('');
-  const rest = command.rest ? ` [${command.rest}...]` : '';
-  return `mediabatch ${command.name}${args}${rest} [options]`;
+  const rest = command.rest ? (command.restRequired ? ` <${command.rest}>...` : ` [${command.rest}...]`) : '';
+  const required = flagsOf(command.name)
+    .filter((flag) => flag.required)
+    .map((flag) => ` ${flagLabel(flag)}`)
+    .join('');
+  return `mediabatch ${command.name}${args}${rest}${required} [options]`;
 }
 
 /** `--ledger PATH`, `-h, --help`, `--only ID...`. */
@@ -36,8 +40,18 @@ export function flagDetails(flag: FlagSpec): string {
 
 const table = (rows: ReadonlyArray<readonly [string, string]>) => twoColumns(rows, WIDTH);
 
-function exitCodeLines(): string[] {
-  return table(exitCodeRows().map((row) => [String(row.code), row.meaning]));
+/** The exit codes, all of them or those a command can end with (`exits` of its row). */
+function exitCodeLines(exits?: readonly string[]): string[] {
+  const rows = exitCodeRows().filter((row) => exits === undefined || exits.includes(row.name));
+  return table(rows.map((row) => [String(row.code), row.meaning]));
+}
+
+/** A command's examples: each command line as pasted, then what it does. */
+export function exampleLines(command: CommandSpec): string[] {
+  return command.examples.flatMap(([line, what]) => [
+    `  ${line}`,
+    ...wrap(what, WIDTH - 6).map((w) => `      ${w}`),
+  ]);
 }
 
 export function renderMainHelp(): string {
@@ -91,8 +105,11 @@ export function renderCommandHelp(command: CommandSpec): string {
     ...table(flagsOf(command.name).map((flag) => [flagLabel(flag), flagDetails(flag)])),
     ...(environment.length > 0 ? ['', 'environment:', ...table(environment)] : []),
     '',
+    'examples:',
+    ...exampleLines(command),
+    '',
     'exit codes:',
-    ...exitCodeLines(),
+    ...exitCodeLines(command.exits),
   ];
   return `${lines.join('\n')}\n`;
 }

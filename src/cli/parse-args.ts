@@ -4,6 +4,7 @@ import { didYouMean } from '../suggest.js';
 import { type CommandName, commandSpec } from './command-table.js';
 import { parseKind } from './flag-kinds.js';
 import { type FlagSpec, type FlagValues, flagsOf } from './flags.js';
+import { synopsis } from './help.js';
 
 export interface CommandArgs<C extends CommandName> {
   values: FlagValues<C>;
@@ -24,30 +25,32 @@ function optionsOf(flags: readonly FlagSpec[]) {
   return Object.fromEntries(flags.map((flag) => [flag.name, option(flag)]));
 }
 
+/** What a command takes besides its flags (command-table.ts), and its usage line for a missing one. */
+export interface ArgShape {
+  args: readonly string[];
+  rest?: string | undefined;
+  restRequired?: boolean | undefined;
+  orFlag?: string | undefined;
+  /** `usage: mediabatch keep <manifest> <ID:VARIANT[.TAKE]>... [options]`, shown with a missing argument. */
+  usage?: string | undefined;
+}
+
 /**
  * Parses one command's arguments against the flag table. Every mistake is a UserError (exit 2)
- * that names the flag and, for a typo, the flag that was probably meant.
+ * that names the flag and, for a typo, the flag that was probably meant; a missing argument or
+ * required flag also shows the command's usage line.
  */
 export function parseCommandArgs<C extends CommandName>(command: C, argv: string[]): Parsed<C> {
-  const spec = commandSpec(command);
-  return parseWithFlags(
-    command,
-    flagsOf(command),
-    spec?.args ?? [],
-    argv,
-    spec?.rest,
-    spec?.orFlag,
-  ) as Parsed<C>;
+  const spec = commandSpec(command)!;
+  return parseWithFlags(command, flagsOf(command), { ...spec, usage: synopsis(spec) }, argv) as Parsed<C>;
 }
 
 /** The parser itself, over any list of flags (tests give it rows the real table lacks yet). */
 export function parseWithFlags(
   command: string,
   flags: readonly FlagSpec[],
-  args: readonly string[],
+  shape: ArgShape,
   given: string[],
-  rest?: string,
-  orFlag?: string,
 ): { help: true } | { help: false; values: Record<string, unknown>; positionals: string[] } {
   const options = optionsOf(flags);
   const argv = withOptionalValues(given, flags);
@@ -77,7 +80,12 @@ export function parseWithFlags(
       ? parseKind(flag.kind, value as string | undefined, `--${flag.name}`)
       : (value ?? (flag.multiple ? [] : flag.value ? undefined : false));
   }
-  checkPositionals(args, parsed.positionals, hint, rest, orFlag, values);
+  const missing = missingArgument(shape, parsed.positionals, values) ?? missingFlag(flags, values);
+  if (missing !== null) {
+    const usage = shape.usage === undefined ? '' : `\nusage: ${shape.usage}`;
+    throw new UserError(`${missing} ${hint}${usage}`);
+  }
+  checkExtraPositionals(shape, parsed.positionals, hint, values);
   return { help: false, values, positionals: parsed.positionals };
 }
 
@@ -113,22 +121,42 @@ function checkChoices(flag: FlagSpec, value: unknown, hint: string): void {
   }
 }
 
-function checkPositionals(
-  expected: readonly string[],
+/** What is missing of a command's arguments (`missing <manifest> argument`), or null. */
+function missingArgument(
+  shape: ArgShape,
+  positionals: string[],
+  values: Record<string, unknown>,
+): string | null {
+  const { args, orFlag } = shape;
+  if (orFlag !== undefined && values[orFlag] !== undefined) return null;
+  const missing = args[positionals.length];
+  const or = orFlag === undefined ? '' : ` (or --${orFlag})`;
+  if (missing !== undefined) return `missing <${missing}> argument${or}`;
+  if (shape.rest !== undefined && shape.restRequired && positionals.length === args.length)
+    return `missing <${shape.rest}> argument: give at least one`;
+  return null;
+}
+
+/** A flag the command cannot do without (`copy-ledger --to`), not given. */
+function missingFlag(flags: readonly FlagSpec[], values: Record<string, unknown>): string | null {
+  const flag = flags.find(
+    (one) => one.required && (values[one.name] === undefined || values[one.name] === ''),
+  );
+  return flag === undefined ? null : `missing --${flag.name} ${flag.value ?? ''}`.trimEnd();
+}
+
+function checkExtraPositionals(
+  shape: ArgShape,
   positionals: string[],
   hint: string,
-  rest: string | undefined,
-  orFlag: string | undefined,
   values: Record<string, unknown>,
 ): void {
+  const { args: expected, orFlag, rest } = shape;
   if (orFlag !== undefined && values[orFlag] !== undefined) {
     if (positionals.length === 0) return;
     const named = expected.map((arg) => `<${arg}>`).join(' ');
     throw new UserError(`give ${named} or --${orFlag}, not both (got ${positionals.join(' ')}) ${hint}`);
   }
-  const missing = expected[positionals.length];
-  const or = orFlag === undefined ? '' : ` (or --${orFlag})`;
-  if (missing !== undefined) throw new UserError(`missing <${missing}> argument${or} ${hint}`);
   if (rest === undefined && positionals.length > expected.length) {
     const extra = positionals.slice(expected.length).join(' ');
     const wanted = expected.length === 0 ? 'no arguments' : expected.map((arg) => `one <${arg}>`).join(', ');

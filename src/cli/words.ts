@@ -22,10 +22,27 @@ const WORDS: Record<string, (fields: Fields, message: string) => string> = {
     const { manifest, ledger, baseUrl } = next as { manifest: string; ledger?: string; baseUrl?: string };
     return message.replace('`importJobs`', commandLine('import', manifest, { ledger, 'base-url': baseUrl }));
   },
-  target_refused: (_fields, message) =>
-    message
-      .replace('a gallery never goes over it', 'report --html never writes over it')
-      .replace('leave `to` out', 'leave FILE out'),
+  target_refused: (fields, message) => writerWords(fields, message),
+  /** A run's or keep's page refused by the door: its refusal's words, in the warning. */
+  gallery_not_written: (fields, message) => writerWords(fields, message),
+};
+
+/** The call that would have written, as the command and flag that name its path. */
+function writerWords({ call }: Fields, message: string): string {
+  const writer = typeof call === 'string' ? WRITERS[call] : undefined;
+  return (writer === undefined ? message : message.replaceAll(`\`${String(call)}\``, writer))
+    .replace('a gallery never goes over it', 'report --html never writes over it')
+    .replace('leave `to` out', 'leave FILE out');
+}
+
+/** Each call that writes at a path a person names (batch/named-target.ts), as the CLI names it. */
+const WRITERS: Record<string, string> = {
+  writePlan: 'plan --out',
+  writeExport: 'export --out',
+  exportKept: 'export --kept --out',
+  writeGallery: 'report --html',
+  audit: 'audit --out',
+  copyLedger: 'copy-ledger --to',
 };
 
 /** The option's flag, `--base-url` for `baseUrl`; null for a word that names no flag. */

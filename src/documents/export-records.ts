@@ -18,11 +18,18 @@ export interface ExportFile {
   bytes: number;
 }
 
+/** A take's check against its request (docs/checks.md): null for a take saved before checks. */
+export interface ExportCheck {
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+}
+
 /** An earlier take of the item, still on record (`<name>.take<T>.mp4`), and whether it is the kept one. */
 export interface EarlierTake {
   take: number;
   kept: boolean | null;
   files: ExportFile[];
+  check: ExportCheck | null;
 }
 
 /**
@@ -33,9 +40,11 @@ export interface RecordTakes {
   take: number | null;
   kept: boolean | null;
   earlier: EarlierTake[];
+  /** The check of the take `files` are. */
+  check: ExportCheck | null;
 }
 
-const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [] };
+const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [], check: null };
 const NO_EARLIER: EarlierTake[] = [];
 const earlierJson = (takes: readonly EarlierTake[]) => (takes.length === 0 ? '[]' : json(takes));
 
@@ -67,6 +76,8 @@ export interface ExportRecord {
   kept: boolean | null;
   /** The item's earlier takes still on record, each with whether it is kept: the rest to delete once one is. */
   earlier_takes: EarlierTake[];
+  /** The check of the take `files` are (docs/checks.md); null when none was saved or checked. */
+  check: ExportCheck | null;
 }
 
 /** What `--state` can select: an item state, or `removed` for the items not in the manifest. */
@@ -84,7 +95,7 @@ export function selectedBy(states: ReadonlySet<ExportState>, record: ExportRecor
 export type ExportFormat = 'jsonl' | 'csv';
 
 /** CSV columns, in record order; maps and lists are JSON text in their cell. */
-const CSV_COLUMNS = [
+export const CSV_COLUMNS = [
   'id',
   'state',
   'prompt',
@@ -102,6 +113,7 @@ const CSV_COLUMNS = [
   'take',
   'kept',
   'earlier_takes',
+  'check',
 ] as const satisfies ReadonlyArray<keyof ExportRecord>;
 
 export function exportRecord(
@@ -141,6 +153,7 @@ class RecordOfItem implements ExportRecord {
   take: number | null;
   kept: boolean | null;
   earlier_takes: EarlierTake[];
+  check: ExportCheck | null;
 
   /** `item` null: an item the manifest no longer names, which has attempts (it was paid for). */
   constructor(
@@ -177,7 +190,9 @@ class RecordOfItem implements ExportRecord {
             take: earlier.take,
             kept: earlier.kept,
             files: earlier.files.map((file) => new FileOfRecord(shown(file.path), file.sha256, file.bytes)),
+            check: earlier.check,
           }));
+    this.check = takes.check;
   }
 }
 
@@ -208,7 +223,8 @@ function jsonLine(r: ExportRecord): string {
     `"input":${r.input},"model":${jsonOrNull(r.model)},"job_id":${jsonOrNull(r.job_id)},"attempts":${r.attempts},` +
     `"net_cost_usd":"${r.net_cost_usd}","files":${json(r.files)},"completed_at":${jsonOrNull(r.completed_at)},` +
     `"expires_at":${jsonOrNull(r.expires_at)},"error_code":${jsonOrNull(r.error_code)},"in_manifest":${r.in_manifest},` +
-    `"take":${r.take},"kept":${r.kept},"earlier_takes":${earlierJson(r.earlier_takes)}}\n`
+    `"take":${r.take},"kept":${r.kept},"earlier_takes":${earlierJson(r.earlier_takes)},` +
+    `"check":${r.check === null ? 'null' : json(r.check)}}\n`
   );
 }
 
@@ -232,6 +248,7 @@ function csvCells(r: ExportRecord): Array<string | number> {
     r.take ?? '',
     r.kept === null ? '' : String(r.kept),
     earlierJson(r.earlier_takes),
+    r.check === null ? '' : json(r.check),
   ];
 }
 

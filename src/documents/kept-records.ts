@@ -50,7 +50,7 @@ export interface KeptFileProblem {
   detail: string;
 }
 
-const KEPT_COLUMNS = [
+export const KEPT_COLUMNS = [
   'id',
   'item',
   'variant',

@@ -33,6 +33,14 @@ export interface StatusItem {
   vars?: Record<string, unknown>;
   /** The option of run that alone sends it again (on-request.ts); present only then. */
   paid_only_by?: OnRequest;
+  /** The check of the take its files are (docs/checks.md); present once that take was checked. */
+  check?: TakeCheckShown;
+}
+
+/** A take's check as the status document shows it. */
+export interface TakeCheckShown {
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
 }
 
 export interface StatusTake {
@@ -52,6 +60,8 @@ export interface StatusReport {
     in_flight: number;
     budget_exceeded: number;
     expired: number;
+    /** Items none of whose takes passed the checks of their output (docs/checks.md). */
+    checks_failed: number;
     spent_usd: string;
     refunded_usd: string;
     charged_usd: string;
@@ -90,6 +100,8 @@ export interface StatusSource {
   /** Items whose saved files are not as saved, by id; absent: the files were not looked at. */
   fileProblems?: FileProblems;
   fileCheck?: FileCheckMode;
+  /** Each checked take's check, by its job (docs/checks.md); absent: not read. */
+  checks?: ReadonlyMap<string, TakeCheckShown>;
 }
 
 /** The document `status --json` prints, from the manifest and the ledger alone (pure). */
@@ -150,6 +162,8 @@ function statusOf(
     }
     const files = problems?.get(item.id);
     if (files) entry.file_problems = shownProblems(files, now, shown);
+    const check = entry.job_id === null ? undefined : source.checks?.get(entry.job_id);
+    if (check) entry.check = check;
     items[index] = entry;
     counts[entry.state] += 1;
   });
@@ -188,6 +202,7 @@ export function statusTotals(
     in_flight: counts.in_flight,
     budget_exceeded: counts.budget_exceeded,
     expired: counts.expired,
+    checks_failed: counts.checks_failed,
     spent_usd: formatUsd(spentMicros(money)),
     refunded_usd: formatUsd(money.refundedMicros),
     charged_usd: formatUsd(money.chargedMicros),

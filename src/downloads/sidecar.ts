@@ -29,6 +29,11 @@ export interface SidecarFacts {
    * is recorded for the item, null or absent (not written) before.
    */
   kept?: boolean | null;
+  /**
+   * For a copy of an earlier take (docs/results.md, "A copy's sidecar"): the take it was copied
+   * from and when. Its request, job and times are then those of the result it copies.
+   */
+  copied?: { item: string | null; take: number | null; at: string } | null;
 }
 
 export interface SidecarFile {
@@ -63,6 +68,10 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
     refunded_usd: formatUsd(facts.refundedMicros),
     created_at: facts.createdAt,
     completed_at: facts.completedAt,
+    // Only on a copy: other sidecars stay byte for byte the same.
+    ...(facts.copied
+      ? { copied_from: { item: facts.copied.item, take: facts.copied.take }, copied_at: facts.copied.at }
+      : {}),
     file: { bytes: file.bytes, sha256: file.sha256 },
   };
   return `${JSON.stringify(document, null, 2)}\n`;

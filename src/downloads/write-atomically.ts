@@ -54,3 +54,31 @@ async function createMakingFolder(path: string): Promise<NewFile> {
     return await NewFile.create(path);
   }
 }
+
+/**
+ * Writes a folder of files the same way: filled under a temporary name beside it (`fill` writes
+ * into the folder it is given), then renamed into place, so a reader finds the whole folder or
+ * none. `replace`: an earlier folder there is set aside first and removed once the new one is in
+ * place (the caller has made sure it is one of its own); an empty folder is replaced by the rename.
+ */
+export async function writeFolderAtomically(
+  dir: string,
+  fill: (temp: string) => Promise<void>,
+  replace: boolean,
+): Promise<void> {
+  const beside = (what: string) =>
+    join(dirname(dir), `.${basename(dir)}.${what}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temp = beside('new');
+  try {
+    await mkdir(temp, { recursive: true });
+    await fill(temp);
+    const earlier = replace ? beside('old') : null;
+    if (earlier !== null) await rename(dir, earlier);
+    await rename(temp, dir);
+    if (earlier !== null) await rm(earlier, { recursive: true, force: true });
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true });
+    throw error;
+  }
+  await syncFolder(dirname(dir));
+}

@@ -31,10 +31,31 @@ export const ATTEMPT_COLUMNS = [
   'completed_at as completedAt',
   'take',
   'vars',
+  'made_by_job as madeByJob',
+  'copied_from as copiedFrom',
 ] as const;
 
 /** Without take and vars: a ledger opened read-only may predate them (attemptsOf adds them back). */
-const BEFORE_TAKES = ATTEMPT_COLUMNS.filter((column) => column !== 'take' && column !== 'vars');
+const LATER = new Set(['take', 'vars', 'made_by_job as madeByJob', 'copied_from as copiedFrom']);
+const BEFORE_TAKES = ATTEMPT_COLUMNS.filter((column) => !LATER.has(column));
+
+/** What a copy points at (docs/results.md): read as null from a ledger opened read-only before them. */
+export function resultColumns(c: LedgerContext, table = 'attempts') {
+  return [
+    c.column<string | null>('attempts', 'made_by_job', `${table}.made_by_job`, null).as('madeByJob'),
+    c.column<string | null>('attempts', 'copied_from', `${table}.copied_from`, null).as('copiedFrom'),
+  ];
+}
+
+/**
+ * The job whose bytes an attempt's files hold, in SQL (records.ts, jobOfBytes): its own job, or
+ * for a copy the job of the result it points at. Every reader that names an item's job uses it.
+ */
+export function jobOfBytesColumn(c: LedgerContext, table = 'attempts') {
+  return c.has('attempts', 'made_by_job')
+    ? sql<string | null>`coalesce(${sql.ref(`${table}.job_id`)}, ${sql.ref(`${table}.made_by_job`)})`
+    : sql<string | null>`${sql.ref(`${table}.job_id`)}`;
+}
 
 /**
  * The columns blanked in the summary view ('' and a null vars): at 100,000 attempts they are most
@@ -60,6 +81,7 @@ function attemptsOf(c: LedgerContext, summary = false) {
     }),
     c.column('attempts', 'take', 'take', 1).as('take'),
     (summary ? sql.lit(null) : c.column('attempts', 'vars', 'vars', null)).as('vars'),
+    ...resultColumns(c),
   ]);
 }
 

@@ -8,6 +8,7 @@ import type { LedgerContext } from './ledger-context.js';
 import type { BatchDump, EventRecord, FileRecord, RunRecord } from './records.js';
 import { boundService, boundServiceIn, dumpedServiceStatements } from './service-binding.js';
 import type { Tables } from './tables.js';
+import { takeChecks } from './take-checks.js';
 
 /**
  * A whole batch out of, and into, a ledger (records.ts, BatchDump): what `mediabatch copy-ledger`
@@ -59,6 +60,7 @@ export async function dumpBatch(c: LedgerContext): Promise<BatchDump> {
         .compile(),
     )) as RunRecord[],
     keepers: await keepers(c),
+    takeChecks: await takeChecks(c),
   };
 }
 
@@ -166,6 +168,18 @@ export async function loadBatch(c: LedgerContext, dump: BatchDump): Promise<void
         chosen_at: keeper.chosenAt,
       })),
     );
+    await insertAll(
+      tx,
+      c,
+      'take_checks',
+      (dump.takeChecks ?? []).map((check) => ({
+        attempt_id: attemptIdIn(ids, check),
+        outcome: check.outcome,
+        reason: check.reason,
+        video: check.video,
+        checked_at: check.checkedAt,
+      })),
+    );
   });
 }
 
@@ -228,6 +242,8 @@ function attemptRow(c: LedgerContext, a: BatchDump['attempts'][number]) {
     completed_at: a.completedAt,
     take: a.take,
     vars: a.vars,
+    made_by_job: a.madeByJob ?? null,
+    copied_from: a.copiedFrom ?? null,
   };
 }
 

@@ -25,6 +25,27 @@ export class StoredDefinitions implements BatchDefinitions {
     });
   }
 
+  definedNames(limit: number): Promise<string[]> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      if (!c.has('batch_definitions') || !c.has('batches')) return [];
+      const rows = await c.db.read(
+        c.q
+          .selectFrom('batches')
+          .select('name')
+          .where((eb) =>
+            eb.exists(
+              eb.selectFrom('batch_definitions').select('revision').whereRef('batch_id', '=', 'batches.id'),
+            ),
+          )
+          .orderBy('name')
+          .limit(limit)
+          .compile(),
+      );
+      return rows.map((row) => row.name);
+    });
+  }
+
   define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): Promise<StoredDefinition> {
     const c = this.#c;
     return c.db.step(() =>

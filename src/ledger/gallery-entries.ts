@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { ATTEMPT_COLUMNS } from './attempt-reads.js';
+import { ATTEMPT_COLUMNS, jobOfBytesColumn } from './attempt-reads.js';
 import type { LedgerContext } from './ledger-context.js';
 import { filesOfAttempts, itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged, pagedIds } from './paging.js';
@@ -78,7 +78,8 @@ async function historyPage(
 }
 
 /** An attempt's columns the page shows: not what it sent (body, hash, variables), nor take (added as read). */
-const HIDDEN = /^(request_body|request_hash|reserved_micros|http_code|expires_at|answered_at|take|vars)\b/;
+const HIDDEN =
+  /^(request_body|request_hash|reserved_micros|http_code|expires_at|answered_at|take|vars|job_id|made_by_job|copied_from)\b/;
 const SHOWN = ATTEMPT_COLUMNS.filter((column) => !HIDDEN.test(column));
 
 /** These items' attempts by seq, each with its files' paths in index order. */
@@ -89,7 +90,7 @@ async function attemptsOf(
   const rows = await c.db.read(
     c.q
       .selectFrom('attempts')
-      .select([...SHOWN, c.column('attempts', 'take', 'take', 1).as('take')])
+      .select([...SHOWN, c.column('attempts', 'take', 'take', 1).as('take'), jobOfBytesColumn(c).as('jobId')])
       .where('batch_id', '=', c.batchId)
       .where(c.db.sql.inList('item_id', itemIds))
       .orderBy('item_id')

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jobOfBytesColumn } from './attempt-reads.js';
 import {
   type ExportAttemptRow,
   ExportedItem,
@@ -55,7 +56,7 @@ async function attemptsOf(c: LedgerContext, itemIds: readonly string[]): Promise
         'request_body as requestBody',
         // A ledger written before variables were recorded is read as it is (read-only: never migrated).
         c.column<string | null>('attempts', 'vars', 'vars', null).as('vars'),
-        'job_id as jobId',
+        jobOfBytesColumn(c).as('jobId'),
         'completed_at as completedAt',
         'expires_at as expiresAt',
       ])

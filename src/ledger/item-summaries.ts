@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jobOfBytesColumn } from './attempt-reads.js';
 import type { LedgerContext } from './ledger-context.js';
 import { itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
@@ -55,7 +56,11 @@ async function jobsOf(c: LedgerContext, page: readonly PerItem[]): Promise<Map<n
   const ids = page.flatMap((row) => (row.jobAttempt === null ? [] : [row.jobAttempt]));
   if (ids.length === 0) return new Map();
   const rows = await c.db.read(
-    c.q.selectFrom('attempts').select(['id', 'job_id as jobId']).where(c.db.sql.inList('id', ids)).compile(),
+    c.q
+      .selectFrom('attempts')
+      .select(['id', jobOfBytesColumn(c).as('jobId')])
+      .where(c.db.sql.inList('id', ids))
+      .compile(),
   );
   return new Map(rows.map((row) => [row.id, row.jobId]));
 }
@@ -78,7 +83,12 @@ async function attemptedPage(
         key.as('itemId'),
         sql<number>`count(*)`.as('attempts'),
         sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
-        sql<number | null>`max(CASE WHEN job_id IS NOT NULL THEN id END)`.as('jobAttempt'),
+        // The job whose bytes are saved (a copy's names its result's), else the newest sent.
+        sql<
+          number | null
+        >`coalesce(max(CASE WHEN files_saved = 1 THEN id END), max(CASE WHEN job_id IS NOT NULL THEN id END))`.as(
+          'jobAttempt',
+        ),
         sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('savedAttempt'),
         sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('firstTake'),
         sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('lastTake'),
@@ -136,7 +146,7 @@ async function takesOf(c: LedgerContext, items: readonly PerItem[]): Promise<Map
   const rows: TakeRow[] = await c.db.read(
     c.q
       .selectFrom('attempts as a')
-      .select(['a.item_id as itemId', take.as('take'), 'a.id', 'a.job_id as jobId'])
+      .select(['a.item_id as itemId', take.as('take'), 'a.id', jobOfBytesColumn(c, 'a').as('jobId')])
       .select(sql<number>`a.amount_micros - a.refunded_micros`.as('net'))
       .where('a.batch_id', '=', c.batchId)
       .where('a.files_saved', '=', 1)

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jobOfBytesColumn } from './attempt-reads.js';
 import type { Statement } from './dialect/database.js';
 import type { LedgerContext } from './ledger-context.js';
 import {
@@ -135,7 +136,8 @@ async function takeRows(c: LedgerContext, withRequests: boolean): Promise<SavedT
         'a.item_id as itemId',
         'a.id as attemptId',
         c.column<number>('attempts', 'take', 'a.take', 1).as('take'),
-        'a.job_id as jobId',
+        // The job that made the bytes: a copy names its result's (docs/results.md).
+        jobOfBytesColumn(c, 'a').as('jobId'),
         'a.amount_micros as amountMicros',
         'a.refunded_micros as refundedMicros',
         'a.completed_at as completedAt',
@@ -147,6 +149,7 @@ async function takeRows(c: LedgerContext, withRequests: boolean): Promise<SavedT
       .$if(withRequests, (query) =>
         query.select([
           'a.request_body as requestBody',
+          'a.idempotency_key as idempotencyKey',
           'a.expires_at as expiresAt',
           c.column<string | null>('attempts', 'vars', 'a.vars', null).as('vars'),
         ]),

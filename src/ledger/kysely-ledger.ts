@@ -18,10 +18,12 @@ import { settles } from './leases.js';
 import type { Ledger } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { priceSamples } from './price-samples.js';
+import { resultOfCopy } from './result-record.js';
 import { recordReusedTake } from './reused-take.js';
 import * as runs from './runs-and-events.js';
 import { savedFileFacts } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
+import * as checks from './take-checks.js';
 
 /** What a read of one attempt gives where there is no batch: the error of an attempt not found. */
 const noAttempt = (id: number) => (): never => {
@@ -72,6 +74,10 @@ export class KyselyLedger implements Ledger {
     this.#c.db.groupCommits(withinMs);
   }
 
+  committed(): Promise<void> {
+    return this.#c.db.committed();
+  }
+
   flush(): Promise<void> {
     return this.#c.db.flush();
   }
@@ -114,6 +120,14 @@ export class KyselyLedger implements Ledger {
       await files.recordFilesSaved(c, id, saved, item);
       if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
     });
+  recordCheckedFiles: Steps['recordCheckedFiles'] = (id, saved, check, item) =>
+    this.#step(async (c) => {
+      await checks.recordCheckedFiles(c, id, saved, check, item);
+      if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
+    });
+  recordTakeCheck: Steps['recordTakeCheck'] = (id, check, item) =>
+    this.#step((c) => checks.recordTakeCheck(c, id, check, item));
+  takeChecks: Steps['takeChecks'] = () => this.#step(checks.takeChecks, () => []);
   recordFileMoved: Steps['recordFileMoved'] = (id, idx, path) =>
     this.#step((c) => files.recordFileMoved(c, id, idx, path));
 
@@ -144,6 +158,7 @@ export class KyselyLedger implements Ledger {
   savedTakes: Steps['savedTakes'] = () => this.#step(keeperRows.savedTakes, () => []);
   reusableTakes: Steps['reusableTakes'] = () => this.#step(keeperRows.reusableTakes, () => []);
   recordReusedTake: Steps['recordReusedTake'] = (reused) => this.#step((c) => recordReusedTake(c, reused));
+  resultOfCopy: Steps['resultOfCopy'] = (attempt) => this.#step((c) => resultOfCopy(c, attempt));
   hasLaterTakes: Steps['hasLaterTakes'] = () => this.#step(keeperRows.hasLaterTakes, () => false);
   setKeepers: Steps['setKeepers'] = (changes) => this.#step((c) => keeperRows.setKeepers(c, changes));
 

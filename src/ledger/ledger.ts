@@ -18,9 +18,12 @@ import type {
   MoneyTotals,
   SavedTake,
   ServiceBinding,
+  TakeCheckRecord,
 } from './records.js';
+import type { ResultOfCopy } from './result-record.js';
 import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
+import type { TakeCheckInput } from './take-checks.js';
 
 export type { NewAttempt } from './attempt-prepare.js';
 export type { ItemEntry } from './item-entries.js';
@@ -30,6 +33,7 @@ export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
 export type { PriceSample } from './price-samples.js';
 export type { SavedFileFacts } from './saved-files.js';
+export type { TakeCheckInput } from './take-checks.js';
 
 /**
  * What a shared ledger checks, in the same transaction as it commits new attempts: the slots
@@ -87,6 +91,11 @@ export interface BatchDefinitions {
    * after it, written or not (the caller compares its hash: another runner may have been first).
    */
   define(next: Omit<StoredDefinition, 'revision' | 'definedAt'>, over: number): Promise<StoredDefinition>;
+  /**
+   * The names of the batches this database holds a definition of, sorted, at most `limit`: what a
+   * runner naming a batch it does not define is told (a typo, or another database).
+   */
+  definedNames(limit: number): Promise<string[]>;
 }
 
 /** An accepted job of the batch not known to be final, as the lister looks for it (RunnerClaims.takeListerLease). */
@@ -179,6 +188,8 @@ export interface Ledger {
   groupCommits(withinMs: number): void;
   /** Commits the open group, if any. */
   flush(): Promise<void>;
+  /** Resolves once every step called before is committed (SQLite's group on its own timer). */
+  committed(): Promise<void>;
 
   // ---- items --------------------------------------------------------------------------------
   listItems(): Promise<ItemRecord[]>;
@@ -234,6 +245,24 @@ export interface Ledger {
     files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
     item?: { itemId: string; update: ItemUpdate },
   ): Promise<void>;
+  /**
+   * recordFilesSaved, with the take's check against its request (docs/checks.md) in the same
+   * transaction, and a `take_checked` event.
+   */
+  recordCheckedFiles(
+    attemptId: number,
+    files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
+    check: TakeCheckInput,
+    item?: { itemId: string; update: ItemUpdate },
+  ): Promise<void>;
+  /** A saved take checked again (`mediabatch check`): its check replaced, its item's state with it. */
+  recordTakeCheck(
+    attemptId: number,
+    check: TakeCheckInput,
+    item?: { itemId: string; update: ItemUpdate },
+  ): Promise<void>;
+  /** Every take check of the batch, in attempt order. */
+  takeChecks(): Promise<TakeCheckRecord[]>;
   /** An earlier take's file now lives under a new name (preserved beside the newer take). */
   recordFileMoved(attemptId: number, idx: number, path: string): Promise<void>;
 
@@ -281,6 +310,8 @@ export interface Ledger {
    * transaction, with a `take_reused` event naming the take it copies.
    */
   recordReusedTake(reused: ReusedTake): Promise<AttemptRecord>;
+  /** What a copied take points at: its result (the attempt whose job made the bytes) and its source take. */
+  resultOfCopy(attempt: AttemptRecord): Promise<ResultOfCopy | null>;
   /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */
   hasLaterTakes(): Promise<boolean>;
   /** Sets or clears keepers, all in one transaction, each with an event; nothing else changes. */

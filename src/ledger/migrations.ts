@@ -136,6 +136,40 @@ const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (batch_id, item_id)
   ) WITHOUT ROWID;
   `,
+  // A paid result is one record (docs/results.md, "The record of a result"): the attempt whose job
+  // made the bytes. A copy of it is a take that points at it: `made_by_job` names that job and
+  // `copied_from` the key of the take copied. Copies made before this step are found by their key.
+  `
+  ALTER TABLE attempts ADD COLUMN made_by_job TEXT;
+  ALTER TABLE attempts ADD COLUMN copied_from TEXT;
+  `,
+  copiesPointAtTheirResult,
+  // Checks of saved outputs (docs/checks.md): each take's outcome against its request, and the
+  // item state `checks_failed` for an item none of whose takes passed. SQLite cannot change a
+  // CHECK constraint in place, so items is rebuilt with its rows.
+  `
+  CREATE TABLE take_checks (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
+    outcome    TEXT NOT NULL CHECK (outcome IN ('passed','failed','unchecked')),
+    reason     TEXT,
+    video      TEXT,
+    checked_at TEXT NOT NULL
+  );
+  CREATE TABLE items_checked (
+    batch_id      INTEGER NOT NULL REFERENCES batches(id),
+    item_id       TEXT NOT NULL,
+    request_hash  TEXT NOT NULL,
+    state         TEXT NOT NULL CHECK (state IN ('pending','in_flight','done','failed','budget_exceeded','expired','checks_failed')),
+    retries_used  INTEGER NOT NULL DEFAULT 0,
+    error_code    TEXT,
+    error_message TEXT,
+    updated_at    TEXT NOT NULL,
+    PRIMARY KEY (batch_id, item_id)
+  ) WITHOUT ROWID;
+  INSERT INTO items_checked SELECT batch_id, item_id, request_hash, state, retries_used, error_code, error_message, updated_at FROM items;
+  DROP TABLE items;
+  ALTER TABLE items_checked RENAME TO items;
+  `,
 ];
 
 function relativeFilePaths(db: Database, context: MigrationContext | null): void {
@@ -151,6 +185,28 @@ function relativeFilePaths(db: Database, context: MigrationContext | null): void
     if (context !== null && row.name === context.batchName) roots.unshift(batchRootOf(context.manifestPath));
     const stored = storedPath(row.path, roots);
     if (stored !== row.path) update.run(stored, row.attemptId, row.idx);
+  }
+}
+
+/**
+ * A copy made before copies named their result: its key is `reused:<attempt copied>:...`. In id
+ * order, so a copy of a copy finds the job its source already points at.
+ */
+function copiesPointAtTheirResult(db: Database): void {
+  const copies = db
+    .prepare(
+      `SELECT id, idempotency_key AS key FROM attempts WHERE idempotency_key LIKE 'reused:%' ORDER BY id`,
+    )
+    .all() as Array<{ id: number; key: string }>;
+  const source = db.prepare(
+    'SELECT idempotency_key AS key, coalesce(job_id, made_by_job) AS job FROM attempts WHERE id = ?',
+  );
+  const update = db.prepare('UPDATE attempts SET copied_from = ?, made_by_job = ? WHERE id = ?');
+  for (const copy of copies) {
+    const from = source.get(Number(copy.key.split(':')[1])) as
+      | { key: string; job: string | null }
+      | undefined;
+    if (from) update.run(from.key, from.job, copy.id);
   }
 }
 

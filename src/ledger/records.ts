@@ -2,11 +2,34 @@ import type { Micros } from '../money.js';
 
 /** Plain rows as the runner's pure core sees them; no SQLite types leak past the ledger module. */
 
-export type ItemState = 'pending' | 'in_flight' | 'done' | 'failed' | 'budget_exceeded' | 'expired';
+/**
+ * `checks_failed`: every take the item was allowed was saved and paid for, and none passed the
+ * checks of its output (docs/checks.md); the last one stays in place. Final, as `failed` is.
+ */
+export type ItemState =
+  | 'pending'
+  | 'in_flight'
+  | 'done'
+  | 'failed'
+  | 'budget_exceeded'
+  | 'expired'
+  | 'checks_failed';
 
 /** A count per item state, every one at zero: the start of every tally by state. */
 export function zeroCounts(): Record<ItemState, number> {
-  return { pending: 0, in_flight: 0, done: 0, failed: 0, budget_exceeded: 0, expired: 0 };
+  return { pending: 0, in_flight: 0, done: 0, failed: 0, budget_exceeded: 0, expired: 0, checks_failed: 0 };
+}
+
+/** A take's check as the ledger records it (runner/output-check.ts decides it). */
+export interface TakeCheckRecord {
+  attemptId: number;
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  /** What the container said, as JSON text (`seconds`, `width`, `height`, `frames`), or null. */
+  video: string | null;
+  checkedAt: string;
+  /** The attempt's job, as read back (null for a reused take); a dump's row carries it, loading ignores it. */
+  jobId?: string | null;
 }
 
 export interface ItemRecord {
@@ -67,6 +90,18 @@ export interface AttemptRecord {
   take?: number;
   /** The template variables its prompt was rendered from, as JSON text; null or absent: none. */
   vars?: string | null;
+  /**
+   * A copy's result (docs/results.md, "The record of a result"): the job whose bytes it holds,
+   * made for another take. Null or absent for an attempt that sent its own request.
+   */
+  madeByJob?: string | null;
+  /** A copy's source: the idempotency key of the take it copied; null or absent otherwise. */
+  copiedFrom?: string | null;
+}
+
+/** The job whose bytes an attempt's files hold: its own, or, for a copy, the one its result names. */
+export function jobOfBytes(attempt: Pick<AttemptRecord, 'jobId' | 'madeByJob'>): string | null {
+  return attempt.jobId ?? attempt.madeByJob ?? null;
 }
 
 export interface FileRecord {
@@ -260,4 +295,6 @@ export interface BatchDump {
   runs: RunRecord[];
   /** In item id order. */
   keepers: KeeperRecord[];
+  /** In attempt order; absent from a dump made before outputs were checked. */
+  takeChecks?: TakeCheckRecord[];
 }

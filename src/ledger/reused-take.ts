@@ -8,6 +8,8 @@ import { attemptEventOf } from './runs-and-events.js';
 /** A saved take with the request its attempt sent: what finds it again by its request key (runner/take-index.ts). */
 export interface ReusableTake extends SavedTake {
   requestBody: string;
+  /** The key of its attempt: what a copy of it names as its source. */
+  idempotencyKey: string;
   expiresAt: string | null;
   vars: string | null;
 }
@@ -24,7 +26,10 @@ export interface ReusedTake {
   requestBody: string;
   requestHash: string;
   vars: string | null;
-  from: Pick<ReusableTake, 'itemId' | 'attemptId' | 'take' | 'jobId' | 'expiresAt' | 'completedAt'>;
+  from: Pick<
+    ReusableTake,
+    'itemId' | 'attemptId' | 'take' | 'jobId' | 'expiresAt' | 'completedAt' | 'idempotencyKey'
+  >;
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>;
 }
 
@@ -74,9 +79,12 @@ export async function recordReusedTake(c: LedgerContext, reused: ReusedTake): Pr
         state: 'accepted',
         job_status: 'succeeded',
         expires_at: reused.from.expiresAt,
+        // The copy's own times, in order: made now. Its result keeps the job's (resultOf).
         created_at: at,
         answered_at: at,
-        completed_at: reused.from.completedAt,
+        completed_at: at,
+        made_by_job: reused.from.jobId,
+        copied_from: reused.from.idempotencyKey,
         take: reused.take,
         vars: reused.vars,
       })

@@ -1,3 +1,4 @@
+import { jobOfBytesColumn } from './attempt-reads.js';
 import { FIRST_FILE_KEY, type FileKey, filesPageAfter, nextFileKey } from './file-rows.js';
 import type { LedgerContext } from './ledger-context.js';
 import { type Page, paged } from './paging.js';
@@ -39,7 +40,7 @@ async function factsPage(c: LedgerContext, after: FileKey): Promise<Page<FileKey
         // A ledger only read (status, plan) may predate the column: then no time was recorded.
         c.column<number | null>('files', 'mtime_ms', 'f.mtime_ms', null).as('mtimeMs'),
         'f.saved_at as savedAt',
-        'a.job_id as jobId',
+        jobOfBytesColumn(c, 'a').as('jobId'),
         'a.expires_at as expiresAt',
       ])
       .where('a.files_saved', '=', 1)

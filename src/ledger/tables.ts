@@ -16,6 +16,7 @@ export interface Tables {
   events: EventsTable;
   runs: RunsTable;
   keepers: KeepersTable;
+  take_checks: TakeChecksTable;
   /** SQLite only. */
   service: ServiceTable;
   /** PostgreSQL only, as the three below. */
@@ -74,6 +75,10 @@ export interface AttemptsTable {
   completed_at: ColumnType<string | null, string | null | undefined, string | null>;
   take: Generated<number>;
   vars: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A copy's result: the job that made its bytes (the attempt it copies has it, or points at it). */
+  made_by_job: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A copy's source: the idempotency key of the take it copied. */
+  copied_from: ColumnType<string | null, string | null | undefined, string | null>;
   /** PostgreSQL only: when the service created the job (the lister's starting point). */
   job_created_at: ColumnType<string | null, string | null | undefined, unknown>;
 }
@@ -116,6 +121,14 @@ export interface KeepersTable {
   kept_item_id: string;
   take: number;
   chosen_at: string;
+}
+
+export interface TakeChecksTable {
+  attempt_id: number;
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  video: string | null;
+  checked_at: string;
 }
 
 export interface ServiceTable {

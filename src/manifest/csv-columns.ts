@@ -48,7 +48,7 @@ function inputColumn(name: string, field: string): HeaderColumn {
   const guess = inputKeyTypo(field);
   if (guess !== null)
     return {
-      problem: `column '${name}': unknown input field \`${field}\`, did you mean '${INPUT_PREFIX}${guess}'? (other unknown input fields are sent as written)`,
+      problem: `column '${name}': unknown input field '${field}', did you mean '${INPUT_PREFIX}${guess}'? (other unknown input fields are sent as written)`,
     };
   return { key: field };
 }

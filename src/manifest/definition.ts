@@ -21,6 +21,8 @@ export interface BatchDefinition {
   /** An `s3://` location, or a folder relative to the manifest's folder ('/'-separated). */
   output: { dir: string; sidecars: boolean };
   items: ManifestItem[];
+  /** duration_tolerance_seconds, only where a manifest sets it (so older definitions keep their hash). */
+  durationToleranceSeconds?: number;
 }
 
 /** The manifest's definition. */
@@ -36,6 +38,9 @@ export function definitionOf(manifest: Manifest): BatchDefinition {
     retries: manifest.retries,
     output: { dir: definedOutputDir(manifest), sidecars: manifest.sidecars !== false },
     items,
+    ...(manifest.durationToleranceSeconds === undefined
+      ? {}
+      : { durationToleranceSeconds: manifest.durationToleranceSeconds }),
   };
 }
 
@@ -67,6 +72,9 @@ export function manifestOfDefinition(definition: BatchDefinition, root: string):
     outputDir: isS3Uri(dir) ? dir : resolve(root, dir),
     ...(sidecars ? {} : { sidecars: false as const }),
     items: definition.items,
+    ...(definition.durationToleranceSeconds === undefined
+      ? {}
+      : { durationToleranceSeconds: definition.durationToleranceSeconds }),
     warnings: [],
   };
 }
@@ -93,6 +101,7 @@ const SETTINGS: ReadonlyArray<[string, (definition: BatchDefinition) => unknown]
   ['retries', (d) => d.retries],
   ['output.dir', (d) => d.output.dir],
   ['output.sidecars', (d) => d.output.sidecars],
+  ['duration_tolerance_seconds', (d) => d.durationToleranceSeconds ?? null],
 ];
 
 /** The item fields a person wrote, by the manifest's names. */

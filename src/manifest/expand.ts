@@ -26,6 +26,8 @@ export interface ItemDraft {
   maxCostMicros: number | undefined;
   /** Its own `variants`; absent means the manifest's. */
   variants: number | undefined;
+  /** Its own `rerolls`; absent means the manifest's. */
+  rerolls: number | undefined;
   /** The one item a manifest with a prompt and no items stands for: its ids are its values alone. */
   bare?: true;
 }
@@ -44,6 +46,8 @@ export interface Defaults {
   maxCostMicros: number | null;
   /** The manifest's `variants`, or null where it sets none. */
   variants: number | null;
+  /** The manifest's `rerolls`, or null where it sets none. */
+  rerolls: number | null;
   matrix: Record<string, unknown[]>;
 }
 
@@ -251,6 +255,8 @@ function buildItem(defaults: Defaults, draft: ReadyDraft, id: string, combo: Com
   };
   if (combo.matrix) item.matrix = combo.matrix;
   if (vars !== null) item.vars = vars;
+  const rerolls = draft.rerolls ?? defaults.rerolls ?? 0;
+  if (rerolls > 0) item.rerolls = rerolls;
   return item;
 }
 

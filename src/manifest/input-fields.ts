@@ -50,7 +50,7 @@ export function inputKeyTypo(key: string): string | null {
 }
 
 function inputTypoMessage(key: string, guess: string): string {
-  return `unknown input field \`${key}\`, did you mean \`${guess}\`? (other unknown input fields are sent as written)`;
+  return `unknown input field '${key}', did you mean '${guess}'? (other unknown input fields are sent as written)`;
 }
 
 /** Reports each near-miss key of an input map. */
@@ -100,7 +100,7 @@ export function notePassThroughFields(
     notes.at(
       source,
       rel,
-      `input field \`${key}\` is not one mediabatch knows; it is sent to the service as written${where}`,
+      `input field '${key}' is not one mediabatch knows; it is sent to the service as written${where}`,
       'key',
     );
   }

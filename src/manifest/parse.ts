@@ -194,6 +194,7 @@ function bareDraft(top: YamlSource): ItemDraft {
     metadata: none,
     maxCostMicros: none,
     variants: none,
+    rerolls: none,
     bare: true,
   };
 }
@@ -206,6 +207,7 @@ function readDefaults(top: YamlSource, field: TopField): Defaults {
     metadata: field('metadata') ?? {},
     maxCostMicros: field('max_cost_usd') ?? null,
     variants: field('variants') ?? null,
+    rerolls: field('rerolls') ?? null,
     matrix: (field('matrix') ?? {}) as Record<string, unknown[]>,
   };
 }
@@ -274,8 +276,12 @@ function assembleManifest(
     budgetMicros: data.budget_usd ?? null,
     concurrency: data.concurrency ?? null,
     retries: data.retries ?? DEFAULT_RETRIES,
+    ...(data.duration_tolerance_seconds === undefined
+      ? {}
+      : { durationToleranceSeconds: data.duration_tolerance_seconds }),
     outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,
+    ...(data.items_from ? { itemsFrom: resolve(dirname(absolute), data.items_from) } : {}),
     ...(data.output?.sidecars === false ? { sidecars: false as const } : {}),
     ...(data.notify?.url ? { notifyUrl: data.notify.url } : {}),
     warnings: warnings.sorted(),
@@ -307,6 +313,7 @@ function toDraft(
     metadata: item.metadata,
     maxCostMicros: item.max_cost_usd,
     variants: item.variants,
+    rerolls: item.rerolls,
   };
 }
 

@@ -26,7 +26,7 @@ export function noteLongPrompts(
     warnings.at(
       source,
       ['prompt'],
-      `the prompt of item \`${item.id}\` is ${chars} characters, more than ${LONG_PROMPT_CHARS.toLocaleString('en-US')}: ` +
+      `the prompt of item '${item.id}' is ${chars} characters, more than ${LONG_PROMPT_CHARS.toLocaleString('en-US')}: ` +
         "it is sent as it is (the service decides what it accepts), and each saved file's sidecar holds it whole",
     );
   });

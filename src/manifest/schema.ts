@@ -24,6 +24,7 @@ export const TOP_KEYS = [
   'budget_usd',
   'concurrency',
   'retries',
+  'duration_tolerance_seconds',
   'output',
   'notify',
   'items',
@@ -32,6 +33,7 @@ export const TOP_KEYS = [
   'prompt',
   'vars',
   'variants',
+  'rerolls',
 ] as const;
 export const ITEM_KEYS = [
   'id',
@@ -42,6 +44,7 @@ export const ITEM_KEYS = [
   'metadata',
   'max_cost_usd',
   'variants',
+  'rerolls',
 ] as const;
 export const OUTPUT_KEYS = ['dir', 'name', 'sidecars'] as const;
 export const NOTIFY_KEYS = ['url'] as const;
@@ -230,6 +233,12 @@ const promptSchema = z
 
 const modelSchema = z.string({ error: expected('a string') }).min(1, { error: 'model must not be empty' });
 
+/** How many times a take that failed its check is bought again (docs/checks.md, "Re-rolls"). */
+const rerollsSchema = z
+  .int({ error: expected('a whole number, 0 to 10') })
+  .min(0, { error: 'must be 0 or more' })
+  .max(10, { error: 'must be at most 10' });
+
 export const itemSchema = z.strictObject(
   {
     id: idSchema.optional(),
@@ -240,6 +249,7 @@ export const itemSchema = z.strictObject(
     metadata: metadataSchema.optional(),
     max_cost_usd: amount(true).optional(),
     variants: variantsSchema.optional(),
+    rerolls: rerollsSchema.optional(),
   },
   { error: expected("an item: a map with at least 'prompt'") },
 );
@@ -269,6 +279,11 @@ export const topSchema = z.strictObject({
   retries: z
     .int({ error: expected('a whole number, 0 or more') })
     .min(0, { error: 'must be 0 or more' })
+    .optional(),
+  duration_tolerance_seconds: z
+    .number({ error: expected('a number of seconds, 0 or more') })
+    .min(0, { error: 'must be 0 or more' })
+    .max(3600, { error: 'must be at most 3600' })
     .optional(),
   output: z
     .strictObject(
@@ -318,4 +333,5 @@ export const topSchema = z.strictObject({
   prompt: promptSchema.optional(),
   vars: varsSchema.optional(),
   variants: variantsSchema.optional(),
+  rerolls: rerollsSchema.optional(),
 });

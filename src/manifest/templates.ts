@@ -85,7 +85,7 @@ export function prepareTemplates(
         warnings.at(
           site.source,
           ['vars', name],
-          `variable \`${name}\` is not used by this item's prompt`,
+          `variable '${name}' is not used by this item's prompt`,
           'key',
         );
     }
@@ -94,7 +94,7 @@ export function prepareTemplates(
   });
   for (const name of topNames) {
     if (!usedTop.has(name))
-      warnings.at(shared.source, ['vars', name], `variable \`${name}\` is not used by any prompt`, 'key');
+      warnings.at(shared.source, ['vars', name], `variable '${name}' is not used by any prompt`, 'key');
   }
   return prepared;
 }

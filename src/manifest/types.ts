@@ -11,6 +11,11 @@ export interface ManifestItem {
   metadata: Record<string, unknown>;
   /** item max_cost_usd ?? manifest max_cost_usd ?? null, in micro-dollars */
   maxCostMicros: number | null;
+  /**
+   * How many times a take of the item that fails its check is bought again (item ?? manifest
+   * `rerolls`); absent means none.
+   */
+  rerolls?: number;
   /** This item's matrix combination (axis -> value); absent when the manifest has no matrix. */
   matrix?: Record<string, unknown>;
   /**
@@ -46,6 +51,8 @@ export interface Manifest {
   concurrency: number | null;
   /** Resubmissions after a retryable job failure; default 2. */
   retries: number;
+  /** How far a take's length may be from its `seconds` (docs/checks.md); absent: 0.5 s. */
+  durationToleranceSeconds?: number;
   /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */
   outputDir: string;
   /** output.sidecars: absent means on (a provenance JSON beside every output). */
@@ -54,6 +61,8 @@ export interface Manifest {
   notifyUrl?: string;
   /** After items, items_from and matrix expansion, in manifest order (items, then items_from). */
   items: ManifestItem[];
+  /** Absolute path of the `items_from` file the items were read from, when there is one. */
+  itemsFrom?: string;
   /** Not mistakes, but worth a look (input fields mediabatch does not know); `plan` lists them. */
   warnings: ManifestProblem[];
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { closestMatch } from '../suggest.js';
 import { CHECKED_INPUT_FIELDS } from './input-fields.js';
+import { optionFieldHint } from './option-fields.js';
 import type { Anchor, Path, PathSegment, ProblemList, Source } from './problems.js';
 import { ITEM_KEYS, NOTIFY_KEYS, OUTPUT_KEYS, TOP_KEYS } from './schema.js';
 
@@ -20,18 +21,20 @@ export const topKeysAt: KeysAt = (path) =>
 export const itemKeysAt: KeysAt = (path) => (path.length === 0 ? ITEM_KEYS : []);
 
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
-  const base = `unknown field \`${key}\``;
+  const base = `unknown field '${key}'`;
   // A CSV's `input.seconds` column, written as a JSON line's key: the line nests it instead.
   const [, place, field] = /^(input|vars)\.(.+)$/.exec(key) ?? [];
   if (place !== undefined && known.includes(place))
-    return `${base}: a JSON line nests it, as \`"${place}": {"${field}": ...}\``;
+    return `${base}: a JSON line nests it, as {"${place}": {"${field}": ...}}`;
+  const option = known === TOP_KEYS || known === ITEM_KEYS ? optionFieldHint(key) : null;
+  if (option !== null) return `${base}: ${option}`;
   const guess = closestMatch(key, known);
-  if (guess !== null) return `${base}, did you mean \`${guess}\`?`;
+  if (guess !== null) return `${base}, did you mean '${guess}'?`;
   if (known.includes('input') && CHECKED_INPUT_FIELDS.includes(key)) {
-    return `${base}: input fields go under \`input:\``;
+    return `${base}: input fields go under 'input:'`;
   }
   const itemGuess = known === TOP_KEYS ? closestMatch(key, ITEM_KEYS) : null;
-  if (itemGuess !== null) return `${base}: \`${itemGuess}\` belongs to each entry under \`items:\``;
+  if (itemGuess !== null) return `${base}: '${itemGuess}' belongs to each entry under 'items:'`;
   if (known === TOP_KEYS) return `${base} (expected one of: ${known.join(', ')}, or a name starting with x-)`;
   return known.length > 0 ? `${base} (expected one of: ${known.join(', ')})` : base;
 }

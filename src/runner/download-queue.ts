@@ -6,10 +6,12 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
+import { checkRecord } from './check-saved.js';
 import type { Clock } from './clock.js';
 import { MinHeap } from './min-heap.js';
+import type { TakeCheck } from './output-check.js';
 import { type DownloadRetryCause, decideDownloadRetry } from './policy.js';
-import { beforePlacing, sidecarFacts } from './provenance.js';
+import { beforePlacing, sidecarFactsOf } from './provenance.js';
 import { type DiskRefuses, storeRefusal } from './stop-rules.js';
 
 export interface DownloadTask {
@@ -22,7 +24,8 @@ export interface DownloadTask {
   superseded?: boolean;
 }
 
-export type DownloadOutcome = 'saved' | 'expired' | { error: string };
+/** `checksFailed`: saved, but the take is not the video its request asked for (docs/checks.md). */
+export type DownloadOutcome = 'saved' | 'expired' | { error: string } | { checksFailed: TakeCheck };
 
 /** What one task's tries came to, before the ledger has recorded saved files. */
 type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[] };
@@ -42,10 +45,16 @@ export interface DownloadQueueDeps {
   sidecars: boolean;
   concurrency: number;
   timeoutMs?: number;
+  /** The job's files a run saved and was stopped before committing (saved-before-commit.ts). */
+  savedBeforeCommit?: (task: DownloadTask) => Promise<SavedFile[] | null>;
+  /** A task's files are written and recorded (not yet committed): what their size says is judged now. */
+  filesWritten?: () => void;
   /** Runs a download in the background; the owner decides what a throw means. */
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
   settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
+  /** A saved take checked against its request (check-saved.ts). */
+  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck>;
   /** Called whenever a download slot frees. */
   freed: () => void;
   /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
@@ -66,6 +75,8 @@ export class DownloadQueue {
   );
   #arrivals = 0;
   #active = 0;
+  /** Saved files whose commit is awaited before their item is said done. */
+  #settling = 0;
   #closed = false;
 
   constructor(deps: DownloadQueueDeps) {
@@ -74,7 +85,7 @@ export class DownloadQueue {
   }
 
   get idle(): boolean {
-    return this.#waiting.size === 0 && this.#active === 0;
+    return this.#waiting.size === 0 && this.#active === 0 && this.#settling === 0;
   }
 
   get activeCount(): number {
@@ -119,13 +130,33 @@ export class DownloadQueue {
 
   async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
-      // The files and the item's `done` commit as one step: one round trip and one disk sync, not two.
-      // A superseded take's item is not its to decide (DownloadTask.superseded).
-      const item = task.superseded
-        ? undefined
-        : { itemId: task.attempt.itemId, update: { state: 'done' as const } };
-      await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
-      await this.#deps.settled(task, 'saved');
+      const check = await this.#deps.checkTake(task.attempt, outcome.saved);
+      const failed = check.outcome === 'failed';
+      // The files, their check and the item's state commit as one step: one round trip and one
+      // disk sync. A superseded take's item is not its to decide (DownloadTask.superseded).
+      const update = failed
+        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check.reason }
+        : { state: 'done' as const };
+      const item = task.superseded ? undefined : { itemId: task.attempt.itemId, update };
+      await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
+      // Its size is learnt at once (size-check.ts): the next wave is judged before anything else is sent.
+      this.#deps.filesWritten?.();
+      // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
+      // The slot is free meanwhile; the group commits on its timer as it would anyway.
+      this.#settling += 1;
+      this.#deps.background(
+        this.#deps.ledger
+          .committed()
+          // A commit that fails says so through the ledger's next step, as before: the item stays unsaid.
+          .then(
+            () => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'),
+            () => undefined,
+          )
+          .finally(() => {
+            this.#settling -= 1;
+            this.#deps.freed();
+          }),
+      );
       return;
     }
     await this.#deps.settled(task, outcome);
@@ -142,7 +173,12 @@ export class DownloadQueue {
       ...(task.superseded ? { take: task.attempt.take ?? 1 } : {}),
       refreshJob: async () => (await client.getJob(job.id)).data,
       sidecar: this.#deps.sidecars
-        ? sidecarFacts(this.#deps.manifestName, task.attempt, await this.#deps.keptOf(task.attempt))
+        ? await sidecarFactsOf(
+            ledger,
+            this.#deps.manifestName,
+            task.attempt,
+            await this.#deps.keptOf(task.attempt),
+          )
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
     });
@@ -150,6 +186,8 @@ export class DownloadQueue {
 
   async #download(task: DownloadTask): Promise<TriesOutcome> {
     const { client, clock, random } = this.#deps;
+    const saved = await this.#deps.savedBeforeCommit?.(task);
+    if (saved) return { saved };
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
       const outcome = await this.#save(task, job).catch((error: unknown) => ({

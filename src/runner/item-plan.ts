@@ -108,6 +108,9 @@ export function planItem(
       return { label: 'retry', action: 'submit', reason: 'budget_exceeded' };
     case 'expired':
       return { label: 'expired', action: options.regenerateExpired ? 'submit' : 'skip' };
+    case 'checks_failed':
+      // Every take it was allowed was paid for and kept: only a redo buys another (docs/checks.md).
+      return { label: 'failed', action: 'skip', code: record.errorCode ?? 'checks_failed' };
     case 'failed':
       if (options.sameRun) return { label: 'failed', action: 'skip', code: record.errorCode };
       if (isRetryableOnRerun(record.errorCode))

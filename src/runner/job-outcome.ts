@@ -1,11 +1,11 @@
 import type { AttemptRecord } from '../ledger/records.js';
 import type { Job } from '../service-client/schemas.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
+import { takeFailedCheck } from './failed-take.js';
 import { failureCode } from './job-snapshot.js';
 import { pollsFor } from './look-limits.js';
 import { decideJobFailure } from './policy.js';
 import type { RunContext } from './run-context.js';
-import { fileSaved } from './size-check.js';
 
 /** Acts on the latest known state of an accepted job: watch it, save it, or decide its item. */
 export function handleJob(
@@ -85,7 +85,10 @@ export async function downloadFinished(
   outcome: DownloadOutcome,
 ): Promise<void> {
   const itemId = task.attempt.itemId;
-  if (outcome === 'saved') fileSaved(run);
+  if (typeof outcome === 'object' && 'checksFailed' in outcome) {
+    takeFailedCheck(run, task, outcome.checksFailed);
+    return;
+  }
   if (task.superseded) {
     supersededSaved(run, task, outcome);
     return;
@@ -118,7 +121,11 @@ async function expiredWords(run: RunContext, attempt: AttemptRecord): Promise<st
 }
 
 /** A take made before its item was edited: its files are kept or not; the item goes its own way. */
-function supersededSaved(run: RunContext, task: DownloadTask, outcome: DownloadOutcome): void {
+function supersededSaved(
+  run: RunContext,
+  task: DownloadTask,
+  outcome: Exclude<DownloadOutcome, { checksFailed: unknown }>,
+): void {
   const { itemId, take } = task.attempt;
   const what = `${itemId}: the job ${task.job.id} of its request before the edit`;
   if (outcome === 'saved') run.deps.observer.log('info', `${what} is saved as take ${take ?? 1}`);

@@ -1,7 +1,8 @@
 import { takePath } from '../downloads/preserve-take.js';
 import type { SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import { type AttemptRecord, jobOfBytes } from '../ledger/records.js';
+import type { ResultOfCopy } from '../ledger/result-record.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 
@@ -10,26 +11,51 @@ import { MEDIABATCH_VERSION } from '../version.js';
  * redo keeps (docs/gallery.md). The files themselves are written by src/downloads.
  */
 
-/** `kept`: what KeptTakes.recorded says of the attempt's take (null: no keeper chosen for its item). */
+/**
+ * `kept`: what KeptTakes.recorded says of the attempt's take (null: no keeper chosen for its item).
+ * `copy`: for a copied take, what it points at (Ledger.resultOfCopy): its sidecar then keeps the
+ * request, job and times of the result whose bytes it holds, and says which take it was copied from.
+ */
 export function sidecarFacts(
   manifestName: string,
   attempt: AttemptRecord,
   kept: boolean | null = null,
+  copy: ResultOfCopy | null = null,
 ): SidecarFacts {
+  const made = copy?.result ?? attempt;
   return {
     version: MEDIABATCH_VERSION,
     manifest: manifestName,
     itemId: attempt.itemId,
     take: attempt.take ?? 1,
-    requestBody: attempt.requestBody,
-    jobId: attempt.jobId,
+    requestBody: made.requestBody,
+    jobId: jobOfBytes(attempt),
     amountMicros: attempt.amountMicros,
     refundedMicros: attempt.refundedMicros,
-    createdAt: attempt.createdAt,
-    completedAt: attempt.completedAt,
+    createdAt: made.createdAt,
+    completedAt: made.completedAt,
     vars: attempt.vars ?? null,
     kept,
+    ...(copy
+      ? {
+          copied: {
+            item: copy.source?.itemId ?? null,
+            take: copy.source?.take ?? null,
+            at: attempt.createdAt,
+          },
+        }
+      : {}),
   };
+}
+
+/** sidecarFacts with what a copied take points at read from the ledger. */
+export async function sidecarFactsOf(
+  ledger: Pick<Ledger, 'resultOfCopy'>,
+  manifestName: string,
+  attempt: AttemptRecord,
+  kept: boolean | null = null,
+): Promise<SidecarFacts> {
+  return sidecarFacts(manifestName, attempt, kept, await ledger.resultOfCopy(attempt));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AttemptRecord, FileRecord } from '../ledger/records.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';
-import { sidecarFacts } from './provenance.js';
+import { sidecarFactsOf } from './provenance.js';
 import { holdsPaidResult, pairRenames, type Rename, renamedFilePath } from './renames.js';
 import { requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
@@ -67,7 +67,10 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
       .filter((move) => move.attemptId === attemptId)
       .map((move) => ({ path: move.to, bytes: move.bytes, sha256: move.sha256 }));
     await store
-      .ensureSidecars(sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)), files)
+      .ensureSidecars(
+        await sidecarFactsOf(ledger, manifest.name, attempt, await run.keptMark(attempt)),
+        files,
+      )
       .catch((error: Error) => {
         observer.log('warn', `${attempt.itemId}: cannot rewrite its sidecar: ${error.message}`);
       });

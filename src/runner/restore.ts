@@ -12,11 +12,12 @@ import {
 } from './item-plan.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
+import { recoverLostCopy } from './lost-copies.js';
 import { itemsHeldBack } from './names-in-the-way.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
-import { batchRows, copiedTakeLost, reuseSavedTakes, twinsOf } from './reuse-takes.js';
+import { batchRows, reuseSavedTakes, twinsOf } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { namesOf } from './shown-ids.js';
 import { accountRefusal } from './stop-rules.js';
@@ -133,14 +134,21 @@ async function setOnTheirWay(
     .map((index) => items[index]!.id);
   const held = await itemsHeldBack(run, toSubmit);
   for (const id of [...held, ...heldRenames]) run.state.queue.holdBack(id);
-  const twins = twinsOf(run, items, toSubmit);
-  for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
   const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
   const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
   refetch.push(...(await verifySavedFiles(run, verify)));
+  // A request is acquired once: an item asking for a result this run fetches again waits for it.
+  const fetched = refetch.filter((attempt) => attempt.jobId !== null && stillHeldBy(run, attempt));
+  const twins = twinsOf(run, items, toSubmit, fetched);
+  for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   await refetchJobs(run, refetch);
   return unanswered;
+}
+
+/** Whether the service still holds an attempt's outputs, by its word (unknown counts as held). */
+function stillHeldBy(run: RunContext, attempt: AttemptRecord): boolean {
+  return attempt.expiresAt === null || Date.parse(attempt.expiresAt) > run.deps.clock.now();
 }
 
 type Restored = { record: ItemRecord; next: Next; hash: string; memoryOnly?: boolean };
@@ -262,9 +270,10 @@ function nextForPlan(plan: ItemPlan, hash: string): Next {
 
 async function refetchJobs(run: RunContext, attempts: AttemptRecord[]): Promise<void> {
   const { client, ledger, observer } = run.deps;
+  const fetching = new Set(attempts.flatMap((attempt) => (attempt.jobId === null ? [] : [attempt.jobId])));
   for (const attempt of attempts) {
     if (attempt.jobId === null) {
-      copiedTakeLost(run, attempt);
+      await recoverLostCopy(run, attempt, fetching);
       continue;
     }
     try {
@@ -319,13 +328,23 @@ export async function resumeUnanswered(run: RunContext, attempt: AttemptRecord):
   await sendAttempt(run, attempt, run.capComesFromBudget(attempt.itemId));
 }
 
+/** The manifest asks for more jobs at once than the workspace may run: the limit wins, said once. */
+export function concurrencyAboveLimit(asked: number, limit: number): string {
+  return (
+    `the manifest's concurrency (${asked}) is above the service's limit for this workspace ` +
+    `(${limit} job${limit === 1 ? '' : 's'} at a time): the run keeps at most ${limit} in flight`
+  );
+}
+
 /** Learns the workspace's slot limit; a refused key or wallet stops the run before it submits. */
 export async function readAccount(run: RunContext): Promise<void> {
   try {
     // The pre-flight read it a moment ago: asking again would tell nothing new for one request.
     const data = run.options.account ?? (await run.deps.client.getAccount()).data;
     const limit = data.concurrency.limit;
-    run.state.setSlotLimit(Math.min(run.deps.manifest.concurrency ?? limit, limit));
+    const asked = run.deps.manifest.concurrency;
+    run.state.setSlotLimit(Math.min(asked ?? limit, limit));
+    if (asked !== null && asked > limit) run.deps.observer.log('warn', concurrencyAboveLimit(asked, limit));
     if (!data.balance.enabled)
       run.deps.observer.log('warn', 'the API wallet is not enabled; submissions will be refused');
   } catch (error) {

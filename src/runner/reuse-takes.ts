@@ -4,9 +4,15 @@ import type { ReusableTake } from '../ledger/reused-take.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
 import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';
-import { sidecarFacts } from './provenance.js';
+import { sidecarFactsOf } from './provenance.js';
 import { buildRequestBody, requestHash } from './request.js';
-import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from './request-key.js';
+import {
+  manifestVariants,
+  requestKey,
+  requestKeyOfBody,
+  SAME_VIDEO_WORDS,
+  variantOfItem,
+} from './request-key.js';
 import type { RunContext } from './run-context.js';
 import { TakeIndex } from './take-index.js';
 
@@ -24,6 +30,8 @@ export async function reuseSavedTakes(
   items: readonly ManifestItem[],
   held: ReadonlySet<string>,
   rows?: BatchRows,
+  /** Items whose copied take was lost (lost-copies.ts): they want a take whatever their plan says. */
+  lost: ReadonlySet<string> = new Set(),
 ): Promise<Set<string>> {
   const { ledger, manifest } = run.deps;
   const { attempts, records } = rows ?? (await batchRows(ledger));
@@ -34,7 +42,7 @@ export async function reuseSavedTakes(
     (item) =>
       !held.has(item.id) &&
       !elsewhere.has(item.id) &&
-      wantsTake(run, item, records.get(item.id), latest.get(item.id)),
+      (lost.has(item.id) || wantsTake(run, item, records.get(item.id), latest.get(item.id))),
   );
   const reused = new Set<string>();
   if (wanting.length === 0) return reused;
@@ -201,7 +209,7 @@ async function placeTake(
     // The sidecar describes the item's new take as the ledger does, as a later check rewrites it:
     // no job of its own (the copied take's sidecar names the job that made the bytes, and the
     // take_reused event names that take).
-    const facts = sidecarFacts(manifest.name, attempt, await run.keptMark(attempt));
+    const facts = await sidecarFactsOf(ledger, manifest.name, attempt, await run.keptMark(attempt));
     await store.ensureSidecars(facts, placed);
   }
   observer.log(
@@ -251,20 +259,28 @@ function targetPath(
 }
 
 /**
- * Items of this run asking for the very request of another item it submits (the same model, input
- * and variant): the first is submitted, the others wait for its take and copy it once it is saved
- * (run-loop.ts), so two items of one manifest never buy the same video. A shared ledger's runners
- * submit each their own.
+ * Items of this run asking for the very request of another item it submits or fetches again (the
+ * same model, input and variant): the first is submitted (or fetched), the others wait for its
+ * take and copy it once it is saved (run-loop.ts), so one request is acquired once per run and two
+ * items of one manifest never buy the same video. A shared ledger's runners submit each their own.
  */
 export function twinsOf(
   run: RunContext,
   items: readonly ManifestItem[],
   toSubmit: readonly string[],
+  /** The results this run fetches again (a GET): an item asking for one waits for it too. */
+  fetching: readonly AttemptRecord[] = [],
 ): Set<string> {
   const twins = new Set<string>();
-  if (run.shared !== null || toSubmit.length < 2) return twins;
+  if (run.shared !== null || toSubmit.length + fetching.length < 2) return twins;
   const submitted = new Set(toSubmit);
-  const firsts = new Set<string>();
+  const variants = manifestVariants(run.deps.manifest.items);
+  const firsts = new Set(
+    fetching.flatMap((attempt) => {
+      const key = requestKeyOfBody(attempt.requestBody, variantOfItem(variants, attempt.itemId));
+      return key === null ? [] : [key];
+    }),
+  );
   for (const item of items) {
     if (!submitted.has(item.id)) continue;
     const key = requestKey(item);
@@ -276,16 +292,4 @@ export function twinsOf(
     run.awaitTwin(item);
   }
   return twins;
-}
-
-/**
- * A take copied from another (placeTake) whose file is gone or altered has no job to fetch it
- * again from: the item is expired, and the next run looks for an intact take of its request again
- * (only `regenerateExpired` pays for it where none is left).
- */
-export function copiedTakeLost(run: RunContext, attempt: AttemptRecord): void {
-  run.setItem(attempt.itemId, 'expired', {
-    errorCode: null,
-    errorMessage: 'its saved file, a copy of an earlier take, was deleted or altered after saving',
-  });
 }

@@ -7,6 +7,7 @@ import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { BudgetState } from './budget.js';
+import { CheckTally } from './check-tally.js';
 import type { Clock } from './clock.js';
 import type { DownloadQueue } from './download-queue.js';
 import { KeptTakes } from './kept-takes.js';
@@ -78,6 +79,8 @@ export class RunContext {
   readonly state: RunState;
   readonly downloads: DownloadQueue;
   readonly postLimit = pLimit(MAX_POSTS_AT_ONCE);
+  /** What this run's checks of saved takes came to (docs/checks.md). */
+  readonly checks = new CheckTally();
   /** This run's share of a batch that several runners work (a shared ledger); null for a ledger of its own. */
   readonly shared: SharedWork | null;
   #fatal: unknown = null;
@@ -86,6 +89,7 @@ export class RunContext {
   #kept: Promise<KeptTakes> | null = null;
   /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
   readonly #twins: ManifestItem[] = [];
+  readonly #lostCopies = new Set<string>();
   /** Ends the loop's current sleep; null while it is not sleeping. */
   #wakeSleeper: (() => void) | null = null;
   readonly #stopped = new AbortController();
@@ -170,14 +174,21 @@ export class RunContext {
     return (await this.#kept).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
   }
 
-  /** An item that waits for the take of its twin, submitted in this run, instead of paying again. */
-  awaitTwin(item: ManifestItem): void {
+  /**
+   * An item that waits for the take of its twin, acquired in this run, instead of paying again.
+   * `lost`: a copied take whose file is gone or altered; if no intact take of its request is
+   * saved by the end, it is expired rather than sent (lost-copies.ts).
+   */
+  awaitTwin(item: ManifestItem, lost = false): void {
     this.#twins.push(item);
+    if (lost) this.#lostCopies.add(item.id);
   }
 
   /** The items waiting for a twin's take, handed over once: the run copies or submits them after. */
-  takeTwins(): ManifestItem[] {
-    return this.#twins.splice(0);
+  takeTwins(): { twins: ManifestItem[]; lost: Set<string> } {
+    const lost = new Set(this.#lostCopies);
+    this.#lostCopies.clear();
+    return { twins: this.#twins.splice(0), lost };
   }
 
   enqueue(itemId: string, notBefore = 0): void {

@@ -1,15 +1,19 @@
 import { spentMicros } from '../ledger/money-totals.js';
+import { checkSavedTake } from './check-saved.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
+import { copyLeftExpired } from './lost-copies.js';
+import { DEFAULT_TOLERANCE_SECONDS } from './output-check.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
+import { savedBeforeCommit } from './saved-before-commit.js';
 import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
-import { startGuessing } from './size-check.js';
+import { fileSaved, startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
 import { fillSlots, NO_ROOM_RETRY_MS } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
@@ -25,6 +29,8 @@ export interface RunResult {
   abandonedWatching: boolean;
   /** Items not submitted because a file this ledger did not write holds their name: a re-run alone does not move them. */
   heldBack: string[];
+  /** Takes saved in files that are not a container mediabatch reads: left unchecked (docs/checks.md). */
+  uncheckedTakes: number;
 }
 
 /**
@@ -41,7 +47,7 @@ export async function runBatch(
 ): Promise<RunResult> {
   const run = new RunContext(deps, options, (context) => downloadQueueFor(context));
   try {
-    return await runToTheEnd(run, onInterrupt);
+    return { ...(await runToTheEnd(run, onInterrupt)), uncheckedTakes: run.checks.unchecked };
   } catch (error) {
     // No request or write of a failed run outlives its result (a library caller may go on to
     // another run, or end the process): the downloads not begun wait for the next run.
@@ -51,7 +57,10 @@ export async function runBatch(
   }
 }
 
-async function runToTheEnd(run: RunContext, onInterrupt?: (drain: () => void) => void): Promise<RunResult> {
+async function runToTheEnd(
+  run: RunContext,
+  onInterrupt?: (drain: () => void) => void,
+): Promise<Omit<RunResult, 'uncheckedTakes'>> {
   const { deps } = run;
   // Before anything is submitted or resumed: a guessed size that did not fit means one job at a time.
   startGuessing(run);
@@ -87,13 +96,16 @@ async function runToTheEnd(run: RunContext, onInterrupt?: (drain: () => void) =>
  * twin saved nothing (it failed, the run stopped) goes out on its own unless the run is stopping.
  */
 async function settleTwins(run: RunContext): Promise<void> {
-  const twins = run.takeTwins();
+  const { twins, lost } = run.takeTwins();
   if (twins.length === 0) return;
-  const reused = await reuseSavedTakes(run, twins, new Set());
+  const reused = await reuseSavedTakes(run, twins, new Set(), undefined, lost);
   for (const id of reused) run.setItem(id, 'done');
   const left = twins.filter((item) => !reused.has(item.id));
-  if (left.length === 0 || run.state.stop !== null) return;
-  for (const item of left) run.enqueue(item.id);
+  // A lost copy is never bought by a plain run: with no intact take of its request left, it is expired.
+  for (const item of left) if (lost.has(item.id)) copyLeftExpired(run, item.id);
+  const toSend = left.filter((item) => !lost.has(item.id));
+  if (toSend.length === 0 || run.state.stop !== null) return;
+  for (const item of toSend) run.enqueue(item.id);
   await loopUntilSettled(run);
 }
 
@@ -112,6 +124,18 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     concurrency: run.options.downloadConcurrency,
     ...(run.options.downloadTimeoutMs ? { timeoutMs: run.options.downloadTimeoutMs } : {}),
     background: (task) => run.background(task),
+    savedBeforeCommit: (task) => savedBeforeCommit(run, task),
+    filesWritten: () => fileSaved(run),
+    checkTake: async (attempt, files) =>
+      run.checks.counted(
+        attempt.itemId,
+        await checkSavedTake(
+          run.deps.store,
+          attempt,
+          files,
+          manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+        ),
+      ),
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

@@ -48,9 +48,16 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
           prices,
         });
         if (state.cancelRedo(itemId)) {
-          // A redo that does not fit leaves the item as it was: done, its take kept.
-          run.setItem(itemId, 'done');
-          run.deps.observer.log('warn', `${itemId}: the redo ${words}; its take stays`);
+          // A redo that does not fit leaves the item as it was: done, its take kept; a re-roll
+          // (failed-take.ts) leaves it checks_failed, its takes kept.
+          const rerolled = tracked.record.state === 'checks_failed';
+          const { errorCode, errorMessage } = tracked.record;
+          if (rerolled) run.setItem(itemId, 'checks_failed', { errorCode, errorMessage });
+          else run.setItem(itemId, 'done');
+          run.deps.observer.log(
+            'warn',
+            `${itemId}: the ${rerolled ? 're-roll' : 'redo'} ${words}; its take stays`,
+          );
           continue;
         }
         if (leftAsItWas(run, itemId, words)) continue;

@@ -1,8 +1,8 @@
 import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
-import type { AttemptRecord, FileRecord } from '../ledger/records.js';
+import { type AttemptRecord, type FileRecord, jobOfBytes } from '../ledger/records.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { sidecarFacts } from './provenance.js';
+import { sidecarFactsOf } from './provenance.js';
 import type { RunContext } from './run-context.js';
 
 /** Saved files checked at once on a re-run. */
@@ -65,7 +65,7 @@ function refetchLines(run: RunContext, attempt: AttemptRecord, unfit: Unfit[] | 
     expires === null || Date.parse(expires) > run.deps.clock.now()
       ? `free: no new generation${expires === null ? '' : `, the service keeps it until ${expires}`}`
       : `its outputs expired at the service on ${expires}; if they are gone, only \`regenerateExpired\` pays for it again`;
-  const from = `fetching it again from job ${attempt.jobId} (${held})`;
+  const from = `fetching it again from job ${jobOfBytes(attempt)} (${held})`;
   if (unfit === null) return [`${attempt.itemId}: no saved file recorded; ${from}`];
   const shown = shownFromManifest(run.deps.manifest.file);
   return unfit.map(
@@ -90,7 +90,7 @@ async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: F
   if (manifest.sidecars === false) return;
   try {
     const written = await run.deps.store.ensureSidecars(
-      sidecarFacts(manifest.name, attempt, await run.keptMark(attempt)),
+      await sidecarFactsOf(run.deps.ledger, manifest.name, attempt, await run.keptMark(attempt)),
       files,
     );
     if (written > 0) observer.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);

@@ -28,23 +28,67 @@ export interface Ycbcr {
   cr: number;
 }
 
-/** The size of a clip for an orientation `W:H`; one that does not parse (or has a 0) is square. */
-export function clipGeometry(orientation: string): ClipGeometry {
+/**
+ * The size of a clip for an orientation `W:H` (one that does not parse, or has a 0, is square) and a
+ * definition `Np`: the shorter side is N pixels, as 720p means for a service (1280x720 for `16:9`,
+ * 720x1280 for `9:16`). Without a definition (the clip of a job from a state file written before
+ * clips had one), the old placeholder size: about 2,300 pixels whatever the shape.
+ */
+export function clipGeometry(orientation: string, definition?: string): ClipGeometry {
   const match = /^([0-9]+):([0-9]+)$/.exec(orientation);
   const w = match ? Number(match[1]) : 1;
   const h = match ? Number(match[2]) : 1;
   const ratio = w > 0 && h > 0 ? w / h : 1;
-  // Both sides clamped so an extreme ratio such as 100:1 still makes a clip a player accepts.
-  const side = (pixels: number) => Math.min(256, Math.max(16, 2 * Math.round(pixels / 2)));
-  const width = side(Math.sqrt(AREA * ratio));
-  const height = side(Math.sqrt(AREA / ratio));
+  const lines = definition === undefined ? null : definitionLines(definition);
+  const [width, height] = lines === null ? smallSize(ratio) : definedSize(ratio, lines);
   const columns = Math.max(1, Math.floor(width / MB));
   const rows = Math.max(1, Math.floor(height / MB));
+  return {
+    width,
+    height,
+    mbWidth: Math.ceil(width / MB),
+    mbHeight: Math.ceil(height / MB),
+    path: tilePath(columns, rows),
+  };
+}
+
+/** Even numbers: 4:2:0 chroma cropping works in steps of two pixels. */
+const even = (pixels: number) => 2 * Math.round(pixels / 2);
+
+/** The N of `Np`, within what an H.264 level describes (4320p, 8K, at most); null if it does not parse. */
+export function definitionLines(definition: string): number | null {
+  const match = /^([0-9]+)p$/.exec(definition);
+  return match ? Math.min(4320, Math.max(16, Number(match[1]))) : null;
+}
+
+function smallSize(ratio: number): [number, number] {
+  // Both sides clamped so an extreme ratio such as 100:1 still makes a clip a player accepts.
+  const side = (pixels: number) => Math.min(256, Math.max(16, even(pixels)));
+  return [side(Math.sqrt(AREA * ratio)), side(Math.sqrt(AREA / ratio))];
+}
+
+/** The longer side clamped to 8192 pixels, so an extreme ratio still fits an H.264 level. */
+function definedSize(ratio: number, lines: number): [number, number] {
+  const short = even(lines);
+  const long = Math.min(8192, even(short * Math.max(ratio, 1 / ratio)));
+  return ratio >= 1 ? [long, short] : [short, long];
+}
+
+/**
+ * The macroblocks the tile visits: every whole one of a small clip, else a grid of at most 4x4
+ * spread over the picture (a group of pictures is a multiple of the path, so it stays short).
+ */
+function tilePath(columns: number, rows: number): Array<readonly [number, number]> {
+  const every = columns * rows <= 64;
+  const spread = (count: number) =>
+    every
+      ? [...Array(count).keys()]
+      : [...new Set([0, 1, 2, 3].map((step) => Math.round((step * (count - 1)) / 3)))];
   const path: Array<readonly [number, number]> = [];
-  for (let row = 0; row < rows; row += 1) {
-    for (let column = 0; column < columns; column += 1) path.push([column, row]);
+  for (const row of spread(rows)) {
+    for (const column of spread(columns)) path.push([column, row]);
   }
-  return { width, height, mbWidth: Math.ceil(width / MB), mbHeight: Math.ceil(height / MB), path };
+  return path;
 }
 
 /**

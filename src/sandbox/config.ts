@@ -62,6 +62,10 @@ const faultsSchema = z.strictObject({
   download_cut: rate.default(0),
   /** Downloads whose Content-Length disagrees with the whole body they send (half short, half long). */
   download_wrong_length: rate.default(0),
+  /** Succeeded jobs whose clip is half as long as asked (docs/sandbox.md), of the wrong size, cut short. */
+  short_clip: rate.default(0),
+  wrong_size: rate.default(0),
+  truncated_file: rate.default(0),
   latency_ms: range.default({ min: 0, max: 0 }),
   download_bytes_per_second: z.number().positive().optional(),
 });

@@ -42,6 +42,10 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  *                        as much; the server closes the connection once the body is out
  *   [[long-body]]        a download sends the whole file in chunked encoding, but its
  *                        Content-Length promises only half of it
+ *   [[short-clip]]       the job succeeds with a clip half as long as the seconds asked for
+ *   [[wrong-size]]       the job succeeds with a clip of half the width and height asked for
+ *   [[truncated]]        the job succeeds with a file cut in the middle of its frames (the
+ *                        download is whole: its Content-Length is the cut file's)
  *   [[run:<seconds>]]    the job runs for exactly that long (decimal seconds)
  *   [[queued:<seconds>]] the job stays queued for exactly that long before it runs
  *   [[cost:<usd>]]       the job costs exactly that (decimal string), whatever the input
@@ -49,7 +53,7 @@ export function pickCode(rates: Record<string, number>, u: number): string | nul
  * Every fault marker takes an optional count suffix `xN` (`[[fail:model_busyx2]]`,
  * `[[500-beforex1]]`): only the first N occurrences for that exact prompt text are affected, so
  * that a retry or resubmission eventually goes through. Occurrences are counted per created job
- * for fail/reject, per failed or canceled job for no-refund, per POST for 500/drop, and per download for cut-download, url-expired,
+ * for fail/reject, per succeeded job for short-clip, wrong-size and truncated, per failed or canceled job for no-refund, per POST for 500/drop, and per download for cut-download, url-expired,
  * short-body and long-body.
  */
 export type MarkerKind =
@@ -63,7 +67,10 @@ export type MarkerKind =
   | 'cut-download'
   | 'url-expired'
   | 'short-body'
-  | 'long-body';
+  | 'long-body'
+  | 'short-clip'
+  | 'wrong-size'
+  | 'truncated';
 
 export interface FaultMarker {
   kind: MarkerKind;
@@ -80,7 +87,7 @@ export interface PromptMarkers {
 }
 
 const FAULT_MARKER =
-  /\[\[(?:(fail|reject):([a-z_]+)|(no-refund|500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body))(?:x(\d+))?\]\]/g;
+  /\[\[(?:(fail|reject):([a-z_]+)|(no-refund|500-before|500-after|drop-before|drop-after|cut-download|url-expired|short-body|long-body|short-clip|wrong-size|truncated))(?:x(\d+))?\]\]/g;
 const RUN_MARKER = /\[\[run:(\d+(?:\.\d+)?)\]\]/;
 const QUEUED_MARKER = /\[\[queued:(\d+(?:\.\d+)?)\]\]/;
 const COST_MARKER = /\[\[cost:(\d+(?:\.\d{1,6})?)\]\]/;

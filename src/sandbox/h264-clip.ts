@@ -25,8 +25,27 @@ export interface EncodedClip {
 const PROFILE_BASELINE = 66;
 /** constraint_set0 and constraint_set1: Constrained Baseline, which every H.264 player decodes. */
 const CONSTRAINTS = 0xc0;
-/** Level 1: up to 99 macroblocks a frame, far above these clips. */
-const LEVEL = 10;
+/**
+ * The lowest level whose largest frame (MaxFS, table A-1, in macroblocks) holds the picture: level 1
+ * for the small clips, 3.1 for 720p, 4 for 1080p. At two frames a second no other limit binds.
+ */
+const LEVELS: ReadonlyArray<readonly [maxFrameMbs: number, levelIdc: number]> = [
+  [99, 10],
+  [396, 20],
+  [792, 21],
+  [1620, 22],
+  [3600, 31],
+  [5120, 32],
+  [8192, 40],
+  [22080, 50],
+  [36864, 51],
+  [139264, 60],
+];
+
+function levelFor(geometry: ClipGeometry): number {
+  const mbs = geometry.mbWidth * geometry.mbHeight;
+  return (LEVELS.find(([most]) => mbs <= most) ?? [0, 62])[1];
+}
 const LOG2_MAX_FRAME_NUM = 4;
 const LOG2_MAX_POC_LSB = 8;
 /** An IDR at least this often (in frames), so a player can seek without decoding from the start. */
@@ -52,6 +71,12 @@ export interface ClipFrames {
   background: Ycbcr;
   frames: number;
   fps: number;
+  /**
+   * Say that the colours are BT.601's (the SPS's colour description). Without it a player takes a
+   * picture 720 lines or more for BT.709 and shifts every colour; the small clips of old jobs
+   * keep their bytes without it.
+   */
+  bt601?: boolean;
 }
 
 export function encodeClip(clip: ClipFrames): EncodedClip {
@@ -75,7 +100,12 @@ export function encodeClip(clip: ClipFrames): EncodedClip {
     }
     sync.push(inGop === 0);
   }
-  return { sps: sequenceParameterSet(geometry), pps: pictureParameterSet(), frames, sync };
+  return {
+    sps: sequenceParameterSet(geometry, clip.bt601 === true),
+    pps: pictureParameterSet(),
+    frames,
+    sync,
+  };
 }
 
 /**
@@ -104,11 +134,11 @@ function lengthPrefixed(nal: Buffer): Buffer {
   return out;
 }
 
-function sequenceParameterSet(geometry: ClipGeometry): Buffer {
+function sequenceParameterSet(geometry: ClipGeometry, bt601: boolean): Buffer {
   const w = new BitWriter()
     .u(8, PROFILE_BASELINE)
     .u(8, CONSTRAINTS)
-    .u(8, LEVEL)
+    .u(8, levelFor(geometry))
     .ue(0) // seq_parameter_set_id
     .ue(LOG2_MAX_FRAME_NUM - 4)
     .ue(0) // pic_order_cnt_type 0: the slices carry their order (two non-reference pictures in a row rule out type 2)
@@ -127,7 +157,11 @@ function sequenceParameterSet(geometry: ClipGeometry): Buffer {
   w.flag(true); // vui_parameters_present_flag
   // VUI: nothing but bitstream_restriction, which tells a decoder that no frame waits for a later
   // one (max_num_reorder_frames 0), so it shows each frame as soon as it is decoded.
-  w.u(5, 0) // aspect ratio, overscan, signal type, chroma location, timing: not given
+  w.u(2, 0); // aspect ratio, overscan: not given
+  w.flag(bt601); // video_signal_type_present_flag
+  // video_format unspecified, limited range, then primaries, transfer and matrix all SMPTE 170M (6).
+  if (bt601) w.u(3, 5).flag(false).flag(true).u(8, 6).u(8, 6).u(8, 6);
+  w.u(2, 0) // chroma location, timing: not given
     .flag(false) // nal_hrd_parameters_present_flag
     .flag(false) // vcl_hrd_parameters_present_flag
     .flag(false) // pic_struct_present_flag

@@ -244,7 +244,9 @@ export class SandboxStore {
   }
 
   video(job: StoredJob): Buffer {
-    const shape = job.clip ?? clipShape(job.input, this.config.input);
+    // A job of a state file from before clips had shapes keeps the small clip it was served.
+    const { orientation, seconds } = clipShape(job.input, this.config.input);
+    const shape = job.clip ?? { orientation, seconds };
     // Padded outputs are made again on each download: a thousand of them would not fit in memory.
     if (this.config.output_bytes !== undefined) return jobVideo(job.id, shape, this.config.output_bytes);
     let bytes = this.#videos.get(job.id);

@@ -8,7 +8,7 @@ import { type Exchange, header, json, type Reply, retryAfterHeader } from './exc
 import { draw, type MarkerKind, type PromptMarkers, parseMarkers, pickCode } from './faults.js';
 import { fail } from './http-error.js';
 import { type FinalStatus, planTimeline, type StoredJob, type Timeline } from './lifecycle.js';
-import { clipShape } from './mp4.js';
+import { type ClipFault, clipShape } from './mp4.js';
 import { priceMicros } from './pricing.js';
 import { type ValidSubmission, validateSubmission } from './validate.js';
 import { wireJob } from './wire.js';
@@ -158,10 +158,30 @@ function storeJob(
     amountMicros: accepted.cost,
     createdAt: now,
     retentionMs: Math.round(config.retention_seconds * 1000),
-    clip: clipShape(valid.input, config.input),
+    clip: clipShape(valid.input, config.input, clipFault(ex, post, timeline, random)),
     ...timeline,
     ...(refundWithheld(ex, post, timeline, random) ? { refundWithheld: true } : {}),
   });
+}
+
+/** The clip faults, each a marker or else a rate, in this order: the first that applies wins. */
+const CLIP_FAULTS: ReadonlyArray<
+  readonly [ClipFault, MarkerKind, 'short_clip' | 'wrong_size' | 'truncated_file']
+> = [
+  ['short', 'short-clip', 'short_clip'],
+  ['wrong_size', 'wrong-size', 'wrong_size'],
+  ['truncated', 'truncated', 'truncated_file'],
+];
+
+/** What is wrong with a succeeded job's clip (docs/sandbox.md), decided once at acceptance. */
+function clipFault(ex: Exchange, post: Post, timeline: Timeline, random: (purpose: string) => number) {
+  if (timeline.outcome.status !== 'succeeded') return null;
+  const { store } = ex;
+  for (const [fault, marker, rate] of CLIP_FAULTS) {
+    const forced = store.markers.take(post.prompt, post.markers, marker) !== null;
+    if (forced || random(rate) < store.config.faults[rate]) return fault;
+  }
+  return null;
 }
 
 /** A failed or canceled job left charged: the `[[no-refund]]` marker, else the `refund_missing` rate. */

@@ -8,6 +8,7 @@ import { probeFolder } from '../downloads/save-probe.js';
 import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
 import { syncFolder } from '../downloads/sync-folder.js';
 import { removeTempFiles, savedFileState } from '../downloads/verify-file.js';
+import { readVideoFile, type VideoFacts } from '../downloads/video-facts.js';
 import type { OutputStore, SaveJobRequest, StoreProbe, StoreSaveOutcome, Written } from './output-store.js';
 
 /** Outputs in a local folder: the download modules of src/downloads, behind the store's face. */
@@ -52,6 +53,10 @@ export class DiskStore implements OutputStore {
       await ensureSidecars(request.sidecar, outcome.files, { syncFolder: false, fresh: true });
     await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
     return outcome;
+  }
+
+  videoFacts(path: string): Promise<VideoFacts> {
+    return readVideoFile(path);
   }
 
   check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'> {

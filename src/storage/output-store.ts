@@ -1,6 +1,7 @@
 import type { NameMove } from '../downloads/move-saved.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
+import type { VideoFacts } from '../downloads/video-facts.js';
 import type { Job } from '../service-client/schemas.js';
 
 /**
@@ -28,6 +29,11 @@ export interface OutputStore {
    * gone, or holds other bytes: a re-run fetches it again either way, and says which.
    */
   check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'>;
+  /**
+   * The saved file at `path` (of `bytes` bytes) read as a video, its container only
+   * (downloads/video-facts.ts): what the checks of a take judge (docs/checks.md).
+   */
+  videoFacts(path: string, bytes: number): Promise<VideoFacts>;
   /** Writes each file's provenance sidecar unless an identical one is there; returns how many. */
   ensureSidecars(facts: SidecarFacts, files: readonly SidecarFile[]): Promise<number>;
   /** Throws (code EEXIST) when `target` holds a file the ledger did not write and other bytes. */

@@ -74,6 +74,21 @@ export class S3Objects {
     }
   }
 
+  /** `length` bytes of the object from `offset` (fewer at its end), by a ranged GET. */
+  async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    if (length <= 0) return new Uint8Array(0);
+    const answer = await this.#call(`cannot read ${this.uri(key)}`, () =>
+      this.client.send(
+        new this.#sdk.GetObjectCommand({
+          Bucket: this.location.bucket,
+          Key: key,
+          Range: `bytes=${offset}-${offset + length - 1}`,
+        }),
+      ),
+    );
+    return (await answer.Body?.transformToByteArray()) ?? new Uint8Array(0);
+  }
+
   putText(key: string, text: string, contentType: string): Promise<void> {
     return this.putBytes(key, text, contentType);
   }

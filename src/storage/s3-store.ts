@@ -5,6 +5,7 @@ import { takePath } from '../downloads/preserve-take.js';
 import { headerText, openDownload } from '../downloads/save-file.js';
 import { refreshAfterRefusal, type SavedFile } from '../downloads/save-job-files.js';
 import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } from '../downloads/sidecar.js';
+import { readVideoFacts, type VideoFacts } from '../downloads/video-facts.js';
 import { extensionFor, keyOfUri, keyUnder, namedOutputPath, parseS3Uri } from '../manifest/index.js';
 import type {
   MarkerObject,
@@ -197,6 +198,11 @@ export class S3Store implements OutputStore {
       body.destroy();
       if (staged) await this.#objects.delete(staged.key).catch(() => undefined);
     }
+  }
+
+  videoFacts(path: string, bytes: number): Promise<VideoFacts> {
+    const key = this.#keyOf(path);
+    return readVideoFacts((offset, length) => this.#objects.getRange(key, offset, length), bytes);
   }
 
   async check(file: SidecarFile): Promise<'intact' | 'missing' | 'altered'> {

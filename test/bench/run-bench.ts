@@ -3,7 +3,7 @@
  * table (median, min and max of the runs) and writes it, with every sample, to
  * test/bench/results.json (a run of named scenarios to results.<names>.json, which git ignores).
  * Pass scenario names to run only some: `writes slots scale large pace wide
- * export view gallery`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
+ * export view gallery checks`. `s3` runs only when named (`npm run bench -- s3`): it needs Swift (see
  * test/support/s3-server.ts) and takes five to ten minutes on its own. `shared` too runs only when
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
  * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
@@ -43,6 +43,7 @@ import {
   buildBigLedger,
   EXPORT_COMMANDS,
 } from './big-ledger-bench.js';
+import { type CheckSample, checkRows, checkRuns } from './check-bench.js';
 import { removeDir } from './fixtures.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
@@ -316,6 +317,10 @@ async function main(): Promise<void> {
   if (runs('pace')) await paceScenarios();
   if (runs('wide')) await wideScenario();
   if (runs('view')) await viewScenario();
+  if (runs('checks')) {
+    details.checks = await checkRuns(log);
+    rows.push(...checkRows(details.checks as CheckSample[]));
+  }
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();
   if (named('growth') || named('growth-100k')) await growthScenario();

@@ -11,7 +11,7 @@ const ROWS: FlagSpec[] = [
   { name: 'progress', value: 'FORMAT', choices: ['ndjson'], description: 'x', commands: [] },
   { name: 'dry', description: 'x', commands: [] },
 ];
-const parse = (argv: string[]) => parseWithFlags('demo', ROWS, ['manifest'], argv);
+const parse = (argv: string[]) => parseWithFlags('demo', ROWS, { args: ['manifest'] }, argv);
 const failure = (run: () => unknown): string => {
   try {
     run();

@@ -54,6 +54,14 @@ describe('pre-flight rules', () => {
       cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
     });
     expect(classifyPreflightError(refused)).toBe('unreachable');
+    const noName = new ApiConnectionError('no such name', {
+      cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }),
+    });
+    expect(classifyPreflightError(noName)).toBe('no_such_host');
+    const dnsDown = new ApiConnectionError('dns down', {
+      cause: Object.assign(new Error('x'), { code: 'EAI_AGAIN' }),
+    });
+    expect(classifyPreflightError(dnsDown)).toBe('unreachable');
     const slow = new ApiConnectionError('slow', {
       cause: Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' }),
     });

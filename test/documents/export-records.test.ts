@@ -30,9 +30,18 @@ const COLUMNS = [
   'take',
   'kept',
   'earlier_takes',
+  'check',
 ] as const;
 
-const STATES: ItemState[] = ['pending', 'in_flight', 'done', 'failed', 'budget_exceeded', 'expired'];
+const STATES: ItemState[] = [
+  'pending',
+  'in_flight',
+  'done',
+  'failed',
+  'budget_exceeded',
+  'expired',
+  'checks_failed',
+];
 
 /** Text that CSV and JSON must escape turns up often: delimiters, quotes, line breaks, surrogates. */
 const tricky = fc.string({
@@ -43,6 +52,11 @@ const tricky = fc.string({
 });
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
 const jsonText = fc.dictionary(fc.string(), fc.jsonValue()).map((value) => JSON.stringify(value));
+
+const checked = fc.record({
+  outcome: fc.constantFrom('passed' as const, 'failed' as const, 'unchecked' as const),
+  reason: maybe(tricky),
+});
 
 const record: fc.Arbitrary<ExportRecord> = fc.record({
   id: tricky,
@@ -66,9 +80,11 @@ const record: fc.Arbitrary<ExportRecord> = fc.record({
       take: fc.nat(),
       kept: maybe(fc.boolean()),
       files: fc.array(fc.record({ path: tricky, sha256: tricky, bytes: fc.nat() }), { maxLength: 2 }),
+      check: maybe(checked),
     }),
     { maxLength: 2 },
   ),
+  check: maybe(checked),
 });
 
 const text = async (records: ExportRecord[], format: ExportFormat, perChunk?: number) =>
@@ -80,6 +96,7 @@ function csvStringified(records: ExportRecord[]): string {
     COLUMNS.map((column) => {
       const value = r[column];
       if (column === 'files' || column === 'earlier_takes') return JSON.stringify(value);
+      if (column === 'check') return value === null ? '' : JSON.stringify(value);
       if (column === 'in_manifest' || (column === 'kept' && value !== null)) return String(value);
       return value === null ? '' : (value as string | number);
     });
@@ -156,6 +173,7 @@ describe('exportChunks', () => {
       take: 1,
       kept: null,
       earlier_takes: [],
+      check: { outcome: 'passed', reason: null },
     };
     const records = Array.from({ length: 1_001 }, () => one);
     expect(await collectRows(exportChunks(records, 'jsonl'))).toHaveLength(5);

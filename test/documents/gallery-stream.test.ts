@@ -19,7 +19,15 @@ import { attempt, item, manifest, record } from './records.js';
  * manifest no longer lists, with local links and with presigned ones (a page that travels).
  */
 
-const STATES: ItemState[] = ['done', 'failed', 'expired', 'budget_exceeded', 'in_flight', 'pending'];
+const STATES: ItemState[] = [
+  'done',
+  'failed',
+  'expired',
+  'budget_exceeded',
+  'in_flight',
+  'pending',
+  'checks_failed',
+];
 const NOW = Date.parse('2030-01-01T02:00:00.000Z');
 
 interface Shape {

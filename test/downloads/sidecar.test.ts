@@ -72,6 +72,16 @@ describe('renderSidecar', () => {
     );
   });
 
+  it("a copy says which take it was copied from and when, after its result's times; others say nothing of it", () => {
+    const copy = { ...FACTS, copied: { item: 'other', take: 2, at: '2030-01-02T00:00:00.000Z' } };
+    const doc = JSON.parse(renderSidecar(copy, file)) as Record<string, unknown>;
+    expect(doc.copied_from).toEqual({ item: 'other', take: 2 });
+    expect(doc.copied_at).toBe('2030-01-02T00:00:00.000Z');
+    expect(Object.keys(doc).slice(-3)).toEqual(['copied_from', 'copied_at', 'file']);
+    expect(renderSidecar({ ...FACTS, copied: null }, file)).toBe(renderSidecar(FACTS, file));
+    expect(renderSidecar(FACTS, file)).not.toContain('copied');
+  });
+
   it('says whether the take is kept once a keeper is chosen, and nothing before (null or absent)', () => {
     const kept = (facts: SidecarFacts) => (JSON.parse(renderSidecar(facts, file)) as { kept?: boolean }).kept;
     expect(kept({ ...FACTS, kept: true })).toBe(true);

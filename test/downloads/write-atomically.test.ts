@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomically } from '../../src/downloads/write-atomically.js';
+import { writeFileAtomically, writeFolderAtomically } from '../../src/downloads/write-atomically.js';
 import { openDescriptors, traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
 
@@ -143,5 +143,90 @@ describe('writeFileAtomically', () => {
       code: 'ENOTDIR',
     });
     expect(readdirSync(dir)).toEqual(['file']);
+  });
+});
+
+describe('writeFolderAtomically', () => {
+  const fill = (files: Record<string, string>) => async (temp: string) => {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(temp, name), text);
+  };
+
+  it('fills a hidden folder beside the target, renames it into place, then fsyncs the parent', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'bundle');
+    const seen: string[] = [];
+    const log = await traceDisk(() =>
+      writeFolderAtomically(
+        target,
+        async (temp) => {
+          seen.push(temp);
+          await fill({ 'a.json': 'a', 'b.json': 'b' })(temp);
+        },
+        false,
+      ),
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(new RegExp(`^${dir}/\\.bundle\\.new\\.[0-9a-f]{12}\\.mbtmp$`));
+    expect(log).toEqual([`rename ${seen[0]} -> ${target}`, `fsync ${dir}`]);
+    expect(readdirSync(dir)).toEqual(['bundle']);
+    expect(readdirSync(target).sort()).toEqual(['a.json', 'b.json']);
+    expect(readFileSync(join(target, 'b.json'), 'utf8')).toBe('b');
+  });
+
+  it('with replace, sets the earlier folder aside, puts the new one in place and removes the earlier', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'bundle');
+    mkdirSync(target);
+    writeFileSync(join(target, 'old.json'), 'old');
+    const log = await traceDisk(() => writeFolderAtomically(target, fill({ 'new.json': 'new' }), true));
+    const renames = log.filter((line) => line.startsWith('rename'));
+    expect(renames).toHaveLength(2);
+    expect(renames[0]).toMatch(
+      new RegExp(`^rename ${target} -> ${dir}/\\.bundle\\.old\\.[0-9a-f]{12}\\.mbtmp$`),
+    );
+    expect(renames[1]).toMatch(
+      new RegExp(`^rename ${dir}/\\.bundle\\.new\\.[0-9a-f]{12}\\.mbtmp -> ${target}$`),
+    );
+    expect(log.at(-1)).toBe(`fsync ${dir}`);
+    expect(readdirSync(dir)).toEqual(['bundle']);
+    expect(readdirSync(target)).toEqual(['new.json']);
+  });
+
+  it('without replace, an empty folder there is replaced and a full one is kept, the new one dropped', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'bundle');
+    mkdirSync(target);
+    await writeFolderAtomically(target, fill({ 'a.json': 'a' }), false);
+    expect(readdirSync(target)).toEqual(['a.json']);
+    await expect(writeFolderAtomically(target, fill({ 'b.json': 'b' }), false)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(ENOTEMPTY|EEXIST)$/),
+    });
+    expect(readdirSync(dir)).toEqual(['bundle']);
+    expect(readdirSync(target)).toEqual(['a.json']);
+  });
+
+  it('when filling fails, passes the error on and leaves neither the target nor a temporary folder', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'bundle');
+    const failure = new Error('disk full');
+    await expect(
+      writeFolderAtomically(
+        target,
+        async (temp) => {
+          writeFileSync(join(temp, 'half.json'), 'x');
+          throw failure;
+        },
+        true,
+      ),
+    ).rejects.toBe(failure);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('makes the parent folders it needs', async () => {
+    const dir = realpathSync(tempDir());
+    const target = join(dir, 'deep', 'er', 'bundle');
+    await writeFolderAtomically(target, fill({ 'a.json': 'a' }), false);
+    expect(readdirSync(join(dir, 'deep', 'er'))).toEqual(['bundle']);
+    expect(readFileSync(join(target, 'a.json'), 'utf8')).toBe('a');
   });
 });

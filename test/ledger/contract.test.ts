@@ -283,7 +283,7 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       ]);
     });
 
-    it('records a reused take: no job, no charge, its files saved and its item done, and finds takes with their requests', async () => {
+    it('records a reused take: no job, no charge, its files saved and its item done, pointing at its result, and finds takes with their requests', async () => {
       const ledger = await ledgerAt();
       await ledger.putItems([
         { itemId: 'a', requestHash: 'ha', state: 'pending' },
@@ -333,8 +333,15 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         (await ledger.reusableTakes()).map((take) => [take.itemId, take.jobId, take.files[0]!.path]),
       ).toEqual([
         ['a', 'j1', source],
-        ['b', null, copy],
+        // The copy's take names the job that made its bytes (docs/results.md, "The record of a result").
+        ['b', 'j1', copy],
       ]);
+      // It points at its result and at the take it copied, and the ledger finds both from it.
+      expect(reused).toMatchObject({ madeByJob: 'j1', copiedFrom: first.idempotencyKey });
+      const pointed = await ledger.resultOfCopy(reused);
+      expect(pointed?.result).toMatchObject({ id: first.id, jobId: 'j1', requestBody: first.requestBody });
+      expect(pointed?.source).toEqual({ itemId: 'a', take: 1 });
+      expect(await ledger.resultOfCopy(first)).toBeNull();
     });
 
     it('binds its service once, and keeps the first', async () => {

@@ -25,7 +25,27 @@ import { everyRead } from './ledger-reads.js';
 const fixtures = join(import.meta.dirname, 'fixtures');
 /** Where the fixtures' reads were made from: their saved files' paths are absolute under it. */
 const MANIFEST = '/FIXTURE/project/batch.yaml';
-const readsOf = (name: string): unknown => JSON.parse(readFileSync(join(fixtures, name), 'utf8'));
+/**
+ * What the old code read, with what later schemas add to a read of the same rows: no attempt of
+ * these ledgers is a copy (made_by_job and copied_from null), and a reusable take names its key.
+ */
+const readsOf = (name: string): unknown => {
+  const reads = JSON.parse(readFileSync(join(fixtures, name), 'utf8')) as {
+    attempts: Array<{ id: number; idempotencyKey: string }>;
+    unsaved: object[];
+    reusable: Array<{ attemptId: number }>;
+  };
+  const noCopy = { madeByJob: null, copiedFrom: null };
+  return {
+    ...reads,
+    attempts: reads.attempts.map((attempt) => ({ ...attempt, ...noCopy })),
+    unsaved: reads.unsaved.map((attempt) => ({ ...attempt, ...noCopy })),
+    reusable: reads.reusable.map((take) => ({
+      ...take,
+      idempotencyKey: reads.attempts.find((attempt) => attempt.id === take.attemptId)?.idempotencyKey,
+    })),
+  };
+};
 
 async function opened<T>(
   location: LedgerLocation,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatProblem, loadManifest } from '../../src/manifest/index.js';
 import { cases } from './fixtures/bad/cases.js';
 
+const OPTIONS_A_FIELD_MAY_MEAN = ['ledger', 'format', 'redo', 'only', 'sandbox', 'baseUrl', 'pollInterval'];
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'bad');
 // Fixtures biome cannot parse as YAML (it lints *.yaml) carry a .yaml.txt name instead.
 const isManifest = (name: string) => name.endsWith('.yaml') || name.endsWith('.yaml.txt');
@@ -32,6 +33,11 @@ describe('bad manifest corpus', () => {
       expect(actual).toEqual(expected.map(([where, path]) => [where, path]));
       result.problems.forEach((problem, i) => {
         expect(problem.message).toContain(expected[i]![2]);
+        // In the library's words a name in backticks is an option, which the CLI words as its
+        // flag: a manifest problem quotes fields, ids and variables as 'name', and names an
+        // option only to say that the field is one.
+        for (const [, name] of problem.message.matchAll(/`(\w+)`/g))
+          expect(OPTIONS_A_FIELD_MAY_MEAN, problem.message).toContain(name);
         expect(formatProblem(problem)).toMatch(/^.+:\d+:\d+: /);
         expect(problem.line).toBeGreaterThanOrEqual(1);
         expect(problem.column).toBeGreaterThanOrEqual(1);
@@ -58,7 +64,7 @@ describe('bad manifest corpus', () => {
     const result = loadManifest(join(dir, 'promt-typo.yaml'));
     if (result.ok) throw new Error('expected problems');
     expect(formatProblem(result.problems[0]!)).toBe(
-      `${join(dir, 'promt-typo.yaml')}:5:5: items[0].promt: unknown field \`promt\`, did you mean \`prompt\`?`,
+      `${join(dir, 'promt-typo.yaml')}:5:5: items[0].promt: unknown field 'promt', did you mean 'prompt'?`,
     );
     expect(formatProblem({ file: 'm.yaml', line: 1, column: 1, path: '', message: 'no items' })).toBe(
       'm.yaml:1:1: no items',

@@ -21,22 +21,22 @@ const warnings = (yaml: string) => {
 describe('unknown fields are errors with a suggestion', () => {
   it('at the top level', () => {
     expect(problems('modle: acme\nitems: [{prompt: a}]\n')).toEqual([
-      'm.yaml:3:1: modle: unknown field `modle`, did you mean `model`?',
+      "m.yaml:3:1: modle: unknown field 'modle', did you mean 'model'?",
     ]);
   });
 
   it('in an item and in output', () => {
     expect(problems('output: {dri: out}\nitems:\n  - promt: a\n')).toEqual([
-      'm.yaml:3:10: output.dri: unknown field `dri`, did you mean `dir`?',
-      'm.yaml:5:5: items[0].promt: unknown field `promt`, did you mean `prompt`?',
+      "m.yaml:3:10: output.dri: unknown field 'dri', did you mean 'dir'?",
+      "m.yaml:5:5: items[0].promt: unknown field 'promt', did you mean 'prompt'?",
     ]);
   });
 
   it('inside input, for a near miss of a known field, wherever input is written', () => {
-    const near = '`secnds`, did you mean `seconds`?';
+    const near = "'secnds', did you mean 'seconds'?";
     expect(problems('input: {secnds: 4}\nitems:\n  - prompt: a\n    input: {defintion: 720p}\n')).toEqual([
       `m.yaml:3:9: input.secnds: unknown input field ${near} (other unknown input fields are sent as written)`,
-      'm.yaml:6:13: items[0].input.defintion: unknown input field `defintion`, did you mean `definition`? (other unknown input fields are sent as written)',
+      "m.yaml:6:13: items[0].input.defintion: unknown input field 'defintion', did you mean 'definition'? (other unknown input fields are sent as written)",
     ]);
     expect(problems('matrix: {secnds: [4, 8]}\nitems: [{prompt: a}]\n')).toEqual([
       `m.yaml:3:10: matrix.secnds: unknown input field ${near} (other unknown input fields are sent as written)`,
@@ -45,10 +45,10 @@ describe('unknown fields are errors with a suggestion', () => {
 
   it('in CSV columns and JSONL items', () => {
     expect(problems('items_from: rows.csv\n')).toEqual([
-      'rows.csv:2:3: items_from[0].input.secnds: unknown input field `secnds`, did you mean `seconds`? (other unknown input fields are sent as written)',
+      "rows.csv:2:3: items_from[0].input.secnds: unknown input field 'secnds', did you mean 'seconds'? (other unknown input fields are sent as written)",
     ]);
     expect(problems('items_from: rows.jsonl\n')[0]).toMatch(
-      /^rows\.jsonl:1:\d+: items_from\[0\]\.input\.orientaton: unknown input field `orientaton`, did you mean `orientation`\?/,
+      /^rows\.jsonl:1:\d+: items_from\[0\]\.input\.orientaton: unknown input field 'orientaton', did you mean 'orientation'\?/,
     );
   });
 });
@@ -67,8 +67,8 @@ describe('what passes', () => {
     expect(
       warnings('input: {style: noir}\nitems:\n  - prompt: a\n    input: {style: pop, seed: 3}\n'),
     ).toEqual([
-      'm.yaml:3:9: input.style: input field `style` is not one mediabatch knows; it is sent to the service as written (written in 2 places)',
-      'm.yaml:6:25: items[0].input.seed: input field `seed` is not one mediabatch knows; it is sent to the service as written',
+      "m.yaml:3:9: input.style: input field 'style' is not one mediabatch knows; it is sent to the service as written (written in 2 places)",
+      "m.yaml:6:25: items[0].input.seed: input field 'seed' is not one mediabatch knows; it is sent to the service as written",
     ]);
   });
 });

@@ -215,7 +215,7 @@ items_from: rows.csv
         2,
         13,
         'items_from[0].prompt',
-        'placeholder {z} has no variable, did you mean `x`?',
+        "placeholder {z} has no variable, did you mean 'x'?",
       ],
     ]);
   });
@@ -230,8 +230,8 @@ items:
   - {id: a, vars: {mood: calm}}
 `);
     expect(m.warnings.map((w) => [w.line, w.path, w.message])).toEqual([
-      [5, 'vars.unused', 'variable `unused` is not used by any prompt'],
-      [7, 'items[0].vars.mood', "variable `mood` is not used by this item's prompt"],
+      [5, 'vars.unused', "variable 'unused' is not used by any prompt"],
+      [7, 'items[0].vars.mood', "variable 'mood' is not used by this item's prompt"],
     ]);
   });
 });

@@ -102,8 +102,8 @@ describe('variants: N takes of an item', () => {
     expect(problems(`${head}items_from: rows.csv\n`, { 'rows.csv': 'prompt,variants\na,two\n' })[0]).toMatch(
       /^rows\.csv:2: .*variants: must be a whole number of variants from 1 to 100, not "two"$/,
     );
-    expect(problems(`${head}variant: 3\nitems:\n  - {prompt: a}\n`)[0]).toContain('did you mean `variants`');
-    expect(problems(`${head}variants: 2\nprompt: "A {varaint}"\n`)[0]).toContain('did you mean `variant`');
+    expect(problems(`${head}variant: 3\nitems:\n  - {prompt: a}\n`)[0]).toContain("did you mean 'variants'");
+    expect(problems(`${head}variants: 2\nprompt: "A {varaint}"\n`)[0]).toContain("did you mean 'variant'");
   });
 
   it('counts variants against the expansion bound', () => {

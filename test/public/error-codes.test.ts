@@ -369,6 +369,23 @@ describe('every error code, through the public API', () => {
     expect(page.requests.every((request) => request.method === 'GET')).toBe(true);
   });
 
+  it('service_host_unknown: a host name the DNS does not know, for run and plan (exit 2)', async () => {
+    const manifest = manifestOf(batch('nohost'));
+    const options = { baseUrl: 'http://mediabatch-typo.invalid/v1', apiKey: 'k', env: {} };
+    await expectRefusal(
+      'run against a .invalid host',
+      () => run(manifest, options).result,
+      'service_host_unknown',
+      ExitCode.Usage,
+    );
+    await expectRefusal(
+      'plan against a .invalid host',
+      () => plan(manifest, options),
+      'service_host_unknown',
+      ExitCode.Usage,
+    );
+  });
+
   it('service_unreachable: nothing listens for a run (exit 1)', async () => {
     const manifest = manifestOf(batch('unreachable'));
     const port = await closedPort();

@@ -122,6 +122,18 @@ const cases: Array<[string, ItemRecord | undefined, AttemptRecord | undefined, I
     accepted,
     { label: 'failed', action: 'skip', code: 'content_rejected' },
   ],
+  [
+    'every take failed its checks',
+    record('checks_failed', { errorCode: 'checks_failed' }),
+    accepted,
+    { label: 'failed', action: 'skip', code: 'checks_failed' },
+  ],
+  [
+    'every take failed its checks, no code recorded',
+    record('checks_failed'),
+    accepted,
+    { label: 'failed', action: 'skip', code: 'checks_failed' },
+  ],
 ];
 
 describe('planItem, branch by branch', () => {

@@ -76,6 +76,7 @@ const take = (
   attemptId,
   take: 1,
   jobId: `job_${attemptId}`,
+  idempotencyKey: `key_${attemptId}`,
   amountMicros: 1,
   refundedMicros: 0,
   completedAt: null,

@@ -4,48 +4,9 @@ import { BitWriter, nalUnit } from '../../src/sandbox/bit-writer.js';
 import { clipGeometry, jobColour } from '../../src/sandbox/clip-look.js';
 import { parseSandboxConfig } from '../../src/sandbox/config.js';
 import { CLIP_FPS, clipShape, jobVideo } from '../../src/sandbox/mp4.js';
+import { facts } from './clip-facts.js';
 import { body, newKey, setup } from './helpers.js';
-import { BitReader, find, parseBoxes, readSps, words } from './mp4-reader.js';
-
-/** What a player would read from a clip's boxes and its H.264 parameter set. */
-function facts(bytes: Buffer) {
-  const boxes = parseBoxes(bytes);
-  const [, , mvhdScale = 0, mvhdDuration = 0] = words(find(boxes, 'moov/mvhd'));
-  const [, , mdhdScale = 0, mdhdDuration = 0] = words(find(boxes, 'moov/trak/mdia/mdhd'));
-  const tkhd = words(find(boxes, 'moov/trak/tkhd'));
-  const stbl = 'moov/trak/mdia/minf/stbl';
-  const [, count = 0, delta = 0] = words(find(boxes, `${stbl}/stts`));
-  const [, sampleCount, ...sizes] = words(find(boxes, `${stbl}/stsz`));
-  const [, chunkOffset = 0] = words(find(boxes, `${stbl}/stco`));
-  const [, ...syncSamples] = words(find(boxes, `${stbl}/stss`));
-  const avc1 = find(boxes, `${stbl}/stsd/avc1`);
-  const avcC = find(boxes, `${stbl}/stsd/avc1/avcC`).body;
-  const sps = avcC.subarray(8, 8 + avcC.readUInt16BE(6));
-  const mdat = find(boxes, 'mdat');
-  let offset = chunkOffset;
-  const samples = sizes.map((size) => {
-    expect(bytes.readUInt32BE(offset)).toBe(size - 4); // one NAL unit per sample
-    offset += size;
-    return bytes.subarray(offset - size, offset);
-  });
-  const nalTypes = samples.map((sample) => (sample[4] ?? 0) & 0x1f);
-  return {
-    top: boxes.map((box) => box.type),
-    movieSeconds: mvhdDuration / mvhdScale,
-    mediaSeconds: mdhdDuration / mdhdScale,
-    sampleSeconds: (count * delta) / mdhdScale,
-    tkhdSize: [(tkhd[18] ?? 0) / 0x10000, (tkhd[19] ?? 0) / 0x10000],
-    entrySize: [avc1.body.readUInt16BE(24), avc1.body.readUInt16BE(26)],
-    sps: readSps(sps),
-    sampleCount,
-    sizes,
-    chunkOffset,
-    mdat,
-    samples,
-    nalTypes,
-    syncSamples,
-  };
-}
+import { BitReader } from './mp4-reader.js';
 
 describe('sandbox clips', () => {
   it.each([
@@ -121,10 +82,15 @@ describe('sandbox clips', () => {
 
   it('takes the first accepted orientation and the default length when the input says neither', () => {
     const rules = parseSandboxConfig({}).input;
-    expect(clipShape({ prompt: 'x' }, rules)).toEqual({ orientation: '16:9', seconds: 5 });
-    expect(clipShape({ prompt: 'x', orientation: '9:16', seconds: 8 }, rules)).toEqual({
+    expect(clipShape({ prompt: 'x' }, rules)).toEqual({
+      orientation: '16:9',
+      seconds: 5,
+      definition: '720p',
+    });
+    expect(clipShape({ prompt: 'x', orientation: '9:16', seconds: 8, definition: '480p' }, rules)).toEqual({
       orientation: '9:16',
       seconds: 8,
+      definition: '480p',
     });
   });
 
@@ -142,14 +108,20 @@ describe('sandbox clips', () => {
       clip.sps.height,
       clip.movieSeconds,
     ];
-    expect(sizeAndLength(await download(tall.data.id))).toEqual([36, 64, 8]);
+    expect(sizeAndLength(await download(tall.data.id))).toEqual([720, 1280, 8]);
     // New defaults change the clips of new jobs only: a job's bytes never change once accepted
     // (plain's clip is made after the change, so no cached copy can hide a wrong shape).
-    sandbox.update({ input: { orientations: ['1:1', '16:9'], seconds: { min: 1, max: 20, default: 3 } } });
-    expect(sizeAndLength(await download(plain.data.id))).toEqual([64, 36, 5]);
+    sandbox.update({
+      input: {
+        orientations: ['1:1', '16:9'],
+        seconds: { min: 1, max: 20, default: 3 },
+        default_definition: '480p',
+      },
+    });
+    expect(sizeAndLength(await download(plain.data.id))).toEqual([1280, 720, 5]);
     const later = await client.createVideoJob(body('later'), newKey());
     clock.advance(3);
-    expect(sizeAndLength(await download(later.data.id))).toEqual([48, 48, 3]);
+    expect(sizeAndLength(await download(later.data.id))).toEqual([480, 480, 3]);
   });
 });
 

@@ -10,10 +10,10 @@ import { warnOn } from '../words.js';
  * 4 (`Unreconciled`) when something is owed or unexplained.
  */
 export const auditCommand: Command<'audit'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was audited');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'audit');
   const doc = await audit(manifest, {
     ...options,
-    ...(values.out === undefined ? {} : { out: values.out }),
+    ...(values.out === undefined ? {} : { out: values.out, force: values.force }),
     warn: warnOn(io, 'audit'),
   });
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderAuditText(doc));

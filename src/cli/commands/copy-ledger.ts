@@ -1,12 +1,12 @@
-import { copyLedger, ExitCode, UserError } from '../../index.js';
+import { copyLedger, ExitCode } from '../../index.js';
 import { renderCopied } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 
 /** `copy-ledger`: a batch's whole record into another ledger (docs/shared-ledger.md); the library copies. */
 export const copyLedgerCommand: Command<'copy-ledger'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was copied');
-  if (!values.to) throw new UserError('missing --to PATH|URL: the ledger to copy into; nothing was copied');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'copy-ledger');
+  // --to is a required flag: the parser refused its absence, with the usage line.
   const copied = await copyLedger(manifest, { ...options, to: values.to });
   io.stdout.write(renderCopied(manifest, copied));
   return ExitCode.Ok;

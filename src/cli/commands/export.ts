@@ -3,17 +3,21 @@ import { type ExportFormat, exportChunks, keptChunks, keptExportNotes } from '..
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
+import { warnOn } from '../words.js';
 
 /**
  * `export`: one record per item, in manifest order, streamed from the ledger as it is written, to
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options: batch } = await openBatch({ values, positionals }, io);
+  const opened = await openBatch({ values, positionals }, io, 'export');
+  const { manifestArg, manifest } = opened;
+  const batch = { ...opened.options, warn: warnOn(io, 'export') };
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
   if (values.kept) {
-    const kept = await exportKept(manifest, { ...batch, format, ...(values.out ? { to: values.out } : {}) });
+    const target = values.out === undefined ? {} : { to: values.out, force: values.force };
+    const kept = await exportKept(manifest, { ...batch, format, ...target });
     if (values.out === undefined) await writeChunks(io.stdout, keptChunks(kept.records, format));
     const sandboxCommand = `${commandLine('export', manifestArg, { ...values, sandbox: true })} --kept`;
     const notes = keptExportNotes('mediabatch export', kept, sandboxCommand);
@@ -22,7 +26,7 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
   }
   if (values.out !== undefined) {
-    await writeExport(manifest, { ...options, to: values.out, format });
+    await writeExport(manifest, { ...options, to: values.out, format, force: values.force });
     return ExitCode.Ok;
   }
   const records = exportRecords(manifest, options);

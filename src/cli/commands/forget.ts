@@ -9,11 +9,7 @@ import { warnOn } from '../words.js';
  * (a `run` stops on `job_not_found`); the library decides, this says what it did.
  */
 export const forgetCommand: Command<'forget'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch(
-    { values, positionals },
-    io,
-    'nothing was forgotten',
-  );
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'forget');
   const ids = positionals.slice(1);
   const jobs = await forgetJobs(manifest, { ...options, ids, warn: warnOn(io, 'forget') });
   const plan = commandLine('plan', manifestArg, { sandbox: values.sandbox });

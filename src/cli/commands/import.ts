@@ -10,11 +10,7 @@ import { warnOn } from '../words.js';
  * rebuilds a lost ledger from the service's own job list (docs/import.md).
  */
 export const importCommand: Command<'import'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch(
-    { values, positionals },
-    io,
-    'nothing was imported',
-  );
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'import');
   const summary = await importJobs(manifest, {
     ...options,
     ...(values.since === undefined ? {} : { sinceHours: values.since / 3_600_000 }),

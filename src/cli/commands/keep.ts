@@ -5,7 +5,7 @@ import type { Command } from '../io.js';
 
 /** `mediabatch keep <manifest> ID:VARIANT[.TAKE]... | @FILE`: the library records the keepers, this says which. */
 export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = await openBatch({ values, positionals }, io, 'nothing was kept');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'keep');
   const entries = positionals.slice(1);
   io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries }), io.cwd));
   return ExitCode.Ok;

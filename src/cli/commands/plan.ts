@@ -8,8 +8,7 @@ import { cliWords, warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
-  const outcome = 'run would refuse it too, and submit nothing';
-  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, outcome);
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'plan');
   const asked = {
     ...options,
     warn: warnOn(io, 'plan'),
@@ -19,7 +18,10 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     redefine: values.redefine,
     verify: values.verify,
   };
-  const written = values.out === undefined ? null : await writePlan(manifest, { ...asked, to: values.out });
+  const written =
+    values.out === undefined
+      ? null
+      : await writePlan(manifest, { ...asked, to: values.out, force: values.force });
   const { ledger, ...doc } = written?.document ?? (await plan(manifest, asked));
   const save = commandLine('run', manifestArg, values);
   await writeChunks(io.stdout, values.json ? jsonChunks(doc) : planTextChunks(doc, ledger, save), cliWords);
@@ -36,6 +38,6 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   }
   const failure = accountFailure(doc.account);
   if (failure === null) return ExitCode.Ok;
-  io.stderr.write(`mediabatch plan: ${failure.line}\n`);
+  io.stderr.write(`mediabatch plan: ${cliWords(failure.line)}\n`);
   return failure.refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
 };

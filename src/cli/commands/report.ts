@@ -5,7 +5,7 @@ import type { Command } from '../io.js';
 
 /** `report`: every item with every attempt, as text or as the gallery page (docs/gallery.md). */
 export const reportCommand: Command<'report'> = async ({ values, positionals }, io) => {
-  const { manifest, options } = await openBatch({ values, positionals }, io, 'no report was made');
+  const { manifest, options } = await openBatch({ values, positionals }, io, 'report');
   if (values.html === undefined) {
     if (values['url-lifetime'] !== undefined)
       throw new UserError('--url-lifetime goes with --html: only the gallery page links to the outputs');

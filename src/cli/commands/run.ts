@@ -6,7 +6,7 @@ import { cliWords, warnOn } from '../words.js';
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
 export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io);
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'run');
   const handle = run(manifest, {
     ...options,
     redo: values.redo,

@@ -7,12 +7,14 @@ import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch(
-    { values, positionals },
-    io,
-    'no status can be shown',
-  );
+  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'status');
   const { ledger, ...document } = await status(manifest, { ...options, verify: values.verify });
+  // A ledger that lost its output folder to a copy is read all the same: said first (on stderr
+  // beside a JSON document, which stays the document alone).
+  if (ledger.notOwner)
+    (values.json ? io.stderr : io.stdout).write(
+      `${values.json ? 'mediabatch status: ' : ''}note: ${cliWords(ledger.notOwner)}\n`,
+    );
   // In chunks: at 100,000 items the document is 25 MB of JSON, never one string.
   const chunks = values.json
     ? jsonChunks(document)

@@ -1,7 +1,7 @@
 import type { ItemState, ProgressSnapshot, StopReason } from '../../index.js';
 import { formatUsdHuman, humanUsd } from '../../money.js';
 import { notFittingLine } from '../../render.js';
-import { itemChangeLine, logLine, slotsText } from './progress-text.js';
+import { countsOwner, itemChangeLine, logLine, slotsText, spendOwner } from './progress-text.js';
 
 /**
  * What `run`'s terminal view says, as plain data and words: pure, so every word and number a
@@ -26,7 +26,7 @@ export interface OutcomeLine {
   text: string;
 }
 
-const finishedOf = (c: Counts) => c.done + c.failed + c.budget_exceeded + c.expired;
+const finishedOf = (c: Counts) => c.done + c.failed + c.budget_exceeded + c.expired + c.checks_failed;
 
 const duration = (seconds: number) =>
   seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
@@ -110,9 +110,9 @@ export class RunViewState {
     const finished = finishedOf(c);
     const head = this.#ended ? `Generated ${this.title}` : `Generate ${this.title}`;
     const lines = [
-      `${head}: ${finished}/${s.total} finished, ${this.#eta(finished, s.total, nowMs)}`,
-      `done ${c.done} · failed ${c.failed} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
-      `${slotsText(s, true)} · ${money(s)}`,
+      `${head}${countsOwner(s)}: ${finished}/${s.total} finished, ${this.#eta(finished, s.total, nowMs)}`,
+      `done ${c.done} · failed ${c.failed}${c.checks_failed ? ` · failed checks ${c.checks_failed}` : ''} · over budget ${c.budget_exceeded} · expired ${c.expired} · in flight ${c.in_flight} · pending ${c.pending}`,
+      `${slotsText(s, true)} · ${money(s)}${spendOwner(s)}`,
     ];
     if (s.draining && !this.#ended)
       lines.push(

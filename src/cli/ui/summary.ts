@@ -21,10 +21,10 @@ export function formatRunSummary(
     ...(only
       ? [`--only: ${only.size} of ${totals.items} items were run; the others were left as they were`]
       : []),
-    `${report.manifest}: ${totals.done}/${totals.items} done, ${totals.failed} failed, ${totals.budget_exceeded} over budget, ${totals.expired} expired, ${totals.pending + totals.in_flight} unfinished`,
+    `${report.manifest}: ${totals.done}/${totals.items} done, ${totals.failed} failed, ${totals.checks_failed ? `${totals.checks_failed} failed checks, ` : ''}${totals.budget_exceeded} over budget, ${totals.expired} expired, ${totals.pending + totals.in_flight} unfinished`,
     `spent ${humanUsd(totals.spent_usd)} (refunded ${humanUsd(totals.refunded_usd)})${totals.budget_usd === null ? '' : `, budget left ${humanUsd(totals.budget_left_usd)} of ${humanUsd(totals.budget_usd)}`}`,
   ];
-  const failed = report.items.filter((item) => item.state === 'failed');
+  const failed = report.items.filter((item) => item.state === 'failed' || item.state === 'checks_failed');
   if (failed.length > 0) {
     lines.push('failed items:');
     for (const item of failed.slice(0, 20))

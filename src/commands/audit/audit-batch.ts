@@ -6,6 +6,8 @@ import {
   refuseLiveRunners,
   refuseMissingLedger,
 } from '../../batch/ledger-access.js';
+import { refuseNamedFolder } from '../../batch/named-folder.js';
+import { targetGuard } from '../../batch/named-target.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
@@ -16,7 +18,7 @@ import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Job } from '../../service-client/schemas.js';
-import { checkBundleFolder, writeBundle } from './audit-bundle.js';
+import { BUNDLE_FOLDER, writeBundle } from './audit-bundle.js';
 import { type AuditDocument, auditDocument } from './audit-report.js';
 import { auditFindings, type LedgerJob, type ListedJobs } from './audit-rules.js';
 
@@ -27,29 +29,38 @@ const MAX_PAGES = 1000;
  * `mediabatch audit` (docs/audit.md): every job of the batch read back from the service (GET
  * /jobs/{id} for each job the ledger knows, the job list for those it does not) and compared with
  * the ledger. It sends no POST; the one thing it changes is an `audit` event in the ledger.
- * `out`: the dispute bundle's folder (absolute), or null for none.
+ * `bundle`: the dispute bundle's folder (absolute), checked by the door for named files before
+ * anything is read, and whether `force` may replace an earlier bundle there; null for none.
  */
-export async function auditBatch(batch: Batch, out: string | null, warn: Warn): Promise<AuditDocument> {
+export async function auditBatch(
+  batch: Batch,
+  bundle: { out: string; force: boolean } | null,
+  warn: Warn,
+): Promise<AuditDocument> {
+  const out = bundle?.out ?? null;
   const { manifest, ledgerShown } = batch;
   const target = serviceTarget(batch, {
     what: 'no service to read the jobs from',
     sandbox: 'audit against the embedded sandbox of `sandbox` runs',
   });
   refuseMissingLedger(batch.ledger, ledgerShown, 'to audit', { ledgerPath: ledgerShown });
-  if (out !== null) checkBundleFolder(out);
+  const write =
+    bundle === null ? null : refuseNamedFolder(bundle.out, targetGuard(batch), BUNDLE_FOLDER, bundle.force);
   const lock = holdLedger(batch.ledger, 'audited');
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'audited');
     await refuseLiveRunners(ledger, 'audited');
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const client = await checkServiceForLedger(
       { connection, identity: target.identity },
       { bound: (await ledger.service())?.identity ?? null, path: ledgerShown },
       batch,
       warn,
+      'audited',
     );
     const attempts = (await ledger.listAttempts()).filter((attempt) => attempt.jobId !== null);
     const ledgerJobs = await readLedgerJobs(client, attempts);
@@ -63,7 +74,13 @@ export async function auditBatch(batch: Batch, out: string | null, warn: Warn): 
       auditedAt,
       bundle: out,
     });
-    if (out !== null) await writeBundle(out, doc, evidenceOf(ledgerJobs, listed, await ledger.listFiles()));
+    if (out !== null)
+      await writeBundle(
+        out,
+        doc,
+        evidenceOf(ledgerJobs, listed, await ledger.listFiles()),
+        write === 'replace',
+      );
     await ledger.appendEvent(null, null, 'audit', {
       agrees: doc.agrees,
       problems: doc.problems.length,

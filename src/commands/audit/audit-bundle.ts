@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { FolderKind } from '../../batch/named-folder.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
-import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { UserError } from '../../errors.js';
+import { writeFileAtomically, writeFolderAtomically } from '../../downloads/write-atomically.js';
 import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
 import type { Job } from '../../service-client/schemas.js';
 import { type AuditDocument, problemsCsv } from './audit-report.js';
@@ -24,31 +24,73 @@ export interface BundleEvidence {
   files: readonly FileRecord[];
 }
 
-/** The folder a bundle goes to: a new one, or an empty one; anything else is refused before the audit reads. */
-export function checkBundleFolder(dir: string): void {
-  const stat = statSync(dir, { throwIfNoEntry: false });
-  if (stat === undefined) return;
-  if (!stat.isDirectory() || readdirSync(dir).length > 0)
-    throw new UserError(
-      `\`out\` ${dir} is ${stat.isDirectory() ? 'a folder that is not empty' : 'not a folder'}: a dispute bundle goes into a new or empty folder; nothing was audited`,
-      'target_refused',
-      { option: 'out', target: dir },
+/**
+ * The bundle's folder as the door for named files knows it (batch/named-folder.ts): a new or empty
+ * folder, or with `force` an earlier bundle, replaced whole.
+ */
+export const BUNDLE_FOLDER: FolderKind = {
+  call: 'audit',
+  option: 'out',
+  writes: 'a dispute bundle',
+  isOwn: isBundle,
+};
+
+/** What an earlier bundle holds, and nothing else: its two files, and folders of job JSON. */
+const BUNDLE_ENTRIES: Record<string, (path: string) => boolean> = {
+  'problems.csv': (path) => statSync(path).isFile(),
+  'audit.json': (path) => isAuditDocument(path),
+  jobs: (path) => holdsOnly(path, isJson),
+  ledger: (path) => holdsOnly(path, isJson),
+  sidecars: (path) => holdsOnly(path, (entry) => holdsOnly(entry, isJson)),
+};
+
+/** Whether `dir` holds a dispute bundle mediabatch wrote, and nothing besides. */
+function isBundle(dir: string): boolean {
+  try {
+    const names = readdirSync(dir);
+    return (
+      names.includes('audit.json') && names.every((name) => BUNDLE_ENTRIES[name]?.(join(dir, name)) === true)
     );
+  } catch {
+    return false;
+  }
 }
 
-export async function writeBundle(dir: string, doc: AuditDocument, evidence: BundleEvidence): Promise<void> {
-  await writeFileAtomically(join(dir, 'problems.csv'), problemsCsv(doc));
-  await writeFileAtomically(join(dir, 'audit.json'), `${JSON.stringify(doc, null, 2)}\n`);
+function holdsOnly(dir: string, each: (path: string) => boolean): boolean {
+  return statSync(dir).isDirectory() && readdirSync(dir).every((name) => each(join(dir, name)));
+}
+
+const isJson = (path: string): boolean => path.endsWith('.json') && statSync(path).isFile();
+
+function isAuditDocument(path: string): boolean {
+  if (!isJson(path)) return false;
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof AuditDocument, unknown>>;
+  return typeof doc.audited_at === 'string' && typeof doc.agrees === 'boolean' && 'bundle' in doc;
+}
+
+/** The bundle, whole or not at all: written beside `dir` and renamed into place (over an earlier one with `replace`). */
+export async function writeBundle(
+  dir: string,
+  doc: AuditDocument,
+  evidence: BundleEvidence,
+  replace: boolean,
+): Promise<void> {
+  await writeFolderAtomically(dir, (temp) => writeBundleFiles(temp, doc, evidence), replace);
+}
+
+async function writeBundleFiles(dir: string, doc: AuditDocument, evidence: BundleEvidence): Promise<void> {
+  const write = (path: string, content: string | Buffer) => writeFileAtomically(path, content);
+  await write(join(dir, 'problems.csv'), problemsCsv(doc));
+  await write(join(dir, 'audit.json'), `${JSON.stringify(doc, null, 2)}\n`);
   const jobIds = [...new Set(doc.problems.map((problem) => problem.job_id))];
   for (const jobId of jobIds) {
     const job = evidence.jobs.get(jobId);
-    if (job)
-      await writeFileAtomically(join(dir, 'jobs', `${jobId}.json`), `${JSON.stringify(job, null, 2)}\n`);
+    if (job) await write(join(dir, 'jobs', `${jobId}.json`), `${JSON.stringify(job, null, 2)}\n`);
     const attempt = evidence.attempts.get(jobId);
     if (!attempt) continue;
-    await writeFileAtomically(join(dir, 'ledger', `${jobId}.json`), `${JSON.stringify(attempt, null, 2)}\n`);
+    await write(join(dir, 'ledger', `${jobId}.json`), `${JSON.stringify(attempt, null, 2)}\n`);
     for (const sidecar of sidecarsOf(attempt.id, evidence.files))
-      await writeFileAtomically(join(dir, 'sidecars', jobId, basename(sidecar)), readFileSync(sidecar));
+      await write(join(dir, 'sidecars', jobId, basename(sidecar)), readFileSync(sidecar));
   }
 }
 

@@ -11,10 +11,13 @@ export type { AuditProblemKind } from './audit-rules.js';
 
 const auditOptionsSchema = serviceOptionsSchema.extend({
   /**
-   * A folder for the dispute bundle (`--out`), from `cwd`: new or empty. problems.csv, audit.json,
-   * and each problem job's JSON as the service returned it, the ledger's record and its sidecars.
+   * A folder for the dispute bundle (`--out`), from `cwd`: new or empty, or with `force` an earlier
+   * bundle. problems.csv, audit.json, and each problem job's JSON as the service returned it, the
+   * ledger's record and its sidecars.
    */
   out: z.string().min(1).optional(),
+  /** Replace an earlier dispute bundle at `out` (never a folder of other files, nor a protected one). */
+  force: z.boolean().optional(),
   /** Told each pre-flight word and warning, as `{ code, message }`. */
   warn: z.custom<(warning: Warning) => void>((value) => typeof value === 'function').optional(),
 });
@@ -28,7 +31,8 @@ export type AuditOptions = z.input<typeof auditOptionsSchema>;
  * the ledger. `agrees` false: something is owed or unexplained (the CLI exits `Unreconciled`).
  */
 export async function audit(manifest: Manifest, options: AuditOptions = {}): Promise<AuditDocument> {
-  const { out, warn, ...rest } = checkOptions('audit', auditOptionsSchema, options);
+  const { out, force, warn, ...rest } = checkOptions('audit', auditOptionsSchema, options);
   const batch = batchOf(checkedManifest('audit', manifest), rest);
-  return auditBatch(batch, out === undefined ? null : resolve(batch.cwd, out), warn ?? (() => undefined));
+  const bundle = out === undefined ? null : { out: resolve(batch.cwd, out), force: force ?? false };
+  return auditBatch(batch, bundle, warn ?? (() => undefined));
 }

@@ -6,9 +6,11 @@ import {
   openLedgerOrRefuse,
   refuseLiveRunners,
 } from '../../batch/ledger-access.js';
+import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import { passOutputLocation } from '../../batch/output-owner-check.js';
 import { placeBatch } from '../../batch/placement.js';
+import { isSqliteHead } from '../../batch/protected-files.js';
 import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
@@ -32,6 +34,21 @@ export interface LedgerCopied {
 const NOTHING = 'nothing was copied';
 
 /**
+ * A ledger file as the door for named files knows it (batch/named-target.ts): the copy goes into a
+ * new file or another SQLite ledger (which must hold none of the batch), never over the batch's own
+ * ledger, a file beside a ledger, anything in an output folder or a file of another kind.
+ */
+const LEDGER_FILE: TargetKind = {
+  call: 'copyLedger',
+  option: 'to',
+  writes: 'the copy',
+  notOwn: 'is not a SQLite ledger',
+  isOwn: isSqliteHead,
+  forceable: false,
+  elsewhere: ' or a SQLite ledger that holds none of the batch',
+};
+
+/**
  * Copies the batch's whole record from its ledger to `to` (a file, or a postgres:// URL), for a
  * batch moving between one machine's SQLite file and a shared PostgreSQL database, either way
  * (docs/shared-ledger.md). The source is only read. Refused, with nothing written, while a run
@@ -48,6 +65,11 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     postgresEnv: batch.settings.postgresEnv,
   }).ledger;
   refuseSameLedger(batch.ledger, target);
+  if (target.kind === 'sqlite')
+    await refuseNamedTarget(target.path, targetGuard(batch), LEDGER_FILE, {
+      force: false,
+      saved: savedFilesOf(batch),
+    });
   if (batch.sandbox) refuseSandboxShared(target, batch.ledgerShown);
   if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
     throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, 'ledger_missing');

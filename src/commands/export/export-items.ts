@@ -32,14 +32,19 @@ export async function* exportedRecords(
   // Read before the walk: while its rows stream, the connection runs nothing else.
   const takes = await BatchTakes.read(manifest, ledger, 'records');
   yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
-    const record = exportRecord(item, row, shown, takes.recordTakes(item.id, (row?.files.length ?? 0) > 0));
+    const record = exportRecord(
+      item,
+      row,
+      shown,
+      takes.recordTakes(item.id, (row?.files.length ?? 0) > 0, row?.jobId ?? null),
+    );
     return selectedBy(states, record) ? record : null;
   });
   // Asked only when they can be selected: finding them reads every attempt of the batch.
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
   const removed = await ledger.paidItemsNotIn(ids);
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
-    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0)),
+    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0, row!.jobId)),
   );
 }
 

@@ -1,10 +1,19 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { openForReading, readFailure, sandboxLedgerBeside } from '../../batch/ledger-read.js';
-import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/options.js';
-import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
+import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
+import {
+  batchOf,
+  checkedManifest,
+  checkOptions,
+  ledgerOptionsSchema,
+  tellSchema,
+} from '../../batch/options.js';
+import { checkReadingOwner } from '../../batch/reading-owner.js';
 import { type Batch, callerCwd } from '../../batch/resolve-batch.js';
+import type { Warn } from '../../batch/warnings.js';
 import { collectRows } from '../../collect-rows.js';
+import { isExportHead } from '../../documents/export-head.js';
 import {
   type ExportFormat,
   type ExportRecord,
@@ -15,18 +24,27 @@ import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../documen
 import type { Manifest } from '../../manifest/index.js';
 import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
 
+/** A ledger whose output folder another ledger owns: refused, or read and the caller told first. */
+async function tellNotOwner(batch: Batch, warn: Warn | undefined): Promise<void> {
+  const notOwner = await checkReadingOwner(batch);
+  if (notOwner !== null) warn?.({ code: 'ledger_not_owner', message: notOwner });
+}
+
 /** The item states, and `removed`: the items paid for that the manifest no longer names. */
 export const EXPORT_STATES = [
   'pending',
   'in_flight',
   'done',
   'failed',
+  'checks_failed',
   'budget_exceeded',
   'expired',
   'removed',
 ] as const satisfies readonly ExportState[];
 
 export const exportOptionsSchema = ledgerOptionsSchema.extend({
+  /** Told first when the ledger no longer owns the output folder (`ledger_not_owner`): it is read all the same. */
+  warn: tellSchema.warn,
   /** Only items in these states (`--state`), `removed` for those the manifest no longer names; default every item. */
   states: z.array(z.enum(EXPORT_STATES)).optional(),
 });
@@ -35,17 +53,24 @@ export type ExportOptions = z.input<typeof exportOptionsSchema>;
 
 /**
  * One record per item in manifest order (`export`), read from the ledger as it is iterated; the
- * ledger closes when the iteration ends, early or not. The options and the ledger's claim on the
- * output folder are checked at the call, before any record (or file) is written.
+ * ledger closes when the iteration ends, early or not. The options are checked at the call; the
+ * ledger's claim on the output folder before the first record (readingNotOwner: a ledger that
+ * records the batch but lost the folder to a copy is read, and `warn` told so first).
  */
 export function exportRecords(manifest: Manifest, options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
   const checked = checkOptions('exportRecords', exportOptionsSchema, options);
   const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
-  refuseReadingOthersFolder(batch);
-  return recordsOf(batch, new Set<ExportState>(checked.states ?? []));
+  const states = new Set<ExportState>(checked.states ?? []);
+  // Before any record: a ledger whose folder another owns is refused, or read and said so.
+  return recordsOf(batch, states, () => tellNotOwner(batch, checked.warn));
 }
 
-async function* recordsOf(batch: Batch, states: Set<ExportState>): AsyncGenerator<ExportRecord> {
+async function* recordsOf(
+  batch: Batch,
+  states: Set<ExportState>,
+  first: () => Promise<void>,
+): AsyncGenerator<ExportRecord> {
+  await first();
   const { ledger, note } = await openForReading(batch);
   try {
     yield* exportedRecords(batch.manifest, ledger, states);
@@ -56,17 +81,31 @@ async function* recordsOf(batch: Batch, states: Set<ExportState>): AsyncGenerato
   }
 }
 
+/** Where an export goes (`to`, from `cwd`), as what, and whether it may replace a file of another kind. */
+export interface ExportTarget {
+  to?: string;
+  format?: ExportFormat;
+  /** Replace an existing file that is not an export (never a protected one: docs/results.md). */
+  force?: boolean;
+}
+
 /**
  * Writes the export to a file that appears whole or not at all (`export --out`): written beside
- * it under a temporary name, synced, renamed into place.
+ * it under a temporary name, synced, renamed into place. The door for named files
+ * (batch/named-target.ts) decides first whether `to` may be written; the ledger's claim on the
+ * output folder is checked before the file is begun.
  */
 export async function writeExport(
   manifest: Manifest,
-  options: ExportOptions & { to: string; format?: ExportFormat },
+  options: ExportOptions & ExportTarget & { to: string },
 ): Promise<string> {
-  const { to, format, ...rest } = options;
+  const { to, format, force, ...rest } = options;
   const path = resolve(callerCwd(rest), to);
-  const records = exportRecords(manifest, rest);
+  const checked = checkOptions('writeExport', exportOptionsSchema, rest);
+  const batch = batchOf(checkedManifest('writeExport', manifest), checked);
+  await refuseExportTarget('writeExport', batch, path, force);
+  await tellNotOwner(batch, checked.warn);
+  const records = recordsOf(batch, new Set<ExportState>(checked.states ?? []), async () => {});
   try {
     await writeExportFile(path, exportChunks(records, format ?? 'jsonl'));
   } finally {
@@ -111,20 +150,45 @@ export interface KeptExport {
  */
 export async function exportKept(
   manifest: Manifest,
-  options: ExportOptions & { to?: string; format?: ExportFormat } = {},
+  options: ExportOptions & ExportTarget = {},
 ): Promise<KeptExport> {
-  const { to, format, ...rest } = options;
+  const { to, format, force, ...rest } = options;
   const checked = checkOptions('exportKept', exportOptionsSchema, rest);
   const batch = batchOf(checkedManifest('exportKept', manifest), checked);
-  refuseReadingOthersFolder(batch);
+  await tellNotOwner(batch, checked.warn);
+  const path = to === undefined ? null : resolve(callerCwd(rest), to);
+  if (path !== null) await refuseExportTarget('exportKept', batch, path, force);
   const { ledger: note, ...found } = await keptExport(batch);
   const sandboxLedger = sandboxLedgerBeside(batch, note);
   const kept = {
     ...found,
     ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
   };
-  if (to === undefined) return { ...kept, path: null };
-  const path = resolve(callerCwd(rest), to);
+  if (path === null) return { ...kept, path: null };
   await writeExportFile(path, keptChunks(kept.records, format ?? 'jsonl'));
   return { ...kept, path };
+}
+
+/**
+ * The door for named files (batch/named-target.ts) for an export: its own kind is a file whose
+ * first line is an export's (documents/export-head.ts), JSON Lines or CSV, `--kept` or not.
+ */
+async function refuseExportTarget(
+  call: 'writeExport' | 'exportKept',
+  batch: Batch,
+  path: string,
+  force: boolean | undefined,
+): Promise<void> {
+  const kind: TargetKind = {
+    call,
+    option: 'to',
+    writes: 'the export',
+    notOwn: 'is not an export mediabatch wrote',
+    isOwn: (head) => isExportHead(head.toString('utf8')),
+    forceable: true,
+  };
+  await refuseNamedTarget(path, targetGuard(batch), kind, {
+    force: force ?? false,
+    saved: savedFilesOf(batch),
+  });
 }

@@ -33,7 +33,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   let ledger: Ledger | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
-    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+    ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'forgotten');
     await refuseLiveRunners(ledger, 'forgotten');
     const jobs = jobsToCheck(
       await ledger.listAttempts(),
@@ -41,7 +41,8 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       manifest.items.map((item) => item.id),
     );
     if (jobs.length === 0) return [];
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     const bound = (await ledger.service())?.identity ?? null;
     const client = await checkServiceForLedger(
@@ -49,6 +50,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
       { bound, path: ledgerShown },
       batch,
       warn,
+      'forgotten',
     );
     return await forgetUnknown(client, ledger, jobs);
   } finally {
@@ -78,7 +80,7 @@ function jobsToCheck(
     throw new UserError(
       known
         ? `${id} has no job in flight in the ledger; forget gives up only jobs a run waits for. Nothing was forgotten`
-        : `no item '${id}' in the manifest${didYouMean(id, manifestIds, (s) => `'${s}'`)}; nothing was forgotten`,
+        : `no item '${id}' in the manifest${didYouMean(id, manifestIds)}; nothing was forgotten`,
       'selection_empty',
     );
   }

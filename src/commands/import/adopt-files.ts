@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import { copyVerified } from '../../downloads/copy-verified.js';
+import { candidateFiles, type FoundOutput, findOutputs } from '../../downloads/files-on-disk.js';
 import { takePath } from '../../downloads/preserve-take.js';
 import type { SavedFile } from '../../downloads/save-job-files.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
@@ -8,7 +9,6 @@ import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { ImportedJob } from '../../ledger/records.js';
 import { isS3Uri, type Manifest, namedOutputPath, outputChild } from '../../manifest/index.js';
-import { candidateFiles, type FoundOutput, findOutputs } from './files-on-disk.js';
 import type { ImportPlan } from './import-plan.js';
 
 /**

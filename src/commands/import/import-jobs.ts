@@ -3,11 +3,12 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { ImportedJob } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { jobSnapshot } from '../../runner/job-snapshot.js';
-import { sidecarFacts } from '../../runner/provenance.js';
+import { sidecarFactsOf } from '../../runner/provenance.js';
 import { requestHash } from '../../runner/request.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Job } from '../../service-client/schemas.js';
 import type { OutputStore } from '../../storage/output-store.js';
+import { adoptCopies } from './adopt-copies.js';
 import {
   type Adopted,
   adoptJobFiles,
@@ -109,7 +110,8 @@ export async function importJobs(deps: ImportDeps, listed: readonly Job[]): Prom
   const items = await Promise.all(
     manifest.items.map((item) => limit(() => importItem(deps, item.id, plan, recorded))),
   );
-  let foundOnDisk = 0;
+  // Copies last: an item's state settled from its own job above, its copy then stands for it.
+  let foundOnDisk = await adoptCopies(ledger, manifest, byJob);
   let copied = 0;
   for (const adopted of recorded.fromDisk.values())
     if (adopted.kind === 'saved') {
@@ -223,7 +225,7 @@ async function save(deps: ImportDeps, job: Job, attemptId: number, outcome: Item
   const sidecar =
     deps.manifest.sidecars === false
       ? null
-      : sidecarFacts(deps.manifest.name, await ledger.getAttempt(attemptId));
+      : await sidecarFactsOf(ledger, deps.manifest.name, await ledger.getAttempt(attemptId));
   const result = await store
     .saveJob({
       job,

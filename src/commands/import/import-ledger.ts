@@ -45,7 +45,8 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
   let leaveNoTrace = false;
   try {
     ledger = await openEmptyLedger(batch, manifest);
-    if (target.connection === null) sandbox = await startEmbeddedSandbox(ledgerShown, warn);
+    if (target.connection === null)
+      sandbox = await startEmbeddedSandbox(ledgerShown, warn, batch.sandboxConfig);
     const connection = target.connection ?? { baseUrl: sandbox!.baseUrl, apiKey: sandbox!.apiKey };
     // Import saves outputs like run does: into a folder of this ledger's own, never another batch's.
     const folder = folderContextOf(batch, target.identity);
@@ -57,6 +58,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
       { bound: (await ledger.service())?.identity ?? null, path: ledgerShown },
       batch,
       warn,
+      'imported',
     );
     const timeoutMs = timings.httpTimeoutMs === null ? {} : { timeoutMs: timings.httpTimeoutMs };
     const since = new Date(Date.now() - (sinceMs ?? OUTPUT_LIFETIME_MS));
@@ -122,7 +124,7 @@ function foldersOfMovedFiles(batch: Batch, given: readonly string[]): string[] {
 /** Import only rebuilds a lost ledger: one that records attempts is refused, untouched. */
 async function openEmptyLedger(batch: Batch, manifest: Manifest): Promise<Ledger> {
   const ledgerShown = batch.ledgerShown;
-  const ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings);
+  const ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'imported');
   try {
     await refuseLiveRunners(ledger, 'imported');
   } catch (error) {

@@ -44,7 +44,8 @@ export function keepRefusal(
 }
 
 function whereOf(entry: KeepEntry): { text: string; where: string; fields: Record<string, unknown> } {
-  if (typeof entry === 'string') return { text: entry, where: entry, fields: { entry } };
+  if (typeof entry === 'string')
+    return { text: entry, where: entry.trim() === '' ? `'${entry}'` : entry, fields: { entry } };
   return {
     text: entry.entry,
     where: `${entry.file}:${entry.line}: ${entry.entry}`,
@@ -87,7 +88,7 @@ function unknownItem(
   const variant = items.find((item) => item.id === id && item.variant !== undefined)?.variant;
   if (variant !== undefined)
     return `'${id}' is variant ${variant.number} of '${variant.of}': keep names the item and the variant, ${variant.of}:${variant.number}`;
-  return `no item '${id}' in the manifest${didYouMean(id, [...groups.keys()], (s) => `'${s}'`)}`;
+  return `no item '${id}' in the manifest${didYouMean(id, [...groups.keys()])}`;
 }
 
 /** Variant `number`'s newest saved take, or its take `take`: refused when it saved no file. */

@@ -9,7 +9,7 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { SavedTake } from '../../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { KeptTakes } from '../../runner/kept-takes.js';
-import { sidecarFacts } from '../../runner/provenance.js';
+import { sidecarFactsOf } from '../../runner/provenance.js';
 import type { GalleryWritten } from '../report/gallery.js';
 import { refreshBatchGallery } from '../run/gallery-refresh.js';
 import { type KeepChoice, type KeepEntry, keeperChanges, keepRefusal, resolveKeeps } from './keep-entries.js';
@@ -127,7 +127,8 @@ async function rewriteSidecars(
     if (group === undefined) continue;
     const files = take.files.filter((file) => !file.path.includes('://') && existsSync(file.path));
     if (files.length === 0) continue;
-    const facts = sidecarFacts(
+    const facts = await sidecarFactsOf(
+      ledger,
       batch.manifest.name,
       await ledger.getAttempt(take.attemptId),
       keptTakes.recorded(take, group),

@@ -5,7 +5,8 @@ import type { Manifest } from '../../manifest/index.js';
 import { type KeepOutcome, keepTakes as keepBatchTakes } from './keep-takes.js';
 
 const entrySchema = z.union([
-  z.string().min(1),
+  // An empty entry is refused as any other that is not ID:VARIANT[.TAKE] (keep_invalid).
+  z.string(),
   z.strictObject({ entry: z.string(), file: z.string().min(1), line: z.number().int().positive() }),
 ]);
 
@@ -15,7 +16,7 @@ const keepOptionsSchema = serviceOptionsSchema.extend({
    * or `ID:none` (no keeper); an entry read from a list file with its `file` and `line`, which a
    * refusal names; `@FILE` names a list file (the gallery's keep.txt), read from `cwd` entry by entry.
    */
-  entries: z.array(entrySchema).min(1),
+  entries: z.array(entrySchema).min(1, 'must name at least one take to keep (ID:VARIANT[.TAKE], or @FILE)'),
 });
 
 export type KeepOptions = z.input<typeof keepOptionsSchema>;

@@ -3,9 +3,11 @@ import { withLedger } from '../../batch/ledger-read.js';
 import { filesUnder } from '../../batch/output-files.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { RunSettings } from '../../batch/run-settings.js';
+import { serviceIdentity } from '../../batch/service-identity.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
+import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type Micros, parseUsd } from '../../money.js';
 import {
@@ -51,8 +53,14 @@ export function currentApprovedPlan(batch: Batch, asked: PlanChoices): Promise<A
       regenerateExpired: asked.regenerateExpired,
       outputFiles,
     });
-    return approvedPlanOf(manifest, doc, money, asked);
+    return approvedPlanOf(manifest, doc, { money, service: plannedService(batch) }, asked);
   });
+}
+
+/** The service a plan is made for: the sandbox, the base URL named, or null when none is. */
+function plannedService(batch: Pick<Batch, 'sandbox' | 'baseUrl'>): string | null {
+  if (batch.sandbox) return SANDBOX_IDENTITY;
+  return batch.baseUrl && URL.canParse(batch.baseUrl) ? serviceIdentity(batch.baseUrl) : null;
 }
 
 /** Writes the approved plan to `path` (plain JSON, whole or not at all) and returns it. */

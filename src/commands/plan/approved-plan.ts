@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { canonicalJson } from '../../canonical-json.js';
 import { spentMicros } from '../../ledger/money-totals.js';
 import type { MoneyTotals } from '../../ledger/records.js';
+import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { definitionOf, definitionText } from '../../manifest/definition.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatUsd, humanUsd } from '../../money.js';
@@ -31,6 +32,13 @@ export interface ApprovedPlan {
   manifest: string;
   /** The SHA-256 of the manifest's definition (manifest/definition.ts): every item and setting, however written. */
   manifest_sha256: string;
+  /**
+   * The service the plan was made for, as a ledger names it (`sandbox:embedded`, or the base URL
+   * without credentials); null when none was named (the ledger and folder are the service's own).
+   * A plan holds only for its service: the sandbox's has a ledger and output folder of its own.
+   * Absent from plans written before it was recorded.
+   */
+  service?: string | null;
   settings: { budget_usd: string | null; concurrency: number | null; retries: number };
   /** run's choices the plan was made with: `run` must be given the same. */
   asked: { retry_failed: boolean; regenerate_expired: boolean };
@@ -51,15 +59,17 @@ export type PlanChoices = { retryFailed?: boolean | undefined; regenerateExpired
 export function approvedPlanOf(
   manifest: Manifest,
   doc: PlanDocument,
-  money: MoneyTotals,
+  made: { money: MoneyTotals; service: string | null },
   asked: PlanChoices,
 ): ApprovedPlan | null {
+  const { money } = made;
   if (doc.totals.at_most_usd === null) return null;
   const byId = new Map(manifest.items.map((item) => [item.id, item]));
   const body: Omit<ApprovedPlan, 'plan_sha256'> = {
     format: APPROVED_PLAN_FORMAT,
     manifest: manifest.name,
     manifest_sha256: definitionText(definitionOf(manifest)).hash,
+    service: made.service,
     settings: {
       budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
       concurrency: manifest.concurrency,
@@ -91,6 +101,9 @@ export function planHash(plan: Omit<ApprovedPlan, 'plan_sha256'> & { plan_sha256
 
 /** What differs between the approved plan and the plan as it stands now, in words; empty: none. */
 export function planDifferences(approved: ApprovedPlan, now: ApprovedPlan): string[] {
+  // Another service is another ledger and output folder: all else differs by that alone.
+  const service = serviceWords(approved.service, now.service);
+  if (service !== null) return [service];
   const said: string[] = [];
   if (approved.manifest !== now.manifest)
     said.push(`the manifest is ${now.manifest}, not ${approved.manifest}`);
@@ -114,6 +127,26 @@ export function planDifferences(approved: ApprovedPlan, now: ApprovedPlan): stri
       `at most ${humanUsd(now.total_at_most_usd)} now, ${humanUsd(approved.total_at_most_usd)} approved`,
     );
   return said;
+}
+
+/**
+ * The plan was made for another service than this run's: the sandbox and a service never share a
+ * plan; two services named by their addresses must be the same. A plan that named none (made
+ * before this was recorded, or offline) is the service's, whichever it is.
+ */
+function serviceWords(then: string | null | undefined, now: string | null | undefined): string | null {
+  const sandboxThen = then === SANDBOX_IDENTITY;
+  const sandboxNow = now === SANDBOX_IDENTITY;
+  if (sandboxThen === sandboxNow && (then == null || now == null || then === now)) return null;
+  const made = sandboxThen ? 'the embedded sandbox (`sandbox`)' : (then ?? 'the service');
+  const running = sandboxNow ? 'the embedded sandbox (`sandbox`)' : (now ?? 'the service');
+  const again = sandboxNow
+    ? 'make the plan again with `sandbox` to try it there'
+    : `make the plan again against ${running}${sandboxThen ? ' (without `sandbox`)' : ''}`;
+  return (
+    `the plan was made against ${made}, and this run is against ${running}: a plan holds only for the ` +
+    `service it was made against, whose ledger, prices and output folder it was made from; ${again}`
+  );
 }
 
 function manifestWords(approved: ApprovedPlan, now: ApprovedPlan): string {

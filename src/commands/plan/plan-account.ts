@@ -1,4 +1,5 @@
 import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../../money.js';
+import { concurrencyAboveLimit } from '../../runner/restore.js';
 import type { Account } from '../../service-client/schemas.js';
 
 /** The code plan gives an account check that got no answer in time (not the service's). */
@@ -57,8 +58,15 @@ export function accountFailure(account: PlanAccount | null): { line: string; ref
   };
 }
 
-export function accountWarnings(account: Account, estimate: Micros | null, toSubmit: number): string[] {
+export function accountWarnings(
+  account: Account,
+  estimate: Micros | null,
+  toSubmit: number,
+  concurrency: number | null,
+): string[] {
   const warnings: string[] = [];
+  if (concurrency !== null && account.concurrency.limit > 0 && concurrency > account.concurrency.limit)
+    warnings.push(concurrencyAboveLimit(concurrency, account.concurrency.limit));
   if (!account.balance.enabled) {
     warnings.push(
       'the API wallet is disabled: every submission would be refused (402 wallet_not_enabled); ask the operator to enable it',

@@ -6,8 +6,8 @@ import { folderContextOf, outputLocationRefusal } from '../../batch/output-owner
 import type { Batch } from '../../batch/resolve-batch.js';
 import { takeIsThere } from '../../batch/saved-file-problems.js';
 import type { Warn } from '../../batch/warnings.js';
+import { strangerReason } from '../../downloads/files-on-disk.js';
 import { UserError } from '../../errors.js';
-import { strangerReason } from '../import/files-on-disk.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
 import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
 import { planSource } from './plan-reads.js';

@@ -94,7 +94,7 @@ export function removedItems(
 
 /**
  * Why each stray file is not taken for one of the batch's outputs (`why`: its sidecar is missing,
- * of another manifest, or records other bytes; src/import/files-on-disk.ts), by its shown path;
+ * of another manifest, or records other bytes; src/downloads/files-on-disk.ts), by its shown path;
  * files with nothing to say (sidecars) are left out.
  */
 export function strayReasons(

@@ -4,6 +4,7 @@ import { shownFrom } from '../../documents/shown-path.js';
 import { expiryWarnings, type FileCheckMode } from '../../documents/status-report.js';
 import type { LedgerView } from '../../documents/status-view.js';
 import { type ValueAtRisk, valueAtRisk } from '../../documents/value-at-risk.js';
+import { savedBeforeCommitOf } from '../../downloads/files-on-disk.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import { budgetLeftMicros, spentMicros } from '../../ledger/money-totals.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
@@ -15,6 +16,7 @@ import { notFittingLine } from '../../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
 import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
+import { copiesWarning, type PlanCopies, planCopies } from './plan-copies.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
 import type { PlanLabel } from './plan-decisions.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
@@ -68,6 +70,13 @@ export interface PlanTotals extends Record<PlanLabel, number>, FileProblemCounts
   expected_samples: number;
   /** The caps of the items to submit, bounded by what is left of the budget; null: unbounded. */
   at_most_usd: string | null;
+  /**
+   * Of the `reused` items, those that copy the take of another item of this run asking for the very
+   * same request (plan-copies.ts): generated once, not found already paid for.
+   */
+  copies: number;
+  /** The distinct requests those copies copy. */
+  copied_requests: number;
 }
 
 export interface PlanDocument {
@@ -173,19 +182,27 @@ export function buildPlan(
     }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
-  const foreign = inputs.outputFiles
+  const unowned = inputs.outputFiles
     ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
     : null;
+  // A job's files saved by a run stopped before it committed them are its output, not strangers.
+  const savedEarly = savedBeforeCommitOf(unowned ?? [], manifest.name, unsavedJobs(source));
+  const foreign = unowned === null ? null : unowned.filter((path) => !savedEarly.paths.has(path));
+  for (const item of walk.items) if (savedEarly.items.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
   const stray = foreign === null ? null : foreign.map(shown).sort();
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
   const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
 
+  const copies = planCopies(walk.items);
   const warnings = planWarnings(manifest, source.unsaved, nowMs, walk);
+  const copied = copiesWarning(copies, walk.items.length);
+  if (copied !== null) warnings.push(copied);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
   if (foreign !== null && foreign.length > 0)
     warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
-  if (account?.ok) warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit));
+  if (account?.ok)
+    warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit, manifest.concurrency));
 
   const totals = planTotals(manifest, walk, money, problems && problems.size > 0, {
     removed: removed.length,
@@ -193,6 +210,7 @@ export function buildPlan(
     budgetLeft,
     estimateTotal,
     atMost,
+    copies,
   });
   return {
     manifest: manifest.name,
@@ -214,6 +232,17 @@ export function buildPlan(
 }
 
 /** Of the entries the selection left out, those of items the manifest no longer lists at all. */
+/** What plan says of an item whose job's files a stopped run saved but did not commit. */
+const SAVED_BEFORE_COMMIT_WORDS =
+  'its file was saved before the last run was stopped, with a sidecar naming its job: run records it, nothing to fetch or pay';
+
+/** This ledger's succeeded jobs whose files it has not recorded, job id -> item. */
+function unsavedJobs(source: PlanSource): Map<string, string> {
+  return new Map(
+    source.unsaved.flatMap((attempt) => (attempt.jobId ? [[attempt.jobId, attempt.itemId] as const] : [])),
+  );
+}
+
 function notListed(manifest: Manifest, entries: readonly ItemEntry[]): ItemEntry[] {
   const ids = new Set(manifest.items.map((item) => item.id));
   return entries.filter((entry) => !ids.has(entry.itemId));
@@ -285,6 +314,7 @@ function planTotals(
     budgetLeft: Micros | null;
     estimateTotal: Micros | null;
     atMost: Micros | null;
+    copies: PlanCopies;
   },
 ): PlanTotals {
   const { budgetLeft, estimateTotal, atMost } = found;
@@ -305,6 +335,8 @@ function planTotals(
     expected_items: walk.expected.items,
     expected_samples: walk.expected.samples,
     at_most_usd: atMost === null ? null : formatUsd(atMost),
+    copies: found.copies.copies,
+    copied_requests: found.copies.requests,
     ...countProblems(anyProblem ? walk.items : []),
   };
 }

@@ -21,7 +21,15 @@ export function planReuses(
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
   const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
+  // A result the run fetches again for free is acquired once: an item asking for it waits for it.
   const submitted = new Map<string, string>();
+  const fetched = new Set<string>();
+  items.forEach((item, position) => {
+    const key = requestKey(item);
+    if (decisions[position]?.label !== 'refetch' || submitted.has(key)) return;
+    submitted.set(key, item.id);
+    fetched.add(item.id);
+  });
   for (const position of wanting) {
     const item = items[position]!;
     const key = requestKey(item);
@@ -39,16 +47,16 @@ export function planReuses(
     // A twin: the run submits the first item of a request and copies its take to the others.
     const first = submitted.get(key);
     if (first === undefined) submitted.set(key, item.id);
-    else decisions[position] = twinDecision(first);
+    else decisions[position] = twinDecision(first, fetched.has(first) ? 'fetched again' : 'submitted');
   }
 }
 
-function twinDecision(first: string): Decision {
+function twinDecision(first: string, how: 'submitted' | 'fetched again'): Decision {
   return {
     label: 'reused',
     submit: false,
     reusedFrom: { item: first, take: null },
-    reason: `the same request as ${first}, submitted in this run: its take is copied once saved, nothing to pay`,
+    reason: `the same request as ${first}, ${how} in this run: its take is copied once saved, nothing to pay`,
   };
 }
 

@@ -3,7 +3,7 @@ import type { FileProblems } from '../../documents/file-problems.js';
 import { type LedgerView, unsavedOf } from '../../documents/status-view.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import { moneyTotalsOf } from '../../ledger/money-totals.js';
-import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
+import { type AttemptRecord, jobOfBytes, type MoneyTotals } from '../../ledger/records.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import { latestAttempts, type RecordedRequest } from '../../runner/item-plan.js';
 
@@ -68,11 +68,12 @@ function reusableTakesOf(view: LedgerView): ReusableTake[] {
       itemId: attempt.itemId,
       attemptId: attempt.id,
       take: attempt.take ?? 1,
-      jobId: attempt.jobId,
+      jobId: jobOfBytes(attempt),
       amountMicros: attempt.amountMicros,
       refundedMicros: attempt.refundedMicros,
       completedAt: attempt.completedAt,
       requestBody: attempt.requestBody,
+      idempotencyKey: attempt.idempotencyKey,
       expiresAt: attempt.expiresAt,
       vars: attempt.vars ?? null,
       files: [],

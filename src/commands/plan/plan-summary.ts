@@ -1,4 +1,5 @@
 import { humanUsd } from '../../money.js';
+import { copiesWords } from './plan-copies.js';
 
 /** The totals the line is made of (plan-report's PlanTotals has them all). */
 interface SummaryTotals {
@@ -8,6 +9,8 @@ interface SummaryTotals {
   redo: number;
   renamed: number;
   reused: number;
+  copies: number;
+  copied_requests: number;
   in_flight: number;
   done: number;
   refetch: number;
@@ -41,7 +44,8 @@ export function planSummary(t: SummaryTotals): string {
     t.new ? `${t.new} new` : '',
     t.changed ? `${t.changed} changed` : '',
     t.renamed ? `${t.renamed} renamed (nothing to pay)` : '',
-    t.reused ? `${t.reused} found already paid for (nothing to pay)` : '',
+    t.reused > t.copies ? `${t.reused - t.copies} found already paid for (nothing to pay)` : '',
+    t.copies ? copiesWords({ copies: t.copies, requests: t.copied_requests }) : '',
     t.retry ? `${t.retry} to retry` : '',
     t.redo ? plural(t.redo, 'new take') : '',
     regenerated ? `${regenerated} expired to generate again` : '',

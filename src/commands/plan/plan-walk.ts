@@ -217,10 +217,13 @@ function countToSubmit(walk: Walk, item: ManifestItem, estimate: Micros | null):
   countCap(walk, item);
 }
 
-/** Its cap bounds what the run can spend (an item the run may send counts too). */
+/**
+ * Its cap bounds what the run can spend (an item the run may send counts too), once for its take
+ * and once for each re-roll it may buy (docs/checks.md).
+ */
 function countCap(walk: Walk, item: ManifestItem): void {
   if (item.maxCostMicros === null) walk.uncapped += 1;
-  else walk.capsTotal += item.maxCostMicros;
+  else walk.capsTotal += item.maxCostMicros * (1 + (item.rerolls ?? 0));
 }
 
 function countAgain(again: Walk['again'], item: ManifestItem, estimate: Micros | null): void {

@@ -38,9 +38,12 @@ export async function planOf(
   call: string,
   manifest: Manifest,
   options: z.infer<typeof planOptionsSchema>,
+  /** Checks made on the batch before the plan is (writePlan's target), so a refusal costs nothing. */
+  first: (batch: Batch) => Promise<void> = async () => undefined,
 ): Promise<{ batch: Batch; document: PlanDocument }> {
   const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = options;
   const batch = batchOf(checkedManifest(call, manifest), rest);
+  await first(batch);
   const planned = await planBatch(batch, warn ?? ignoreWarnings, {
     verify,
     regenerateExpired,

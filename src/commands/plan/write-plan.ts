@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import { checkOptions } from '../../batch/options.js';
 import type { Manifest } from '../../manifest/index.js';
-import type { ApprovedPlan } from './approved-plan.js';
+import { APPROVED_PLAN_FORMAT, type ApprovedPlan } from './approved-plan.js';
 import { writeApprovedPlan } from './approved-plan-check.js';
 import { type PlanDocument, planOf, planOptionsSchema } from './plan.js';
 
@@ -11,7 +12,22 @@ export type { ApprovedItem, ApprovedPlan } from './approved-plan.js';
 const writePlanOptionsSchema = planOptionsSchema.extend({
   /** The approved plan's file, from `cwd` (`plan --out`): plain JSON, written whole. */
   to: z.string().min(1),
+  /** Replace an existing file that is not an approved plan (never a protected one: docs/results.md). */
+  force: z.boolean().optional(),
 });
+
+/**
+ * The approved plan as the door for named files knows it: its own kind is a file that begins as
+ * writeApprovedPlan writes one, `{` and its `format` first.
+ */
+const APPROVED_PLAN_FILE: TargetKind = {
+  call: 'writePlan',
+  option: 'to',
+  writes: 'the approved plan',
+  notOwn: 'is not an approved plan mediabatch wrote',
+  isOwn: (head) => head.toString('utf8').startsWith(`{\n  "format": "${APPROVED_PLAN_FORMAT}"`),
+  forceable: true,
+};
 
 export type WritePlanOptions = z.input<typeof writePlanOptionsSchema>;
 
@@ -25,12 +41,19 @@ export interface WrittenPlan {
 /**
  * `plan --out`: the plan, with plan's checks, and its approved form written to `to` for a person to
  * sign off (`plan_sha256`); `run` with the `plan` option then runs only that plan (docs/audit.md).
- * A plan without an upper bound (an item without max_cost_usd, no budget_usd) is refused.
+ * A plan without an upper bound (an item without max_cost_usd, no budget_usd) is refused, and so
+ * is a `to` the door for named files refuses (batch/named-target.ts), before the plan is made.
  */
 export async function writePlan(manifest: Manifest, options: WritePlanOptions): Promise<WrittenPlan> {
-  const { to, ...checked } = checkOptions('writePlan', writePlanOptionsSchema, options);
-  const { batch, document } = await planOf('writePlan', manifest, checked);
-  const path = resolve(batch.cwd, to);
+  const { to, force, ...checked } = checkOptions('writePlan', writePlanOptionsSchema, options);
+  let path = '';
+  const { batch, document } = await planOf('writePlan', manifest, checked, async (batch) => {
+    path = resolve(batch.cwd, to);
+    await refuseNamedTarget(path, targetGuard(batch), APPROVED_PLAN_FILE, {
+      force: force ?? false,
+      saved: savedFilesOf(batch),
+    });
+  });
   const approved = await writeApprovedPlan(batch, path, {
     retryFailed: checked.retryFailed ?? false,
     regenerateExpired: checked.regenerateExpired ?? false,

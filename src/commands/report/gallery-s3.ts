@@ -1,3 +1,4 @@
+import { PROTECTED } from '../../batch/protected-files.js';
 import { isGalleryPage } from '../../documents/gallery/page.js';
 import { OWNER_MARKER } from '../../downloads/output-owner.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
@@ -99,7 +100,8 @@ export function bucketPageKey(location: S3Location, html: string): string {
 
 /**
  * What a guarded object at `uri` is, or null: a saved output, its provenance sidecar or the owner
- * marker, which `force` never replaces (the same promise gallery-target.ts keeps on disk). Pure.
+ * marker, which `force` never replaces (the promise the door for named files,
+ * batch/named-target.ts, keeps on disk). Pure.
  */
 export function guardedObject(
   uri: string,
@@ -107,8 +109,8 @@ export function guardedObject(
   savedFiles: readonly string[],
 ): string | null {
   if (uri === s3Uri(location, keyUnder(location, OWNER_MARKER))) return "the output location's owner marker";
-  if (savedFiles.includes(uri)) return 'a saved output';
-  if (savedFiles.some((file) => sidecarPathFor(file) === uri)) return "a saved output's provenance sidecar";
+  if (savedFiles.includes(uri)) return PROTECTED.saved_output;
+  if (savedFiles.some((file) => sidecarPathFor(file) === uri)) return PROTECTED.sidecar;
   return null;
 }
 

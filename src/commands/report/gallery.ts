@@ -1,10 +1,12 @@
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
+import { refuseNamedTarget, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import type { Batch } from '../../batch/resolve-batch.js';
+import { SavedNames, savedFilesNamed } from '../../batch/saved-names.js';
 import type { Warn } from '../../batch/warnings.js';
 import { pageRelativeHref } from '../../documents/gallery/model.js';
-import type { PageFacts } from '../../documents/gallery/page.js';
+import { isGalleryPage, type PageFacts } from '../../documents/gallery/page.js';
 import { type StreamOptions, streamGallery } from '../../documents/gallery/page-stream.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
@@ -20,9 +22,8 @@ import {
   presign,
   uploadPage,
 } from './gallery-s3.js';
-import { type GallerySource, gallerySource, SavedNames, savedFilesNamed } from './gallery-source.js';
+import { type GallerySource, gallerySource } from './gallery-source.js';
 import { GallerySpool } from './gallery-spool.js';
-import { checkGalleryTarget, targetNames } from './gallery-target.js';
 
 /** Where the page goes and how: the gallery's choices (docs/gallery.md). */
 export interface GalleryRequest {
@@ -78,12 +79,15 @@ async function galleryOf(
   const bucket = bucketGalleryPlan(manifest.outputDir, request.to, request.urlLifetimeSeconds);
   const htmlPath = bucket === null || bucket.key === null ? pagePath(batch, request) : null;
   // Every refusal is decided before the page is made, in this order (but see checkTarget).
-  const local = htmlPath === null ? null : localTarget(htmlPath, batch, note.path, request.force);
-  if (local !== null) await checkTarget(local, ledger);
+  if (htmlPath !== null)
+    await refuseNamedTarget(htmlPath, targetGuard(batch), GALLERY_PAGE, {
+      force: request.force,
+      saved: (names) => savedFilesNamed(ledger, names),
+    });
   const objects =
     bucket === null ? null : await openGalleryBucket(manifest.outputDir, batch.settings.storageEnv);
-  const target = local ?? bucketTarget(objects!, bucket!.key!, request.force);
-  if (local === null) await checkTarget(target, ledger);
+  const target = htmlPath !== null ? LOCAL_FILE : bucketTarget(objects!, bucket!.key!, request.force);
+  if (htmlPath === null) await checkTarget(target, ledger);
   const saved = new SavedNames(target.names);
   const source = await gallerySource(
     ledger,
@@ -115,34 +119,39 @@ async function galleryOf(
   return bucketGallery(batch, request, { ...bucket, objects, htmlPath }, parts, warn);
 }
 
-/** Where the page goes, and its check (gallery-target.ts, gallery-s3.ts) given the saved files that bear its names. */
+/**
+ * A local page as the door knows it (batch/named-target.ts): its own kind is a page whose head
+ * says mediabatch wrote it, and it may stand in its batch's own output folder, at a .html name.
+ */
+const GALLERY_PAGE: TargetKind = {
+  call: 'writeGallery',
+  option: 'to',
+  writes: 'the gallery',
+  notOwn: 'is not a gallery page mediabatch wrote',
+  isOwn: (head) => isGalleryPage(head.toString('utf8')),
+  forceable: true,
+  elsewhere: ' (or leave `to` out for <output dir>/index.html)',
+  inOutputFolder: (path) => path.toLowerCase().endsWith('.html'),
+};
+
+/** Where a bucket's page goes, and its check (gallery-s3.ts) given the saved files that bear its names. */
 interface Target {
   names: string[];
   check(saved: string[]): void | Promise<void>;
 }
 
-function localTarget(htmlPath: string, batch: Batch, ledgerPath: string, force: boolean): Target {
-  const guard = {
-    manifestFile: batch.manifest.file,
-    ledgerPath,
-    outputDir: batch.manifest.outputDir,
-    cwd: batch.cwd,
-  };
-  return {
-    names: targetNames(htmlPath),
-    check: (savedFiles) => checkGalleryTarget(htmlPath, { ...guard, savedFiles }, force),
-  };
-}
+/** A local page: the door decided before the page was made, with the saved files it needed. */
+const LOCAL_FILE: Target = { names: [], check: () => undefined };
 
 function bucketTarget(objects: S3Objects, key: string, force: boolean): Target {
   return { names: [objects.uri(key)], check: (saved) => checkBucketTarget(objects, key, saved, force) };
 }
 
 /**
- * A target's check looks at the saved files only to refuse one that is there (a saved output or
+ * A bucket's check looks at the saved files only to refuse one that is there (a saved output or
  * its sidecar, refused even with `force`, and named as such). So it runs first with none; when it
- * refuses a file that is there as foreign, again with the saved files of that name, which may say
- * why better; and once the page is made, with those its entries held (PageParts.checked), so a
+ * refuses an object that is there as foreign, again with the saved files of that name, which may
+ * say why better; and once the page is made, with those its entries held (PageParts.checked), so a
  * refresh over its own page reads no list of saved files.
  */
 async function checkTarget(target: Target, ledger: Ledger | null): Promise<void> {

@@ -27,7 +27,11 @@ export async function refreshBatchGallery(
     return await writeBatchGallery(batch, { to: '', urlLifetimeSeconds: null, force: false }, warn, open);
   } catch (error) {
     const fields: Fields = error instanceof UserError ? error.fields : {};
-    const refused = error instanceof UserError && error.code === 'target_refused' && fields.guarded === null;
+    // A file of someone else's at the page's name: foreign, or (the usual place) in the output folder.
+    const refused =
+      error instanceof UserError &&
+      error.code === 'target_refused' &&
+      (fields.guarded === null || fields.reason === 'owned_file');
     const message = refused
       ? `${shownFromCwd(batch.cwd, String(fields.target))} exists and is not a gallery page mediabatch wrote, so it was left as it is and no gallery was written; move it away, or write the gallery to another file (report's \`to\`)`
       : `no gallery was written: ${(error as Error).message}`;

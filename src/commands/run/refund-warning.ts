@@ -25,3 +25,16 @@ export function refundMissingWarning(attempts: readonly AttemptRecord[]): Warnin
     fields: { jobs: unrefunded.map((attempt) => attempt.jobId), owed_usd: formatUsd(owed) },
   };
 }
+
+/**
+ * The takes of the run saved in files that are not a container mediabatch reads (docs/checks.md):
+ * recorded as unchecked, never failed, and said once with their count.
+ */
+export function uncheckedWarning(takes: number): Warning {
+  const what = takes === 1 ? '1 saved take is' : `${takes} saved takes are`;
+  return {
+    code: 'outputs_unchecked',
+    message: `${what} not in a container mediabatch reads (MP4 or QuickTime): recorded as unchecked, not failed`,
+    fields: { takes },
+  };
+}

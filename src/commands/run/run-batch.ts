@@ -29,7 +29,7 @@ import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
 import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
 import { refreshBatchGallery } from './gallery-refresh.js';
-import { refundMissingWarning } from './refund-warning.js';
+import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
@@ -176,7 +176,8 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
 
 /** The embedded sandbox keeps its state beside the ledger, so a killed run resumes against its jobs. */
 async function startRunSandbox(held: Held, request: RunRequest, view: RunView): Promise<Connection> {
-  const sandbox = await startEmbeddedSandbox(request.batch.ledgerShown, view.warn);
+  const { ledgerShown, sandboxConfig } = request.batch;
+  const sandbox = await startEmbeddedSandbox(ledgerShown, view.warn, sandboxConfig);
   held.sandbox = sandbox;
   view.sandboxStarted(sandbox.baseUrl, request.batch.ledgerShown, request.batch.manifest.outputDir);
   return { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
@@ -297,6 +298,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
   const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
+  if (result.uncheckedTakes > 0) view.warn(uncheckedWarning(result.uncheckedTakes));
   shown.finished(outcome.outcome);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.outcome);

@@ -8,7 +8,7 @@ import {
   ledgerOptionsSchema,
   verifySchema,
 } from '../../batch/options.js';
-import { refuseReadingOthersFolder } from '../../batch/output-owner-check.js';
+import { readingNotOwner } from '../../batch/reading-owner.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
 import { buildStatusStreamed } from '../../documents/status-report.js';
 import type { Manifest } from '../../manifest/index.js';
@@ -24,12 +24,16 @@ export type StatusOptions = z.infer<typeof statusOptionsSchema>;
 export async function status(manifest: Manifest, options: StatusOptions = {}): Promise<StatusDocument> {
   const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
   const batch = batchOf(checkedManifest('status', manifest), checked);
-  refuseReadingOthersFolder(batch);
   return withLedger(batch, async (ledger, note) => {
+    const notOwner = await readingNotOwner(batch, ledger);
     const report = {
       ...(await buildStatusStreamed(batch.manifest, await statusSource(ledger, verify ?? false), Date.now())),
       ...(await keeperFields(batch.manifest, ledger)),
     };
-    return statusDocument(report, { ...note, sandboxLedger: sandboxLedgerBeside(batch, note) });
+    return statusDocument(report, {
+      ...note,
+      sandboxLedger: sandboxLedgerBeside(batch, note),
+      ...(notOwner === null ? {} : { notOwner }),
+    });
   });
 }

@@ -43,11 +43,12 @@ export interface CardGroup<C extends GroupableCard> {
 /** Problems first, so a person sees what needs them before what went well. */
 export const STATE_ORDER: Record<ItemState, number> = {
   failed: 0,
-  expired: 1,
-  budget_exceeded: 2,
-  in_flight: 3,
-  pending: 4,
-  done: 5,
+  checks_failed: 1,
+  expired: 2,
+  budget_exceeded: 3,
+  in_flight: 4,
+  pending: 5,
+  done: 6,
 };
 
 /** Every state, problems first (STATE_ORDER). */

@@ -74,6 +74,7 @@ class PageStream {
   readonly #groups: GroupQueue;
   readonly #counts: Record<ItemState, number> = {
     failed: 0,
+    checks_failed: 0,
     expired: 0,
     budget_exceeded: 0,
     in_flight: 0,

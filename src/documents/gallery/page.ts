@@ -27,6 +27,7 @@ export function galleryCsp(mediaOrigins: readonly string[] = []): string {
 const WORDS: Record<string, string> = {
   done: 'done',
   failed: 'failed',
+  checks_failed: 'failed checks',
   expired: 'expired',
   budget_exceeded: 'budget exceeded',
   in_flight: 'in flight',
@@ -39,6 +40,7 @@ function totals(model: Pick<PageFacts, 'totals'>): string {
     ['items', String(t.items)],
     ['done', String(t.done)],
     ['failed', String(t.failed)],
+    ...(t.checks_failed > 0 ? [['failed checks', String(t.checks_failed)] as [string, string]] : []),
     ['expired', String(t.expired)],
     ['over budget', String(t.budget_exceeded)],
     ['spent', usd(t.spent_usd)],
@@ -51,11 +53,19 @@ function totals(model: Pick<PageFacts, 'totals'>): string {
   return `<ul class="totals" id="totals">${rows.map(([label, value]) => `<li>${h(label)} <b>${h(value)}</b></li>`).join('')}</ul>`;
 }
 
+/**
+ * Past this many values a filter is a text field (the values containing what is typed), not a
+ * drop-down: a variable that differs per item takes as many values as there are items.
+ */
+export const MOST_FILTER_CHOICES = 40;
+
 function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
   const select = (attr: string, label: string, values: Array<[string, string]>) =>
-    `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
-      .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
-      .join('')}</select></label>`;
+    values.length > MOST_FILTER_CHOICES
+      ? `<label>${h(label)} <input type="search" data-filter="${h(attr)}" data-match="text" placeholder="any of ${values.length} values" aria-label="${h(label)} contains"></label>`
+      : `<label>${h(label)} <select data-filter="${h(attr)}"><option value="">all</option>${values
+          .map(([value, text]) => `<option value="${h(value)}">${h(text)}</option>`)
+          .join('')}</select></label>`;
   const states = select(
     'data-state',
     'state',

@@ -16,7 +16,7 @@
  * the window loses its video (src removed, load() called), which frees the decoder.
  */
 export const TILES_SCRIPT = `
-  var PROBLEM = { failed: true, expired: true, budget_exceeded: true };
+  var PROBLEM = { failed: true, checks_failed: true, expired: true, budget_exceeded: true };
   var GAP = 10;
   var MIN_TILE = 180;
   var DWELL_MS = 120;
@@ -83,10 +83,13 @@ export const TILES_SCRIPT = `
     if (item.variants) return groupTile(tile, item);
     tile.appendChild(openButton(item.id, thumbOf(item)));
     tile.appendChild(el('code', 'id', item.id));
+    // The prompt, cut to its line: the line a narrow card gives up, never the state or the cost.
+    tile.appendChild(el('p', 'line', item.prompt));
     var facts = el('p', 'facts');
     facts.appendChild(el('span', 'badge', words(item.state)));
+    facts.appendChild(el('span', 'cost', item.cost));
     var count = item.takes.length;
-    facts.appendChild(document.createTextNode(' ' + item.cost + (count > 0 ? ' · ' + count + (count === 1 ? ' take' : ' takes') : '')));
+    if (count > 0) facts.appendChild(el('span', 'count', '· ' + count + (count === 1 ? ' take' : ' takes')));
     var foot = el('div', 'foot');
     foot.appendChild(facts);
     tile.appendChild(foot);
@@ -108,7 +111,7 @@ export const TILES_SCRIPT = `
       facts.appendChild(el('b', 'vlabel', 'v' + variant.n));
       facts.appendChild(document.createTextNode(' '));
       facts.appendChild(el('span', 'badge', words(variant.state)));
-      facts.appendChild(document.createTextNode(' ' + variant.cost));
+      facts.appendChild(el('span', 'cost', variant.cost));
       foot.appendChild(facts);
       if (variant.takes.length > 0) {
         foot.appendChild(redoLabel(variant.id));
@@ -120,8 +123,9 @@ export const TILES_SCRIPT = `
     tile.appendChild(row);
     var head = el('p', 'group-facts');
     head.appendChild(el('code', 'id', item.id));
-    head.appendChild(document.createTextNode(' · ' + item.variants.length + ' variants · ' + item.cost));
+    head.appendChild(el('span', 'cost', '· ' + item.variants.length + ' variants · ' + item.cost));
     tile.appendChild(head);
+    tile.appendChild(el('p', 'line', item.prompt));
     return tile;
   }
 

@@ -20,7 +20,8 @@ export const GALLERY_SCRIPT = `
   var items = data.tiles;
   var grid = document.getElementById('cards');
   var selected = new Set();
-  var filters = Array.prototype.slice.call(document.querySelectorAll('select[data-filter]'));
+  // A drop-down of values, or a text field (data-match="text") for an axis of many: its values containing the text.
+  var filters = Array.prototype.slice.call(document.querySelectorAll('[data-filter]'));
   var shown = document.getElementById('shown-count');
   var shownList = [];
   // Every ledger item's id leads to its tile: a variant's (x.v2, as the attempts table names it) too.
@@ -34,10 +35,21 @@ export const GALLERY_SCRIPT = `
     return item.variants.some(function (variant) { return variant.state === state; });
   }
   function readFilters() {
-    return filters.filter(function (select) { return select.value !== ''; }).map(function (select) {
-      var attr = select.getAttribute('data-filter');
-      return { axis: attr === 'data-state' ? -1 : Number(attr.slice('data-axis-'.length)), value: select.value };
+    return filters.filter(function (field) { return field.value.trim() !== ''; }).map(function (field) {
+      var attr = field.getAttribute('data-filter');
+      var text = field.getAttribute('data-match') === 'text';
+      return {
+        axis: attr === 'data-state' ? -1 : Number(attr.slice('data-axis-'.length)),
+        value: text ? field.value.trim().toLowerCase() : field.value,
+        text: text,
+      };
     });
+  }
+  function matches(item, filter) {
+    if (filter.axis < 0) return hasState(item, filter.value);
+    var value = item.axes[filter.axis];
+    if (!filter.text) return value === filter.value;
+    return typeof value === 'string' && value.toLowerCase().indexOf(filter.value) >= 0;
   }
   function applyFilters() {
     var active = readFilters();
@@ -45,7 +57,7 @@ export const GALLERY_SCRIPT = `
     for (var i = 0; i < items.length; i += 1) {
       var keep = true;
       for (var f = 0; f < active.length && keep; f += 1) {
-        keep = active[f].axis < 0 ? hasState(items[i], active[f].value) : items[i].axes[active[f].axis] === active[f].value;
+        keep = matches(items[i], active[f]);
       }
       if (keep) shownList.push(i);
     }
@@ -54,7 +66,9 @@ export const GALLERY_SCRIPT = `
     sheetHeight();
     drawWindow();
   }
-  filters.forEach(function (select) { select.addEventListener('change', applyFilters); });
+  filters.forEach(function (field) {
+    field.addEventListener(field.tagName === 'SELECT' ? 'change' : 'input', applyFilters);
+  });
 ${TILES_SCRIPT}
 ${VIEWER_SCRIPT}
 ${HISTORY_SCRIPT}

@@ -18,10 +18,12 @@ header.page{padding:1.2em 1.5em .4em}h1{font-size:1.4em;margin:0 0 .2em}h2{font-
 .open{all:unset;display:block;border-radius:5px}.open:focus-visible{outline:2px solid var(--ok);outline-offset:2px}
 .thumb{display:flex;align-items:center;justify-content:center;aspect-ratio:16/9;background:#000;border-radius:5px;overflow:hidden;color:#ccc}
 .thumb video{max-width:100%;max-height:100%;width:auto;height:100%;object-fit:contain;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
-.card>.id{overflow-wrap:anywhere;font-size:.85em;line-height:1.3;height:2.6em;overflow:hidden;flex:none}
+.card>.id{font-size:.85em;line-height:1.3;height:1.3em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:none}
+.card>.line{margin:0;font-size:.8em;line-height:1.3;height:1.3em;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:none}
 .badge{font-size:.75em;padding:0 .45em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}
-.state-done .badge{color:var(--ok)}.state-failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}
-.facts{font-size:.8em;color:var(--muted);margin:0}.foot{display:flex;align-items:center;gap:.3em}.foot .facts{flex:1;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.redo{font-size:.85em;cursor:default;white-space:nowrap}
+.state-done .badge{color:var(--ok)}.state-failed .badge,.state-checks_failed .badge,.state-expired .badge,.state-budget_exceeded .badge{color:var(--bad)}.state-in_flight .badge,.state-pending .badge{color:var(--warn)}
+.facts{font-size:.8em;color:var(--muted);margin:0;display:flex;align-items:center;gap:.3em;white-space:nowrap}.facts .badge,.facts .cost,.facts .vlabel{flex:none}
+.facts .count{min-width:0;overflow:hidden;text-overflow:ellipsis}.foot{display:flex;align-items:center;gap:.3em}.foot .facts{flex:1;min-width:0}.redo{font-size:.85em;cursor:default;white-space:nowrap}
 dialog#viewer{width:min(960px,94vw);max-height:94vh;border:1px solid var(--line);border-radius:10px;background:var(--card);color:var(--ink);padding:1em}
 dialog#viewer::backdrop{background:rgba(0,0,0,.65)}
 .viewer-head{display:flex;gap:.6em;align-items:center;margin-bottom:.6em}.viewer-head button{margin-left:auto}
@@ -34,7 +36,7 @@ dialog#viewer::backdrop{background:rgba(0,0,0,.65)}
 .picker{display:flex;flex-wrap:wrap;gap:.6em;align-items:center}.picker>b{min-width:3em}
 .redo-panel code{flex:1 1 30em;padding:.35em .6em;border:1px solid var(--line);border-radius:6px;user-select:all;overflow-wrap:anywhere}
 .card.group{flex-direction:column}.variants{display:flex;gap:.4em;min-width:0}.variant{flex:1 1 0;min-width:0;display:flex;flex-direction:column;gap:.2em}
-.group-facts{margin:0;font-size:.85em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--muted)}.group-facts .id{color:var(--ink)}
+.group-facts{margin:0;font-size:.85em;white-space:nowrap;display:flex;gap:.3em;color:var(--muted)}.group-facts .id{color:var(--ink);min-width:0;overflow:hidden;text-overflow:ellipsis}.group-facts .cost{flex:none}
 .vlabel{color:var(--ink)}button.keep{font-size:.8em;padding:0 .5em;border:1px solid var(--line);border-radius:99px;background:transparent;color:inherit;cursor:pointer;white-space:nowrap}
 button.keep[aria-pressed=true]{background:var(--ok);border-color:var(--ok);color:var(--card);font-weight:600}
 .variant-row{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:.8em}.variant-head{font-size:1em;margin:0 0 .3em;display:flex;flex-wrap:wrap;gap:.4em;align-items:center}

@@ -51,6 +51,11 @@ export interface LedgerDatabase {
   groupCommits(withinMs: number): void;
   /** Commits SQLite's open group, after every step called before. */
   flush(): Promise<void>;
+  /**
+   * Resolves once every step called before is committed, without forcing the commit: SQLite's
+   * open group commits on its timer (or a durable step) as it would anyway. Rejects if it fails.
+   */
+  committed(): Promise<void>;
   /** Closes after every step called before, and never waits long on a database that went away. */
   close(): Promise<void>;
 }

@@ -213,6 +213,11 @@ export class PostgresDatabase implements LedgerDatabase {
     return this.step(async () => {});
   }
 
+  committed(): Promise<void> {
+    // Every step commits before it returns.
+    return this.flush();
+  }
+
   close(): Promise<void> {
     return this.step(async () => {
       if (this.#closed) return;

@@ -62,6 +62,8 @@ export class SqliteDatabase implements LedgerDatabase {
   #inGroup = false;
   #timer: NodeJS.Timeout | null = null;
   #groupError: unknown = null;
+  /** Who waits for the open group's commit (committed()). */
+  readonly #commitWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #closed = false;
 
   constructor(db: Db) {
@@ -110,6 +112,19 @@ export class SqliteDatabase implements LedgerDatabase {
     });
   }
 
+  async committed(): Promise<void> {
+    const waiting = await this.step(async () => {
+      this.#throwGroupError();
+      if (!this.#inGroup) return null;
+      // The open group holds every step called before: its commit, whenever it comes, is theirs.
+      // Waited for outside the step queue, where the commit itself is queued.
+      return {
+        commit: new Promise<void>((resolve, reject) => this.#commitWaiters.push({ resolve, reject })),
+      };
+    });
+    await waiting?.commit;
+  }
+
   close(): Promise<void> {
     return this.step(async () => {
       if (this.#closed) return;
@@ -152,6 +167,9 @@ export class SqliteDatabase implements LedgerDatabase {
       this.#inGroup = false;
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
+      // The group's earlier steps were rolled back with it: nobody waiting for them may go on.
+      const lost = new Error('the ledger rolled back steps not yet committed');
+      for (const waiter of this.#commitWaiters.splice(0)) waiter.reject(lost);
       return;
     }
     for (const each of rollback.split('; ')) await this.#raw(each);
@@ -174,7 +192,14 @@ export class SqliteDatabase implements LedgerDatabase {
     this.#timer = null;
     if (!this.#inGroup) return;
     this.#inGroup = false;
-    await this.#raw('COMMIT');
+    const waiters = this.#commitWaiters.splice(0);
+    try {
+      await this.#raw('COMMIT');
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error);
+      throw error;
+    }
+    for (const waiter of waiters) waiter.resolve();
   }
 
   /** A group that failed to commit on its own timer fails the next step, as it would have. */

@@ -33,10 +33,12 @@ describe("run's terminal view, as words (pure)", () => {
       ].join('\n'),
     );
     expect(view.saveTitle()).toBe('Save files: 10 items saved, 2 downloading, 1 queued');
-    // A batch several runners share: the batch's slots in use by all of them, and this runner's share.
+    // A batch several runners share: the counts are this runner's, the slots and spend the batch's.
     view.progress({ ...snapshot, slotLimit: 10, batchInUse: 7 });
-    expect(view.generateTitle(60_000).split('\n')[2]).toBe(
-      "slots 7/10 in use by the batch's runners, 3 by this one · spent $1.20 of $10.00 (12%)",
+    const [counted, , spent] = view.generateTitle(60_000).split('\n');
+    expect(counted).toBe('Generate spring (40 items), this runner: 12/40 finished, ETA 2m20s');
+    expect(spent).toBe(
+      "slots 7/10 in use by the batch's runners, 3 by this one · spent $1.20 of $10.00 (12%) by the batch's runners",
     );
     view.progress({ ...snapshot, draining: true });
     expect(view.generateTitle(60_000).split('\n').at(-1)).toBe(

@@ -39,7 +39,7 @@ describe('input.NAME columns', () => {
     expect(csv.code).toBe(2);
     const file = join(dir, 'rows.csv');
     expect(csv.stderr).toContain(
-      `${file}:1:3: column 'input.secnds': unknown input field \`secnds\`, did you mean 'input.seconds'?`,
+      `${file}:1:3: column 'input.secnds': unknown input field 'secnds', did you mean 'input.seconds'?`,
     );
     expect(csv.stderr).toContain(
       `${file}:1:4: column 'inpt.definition' is neither an input field nor a variable, did you mean 'input.definition'?`,
@@ -47,7 +47,7 @@ describe('input.NAME columns', () => {
     const jsonl = await runCli(['plan', 'lines.yaml'], { cwd: dir });
     expect(jsonl.code).toBe(2);
     expect(jsonl.stderr).toContain(
-      `${join(dir, 'rows.jsonl')}:1:33: items_from[0]["input.seconds"]: unknown field \`input.seconds\`: a JSON line nests it, as \`"input": {"seconds": ...}\``,
+      `${join(dir, 'rows.jsonl')}:1:33: items_from[0]["input.seconds"]: unknown field 'input.seconds': a JSON line nests it, as {"input": {"seconds": ...}}`,
     );
   });
 });

@@ -14,7 +14,7 @@ describe('a huge prompt', () => {
       'rows.csv': rows,
     });
     const warning =
-      'rows.csv:3:2: items_from[1].prompt: the prompt of item `huge` is 197,999 characters, more than 10,000: ' +
+      "rows.csv:3:2: items_from[1].prompt: the prompt of item 'huge' is 197,999 characters, more than 10,000: " +
       "it is sent as it is (the service decides what it accepts), and each saved file's sidecar holds it whole";
     const plan = await runCli(['plan', 'batch.yaml'], { cwd: dir });
     expect(plan.code, plan.stderr).toBe(0);

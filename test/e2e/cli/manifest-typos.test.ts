@@ -19,25 +19,49 @@ const CASES = [
     what: 'a top-level typo',
     yaml: manifestYaml('typo', 'budget_ud: "5.00"\nitems:\n  - prompt: a\n'),
     where: 'batch.yaml:4:1: budget_ud:',
-    says: 'unknown field `budget_ud`, did you mean `budget_usd`?',
+    says: "unknown field 'budget_ud', did you mean 'budget_usd'?",
   },
   {
     what: 'an item typo',
     yaml: manifestYaml('typo', 'items:\n  - id: a\n    promt: A beach\n'),
     where: 'batch.yaml:6:5: items[0].promt:',
-    says: 'unknown field `promt`, did you mean `prompt`?',
+    says: "unknown field 'promt', did you mean 'prompt'?",
   },
   {
     what: 'an output typo',
     yaml: manifestYaml('typo', 'output: {dirr: out/x}\nitems:\n  - prompt: a\n'),
     where: 'batch.yaml:4:10: output.dirr:',
-    says: 'unknown field `dirr`, did you mean `dir`?',
+    says: "unknown field 'dirr', did you mean 'dir'?",
   },
   {
     what: 'an input near miss',
     yaml: manifestYaml('typo', 'items:\n  - prompt: a\n    input: {secnds: 8}\n'),
     where: 'batch.yaml:6:13: items[0].input.secnds:',
-    says: 'unknown input field `secnds`, did you mean `seconds`?',
+    says: "unknown input field 'secnds', did you mean 'seconds'?",
+  },
+  {
+    what: "a command's setting written as a field (ledger)",
+    yaml: manifestYaml('typo', 'ledger: other.sqlite\nitems:\n  - prompt: a\n'),
+    where: 'batch.yaml:4:1: ledger:',
+    says: "unknown field 'ledger': the ledger is chosen for each command with --ledger, not in the manifest",
+  },
+  {
+    what: "export's format written as a field",
+    yaml: manifestYaml('typo', 'format: csv\nitems:\n  - prompt: a\n'),
+    where: 'batch.yaml:4:1: format:',
+    says: "unknown field 'format': not a manifest field: --format chooses export's record format (jsonl or csv) when exporting",
+  },
+  {
+    what: 'a redo written on an item',
+    yaml: manifestYaml('typo', 'items:\n  - id: a\n    prompt: a\n    redo: true\n'),
+    where: 'batch.yaml:7:5: items[0].redo:',
+    says: "unknown field 'redo': a redo is asked for when running, with --redo and the item's id, not in the manifest",
+  },
+  {
+    what: 'a field that is no option either',
+    yaml: manifestYaml('typo', 'manifest: x\nitems:\n  - prompt: a\n'),
+    where: 'batch.yaml:4:1: manifest:',
+    says: "unknown field 'manifest' (expected one of: version, name, model,",
   },
 ];
 
@@ -50,6 +74,9 @@ describe('a typo in the manifest stops run before anything is sent', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${p.dir}/${typo.where} ${typo.says}`);
     expect(result.stderr).toContain('nothing was submitted');
+    // A field is quoted as a field; a flag appears only where the words name the flag to use.
+    expect(result.stderr).not.toContain('`');
+    expect(result.stderr).not.toMatch(/unknown (input )?field --/);
     expect(sandbox.records().requests.length).toBe(before);
   });
 });
@@ -75,11 +102,11 @@ describe('plan reports every manifest problem at once, each where it is written'
     const at = `${p.dir}/batch.yaml`;
     for (const line of [
       `${at}:3:13: budget_usd: amounts must be quoted strings`,
-      `${at}:4:1: concurency: unknown field \`concurency\`, did you mean \`concurrency\`?`,
-      `${at}:7:5: items[0].promt: unknown field \`promt\``,
+      `${at}:4:1: concurency: unknown field 'concurency', did you mean 'concurrency'?`,
+      `${at}:7:5: items[0].promt: unknown field 'promt'`,
       `${at}:8:9: items[1].id: id 'T1' differs from 't1' (items[0] at batch.yaml:6) only in letter case`,
       `${at}:10:22: items[1].input.seconds: must be a positive whole number of seconds`,
-      `${at}:12:13: items[2].prompt: placeholder {animl} has no variable, did you mean \`animal\`?`,
+      `${at}:12:13: items[2].prompt: placeholder {animl} has no variable, did you mean 'animal'?`,
     ])
       expect(result.stderr).toContain(line);
     expect(sandbox.records().requests.length).toBe(before);

@@ -51,9 +51,10 @@ interface Exported {
   take: number | null;
   kept: boolean | null;
   earlier_takes: Array<{ take: number; kept: boolean | null; files: unknown[] }>;
+  check: { outcome: string; reason: string | null } | null;
 }
 
-const JSON_CELLS = ['vars', 'input', 'files', 'earlier_takes'];
+const JSON_CELLS = ['vars', 'input', 'files', 'earlier_takes', 'check'];
 const NUMBER_CELLS = ['attempts', 'take'];
 const BOOLEAN_CELLS = ['in_manifest', 'kept'];
 
@@ -141,6 +142,8 @@ describe('mediabatch export', () => {
         take: 1,
         kept: true,
         earlier_takes: [],
+        // Each saved take is checked against its request (docs/checks.md).
+        check: { outcome: 'passed', reason: null },
       });
       // Stored relative to the manifest's folder; the record gives it relative to the current folder.
       expect(sha256File(join(p.dir, file.path))).toBe(file.sha256);
@@ -187,6 +190,7 @@ describe('mediabatch export', () => {
         take: null,
         kept: null,
         earlier_takes: [],
+        check: null,
       },
     ]);
     const both = jsonl(await exportOf('--state', 'pending', '--state', 'done'));
@@ -194,7 +198,7 @@ describe('mediabatch export', () => {
     const bad = await runCli(['export', p.manifest, '--state', 'finished'], { cwd: p.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      "--state accepts pending, in_flight, done, failed, budget_exceeded, expired, removed, not 'finished'",
+      "--state accepts pending, in_flight, done, failed, checks_failed, budget_exceeded, expired, removed, not 'finished'",
     );
   });
 

@@ -53,7 +53,7 @@ describe('report --html writes only a new file or a gallery it wrote', () => {
         expect(result.code, `${file} ${force}`).toBe(2);
         expect(result.stdout).toBe('');
         expect(result.stderr).toBe(
-          `mediabatch report: ${file} is ${what}; report --html never writes over it, not even with --force. Name another file\n`,
+          `mediabatch report: ${file} is ${what}; report --html never writes over it, not even with --force. Nothing was written; name another file\n`,
         );
       }
     }

@@ -115,10 +115,13 @@ describe('mediabatch keep', () => {
       ['beach:1.7', 'no saved take 7'],
       ['beach:x', 'not ID:VARIANT[.TAKE]'],
       ['beach:2', 'has no variants'],
+      // An empty word is an entry like any other, refused in keep's words, not the option schema's.
+      ['', "'': not ID:VARIANT[.TAKE]"],
     ] as const) {
       const bad = await keep('forest:1', entry);
       expect(bad.code, entry).toBe(2);
       expect(bad.stderr).toContain(words);
+      expect(bad.stderr).not.toContain('keepTakes()');
     }
     rmSync(join(p.outDir, 'forest.mp4'));
     const missing = await keep('forest:1');

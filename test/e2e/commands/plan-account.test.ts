@@ -135,6 +135,9 @@ describe('mediabatch plan: GET /account', () => {
     expect(result.stderr).toMatch(
       /GET \/account at http:\/\/127\.0\.0\.1:\d+\/v1 failed: cannot reach the service .*connection refused.*run would stop the same way/,
     );
+    // The CLI's words: the flag, as on stdout's account line, never the library's option name.
+    expect(result.stderr).toContain('Check --base-url / MEDIAGEN_BASE_URL and the network');
+    expect(result.stderr).not.toContain('`');
     expect(result.stdout).toContain(
       'Plan: 2 new, 1 unchanged; expected $0.50 (based on 1 price seen), no upper bound.',
     );

@@ -65,7 +65,7 @@ describe('plan after editing one prompt, removing one item and adding two', () =
     expect(doc.totals.expected_usd).toBe(formatUsd(3 * price()));
     expect(doc.totals.at_most_usd).toBeNull();
     expect(doc.warnings).toEqual([
-      expect.stringMatching(/batch\.yaml:7:50: items\[2\]\.input\.style: input field `style` is not one/),
+      expect.stringMatching(/batch\.yaml:7:50: items\[2\]\.input\.style: input field 'style' is not one/),
     ]);
   });
 

@@ -151,6 +151,8 @@ describe('mediabatch plan', () => {
       expected_items: 3,
       expected_samples: 5,
       at_most_usd: '1.550000',
+      copies: 0,
+      copied_requests: 0,
       files_missing: 0,
       files_altered: 0,
       files_touched: 0,

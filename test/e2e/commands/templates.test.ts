@@ -166,7 +166,7 @@ describe('a variable no prompt uses', () => {
     const plan = await runCli(['plan', p.manifest], { cwd: p.dir });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(
-      /^warning: .*batch\.yaml:5:28: vars\.spare: variable `spare` is not used by any prompt$/m,
+      /^warning: .*batch\.yaml:5:28: vars\.spare: variable 'spare' is not used by any prompt$/m,
     );
     expect(plan.stdout).toMatch(/^\+ fox +new .*"A fox"$/m);
   });
@@ -177,7 +177,7 @@ describe('a template mistake stops everything before a request', () => {
     [
       'a placeholder with no variable',
       'prompt: "A {prodcut} on oak"\nvars: {product: [mug, hat]}\n',
-      /batch\.yaml:4:9: prompt: placeholder \{prodcut\} has no variable, did you mean `product`\?/,
+      /batch\.yaml:4:9: prompt: placeholder \{prodcut\} has no variable, did you mean 'product'\?/,
     ],
     [
       'an unclosed brace',

@@ -121,6 +121,55 @@ describe.skipIf(skipBrowserTests)('the gallery of 10,000 items in chromium', () 
     expect(await page.locator('#shown-count').textContent()).toBe(String(ITEMS));
   });
 
+  it("a per-item variable's filter is a text field over its 10,000 values; the drop-downs stay small", async () => {
+    expect(await page.locator('select[data-filter]').count()).toBe(3);
+    for (const select of await page.locator('select[data-filter]').all())
+      expect(await select.locator('option').count()).toBeLessThan(10);
+    const harbour = page.locator('input[type="search"][data-filter="data-axis-2"]');
+    expect(await harbour.getAttribute('placeholder')).toBe(`any of ${ITEMS} values`);
+    // Values containing the text: harbour 999 and harbour 9990 to 9999.
+    await harbour.fill('Harbour 999');
+    expect(await page.locator('#shown-count').textContent()).toBe('11');
+    await pollPage(page, shots, (drawn) => drawn.length === 11);
+    expect((await shots()).sort((a, b) => a - b)).toEqual([
+      999,
+      ...Array.from({ length: 10 }, (_, i) => 9990 + i),
+    ]);
+    await harbour.fill('harbour 4242');
+    expect(await shots()).toEqual([4242]);
+    await harbour.fill('');
+    expect(await page.locator('#shown-count').textContent()).toBe(String(ITEMS));
+  });
+
+  it('a card cuts its prompt to one line, never the cost', async () => {
+    const cards = await page.locator('.card:not(.group)').evaluateAll((all) =>
+      all.map((card) => {
+        const part = (name: string) =>
+          card.querySelector(`.${name}`) as unknown as {
+            textContent: string;
+            scrollWidth: number;
+            clientWidth: number;
+          };
+        const [cost, line] = [part('cost'), part('line')];
+        return {
+          cost: cost.textContent,
+          costCut: cost.scrollWidth > cost.clientWidth,
+          prompt: line.textContent,
+          promptCut: line.scrollWidth > line.clientWidth,
+          title: card.getAttribute('title'),
+        };
+      }),
+    );
+    expect(cards.length).toBeGreaterThan(20);
+    for (const card of cards) {
+      expect(card.cost).toMatch(/^\$\d+\.\d\d$/);
+      expect(card.costCut).toBe(false);
+      expect(card.prompt).toBe(card.title);
+    }
+    // The prompts are longer than a card: each is cut to its line, where the cost is not.
+    expect(cards.every((card) => card.promptCut)).toBe(true);
+  });
+
   it('opens any item larger from the attempts table, drawn 500 rows at a time', async () => {
     await page.locator('#history summary').click();
     const rows = page.locator('#history-rows tr');

@@ -33,7 +33,7 @@ describe('mediabatch run --sandbox', () => {
     );
     for (const row of rows) {
       // Byte for byte what the sandbox makes for that job id: 2 s, landscape (the first orientation).
-      const expected = jobVideo(row.job_id!, { orientation: '16:9', seconds: 2 });
+      const expected = jobVideo(row.job_id!, { orientation: '16:9', seconds: 2, definition: '480p' });
       expect(readFileSync(join(p.outDir, `${row.item_id}.mp4`)).equals(expected)).toBe(true);
     }
 

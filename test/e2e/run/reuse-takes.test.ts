@@ -47,7 +47,12 @@ function newProject(text: string): E2eProject {
 }
 
 const sidecarOf = (p: E2eProject, name: string) =>
-  JSON.parse(readFileSync(join(p.outDir, name), 'utf8')) as { item: string; take: number; job_id: string };
+  JSON.parse(readFileSync(join(p.outDir, name), 'utf8')) as {
+    item: string;
+    take: number;
+    job_id: string;
+    copied_from?: { item: string; take: number };
+  };
 
 describe('a saved take is found by its request', () => {
   it('undoing an edit sends nothing: <id>.mp4 holds the first take again, the edited take stays on disk', async () => {
@@ -79,8 +84,13 @@ describe('a saved take is found by its request', () => {
     expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(first);
     expect(sha256File(join(p.outDir, 'a.take2.mp4'))).toBe(edited);
     expect(sha256File(join(p.outDir, 'a.take1.mp4'))).toBe(first);
-    // The copy's sidecar names its own take, with no job of its own; the copied take's names the job.
-    expect(sidecarOf(p, 'a.json')).toMatchObject({ item: 'a', take: 3, job_id: null });
+    // The copy's sidecar names its own take, the job that made its bytes and the take it copies.
+    expect(sidecarOf(p, 'a.json')).toMatchObject({
+      item: 'a',
+      take: 3,
+      job_id: firstJob,
+      copied_from: { item: 'a', take: 1 },
+    });
     expect(sidecarOf(p, 'a.take1.json')).toMatchObject({ item: 'a', take: 1, job_id: firstJob });
     const status = await statusJson(p);
     expect(status.items.map((item) => item.state)).toEqual(['done', 'done']);

@@ -27,28 +27,29 @@ interface Case {
 const CASES: Case[] = [
   {
     name: 'landscape',
-    input: { orientation: '16:9', seconds: 4 },
-    width: 64,
-    height: 36,
+    input: { orientation: '16:9', seconds: 4, definition: '480p' },
+    width: 854,
+    height: 480,
     seconds: 4,
-    tileAtOneSecond: [34, 2],
+    // The tile visits a 4x4 grid spread over the 53x30 macroblocks: its third place is column 35.
+    tileAtOneSecond: [35 * 16 + 2, 2],
   },
   {
     name: 'portrait',
-    input: { orientation: '9:16', seconds: 8 },
-    width: 36,
-    height: 64,
+    input: { orientation: '9:16', seconds: 8, definition: '480p' },
+    width: 480,
+    height: 854,
     seconds: 8,
-    tileAtOneSecond: [2, 18],
+    tileAtOneSecond: [19 * 16 + 2, 2],
   },
-  // No seconds: the sandbox's default length, 5 s.
+  // No seconds and no definition: the sandbox's default length, 5 s, and definition, 720p.
   {
     name: 'square',
     input: { orientation: '1:1' },
-    width: 48,
-    height: 48,
+    width: 720,
+    height: 720,
     seconds: 5,
-    tileAtOneSecond: [34, 2],
+    tileAtOneSecond: [29 * 16 + 2, 2],
   },
 ];
 

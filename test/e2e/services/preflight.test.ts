@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { runCli, spawnCli } from '../../support/cli.js';
@@ -107,6 +109,28 @@ describe('run: pre-flight before spending', () => {
     expect(back.code, back.stderr).toBe(0);
     expect(itemStates(p)).toEqual({ a: 'done', b: 'done' });
     await expectMoneyAgrees(sandbox!, p, 'closed');
+  });
+
+  it('a host that does not exist stops run, plan and import at once (exit 2), naming the host', async () => {
+    // .invalid never resolves (RFC 2606): the DNS says "no such name", a typo, not an outage.
+    const baseUrl = 'http://mediabatch-typo.invalid/v1';
+    const p = ownProject('nohost', `${manifestYaml('nohost')}${items(['a'])}`);
+    for (const command of ['run', 'plan', 'import']) {
+      const started = Date.now();
+      const result = await runCli([command, p.manifest, '--base-url', baseUrl], {
+        cwd: p.dir,
+        env: { MEDIAGEN_API_KEY: KEY },
+        timeoutMs: 20_000,
+      });
+      expect(Date.now() - started, command).toBeLessThan(5000);
+      expect(result.code, `${command}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(
+        `no such host: mediabatch-typo.invalid (from ${baseUrl}) is not a name the DNS knows; check the host in --base-url / MEDIAGEN_BASE_URL for a typo`,
+      );
+      expect(result.stderr).not.toContain('trying again');
+      expect(result.stderr).not.toContain('`');
+      expect(existsSync(join(p.dir, '.mediabatch')), command).toBe(false);
+    }
   });
 
   it('a service answering 500 to every pre-flight is given the window, then the run stops', async () => {

@@ -33,7 +33,7 @@ describe('run --only', () => {
 
     const typo = await runAgainst(sandbox, p, ['--only', 'citty-1']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('--only citty-1 matches no item of subset, did you mean `city-1`?');
+    expect(typo.stderr).toContain("--only citty-1 matches no item of subset, did you mean 'city-1'?");
     expect(allPosts(sandbox)).toHaveLength(2);
 
     const cities = await runAgainst(sandbox, p, ['--only', 'city-1', 'city-2', '--only', 'beach-1,beach-2']);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { sidecarPathFor } from '../../downloads/sidecar.js';
-import { fileMatches } from '../../downloads/verify-file.js';
+import { sidecarPathFor } from './sidecar.js';
+import { fileMatches } from './verify-file.js';
 
 /**
  * The outputs a lost ledger saved, found again by their provenance sidecars (docs/import.md,
@@ -44,6 +44,8 @@ interface SidecarClaim {
   bytes: number;
   sha256: string;
   provenance: Provenance;
+  /** A copy of an earlier take (its sidecar's `copied_from`): its job made another take's bytes. */
+  copy: boolean;
 }
 
 /** A folder walked at most this deep, over at most this many files: a bound on a wrong path. */
@@ -87,7 +89,8 @@ function readClaim(text: string): SidecarClaim | null {
       createdAt: typeof doc.created_at === 'string' ? doc.created_at : null,
       vars: doc.vars === undefined ? null : JSON.stringify(doc.vars),
     };
-    return { manifest, item, take, jobId, bytes: file.bytes, sha256: file.sha256, provenance };
+    const copy = typeof doc.copied_from === 'object' && doc.copied_from !== null;
+    return { manifest, item, take, jobId, bytes: file.bytes, sha256: file.sha256, provenance, copy };
   } catch {
     return null;
   }
@@ -114,11 +117,42 @@ export async function findOutputs(
   for (const path of files) {
     const text = sidecarText(path);
     const claim = text === null ? null : readClaim(text);
-    if (claim === null || claim.manifest !== manifestName || jobs.get(claim.jobId) !== claim.item) continue;
+    // A copy is adopted as a copy (adopt-copies.ts), never as another output of its result's job.
+    if (
+      claim === null ||
+      claim.copy ||
+      claim.manifest !== manifestName ||
+      jobs.get(claim.jobId) !== claim.item
+    )
+      continue;
     if (!(await fileMatches(path, claim.bytes, claim.sha256))) continue;
     const { jobId, item: itemId, take, bytes, sha256, provenance } = claim;
     const output: FoundOutput = { jobId, itemId, take, path, sidecar: text!, bytes, sha256, provenance };
     found.set(claim.jobId, [...(found.get(claim.jobId) ?? []), output]);
+  }
+  return found;
+}
+
+/** A copy found on disk: its sidecar says which item and take it is, and whose job made its bytes. */
+export interface FoundCopy {
+  itemId: string;
+  take: number;
+  jobId: string;
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** The copies among `files` whose sidecar is this manifest's and whose bytes match it. */
+export async function findCopies(files: readonly string[], manifestName: string): Promise<FoundCopy[]> {
+  const found: FoundCopy[] = [];
+  for (const path of files) {
+    const text = sidecarText(path);
+    const claim = text === null ? null : readClaim(text);
+    if (claim === null || !claim.copy || claim.manifest !== manifestName) continue;
+    if (!(await fileMatches(path, claim.bytes, claim.sha256))) continue;
+    const { item: itemId, take, jobId, bytes, sha256 } = claim;
+    found.push({ itemId, take, jobId, path, bytes, sha256 });
   }
   return found;
 }
@@ -129,6 +163,13 @@ export async function findOutputs(
  */
 export function strangerReason(path: string, manifestName: string): string | null {
   if (path.endsWith('.json')) return null;
+  const checked = checkedClaim(path, manifestName);
+  if (typeof checked === 'string') return checked;
+  return `its sidecar names job ${checked.jobId} of item ${checked.item}, which this ledger holds no saved output of: only an import into a new ledger adopts such a file`;
+}
+
+/** The sidecar's claim on the file at `path`, checked against its bytes; or why it does not hold. */
+function checkedClaim(path: string, manifestName: string): SidecarClaim | string {
   const text = sidecarText(path);
   if (text === null) return 'no sidecar beside it names the job that made it';
   const claim = readClaim(text);
@@ -143,5 +184,28 @@ export function strangerReason(path: string, manifestName: string): string | nul
   }
   if (createHash('sha256').update(bytes).digest('hex') !== claim.sha256)
     return 'its bytes do not match the SHA-256 its sidecar records';
-  return `its sidecar names job ${claim.jobId} of item ${claim.item}, which this ledger holds no saved output of: only an import into a new ledger adopts such a file`;
+  return claim;
+}
+
+/**
+ * The files among `paths` (and their sidecars) that a run saved for one of `jobs` (job id -> item,
+ * this ledger's succeeded jobs whose files it has not recorded) and was stopped before committing:
+ * the job's output, not strangers (docs/results.md). Returns those paths, and the items they are of.
+ */
+export function savedBeforeCommitOf(
+  paths: readonly string[],
+  manifestName: string,
+  jobs: ReadonlyMap<string, string>,
+): { paths: Set<string>; items: Set<string> } {
+  const found = { paths: new Set<string>(), items: new Set<string>() };
+  if (jobs.size === 0) return found;
+  for (const path of paths) {
+    if (path.endsWith('.json')) continue;
+    const claim = checkedClaim(path, manifestName);
+    if (typeof claim === 'string' || claim.copy || jobs.get(claim.jobId) !== claim.item) continue;
+    found.paths.add(path);
+    found.paths.add(sidecarPathFor(path));
+    found.items.add(claim.item);
+  }
+  return found;
 }
