@@ -166,7 +166,11 @@ function targetPath(world: PathsWorld, kind: keyof typeof EXTENSIONS, target: Ta
   }
 }
 
-/** `plan --out`, `export --out` or `report --html` to a target: a fresh path may be written, nothing else. */
+/**
+ * `plan --out`, `export --out` or `report --html` to a target: a fresh path is written (exit 0);
+ * a protected one (the manifest, the ledger, a saved video or sidecar) is refused at the door
+ * (src/batch/named-target.ts: exit 2, nothing written), and no file changes either way.
+ */
 async function writeDocument(
   world: PathsWorld,
   kind: keyof typeof EXTENSIONS,
@@ -175,14 +179,17 @@ async function writeDocument(
   const path = targetPath(world, kind, target);
   mkdirSync(join(world.dir, 'targets'), { recursive: true });
   const flag = kind === 'report' ? '--html' : '--out';
+  const fresh = path.startsWith('targets/');
   const [run] = await commands(world, [[kind, world.manifest, flag, path]], {
     readOnly: true,
-    target: path.startsWith('targets/') ? path : null,
+    target: fresh ? path : null,
   });
-  if (
-    path.startsWith('targets/') &&
-    run!.code === 0 &&
-    !readdirSync(join(world.dir, 'targets')).includes(path.slice(8))
-  )
-    world.violated('document not written', `${kind} ${flag} ${path} exited 0 and wrote nothing`);
+  const shown = `${kind} ${flag} ${path}`;
+  if (fresh && run!.code === 0 && !readdirSync(join(world.dir, 'targets')).includes(path.slice(8)))
+    world.violated('2 document not written', `${shown} exited 0 and wrote nothing`);
+  if (!fresh && (run!.code !== 2 || !/nothing was written/i.test(run!.stderr)))
+    world.violated(
+      '2 protected target not refused',
+      `${shown} exited ${run!.code} (the door refuses it with exit 2): ${run!.stderr.trim()}`,
+    );
 }

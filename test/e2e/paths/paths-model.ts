@@ -20,6 +20,8 @@ export interface PathsOptions {
   removeDir: (dir: string) => void;
   /** Told of each sequence as it starts and ends. */
   log?: (line: string) => void;
+  /** False: stop at the first failure unshrunk (exploring: a shrink replays tens of sequences). */
+  shrink?: boolean;
 }
 
 /** A drawn step; the world is its own model (what the test wrote and knows is what it checks against). */
@@ -97,7 +99,13 @@ export async function checkPaths(
           options.removeDir(dir);
         }
       }),
-      { seed: options.seed, numRuns: options.numRuns, verbose: 1, includeErrorInReport: true },
+      {
+        seed: options.seed,
+        numRuns: options.numRuns,
+        verbose: 1,
+        includeErrorInReport: true,
+        endOnFailure: options.shrink === false,
+      },
     )
     .finally(() => {
       figures.elapsedMs = performance.now() - started;

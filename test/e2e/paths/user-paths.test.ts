@@ -25,6 +25,7 @@ describe('the user paths model', () => {
       ignore: new Set((process.env.PATHS_IGNORE ?? '').split(',').filter(Boolean)),
       makeDir: () => tempDir('mediabatch-paths-'),
       removeDir: removeTempDir,
+      shrink: process.env.PATHS_SHRINK !== '0',
       log: process.env.PATHS_LOG === '1' ? (line) => process.stderr.write(`${line}\n`) : undefined,
     });
   }, 600_000);
