@@ -112,19 +112,31 @@ export function checkPayments(world: PathsWorld): void {
  * service, and no file anywhere in the project with the bytes of one of their jobs.
  */
 export function lostRequests(world: PathsWorld): Set<string> {
+  const { paid, held, onDisk } = whereResultsAre(world);
+  return new Set([...paid].filter((request) => !held.has(request) && !onDisk.has(request)));
+}
+
+/** The requests whose job still holds the output at the service while no file holds its bytes. */
+export function heldNotOnDisk(world: PathsWorld): Set<string> {
+  const { held, onDisk } = whereResultsAre(world);
+  return new Set([...held].filter((request) => !onDisk.has(request)));
+}
+
+function whereResultsAre(world: PathsWorld): { paid: Set<string>; held: Set<string>; onDisk: Set<string> } {
   world.refreshJobs();
-  const onDisk = new Set(fileHashes(world.dir, ['.mediabatch']).values());
+  const files = new Set(fileHashes(world.dir, ['.mediabatch']).values());
   const now = Date.now() + world.offsetMs;
-  const alive = new Set<string>();
   const paid = new Set<string>();
+  const held = new Set<string>();
+  const onDisk = new Set<string>();
   for (const job of world.sandbox.records().jobs) {
     const facts = world.jobs.get(job.id)!;
     paid.add(facts.request);
-    const held = job.status === 'succeeded' && job.expiresAt !== null && Date.parse(job.expiresAt) > now;
-    if (job.status === 'queued' || job.status === 'running' || held) alive.add(facts.request);
-    if (facts.sha !== null && onDisk.has(facts.sha)) alive.add(facts.request);
+    const holds = job.status === 'succeeded' && job.expiresAt !== null && Date.parse(job.expiresAt) > now;
+    if (job.status === 'queued' || job.status === 'running' || holds) held.add(facts.request);
+    if (facts.sha !== null && files.has(facts.sha)) onDisk.add(facts.request);
   }
-  return new Set([...paid].filter((request) => !alive.has(request)));
+  return { paid, held, onDisk };
 }
 
 interface StatusItem {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { GapName } from './known-gaps.js';
 import { applies, applyStep } from './path-apply.js';
 import { firstRunArbitrary, type SkipName, type Step, stepArbitraries, stepText } from './path-steps.js';
 import { PathsWorld } from './paths-world.js';
@@ -15,6 +16,8 @@ export interface PathsOptions {
   skip: ReadonlySet<SkipName>;
   /** Invariant numbers only logged, not failed (exploring past a known failure; never in npm test). */
   ignore?: ReadonlySet<string>;
+  /** Known product gaps allowed (known-gaps.ts): by default, none. */
+  gaps?: ReadonlySet<GapName>;
   /** A fresh empty folder for one sequence's project. */
   makeDir: () => string;
   removeDir: (dir: string) => void;
@@ -41,7 +44,7 @@ class StepCommand implements fc.AsyncCommand<PathsWorld, PathsWorld> {
 
 /** Runs `steps` on a fresh project; a broken promise throws with the transcript of what ran. */
 export async function replaySteps(steps: readonly Step[], dir: string): Promise<void> {
-  const world = await PathsWorld.start(dir, new Set());
+  const world = await PathsWorld.start(dir);
   try {
     for (const step of steps) await withTranscript(world, () => applyStep(world, step));
   } finally {
@@ -81,15 +84,16 @@ export async function checkPaths(
     .assert(
       fc.asyncProperty(firstRunArbitrary(options.skip), commands, async (first, cmds) => {
         const dir = options.makeDir();
-        const world = await PathsWorld.start(dir, options.ignore ?? new Set());
+        const world = await PathsWorld.start(dir, { ignored: options.ignore, gaps: options.gaps });
         figures.sequences += 1;
         try {
           // Every sequence starts with a run (to its end, or killed), so that each drawn step acts
           // on paid results.
           await withTranscript(world, () => applyStep(world, first));
           await withTranscript(world, () => fc.asyncModelRun(() => ({ model: world, real: world }), cmds));
-          const ignored =
-            world.ignoredSeen.length > 0 ? ` (ignored: ${[...new Set(world.ignoredSeen)].join('; ')})` : '';
+          const noted = (what: string, seen: string[]) =>
+            seen.length > 0 ? ` (${what}: ${[...new Set(seen)].join('; ')})` : '';
+          const ignored = noted('ignored', world.ignoredSeen) + noted('known gaps allowed', world.gapsSeen);
           options.log?.(
             `sequence ${figures.sequences}: ${stepText(first)}, ${String(cmds)} passed${ignored}`,
           );
