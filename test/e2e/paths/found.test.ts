@@ -48,6 +48,23 @@ describe('counterexamples found by the user paths model, kept', () => {
     TIMEOUT,
   );
 
+  // Found by the walk of every-step.test.ts: the killed run's c.v2 waited for its twin a.v2; the next
+  // run followed a.v2's job and also paid for c.v2 (plan priced it `new`), or copied a.v2's take
+  // saved before the kill while plan still priced c.v2.
+  it(
+    'a twin of an item killed in flight waits for its job: neither plan prices it nor run buys its request again',
+    async () => {
+      await replay([
+        run,
+        twinOfA,
+        { kind: 'variants', count: 2 },
+        { kind: 'kill', after: 'post', count: 1 },
+        run,
+      ]);
+    },
+    TIMEOUT,
+  );
+
   // The model's own mistake, kept so it stays fixed: plan reads no job, so an item it calls
   // in_flight (a POST killed before its answer was recorded) may be paid by the run.
   it(
