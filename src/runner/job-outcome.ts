@@ -101,7 +101,12 @@ export async function downloadFinished(
   if (outcome === 'saved') run.setItem(itemId, 'done', {}, { recorded: true });
   else if (outcome === 'expired') {
     const words = await expiredWords(run, task.attempt);
-    if (run.options.regenerateExpired && !run.state.stop) {
+    const tracked = run.state.item(itemId);
+    if (task.attempt.filesSaved && tracked !== undefined) {
+      // Saved, then lost on the disk past retention: an intact take of its request elsewhere in
+      // the batch (a twin's copy) answers it for free at the run's end, before anything is paid.
+      run.awaitTwin(tracked.item, true, words);
+    } else if (run.options.regenerateExpired && !run.state.stop) {
       run.deps.observer.log('info', `${itemId}: ${words}; generating it again (\`regenerateExpired\`)`);
       run.enqueue(itemId);
     } else run.setItem(itemId, 'expired', { errorCode: 'expired', errorMessage: words });

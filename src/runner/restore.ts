@@ -145,7 +145,12 @@ async function setOnTheirWay(
   refetch.push(...(await verifySavedFiles(run, verify)));
   // A request is acquired once: an item asking for a result this run fetches again waits for it.
   const fetched = refetch.filter((attempt) => attempt.jobId !== null && stillHeldBy(run, attempt));
-  const twins = twinsOf(run, items, toSubmit, fetched);
+  // So is a job this run follows (in flight, or a POST sent again under its key): a killed run's
+  // twin waited for it, and paying for the twin now would buy its request twice.
+  const followed = steps.flatMap((next) =>
+    next.kind === 'watch' || next.kind === 'resend' ? [next.attempt] : [],
+  );
+  const twins = twinsOf(run, items, toSubmit, [...fetched, ...followed]);
   for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
   await refetchJobs(run, refetch);
   return unanswered;

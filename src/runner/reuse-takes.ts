@@ -270,7 +270,7 @@ export function twinsOf(
   run: RunContext,
   items: readonly ManifestItem[],
   toSubmit: readonly string[],
-  /** The results this run fetches again (a GET): an item asking for one waits for it too. */
+  /** The results this run fetches again (a GET) or follows: an item asking for one waits for it too. */
   fetching: readonly AttemptRecord[] = [],
 ): Set<string> {
   const twins = new Set<string>();

@@ -101,6 +101,8 @@ export class RunContext {
   /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
   readonly #twins: ManifestItem[] = [];
   readonly #lostCopies = new Set<string>();
+  /** Lost takes of the item's own job (not copies), with why they would be expired. */
+  readonly #lostOwn = new Map<string, string>();
   /** Ends the loop's current sleep; null while it is not sleeping. */
   #wakeSleeper: (() => void) | null = null;
   readonly #stopped = new AbortController();
@@ -188,19 +190,23 @@ export class RunContext {
 
   /**
    * An item that waits for the take of its twin, acquired in this run, instead of paying again.
-   * `lost`: a copied take whose file is gone or altered; if no intact take of its request is
-   * saved by the end, it is expired rather than sent (lost-copies.ts).
+   * `lost`: a take whose file is gone or altered and cannot be fetched again; if no intact take of
+   * its request is saved by the end, it is expired rather than sent (lost-copies.ts), or, with
+   * `regenerateExpired`, sent. `expiredWords`: for a take of the item's own job, why it is expired.
    */
-  awaitTwin(item: ManifestItem, lost = false): void {
+  awaitTwin(item: ManifestItem, lost = false, expiredWords?: string): void {
     this.#twins.push(item);
     if (lost) this.#lostCopies.add(item.id);
+    if (expiredWords !== undefined) this.#lostOwn.set(item.id, expiredWords);
   }
 
   /** The items waiting for a twin's take, handed over once: the run copies or submits them after. */
-  takeTwins(): { twins: ManifestItem[]; lost: Set<string> } {
+  takeTwins(): { twins: ManifestItem[]; lost: Set<string>; lostOwn: Map<string, string> } {
     const lost = new Set(this.#lostCopies);
+    const lostOwn = new Map(this.#lostOwn);
     this.#lostCopies.clear();
-    return { twins: this.#twins.splice(0), lost };
+    this.#lostOwn.clear();
+    return { twins: this.#twins.splice(0), lost, lostOwn };
   }
 
   enqueue(itemId: string, notBefore = 0): void {

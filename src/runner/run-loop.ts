@@ -97,14 +97,23 @@ async function runToTheEnd(
  * twin saved nothing (it failed, the run stopped) goes out on its own unless the run is stopping.
  */
 async function settleTwins(run: RunContext): Promise<void> {
-  const { twins, lost } = run.takeTwins();
+  const { twins, lost, lostOwn } = run.takeTwins();
   if (twins.length === 0) return;
   const reused = await reuseSavedTakes(run, twins, new Set(), undefined, lost);
   for (const id of reused) run.setItem(id, 'done');
   const left = twins.filter((item) => !reused.has(item.id));
-  // A lost copy is never bought by a plain run: with no intact take of its request left, it is expired.
-  for (const item of left) if (lost.has(item.id)) copyLeftExpired(run, item.id);
-  const toSend = left.filter((item) => !lost.has(item.id));
+  const regenerate = (id: string) =>
+    lostOwn.has(id) && run.options.regenerateExpired && run.state.stop === null;
+  for (const item of left) {
+    if (!lost.has(item.id)) continue;
+    const words = lostOwn.get(item.id);
+    // A lost take is never bought by a plain run: with no intact take of its request left, it is expired.
+    if (regenerate(item.id))
+      run.deps.observer.log('info', `${item.id}: ${words}; generating it again (\`regenerateExpired\`)`);
+    else if (words === undefined) copyLeftExpired(run, item.id);
+    else run.setItem(item.id, 'expired', { errorCode: 'expired', errorMessage: words });
+  }
+  const toSend = left.filter((item) => !lost.has(item.id) || regenerate(item.id));
   if (toSend.length === 0 || run.state.stop !== null) return;
   for (const item of toSend) run.enqueue(item.id);
   await loopUntilSettled(run);

@@ -7,7 +7,8 @@
  * test/support/s3-server.ts) and takes five to ten minutes on its own. `shared` too runs only when
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
  * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
- * items) runs only when named, about two minutes.
+ * items) runs only when named, about two minutes. `paths` (the user paths model over 40 sequences,
+ * test/e2e/paths/) runs only when named, some twenty minutes.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -59,6 +60,7 @@ import {
 import { manifestReadRows, manifestReadRuns } from './manifest-read-bench.js';
 import { type PaceSample, paceRun } from './pace-bench.js';
 import { PACE_SHAPES, WIDE } from './pace-shapes.js';
+import { pathsRows, pathsRun } from './paths-bench.js';
 import { pollingMakespanMs } from './poll-bound.js';
 import { measureS3 } from './s3-scenario.js';
 import { SCALE_ITEMS, scaleSamples } from './scale-bench.js';
@@ -334,6 +336,11 @@ async function main(): Promise<void> {
     const refresh = await refreshRuns(LONG_RUNS, log);
     details.refresh = refresh;
     rows.push(...refreshRows(refresh));
+  }
+  if (named('paths')) {
+    const paths = await pathsRun(log);
+    details.paths = paths;
+    rows.push(...pathsRows(paths));
   }
   if (named('gallery') || (runs('gallery') && !chromiumMissing)) {
     details.gallery = await galleryRuns(LONG_RUNS, log);

@@ -23,14 +23,16 @@ export function planReuses(
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
   const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
-  // A result the run fetches again for free is acquired once: an item asking for it waits for it.
+  // A result the run fetches again for free, or a job it follows (in flight), is acquired once:
+  // an item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
   const submitted = new Map<string, string>();
-  const fetched = new Set<string>();
+  const fetched = new Map<string, 'fetched again' | 'followed'>();
   items.forEach((item, position) => {
     const key = requestKey(sentAs(item));
-    if (decisions[position]?.label !== 'refetch' || submitted.has(key)) return;
+    const label = decisions[position]?.label;
+    if ((label !== 'refetch' && label !== 'in_flight') || submitted.has(key)) return;
     submitted.set(key, item.id);
-    fetched.add(item.id);
+    fetched.set(item.id, label === 'refetch' ? 'fetched again' : 'followed');
   });
   for (const position of wanting) {
     const item = items[position]!;
@@ -49,11 +51,11 @@ export function planReuses(
     // A twin: the run submits the first item of a request and copies its take to the others.
     const first = submitted.get(key);
     if (first === undefined) submitted.set(key, item.id);
-    else decisions[position] = twinDecision(first, fetched.has(first) ? 'fetched again' : 'submitted');
+    else decisions[position] = twinDecision(first, fetched.get(first) ?? 'submitted');
   }
 }
 
-function twinDecision(first: string, how: 'submitted' | 'fetched again'): Decision {
+function twinDecision(first: string, how: 'submitted' | 'fetched again' | 'followed'): Decision {
   return {
     label: 'reused',
     submit: false,
