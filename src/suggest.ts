@@ -7,14 +7,18 @@
  * Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
  * Three rows of the table at a time (a swap looks two rows back): a manifest with 100,000 unknown
  * keys compares each with every known one, and a whole table per call made that take seconds.
+ * With `atMost`, stops as soon as the distance must exceed it and returns `atMost + 1`: a row's
+ * least value never falls below the smaller of the row before's and the one before that's plus
+ * one, so once both are past the limit no later row comes back under it.
  */
-export function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string, atMost = Number.POSITIVE_INFINITY): number {
   const cols = b.length + 1;
-  let twoBack: number[] = new Array<number>(cols).fill(0);
-  let previous: number[] = Array.from({ length: cols }, (_, j) => j);
-  let current: number[] = new Array<number>(cols).fill(0);
+  let [twoBack, previous, current] = rows(cols);
+  for (let j = 0; j < cols; j++) previous[j] = j;
+  let previousLeast = 0;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
+    let least = i;
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
@@ -22,10 +26,20 @@ export function editDistance(a: string, b: string): number {
         best = Math.min(best, twoBack[j - 2]! + 1);
       }
       current[j] = best;
+      if (best < least) least = best;
     }
+    if (least > atMost && previousLeast >= atMost) return atMost + 1;
+    previousLeast = least;
     [twoBack, previous, current] = [previous, current, twoBack];
   }
-  return previous[b.length]!;
+  return Math.min(previous[b.length]!, atMost + 1);
+}
+
+/** Three rows of at least `cols` numbers, kept between calls: allocating them was most of a call's time. */
+let kept: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+function rows(cols: number): [Int32Array, Int32Array, Int32Array] {
+  if (kept[0].length < cols) kept = [new Int32Array(cols), new Int32Array(cols), new Int32Array(cols)];
+  return [kept[0], kept[1], kept[2]];
 }
 
 /** How far a typo may stray: one edit per three letters, at least one and at most three. */
@@ -48,7 +62,7 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
     const shortened = needle.length >= 4 && lower.startsWith(needle) && lower !== needle;
     // The distance is at least the difference in length: such a candidate cannot be closer.
     if (!shortened && Math.abs(needle.length - lower.length) >= bestDistance) continue;
-    const distance = shortened ? 1 : editDistance(needle, lower);
+    const distance = shortened ? 1 : editDistance(needle, lower, bestDistance - 1);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
