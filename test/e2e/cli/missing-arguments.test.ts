@@ -19,12 +19,13 @@ async function usageLine(command: string): Promise<string> {
 }
 
 const CASES = [
-  ...['run', 'plan', 'status'].map((command) => ({
+  // The commands a worker runs on a shared batch by its name alone (docs/shared-ledger.md).
+  ...['run', 'plan', 'status', 'report', 'keep', 'audit', 'export'].map((command) => ({
     command,
     args: [],
     says: 'missing <manifest> argument (or --batch)',
   })),
-  ...['report', 'import', 'forget', 'keep', 'audit', 'copy-ledger', 'export'].map((command) => ({
+  ...['import', 'forget', 'copy-ledger', 'check'].map((command) => ({
     command,
     args: [],
     says: 'missing <manifest> argument',
@@ -52,7 +53,7 @@ describe('a missing argument is a usage error with the usage line', () => {
 
   it('the usage lines say what is required: keep at least one entry, copy-ledger --to', async () => {
     expect(await usageLine('keep')).toBe(
-      'usage: mediabatch keep <manifest> <ID:VARIANT[.TAKE]>... [options]',
+      'usage: mediabatch keep (<manifest> | --batch NAME) <ID:VARIANT[.TAKE]>... [options]',
     );
     expect(await usageLine('copy-ledger')).toBe(
       'usage: mediabatch copy-ledger <manifest> --to PATH|URL [options]',

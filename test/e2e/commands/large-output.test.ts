@@ -6,6 +6,7 @@ import { statusDocument } from '../../../src/batch/status-document.js';
 import { cliWords } from '../../../src/cli/words.js';
 import { buildPlanReport } from '../../../src/commands/plan/plan-report.js';
 import { planSummaryChunks, planTextChunks } from '../../../src/commands/plan/render-plan.js';
+import { type RejectedRecord, rejectedRecordsOf } from '../../../src/documents/rejected-records.js';
 import { statusTextChunks } from '../../../src/documents/render-text.js';
 import { buildStatusReport } from '../../../src/documents/status-report.js';
 import type { LedgerView } from '../../../src/documents/status-view.js';
@@ -78,6 +79,7 @@ describe('status and plan over 2,500 items', () => {
   let big: Awaited<ReturnType<typeof bigProject>>;
   let view: LedgerView;
   let previousBodies: Map<number, string>;
+  let rejected: RejectedRecord[];
   beforeAll(async () => {
     big = await bigProject();
     const location = { kind: 'sqlite', path: big.path, shown: big.path } as const;
@@ -88,6 +90,8 @@ describe('status and plan over 2,500 items', () => {
       files: await ledger.listFiles(),
     };
     previousBodies = new Map(view.attempts.map((attempt) => [attempt.id, attempt.requestBody]));
+    // Every 50th item failed content_rejected: status lists those requests (docs/checks.md).
+    rejected = rejectedRecordsOf(await ledger.rejectedAttempts(), big.manifest);
     await ledger.close();
   });
   const note = () => ({ path: big.path, exists: true, service: null });
@@ -106,7 +110,9 @@ describe('status and plan over 2,500 items', () => {
       file_check: 'stat' as const,
       without_keeper: [],
       keepers_outside_manifest: [],
+      rejected,
     };
+    expect(rejected.length).toBeGreaterThan(0);
     expect(report.items.filter((item) => item.takes).length).toBe(3);
     // The CLI's JSON is the document without where the ledger is (the text says that).
     const { ledger: _where, ...document } = statusDocument(report, note());
