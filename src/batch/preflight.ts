@@ -1,4 +1,4 @@
-import { cleanText } from '../documents/render-text.js';
+import { cleanText } from '../documents/clean-text.js';
 import { ApiConnectionError, ApiError, UserError } from '../errors.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';

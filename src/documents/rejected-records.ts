@@ -3,6 +3,7 @@ import type { AttemptRecord } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { rejectionsOf } from '../runner/fallback.js';
 import { manifestVariants, variantOfItem } from '../runner/request-key.js';
+import { cleanText } from './clean-text.js';
 
 /**
  * The requests moderation rejected (docs/manifest.md, "Fallback prompts"), as `status` shows them
@@ -53,7 +54,9 @@ export function rejectedYaml(records: readonly RejectedRecord[]): string {
 export function rejectedLines(records: readonly RejectedRecord[] | undefined): string {
   if (records === undefined || records.length === 0) return '';
   const lines = records.map(
-    (record) => `  ${record.id}: ${JSON.stringify(record.prompt)}: ${record.message ?? 'content_rejected'}`,
+    // One safe line each, as the table's errors (render-text.ts): no control characters, no signed URL.
+    (record) =>
+      cleanText(`  ${record.id}: ${JSON.stringify(record.prompt)}: ${record.message ?? 'content_rejected'}`),
   );
   return `rejected by moderation, not sent again (${records.length}; mediabatch export --rejected writes them to edit):\n${lines.join('\n')}\n`;
 }

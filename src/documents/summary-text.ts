@@ -4,8 +4,8 @@
  * The default for a batch of more than SUMMARY_ABOVE items, where a line per item is more than a
  * person reads; `--full` lists every item, `--json` is the whole document either way.
  */
+import { cleanText } from './clean-text.js';
 import {
-  cleanText,
   countsLine,
   footer,
   keeperLine,

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
-import { cleanText, renderTable } from '../../documents/render-text.js';
+import { cleanText } from '../../documents/clean-text.js';
+import { renderTable } from '../../documents/render-text.js';
 import { formatUsd, humanUsd, parseUsdStrict } from '../../money.js';
 import type { ImportResult } from './import-jobs.js';
 import { importedItemState } from './import-plan.js';

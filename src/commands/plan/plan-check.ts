@@ -6,7 +6,7 @@ import { judgeOutputFolder, waveOf } from '../../batch/save-check.js';
 import { type Connection, checkAccount, clientFor, connectionOf } from '../../batch/service-check.js';
 import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
 import type { Warn } from '../../batch/warnings.js';
-import { cleanText } from '../../documents/render-text.js';
+import { cleanText } from '../../documents/clean-text.js';
 import { UserError } from '../../errors.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { isS3Uri } from '../../manifest/index.js';

@@ -1,6 +1,6 @@
+import { cleanText } from '../../documents/clean-text.js';
 import { onRequestLines } from '../../documents/on-request.js';
 import {
-  cleanText,
   footer,
   humanUsdCached,
   keeperLine,

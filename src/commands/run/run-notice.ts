@@ -1,5 +1,5 @@
 import type { Outcome } from '../../codes.js';
-import { cleanText } from '../../documents/render-text.js';
+import { cleanText } from '../../documents/clean-text.js';
 import type { StatusReport } from '../../documents/status-report.js';
 import type { ValueAtRisk } from '../../documents/value-at-risk.js';
 import { exitCodeOfOutcome } from '../../exit-codes.js';

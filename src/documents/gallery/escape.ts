@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { humanUsd } from '../../money.js';
-import { cleanText } from '../render-text.js';
+import { cleanText } from '../clean-text.js';
 
 /**
  * Escaping for the gallery. Every string on the page that came from the manifest or the service

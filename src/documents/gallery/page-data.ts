@@ -1,4 +1,5 @@
-import { type AttemptRow, cleanText } from '../render-text.js';
+import { cleanText } from '../clean-text.js';
+import type { AttemptRow } from '../render-text.js';
 import { usd } from './escape.js';
 import type { GalleryCard, GalleryGroup, GalleryModel, GalleryTake } from './model.js';
 

@@ -40,7 +40,7 @@ describe('the bound on outputs paid for and not yet saved', () => {
     const result = await runAgainst(s, p, ['--max-unsaved', String(BOUND)]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('saving first: ');
-    expect(result.stdout).toContain(`the most max-unsaved allows (${BOUND})`);
+    expect(result.stdout).toContain(`the most the run holds at once (${BOUND})`);
     expect(allPosts(s)).toHaveLength(ITEMS);
 
     const saved = new Map(
