@@ -131,6 +131,16 @@ export class Rejections {
     return nextPrompt(item, (key) => this.of(item.id, key) !== undefined);
   }
 
+  /**
+   * Whether an item that failed `content_rejected` has a fallback left to send: a prompt after its
+   * own whose request is not rejected. Its own prompt never counts: the item failed on it, and a
+   * ledger that cannot say so by key (a job an import adopted, whose recorded body is not the
+   * request the item makes) must not send a rejected request again.
+   */
+  fallbackLeft(item: ManifestItem): boolean {
+    return (this.next(item)?.number ?? 1) > 1;
+  }
+
   /** The item as it would be sent now: its next prompt's, or itself when none is left. */
   asSent(item: ManifestItem): ManifestItem {
     return this.next(item)?.item ?? item;

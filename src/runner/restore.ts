@@ -177,7 +177,7 @@ function restoreItem(
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,
     sameRun: adopted,
-    promptLeft: () => run.rejections.next(item) !== null,
+    promptLeft: () => run.rejections.fallbackLeft(item),
   });
   const record = existing ?? newItemRecord(item.id, hash);
   if (rerollsNow(run, item, record, hash, adopted)) {

@@ -124,7 +124,7 @@ function wantsTake(
   const plan = planItem(hash, record, attempt, {
     regenerateExpired: run.options.regenerateExpired,
     retryFailed: run.options.retryFailed ?? false,
-    promptLeft: () => run.rejections.next(item) !== null,
+    promptLeft: () => run.rejections.fallbackLeft(item),
   });
   if (plan.label === 'expired') return true;
   if (plan.action !== 'submit') return false;

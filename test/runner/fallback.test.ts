@@ -182,3 +182,18 @@ describe('fallback prompts', () => {
     expect(sameApartFromCap(sent('p2'), item({ fallbackPrompts: undefined }))).toBe(false);
   });
 });
+
+describe('a failed item has a fallback left', () => {
+  it('only past its own prompt: a fallback not rejected, never its own prompt again', () => {
+    const own = keyOf('p0');
+    expect(new Rejections([rejection(own)]).fallbackLeft(item())).toBe(true);
+    expect(new Rejections([rejection(own), rejection(keyOf('p1'))]).fallbackLeft(item())).toBe(true);
+    const all = [rejection(own), rejection(keyOf('p1')), rejection(keyOf('p2'))];
+    expect(new Rejections(all).fallbackLeft(item())).toBe(false);
+    // Its own prompt's rejection not known by key (a job an import adopted): nothing is sent.
+    expect(new Rejections([]).fallbackLeft(item())).toBe(false);
+    expect(new Rejections([rejection('another request')]).fallbackLeft(item())).toBe(false);
+    // No fallbacks: the item failed on its only prompt.
+    expect(new Rejections([rejection(own)]).fallbackLeft(item({ fallbackPrompts: undefined }))).toBe(false);
+  });
+});

@@ -125,7 +125,7 @@ function decideOwn(
   const { rejections } = options;
   const decided = planItem(hash, record, entry.attempt, {
     ...options,
-    promptLeft: () => rejections !== undefined && rejections.next(item) !== null,
+    promptLeft: () => rejections?.fallbackLeft(item) ?? false,
   });
   const submit = decided.action === 'submit';
   switch (decided.label) {
