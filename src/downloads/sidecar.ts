@@ -34,6 +34,19 @@ export interface SidecarFacts {
    * from and when. Its request, job and times are then those of the result it copies.
    */
   copied?: { item: string | null; take: number | null; at: string } | null;
+  /**
+   * The take's check against its request (docs/checks.md), once it is recorded: null or absent
+   * before, so a take is saved with a sidecar the checks of your own can read, and one rewrite
+   * adds what they found.
+   */
+  check?: SidecarCheck | null;
+}
+
+/** A take's check as its sidecar says it: the score only where a check of your own gave one. */
+export interface SidecarCheck {
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  score?: number;
 }
 
 export interface SidecarFile {
@@ -72,6 +85,8 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
     ...(facts.copied
       ? { copied_from: { item: facts.copied.item, take: facts.copied.take }, copied_at: facts.copied.at }
       : {}),
+    // Only once checked: sidecars of takes saved before checks stay byte for byte the same.
+    ...(facts.check ? { check: facts.check } : {}),
     file: { bytes: file.bytes, sha256: file.sha256 },
   };
   return `${JSON.stringify(document, null, 2)}\n`;

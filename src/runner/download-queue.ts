@@ -3,6 +3,7 @@ import type { SavedFile } from '../downloads/save-job-files.js';
 import { ApiConnectionError, ApiError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
@@ -53,8 +54,8 @@ export interface DownloadQueueDeps {
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
   settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
-  /** A saved take checked against its request (check-saved.ts). */
-  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck>;
+  /** A saved take checked against its request (check-saved.ts); null: nothing checks it. */
+  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck | null>;
   /** Called whenever a download slot frees. */
   freed: () => void;
   /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
@@ -131,14 +132,17 @@ export class DownloadQueue {
   async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
       const check = await this.#deps.checkTake(task.attempt, outcome.saved);
-      const failed = check.outcome === 'failed';
+      const failed = check?.outcome === 'failed';
       // The files, their check and the item's state commit as one step: one round trip and one
       // disk sync. A superseded take's item is not its to decide (DownloadTask.superseded).
       const update = failed
-        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check.reason }
+        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check?.reason ?? null }
         : { state: 'done' as const };
       const item = task.superseded ? undefined : { itemId: task.attempt.itemId, update };
-      await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
+      // No check at all (video_checks: false and no checks:): the files alone, as before checks.
+      if (check === null) await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
+      else
+        await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
       // Its size is learnt at once (size-check.ts): the next wave is judged before anything else is sent.
       this.#deps.filesWritten?.();
       // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
@@ -147,9 +151,11 @@ export class DownloadQueue {
       this.#deps.background(
         this.#deps.ledger
           .committed()
+          // Its sidecars say the check once the ledger holds it, before the item is said done.
+          .then(() => this.#sidecarsWithCheck(task, outcome.saved, check))
           // A commit that fails (a full disk) ends the run through `background`, the item unsaid: a
           // run with nothing else to do would otherwise wait for a settle that never comes.
-          .then(() => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'))
+          .then(() => this.#deps.settled(task, failed && check ? { checksFailed: check } : 'saved'))
           .finally(() => {
             this.#settling -= 1;
             this.#deps.freed();
@@ -158,6 +164,20 @@ export class DownloadQueue {
       return;
     }
     await this.#deps.settled(task, outcome);
+  }
+
+  /**
+   * The take's sidecars rewritten (atomically) with its check: they were written before it, for the
+   * checks of your own to read. Off the download slot, which is free by now.
+   */
+  async #sidecarsWithCheck(task: DownloadTask, files: readonly SavedFile[], check: TakeCheck | null) {
+    if (!this.#deps.sidecars || check === null) return;
+    const { ledger, manifestName, store } = this.#deps;
+    const kept = await this.#deps.keptOf(task.attempt);
+    await store.ensureSidecars(
+      await sidecarFactsOf(ledger, manifestName, task.attempt, kept, shownCheck(checkRecord(check))),
+      files,
+    );
   }
 
   /** The files, each placed after any earlier take is preserved, with their sidecars (OutputStore.saveJob). */
@@ -176,6 +196,7 @@ export class DownloadQueue {
             this.#deps.manifestName,
             task.attempt,
             await this.#deps.keptOf(task.attempt),
+            null, // Not checked yet: #sidecarsWithCheck adds it.
           )
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -71,6 +71,31 @@ describe('mediabatch run: checks of your own', () => {
     expect((await statusJson(p)).items.find((item) => item.id === 'fog')).toMatchObject({
       state: 'checks_failed',
       error: { code: 'checks_failed', message: 'sharp: too blurry' },
+      check: { outcome: 'failed', reason: 'sharp: too blurry', score: 0.2 },
+    });
+    // The score beside outcome and reason in export, and in each take's sidecar.
+    const exported = await runCli(['export', p.manifest], { cwd: p.dir });
+    const records = exported.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { id: string; check: unknown; earlier_takes: Array<{ check: unknown }> },
+      );
+    expect(records.find((record) => record.id === 'sharp')?.check).toEqual({
+      outcome: 'passed',
+      reason: null,
+      score: 0.9,
+    });
+    expect(records.find((record) => record.id === 'fog')?.earlier_takes[0]?.check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
+    });
+    expect(JSON.parse(readFileSync(join(p.outDir, 'fog.take1.json'), 'utf8')).check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
     });
     await expectRerunSendsNothing(sandbox, p, 1);
   }, 60_000);
@@ -141,6 +166,11 @@ describe('mediabatch check: saved takes checked again', () => {
       p.manifest,
       `${manifestYaml('later', `rerolls: 1\n${checksYaml('[node, score.js, "{file}"]')}`)}${items}`,
     );
+    const sidecar = (id: string) => join(p.outDir, `${id}.json`);
+    expect(JSON.parse(readFileSync(sidecar('fog'), 'utf8')).check).toEqual({
+      outcome: 'passed',
+      reason: null,
+    });
     const check = await runCli(['check', p.manifest, '--json'], { cwd: p.dir });
     expect(check.code, check.stderr).toBe(1);
     expect(JSON.parse(check.stdout)).toMatchObject({
@@ -163,8 +193,21 @@ describe('mediabatch check: saved takes checked again', () => {
     expect((await statusJson(p)).items.find((item) => item.id === 'fog')).toMatchObject({
       state: 'checks_failed',
     });
+    // Each sidecar says what the check found now; checked alike again, neither is rewritten.
+    expect(JSON.parse(readFileSync(sidecar('fog'), 'utf8')).check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
+    });
+    const before = ['sharp', 'fog'].map((id) => [
+      readFileSync(sidecar(id), 'utf8'),
+      statSync(sidecar(id)).ino,
+    ]);
     const text = await runCli(['check', p.manifest], { cwd: p.dir });
     expect(text.stdout).toContain('fog take 1: failed score 0.2: sharp: too blurry');
+    expect(
+      ['sharp', 'fog'].map((id) => [readFileSync(sidecar(id), 'utf8'), statSync(sidecar(id)).ino]),
+    ).toEqual(before);
     // The next run buys fog again (its one re-roll), keeping take 1, and nothing for sharp.
     const rerun = await runAgainst(sandbox, p);
     expect(rerun.code, rerun.stderr).toBe(1);
