@@ -208,6 +208,22 @@ describe('mediabatch check: saved takes checked again', () => {
     expect(
       ['sharp', 'fog'].map((id) => [readFileSync(sidecar(id), 'utf8'), statSync(sidecar(id)).ino]),
     ).toEqual(before);
+    // plan says so: fog is bought again (the re-roll the run owes), sharp is done.
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as {
+      to_submit: number;
+      items: Array<{ id: string; plan: string; reason?: string }>;
+    };
+    expect(planned.to_submit).toBe(1);
+    expect(planned.items).toEqual([
+      { id: 'sharp', plan: 'done' },
+      expect.objectContaining({
+        id: 'fog',
+        plan: 'retry',
+        reason: 'its take failed its check: sharp: too blurry; bought again as a new take (re-roll 1 of 1)',
+      }),
+    ]);
     // The next run buys fog again (its one re-roll), keeping take 1, and nothing for sharp.
     const rerun = await runAgainst(sandbox, p);
     expect(rerun.code, rerun.stderr).toBe(1);
@@ -217,7 +233,9 @@ describe('mediabatch check: saved takes checked again', () => {
       [1, 'failed'],
       [2, 'failed'],
     ]);
-    // Its re-roll spent, a plain run buys nothing more.
+    // Its re-roll spent, plan says it is left for a person, and a plain run buys nothing more.
+    const spent = JSON.parse((await runCli(['plan', p.manifest, '--json'], { cwd: p.dir })).stdout);
+    expect(spent.items.find((item: { id: string }) => item.id === 'fog')).toMatchObject({ plan: 'failed' });
     await expectRerunSendsNothing(sandbox, p, 1);
     expect(existsSync(join(p.outDir, 'fog.take1.mp4'))).toBe(true);
   }, 90_000);
