@@ -55,6 +55,11 @@ export interface SidecarFile {
   sha256: string;
 }
 
+/** The facts with the take's check, once it is known (null: not checked). */
+export function withCheck(facts: SidecarFacts, check: SidecarCheck | null): SidecarFacts {
+  return check === null ? facts : { ...facts, check };
+}
+
 /** `clip.mp4` -> `clip.json`; `clip.take1.mp4` -> `clip.take1.json`. */
 export function sidecarPathFor(filePath: string): string {
   const slash = Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\'));

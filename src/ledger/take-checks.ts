@@ -127,3 +127,26 @@ export function shownCheck(check: Pick<TakeCheckRecord, 'outcome' | 'reason' | '
   if (check.score !== null && check.score !== undefined) shown.score = check.score;
   return shown;
 }
+
+/** The checks of these attempts (a page of the gallery's), shown, by attempt; none checked: absent. */
+export async function checksOfAttempts(
+  c: LedgerContext,
+  attemptIds: readonly number[],
+): Promise<Map<number, ShownCheck>> {
+  const shown = new Map<number, ShownCheck>();
+  if (attemptIds.length === 0 || !c.has('take_checks')) return shown;
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('take_checks as t')
+      .select([
+        't.attempt_id as attemptId',
+        't.outcome',
+        't.reason',
+        c.column<number | null>('take_checks', 'score', 't.score', null).as('score'),
+      ])
+      .where(c.db.sql.inList('t.attempt_id', attemptIds))
+      .compile(),
+  );
+  for (const row of rows) shown.set(row.attemptId, shownCheck(row));
+  return shown;
+}

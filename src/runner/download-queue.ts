@@ -28,8 +28,11 @@ export interface DownloadTask {
 /** `checksFailed`: saved, but the take is not the video its request asked for (docs/checks.md). */
 export type DownloadOutcome = 'saved' | 'expired' | { error: string } | { checksFailed: TakeCheck };
 
-/** What one task's tries came to, before the ledger has recorded saved files. */
-type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[] };
+/**
+ * What one task's tries came to, before the ledger has recorded saved files. `check`: the take was
+ * judged before its sidecars were written (DownloadQueueDeps.checkBeforeSidecar), which carry it.
+ */
+type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[]; check?: TakeCheck | null };
 
 export interface DownloadQueueDeps {
   client: MediaGenClient;
@@ -54,6 +57,11 @@ export interface DownloadQueueDeps {
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
   settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
+  /**
+   * Whether a take is checked before its sidecars are written, so each is written once with the
+   * check: not when a check of your own reads the sidecar (it must be there first, then rewritten).
+   */
+  checkBeforeSidecar?: boolean;
   /** A saved take checked against its request (check-saved.ts); null: nothing checks it. */
   checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck | null>;
   /** Called whenever a download slot frees. */
@@ -131,7 +139,10 @@ export class DownloadQueue {
 
   async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
-      const check = await this.#deps.checkTake(task.attempt, outcome.saved);
+      const judged = 'check' in outcome;
+      const check = judged
+        ? (outcome.check ?? null)
+        : await this.#deps.checkTake(task.attempt, outcome.saved);
       const failed = check?.outcome === 'failed';
       // The files, their check and the item's state commit as one step: one round trip and one
       // disk sync. A superseded take's item is not its to decide (DownloadTask.superseded).
@@ -152,7 +163,7 @@ export class DownloadQueue {
         this.#deps.ledger
           .committed()
           // Its sidecars say the check once the ledger holds it, before the item is said done.
-          .then(() => this.#sidecarsWithCheck(task, outcome.saved, check))
+          .then(() => (judged ? undefined : this.#sidecarsWithCheck(task, outcome.saved, check)))
           // A commit that fails (a full disk) ends the run through `background`, the item unsaid: a
           // run with nothing else to do would otherwise wait for a settle that never comes.
           .then(() => this.#deps.settled(task, failed && check ? { checksFailed: check } : 'saved'))
@@ -181,7 +192,7 @@ export class DownloadQueue {
   }
 
   /** The files, each placed after any earlier take is preserved, with their sidecars (OutputStore.saveJob). */
-  async #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
+  async #save(task: DownloadTask, job: Job, judged: { check?: TakeCheck | null }): Promise<StoreSaveOutcome> {
     const { client, ledger, store } = this.#deps;
     return store.saveJob({
       job,
@@ -200,6 +211,14 @@ export class DownloadQueue {
           )
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
+      ...(this.#deps.checkBeforeSidecar
+        ? {
+            judge: async (files: readonly SavedFile[]) => {
+              judged.check = await this.#deps.checkTake(task.attempt, files);
+              return judged.check && shownCheck(checkRecord(judged.check));
+            },
+          }
+        : {}),
     });
   }
 
@@ -209,13 +228,14 @@ export class DownloadQueue {
     if (saved) return { saved };
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
-      const outcome = await this.#save(task, job).catch((error: unknown) => ({
+      const judged: { check?: TakeCheck | null } = {};
+      const outcome = await this.#save(task, job, judged).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),
         code: (error as { code?: unknown } | null)?.code,
       }));
-      if (outcome.kind === 'saved') return { saved: outcome.files };
+      if (outcome.kind === 'saved') return { saved: outcome.files, ...judged };
       if (outcome.kind === 'expired') return 'expired';
       const refusal = outcome.local
         ? storeRefusal(typeof outcome.code === 'string' ? outcome.code : undefined, this.#deps.store.root)
