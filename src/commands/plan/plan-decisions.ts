@@ -65,6 +65,8 @@ export interface Decision {
   paysAgain?: boolean;
   /** Only this option of run sends it again (on-request.ts). */
   onRequest?: OnRequest;
+  /** A re-roll of a take that failed its check: a new take, as a redo is, never a copy of that take. */
+  reroll?: true;
 }
 
 /** What the run is asked besides the manifest: the flags that change what it submits. */
@@ -154,7 +156,12 @@ function decideOwn(
       return decided.reason === 'job_lost'
         ? { label: 'retry', submit, paysAgain: true, reason: lostReason(entry.attempt) }
         : decided.reason === 'reroll'
-          ? { label: 'retry', submit, reason: rerollReason(failedOf(), item.rerolls ?? 0, record) }
+          ? {
+              label: 'retry',
+              submit,
+              reroll: true,
+              reason: rerollReason(failedOf(), item.rerolls ?? 0, record),
+            }
           : { label: 'retry', submit, reason: retryReason(decided.reason, record) };
     case 'in_flight':
       return {

@@ -212,10 +212,10 @@ describe('mediabatch check: saved takes checked again', () => {
     const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
     expect(plan.code, plan.stderr).toBe(0);
     const planned = JSON.parse(plan.stdout) as {
-      to_submit: number;
+      totals: { to_submit: number };
       items: Array<{ id: string; plan: string; reason?: string }>;
     };
-    expect(planned.to_submit).toBe(1);
+    expect(planned.totals.to_submit).toBe(1);
     expect(planned.items).toEqual([
       { id: 'sharp', plan: 'done' },
       expect.objectContaining({
