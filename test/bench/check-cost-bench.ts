@@ -1,7 +1,7 @@
 import { startSandbox } from '../../src/sandbox/index.js';
 import { series, single } from './bench-rows.js';
 import { benchDir, benchSandboxConfig, cliEnv, removeDir } from './fixtures.js';
-import { expectExit, runCli } from './spawn-cli.js';
+import { cpuMs, expectExit, runCli } from './spawn-cli.js';
 import type { Row } from './stats.js';
 
 /**
@@ -19,6 +19,8 @@ const PAIRS = 3;
 export interface CheckCostSample {
   checks: 'on' | 'off';
   itemsPerSecond: number;
+  /** The CLI's own CPU (user + system) per item: what the check adds, whatever the neighbours do. */
+  cpuMsPerItem: number;
   wallMs: number;
 }
 
@@ -54,7 +56,12 @@ async function costRun(checks: 'on' | 'off', dirs: string[]): Promise<CheckCostS
     expectExit(run, 0, `checks ${checks} run`);
     const report = JSON.parse(run.stdout) as { totals: { done: number } };
     if (report.totals.done !== COST_ITEMS) throw new Error(`only ${report.totals.done} items done`);
-    return { checks, itemsPerSecond: COST_ITEMS / (run.wallMs / 1000), wallMs: run.wallMs };
+    return {
+      checks,
+      itemsPerSecond: COST_ITEMS / (run.wallMs / 1000),
+      cpuMsPerItem: cpuMs(run.stats) / COST_ITEMS,
+      wallMs: run.wallMs,
+    };
   } finally {
     await sandbox.close();
   }
@@ -80,6 +87,8 @@ export function checkCostRows(samples: readonly CheckCostSample[]): Row[] {
   const of = (checks: 'on' | 'off') =>
     samples.filter((s) => s.checks === checks).map((s) => s.itemsPerSecond);
   const best = (checks: 'on' | 'off') => Math.max(...of(checks));
+  const cpu = (checks: 'on' | 'off') => samples.filter((s) => s.checks === checks).map((s) => s.cpuMsPerItem);
+  const leastCpu = (checks: 'on' | 'off') => Math.min(...cpu(checks));
   const scenario = '15 checks cost 10k';
   return [
     series(scenario, 'items per second, checks on', '/s', 0, of('on')),
@@ -95,5 +104,14 @@ export function checkCostRows(samples: readonly CheckCostSample[]): Row[] {
       ),
       target: { op: '<', value: 0.05 },
     },
+    series(scenario, 'CPU per item, checks on', 'ms', 3, cpu('on')),
+    series(scenario, 'CPU per item, video_checks: false (reference)', 'ms', 3, cpu('off')),
+    single(
+      scenario,
+      'CPU per item added by checks (least of each)',
+      'share',
+      3,
+      leastCpu('on') / leastCpu('off') - 1,
+    ),
   ];
 }
