@@ -3,6 +3,7 @@ import type { KeeperOutsideManifest, KeptRecord } from '../documents/kept-record
 import { shownFrom } from '../documents/shown-path.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { KeeperRecord, SavedTake, TakeCheckRecord } from '../ledger/records.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import { itemGroup, type Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
@@ -57,7 +58,7 @@ export class BatchTakes {
     checks: readonly TakeCheckRecord[] = [],
   ) {
     for (const check of checks) {
-      const shown = { outcome: check.outcome, reason: check.reason };
+      const shown = shownCheck(check);
       this.#checkOfAttempt.set(check.attemptId, shown);
       if (check.jobId) this.#checkOfJob.set(check.jobId, shown);
     }

@@ -6,6 +6,7 @@ import { DatabaseError, DatabaseLostError, UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
 import { isLedgerReadError } from '../ledger/sqlite-error.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
@@ -110,7 +111,7 @@ export async function statusSource(ledger: Ledger | null, verify = false): Promi
   const fileProblems = await savedFileProblems(ledger, verify);
   const checks = new Map(
     (await ledger.takeChecks()).flatMap((check) =>
-      check.jobId ? [[check.jobId, { outcome: check.outcome, reason: check.reason }] as const] : [],
+      check.jobId ? [[check.jobId, shownCheck(check)] as const] : [],
     ),
   );
   return { money, unsaved, fileProblems, fileCheck, checks, summaries: ledger.itemSummaries() };

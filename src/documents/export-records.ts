@@ -22,6 +22,8 @@ export interface ExportFile {
 export interface ExportCheck {
   outcome: 'passed' | 'failed' | 'unchecked';
   reason: string | null;
+  /** The lowest score a check of your own gave the take; absent when none gave one. */
+  score?: number;
 }
 
 /** An earlier take of the item, still on record (`<name>.take<T>.mp4`), and whether it is the kept one. */

@@ -42,6 +42,8 @@ export interface StatusItem {
 export interface TakeCheckShown {
   outcome: 'passed' | 'failed' | 'unchecked';
   reason: string | null;
+  /** The lowest score a check of your own gave the take; absent when none gave one. */
+  score?: number;
 }
 
 export interface StatusTake {

@@ -1,6 +1,12 @@
 import type { ItemSummary } from '../ledger/item-summaries.js';
 import { moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, FileRecord, ItemRecord, MoneyTotals } from '../ledger/records.js';
+import type {
+  AttemptRecord,
+  FileRecord,
+  ItemRecord,
+  MoneyTotals,
+  TakeCheckRecord,
+} from '../ledger/records.js';
 
 /**
  * A ledger held in memory whole (`run` and `report` read it so), and the per-item summaries the
@@ -11,6 +17,8 @@ export interface LedgerView {
   items: ItemRecord[];
   attempts: AttemptRecord[];
   files: FileRecord[];
+  /** Each take's check (docs/checks.md); left out: none checked. */
+  checks?: readonly TakeCheckRecord[];
 }
 
 /** What summarizeView gives: the status document's source (status-report.ts, StatusSource). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { sidecarPathFor } from './sidecar.js';
+import { type SidecarCheck, sidecarPathFor } from './sidecar.js';
 import { fileMatches } from './verify-file.js';
 
 /**
@@ -33,6 +33,8 @@ export interface Provenance {
   createdAt: string | null;
   /** The template variables (JSON text), null without. */
   vars: string | null;
+  /** The take's check as the sidecar recorded it (docs/checks.md); null when it names none. */
+  check: SidecarCheck | null;
 }
 
 /** What a sidecar says of its file, when it is one of mediabatch's. */
@@ -74,6 +76,17 @@ export function candidateFiles(folder: string, deep: boolean): string[] {
   return found;
 }
 
+/** A sidecar's `check`, when it is one mediabatch writes (sidecar.ts): else none. */
+function checkOf(value: unknown): SidecarCheck | null {
+  const check = value as { outcome?: unknown; reason?: unknown; score?: unknown } | null | undefined;
+  if (check?.outcome !== 'passed' && check?.outcome !== 'failed' && check?.outcome !== 'unchecked')
+    return null;
+  if (check.reason !== null && typeof check.reason !== 'string') return null;
+  const shown: SidecarCheck = { outcome: check.outcome, reason: check.reason };
+  if (typeof check.score === 'number') shown.score = check.score;
+  return shown;
+}
+
 function readClaim(text: string): SidecarClaim | null {
   try {
     const doc = JSON.parse(text) as Record<string, unknown>;
@@ -88,6 +101,7 @@ function readClaim(text: string): SidecarClaim | null {
         typeof doc.request === 'object' && doc.request !== null ? JSON.stringify(doc.request) : null,
       createdAt: typeof doc.created_at === 'string' ? doc.created_at : null,
       vars: doc.vars === undefined ? null : JSON.stringify(doc.vars),
+      check: checkOf(doc.check),
     };
     const copy = typeof doc.copied_from === 'object' && doc.copied_from !== null;
     return { manifest, item, take, jobId, bytes: file.bytes, sha256: file.sha256, provenance, copy };

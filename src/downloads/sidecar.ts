@@ -34,12 +34,30 @@ export interface SidecarFacts {
    * from and when. Its request, job and times are then those of the result it copies.
    */
   copied?: { item: string | null; take: number | null; at: string } | null;
+  /**
+   * The take's check against its request (docs/checks.md), once it is recorded: null or absent
+   * before, so a take is saved with a sidecar the checks of your own can read, and one rewrite
+   * adds what they found.
+   */
+  check?: SidecarCheck | null;
+}
+
+/** A take's check as its sidecar says it: the score only where a check of your own gave one. */
+export interface SidecarCheck {
+  outcome: 'passed' | 'failed' | 'unchecked';
+  reason: string | null;
+  score?: number;
 }
 
 export interface SidecarFile {
   path: string;
   bytes: number;
   sha256: string;
+}
+
+/** The facts with the take's check, once it is known (null: not checked). */
+export function withCheck(facts: SidecarFacts, check: SidecarCheck | null): SidecarFacts {
+  return check === null ? facts : { ...facts, check };
 }
 
 /** `clip.mp4` -> `clip.json`; `clip.take1.mp4` -> `clip.take1.json`. */
@@ -72,6 +90,8 @@ export function renderSidecar(facts: SidecarFacts, file: SidecarFile): string {
     ...(facts.copied
       ? { copied_from: { item: facts.copied.item, take: facts.copied.take }, copied_at: facts.copied.at }
       : {}),
+    // Only once checked: sidecars of takes saved before checks stay byte for byte the same.
+    ...(facts.check ? { check: facts.check } : {}),
     file: { bytes: file.bytes, sha256: file.sha256 },
   };
   return `${JSON.stringify(document, null, 2)}\n`;

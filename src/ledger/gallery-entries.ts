@@ -4,6 +4,7 @@ import type { LedgerContext } from './ledger-context.js';
 import { filesOfAttempts, itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged, pagedIds } from './paging.js';
 import type { AttemptRecord, ItemState } from './records.js';
+import { checksOfAttempts, type ShownCheck } from './take-checks.js';
 
 /**
  * One item's history as the gallery shows it (docs/gallery.md): its state and error, and every
@@ -41,6 +42,8 @@ export interface AttemptHistory
   take: number;
   /** Absolute paths or s3:// URIs, in index order. */
   files: string[];
+  /** Its take's check (docs/checks.md); null when it was never checked. */
+  check: ShownCheck | null;
 }
 
 /** Ids per page: three statements each (items, attempts, files), as export reads them. */
@@ -97,10 +100,9 @@ async function attemptsOf(
       .orderBy('seq')
       .compile(),
   );
-  const files = await filesOfAttempts(
-    c,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const files = await filesOfAttempts(c, ids);
+  const checks = await checksOfAttempts(c, ids);
   const byItem = new Map<string, AttemptHistory[]>();
   for (const row of rows) {
     const saved = row.filesSaved as number | boolean;
@@ -109,6 +111,7 @@ async function attemptsOf(
       take: Number(row.take ?? 1),
       filesSaved: saved === 1 || saved === true,
       files: (files.get(row.id) ?? []).map((file) => file.path),
+      check: checks.get(row.id) ?? null,
     };
     const own = byItem.get(row.itemId);
     if (own) own.push(attempt);

@@ -128,6 +128,12 @@ export class KyselyLedger implements Ledger {
   recordTakeCheck: Steps['recordTakeCheck'] = (id, check, item) =>
     this.#step((c) => checks.recordTakeCheck(c, id, check, item));
   takeChecks: Steps['takeChecks'] = () => this.#step(checks.takeChecks, () => []);
+  takeCheckOf: Steps['takeCheckOf'] = (id) =>
+    this.#step(
+      (c) => checks.takeCheckOf(c, id),
+      () => null,
+    );
+  failedTakes: Steps['failedTakes'] = () => this.#step(checks.failedTakes, () => []);
   recordFileMoved: Steps['recordFileMoved'] = (id, idx, path) =>
     this.#step((c) => files.recordFileMoved(c, id, idx, path));
 

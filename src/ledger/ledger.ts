@@ -23,7 +23,7 @@ import type {
 import type { ResultOfCopy } from './result-record.js';
 import type { ReusableTake, ReusedTake } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
-import type { TakeCheckInput } from './take-checks.js';
+import type { FailedTakes, TakeCheckInput } from './take-checks.js';
 
 export type { NewAttempt } from './attempt-prepare.js';
 export type { ItemEntry } from './item-entries.js';
@@ -33,7 +33,7 @@ export type { ItemUpdate } from './item-rows.js';
 export type { ItemSummary } from './item-summaries.js';
 export type { PriceSample } from './price-samples.js';
 export type { SavedFileFacts } from './saved-files.js';
-export type { TakeCheckInput } from './take-checks.js';
+export type { FailedTakes, ShownCheck, TakeCheckInput } from './take-checks.js';
 
 /**
  * What a shared ledger checks, in the same transaction as it commits new attempts: the slots
@@ -263,6 +263,10 @@ export interface Ledger {
   ): Promise<void>;
   /** Every take check of the batch, in attempt order. */
   takeChecks(): Promise<TakeCheckRecord[]>;
+  /** One take's check, or null when it was never checked. */
+  takeCheckOf(attemptId: number): Promise<TakeCheckRecord | null>;
+  /** How many takes of each item's each request failed their check (what re-rolls count against). */
+  failedTakes(): Promise<FailedTakes[]>;
   /** An earlier take's file now lives under a new name (preserved beside the newer take). */
   recordFileMoved(attemptId: number, idx: number, path: string): Promise<void>;
 

@@ -61,23 +61,92 @@ function checkStatements(c: LedgerContext, attemptId: number, check: TakeCheckIn
 /** Every take check of the batch, in attempt order; none on a ledger read before the table existed. */
 export async function takeChecks(c: LedgerContext): Promise<TakeCheckRecord[]> {
   if (!c.has('take_checks')) return [];
+  return c.db.read(checksQuery(c).orderBy('t.attempt_id').compile());
+}
+
+/** One take's check (its sidecar says it, docs/results.md); null when it was never checked. */
+export async function takeCheckOf(c: LedgerContext, attemptId: number): Promise<TakeCheckRecord | null> {
+  if (!c.has('take_checks')) return null;
+  const rows = await c.db.read(checksQuery(c).where('t.attempt_id', '=', attemptId).compile());
+  return rows[0] ?? null;
+}
+
+/**
+ * How many takes of each item failed their check, by the request they were sent for: what an
+ * item's re-rolls are counted against (runner/rerolls-due.ts), for `run` and `plan` alike.
+ */
+export async function failedTakes(c: LedgerContext): Promise<FailedTakes[]> {
+  if (!c.has('take_checks')) return [];
   return c.db.read(
     c.q
       .selectFrom('take_checks as t')
       .innerJoin('attempts as a', 'a.id', 't.attempt_id')
+      .select(['a.item_id as itemId', 'a.request_hash as requestHash'])
+      .select((eb) => eb.fn.countAll<number>().as('takes'))
+      .where('a.batch_id', '=', c.batchId)
+      .where('t.outcome', '=', 'failed')
+      .groupBy(['a.item_id', 'a.request_hash'])
+      .compile(),
+  );
+}
+
+/** The failed takes of one item's one request (Ledger.failedTakes). */
+export interface FailedTakes {
+  itemId: string;
+  requestHash: string;
+  takes: number;
+}
+
+function checksQuery(c: LedgerContext) {
+  return c.q
+    .selectFrom('take_checks as t')
+    .innerJoin('attempts as a', 'a.id', 't.attempt_id')
+    .select([
+      't.attempt_id as attemptId',
+      't.outcome',
+      't.reason',
+      't.video',
+      // Read as null on a ledger only read, from before checks of your own.
+      c.column<number | null>('take_checks', 'score', 't.score', null).as('score'),
+      c.column<string | null>('take_checks', 'checks', 't.checks', null).as('checks'),
+      't.checked_at as checkedAt',
+      'a.job_id as jobId',
+    ])
+    .where('a.batch_id', '=', c.batchId);
+}
+
+/** A take's check as every document shows it (status, export, the sidecar, the gallery): the score only where one was given. */
+export interface ShownCheck {
+  outcome: TakeCheckRecord['outcome'];
+  reason: string | null;
+  score?: number;
+}
+
+export function shownCheck(check: Pick<TakeCheckRecord, 'outcome' | 'reason' | 'score'>): ShownCheck {
+  const shown: ShownCheck = { outcome: check.outcome, reason: check.reason };
+  if (check.score !== null && check.score !== undefined) shown.score = check.score;
+  return shown;
+}
+
+/** The checks of these attempts (a page of the gallery's), shown, by attempt; none checked: absent. */
+export async function checksOfAttempts(
+  c: LedgerContext,
+  attemptIds: readonly number[],
+): Promise<Map<number, ShownCheck>> {
+  const shown = new Map<number, ShownCheck>();
+  if (attemptIds.length === 0 || !c.has('take_checks')) return shown;
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('take_checks as t')
       .select([
         't.attempt_id as attemptId',
         't.outcome',
         't.reason',
-        't.video',
-        // Read as null on a ledger only read, from before checks of your own.
         c.column<number | null>('take_checks', 'score', 't.score', null).as('score'),
-        c.column<string | null>('take_checks', 'checks', 't.checks', null).as('checks'),
-        't.checked_at as checkedAt',
-        'a.job_id as jobId',
       ])
-      .where('a.batch_id', '=', c.batchId)
-      .orderBy('t.attempt_id')
+      .where(c.db.sql.inList('t.attempt_id', attemptIds))
       .compile(),
   );
+  for (const row of rows) shown.set(row.attemptId, shownCheck(row));
+  return shown;
 }

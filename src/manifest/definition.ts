@@ -23,6 +23,8 @@ export interface BatchDefinition {
   items: ManifestItem[];
   /** duration_tolerance_seconds, only where a manifest sets it (so older definitions keep their hash). */
   durationToleranceSeconds?: number;
+  /** video_checks, only where a manifest turns them off (so older definitions keep their hash). */
+  videoChecks?: false;
 }
 
 /** The manifest's definition. */
@@ -41,6 +43,7 @@ export function definitionOf(manifest: Manifest): BatchDefinition {
     ...(manifest.durationToleranceSeconds === undefined
       ? {}
       : { durationToleranceSeconds: manifest.durationToleranceSeconds }),
+    ...(manifest.videoChecks === false ? { videoChecks: false as const } : {}),
   };
 }
 
@@ -75,6 +78,7 @@ export function manifestOfDefinition(definition: BatchDefinition, root: string):
     ...(definition.durationToleranceSeconds === undefined
       ? {}
       : { durationToleranceSeconds: definition.durationToleranceSeconds }),
+    ...(definition.videoChecks === false ? { videoChecks: false as const } : {}),
     warnings: [],
   };
 }
@@ -102,6 +106,7 @@ const SETTINGS: ReadonlyArray<[string, (definition: BatchDefinition) => unknown]
   ['output.dir', (d) => d.output.dir],
   ['output.sidecars', (d) => d.output.sidecars],
   ['duration_tolerance_seconds', (d) => d.durationToleranceSeconds ?? null],
+  ['video_checks', (d) => d.videoChecks ?? true],
 ];
 
 /** The item fields a person wrote, by the manifest's names. */

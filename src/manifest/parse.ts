@@ -283,6 +283,7 @@ function assembleManifest(
     ...(data.duration_tolerance_seconds === undefined
       ? {}
       : { durationToleranceSeconds: data.duration_tolerance_seconds }),
+    ...(data.video_checks === false ? { videoChecks: false as const } : {}),
     ...(data.checks?.length ? { checks: data.checks.map(ownCheckOf) } : {}),
     outputDir: outputLocation(dirname(absolute), data.output?.dir ?? join('out', name)),
     items,

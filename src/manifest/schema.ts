@@ -25,6 +25,7 @@ export const TOP_KEYS = [
   'concurrency',
   'retries',
   'duration_tolerance_seconds',
+  'video_checks',
   'output',
   'notify',
   'items',
@@ -325,6 +326,8 @@ export const topSchema = z.strictObject({
     .min(0, { error: 'must be 0 or more' })
     .max(3600, { error: 'must be at most 3600' })
     .optional(),
+  // false: saved takes are not read as videos (outputs that are not video); checks: still run.
+  video_checks: z.boolean({ error: expected('true or false') }).optional(),
   output: z
     .strictObject(
       {

@@ -66,6 +66,8 @@ export interface Manifest {
   retries: number;
   /** How far a take's length may be from its `seconds` (docs/checks.md); absent: 0.5 s. */
   durationToleranceSeconds?: number;
+  /** `video_checks: false`: the built-in check is off (docs/checks.md); absent: on. */
+  videoChecks?: false;
   /** `checks:`, run on each saved take after the built-in checks (docs/checks.md); absent: none. */
   checks?: OwnCheckSpec[];
   /** Absolute; output.dir resolved against the manifest's folder, default <folder>/out/<name>. */

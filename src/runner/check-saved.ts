@@ -36,19 +36,26 @@ export async function checkSavedTake(
 /**
  * A saved take's whole check: the built-in one, then the checks of your own (own-checks.ts), which
  * may throw CheckCannotRun. What `run` does after each save and `mediabatch check` does again.
+ * `toleranceSeconds` null: the built-in check is off (videoCheckTolerance); with no check of your
+ * own either, nothing judges the take and null says so (no check is recorded).
  */
 export async function checkTakeFully(
   store: OutputStore,
   attempt: Pick<AttemptRecord, 'requestBody' | 'itemId' | 'take'>,
   files: ReadonlyArray<Pick<SavedFile, 'path' | 'bytes'>>,
-  toleranceSeconds: number,
+  toleranceSeconds: number | null,
   own: OwnChecks,
-): Promise<TakeCheck> {
-  const builtin = await checkSavedTake(store, attempt, files, toleranceSeconds);
+): Promise<TakeCheck | null> {
+  if (toleranceSeconds === null && own.checks.length === 0) return null;
+  const builtin =
+    toleranceSeconds === null ? NOT_READ : await checkSavedTake(store, attempt, files, toleranceSeconds);
   if (builtin.outcome === 'failed' || own.checks.length === 0) return builtin;
   const take = { itemId: attempt.itemId, take: attempt.take ?? 1 };
   return withOwnChecks(builtin, await runOwnChecks(own, take, files));
 }
+
+/** The built-in check's place when it is off: the checks of your own alone decide (withOwnChecks). */
+const NOT_READ: TakeCheck = { outcome: 'unchecked', reason: 'video_checks: false', video: null };
 
 /** A check as the ledger records it. */
 export function checkRecord(check: TakeCheck): TakeCheckInput {

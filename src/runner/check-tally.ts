@@ -26,8 +26,8 @@ export class CheckTally {
   }
 
   /** A take of the item's request that failed its check before this run (restore.ts). */
-  failedBefore(itemId: string): void {
-    this.#failed.set(itemId, this.failedTakes(itemId) + 1);
+  failedBefore(itemId: string, takes = 1): void {
+    this.#failed.set(itemId, this.failedTakes(itemId) + takes);
   }
 
   /** The item's takes of its current request that failed their check, before and in this run. */

@@ -3,6 +3,7 @@ import type { SavedFile } from '../downloads/save-job-files.js';
 import { ApiConnectionError, ApiError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
@@ -27,8 +28,11 @@ export interface DownloadTask {
 /** `checksFailed`: saved, but the take is not the video its request asked for (docs/checks.md). */
 export type DownloadOutcome = 'saved' | 'expired' | { error: string } | { checksFailed: TakeCheck };
 
-/** What one task's tries came to, before the ledger has recorded saved files. */
-type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[] };
+/**
+ * What one task's tries came to, before the ledger has recorded saved files. `check`: the take was
+ * judged before its sidecars were written (DownloadQueueDeps.checkBeforeSidecar), which carry it.
+ */
+type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[]; check?: TakeCheck | null };
 
 export interface DownloadQueueDeps {
   client: MediaGenClient;
@@ -53,8 +57,13 @@ export interface DownloadQueueDeps {
   background: (task: Promise<unknown>) => void;
   /** Called once per task; for 'saved', once the files and the item's `done` are committed together. */
   settled: (task: DownloadTask, outcome: DownloadOutcome) => Promise<void>;
-  /** A saved take checked against its request (check-saved.ts). */
-  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck>;
+  /**
+   * Whether a take is checked before its sidecars are written, so each is written once with the
+   * check: not when a check of your own reads the sidecar (it must be there first, then rewritten).
+   */
+  checkBeforeSidecar?: boolean;
+  /** A saved take checked against its request (check-saved.ts); null: nothing checks it. */
+  checkTake: (attempt: AttemptRecord, files: readonly SavedFile[]) => Promise<TakeCheck | null>;
   /** Called whenever a download slot frees. */
   freed: () => void;
   /** A save failed for a cause the same for every item (stop-rules.ts diskRefusal): the run stops. */
@@ -130,15 +139,21 @@ export class DownloadQueue {
 
   async #settle(task: DownloadTask, outcome: TriesOutcome): Promise<void> {
     if (typeof outcome === 'object' && 'saved' in outcome) {
-      const check = await this.#deps.checkTake(task.attempt, outcome.saved);
-      const failed = check.outcome === 'failed';
+      const judged = 'check' in outcome;
+      const check = judged
+        ? (outcome.check ?? null)
+        : await this.#deps.checkTake(task.attempt, outcome.saved);
+      const failed = check?.outcome === 'failed';
       // The files, their check and the item's state commit as one step: one round trip and one
       // disk sync. A superseded take's item is not its to decide (DownloadTask.superseded).
       const update = failed
-        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check.reason }
+        ? { state: 'checks_failed' as const, errorCode: 'checks_failed', errorMessage: check?.reason ?? null }
         : { state: 'done' as const };
       const item = task.superseded ? undefined : { itemId: task.attempt.itemId, update };
-      await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
+      // No check at all (video_checks: false and no checks:): the files alone, as before checks.
+      if (check === null) await this.#deps.ledger.recordFilesSaved(task.attempt.id, outcome.saved, item);
+      else
+        await this.#deps.ledger.recordCheckedFiles(task.attempt.id, outcome.saved, checkRecord(check), item);
       // Its size is learnt at once (size-check.ts): the next wave is judged before anything else is sent.
       this.#deps.filesWritten?.();
       // Said done only once the ledger holds it: a run killed now leaves nothing claimed unsaved.
@@ -147,9 +162,11 @@ export class DownloadQueue {
       this.#deps.background(
         this.#deps.ledger
           .committed()
+          // Its sidecars say the check once the ledger holds it, before the item is said done.
+          .then(() => (judged ? undefined : this.#sidecarsWithCheck(task, outcome.saved, check)))
           // A commit that fails (a full disk) ends the run through `background`, the item unsaid: a
           // run with nothing else to do would otherwise wait for a settle that never comes.
-          .then(() => this.#deps.settled(task, failed ? { checksFailed: check } : 'saved'))
+          .then(() => this.#deps.settled(task, failed && check ? { checksFailed: check } : 'saved'))
           .finally(() => {
             this.#settling -= 1;
             this.#deps.freed();
@@ -160,8 +177,22 @@ export class DownloadQueue {
     await this.#deps.settled(task, outcome);
   }
 
+  /**
+   * The take's sidecars rewritten (atomically) with its check: they were written before it, for the
+   * checks of your own to read. Off the download slot, which is free by now.
+   */
+  async #sidecarsWithCheck(task: DownloadTask, files: readonly SavedFile[], check: TakeCheck | null) {
+    if (!this.#deps.sidecars || check === null) return;
+    const { ledger, manifestName, store } = this.#deps;
+    const kept = await this.#deps.keptOf(task.attempt);
+    await store.ensureSidecars(
+      await sidecarFactsOf(ledger, manifestName, task.attempt, kept, shownCheck(checkRecord(check))),
+      files,
+    );
+  }
+
   /** The files, each placed after any earlier take is preserved, with their sidecars (OutputStore.saveJob). */
-  async #save(task: DownloadTask, job: Job): Promise<StoreSaveOutcome> {
+  async #save(task: DownloadTask, job: Job, judged: { check?: TakeCheck | null }): Promise<StoreSaveOutcome> {
     const { client, ledger, store } = this.#deps;
     return store.saveJob({
       job,
@@ -176,9 +207,18 @@ export class DownloadQueue {
             this.#deps.manifestName,
             task.attempt,
             await this.#deps.keptOf(task.attempt),
+            null, // Not checked yet: #sidecarsWithCheck adds it.
           )
         : null,
       ...(this.#deps.timeoutMs ? { timeoutMs: this.#deps.timeoutMs } : {}),
+      ...(this.#deps.checkBeforeSidecar
+        ? {
+            judge: async (files: readonly SavedFile[]) => {
+              judged.check = await this.#deps.checkTake(task.attempt, files);
+              return judged.check && shownCheck(checkRecord(judged.check));
+            },
+          }
+        : {}),
     });
   }
 
@@ -188,13 +228,14 @@ export class DownloadQueue {
     if (saved) return { saved };
     let job = task.job;
     for (let tries = 1; ; tries += 1) {
-      const outcome = await this.#save(task, job).catch((error: unknown) => ({
+      const judged: { check?: TakeCheck | null } = {};
+      const outcome = await this.#save(task, job, judged).catch((error: unknown) => ({
         kind: 'error' as const,
         message: error instanceof Error ? error.message : String(error),
         local: !(error instanceof ApiError || error instanceof ApiConnectionError),
         code: (error as { code?: unknown } | null)?.code,
       }));
-      if (outcome.kind === 'saved') return { saved: outcome.files };
+      if (outcome.kind === 'saved') return { saved: outcome.files, ...judged };
       if (outcome.kind === 'expired') return 'expired';
       const refusal = outcome.local
         ? storeRefusal(typeof outcome.code === 'string' ? outcome.code : undefined, this.#deps.store.root)

@@ -86,6 +86,11 @@ export function planItem(
      * only of an item that failed `content_rejected`, since making the keys costs a hash a prompt.
      */
     promptLeft?: () => boolean;
+    /**
+     * Whether a checks_failed item's failed takes are within its `rerolls` (rerolls-due.ts): `plan`
+     * asks, so it says the re-roll a run owes; `run` decides it before (restore.ts, rerollsNow).
+     */
+    rerollOwed?: () => boolean;
   },
 ): ItemPlan {
   // An unanswered attempt is resolved first with its own key and body, even if the item changed.
@@ -115,6 +120,7 @@ export function planItem(
     case 'expired':
       return { label: 'expired', action: options.regenerateExpired ? 'submit' : 'skip' };
     case 'checks_failed':
+      if (options.rerollOwed?.()) return { label: 'retry', action: 'submit', reason: 'reroll' };
       // Every take it was allowed was paid for and kept: only a redo buys another (docs/checks.md).
       return { label: 'failed', action: 'skip', code: record.errorCode ?? 'checks_failed' };
     case 'failed':

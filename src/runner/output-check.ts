@@ -1,4 +1,5 @@
 import type { VideoFacts } from '../downloads/video-facts.js';
+import type { Manifest } from '../manifest/index.js';
 import type { OwnCheckResult } from './own-checks.js';
 
 /**
@@ -38,6 +39,16 @@ export interface AskedFor {
 
 /** How far a take's length may be from the `seconds` asked for, unless the manifest says. */
 export const DEFAULT_TOLERANCE_SECONDS = 0.5;
+/**
+ * The built-in check's tolerance for a manifest, or null when `video_checks: false` turns the
+ * built-in check off (docs/checks.md): the one place `run` and `mediabatch check` ask.
+ */
+export function videoCheckTolerance(manifest: Pick<Manifest, 'durationToleranceSeconds' | 'videoChecks'>) {
+  return manifest.videoChecks === false
+    ? null
+    : (manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
+}
+
 /** How far a take's width to height may be from the orientation's, as a share of it. */
 const ASPECT_TOLERANCE = 0.01;
 

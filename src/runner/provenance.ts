@@ -1,8 +1,9 @@
 import { takePath } from '../downloads/preserve-take.js';
-import type { SidecarFacts } from '../downloads/sidecar.js';
+import type { SidecarCheck, SidecarFacts } from '../downloads/sidecar.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { type AttemptRecord, jobOfBytes } from '../ledger/records.js';
 import type { ResultOfCopy } from '../ledger/result-record.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 
@@ -21,6 +22,7 @@ export function sidecarFacts(
   attempt: AttemptRecord,
   kept: boolean | null = null,
   copy: ResultOfCopy | null = null,
+  check: SidecarCheck | null = null,
 ): SidecarFacts {
   const made = copy?.result ?? attempt;
   return {
@@ -36,6 +38,7 @@ export function sidecarFacts(
     completedAt: made.completedAt,
     vars: attempt.vars ?? null,
     kept,
+    ...(check ? { check } : {}),
     ...(copy
       ? {
           copied: {
@@ -48,14 +51,22 @@ export function sidecarFacts(
   };
 }
 
-/** sidecarFacts with what a copied take points at read from the ledger. */
+/**
+ * sidecarFacts with what a copied take points at, and the take's check, read from the ledger.
+ * `check`: the take's check when the caller knows it (null: not checked yet), so none is read.
+ */
 export async function sidecarFactsOf(
-  ledger: Pick<Ledger, 'resultOfCopy'>,
+  ledger: Pick<Ledger, 'resultOfCopy' | 'takeCheckOf'>,
   manifestName: string,
   attempt: AttemptRecord,
   kept: boolean | null = null,
+  check?: SidecarCheck | null,
 ): Promise<SidecarFacts> {
-  return sidecarFacts(manifestName, attempt, kept, await ledger.resultOfCopy(attempt));
+  const [copy, recorded] = await Promise.all([
+    ledger.resultOfCopy(attempt),
+    check === undefined ? ledger.takeCheckOf(attempt.id) : null,
+  ]);
+  return sidecarFacts(manifestName, attempt, kept, copy, check ?? (recorded && shownCheck(recorded)));
 }
 
 /**

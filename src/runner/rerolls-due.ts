@@ -1,4 +1,5 @@
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import type { FailedTakes } from '../ledger/ledger.js';
+import type { ItemRecord } from '../ledger/records.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { mayReroll } from './reroll.js';
 import type { RunContext } from './run-context.js';
@@ -17,18 +18,27 @@ import type { RunContext } from './run-context.js';
 export async function countFailedTakes(
   run: RunContext,
   records: ReadonlyMap<string, ItemRecord>,
-  attempts: readonly AttemptRecord[],
 ): Promise<void> {
   if (![...records.values()].some((record) => record.state === 'checks_failed')) return;
-  const failed = new Set(
-    (await run.deps.ledger.takeChecks()).flatMap((check) =>
-      check.outcome === 'failed' ? [check.attemptId] : [],
-    ),
-  );
-  for (const attempt of attempts)
-    if (failed.has(attempt.id) && records.get(attempt.itemId)?.requestHash === attempt.requestHash)
-      run.checks.failedBefore(attempt.itemId);
+  const failed = failedTakesOf(await run.deps.ledger.failedTakes());
+  for (const record of records.values()) {
+    const takes = failed(record.itemId, record.requestHash);
+    if (takes > 0) run.checks.failedBefore(record.itemId, takes);
+  }
 }
+
+/** The ledger's failed takes (Ledger.failedTakes) as a count per item and request: for `run` and `plan` alike. */
+export function failedTakesOf(rows: readonly FailedTakes[]): FailedTakesOf {
+  const byItem = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    const own = byItem.get(row.itemId) ?? new Map<string, number>();
+    byItem.set(row.itemId, own.set(row.requestHash, Number(row.takes)));
+  }
+  return (itemId, hash) => byItem.get(itemId)?.get(hash) ?? 0;
+}
+
+/** How many takes of an item, sent for the request of this hash, failed their check. */
+export type FailedTakesOf = (itemId: string, hash: string) => number;
 
 /** A checks_failed item whose request is unchanged and has re-rolls left (docs/checks.md). */
 export function rerollsNow(

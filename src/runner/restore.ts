@@ -46,7 +46,7 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const reused = await reuseSavedTakes(run, items, renames.held, read);
   const { records, attempts } = reused.size > 0 ? await batchRows(ledger) : read;
   const latest = latestAttempts(attempts);
-  await countFailedTakes(run, records, attempts);
+  await countFailedTakes(run, records);
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.

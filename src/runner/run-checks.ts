@@ -1,7 +1,7 @@
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { checkTakeFully } from './check-saved.js';
-import { DEFAULT_TOLERANCE_SECONDS, type TakeCheck } from './output-check.js';
+import { type TakeCheck, videoCheckTolerance } from './output-check.js';
 import { CheckCannotRun, type OwnChecks, unrunnableCheck } from './own-checks.js';
 import type { RunContext } from './run-context.js';
 
@@ -24,12 +24,13 @@ export async function checkTakeInRun(
   run: RunContext,
   attempt: AttemptRecord,
   files: readonly SavedFile[],
-): Promise<TakeCheck> {
-  const tolerance = run.deps.manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+): Promise<TakeCheck | null> {
+  const tolerance = videoCheckTolerance(run.deps.manifest);
   const stopped = run.state.stop?.kind === 'check_unusable' ? run.state.stop : null;
   const own = stopped ? NONE : (run.options.ownChecks ?? NONE);
   try {
     const check = await checkTakeFully(run.deps.store, attempt, files, tolerance, own);
+    if (check === null) return null;
     // A check that could not run is not tried again in this run: its takes wait for `mediabatch check`.
     if (stopped && check.outcome !== 'failed')
       return { ...check, outcome: 'unchecked', reason: stopped.message };

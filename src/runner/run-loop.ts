@@ -137,6 +137,7 @@ function downloadQueueFor(run: RunContext): DownloadQueue {
     savedBeforeCommit: (task) => savedBeforeCommit(run, task),
     filesWritten: () => fileSaved(run),
     checkTake: (attempt, files) => checkTakeInRun(run, attempt, files),
+    checkBeforeSidecar: (run.options.ownChecks?.checks.length ?? 0) === 0,
     settled: (task, outcome) => downloadFinished(run, task, outcome),
     freed: () => run.wake(),
     diskRefused: (refusal) => run.diskRefused(refusal),

@@ -5,7 +5,7 @@ import { dropOldNames, linkNewNames, type NameMove } from '../downloads/move-sav
 import { preserveEarlierFile, refuseForeignFile } from '../downloads/preserve-take.js';
 import { saveJobFiles } from '../downloads/save-job-files.js';
 import { probeFolder } from '../downloads/save-probe.js';
-import { ensureSidecars, type SidecarFacts, type SidecarFile } from '../downloads/sidecar.js';
+import { ensureSidecars, type SidecarFacts, type SidecarFile, withCheck } from '../downloads/sidecar.js';
 import { syncFolder } from '../downloads/sync-folder.js';
 import { removeTempFiles, savedFileState } from '../downloads/verify-file.js';
 import { readVideoFile, type VideoFacts } from '../downloads/video-facts.js';
@@ -49,8 +49,12 @@ export class DiskStore implements OutputStore {
       madeFolders: this.#madeFolders,
     });
     if (outcome.kind !== 'saved') return outcome;
+    const check = request.judge ? await request.judge(outcome.files) : null;
     if (request.sidecar)
-      await ensureSidecars(request.sidecar, outcome.files, { syncFolder: false, fresh: true });
+      await ensureSidecars(withCheck(request.sidecar, check), outcome.files, {
+        syncFolder: false,
+        fresh: true,
+      });
     await Promise.all([...new Set(outcome.files.map((file) => dirname(file.path)))].map(syncFolder));
     return outcome;
   }

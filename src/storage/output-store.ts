@@ -1,6 +1,6 @@
 import type { NameMove } from '../downloads/move-saved.js';
 import type { SavedFile } from '../downloads/save-job-files.js';
-import type { SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
+import type { SidecarCheck, SidecarFacts, SidecarFile } from '../downloads/sidecar.js';
 import type { VideoFacts } from '../downloads/video-facts.js';
 import type { Job } from '../service-client/schemas.js';
 
@@ -90,6 +90,11 @@ export interface SaveJobRequest {
   refreshJob: () => Promise<Job>;
   /** Provenance to write beside each file; null: output.sidecars is off. */
   sidecar: SidecarFacts | null;
+  /**
+   * Judges the placed files before their sidecars are written, so each sidecar is written once,
+   * with the take's check (docs/checks.md); absent: they are written without one.
+   */
+  judge?: (files: readonly SavedFile[]) => Promise<SidecarCheck | null>;
   timeoutMs?: number;
 }
 

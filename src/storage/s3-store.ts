@@ -4,7 +4,13 @@ import { OWNER_MARKER } from '../downloads/output-owner.js';
 import { takePath } from '../downloads/preserve-take.js';
 import { headerText, openDownload } from '../downloads/save-file.js';
 import { refreshAfterRefusal, type SavedFile } from '../downloads/save-job-files.js';
-import { renderSidecar, type SidecarFacts, type SidecarFile, sidecarPathFor } from '../downloads/sidecar.js';
+import {
+  renderSidecar,
+  type SidecarFacts,
+  type SidecarFile,
+  sidecarPathFor,
+  withCheck,
+} from '../downloads/sidecar.js';
 import { readVideoFacts, type VideoFacts } from '../downloads/video-facts.js';
 import { extensionFor, keyOfUri, keyUnder, namedOutputPath, parseS3Uri } from '../manifest/index.js';
 import type {
@@ -144,7 +150,9 @@ export class S3Store implements OutputStore {
       refreshes += 1;
       job = next.job;
     }
-    if (request.sidecar) for (const file of saved) await this.#putSidecar(request.sidecar, file);
+    const check = request.judge ? await request.judge(saved) : null;
+    if (request.sidecar)
+      for (const file of saved) await this.#putSidecar(withCheck(request.sidecar, check), file);
     return { kind: 'saved', files: saved };
   }
 

@@ -8,7 +8,8 @@
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
  * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
  * items) runs only when named, about two minutes. `paths` (the user paths model over 40 sequences,
- * test/e2e/paths/) runs only when named, some twenty minutes.
+ * test/e2e/paths/) runs only when named, some twenty minutes. `checks-cost` (10,000 items with the
+ * built-in check on and off, alternating, three of each) runs only when named, a few minutes.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -45,6 +46,7 @@ import {
   EXPORT_COMMANDS,
 } from './big-ledger-bench.js';
 import { type CheckSample, checkRows, checkRuns } from './check-bench.js';
+import { type CheckCostSample, checkCostRows, checkCostRuns } from './check-cost-bench.js';
 import { removeDir } from './fixtures.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
@@ -322,6 +324,10 @@ async function main(): Promise<void> {
   if (runs('checks')) {
     details.checks = await checkRuns(log);
     rows.push(...checkRows(details.checks as CheckSample[]));
+  }
+  if (named('checks-cost')) {
+    details.checksCost = await checkCostRuns(log);
+    rows.push(...checkCostRows(details.checksCost as CheckCostSample[]));
   }
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();

@@ -53,10 +53,15 @@ const tricky = fc.string({
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
 const jsonText = fc.dictionary(fc.string(), fc.jsonValue()).map((value) => JSON.stringify(value));
 
-const checked = fc.record({
-  outcome: fc.constantFrom('passed' as const, 'failed' as const, 'unchecked' as const),
-  reason: maybe(tricky),
-});
+// A score only where a check of your own gave one (its key absent otherwise, as the ledger's null is).
+const checked = fc.record(
+  {
+    outcome: fc.constantFrom('passed' as const, 'failed' as const, 'unchecked' as const),
+    reason: maybe(tricky),
+    score: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  },
+  { requiredKeys: ['outcome', 'reason'] },
+);
 
 const record: fc.Arbitrary<ExportRecord> = fc.record({
   id: tricky,

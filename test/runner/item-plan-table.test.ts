@@ -141,6 +141,20 @@ describe('planItem, branch by branch', () => {
     expect(planItem('h', rec, latest, plain)).toStrictEqual(plan);
   });
 
+  it('plans a checks_failed item with a re-roll owed as a retry (plan asks; run decides it before)', () => {
+    const failed = record('checks_failed', { errorCode: 'checks_failed' });
+    expect(planItem('h', failed, accepted, { ...plain, rerollOwed: () => true })).toStrictEqual({
+      label: 'retry',
+      action: 'submit',
+      reason: 'reroll',
+    });
+    expect(planItem('h', failed, accepted, { ...plain, rerollOwed: () => false })).toStrictEqual({
+      label: 'failed',
+      action: 'skip',
+      code: 'checks_failed',
+    });
+  });
+
   it('plans an unanswered attempt as a resume, whatever the record says', () => {
     const prepared = attempt({ state: 'prepared' });
     expect(planItem('other', record('failed'), prepared, plain)).toStrictEqual({

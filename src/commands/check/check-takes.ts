@@ -6,8 +6,10 @@ import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { AttemptRecord, ItemRecord, SavedTake } from '../../ledger/records.js';
 import { checkRecord, checkTakeFully } from '../../runner/check-saved.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../../runner/output-check.js';
+import { KeptTakes } from '../../runner/kept-takes.js';
+import { type TakeCheck, videoCheckTolerance } from '../../runner/output-check.js';
 import { CheckCannotRun, type OwnChecks, unrunnableCheck } from '../../runner/own-checks.js';
+import { sidecarFactsOf } from '../../runner/provenance.js';
 
 /** One item's current take as `mediabatch check` found it. */
 export interface TakeChecked {
@@ -56,10 +58,11 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
     };
     const unrunnable = await unrunnableCheck(own);
     if (unrunnable) return { ...document, stopped: { check: unrunnable.check, message: unrunnable.message } };
-    const tolerance = manifest.durationToleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+    const tolerance = videoCheckTolerance(manifest);
+    const kept = keptMarks(ledger, manifest);
     const before = new Map((await ledger.takeChecks()).map((check) => [check.attemptId, check.outcome]));
     for (const { take, attempt, record } of await currentTakes(ledger, batch)) {
-      let check: Awaited<ReturnType<typeof checkTakeFully>>;
+      let check: TakeCheck | null;
       try {
         check = await checkTakeFully(store, attempt, take.files, tolerance, own);
       } catch (error) {
@@ -67,6 +70,8 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
         document.stopped = { check: error.check, message: error.message };
         break;
       }
+      // video_checks: false and no checks: of your own: nothing judges the take.
+      if (check === null) continue;
       const state: TakeChecked['state'] = check.outcome === 'failed' ? 'checks_failed' : 'done';
       const update =
         state === record.state
@@ -79,6 +84,12 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
                   : { state, errorCode: null, errorMessage: null },
             };
       await ledger.recordTakeCheck(attempt.id, checkRecord(check), update);
+      // Rewritten only where the check changed: the sidecar of a take judged alike stays byte for byte.
+      if (manifest.sidecars !== false)
+        await store.ensureSidecars(
+          await sidecarFactsOf(ledger, manifest.name, attempt, await kept.recorded(attempt)),
+          take.files,
+        );
       document.takes.push({
         itemId: record.itemId,
         take: take.take,
@@ -118,4 +129,15 @@ async function currentTakes(
       return [];
     return [{ take, attempt, record }];
   });
+}
+
+/** What each take's sidecar says of its item's keeper (provenance.ts), the keepers read once. */
+function keptMarks(ledger: Ledger, manifest: Batch['manifest']) {
+  let rule: Promise<KeptTakes> | undefined;
+  return {
+    recorded: async (attempt: AttemptRecord) => {
+      rule ??= ledger.keepers().then((keepers) => new KeptTakes(manifest.items, keepers));
+      return (await rule).recorded({ itemId: attempt.itemId, take: attempt.take ?? 1 });
+    },
+  };
 }

@@ -117,7 +117,18 @@ export async function adoptJobFiles(
   } catch (error) {
     return { kind: 'refused', problem: (error as Error).message };
   }
-  await ledger.recordFilesSaved(attemptId, files);
+  // The take's check comes back with its files, as its sidecar recorded it: the rebuilt ledger says
+  // what the lost one did, and the run after it leaves the sidecars as they were.
+  const check = ordered.find((output) => output.provenance.check)?.provenance.check;
+  if (check)
+    await ledger.recordCheckedFiles(attemptId, files, {
+      outcome: check.outcome,
+      reason: check.reason,
+      video: null,
+      score: check.score ?? null,
+      checks: null,
+    });
+  else await ledger.recordFilesSaved(attemptId, files);
   return { kind: 'saved', files: files.map((file) => file.path), copied };
 }
 

@@ -1,10 +1,12 @@
 import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
+import type { FailedTakes } from '../../ledger/ledger.js';
 import type { AttemptRecord } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { Rejections, rejectionsOf } from '../../runner/fallback.js';
 import type { RecordedRequest } from '../../runner/item-plan.js';
 import { manifestVariants, variantOfItem } from '../../runner/request-key.js';
+import { failedTakesOf } from '../../runner/rerolls-due.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
 
@@ -30,6 +32,8 @@ export function decideOptionsOf(
   nowMs: number,
   /** The ledger's jobs moderation rejected, and the manifest whose variants make their keys. */
   rejected: { attempts: readonly AttemptRecord[]; manifest: Manifest } | null = null,
+  /** The ledger's failed takes (Ledger.failedTakes): a checks_failed item's re-rolls owed. */
+  failedTakes: readonly FailedTakes[] = [],
 ): DecideOptions {
   const redo = new Set(inputs.redo ?? []);
   const variants = rejected === null ? null : manifestVariants(rejected.manifest.items);
@@ -39,6 +43,7 @@ export function decideOptionsOf(
     redo,
     ...(files ? { files } : {}),
     nowMs,
+    ...(failedTakes.length === 0 ? {} : { failedTakes: failedTakesOf(failedTakes) }),
     ...(rejected === null || rejected.attempts.length === 0
       ? {}
       : {

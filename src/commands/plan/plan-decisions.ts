@@ -13,6 +13,8 @@ import type { ManifestItem } from '../../manifest/index.js';
 import { CAP_ONLY_WORDS } from '../../runner/budget-words.js';
 import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../../runner/fallback.js';
 import { currentRequest, planItem, type RecordedRequest } from '../../runner/item-plan.js';
+import { mayReroll, rerollWords } from '../../runner/reroll.js';
+import type { FailedTakesOf } from '../../runner/rerolls-due.js';
 
 /**
  * What `plan` says run would do with one item, before the budget walk: runner's planItem
@@ -63,6 +65,8 @@ export interface Decision {
   paysAgain?: boolean;
   /** Only this option of run sends it again (on-request.ts). */
   onRequest?: OnRequest;
+  /** A re-roll of a take that failed its check: a new take, as a redo is, never a copy of that take. */
+  reroll?: true;
 }
 
 /** What the run is asked besides the manifest: the flags that change what it submits. */
@@ -77,6 +81,8 @@ export interface DecideOptions {
   nowMs?: number;
   /** The requests moderation rejected (runner/fallback.ts): past them an item sends a fallback prompt. */
   rejections?: Rejections;
+  /** The ledger's failed takes per item and request (runner/rerolls-due.ts): the re-rolls a run owes. */
+  failedTakes?: FailedTakesOf;
 }
 
 // Shared: at 100,000 items most decisions are one of these, and need no object of their own.
@@ -123,9 +129,11 @@ function decideOwn(
   const record = entry.record;
   const { hash, capOnly } = currentRequest(item, record, entry.attempt, recorded, itemHash);
   const { rejections } = options;
+  const failedOf = () => options.failedTakes?.(item.id, hash) ?? 0;
   const decided = planItem(hash, record, entry.attempt, {
     ...options,
     promptLeft: () => rejections?.fallbackLeft(item) ?? false,
+    rerollOwed: () => mayReroll(failedOf(), item.rerolls ?? 0),
   });
   const submit = decided.action === 'submit';
   switch (decided.label) {
@@ -147,7 +155,14 @@ function decideOwn(
     case 'retry':
       return decided.reason === 'job_lost'
         ? { label: 'retry', submit, paysAgain: true, reason: lostReason(entry.attempt) }
-        : { label: 'retry', submit, reason: retryReason(decided.reason, record) };
+        : decided.reason === 'reroll'
+          ? {
+              label: 'retry',
+              submit,
+              reroll: true,
+              reason: rerollReason(failedOf(), item.rerolls ?? 0, record),
+            }
+          : { label: 'retry', submit, reason: retryReason(decided.reason, record) };
     case 'in_flight':
       return {
         label: 'in_flight',
@@ -206,6 +221,12 @@ function expiredDecision(submit: boolean, afterSaving: string | null): Decision 
 
 function lostReason(attempt: AttemptRecord | undefined): string {
   return `the service lost job ${attempt?.jobId ?? '?'} (mediabatch forget): paid for again`;
+}
+
+/** A checks_failed item bought again: what failed, and which re-roll this is. */
+function rerollReason(failed: number, rerolls: number, record: ItemRecord | undefined): string {
+  const why = record?.errorMessage ? `: ${record.errorMessage}` : '';
+  return `its take failed its check${why}; bought again as a new take (${rerollWords(failed, rerolls)})`;
 }
 
 function retryReason(reason: string, record: ItemRecord | undefined): string {

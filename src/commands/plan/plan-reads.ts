@@ -32,6 +32,7 @@ export async function planSource(ledger: Ledger | null, verify = false): Promise
     recorded: (attempt) => ledger.attemptRequest(attempt.id),
     reusableTakes: () => ledger.reusableTakes(),
     rejected: await ledger.rejectedAttempts(),
+    failedTakes: await ledger.failedTakes(),
     attempt: (id) => ledger.getAttempt(id),
   };
 }

@@ -66,7 +66,8 @@ function twinDecision(first: string, how: 'submitted' | 'fetched again' | 'follo
 
 /** As the run decides: what it would pay for or holds expired, unless an earlier job is still followed. */
 export function wantsTake(decision: Decision | undefined): boolean {
-  if (decision === undefined || decision.label === 'redo' || decision.label === 'renamed') return false;
+  if (decision === undefined || decision.label === 'redo' || decision.label === 'renamed' || decision.reroll)
+    return false;
   if (!decision.submit && decision.label !== 'expired') return false;
   const earlier = decision.changedSince;
   const followed =

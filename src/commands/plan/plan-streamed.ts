@@ -2,6 +2,7 @@ import { type PriceTable, priceTable } from '../../batch/cost-estimate.js';
 import { collectRows } from '../../collect-rows.js';
 import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
+import type { FailedTakes } from '../../ledger/ledger.js';
 import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { Manifest } from '../../manifest/index.js';
@@ -29,6 +30,8 @@ export interface PlanReads {
   fileProblems?: FileProblems;
   /** The jobs moderation rejected (runner/fallback.ts). */
   rejected: readonly AttemptRecord[];
+  /** The takes that failed their check, per item and request (Ledger.failedTakes). */
+  failedTakes?: readonly FailedTakes[];
 }
 
 /**
@@ -47,7 +50,10 @@ export async function buildPlanStreamed(
 ): Promise<PlanDocument> {
   const listed = listedOf(manifest, inputs.only ?? null);
   const rejected = { attempts: reads.rejected, manifest };
-  const decider = new EntryDecisions(listed, decideOptionsOf(inputs, reads.fileProblems, nowMs, rejected));
+  const decider = new EntryDecisions(
+    listed,
+    decideOptionsOf(inputs, reads.fileProblems, nowMs, rejected, reads.failedTakes),
+  );
   for await (const entry of reads.entries) {
     const item = decider.itemOf(entry.itemId);
     const { record, attempt } = entry;

@@ -1,7 +1,8 @@
 import type { AttemptRecord, ItemState } from '../../ledger/records.js';
+import type { ShownCheck } from '../../ledger/take-checks.js';
 import type { HistoryAttempt } from '../render-text.js';
 import type { LedgerView } from '../status-view.js';
-import type { TakeAttempt } from './model.js';
+import { checksByAttempt, type TakeAttempt } from './model.js';
 
 /**
  * What the gallery reads of one ledger item (docs/gallery.md): its state and error, and every
@@ -39,7 +40,9 @@ export function entriesOfView(view: LedgerView, ids: readonly string[]): Gallery
   // In the view's order: listFiles gives them by attempt and index.
   for (const file of view.files) push(paths, file.attemptId, file.path);
   const attempts = new Map<string, GalleryAttempt[]>();
-  for (const attempt of view.attempts) push(attempts, attempt.itemId, galleryAttempt(attempt, paths));
+  const checks = checksByAttempt(view);
+  for (const attempt of view.attempts)
+    push(attempts, attempt.itemId, galleryAttempt(attempt, paths, checks.get(attempt.id) ?? null));
   const listed = new Set(ids);
   const others = [...new Set([...records.keys(), ...attempts.keys()])].filter((id) => !listed.has(id));
   return [...ids, ...others.sort()].map((itemId) => {
@@ -55,7 +58,11 @@ export function entriesOfView(view: LedgerView, ids: readonly string[]): Gallery
 }
 
 /** A whole attempt record reduced to what the gallery reads: its request body is dropped here. */
-function galleryAttempt(attempt: AttemptRecord, paths: Map<number, string[]>): GalleryAttempt {
+function galleryAttempt(
+  attempt: AttemptRecord,
+  paths: Map<number, string[]>,
+  check: ShownCheck | null,
+): GalleryAttempt {
   return {
     id: attempt.id,
     itemId: attempt.itemId,
@@ -74,6 +81,7 @@ function galleryAttempt(attempt: AttemptRecord, paths: Map<number, string[]>): G
     createdAt: attempt.createdAt,
     completedAt: attempt.completedAt,
     files: paths.get(attempt.id) ?? [],
+    check,
   };
 }
 

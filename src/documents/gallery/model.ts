@@ -1,4 +1,5 @@
 import type { AttemptRecord, ItemState } from '../../ledger/records.js';
+import { type ShownCheck, shownCheck } from '../../ledger/take-checks.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import type { StatusReport } from '../status-report.js';
@@ -24,6 +25,8 @@ export interface GalleryTake {
    * shows the file's name only.
    */
   videos: Array<{ href: string | null; label: string }>;
+  /** The take's check against its request (docs/checks.md); null when it was never checked. */
+  check: ShownCheck | null;
 }
 
 export interface GalleryCard {
@@ -52,6 +55,8 @@ export interface GalleryModel {
   totals: StatusReport['totals'];
   axes: Array<{ axis: string; values: string[] }>;
   states: ItemState[];
+  /** The check outcomes of the items' current takes, in CHECK_ORDER: the check filter's choices. */
+  checks: CheckFilter[];
   /** Every ledger item, in the groups' order. */
   cards: GalleryCard[];
   /** One per manifest item: what the page draws as one tile. */
@@ -108,13 +113,14 @@ export function buildGallery(
   const attemptsByItem = group(view.attempts, (attempt) => attempt.itemId);
   const filesByAttempt = group(view.files, (file) => file.attemptId);
   const statusById = new Map(report.items.map((item) => [item.id, item]));
+  const checkOf = checksByAttempt(view);
   const travels = (options.links ?? null) !== null;
   // On a page that travels, a link that is not a URL would be a path of this machine.
   const hrefOf = (path: string): string | null => shownHref(options.href(path), travels);
   const cards = manifest.items.map((item): GalleryCard => {
     const takes = takesOf(attemptsByItem.get(item.id) ?? []).map((attempt) => {
       const paths = (filesByAttempt.get(attempt.id) ?? []).map((file) => file.path);
-      return toTake(attempt, paths, paths.map(hrefOf));
+      return toTake({ ...attempt, check: checkOf.get(attempt.id) ?? null }, paths, paths.map(hrefOf));
     });
     return cardOf(item, statusById.get(item.id)!, takes);
   });
@@ -126,6 +132,7 @@ export function buildGallery(
     totals: report.totals,
     axes: filterAxes(manifest),
     states: [...new Set(cards.map((card) => card.state))].sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]),
+    checks: checkOutcomes(cards),
     cards: groups.flatMap((entry) => entry.cards),
     groups,
     warnings: report.warnings,
@@ -223,11 +230,11 @@ export function filterAxes(manifest: Manifest): GalleryModel['axes'] {
     .map(([axis, seen]) => ({ axis, values: [...seen] }));
 }
 
-/** What a take shows of the attempt that holds its files. */
+/** What a take shows of the attempt that holds its files, and its check. */
 export type TakeAttempt = Pick<
   AttemptRecord,
   'take' | 'jobId' | 'amountMicros' | 'refundedMicros' | 'createdAt' | 'completedAt'
->;
+> & { check?: ShownCheck | null };
 
 /** A take: the attempt that holds its files, those files' paths in index order, and each one's link. */
 export function toTake(
@@ -245,7 +252,28 @@ export function toTake(
     generationSeconds: Number.isFinite(elapsed) && elapsed >= 0 ? Math.round(elapsed * 10) / 10 : null,
     completedAt: attempt.completedAt,
     videos: paths.map((path, index) => ({ href: hrefs[index]!, label: path.split(/[/\\]/).pop() ?? path })),
+    check: attempt.check ?? null,
   };
+}
+
+/** A take's check as the page filters by it: a take never checked is unchecked. */
+export type CheckFilter = ShownCheck['outcome'];
+export const CHECK_ORDER: readonly CheckFilter[] = ['failed', 'unchecked', 'passed'];
+
+/** What the check filter matches on a card: its newest take's check; null for a card with no take. */
+export function cardCheck(card: Pick<GalleryCard, 'takes'>): CheckFilter | null {
+  const [newest] = card.takes;
+  return newest === undefined ? null : (newest.check?.outcome ?? 'unchecked');
+}
+
+function checkOutcomes(cards: readonly GalleryCard[]): CheckFilter[] {
+  const seen = new Set(cards.map(cardCheck));
+  return CHECK_ORDER.filter((outcome) => seen.has(outcome));
+}
+
+/** The in-memory view's checks by attempt, shown as every document shows them. */
+export function checksByAttempt(view: Pick<LedgerView, 'checks'>): Map<number, ShownCheck> {
+  return new Map((view.checks ?? []).map((check) => [check.attemptId, shownCheck(check)]));
 }
 
 function group<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {

@@ -23,6 +23,8 @@ export interface TakeData {
   secs: number | null;
   /** href null: the page names the file only (see GalleryTake.videos). */
   files: Array<{ href: string | null; label: string; video: boolean }>;
+  /** Its check (docs/checks.md): the badge and the check filter; null when never checked. */
+  check: { outcome: string; reason: string | null; score?: number } | null;
 }
 
 export interface TileData {
@@ -76,6 +78,10 @@ function takeData(take: GalleryTake): TakeData {
       label: clean(file.label),
       video: VIDEO_FILE.test(file.label),
     })),
+    check: take.check && {
+      ...take.check,
+      reason: take.check.reason === null ? null : clean(take.check.reason),
+    },
   };
 }
 

@@ -7,6 +7,9 @@ import { takesOf } from '../status-view.js';
 import type { GalleryAttempt, GalleryEntry } from './entries.js';
 import { type CardGroup, cardGroup, latestKeepers, STATES_IN_ORDER } from './groups.js';
 import {
+  CHECK_ORDER,
+  type CheckFilter,
+  cardCheck,
   cardOf,
   filterAxes,
   type GalleryCard,
@@ -72,6 +75,8 @@ class PageStream {
   readonly #names;
   readonly #axes;
   readonly #groups: GroupQueue;
+  /** The check outcomes of the cards' newest takes (the check filter's choices). */
+  readonly #checks = new Set<CheckFilter | null>();
   readonly #counts: Record<ItemState, number> = {
     failed: 0,
     checks_failed: 0,
@@ -129,6 +134,7 @@ class PageStream {
     const state = entry.state ?? 'pending';
     this.#counts[state] += 1;
     const made = cardOf(item, cardStatus(entry, state), await this.#takes(entry.attempts));
+    this.#checks.add(cardCheck(made));
     addOrigins(this.#origins, made.takes);
     this.#groups.add(this.#next - 1, made);
     for (const attempt of entry.attempts) this.sink.attempt(attemptJson(attemptRow(attempt)));
@@ -163,6 +169,7 @@ class PageStream {
       ...this.#names,
       axes: this.#axes,
       states: STATES_IN_ORDER.filter((state) => counts[state] > 0),
+      checks: CHECK_ORDER.filter((outcome) => this.#checks.has(outcome)),
       tiles: this.#groups.count,
       attempts: this.#rows + this.#others.length,
       mediaOrigins: [...this.#origins].sort(),

@@ -59,7 +59,10 @@ function totals(model: Pick<PageFacts, 'totals'>): string {
  */
 export const MOST_FILTER_CHOICES = 40;
 
-function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
+/** The check filter's words for each outcome of an item's newest take. */
+const CHECK_WORDS: Record<string, string> = { failed: 'failed', unchecked: 'not checked', passed: 'passed' };
+
+function filters(model: Pick<PageFacts, 'states' | 'checks' | 'axes' | 'tiles'>): string {
   const select = (attr: string, label: string, values: Array<[string, string]>) =>
     values.length > MOST_FILTER_CHOICES
       ? `<label>${h(label)} <input type="search" data-filter="${h(attr)}" data-match="text" placeholder="any of ${values.length} values" aria-label="${h(label)} contains"></label>`
@@ -71,6 +74,14 @@ function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
     'state',
     model.states.map((state) => [state, WORDS[state] ?? state]),
   );
+  // Beside the state: only where some take was checked (a page from before checks has none).
+  const checks = model.checks.some((outcome) => outcome !== 'unchecked')
+    ? select(
+        'data-check',
+        'check',
+        model.checks.map((outcome) => [outcome, CHECK_WORDS[outcome] ?? outcome]),
+      )
+    : '';
   const axes = model.axes.map(({ axis, values }, index) =>
     select(
       `data-axis-${index}`,
@@ -78,7 +89,7 @@ function filters(model: Pick<PageFacts, 'states' | 'axes' | 'tiles'>): string {
       values.map((value) => [value, value]),
     ),
   );
-  return `<nav class="toolbar" aria-label="filters">${[states, ...axes].join('')}<span class="muted"><span id="shown-count">${model.tiles}</span> of ${model.tiles} shown</span></nav>`;
+  return `<nav class="toolbar" aria-label="filters">${[states, checks, ...axes].join('')}<span class="muted"><span id="shown-count">${model.tiles}</span> of ${model.tiles} shown</span></nav>`;
 }
 
 /** The origins (scheme, host, port) of the page's absolute http(s) links, for media-src. */
@@ -170,6 +181,7 @@ export interface PageFacts
     | 'totals'
     | 'axes'
     | 'states'
+    | 'checks'
     | 'ledgerArgs'
     | 'warnings'
     | 'links'

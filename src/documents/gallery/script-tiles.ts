@@ -40,10 +40,26 @@ export const TILES_SCRIPT = `
   function membersOf(item) {
     return item.variants || [{ id: item.id, n: 1, state: item.state, cost: item.cost, error: item.error, takes: item.takes }];
   }
+  // A take whose check failed says why (and its score), as \`mediabatch check\` words it.
+  function checkWords(take) {
+    if (!take || !take.check || take.check.outcome !== 'failed') return null;
+    var score = take.check.score === undefined ? '' : ' (score ' + take.check.score + ')';
+    return 'check failed' + score + (take.check.reason ? ': ' + take.check.reason : '');
+  }
+  function checkBadge(take, className) {
+    var text = checkWords(take);
+    if (text === null) return null;
+    var badge = el('span', className, text);
+    badge.setAttribute('title', text);
+    return badge;
+  }
+  // The badge lies over the thumb, which has one size: every row keeps the height measure() found.
   function thumbOf(entry) {
     var thumb = el('span', 'thumb');
     if (entry.error) thumb.appendChild(el('code', 'error-code', entry.error.code));
     else if (entry.takes.length === 0) thumb.appendChild(el('span', 'no-take', words(entry.state)));
+    var badge = checkBadge(entry.takes[0], 'check-failed');
+    if (badge) thumb.appendChild(badge);
     return thumb;
   }
   function openButton(label, thumb) {

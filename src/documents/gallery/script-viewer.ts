@@ -35,6 +35,8 @@ export const VIEWER_SCRIPT = `
     var meta = el('p', 'take-meta', facts.join(' · ') + ' ');
     meta.appendChild(keepButton(group, newest ? String(n) : n + '.' + take.take, 'take'));
     block.appendChild(meta);
+    var badge = checkBadge(take, 'take-check check-failed');
+    if (badge) block.appendChild(badge);
     return block;
   }
   function variantSection(item, variant) {

@@ -34,18 +34,28 @@ export const GALLERY_SCRIPT = `
     if (!item.variants) return item.state === state;
     return item.variants.some(function (variant) { return variant.state === state; });
   }
+  // The check filter: an item's newest take's check (a take never checked is unchecked); any variant's.
+  function checkOf(entry) {
+    var take = entry.takes[0];
+    if (!take) return null;
+    return take.check ? take.check.outcome : 'unchecked';
+  }
+  function hasCheck(item, outcome) {
+    return membersOf(item).some(function (entry) { return checkOf(entry) === outcome; });
+  }
   function readFilters() {
     return filters.filter(function (field) { return field.value.trim() !== ''; }).map(function (field) {
       var attr = field.getAttribute('data-filter');
       var text = field.getAttribute('data-match') === 'text';
       return {
-        axis: attr === 'data-state' ? -1 : Number(attr.slice('data-axis-'.length)),
+        axis: attr === 'data-state' ? -1 : attr === 'data-check' ? -2 : Number(attr.slice('data-axis-'.length)),
         value: text ? field.value.trim().toLowerCase() : field.value,
         text: text,
       };
     });
   }
   function matches(item, filter) {
+    if (filter.axis === -2) return hasCheck(item, filter.value);
     if (filter.axis < 0) return hasState(item, filter.value);
     var value = item.axes[filter.axis];
     if (!filter.text) return value === filter.value;

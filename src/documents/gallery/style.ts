@@ -16,8 +16,8 @@ header.page{padding:1.2em 1.5em .4em}h1{font-size:1.4em;margin:0 0 .2em}h2{font-
 .card{position:absolute;top:0;left:0;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.4em;display:flex;flex-direction:column;gap:.2em;min-width:0;overflow:hidden;cursor:pointer}
 .card.problem{border-color:var(--bad);border-width:2px}.card:hover{border-color:var(--muted)}
 .open{all:unset;display:block;border-radius:5px}.open:focus-visible{outline:2px solid var(--ok);outline-offset:2px}
-.thumb{display:flex;align-items:center;justify-content:center;aspect-ratio:16/9;background:#000;border-radius:5px;overflow:hidden;color:#ccc}
-.thumb video{max-width:100%;max-height:100%;width:auto;height:100%;object-fit:contain;display:block}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
+.thumb{position:relative;display:flex;align-items:center;justify-content:center;aspect-ratio:16/9;background:#000;border-radius:5px;overflow:hidden;color:#ccc}
+.thumb video{max-width:100%;max-height:100%;width:auto;height:100%;object-fit:contain;display:block}.thumb .check-failed{position:absolute;left:0;right:0;bottom:0;padding:.2em .4em;background:rgba(110,0,0,.88);color:#fff;font-size:.75em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.take-check{display:block;color:var(--bad);font-size:.85em;margin:.2em 0}.thumb .error-code{color:#ff8a80;padding:.3em;text-align:center;overflow-wrap:anywhere}
 .card>.id{font-size:.85em;line-height:1.3;height:1.3em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:none}
 .card>.line{margin:0;font-size:.8em;line-height:1.3;height:1.3em;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:none}
 .badge{font-size:.75em;padding:0 .45em;border-radius:99px;border:1px solid currentColor;white-space:nowrap}

@@ -67,6 +67,8 @@ describe('provenance sidecars', () => {
         refunded_usd: '0.000000',
         created_at: attempt!.created_at,
         completed_at: job!.completedAt,
+        // The take's check, written with the sidecar once (docs/checks.md).
+        check: { outcome: 'passed', reason: null },
         file: { bytes: job!.files[0]!.bytes, sha256: sha256File(join(p.outDir, `${id}.mp4`)) },
       });
       // The request is what the service received.

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -101,6 +101,18 @@ describe('mediabatch run: every saved take is checked against its request', () =
       ['small', 'failed'],
       ['cut', 'failed'],
     ]);
+    // Each take's sidecar says its check once it is recorded.
+    const sidecarOf = (id: string) =>
+      JSON.parse(readFileSync(join(p.outDir, `${id}.json`), 'utf8')) as { check?: unknown };
+    expect(sidecarOf('good').check).toEqual({ outcome: 'passed', reason: null });
+    expect(sidecarOf('short').check).toEqual({
+      outcome: 'failed',
+      reason: '1 s long, 2 s asked for (within 0.5 s)',
+    });
+    expect(sidecarOf('cut').check).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/^not a playable video/),
+    });
     // Paid outputs are sacred: every failed take stays where it was saved.
     for (const id of ['good', 'short', 'small', 'cut'])
       expect(existsSync(join(p.outDir, `${id}.mp4`))).toBe(true);
@@ -136,5 +148,22 @@ items:
     // The sandbox's default, 720p at 16:9, at half its size: not asked for, so not checked.
     expect(JSON.parse(rows[1]!.video!)).toMatchObject({ width: 640, height: 360, seconds: 2 });
     expect(JSON.parse(rows[0]!.video!)).toMatchObject({ seconds: 1 });
+  }, 60_000);
+
+  it('reads no take as a video with video_checks: false: a short clip is done, with no check recorded', async () => {
+    sandbox = await startTestSandbox();
+    const p = project(
+      'unread',
+      `${manifestYaml('unread', 'video_checks: false\n')}items:
+  - {id: short, prompt: "a short clip [[short-clip]]"}
+`,
+    );
+    const run = await runAgainst(sandbox, p, ['--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(itemsById(run.stdout).get('short')).toMatchObject({ state: 'done', error: null });
+    expect(checkRows(p)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(p.outDir, 'short.json'), 'utf8'))).not.toHaveProperty('check');
+    // Nothing is left unchecked by surprise: no check was asked for.
+    expect(run.stderr).not.toMatch(/unchecked/);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
@@ -71,6 +71,31 @@ describe('mediabatch run: checks of your own', () => {
     expect((await statusJson(p)).items.find((item) => item.id === 'fog')).toMatchObject({
       state: 'checks_failed',
       error: { code: 'checks_failed', message: 'sharp: too blurry' },
+      check: { outcome: 'failed', reason: 'sharp: too blurry', score: 0.2 },
+    });
+    // The score beside outcome and reason in export, and in each take's sidecar.
+    const exported = await runCli(['export', p.manifest], { cwd: p.dir });
+    const records = exported.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { id: string; check: unknown; earlier_takes: Array<{ check: unknown }> },
+      );
+    expect(records.find((record) => record.id === 'sharp')?.check).toEqual({
+      outcome: 'passed',
+      reason: null,
+      score: 0.9,
+    });
+    expect(records.find((record) => record.id === 'fog')?.earlier_takes[0]?.check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
+    });
+    expect(JSON.parse(readFileSync(join(p.outDir, 'fog.take1.json'), 'utf8')).check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
     });
     await expectRerunSendsNothing(sandbox, p, 1);
   }, 60_000);
@@ -141,6 +166,11 @@ describe('mediabatch check: saved takes checked again', () => {
       p.manifest,
       `${manifestYaml('later', `rerolls: 1\n${checksYaml('[node, score.js, "{file}"]')}`)}${items}`,
     );
+    const sidecar = (id: string) => join(p.outDir, `${id}.json`);
+    expect(JSON.parse(readFileSync(sidecar('fog'), 'utf8')).check).toEqual({
+      outcome: 'passed',
+      reason: null,
+    });
     const check = await runCli(['check', p.manifest, '--json'], { cwd: p.dir });
     expect(check.code, check.stderr).toBe(1);
     expect(JSON.parse(check.stdout)).toMatchObject({
@@ -163,8 +193,37 @@ describe('mediabatch check: saved takes checked again', () => {
     expect((await statusJson(p)).items.find((item) => item.id === 'fog')).toMatchObject({
       state: 'checks_failed',
     });
+    // Each sidecar says what the check found now; checked alike again, neither is rewritten.
+    expect(JSON.parse(readFileSync(sidecar('fog'), 'utf8')).check).toEqual({
+      outcome: 'failed',
+      reason: 'sharp: too blurry',
+      score: 0.2,
+    });
+    const before = ['sharp', 'fog'].map((id) => [
+      readFileSync(sidecar(id), 'utf8'),
+      statSync(sidecar(id)).ino,
+    ]);
     const text = await runCli(['check', p.manifest], { cwd: p.dir });
     expect(text.stdout).toContain('fog take 1: failed score 0.2: sharp: too blurry');
+    expect(
+      ['sharp', 'fog'].map((id) => [readFileSync(sidecar(id), 'utf8'), statSync(sidecar(id)).ino]),
+    ).toEqual(before);
+    // plan says so: fog is bought again (the re-roll the run owes), sharp is done.
+    const plan = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as {
+      totals: { to_submit: number };
+      items: Array<{ id: string; plan: string; reason?: string }>;
+    };
+    expect(planned.totals.to_submit).toBe(1);
+    expect(planned.items).toEqual([
+      expect.objectContaining({ id: 'sharp', plan: 'done' }),
+      expect.objectContaining({
+        id: 'fog',
+        plan: 'retry',
+        reason: 'its take failed its check: sharp: too blurry; bought again as a new take (re-roll 1 of 1)',
+      }),
+    ]);
     // The next run buys fog again (its one re-roll), keeping take 1, and nothing for sharp.
     const rerun = await runAgainst(sandbox, p);
     expect(rerun.code, rerun.stderr).toBe(1);
@@ -174,7 +233,9 @@ describe('mediabatch check: saved takes checked again', () => {
       [1, 'failed'],
       [2, 'failed'],
     ]);
-    // Its re-roll spent, a plain run buys nothing more.
+    // Its re-roll spent, plan says it is left for a person, and a plain run buys nothing more.
+    const spent = JSON.parse((await runCli(['plan', p.manifest, '--json'], { cwd: p.dir })).stdout);
+    expect(spent.items.find((item: { id: string }) => item.id === 'fog')).toMatchObject({ plan: 'failed' });
     await expectRerunSendsNothing(sandbox, p, 1);
     expect(existsSync(join(p.outDir, 'fog.take1.mp4'))).toBe(true);
   }, 90_000);
