@@ -8,7 +8,9 @@
  * named (`npm run bench -- shared`): it needs PostgreSQL (test/support/postgres-server.ts) and
  * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
  * items) runs only when named, about two minutes. `paths` (the user paths model over 40 sequences,
- * test/e2e/paths/) runs only when named, some twenty minutes.
+ * test/e2e/paths/) runs only when named, some twenty minutes. `fleet` (issue 52: a first run of
+ * 40,000 items and its audit, then 10,000 items on SQLite, PostgreSQL and four runners) runs only
+ * when named, half an hour or more; `fleet-items=N` and `fleet-shared-items=N` change the sizes.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -46,6 +48,8 @@ import {
 } from './big-ledger-bench.js';
 import { type CheckSample, checkRows, checkRuns } from './check-bench.js';
 import { removeDir } from './fixtures.js';
+import { type FirstRunSample, FLEET_ITEMS, firstRun, firstRunRows } from './fleet-first-bench.js';
+import { FLEET_SHARED_ITEMS, fleetSharedRows, fleetSharedRuns } from './fleet-shared-bench.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
 import {
@@ -84,7 +88,20 @@ const CHEAP_RUNS = 5;
 /** RAM-backed: the same 5,000-item run without disk syncs shows what is CPU and what is disk. */
 const TMPFS = '/dev/shm';
 
-const wanted = new Set(process.argv.slice(2));
+/** `name=value` arguments are settings (`fleet-items=10000`), the others scenario names. */
+const settings = new Map(
+  process.argv
+    .slice(2)
+    .filter((arg) => arg.includes('='))
+    .map((arg) => arg.split('=', 2) as [string, string]),
+);
+const wanted = new Set(process.argv.slice(2).filter((arg) => !arg.includes('=')));
+const setting = (name: string, fallback: number): number => {
+  const value = Number(settings.get(name) ?? fallback);
+  if (!Number.isSafeInteger(value) || value < 100)
+    throw new Error(`${name}=${settings.get(name)}: a whole number, 100 or more`);
+  return value;
+};
 const runs = (name: string) => wanted.size === 0 || wanted.has(name);
 const named = (name: string) => wanted.has(name);
 const rows: Row[] = [];
@@ -296,6 +313,27 @@ async function growthScenario(): Promise<void> {
   rows.push(...pacedGrowthRows(paced));
 }
 
+/**
+ * Issue 52's figures: a first run of `fleet-items` (40,000) at 250 slots on the embedded sandbox and
+ * of a quarter as many, each audited after; then one SQLite and one PostgreSQL runner on a
+ * `fleet-shared-items` (10,000) batch, three rounds alternating, and four runners sharing it.
+ * `fleet-first` and `fleet-shared` run one half.
+ */
+async function fleetScenario(): Promise<void> {
+  if (named('fleet') || named('fleet-first')) {
+    const items = setting('fleet-items', FLEET_ITEMS);
+    const samples: FirstRunSample[] = [];
+    for (const size of [Math.floor(items / 4), items]) samples.push(await firstRun(size, log));
+    details.fleetFirst = samples;
+    rows.push(...firstRunRows(samples));
+  }
+  if (named('fleet') || named('fleet-shared')) {
+    const sample = await fleetSharedRuns(setting('fleet-shared-items', FLEET_SHARED_ITEMS), LONG_RUNS, log);
+    details.fleetShared = sample;
+    rows.push(...fleetSharedRows(sample));
+  }
+}
+
 /** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
 async function sharedScenario(): Promise<void> {
   const samples = await sharedSamples(LONG_RUNS, log);
@@ -325,6 +363,7 @@ async function main(): Promise<void> {
   }
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();
+  await fleetScenario();
   if (named('growth') || named('growth-100k')) await growthScenario();
   if (named('shared-reads')) await sharedReadsScenario();
   if (named('manifest-read')) {
@@ -374,7 +413,8 @@ async function main(): Promise<void> {
     table: table.split('\n'),
   };
   // A run of some scenarios writes beside the full run's file, never over it.
-  const name = wanted.size === 0 ? 'results.json' : `results.${[...wanted].join('-')}.json`;
+  const name =
+    wanted.size === 0 ? 'results.json' : `results.${[...wanted, ...settings.values()].join('-')}.json`;
   writeFileSync(join(import.meta.dirname, name), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote test/bench/${name}`);
 }
