@@ -36,6 +36,8 @@ export interface CommandFigures {
 }
 
 export interface FirstRunSample {
+  /** This tree's command, or a reference build of another (`fleet-reference=<cli/main.js>`). */
+  code: 'this' | 'reference';
   items: number;
   slots: number;
   /** --max-unsaved's default: twice the concurrency. */
@@ -75,13 +77,26 @@ function files(items: number): Record<string, string> {
   };
 }
 
-/** One first run of `items` items, then an audit of it; the folder is removed after. */
-export async function firstRun(items: number, log: (message: string) => void): Promise<FirstRunSample> {
+/**
+ * One first run of `items` items, then an audit of it, by this tree's command or by `reference`
+ * (another build's dist/cli/main.js); the folder is removed after.
+ */
+export async function firstRun(
+  items: number,
+  log: (message: string) => void,
+  reference: string | null = null,
+): Promise<FirstRunSample> {
   const dir = benchDir('fleet-first', files(items));
+  const code = reference === null ? 'this' : 'reference';
   try {
     const sandbox = ['--sandbox', '--sandbox-config', 'sandbox.json', '--json'];
-    log(`fleet: a first run of ${items} items at ${SLOTS} slots, embedded sandbox`);
-    const options = { cwd: dir, discardStdout: true, timeoutMs: 3_600_000 };
+    log(`fleet: a first run of ${items} items at ${SLOTS} slots, embedded sandbox (${code})`);
+    const options = {
+      cwd: dir,
+      discardStdout: true,
+      timeoutMs: 3_600_000,
+      ...(reference ? { cli: reference } : {}),
+    };
     const run = await runCli(['run', 'batch.yaml', ...sandbox], options);
     expectExit(run, 0, `fleet first run of ${items}`);
     const ledger = join(dir, '.mediabatch', 'sandbox', `${BATCH}.sqlite`);
@@ -94,6 +109,7 @@ export async function firstRun(items: number, log: (message: string) => void): P
     expectExit(audit, 0, `fleet audit of ${items}`);
     const rates = saveRates(saved);
     return {
+      code,
       items,
       slots: SLOTS,
       unsavedBound: 2 * SLOTS,
@@ -162,7 +178,7 @@ export function saveRates(
 /** The rows of each size's first run and audit, then the audit's growth from the smaller to the larger. */
 export function firstRunRows(samples: readonly FirstRunSample[]): Row[] {
   const rows = samples.flatMap((x) => {
-    const scenario = `15 fleet ${x.items / 1000}k first run`;
+    const scenario = `15 fleet ${x.items / 1000}k first run${x.code === 'this' ? '' : ' (reference)'}`;
     const one = (figure: string, unit: string, digits: number, value: number) =>
       single(scenario, figure, unit, digits, value);
     return [
@@ -190,7 +206,7 @@ export function firstRunRows(samples: readonly FirstRunSample[]): Row[] {
       one('audit: peak RSS', 'MB', 1, x.audit.peakRssMb),
     ];
   });
-  const [small, large] = [...samples].sort((a, b) => a.items - b.items);
+  const [small, large] = samples.filter((x) => x.code === 'this').sort((a, b) => a.items - b.items);
   if (small === undefined || large === undefined || small === large) return rows;
   const scenario = `15 fleet audit ${small.items / 1000}k -> ${large.items / 1000}k`;
   const perJob = (x: FirstRunSample, pick: (f: CommandFigures) => number) => pick(x.audit) / x.audit.jobs;

@@ -317,12 +317,16 @@ async function growthScenario(): Promise<void> {
  * Issue 52's figures: a first run of `fleet-items` (40,000) at 250 slots on the embedded sandbox and
  * of a quarter as many, each audited after; then one SQLite and one PostgreSQL runner on a
  * `fleet-shared-items` (10,000) batch, three rounds alternating, and four runners sharing it.
- * `fleet-first` and `fleet-shared` run one half.
+ * `fleet-first` and `fleet-shared` run one half. `fleet-reference=<another build's dist/cli/main.js>`
+ * plays the smaller first run with that build too, beside this tree's.
  */
 async function fleetScenario(): Promise<void> {
   if (named('fleet') || named('fleet-first')) {
     const items = setting('fleet-items', FLEET_ITEMS);
     const samples: FirstRunSample[] = [];
+    const reference = settings.get('fleet-reference') ?? null;
+    // The reference build plays the smaller size beside this tree's, in the same run.
+    if (reference !== null) samples.push(await firstRun(Math.floor(items / 4), log, reference));
     for (const size of [Math.floor(items / 4), items]) samples.push(await firstRun(size, log));
     details.fleetFirst = samples;
     rows.push(...firstRunRows(samples));
@@ -414,7 +418,9 @@ async function main(): Promise<void> {
   };
   // A run of some scenarios writes beside the full run's file, never over it.
   const name =
-    wanted.size === 0 ? 'results.json' : `results.${[...wanted, ...settings.values()].join('-')}.json`;
+    wanted.size === 0
+      ? 'results.json'
+      : `results.${[...wanted, ...[...settings.values()].map((value) => value.replace(/\W+/g, '_'))].join('-')}.json`;
   writeFileSync(join(import.meta.dirname, name), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote test/bench/${name}`);
 }
