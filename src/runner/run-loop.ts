@@ -1,9 +1,9 @@
-import { spentMicros } from '../ledger/money-totals.js';
 import { DownloadQueue } from './download-queue.js';
 import { downloadFinished } from './job-outcome.js';
 import { lookCredit, pollsOver, windowCap } from './look-limits.js';
 import { copyLeftExpired } from './lost-copies.js';
 import { nextPollAt, type PollTimingInput, startStep } from './poll-timing.js';
+import { reportProgress } from './progress-report.js';
 import { readAccount, restoreFromLedger, resumeUnanswered } from './restore.js';
 import { reuseSavedTakes } from './reuse-takes.js';
 import { checkProgramsFirst, checkTakeInRun } from './run-checks.js';
@@ -253,32 +253,4 @@ function startedAt(entry: WatchedJob, now: number): number {
   if (Number.isFinite(entry.acceptedAt)) return entry.acceptedAt;
   const answered = Date.parse(entry.attempt.answeredAt ?? entry.attempt.createdAt);
   return Number.isFinite(answered) ? Math.min(answered, now) : now;
-}
-
-/**
- * The loop turns once per answer, and a snapshot walks every item and sums the ledger's money:
- * with thousands of items that was quadratic, so a UI gets at most one snapshot per 200 ms.
- */
-const PROGRESS_EVERY_MS = 200;
-const lastProgressAt = new WeakMap<RunContext, number>();
-
-async function reportProgress(run: RunContext, final = false): Promise<void> {
-  const now = performance.now();
-  if (!final && now - (lastProgressAt.get(run) ?? Number.NEGATIVE_INFINITY) < PROGRESS_EVERY_MS) return;
-  lastProgressAt.set(run, now);
-  const money = await run.deps.ledger.moneyTotals();
-  run.deps.observer.progress({
-    total: run.state.itemCount,
-    byState: run.state.countByState(),
-    unfinished: run.state.unfinished,
-    slotLimit: run.state.slotLimit,
-    batchInUse: run.shared?.batchInUse ?? null,
-    downloadsActive: run.downloads.activeCount,
-    downloadsQueued: run.downloads.queuedCount,
-    unsavedLimit: run.unsaved.bound(run.state.slotLimit),
-    savingFirst: run.unsaved.held,
-    spentMicros: spentMicros(money),
-    budgetMicros: run.deps.manifest.budgetMicros,
-    draining: run.state.stop?.kind === 'draining',
-  });
 }

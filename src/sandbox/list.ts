@@ -2,6 +2,7 @@ import { type JobStatus, jobStatusSchema } from '../service-client/schemas.js';
 import { type Exchange, json, type Reply } from './exchange.js';
 import { fail } from './http-error.js';
 import { type StoredJob, viewJob } from './lifecycle.js';
+import type { SandboxStore } from './store.js';
 import { wireJob } from './wire.js';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -85,17 +86,12 @@ export function listJobs(ex: Exchange, workspaceId: string): Reply {
   const cursor = cursorText === null ? null : decodeCursor(cursorText);
   const pageSize = Math.min(limit, store.config.page_size_cap ?? limit);
 
-  const matches: StoredJob[] = [];
-  for (const job of store.jobs()) {
-    if (job.workspaceId !== workspaceId) continue;
-    if (apiKeyId !== null && job.apiKeyId !== apiKeyId) continue;
-    if (createdAfter !== null && job.createdAt < createdAfter) continue;
-    if (createdBefore !== null && job.createdAt >= createdBefore) continue;
-    if (cursor !== null && !before(job, cursor)) continue;
-    if (statuses !== null && !statuses.has(viewJob(job, now).status)) continue;
-    matches.push(job);
-  }
-  matches.sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+  const wanted = (job: StoredJob): boolean =>
+    job.workspaceId === workspaceId &&
+    (apiKeyId === null || job.apiKeyId === apiKeyId) &&
+    (statuses === null || statuses.has(viewJob(job, now).status));
+  // One more than the page tells whether there is a next page.
+  const matches = newestMatches(store, { createdAfter, createdBefore, cursor }, wanted, pageSize + 1);
   const page = matches.slice(0, pageSize);
   const last = page.at(-1);
   const hasMore = matches.length > page.length && last !== undefined;
@@ -105,4 +101,59 @@ export function listJobs(ex: Exchange, workspaceId: string): Reply {
     has_more: hasMore,
     next_cursor: hasMore ? encodeCursor(last) : null,
   });
+}
+
+interface Window {
+  createdAfter: number | null;
+  createdBefore: number | null;
+  cursor: Position | null;
+}
+
+/**
+ * The `count` newest jobs in the window that `wanted` accepts, newest first. A pass over every job
+ * ever made per page made each page cost the whole history: a run of 40,000 jobs against the
+ * embedded sandbox (in the run's own process) spent ever more of its CPU listing as it went on, and
+ * `audit`, which pages through every job, grew with their square. The jobs are kept in list order,
+ * so the window's ends are found by bisection and the page is read from its newest end.
+ */
+function newestMatches(
+  store: SandboxStore,
+  window: Window,
+  wanted: (job: StoredJob) => boolean,
+  count: number,
+): StoredJob[] {
+  const { createdAfter, createdBefore, cursor } = window;
+  const ordered = store.jobsInListOrder();
+  if (ordered === null) {
+    const inWindow = (job: StoredJob) =>
+      (createdAfter === null || job.createdAt >= createdAfter) &&
+      (createdBefore === null || job.createdAt < createdBefore) &&
+      (cursor === null || before(job, cursor));
+    const matches = store.jobs().filter((job) => inWindow(job) && wanted(job));
+    return matches.sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq).slice(0, count);
+  }
+  const from = createdAfter === null ? 0 : firstIndex(ordered, (job) => job.createdAt >= createdAfter);
+  let to = ordered.length;
+  if (createdBefore !== null) to = firstIndex(ordered, (job) => job.createdAt >= createdBefore);
+  if (cursor !== null)
+    to = Math.min(
+      to,
+      firstIndex(ordered, (job) => !before(job, cursor)),
+    );
+  const matches: StoredJob[] = [];
+  for (let i = to - 1; i >= from && matches.length < count; i -= 1)
+    if (wanted(ordered[i]!)) matches.push(ordered[i]!);
+  return matches;
+}
+
+/** The first index whose job meets `after` (false up to some index, true from it on), by bisection. */
+function firstIndex(jobs: readonly StoredJob[], after: (job: StoredJob) => boolean): number {
+  let low = 0;
+  let high = jobs.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (after(jobs[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }

@@ -9,7 +9,10 @@
  * takes a few minutes. `gallery` needs chromium. `refresh` (the gallery a run refreshes, at 100,000
  * items) runs only when named, about two minutes. `paths` (the user paths model over 40 sequences,
  * test/e2e/paths/) runs only when named, some twenty minutes. `checks-cost` (10,000 items with the
- * built-in check on and off, alternating, three of each) runs only when named, a few minutes.
+ * built-in check on and off, alternating, three of each) runs only when named, a few minutes. `fleet`
+ * (issue 52: a first run of 40,000 items and its audit, then 10,000 items on SQLite, PostgreSQL and
+ * four runners) runs only when named, half an hour or more; `fleet-items=N` and
+ * `fleet-shared-items=N` change the sizes.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -48,6 +51,8 @@ import {
 import { type CheckSample, checkRows, checkRuns } from './check-bench.js';
 import { type CheckCostSample, checkCostRows, checkCostRuns } from './check-cost-bench.js';
 import { removeDir } from './fixtures.js';
+import { type FirstRunSample, FLEET_ITEMS, firstRun, firstRunRows } from './fleet-first-bench.js';
+import { FLEET_SHARED_ITEMS, fleetSharedRows, fleetSharedRuns } from './fleet-shared-bench.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
 import { refreshRows, refreshRuns } from './gallery-refresh-bench.js';
 import {
@@ -86,7 +91,20 @@ const CHEAP_RUNS = 5;
 /** RAM-backed: the same 5,000-item run without disk syncs shows what is CPU and what is disk. */
 const TMPFS = '/dev/shm';
 
-const wanted = new Set(process.argv.slice(2));
+/** `name=value` arguments are settings (`fleet-items=10000`), the others scenario names. */
+const settings = new Map(
+  process.argv
+    .slice(2)
+    .filter((arg) => arg.includes('='))
+    .map((arg) => arg.split('=', 2) as [string, string]),
+);
+const wanted = new Set(process.argv.slice(2).filter((arg) => !arg.includes('=')));
+const setting = (name: string, fallback: number): number => {
+  const value = Number(settings.get(name) ?? fallback);
+  if (!Number.isSafeInteger(value) || value < 100)
+    throw new Error(`${name}=${settings.get(name)}: a whole number, 100 or more`);
+  return value;
+};
 const runs = (name: string) => wanted.size === 0 || wanted.has(name);
 const named = (name: string) => wanted.has(name);
 const rows: Row[] = [];
@@ -298,6 +316,39 @@ async function growthScenario(): Promise<void> {
   rows.push(...pacedGrowthRows(paced));
 }
 
+/**
+ * Issue 52's figures: a first run of `fleet-items` (40,000) at 250 slots on the embedded sandbox and
+ * of a quarter as many, each audited after; then one SQLite and one PostgreSQL runner on a
+ * `fleet-shared-items` (10,000) batch, three rounds alternating, and four runners sharing it.
+ * `fleet-first` and `fleet-shared` run one half. `fleet-reference=<another build's dist/cli/main.js>`
+ * plays the smaller first run with that build too, beside this tree's.
+ */
+async function fleetScenario(): Promise<void> {
+  if (named('fleet') || named('fleet-first')) {
+    const items = setting('fleet-items', FLEET_ITEMS);
+    const samples: FirstRunSample[] = [];
+    const reference = settings.get('fleet-reference') ?? null;
+    // The reference build plays the smaller size beside this tree's, in the same run.
+    if (reference !== null) samples.push(await firstRun(Math.floor(items / 4), log, reference));
+    for (const size of [Math.floor(items / 4), items]) samples.push(await firstRun(size, log));
+    details.fleetFirst = samples;
+    rows.push(...firstRunRows(samples));
+  }
+  if (named('fleet') || named('fleet-shared')) {
+    // A runner that fails here (issue 52's four runners once died of a PostgreSQL deadlock after
+    // half an hour of bench) must not take the first run's figures down with it.
+    try {
+      const sample = await fleetSharedRuns(setting('fleet-shared-items', FLEET_SHARED_ITEMS), LONG_RUNS, log);
+      details.fleetShared = sample;
+      rows.push(...fleetSharedRows(sample));
+    } catch (error) {
+      details.fleetSharedError = error instanceof Error ? error.message : String(error);
+      log(`fleet: the shared part failed, its figures are left out: ${details.fleetSharedError}`);
+      process.exitCode = 1;
+    }
+  }
+}
+
 /** One runner on SQLite, one on PostgreSQL, four on one PostgreSQL ledger, one after another. */
 async function sharedScenario(): Promise<void> {
   const samples = await sharedSamples(LONG_RUNS, log);
@@ -331,6 +382,7 @@ async function main(): Promise<void> {
   }
   if (named('s3')) await s3Scenario();
   if (named('shared')) await sharedScenario();
+  await fleetScenario();
   if (named('growth') || named('growth-100k')) await growthScenario();
   if (named('shared-reads')) await sharedReadsScenario();
   if (named('manifest-read')) {
@@ -380,7 +432,10 @@ async function main(): Promise<void> {
     table: table.split('\n'),
   };
   // A run of some scenarios writes beside the full run's file, never over it.
-  const name = wanted.size === 0 ? 'results.json' : `results.${[...wanted].join('-')}.json`;
+  const name =
+    wanted.size === 0
+      ? 'results.json'
+      : `results.${[...wanted, ...[...settings.values()].map((value) => value.replace(/\W+/g, '_'))].join('-')}.json`;
   writeFileSync(join(import.meta.dirname, name), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote test/bench/${name}`);
 }

@@ -117,20 +117,24 @@ export async function sharedSamples(runs: number, log: (message: string) => void
 
 type Bounds = Pick<SharedSample, 'zeroLagMs' | 'zeroLagUtilisation' | 'listPollerRequestsPerItem'>;
 
-/** `runners` processes on one batch, on SQLite (`server` null) or on a fresh PostgreSQL database. */
-async function sharedRun(
+/**
+ * `runners` processes on one batch, on SQLite (`server` null) or on a fresh PostgreSQL database;
+ * `shape` the jobs (scenario 13's by default; `fleet` plays 10,000 of them).
+ */
+export async function sharedRun(
   seed: number,
   runners: number,
   server: PostgresTestServer | null,
+  shape: PaceShape = SHARED,
 ): Promise<{ run: SharedRun; bounds: Bounds }> {
-  const config = benchSandboxConfig(SHARED.limit, {
-    queued_seconds: SHARED.queued,
-    running_seconds: SHARED.running,
-    retry_after_seconds: SHARED.retryAfterSeconds,
+  const config = benchSandboxConfig(shape.limit, {
+    queued_seconds: shape.queued,
+    running_seconds: shape.running,
+    retry_after_seconds: shape.retryAfterSeconds,
   });
   const sandbox = await startSandbox(config, { port: 0 });
   const dir = benchDir(`shared-${seed}`, {
-    'batch.yaml': paceManifest(SHARED, drawJobTimes(SHARED, seed), BATCH),
+    'batch.yaml': paceManifest(shape, drawJobTimes(shape, seed), BATCH),
   });
   try {
     const url = server === null ? null : await server.createDatabase('bench_shared');
@@ -156,13 +160,13 @@ async function sharedRun(
     const running = Promise.all(
       Array.from({ length: runners }, () =>
         startedAgainOnCollision(() =>
-          runCli(args, { cwd: dir, env: cliEnv(sandbox), timeoutMs: 600_000, interrupt: interrupted }),
+          runCli(args, { cwd: dir, env: cliEnv(sandbox), timeoutMs: 1_800_000, interrupt: interrupted }),
         ),
       ),
     ).finally(() => {
       over = true;
     });
-    if (url !== null) await batchSavedThenGrace(url, () => over).finally(interrupt);
+    if (url !== null) await batchSavedThenGrace(url, shape.items, () => over).finally(interrupt);
     const done = (await running).map(({ cli }) => cli);
     const restarts = sum((await running).map((runner) => runner.restarts));
     const machine = window.end();
@@ -171,17 +175,19 @@ async function sharedRun(
     for (const [index, cli] of done.entries())
       expectExit(cli, 0, `shared run, runner ${index + 1}/${runners}`);
     const lastSaved =
-      url === null ? lastSavedAt(join(dir, '.mediabatch', `${BATCH}.sqlite`)) : await pgLastSavedAt(url);
-    const limits = bounds(sandbox);
+      url === null
+        ? lastSavedAt(join(dir, '.mediabatch', `${BATCH}.sqlite`))
+        : await pgLastSavedAt(url, shape.items);
+    const limits = bounds(sandbox, shape);
     return {
       run: {
         ledger: url === null ? 'sqlite' : 'postgres',
         runners: done.map((cli) => runnerFigures(cli, lastSaved)),
         restarts,
-        client: clientFigures(sandbox, SHARED, lastSaved, limits.zeroLagMs, SHARED.retryAfterSeconds * 1000),
+        client: clientFigures(sandbox, shape, lastSaved, limits.zeroLagMs, shape.retryAfterSeconds * 1000),
         roundTripsPerItem:
-          url === null ? null : sum(done.map((cli) => cli.stats.ledgerRoundTrips ?? 0)) / SHARED.items,
-        cpuMsPerItem: sum(done.map((cli) => cpuMs(cli.stats))) / SHARED.items,
+          url === null ? null : sum(done.map((cli) => cli.stats.ledgerRoundTrips ?? 0)) / shape.items,
+        cpuMsPerItem: sum(done.map((cli) => cpuMs(cli.stats))) / shape.items,
         serverCpuS,
         sandboxCpuS: (sandboxCpu.user + sandboxCpu.system) / 1e6,
         machine,
@@ -198,15 +204,14 @@ async function sharedRun(
  * The physical limits of the jobs the sandbox recorded: every finish seen at once (zero lag), and
  * the fewest requests of a poller that lists them once a second (poll-bound.ts).
  */
-function bounds(sandbox: SandboxHandle): Bounds {
-  const durations = recordedDurationsMs(sandbox, SHARED.items);
-  const interval = SHARED.retryAfterSeconds * 1000;
-  const zeroLagMs = zeroLagMakespanMs(SHARED.limit, durations);
+function bounds(sandbox: SandboxHandle, shape: PaceShape): Bounds {
+  const durations = recordedDurationsMs(sandbox, shape.items);
+  const interval = shape.retryAfterSeconds * 1000;
+  const zeroLagMs = zeroLagMakespanMs(shape.limit, durations);
   return {
     zeroLagMs,
-    zeroLagUtilisation: sum(durations) / SHARED.limit / zeroLagMs,
-    listPollerRequestsPerItem:
-      listPollerRequests(durations, SHARED.limit, interval, LIST_PAGE) / SHARED.items,
+    zeroLagUtilisation: sum(durations) / shape.limit / zeroLagMs,
+    listPollerRequestsPerItem: listPollerRequests(durations, shape.limit, interval, LIST_PAGE) / shape.items,
   };
 }
 
@@ -242,20 +247,19 @@ async function startedAgainOnCollision(
 }
 
 /** Resolves GRACE_MS after every file of the batch is saved in the shared ledger, or once `over`. */
-async function batchSavedThenGrace(url: string, over: () => boolean): Promise<void> {
+async function batchSavedThenGrace(url: string, items: number, over: () => boolean): Promise<void> {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   // Before the first runner made the schema there is no table to count.
   const saved = () => psql(url, 'SELECT COUNT(*) FROM files').then(Number, () => 0);
-  while (!over() && (await saved()) < SHARED.items) await pause(1000);
+  while (!over() && (await saved()) < items) await pause(1000);
   const until = Date.now() + GRACE_MS;
   while (!over() && Date.now() < until) await pause(250);
 }
 
 /** The moment the last file of the batch was committed as saved in the shared ledger. */
-async function pgLastSavedAt(url: string): Promise<number> {
+async function pgLastSavedAt(url: string, items: number): Promise<number> {
   const [at, count] = (await psql(url, 'SELECT MAX(saved_at), COUNT(*) FROM files')).split('|');
-  if (Number(count) !== SHARED.items)
-    throw new Error(`the shared ledger saved ${count} files, not ${SHARED.items}`);
+  if (Number(count) !== items) throw new Error(`the shared ledger saved ${count} files, not ${items}`);
   return Date.parse(at!);
 }
 

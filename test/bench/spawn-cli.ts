@@ -40,6 +40,8 @@ export interface CliRunOptions {
   nodeArgs?: string[];
   /** Once this settles, a child still running gets SIGINT (a run drains and ends, as on Ctrl-C). */
   interrupt?: Promise<unknown>;
+  /** Another build of the command to run, a reference beside this one (default: this tree's). */
+  cli?: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
   const statsFile = join(statsDir, 'stats.json');
   const startedAt = Date.now();
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), WRAPPER, CLI, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), WRAPPER, options.cli ?? CLI, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env, MEDIABATCH_BENCH_STATS: statsFile },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -154,4 +154,35 @@ describe('sandbox: GET /jobs', () => {
     for await (const page of client.listJobPages({ limit: 100 })) all.push(...ids(page));
     expect(all).toEqual([...created].reverse());
   });
+
+  it('pages by time, then creation, in every window, also after the clock went back', async () => {
+    // Pages are found by bisection while jobs are made in time order; a clock that went back
+    // turns that off, and both ways must give the same pages.
+    const { client, clock } = await setup(MANY);
+    const [e0, e1, e2, e3, e4, e5] = await createJobs(client, 6, clock); // T0 + 0, 10 ... 50 ms
+    clock.advance(-0.035);
+    const [l0, l1, l2, l3, l4, l5] = await createJobs(client, 6, clock); // T0 + 25, 35 ... 75 ms
+    const newestFirst = [l5, l4, l3, e5, l2, e4, l1, e3, l0, e2, e1, e0];
+    const pages: string[][] = [];
+    for await (const page of client.listJobPages({ limit: 4 })) pages.push(ids(page));
+    expect(pages.map((page) => page.length)).toEqual([4, 4, 4]);
+    expect(pages.flat()).toEqual(newestFirst);
+    const at = (ms: number) => new Date(T0 + ms).toISOString();
+    const window = await client.listJobs({ created_after: at(20), created_before: at(50), limit: 100 });
+    expect(ids(window)).toEqual([l2, e4, l1, e3, l0, e2]);
+  });
+
+  it('finds windows and pages by bisection as a pass over every job would', async () => {
+    const { client, clock } = await setup(MANY);
+    const created = await createJobs(client, 40, clock); // T0 + 0, 10 ... 390 ms
+    const sameInstant = await createJobs(client, 5, undefined, 'same instant'); // T0 + 400 ms
+    const at = (ms: number) => new Date(T0 + ms).toISOString();
+    const window = await client.listJobs({ created_after: at(100), created_before: at(250), limit: 100 });
+    expect(ids(window)).toEqual(created.slice(10, 25).reverse());
+    const newestFirst = [...sameInstant.reverse(), ...created.slice(10).reverse()];
+    const pages: string[][] = [];
+    for await (const page of client.listJobPages({ created_after: at(100), limit: 7 })) pages.push(ids(page));
+    expect(pages.map((page) => page.length)).toEqual([7, 7, 7, 7, 7]);
+    expect(pages.flat()).toEqual(newestFirst);
+  });
 });

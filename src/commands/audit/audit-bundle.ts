@@ -83,21 +83,33 @@ async function writeBundleFiles(dir: string, doc: AuditDocument, evidence: Bundl
   await write(join(dir, 'problems.csv'), problemsCsv(doc));
   await write(join(dir, 'audit.json'), `${JSON.stringify(doc, null, 2)}\n`);
   const jobIds = [...new Set(doc.problems.map((problem) => problem.job_id))];
+  const filesOf = filesByAttempt(evidence.files);
   for (const jobId of jobIds) {
     const job = evidence.jobs.get(jobId);
     if (job) await write(join(dir, 'jobs', `${jobId}.json`), `${JSON.stringify(job, null, 2)}\n`);
     const attempt = evidence.attempts.get(jobId);
     if (!attempt) continue;
     await write(join(dir, 'ledger', `${jobId}.json`), `${JSON.stringify(attempt, null, 2)}\n`);
-    for (const sidecar of sidecarsOf(attempt.id, evidence.files))
+    for (const sidecar of sidecarsOf(filesOf.get(attempt.id) ?? []))
       await write(join(dir, 'sidecars', jobId, basename(sidecar)), readFileSync(sidecar));
   }
 }
 
+/**
+ * The batch's saved files by attempt, read once: a pass over every file for each job of a problem
+ * made a bundle of many problems grow with the square of the batch.
+ */
+function filesByAttempt(files: readonly FileRecord[]): Map<number, FileRecord[]> {
+  const byAttempt = new Map<number, FileRecord[]>();
+  for (const file of files) {
+    const list = byAttempt.get(file.attemptId);
+    if (list) list.push(file);
+    else byAttempt.set(file.attemptId, [file]);
+  }
+  return byAttempt;
+}
+
 /** The sidecars beside an attempt's saved files that are on this disk (a bucket's are not fetched). */
-function sidecarsOf(attemptId: number, files: readonly FileRecord[]): string[] {
-  return files
-    .filter((file) => file.attemptId === attemptId)
-    .map((file) => sidecarPathFor(file.path))
-    .filter((path) => existsSync(path));
+function sidecarsOf(files: readonly FileRecord[]): string[] {
+  return files.map((file) => sidecarPathFor(file.path)).filter((path) => existsSync(path));
 }

@@ -1,0 +1,153 @@
+import { startPostgresServer } from '../support/postgres-server.js';
+import { series, single } from './bench-rows.js';
+import type { PaceShape } from './pace-shapes.js';
+import { SHARED, SHARED_RUNNERS, type SharedRun, sharedRun } from './shared-bench.js';
+import { type Row, summarize } from './stats.js';
+
+/**
+ * `fleet`, parts (b) and (c): scenario 13's jobs (limit 200, 0.6-1.8 s, pinned by the prompts'
+ * markers) at dataset scale, `items` of them (10,000 by default), one draw for every run, each
+ * run against its own fresh sandbox and database:
+ * - (c) one runner on SQLite and one on PostgreSQL, `rounds` times, alternating which goes first,
+ *   so that a machine getting busier or quieter weighs on both alike; the best makespan of each
+ *   (first POST to last file saved) side by side (goal: PostgreSQL within 1.05x);
+ * - (b) four runners started together on one PostgreSQL ledger: CPU per item of every runner
+ *   together against the single PostgreSQL runner's on the same batch (goal: at most 1.3x).
+ */
+export const FLEET_SHARED_ITEMS = 10_000;
+const SEED = 7301;
+
+export const fleetShape = (items: number): PaceShape => ({ ...SHARED, name: `fleet ${items}`, items });
+
+export interface FleetSharedSample {
+  items: number;
+  zeroLagMs: number;
+  /** In the order they ran: `first` says which of the pair went first in its round. */
+  rounds: Array<{ first: 'sqlite' | 'postgres'; sqlite: SharedRun; postgres: SharedRun }>;
+  four: SharedRun;
+}
+
+export async function fleetSharedRuns(
+  items: number,
+  rounds: number,
+  log: (message: string) => void,
+): Promise<FleetSharedSample> {
+  const shape = fleetShape(items);
+  const server = await startPostgresServer();
+  try {
+    const played: FleetSharedSample['rounds'] = [];
+    let zeroLagMs = Number.NaN;
+    const one = async (ledger: 'sqlite' | 'postgres', round: number) => {
+      log(`fleet: round ${round}/${rounds}, one runner on ${ledger}, ${items} items, limit ${shape.limit}`);
+      const { run, bounds } = await sharedRun(SEED, 1, ledger === 'sqlite' ? null : server, shape);
+      zeroLagMs = bounds.zeroLagMs;
+      return run;
+    };
+    for (let round = 1; round <= rounds; round += 1) {
+      const first = round % 2 === 1 ? 'sqlite' : 'postgres';
+      const runs = await inOrder(first, (ledger) => one(ledger, round));
+      played.push({ first, ...runs });
+    }
+    log(`fleet: ${SHARED_RUNNERS} runners on one PostgreSQL ledger, ${items} items`);
+    const four = (await sharedRun(SEED, SHARED_RUNNERS, server, shape)).run;
+    return { items, zeroLagMs, rounds: played, four };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function inOrder(
+  first: 'sqlite' | 'postgres',
+  run: (ledger: 'sqlite' | 'postgres') => Promise<SharedRun>,
+): Promise<{ sqlite: SharedRun; postgres: SharedRun }> {
+  const a = await run(first);
+  const b = await run(first === 'sqlite' ? 'postgres' : 'sqlite');
+  return first === 'sqlite' ? { sqlite: a, postgres: b } : { sqlite: b, postgres: a };
+}
+
+export function fleetSharedRows(sample: FleetSharedSample): Row[] {
+  const scenario = `16 fleet ${sample.items / 1000}k shared`;
+  const s = (run: SharedRun) => run.client.makespanMs / 1000;
+  const sqlite = sample.rounds.map((round) => round.sqlite);
+  const postgres = sample.rounds.map((round) => round.postgres);
+  const bestSqlite = Math.min(...sqlite.map(s));
+  const bestPostgres = Math.min(...postgres.map(s));
+  const singleCpu = summarize(postgres.map((run) => run.cpuMsPerItem)).median;
+  const each = (label: string, runs: SharedRun[]): Row[] => [
+    series(scenario, `${label}: makespan, first POST -> last file saved`, 's', 2, runs.map(s)),
+    series(
+      scenario,
+      `${label}: slot utilisation`,
+      'ratio',
+      3,
+      runs.map((run) => run.client.utilisation),
+    ),
+    series(
+      scenario,
+      `${label}: CPU per item, user + system`,
+      'ms',
+      2,
+      runs.map((run) => run.cpuMsPerItem),
+    ),
+    series(
+      scenario,
+      `${label}: peak RSS`,
+      'MB',
+      1,
+      runs.map((run) => run.runners[0]!.peakRssMb),
+    ),
+    series(
+      scenario,
+      `${label}: machine CPU busy`,
+      'cores',
+      2,
+      runs.map((run) => run.machine.busyCores),
+    ),
+  ];
+  const four = sample.four;
+  return [
+    single(scenario, 'zero-lag limit', 's', 2, sample.zeroLagMs / 1000),
+    ...each('SQLite, 1 runner', sqlite),
+    ...each('PostgreSQL, 1 runner', postgres),
+    series(
+      scenario,
+      'PostgreSQL, 1 runner: CPU of the server',
+      's',
+      2,
+      postgres.map((run) => run.serverCpuS),
+    ),
+    {
+      ...single(
+        scenario,
+        'goal (c): best makespan, PostgreSQL / SQLite',
+        'ratio',
+        3,
+        bestPostgres / bestSqlite,
+      ),
+      target: { op: '<=', value: 1.05 },
+    },
+    single(scenario, `${SHARED_RUNNERS} runners: makespan`, 's', 2, s(four)),
+    single(scenario, `${SHARED_RUNNERS} runners: slot utilisation`, 'ratio', 3, four.client.utilisation),
+    single(scenario, `${SHARED_RUNNERS} runners: CPU per item, every runner`, 'ms', 2, four.cpuMsPerItem),
+    single(scenario, `${SHARED_RUNNERS} runners: CPU of the server`, 's', 2, four.serverCpuS),
+    series(
+      scenario,
+      `${SHARED_RUNNERS} runners: each runner's CPU`,
+      's',
+      2,
+      four.runners.map((runner) => runner.cpuMs / 1000),
+    ),
+    single(scenario, `${SHARED_RUNNERS} runners: restarted at their start`, 'runners', 0, four.restarts),
+    single(scenario, `${SHARED_RUNNERS} runners: machine CPU busy`, 'cores', 2, four.machine.busyCores),
+    {
+      ...single(
+        scenario,
+        `goal (b): CPU per item, ${SHARED_RUNNERS} runners / 1 runner (PostgreSQL, median)`,
+        'ratio',
+        3,
+        four.cpuMsPerItem / singleCpu,
+      ),
+      target: { op: '<=', value: 1.3 },
+    },
+  ];
+}
