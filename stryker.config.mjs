@@ -77,6 +77,8 @@ export const notMutated = {
   'src/runner/shared-turn.ts':
     'renews leases and adopts what other runners let go, through the ledger; proved by test/e2e/shared (kill -9)',
   'src/runner/run-observer.ts': 'interfaces and an observer that does nothing; no rule to break',
+  'src/runner/progress-report.ts':
+    "reads the ledger's money totals and the run state for a snapshot on the wall clock (I/O); proved by the progress e2e tests",
   'src/runner/run-loop.ts':
     'the I/O shell of a run (ledger, HTTP, timers); proved end to end in test/e2e/run/',
   'src/runner/run-context.ts': 'wires the ledger, the client and the state of one run; proved end to end',
