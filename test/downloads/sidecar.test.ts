@@ -6,6 +6,7 @@ import {
   renderSidecar,
   type SidecarFacts,
   sidecarPathFor,
+  withCheck,
 } from '../../src/downloads/sidecar.js';
 import { traceDisk } from '../support/disk-trace.js';
 import { tempDir } from '../support/temp.js';
@@ -156,5 +157,29 @@ describe('renderSidecar with template variables', () => {
     const before = renderSidecar(FACTS, file);
     expect(renderSidecar({ ...FACTS, vars: null }, file)).toBe(before);
     expect(JSON.parse(before)).not.toHaveProperty('vars');
+  });
+});
+
+describe("a sidecar's check", () => {
+  const file = { path: 'out/shot.mp4', bytes: 3, sha256: 'ab' };
+  const keys = (facts: SidecarFacts) => Object.keys(JSON.parse(renderSidecar(facts, file)));
+
+  it('is added once known, just before the file, and leaves the facts as they were when unknown', () => {
+    expect(withCheck(FACTS, null)).toBe(FACTS);
+    const failed = { outcome: 'failed' as const, reason: '1 s long, 2 s asked for', score: 0.25 };
+    const checked = withCheck(FACTS, failed);
+    expect(checked).toEqual({ ...FACTS, check: failed });
+    expect(FACTS).not.toHaveProperty('check');
+    expect(JSON.parse(renderSidecar(checked, file)).check).toEqual(failed);
+    expect(keys(checked).slice(-2)).toEqual(['check', 'file']);
+    // A take saved before checks: its sidecar stays byte for byte what it was.
+    expect(keys(FACTS)).not.toContain('check');
+    expect(renderSidecar({ ...FACTS, check: null }, file)).toBe(renderSidecar(FACTS, file));
+  });
+
+  it('says kept only once a keeper is chosen, false included', () => {
+    expect(keys({ ...FACTS, kept: null })).not.toContain('kept');
+    expect(JSON.parse(renderSidecar({ ...FACTS, kept: false }, file)).kept).toBe(false);
+    expect(JSON.parse(renderSidecar({ ...FACTS, kept: true }, file)).kept).toBe(true);
   });
 });
