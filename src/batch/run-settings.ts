@@ -63,7 +63,7 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
       ...(modelBusyDelayMs === null ? {} : { modelBusyDelayMs }),
       only,
       retryFailed: choices.retryFailed,
-      ownChecks: ownChecksOf(batch.manifest, choices.check),
+      ownChecks: ownChecksOf(batch.manifest, batch.settings.hookEnv, choices.check),
     },
   };
 }

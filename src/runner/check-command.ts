@@ -19,10 +19,15 @@ const OUTPUT_LIMIT = 64 * 1024;
 
 export function runCheckCommand(
   argv: readonly string[],
-  options: { cwd: string; timeoutMs: number; stdin: string },
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number; stdin: string },
 ): Promise<CommandRun> {
   return new Promise((done) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, stdio: 'pipe', shell: false });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: 'pipe',
+      shell: false,
+    });
     const out = { stdout: '', stderr: '' };
     const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (out[stream].length < OUTPUT_LIMIT) out[stream] += chunk.toString('utf8');
@@ -65,7 +70,11 @@ function startFailure(program: string, error: NodeJS.ErrnoException): string {
  * look for it: a path (it has a slash) against the manifest's folder, a bare name on PATH; null
  * when it is there and may be run.
  */
-export async function programProblem(program: string, cwd: string): Promise<string | null> {
+export async function programProblem(
+  program: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<string | null> {
   const runnable = (path: string) =>
     access(path, constants.X_OK).then(
       () => true,
@@ -82,7 +91,8 @@ export async function programProblem(program: string, cwd: string): Promise<stri
       ? `its program ${program} may not be run (not executable)`
       : `its program ${program} was not found`;
   }
-  for (const folder of (process.env.PATH ?? '').split(delimiter))
+  // The PATH of the batch's environment (settings.ts), the one the check is started with.
+  for (const folder of (env.PATH ?? '').split(delimiter))
     if (folder !== '' && (await runnable(join(folder, program)))) return null;
   return `its program ${program} was not found on PATH`;
 }

@@ -37,6 +37,8 @@ export type OwnCheck =
 export interface OwnChecks {
   checks: readonly OwnCheck[];
   cwd: string;
+  /** The environment a check's program starts in: the batch's, without its secrets (settings.ts). */
+  env: Record<string, string>;
 }
 
 /** One check's verdict on a take (all its files): failed if one failed; its lowest score. */
@@ -57,7 +59,11 @@ export class CheckCannotRun extends Error {
 }
 
 /** The manifest's `checks:` and a library caller's `check` function, in that order. */
-export function ownChecksOf(manifest: Manifest, check?: CheckFunction): OwnChecks {
+export function ownChecksOf(
+  manifest: Manifest,
+  env: Record<string, string>,
+  check?: CheckFunction,
+): OwnChecks {
   return {
     checks: [
       ...(manifest.checks ?? []).map((spec) => ({
@@ -68,6 +74,7 @@ export function ownChecksOf(manifest: Manifest, check?: CheckFunction): OwnCheck
       ...(check ? [{ name: check.name || 'check', check }] : []),
     ],
     cwd: dirname(manifest.file),
+    env,
   };
 }
 
@@ -75,7 +82,7 @@ export function ownChecksOf(manifest: Manifest, check?: CheckFunction): OwnCheck
 export async function unrunnableCheck(own: OwnChecks): Promise<CheckCannotRun | null> {
   for (const check of own.checks) {
     if (!('run' in check)) continue;
-    const problem = await programProblem(check.run[0]!, own.cwd);
+    const problem = await programProblem(check.run[0]!, own.cwd, own.env);
     if (problem !== null) return new CheckCannotRun(check.name, problem);
   }
   return null;
@@ -134,7 +141,7 @@ async function runOne(own: OwnChecks, check: OwnCheck, file: CheckedFile): Promi
     word.replaceAll('{file}', file.file).replaceAll('{sidecar}', file.sidecar ?? ''),
   );
   const stdin = file.provenance === null ? '' : `${JSON.stringify(file.provenance)}\n`;
-  const ran = await runCheckCommand(argv, { cwd: own.cwd, timeoutMs: check.timeoutMs, stdin });
+  const ran = await runCheckCommand(argv, { cwd: own.cwd, env: own.env, timeoutMs: check.timeoutMs, stdin });
   if (ran.kind === 'unusable') throw new CheckCannotRun(check.name, ran.reason);
   return commandResult(check.name, ran.code, ran.stdout, ran.stderr);
 }

@@ -12,7 +12,7 @@ import type { RunContext } from './run-context.js';
  * `mediabatch check` checks it once the check is fixed.
  */
 
-const NONE: OwnChecks = { checks: [], cwd: '.' };
+const NONE: OwnChecks = { checks: [], cwd: '.', env: {} };
 
 /** Before anything is sent: a check whose program is not there stops the run at once. */
 export async function checkProgramsFirst(run: RunContext): Promise<void> {

@@ -11,6 +11,9 @@ import {
 } from '../../src/runner/own-checks.js';
 import { removeTempDir, tempDir } from '../support/temp.js';
 
+/** The environment a batch gives its checks: here, this process's PATH (settings.ts' hookEnv). */
+const ENV = { PATH: process.env.PATH ?? '' };
+
 /** Checks of your own (docs/checks.md): a program's verdict, a function's, and how a take is judged. */
 
 let dir: string | null = null;
@@ -123,6 +126,7 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
         { name: 'look', run: [process.execPath, '-e', script, '{file}', '{sidecar}'], timeoutMs: 10_000 },
       ],
       cwd: dir,
+      env: ENV,
     };
     expect(await runOwnChecks(own, take, [{ path: file }])).toEqual([
       { name: 'look', outcome: 'passed', score: 1, reason: null },
@@ -144,11 +148,12 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
         },
       ],
       cwd: '/',
+      env: ENV,
     };
     const results = await runOwnChecks(own, take, [{ path: '/nowhere/a.mp4' }, { path: '/nowhere/b.mp4' }]);
     expect(results).toEqual([{ name: 'fn', outcome: 'failed', score: 0.2, reason: 'b is bad' }]);
     expect(seen[0]).toEqual(['beach', 2, '/nowhere/a.mp4', null, null]);
-    const bools: OwnChecks = { checks: [{ name: 'yes', check: () => false }], cwd: '/' };
+    const bools: OwnChecks = { checks: [{ name: 'yes', check: () => false }], cwd: '/', env: ENV };
     expect(await runOwnChecks(bools, take, [{ path: '/x.mp4' }])).toEqual([
       { name: 'yes', outcome: 'failed', score: null, reason: 'it failed' },
     ]);
@@ -158,6 +163,7 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
     const missing: OwnChecks = {
       checks: [{ name: 'gone', run: ['no-such-program-x'], timeoutMs: 5000 }],
       cwd: '/',
+      env: ENV,
     };
     await expect(runOwnChecks(missing, take, [{ path: '/x.mp4' }])).rejects.toThrow(
       'the check gone could not run: its program no-such-program-x was not found',
@@ -167,6 +173,7 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
         { name: 'slow', run: [process.execPath, '-e', 'setTimeout(() => {}, 30000)'], timeoutMs: 200 },
       ],
       cwd: '/',
+      env: ENV,
     };
     await expect(runOwnChecks(slow, take, [{ path: '/x.mp4' }])).rejects.toThrow(
       'the check slow could not run: it did not finish within 0.2 s (timeout_seconds)',
@@ -181,6 +188,7 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
         },
       ],
       cwd: '/',
+      env: ENV,
     };
     const error = await runOwnChecks(throws, take, [{ path: '/x.mp4' }]).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(CheckCannotRun);
@@ -194,6 +202,7 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
     const checks = (run: string[]): OwnChecks => ({
       checks: [{ name: 'c', run, timeoutMs: 1000 }],
       cwd: dir!,
+      env: ENV,
     });
     expect(await unrunnableCheck(checks(['node']))).toBeNull();
     expect(await unrunnableCheck(checks(['./ok.sh']))).toBeNull();
@@ -204,6 +213,8 @@ describe('runOwnChecks: programs and functions on every file of a take', () => {
     expect((await unrunnableCheck(checks(['./plain.sh'])))?.why).toBe(
       'its program ./plain.sh may not be run (not executable)',
     );
-    expect(await unrunnableCheck({ checks: [{ name: 'f', check: () => true }], cwd: dir })).toBeNull();
+    expect(
+      await unrunnableCheck({ checks: [{ name: 'f', check: () => true }], cwd: dir, env: ENV }),
+    ).toBeNull();
   });
 });

@@ -21,5 +21,5 @@ export type { ChecksDocument, TakeChecked };
 export async function checkTakes(manifest: Manifest, options: CheckOptions = {}): Promise<ChecksDocument> {
   const { check, ...rest } = checkOptions('checkTakes', checkOptionsSchema, options);
   const batch = batchOf(checkedManifest('checkTakes', manifest), rest);
-  return checkBatchTakes(batch, ownChecksOf(batch.manifest, check));
+  return checkBatchTakes(batch, ownChecksOf(batch.manifest, batch.settings.hookEnv, check));
 }
