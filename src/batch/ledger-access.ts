@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '../errors.js';
+import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
 import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
@@ -21,7 +22,7 @@ export function refuseMissingLedger(
   to: string,
   fields?: Record<string, unknown>,
 ): void {
-  if (location.kind === 'sqlite' && !existsSync(ledgerPath))
+  if (ledgerFileMissing(location))
     throw new UserError(`no ledger at ${ledgerPath}: there is nothing ${to}`, 'ledger_missing', fields);
 }
 

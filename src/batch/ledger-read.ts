@@ -3,6 +3,7 @@ import type { LedgerNote } from '../documents/render-text.js';
 import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
 import { DatabaseError, DatabaseLostError, UserError } from '../errors.js';
+import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
 import { isLedgerReadError } from '../ledger/sqlite-error.js';
@@ -44,8 +45,7 @@ export async function openForReading({
   ledger: Ledger | null;
   note: LedgerRead;
 }> {
-  if (location.kind === 'sqlite' && !existsSync(path))
-    return { ledger: null, note: { path, exists: false, service: null } };
+  if (ledgerFileMissing(location)) return { ledger: null, note: { path, exists: false, service: null } };
   let ledger: Ledger | null = null;
   try {
     ledger = await openLedger(location, manifest.name, manifest.file, {

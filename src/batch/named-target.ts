@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { type Fields, UserError } from '../errors.js';
+import { ledgerFileOf } from '../ledger/dialect/ledger-file.js';
 import { withLedger } from './ledger-read.js';
 import {
   headOf,
@@ -74,7 +75,7 @@ export function targetGuard(batch: Batch): TargetGuard {
     named: [
       [manifest.file, 'manifest'],
       ...(manifest.itemsFrom === undefined ? [] : [[manifest.itemsFrom, 'items_from'] as const]),
-      ...(batch.ledger.kind === 'sqlite' ? ledgerFiles(batch.ledger.path) : []),
+      ...ledgerFiles(ledgerFileOf(batch.ledger)),
     ],
     outputDir: manifest.outputDir,
     owner: { manifest: manifest.name, ledger: batch.ledgerShown },

@@ -49,7 +49,9 @@ export interface TargetGuard {
 }
 
 /** A SQLite ledger's file and every file beside it that belongs to it. */
-export function ledgerFiles(ledger: string): Array<readonly [string, ProtectedKind]> {
+export function ledgerFiles(ledger: string | null): Array<readonly [string, ProtectedKind]> {
+  // A ledger kept by a database server has no file here to protect.
+  if (ledger === null) return [];
   return [
     [ledger, 'ledger'],
     [`${ledger}-wal`, 'ledger_journal'],

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger-access.js';
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
+import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { AttemptRecord, ItemRecord, SavedTake } from '../../ledger/records.js';
 import { checkRecord, checkTakeFully } from '../../runner/check-saved.js';
@@ -42,7 +42,7 @@ export interface ChecksDocument {
  */
 export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<ChecksDocument> {
   const { manifest, ledgerShown } = batch;
-  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerShown))
+  if (ledgerFileMissing(batch.ledger))
     throw new UserError(`no ledger at ${ledgerShown}: no take was saved to check`, 'ledger_missing');
   const lock = holdLedger(batch.ledger, 'checked');
   let ledger: Ledger | null = null;

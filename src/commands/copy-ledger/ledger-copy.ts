@@ -13,6 +13,7 @@ import { placeBatch } from '../../batch/placement.js';
 import { isSqliteHead } from '../../batch/protected-files.js';
 import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
+import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { LedgerLocation } from '../../ledger/open-ledger.js';
 import type { BatchDump } from '../../ledger/records.js';
@@ -71,7 +72,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
       saved: savedFilesOf(batch),
     });
   if (batch.sandbox) refuseSandboxShared(target, batch.ledgerShown);
-  if (batch.ledger.kind === 'sqlite' && !existsSync(batch.ledger.path))
+  if (ledgerFileMissing(batch.ledger))
     throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, 'ledger_missing');
   const trace = newBatchTrace(target, null);
   const holds: LedgerHold[] = [];

@@ -5,6 +5,7 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
 import { ensureSidecars } from '../../downloads/sidecar.js';
 import { UserError } from '../../errors.js';
+import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { SavedTake } from '../../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
@@ -34,7 +35,7 @@ export interface KeepOutcome {
  */
 export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Promise<KeepOutcome> {
   const { manifest, ledgerShown } = batch;
-  if (batch.ledger.kind === 'sqlite' && !existsSync(ledgerShown))
+  if (ledgerFileMissing(batch.ledger))
     throw new UserError(`no ledger at ${ledgerShown}: no take was saved to keep`, 'ledger_missing');
   const lock = holdLedger(batch.ledger, 'kept');
   let ledger: Ledger | null = null;
