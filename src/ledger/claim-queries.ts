@@ -26,7 +26,8 @@ export function admissionBase(c: LedgerContext): Statement {
 
 /**
  * The attempts' items' rows, locked until the step commits: no other runner's claim slips in
- * between an admission's checks and its claim.
+ * between an admission's checks and its claim. Locked in the order of their ids, and without the
+ * key lock that a foreign key's check (another runner's event or attempt of the item) waits on.
  */
 export function lockItems(c: LedgerContext, attempts: readonly NewAttempt[]): Statement {
   return c.q
@@ -38,7 +39,8 @@ export function lockItems(c: LedgerContext, attempts: readonly NewAttempt[]): St
       'in',
       attempts.map((attempt) => attempt.itemId),
     )
-    .forUpdate()
+    .orderBy('item_id')
+    .forNoKeyUpdate()
     .compile();
 }
 

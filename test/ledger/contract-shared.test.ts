@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/ledger/dialect/postgres.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
 import { all, job, newAttempt } from '../support/ledger-fixtures.js';
@@ -13,6 +15,15 @@ import { tempDir } from '../support/temp.js';
  */
 
 const LEASE_MS = 300;
+
+/** A promise and what opens it (Promise.withResolvers is not in Node 20). */
+function gate(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -231,5 +242,45 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(message).toMatch(/password authentication failed/);
     expect(message).not.toContain('not-the-password-x');
     expect(message).not.toContain(password);
+  });
+
+  it('runs again a step the database rolled back for a deadlock with another runner’s step', async () => {
+    const [one, two] = [
+      await openPostgres({ connectionString: url }, { reconnectWithinMs: 1000 }),
+      await openPostgres({ connectionString: url }, { reconnectWithinMs: 1000 }),
+    ];
+    try {
+      await one.batch([
+        sql`CREATE TABLE rows_locked (id integer PRIMARY KEY, touched integer NOT NULL)`.compile(one.q),
+        sql`INSERT INTO rows_locked VALUES (1, 0), (2, 0)`.compile(one.q),
+      ]);
+      const touch = (id: number) =>
+        sql`UPDATE rows_locked SET touched = touched + 1 WHERE id = ${id}`.compile(one.q);
+      // Each step locks one row, waits until the other has locked the other row, then asks for it:
+      // the database ends one of them (40P01). Run again, the gates are open and it goes through.
+      const oneLocked = gate();
+      const twoLocked = gate();
+      const crossing = (db: typeof one, first: number, mine: typeof oneLocked, theirs: typeof oneLocked) =>
+        db.transaction(async (tx) => {
+          await tx.run([touch(first)]);
+          mine.resolve();
+          await theirs.promise;
+          await tx.run([touch(3 - first)], true);
+          return first;
+        });
+      expect(
+        await Promise.all([crossing(one, 1, oneLocked, twoLocked), crossing(two, 2, twoLocked, oneLocked)]),
+      ).toEqual([1, 2]);
+      const rows = await one.read(
+        sql<{ id: number; touched: number }>`SELECT id, touched FROM rows_locked ORDER BY id`.compile(one.q),
+      );
+      expect(rows).toEqual([
+        { id: 1, touched: 2 },
+        { id: 2, touched: 2 },
+      ]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });

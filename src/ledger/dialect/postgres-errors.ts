@@ -17,6 +17,15 @@ export function isLost(error: unknown): boolean {
   return LOST_CODES.has(text) || /^(08|57P0)/.test(text) || LOST_MESSAGES.test(String(message ?? ''));
 }
 
+/**
+ * An answer that says only that this transaction met another one (deadlock_detected, 40P01;
+ * serialization_failure, 40001): the database rolled it back, and PostgreSQL's advice is to run it
+ * again. Runners sharing a batch lock its items' rows in the order each step needs them.
+ */
+export function isConflict(error: unknown): boolean {
+  return error instanceof DatabaseError && (error.sqlState === '40P01' || error.sqlState === '40001');
+}
+
 /** pg's own error (a SQLSTATE and a severity) as the ledger's DatabaseError; anything else as it is. */
 export function asDatabaseError(error: unknown): unknown {
   if (error instanceof DatabaseError) return error;

@@ -5,7 +5,7 @@ import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DatabaseLostError } from '../../errors.js';
 import type { Tables } from '../tables.js';
 import type { LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
-import { asDatabaseError, isLost, messageOf, missingPassword } from './postgres-errors.js';
+import { asDatabaseError, isConflict, isLost, messageOf, missingPassword } from './postgres-errors.js';
 import { StepQueue } from './step-queue.js';
 
 /** How to reach the database: pg's client options, the password among them; never logged. */
@@ -51,6 +51,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 30_000;
 /** Between tries while the database is away. */
 const RETRY_PAUSE_MS = 250;
+/** Times a step rolled back by a deadlock or a serialization failure runs again before it fails. */
+const CONFLICT_TRIES = 8;
 /** Statements with more parameters than this are not prepared by name (#nameOf). */
 const NAMED_MAX_PARAMETERS = 64;
 /** Longest close() waits for the database to say goodbye. */
@@ -284,6 +286,7 @@ export class PostgresDatabase implements LedgerDatabase {
    */
   async #retrying<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('the ledger is closed');
+    let conflicts = 0;
     for (;;) {
       let client: PoolClient | null = null;
       try {
@@ -296,7 +299,14 @@ export class PostgresDatabase implements LedgerDatabase {
       } catch (error) {
         const lost = isLost(error);
         client?.release(lost ? (error as Error) : undefined);
-        if (!lost) throw asDatabaseError(error);
+        if (!lost) {
+          const answer = asDatabaseError(error);
+          // Rolled back for meeting another runner's step: it runs again, after a pause that
+          // keeps the two apart (every step may run twice, docs/shared-ledger.md).
+          if (!isConflict(answer) || ++conflicts > CONFLICT_TRIES) throw answer;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * conflicts));
+          continue;
+        }
         if (!this.#answered)
           throw new DatabaseLostError(`could not connect to ${this.#address}: ${messageOf(error)}`);
         if (this.#outageGone()) {
