@@ -5,11 +5,12 @@ import {
   loadManifestText,
   type Manifest,
   type ManifestItem,
+  ManifestRead,
   type ManifestResult,
   NotStreamable,
   ProblemList,
   readManifestText,
-  streamManifestItems,
+  streamManifestChunks,
 } from '../manifest/index.js';
 
 /** A manifest from a file, or from YAML text read as if it were a file in `baseDir`. */
@@ -27,11 +28,11 @@ export function loadManifest(source: ManifestSource): Manifest {
 }
 
 /**
- * A manifest's items one at a time, for a batch too large to hold (docs/api.md): its `items_from`
- * file is read twice, a line at a time, first to check every item (throwing ManifestError with
- * every problem before any item is given), then to give them. Only the ids are held across the
- * file. A manifest whose ids or names need all items at once (a matrix, variants, list variables,
- * `output.name`) or that has no `items_from` is read whole and its items given from memory.
+ * A manifest's items one at a time, for a batch too large to hold (docs/api.md): its items are
+ * read twice, a chunk at a time, first to check every item (throwing ManifestError with every
+ * problem before any item is given), then to give them. Only the ids are held across the file. A
+ * manifest whose ids or names need all items at once (a matrix, variants, list variables,
+ * `output.name`) is read whole and its items given from memory.
  */
 export async function* manifestItems(source: ManifestSource): AsyncGenerator<ManifestItem> {
   const file = typeof source === 'string' ? resolve(source) : null;
@@ -42,7 +43,7 @@ export async function* manifestItems(source: ManifestSource): AsyncGenerator<Man
   }
   const pass = async function* () {
     const problems = new ProblemList();
-    yield* streamManifestItems(file, read.text, problems);
+    yield* streamManifestChunks(file, read.text, new ManifestRead(problems));
     if (problems.size > 0) throw new ManifestError(problems.sorted());
   };
   try {
@@ -52,5 +53,5 @@ export async function* manifestItems(source: ManifestSource): AsyncGenerator<Man
     yield* loadManifest(source).items;
     return;
   }
-  yield* pass();
+  for await (const chunk of pass()) yield* chunk;
 }

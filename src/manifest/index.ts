@@ -5,7 +5,13 @@
 
 export { formatProblem, type ManifestProblem } from '../errors.js';
 export { loadManifest, loadManifestText, readManifestText } from './load.js';
-export { NotStreamable, streamManifestItems } from './manifest-stream.js';
+export {
+  type ManifestHead,
+  ManifestRead,
+  NotStreamable,
+  streamManifestChunks,
+  streamManifestItems,
+} from './manifest-stream.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';
 export { ProblemList } from './problems.js';

@@ -84,25 +84,45 @@ export function notePassThroughFields(
   sites: readonly InputSite[],
   notes: ProblemList,
 ): void {
-  const found = new Map<string, { source: Source; rel: Path; places: number }>();
-  const note = (key: string, source: Source, rel: Path) => {
+  const found = new PassThroughNotes(defaults);
+  found.sites(sites);
+  found.report(notes);
+}
+
+/**
+ * notePassThroughFields over a manifest read a chunk of items at a time (manifest-stream.ts): the
+ * keys and their places are counted across every chunk, and noted once at the end.
+ */
+export class PassThroughNotes {
+  readonly #found = new Map<string, { source: Source; rel: Path; places: number }>();
+
+  constructor(defaults: { source: Source; input: Record<string, unknown>; matrix: Record<string, unknown> }) {
+    for (const key of Object.keys(defaults.input)) this.#note(key, defaults.source, ['input', key]);
+    for (const key of Object.keys(defaults.matrix)) this.#note(key, defaults.source, ['matrix', key]);
+  }
+
+  sites(sites: readonly InputSite[]): void {
+    for (const site of sites)
+      for (const key of Object.keys(site.input ?? {})) this.#note(key, site.source, ['input', key]);
+  }
+
+  report(notes: ProblemList): void {
+    for (const [key, { source, rel, places }] of this.#found) {
+      const where = places > 1 ? ` (written in ${places} places)` : '';
+      notes.at(
+        source,
+        rel,
+        `input field '${key}' is not one mediabatch knows; it is sent to the service as written${where}`,
+        'key',
+      );
+    }
+  }
+
+  #note(key: string, source: Source, rel: Path): void {
     if (isKnownInputField(key) || inputKeyTypo(key) !== null) return;
-    const entry = found.get(key);
+    const entry = this.#found.get(key);
     if (entry) entry.places += 1;
-    else found.set(key, { source, rel, places: 1 });
-  };
-  for (const key of Object.keys(defaults.input)) note(key, defaults.source, ['input', key]);
-  for (const key of Object.keys(defaults.matrix)) note(key, defaults.source, ['matrix', key]);
-  for (const site of sites)
-    for (const key of Object.keys(site.input ?? {})) note(key, site.source, ['input', key]);
-  for (const [key, { source, rel, places }] of found) {
-    const where = places > 1 ? ` (written in ${places} places)` : '';
-    notes.at(
-      source,
-      rel,
-      `input field '${key}' is not one mediabatch knows; it is sent to the service as written${where}`,
-      'key',
-    );
+    else this.#found.set(key, { source, rel, places: 1 });
   }
 }
 

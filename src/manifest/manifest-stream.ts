@@ -1,16 +1,18 @@
 /**
  * A manifest's items as a stream: its YAML is read whole (it is small), its `items_from` file a
- * line at a time (items-from-stream.ts), a chunk of items at a time through the same checks and
- * expansion as the whole reader (parse.ts). Across chunks only the ids are kept (item-ids.ts).
+ * few hundred lines at a time (items-from-stream.ts), a chunk of items at a time through the same
+ * checks and expansion as the whole reader (parse.ts). Across chunks only the ids are kept
+ * (item-ids.ts), with what the manifest's warnings count across its items.
  *
  * Ids made by expansion (list variables, the matrix, variants) and names made by `output.name`
  * depend on every other item's (a readable id is kept only if no other item reads the same), so a
  * manifest that uses them is not streamed: the caller reads it whole (NotStreamable).
  */
+import type { ManifestProblem } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import { declaredId } from './base-ids.js';
 import type { ItemDraft } from './expand.js';
-import type { ItemInput } from './input-fields.js';
+import { type ItemInput, PassThroughNotes } from './input-fields.js';
 import { ItemIds } from './item-ids.js';
 import { streamItemsFrom } from './items-from-stream.js';
 import { YamlSource } from './locate.js';
@@ -18,6 +20,8 @@ import {
   checkInputs,
   expandAndName,
   fieldReader,
+  inputDefaults,
+  manifestHead,
   readDefaults,
   readSharedTemplate,
   readTopMap,
@@ -26,7 +30,8 @@ import {
 import { ProblemList } from './problems.js';
 import type { RawItem } from './raw-item.js';
 import { itemSchema, itemWithSharedPromptSchema, topSchema } from './schema.js';
-import type { ManifestItem } from './types.js';
+import { noteUnusedVars, type SharedTemplate } from './templates.js';
+import type { Manifest, ManifestItem } from './types.js';
 import { reportIssues, topKeysAt } from './zod-issues.js';
 
 /** Items checked and expanded together: enough to amortise each step, few enough to hold. */
@@ -35,80 +40,137 @@ const CHUNK = 1000;
 /** The manifest uses a feature whose ids or names need every item at once (see above). */
 export class NotStreamable extends Error {}
 
+/** A manifest but its items and warnings: what is known of it before its items are read. */
+export type ManifestHead = Omit<Manifest, 'items' | 'warnings'>;
+
+/**
+ * One read of a streamed manifest: the problems found, the ids claimed and the items given so
+ * far, the manifest's settings (null while its YAML has problems), and, once the read has ended,
+ * its warnings as the whole reader gives them.
+ */
+export class ManifestRead {
+  readonly ids = new ItemIds();
+  count = 0;
+  head: ManifestHead | null = null;
+  /** What the warnings count across chunks, set up once the YAML is read. */
+  notes: PassThroughNotes | null = null;
+  shared: SharedTemplate | null = null;
+  readonly usedVars = new Set<string>();
+  readonly templateWarnings = new ProblemList();
+  readonly promptWarnings = new ProblemList();
+
+  constructor(readonly problems = new ProblemList()) {}
+
+  /** The warnings in the order the whole reader notes them: input fields, templates, variables, prompts. */
+  warnings(): ManifestProblem[] {
+    const all = new ProblemList();
+    this.notes?.report(all);
+    for (const problem of this.templateWarnings.entries()) all.push(problem);
+    if (this.shared !== null) noteUnusedVars(this.shared, this.usedVars, all);
+    for (const problem of this.promptWarnings.entries()) all.push(problem);
+    return all.sorted();
+  }
+}
+
 /**
  * Every item of the manifest `file` (its YAML given as `text`), in manifest order, as the whole
- * reader gives them. Problems go to `problems` as they are found, sorted as the whole reader sorts
- * them once the stream ends; an item is yielded before the problems of later items are known, so
- * a caller that must not act on a bad manifest reads the stream through once first.
+ * reader gives them, a chunk at a time. Problems go to `read.problems` as they are found; a chunk
+ * is yielded before the problems of later items are known, so a caller that must not act on a bad
+ * manifest reads the stream through once first, or acts only once it has ended.
  */
-export async function* streamManifestItems(
+export async function* streamManifestChunks(
   file: string,
   text: string,
-  problems: ProblemList,
+  read: ManifestRead,
   /** Items per chunk; small in tests, to cross chunks with few items. */
   chunkSize = CHUNK,
-): AsyncGenerator<ManifestItem> {
+): AsyncGenerator<ManifestItem[]> {
+  const { problems } = read;
   const topMap = readTopMap(file, text, problems);
   if (topMap === null) return;
   const { top, value } = topMap;
-  if (value.items_from === undefined || value.matrix !== undefined || value.variants !== undefined)
-    throw new NotStreamable();
+  // A prompt and no items is one item whose variables make the many: read whole, as a matrix is.
+  const bare = value.items === undefined && value.items_from === undefined;
+  if (bare || value.matrix !== undefined || value.variants !== undefined) throw new NotStreamable();
   const parsed = topSchema.safeParse(value);
   if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
   const field = fieldReader(value);
   if (field('output')?.name !== undefined) throw new NotStreamable();
-  const context = {
+  const name = field('name');
+  if (parsed.success && name !== undefined) read.head = manifestHead(file, name, parsed.data);
+  const defaults = readDefaults(top, field);
+  read.notes = new PassThroughNotes(inputDefaults(defaults, value));
+  read.shared = readSharedTemplate(top, field, value);
+  const context: ChunkContext = {
     value,
-    shared: readSharedTemplate(top, field, value),
-    defaults: readDefaults(top, field),
+    defaults,
     schema: value.prompt === undefined ? itemSchema : itemWithSharedPromptSchema,
-    ids: new ItemIds(),
-    problems,
+    read,
   };
-  let count = 0;
   const yamlItems = field('items') ?? [];
   const fromYaml = yamlItems.map((item, index) => ({
     value: item as unknown,
     source: new YamlSource(file, topMap.doc, topMap.lineCounter, ['items', index]),
   }));
-  count += fromYaml.length;
-  yield* chunkItems(context, fromYaml);
+  let count = fromYaml.length;
+  for (let start = 0; start < fromYaml.length; start += chunkSize)
+    yield* given(read, chunkItems(context, fromYaml.slice(start, start + chunkSize)));
   const itemsFrom = field('items_from');
-  const read = { failed: value.items !== undefined && field('items') === undefined };
-  if (itemsFrom === undefined) read.failed = true;
-  else {
+  const failed = { failed: value.items !== undefined && field('items') === undefined };
+  if (value.items_from !== undefined && itemsFrom === undefined) failed.failed = true;
+  if (itemsFrom !== undefined) {
     let chunk: RawItem[] = [];
     const shared = value.prompt !== undefined;
-    for await (const raw of streamItemsFrom(itemsFrom, file, top, problems, read, shared)) {
-      count += 1;
-      chunk.push(raw);
-      if (chunk.length < chunkSize) continue;
-      yield* chunkItems(context, chunk);
-      chunk = [];
+    for await (const raws of streamItemsFrom(itemsFrom, file, top, problems, failed, shared)) {
+      count += raws.length;
+      for (const raw of raws) {
+        chunk.push(raw);
+        if (chunk.length < chunkSize) continue;
+        yield* given(read, chunkItems(context, chunk));
+        chunk = [];
+      }
     }
-    yield* chunkItems(context, chunk);
+    yield* given(read, chunkItems(context, chunk));
   }
-  if (count === 0 && !read.failed)
+  // At the empty list or file the items were to come from: that is the fix (parse.ts).
+  if (count === 0 && !failed.failed)
     problems.at(
       top,
-      ['items_from'],
+      [value.items_from !== undefined ? 'items_from' : 'items'],
       "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
     );
 }
 
+/** A chunk counted as given; an empty one is not yielded. */
+function* given(read: ManifestRead, items: ManifestItem[]): Generator<ManifestItem[]> {
+  if (items.length === 0) return;
+  read.count += items.length;
+  yield items;
+}
+
+/** Every item of the manifest one at a time (streamManifestChunks, a chunk's items in turn). */
+export async function* streamManifestItems(
+  file: string,
+  text: string,
+  problems: ProblemList,
+  chunkSize = CHUNK,
+): AsyncGenerator<ManifestItem> {
+  for await (const chunk of streamManifestChunks(file, text, new ManifestRead(problems), chunkSize))
+    yield* chunk;
+}
+
 interface ChunkContext {
   value: Record<string, unknown>;
-  shared: ReturnType<typeof readSharedTemplate>;
   defaults: ReturnType<typeof readDefaults>;
   schema: typeof itemSchema | typeof itemWithSharedPromptSchema;
-  ids: ItemIds;
-  problems: ProblemList;
+  read: ManifestRead;
 }
 
 /** One chunk through readItems' steps (parse.ts), its ids claimed across the whole stream. */
 function chunkItems(context: ChunkContext, raws: readonly RawItem[]): ManifestItem[] {
   if (raws.length === 0) return [];
-  const { problems, ids } = context;
+  const { read } = context;
+  const { problems, ids } = read;
   const drafts: ItemDraft[] = [];
   const inputs: ItemInput[] = [];
   const declared: { source: RawItem['source']; id: string }[] = [];
@@ -120,17 +182,16 @@ function chunkItems(context: ChunkContext, raws: readonly RawItem[]): ManifestIt
     const input = draft ? draft.input : isPlainObject(raw.value) ? raw.value.input : undefined;
     if (input === undefined || isPlainObject(input)) inputs.push(draft ?? { source: raw.source, input });
   }
-  // Warnings (fields mediabatch does not know) are the whole manifest's: plan reads it whole.
-  const warnings = new ProblemList();
-  checkInputs(context.defaults, context.value, inputs, problems);
+  checkInputs(context.defaults, context.value, inputs, problems, read.notes ?? undefined);
   const { items, sources } = expandAndName(
     context.defaults,
-    context.shared,
+    read.shared!,
     { drafts, declared },
     undefined,
     problems,
-    warnings,
+    read.templateWarnings,
     ids,
+    { usedVars: read.usedVars, promptWarnings: read.promptWarnings },
   );
   if (new Set(sources).size !== items.length) throw new NotStreamable();
   return items;

@@ -8,7 +8,12 @@ import type { z } from 'zod';
 import { isPlainObject } from '../plain-object.js';
 import { type DeclaredId, declaredId, type IdClaims } from './base-ids.js';
 import { type Defaults, expandItems, type ItemDraft, type ReadyDraft } from './expand.js';
-import { checkInputFields, type ItemInput, notePassThroughFields } from './input-fields.js';
+import {
+  checkInputFields,
+  type ItemInput,
+  notePassThroughFields,
+  type PassThroughNotes,
+} from './input-fields.js';
 import { readItemsFrom, type SiblingReader } from './items-from.js';
 import { YamlSource } from './locate.js';
 import { assignOutputNames } from './output-names.js';
@@ -221,19 +226,27 @@ export function checkInputs(
   value: Record<string, unknown>,
   inputs: readonly ItemInput[],
   problems: ProblemList,
+  /** A streamed manifest's notes, counted across its chunks (then nothing is returned). */
+  notes?: PassThroughNotes,
 ): ProblemList {
+  const checkDefaults = inputDefaults(defaults, value);
+  checkInputFields(checkDefaults, inputs, problems);
+  const warnings = new ProblemList();
+  if (notes) notes.sites(inputs);
+  else notePassThroughFields(checkDefaults, inputs, warnings);
+  return warnings;
+}
+
+/** The defaults as the input-field checks read them. */
+export function inputDefaults(defaults: Defaults, value: Record<string, unknown>): Defaults {
   // Known input fields are checked even where a neighbouring mistake made the whole map invalid.
   const usable = (map: unknown, keep: (entry: unknown) => boolean) =>
     isPlainObject(map) ? Object.fromEntries(Object.entries(map).filter(([, entry]) => keep(entry))) : {};
-  const checkDefaults = {
+  return {
     ...defaults,
     input: usable(value.input, () => true),
     matrix: usable(value.matrix, Array.isArray) as Record<string, unknown[]>,
   };
-  checkInputFields(checkDefaults, inputs, problems);
-  const warnings = new ProblemList();
-  notePassThroughFields(checkDefaults, inputs, warnings);
-  return warnings;
 }
 
 /**
@@ -249,8 +262,10 @@ export function expandAndName(
   problems: ProblemList,
   warnings: ProblemList,
   claims?: IdClaims,
+  /** A streamed manifest's: its variables used across chunks, and where its long prompts are noted. */
+  across?: { usedVars: Set<string>; promptWarnings: ProblemList },
 ): { items: ManifestItem[]; sources: Source[] } {
-  const templates = prepareTemplates(shared, drafts, problems, warnings);
+  const templates = prepareTemplates(shared, drafts, problems, warnings, across?.usedVars);
   const ready: ReadyDraft[] = [];
   drafts.forEach((draft, index) => {
     const template = templates[index];
@@ -258,12 +273,26 @@ export function expandAndName(
   });
   const sources: Source[] = [];
   const items = expandItems(defaults, ready, declared, problems, sources, claims);
-  noteLongPrompts(items, sources, warnings);
+  noteLongPrompts(items, sources, across?.promptWarnings ?? warnings);
   if (nameTemplate !== undefined) {
     const entries = items.map((item, index) => ({ item, source: sources[index]! }));
     assignOutputNames(nameTemplate, Object.keys(defaults.matrix), entries, defaults.source, problems);
   }
   return { items, sources };
+}
+
+/** The manifest's settings, before (and without) its items. */
+export function manifestHead(
+  file: string,
+  name: string,
+  data: TopSettings,
+): Omit<Manifest, 'items' | 'warnings'> {
+  const {
+    items: _items,
+    warnings: _warnings,
+    ...head
+  } = assembleManifest(file, name, data, [], new ProblemList());
+  return head;
 }
 
 function assembleManifest(

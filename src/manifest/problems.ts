@@ -64,6 +64,11 @@ export class ProblemList {
     this.push({ file, line: position.line, column: position.column, path: '', message });
   }
 
+  /** The problems in the order they were found. */
+  entries(): readonly ManifestProblem[] {
+    return this.list;
+  }
+
   /** Files in order of first mention (the manifest first), then by position, so output reads top-down. */
   sorted(): ManifestProblem[] {
     const fileOrder = new Map<string, number>();

@@ -59,6 +59,11 @@ export function prepareTemplates(
   sites: readonly TemplateSite[],
   problems: ProblemList,
   warnings: ProblemList,
+  /**
+   * A streamed manifest's manifest variables used so far, across its chunks: then the ones no
+   * prompt uses are noted at its end (noteUnusedVars), not here.
+   */
+  usedAcross?: Set<string>,
 ): Array<ItemTemplate | null> {
   const parsed = new Map<string, ReturnType<typeof parseTemplate>>();
   const parse = (text: string) => {
@@ -69,8 +74,8 @@ export function prepareTemplates(
     }
     return result;
   };
-  const topNames = Object.keys(shared.vars);
-  const usedTop = new Set<string>();
+  const topVars = Object.keys(shared.vars).length > 0;
+  const usedTop = usedAcross ?? new Set<string>();
   const prepared = sites.map((site): ItemTemplate | null => {
     const own = site.prompt !== undefined;
     const text = site.prompt ?? shared.prompt;
@@ -84,7 +89,7 @@ export function prepareTemplates(
       ownFallbacks
         ? [site.source, ['fallback_prompts', index]]
         : [shared.source, ['fallback_prompts', index]];
-    const vars = site.vars || topNames.length > 0 ? { ...shared.vars, ...site.vars } : null;
+    const vars = site.vars || topVars ? { ...shared.vars, ...site.vars } : null;
     const variants = shared.variants || site.variants !== undefined;
     if (vars === null && own && !variants)
       return { text, template: null, vars: null, fallbacks: fallbackTexts.map(asWritten) };
@@ -121,9 +126,18 @@ export function prepareTemplates(
     for (const name of used) if (!site.vars || !Object.hasOwn(site.vars, name)) usedTop.add(name);
     return { text, template, vars, fallbacks };
   });
-  for (const name of topNames) {
-    if (!usedTop.has(name))
+  if (usedAcross === undefined) noteUnusedVars(shared, usedTop, warnings);
+  return prepared;
+}
+
+/** The manifest's variables no prompt uses. */
+export function noteUnusedVars(
+  shared: SharedTemplate,
+  used: ReadonlySet<string>,
+  warnings: ProblemList,
+): void {
+  for (const name of Object.keys(shared.vars)) {
+    if (!used.has(name))
       warnings.at(shared.source, ['vars', name], `variable '${name}' is not used by any prompt`, 'key');
   }
-  return prepared;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,34 +10,44 @@ import {
   loadManifest,
   type ManifestItem,
   NotStreamable,
-  ProblemList,
-  streamManifestItems,
+  readManifestText,
 } from '../../src/manifest/index.js';
 import { decodeUtf8 } from '../../src/manifest/load.js';
+import { ManifestRead, streamManifestChunks } from '../../src/manifest/manifest-stream.js';
 import { InvalidUtf8Error, strictUtf8Text } from '../../src/manifest/utf8-stream.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const scratch = mkdtempSync(join(tmpdir(), 'mediabatch-items-stream-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The streamed reader's items and problems, or 'whole' where it hands the manifest back. */
+/**
+ * The streamed reader's manifest (its settings, items and warnings) and problems, or 'whole' where
+ * it hands the manifest back.
+ */
 async function streamed(file: string, chunkSize?: number) {
-  const problems = new ProblemList();
+  const text = readManifestText(file);
+  if (!('text' in text)) return text;
+  const read = new ManifestRead();
   const items: ManifestItem[] = [];
   try {
-    for await (const item of streamManifestItems(file, readFileSync(file, 'utf8'), problems, chunkSize))
-      items.push(item);
+    for await (const chunk of streamManifestChunks(file, text.text, read, chunkSize)) items.push(...chunk);
   } catch (error) {
     if (error instanceof NotStreamable) return 'whole' as const;
     throw error;
   }
-  return problems.size > 0 ? { ok: false, problems: problems.sorted() } : { ok: true, items };
+  if (read.problems.size > 0) return { ok: false, problems: read.problems.sorted() };
+  expect(read.count).toBe(items.length);
+  return { ok: true, manifest: { ...read.head, items, warnings: read.warnings() } };
 }
 
 function whole(file: string) {
   const result = loadManifest(file);
-  return result.ok ? { ok: true, items: result.manifest.items } : { ok: false, problems: result.problems };
+  return result.ok ? { ok: true, manifest: result.manifest } : { ok: false, problems: result.problems };
 }
+
+/** The items of a result, for the properties that look at them. */
+const itemsOf = (result: Awaited<ReturnType<typeof streamed>> | ReturnType<typeof whole>) =>
+  result === 'whole' || !result.ok ? undefined : result.manifest!.items;
 
 describe('the streamed reader of a manifest', () => {
   for (const kind of ['good', 'bad']) {
@@ -60,6 +70,11 @@ describe('the streamed reader of a manifest', () => {
   // clash between chunks, in both orders.
   const line = fc.oneof(
     fc.record({ id: fc.constantFrom('a', 'A', 'b', 'c', 'c.1'), prompt: fc.constantFrom('p', 'q') }),
+    // Warnings counted across chunks: an input field mediabatch does not know, a variable used or not.
+    fc.record({
+      prompt: fc.constantFrom('p {a}', 'q'),
+      input: fc.constantFrom({ mood: 'calm' }, { tone: 1, mood: 'x' }, {}),
+    }),
     fc.record({ prompt: fc.constantFrom('p', 'q', 'r') }),
     fc.record({ id: fc.constantFrom('a', 'd'), prompt: fc.constant(''), seconds: fc.constant(3) }),
   );
@@ -75,20 +90,28 @@ describe('the streamed reader of a manifest', () => {
   );
   const breaks = fc.array(fc.constantFrom('\n', '\r\n', '\r'), { minLength: 12, maxLength: 12 });
 
-  it('gives what the whole reader gives, problems located by file, line, column and field (property)', async () => {
+  const head = fc.constantFrom('', 'vars: {a: one, unused: two}\n', 'input: {mood: calm}\n');
+
+  it('gives what the whole reader gives, problems located by file, line, column and field, warnings counted across chunks (property)', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(text, breaks, fc.integer({ min: 1, max: 3 }), async (lines, ends, chunkSize) => {
-        const dir = join(scratch, `p${n++}`);
-        writeFileSync(`${dir}.jsonl`, lines.map((l, i) => l + ends[i]).join(''));
-        writeFileSync(`${dir}.yaml`, `version: 1\nname: prop\nitems_from: p${n - 1}.jsonl\n`);
-        const result = await streamed(`${dir}.yaml`, chunkSize);
-        expect(result).toEqual(whole(`${dir}.yaml`));
-        if (result !== 'whole' && result.ok) {
-          const ids = result.items!.map((item) => item.id.toLowerCase());
-          expect(new Set(ids).size).toBe(ids.length);
-        }
-      }),
+      fc.asyncProperty(
+        text,
+        breaks,
+        fc.integer({ min: 1, max: 3 }),
+        head,
+        async (lines, ends, chunkSize, top) => {
+          const dir = join(scratch, `p${n++}`);
+          writeFileSync(`${dir}.jsonl`, lines.map((l, i) => l + ends[i]).join(''));
+          writeFileSync(`${dir}.yaml`, `version: 1\nname: prop\n${top}items_from: p${n - 1}.jsonl\n`);
+          const result = await streamed(`${dir}.yaml`, chunkSize);
+          expect(result).toEqual(whole(`${dir}.yaml`));
+          if (result !== 'whole' && result.ok) {
+            const ids = itemsOf(result)!.map((item) => item.id.toLowerCase());
+            expect(new Set(ids).size).toBe(ids.length);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -154,7 +177,7 @@ describe('manifestItems (the library)', () => {
       const file = join(fixtures, name);
       const items: ManifestItem[] = [];
       for await (const item of manifestItems(file)) items.push(item);
-      expect(items, name).toEqual(whole(file).items);
+      expect(items, name).toEqual(itemsOf(whole(file)));
     }
   });
 
