@@ -141,6 +141,59 @@ async function orphansPage(c: LedgerContext, after: string | undefined): Promise
   return { rows: rows.map(entryOf), next: nextAfter(rows.map((row) => row.itemId)) };
 }
 
+/**
+ * The entries of these items (a page of a manifest's, in any order), by id: an item with a row,
+ * or only attempts, as itemEntries gives it; an id the ledger does not know has none. Two
+ * statements: the items' rows with their latest attempts, then the latest attempts of those
+ * without a row (none is expected).
+ */
+export async function itemEntriesOf(
+  c: LedgerContext,
+  itemIds: readonly string[],
+): Promise<Map<string, ItemEntry>> {
+  const found = new Map<string, ItemEntry>();
+  if (itemIds.length === 0) return found;
+  const rows: EntryRow[] = await c.db.read(
+    c.q
+      .selectFrom('items as i')
+      .leftJoin('attempts as a', (join) => join.on(latestOf(c, 'i.item_id')))
+      .select([
+        'i.item_id as itemId',
+        'i.request_hash as itemHash',
+        'i.state as itemState',
+        'i.retries_used as retriesUsed',
+        'i.error_code as errorCode',
+        'i.error_message as errorMessage',
+        ...ATTEMPT,
+      ])
+      .where('i.batch_id', '=', c.batchId)
+      .where(c.db.sql.inList('i.item_id', itemIds))
+      .compile(),
+  );
+  for (const row of rows) found.set(row.itemId, entryOf(row));
+  const rowless = itemIds.filter((id) => !found.has(id));
+  if (rowless.length === 0) return found;
+  const orphans: EntryRow[] = await c.db.read(
+    c.q
+      .selectFrom('attempts as a')
+      .select([
+        'a.item_id as itemId',
+        sql<null>`null`.as('itemHash'),
+        sql<null>`null`.as('itemState'),
+        sql<null>`null`.as('retriesUsed'),
+        sql<null>`null`.as('errorCode'),
+        sql<null>`null`.as('errorMessage'),
+        ...ATTEMPT,
+      ])
+      .where('a.batch_id', '=', c.batchId)
+      .where(c.db.sql.inList('a.item_id', rowless))
+      .where(latestOf(c, 'a.item_id'))
+      .compile(),
+  );
+  for (const row of orphans) found.set(row.itemId, entryOf(row));
+  return found;
+}
+
 function entryOf(row: EntryRow): ItemEntry {
   return { itemId: row.itemId, record: recordOf(row), attempt: attemptOf(row) };
 }

@@ -8,7 +8,7 @@ import { LeaseClaims } from './claims.js';
 import { StoredDefinitions } from './definitions.js';
 import * as files from './file-rows.js';
 import { itemHistories } from './gallery-entries.js';
-import { itemEntries } from './item-entries.js';
+import { itemEntries, itemEntriesOf } from './item-entries.js';
 import { itemExports, paidItemsNotIn } from './item-exports.js';
 import { renameItem } from './item-rename.js';
 import * as items from './item-rows.js';
@@ -21,7 +21,7 @@ import { priceSamples } from './price-samples.js';
 import { resultOfCopy } from './result-record.js';
 import { recordReusedTake } from './reused-take.js';
 import * as runs from './runs-and-events.js';
-import { savedFileFacts } from './saved-files.js';
+import { savedFileFacts, savedFileFactsOf } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
 import * as checks from './take-checks.js';
 
@@ -140,10 +140,20 @@ export class KyselyLedger implements Ledger {
   // ---- one row per item, streamed a page per step -----------------------------------------------
   itemSummaries: Steps['itemSummaries'] = () => itemSummaries(this.#c);
   itemEntries: Steps['itemEntries'] = () => itemEntries(this.#c);
+  itemEntriesOf: Steps['itemEntriesOf'] = (ids) =>
+    this.#step(
+      (c) => itemEntriesOf(c, ids),
+      () => new Map(),
+    );
   itemExports: Steps['itemExports'] = (ids) => itemExports(this.#c, ids);
   itemHistories: Steps['itemHistories'] = (ids) => itemHistories(this.#c, ids);
   paidItemsNotIn: Steps['paidItemsNotIn'] = (ids) => paidItemsNotIn(this.#c, ids);
   savedFileFacts: Steps['savedFileFacts'] = () => savedFileFacts(this.#c);
+  savedFileFactsOf: Steps['savedFileFactsOf'] = (ids) =>
+    this.#step(
+      (c) => savedFileFactsOf(c, ids),
+      () => [],
+    );
   itemFilePaths: Steps['itemFilePaths'] = () => files.itemFilePaths(this.#c);
   priceSamples: Steps['priceSamples'] = () => this.#step(priceSamples, () => []);
   unsavedSucceeded: Steps['unsavedSucceeded'] = () => this.#step(reads.unsavedSucceeded, () => []);

@@ -275,6 +275,8 @@ export interface Ledger {
   itemSummaries(): AsyncIterable<ItemSummary>;
   /** Each item's row and latest attempt, as `plan` decides from them. */
   itemEntries(): AsyncIterable<ItemEntry>;
+  /** The entries of these items (a page of a manifest's), by id; an item the ledger does not know has none. */
+  itemEntriesOf(ids: readonly string[]): Promise<Map<string, ItemEntry>>;
   /** What `export` writes of each of these items, in their order. */
   itemExports(ids: readonly string[]): AsyncIterable<ItemExport>;
   /**
@@ -298,6 +300,8 @@ export interface Ledger {
   filesAt(path: string): Promise<FileRecord[]>;
   /** The files each item's output stands on, with their recorded size, hash and time. */
   savedFileFacts(): AsyncIterable<SavedFileFacts>;
+  /** The same for these items only (a page of a manifest's), in attempt and file order. */
+  savedFileFactsOf(ids: readonly string[]): Promise<SavedFileFacts[]>;
   /** When an attempt's files were saved, or null. */
   savedAt(attemptId: number): Promise<string | null>;
   /** Each saved file as [item id, path], in listFiles order. */

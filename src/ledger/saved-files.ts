@@ -27,9 +27,48 @@ export function savedFileFacts(c: LedgerContext): AsyncIterable<SavedFileFacts> 
   return paged<FileKey, SavedFileFacts>(c, (after = FIRST_FILE_KEY) => factsPage(c, after));
 }
 
-async function factsPage(c: LedgerContext, after: FileKey): Promise<Page<FileKey, SavedFileFacts>> {
+/**
+ * The same facts for these items only (a page of a manifest's, in any order): the files their
+ * outputs stand on, in attempt and index order.
+ */
+export async function savedFileFactsOf(
+  c: LedgerContext,
+  itemIds: readonly string[],
+): Promise<SavedFileFacts[]> {
+  if (itemIds.length === 0) return [];
   const rows = await c.db.read(
-    filesPageAfter(c, after)
+    newestSaved(
+      c,
+      c.q
+        .selectFrom('files as f')
+        .innerJoin('attempts as a', 'a.id', 'f.attempt_id')
+        .where('a.batch_id', '=', c.batchId)
+        .where(c.db.sql.inList('a.item_id', itemIds))
+        .orderBy('f.attempt_id')
+        .orderBy('f.idx'),
+    ).compile(),
+  );
+  return rows.map(({ attemptId: _attempt, idx: _idx, path, ...facts }) => ({
+    ...facts,
+    path: c.paths.absolute(path),
+  }));
+}
+
+async function factsPage(c: LedgerContext, after: FileKey): Promise<Page<FileKey, SavedFileFacts>> {
+  const rows = await c.db.read(newestSaved(c, filesPageAfter(c, after)).compile());
+  return {
+    rows: rows.map(({ attemptId: _attempt, idx: _idx, path, ...facts }) => ({
+      ...facts,
+      path: c.paths.absolute(path),
+    })),
+    next: nextFileKey(rows),
+  };
+}
+
+/** The facts of files of `a` (attempts) joined to `f` (files), those of each item's newest saved attempt. */
+function newestSaved(c: LedgerContext, files: ReturnType<typeof filesPageAfter>) {
+  return (
+    files
       .select([
         'f.attempt_id as attemptId',
         'f.idx',
@@ -58,13 +97,5 @@ async function factsPage(c: LedgerContext, after: FileKey): Promise<Page<FileKey
           ),
         ),
       )
-      .compile(),
   );
-  return {
-    rows: rows.map(({ attemptId: _attempt, idx: _idx, path, ...facts }) => ({
-      ...facts,
-      path: c.paths.absolute(path),
-    })),
-    next: nextFileKey(rows),
-  };
 }

@@ -33,11 +33,11 @@ export function foreignFiles(
  */
 export function itemsInTheWay(
   outputDir: string,
-  items: ReadonlyArray<Pick<ManifestItem, 'id' | 'name'>>,
+  items: Iterable<Pick<ManifestItem, 'id' | 'name'>>,
   foreign: readonly string[],
 ): Map<string, string[]> {
   const byBase = new Map<string, string>();
-  for (const item of items) byBase.set(outputChild(outputDir, item.name ?? item.id), item.id);
+  for (const item of items) byBase.set(outputBase(outputDir, item), item.id);
   const found = new Map<string, string[]>();
   for (const path of foreign) {
     const base = stem(path);
@@ -46,4 +46,20 @@ export function itemsInTheWay(
     found.set(id, [...(found.get(id) ?? []), path]);
   }
   return found;
+}
+
+/** Where an item's files go, without their extension. */
+const outputBase = (outputDir: string, item: Pick<ManifestItem, 'id' | 'name'>) =>
+  outputChild(outputDir, item.name ?? item.id);
+
+/**
+ * Whether some of `foreign` may be in an item's way (itemsInTheWay finds which): a walk through a
+ * million items keeps only the few that can be.
+ */
+export function mayBeInTheWay(
+  outputDir: string,
+  foreign: readonly string[],
+): (item: Pick<ManifestItem, 'id' | 'name'>) => boolean {
+  const bases = new Set(foreign.flatMap((path) => [stem(path), stem(path).replace(/-\d+$/, '')]));
+  return (item) => bases.size > 0 && bases.has(outputBase(outputDir, item));
 }

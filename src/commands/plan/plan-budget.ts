@@ -54,10 +54,14 @@ export function mayFitWords(capMicros: Micros): string {
  * with variants are bought: the order it buys them in (submitOrder). Null when it buys them all.
  */
 export function variantsOrderNote(
-  items: ReadonlyArray<Pick<ManifestItem, 'variant'>>,
+  /** Whether an item asks for more than one variant (hasVariants). */
+  variants: boolean,
   short: { blocked: number; mayFit: number },
 ): string | null {
-  if (short.blocked + short.mayFit === 0 || !items.some((item) => (item.variant?.number ?? 1) > 1))
-    return null;
+  if (short.blocked + short.mayFit === 0 || !variants) return null;
   return 'budget_usd buys a variant at a time: variant 1 of every item first, then variant 2 of every item, and so on';
 }
+
+/** Whether some item is a variant past the first: then the budget buys a variant at a time. */
+export const hasVariants = (items: ReadonlyArray<Pick<ManifestItem, 'variant'>>): boolean =>
+  items.some((item) => (item.variant?.number ?? 1) > 1);

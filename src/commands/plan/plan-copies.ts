@@ -13,15 +13,26 @@ export interface PlanCopies {
   requests: number;
 }
 
-export function planCopies(items: readonly PlanItem[]): PlanCopies {
-  const firsts = new Set<string>();
-  let copies = 0;
-  for (const item of items) {
-    if (item.plan !== 'reused' || item.reused_from?.take !== null) continue;
-    copies += 1;
-    firsts.add(item.reused_from.item);
+export function planCopies(items: Iterable<PlanItem>): PlanCopies {
+  const count = new CopiesCount();
+  for (const item of items) count.see(item);
+  return count.result();
+}
+
+/** planCopies an item at a time, as a streamed plan's lines go past (plan-stream.ts). */
+export class CopiesCount {
+  readonly #firsts = new Set<string>();
+  #copies = 0;
+
+  see(item: PlanItem): void {
+    if (item.plan !== 'reused' || item.reused_from?.take !== null) return;
+    this.#copies += 1;
+    this.#firsts.add(item.reused_from.item);
   }
-  return { copies, requests: firsts.size };
+
+  result(): PlanCopies {
+    return { copies: this.#copies, requests: this.#firsts.size };
+  }
 }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

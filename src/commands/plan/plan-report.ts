@@ -1,36 +1,24 @@
 import { countProblems, type FileProblemCounts, shownProblems } from '../../documents/file-problems.js';
 import type { KeeperOutsideManifest } from '../../documents/kept-records.js';
 import { shownFrom } from '../../documents/shown-path.js';
-import { expiryWarnings, type FileCheckMode } from '../../documents/status-report.js';
+import type { FileCheckMode } from '../../documents/status-report.js';
 import type { LedgerView } from '../../documents/status-view.js';
-import { type ValueAtRisk, valueAtRisk } from '../../documents/value-at-risk.js';
-import { savedBeforeCommitOf } from '../../downloads/files-on-disk.js';
+import type { ValueAtRisk } from '../../documents/value-at-risk.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
-import { budgetLeftMicros, spentMicros } from '../../ledger/money-totals.js';
+import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { Manifest } from '../../manifest/index.js';
-import { formatProblem } from '../../manifest/index.js';
-import { foreignFiles, itemsInTheWay } from '../../manifest/taken-names.js';
-import { formatUsd, formatUsdHuman, type Micros } from '../../money.js';
-import { notFittingLine } from '../../runner/budget-words.js';
-import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
-import { variantsOrderNote } from './plan-budget.js';
-import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js';
-import { copiesWarning, type PlanCopies, planCopies } from './plan-copies.js';
+import type { AccountCheck, PlanAccount } from './plan-account.js';
+import { hasVariants } from './plan-budget.js';
+import { type RemovedItem, removedItems } from './plan-changes.js';
+import { planCopies } from './plan-copies.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
 import type { PlanLabel } from './plan-decisions.js';
+import { finishPlan, InTheWay, SAVED_BEFORE_COMMIT_WORDS, strangers, withItems } from './plan-finish.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
-import { planSummary } from './plan-summary.js';
-import {
-  mostItCanCost,
-  type PlanItem,
-  type PreviousBody,
-  type PreviousVars,
-  type Walk,
-  walkItems,
-} from './plan-walk.js';
+import { type PlanItem, type PreviousBody, type PreviousVars, walkItems } from './plan-walk.js';
 
 export type { AccountCheck, PlanAccount } from './plan-account.js';
 export type { PlanLabel } from './plan-decisions.js';
@@ -191,162 +179,36 @@ export function buildPlan(
       if (files) item.file_problems = shownProblems(files, nowMs, shown);
     }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
-  // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
-  const unowned = inputs.outputFiles
-    ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
-    : null;
-  // A job's files saved by a run stopped before it committed them are its output, not strangers.
-  const savedEarly = savedBeforeCommitOf(unowned ?? [], manifest.name, unsavedJobs(source));
-  const foreign = unowned === null ? null : unowned.filter((path) => !savedEarly.paths.has(path));
-  for (const item of walk.items) if (savedEarly.items.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
-  const stray = foreign === null ? null : foreign.map(shown).sort();
-  const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
-  const atMost = mostItCanCost(walk.capsTotal, walk.uncapped, budgetLeft);
-
-  const copies = planCopies(walk.items);
-  const warnings = planWarnings(manifest, source.unsaved, nowMs, walk);
-  const copied = copiesWarning(copies, walk.items.length);
-  if (copied !== null) warnings.push(copied);
-  const again = paysAgainLine(walk, budgetLeft);
-  if (again) warnings.push(again);
-  if (foreign !== null && foreign.length > 0)
-    warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
-  if (account?.ok)
-    warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit, manifest.concurrency));
-
-  const totals = planTotals(manifest, walk, money, problems && problems.size > 0, {
-    removed: removed.length,
-    strayFiles: stray?.length ?? 0,
-    budgetLeft,
-    estimateTotal,
-    atMost,
-    copies,
-  });
-  return {
-    manifest: manifest.name,
-    summary: planSummary(totals),
-    items: walk.items,
+  const { foreign, savedEarly } = strangers(
+    manifest,
+    source.unsaved,
+    inputs.outputFiles,
+    source.itemFilePaths,
+  );
+  for (const item of walk.items) if (savedEarly.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
+  const inTheWay = foreign !== null && foreign.length > 0 ? new InTheWay(manifest.outputDir, foreign) : null;
+  if (inTheWay !== null)
+    listed.items.forEach((item, index) => {
+      inTheWay.see(item, walk.items[index]!);
+    });
+  const { items, ...walked } = walk;
+  const found = {
+    walk: walked,
+    items: items.length,
+    copies: planCopies(items),
+    problems: countProblems(items),
+    variants: hasVariants(manifest.items),
+    inTheWay,
+  };
+  const rest = finishPlan(manifest, source, account, nowMs, inputs, found, {
     renamed: renames.renamed,
     removed,
-    stray_files: stray,
-    ...(foreign?.length && inputs.strayWhy
-      ? { stray_reasons: strayReasons(foreign, shown, inputs.strayWhy) }
-      : {}),
-    totals,
-    file_check: source.fileProblems ? (inputs.fileCheck ?? 'stat') : null,
-    value_at_risk: valueAtRisk(source.unsaved, nowMs),
-    account: account === null ? null : toPlanAccount(account),
-    pays_again: again,
-    warnings,
-  };
-}
-
-/** Of the entries the selection left out, those of items the manifest no longer lists at all. */
-/** What plan says of an item whose job's files a stopped run saved but did not commit. */
-const SAVED_BEFORE_COMMIT_WORDS =
-  'its file was saved before the last run was stopped, with a sidecar naming its job: run records it, nothing to fetch or pay';
-
-/** This ledger's succeeded jobs whose files it has not recorded, job id -> item. */
-function unsavedJobs(source: PlanSource): Map<string, string> {
-  return new Map(
-    source.unsaved.flatMap((attempt) => (attempt.jobId ? [[attempt.jobId, attempt.itemId] as const] : [])),
-  );
+    foreign,
+  });
+  return withItems(rest, items);
 }
 
 function notListed(manifest: Manifest, entries: readonly ItemEntry[]): ItemEntry[] {
   const ids = new Set(manifest.items.map((item) => item.id));
   return entries.filter((entry) => !ids.has(entry.itemId));
-}
-
-/** `2 items whose paid jobs the service lost are paid for again: expected $0.80, at most $2.00.` */
-function paysAgainLine(walk: Walk, budgetLeft: Micros | null): string | null {
-  const { again } = walk;
-  if (again.items === 0) return null;
-  const expected = again.unknown > 0 ? 'expected cost unknown' : `expected ${formatUsdHuman(again.estimate)}`;
-  const most = mostItCanCost(again.caps, again.uncapped, budgetLeft);
-  const bound =
-    most === null ? 'no upper bound (no max_cost_usd, no budget_usd)' : `at most ${formatUsdHuman(most)}`;
-  const items = again.items === 1 ? '1 item whose paid job' : `${again.items} items whose paid jobs`;
-  return `${items} the service lost (mediabatch forget) ${again.items === 1 ? 'is' : 'are'} paid for again: ${expected}, ${bound}`;
-}
-
-/** The manifest's own warnings, then what the plan found: expiring files, unknown prices, budget. */
-function planWarnings(
-  manifest: Manifest,
-  unsaved: PlanSource['unsaved'],
-  nowMs: number,
-  walk: Walk,
-): string[] {
-  const warnings = manifest.warnings.map(formatProblem);
-  warnings.push(...expiryWarnings(unsaved, nowMs));
-  const { unknown } = walk;
-  if (unknown > 0) {
-    warnings.push(
-      `${unknown} item${unknown === 1 ? '' : 's'} to submit ${unknown === 1 ? 'has' : 'have'} no price seen in the ledger and no max_cost_usd: the cost estimate is unknown`,
-    );
-  }
-  const blocked = walk.counts.blocked_by_budget;
-  if (blocked > 0 && walk.firstBlocked !== null) {
-    // The words a run records for the item, after the count: the run counts by the same rule.
-    warnings.push(notFittingLine(blocked, 'will not fit', walk.firstBlocked.id, walk.firstBlocked.words));
-  }
-  const order = variantsOrderNote(manifest.items, { blocked, mayFit: walk.mayFit });
-  if (order !== null) warnings.push(order);
-  return warnings;
-}
-
-const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry', 'renamed']);
-
-/** The items `run` will not submit because a file it did not write holds their name (names-in-the-way). */
-function heldBackWarnings(
-  manifest: Manifest,
-  walk: Walk,
-  foreign: readonly string[],
-  shown: (path: string) => string,
-): string[] {
-  const submitted = new Set(walk.items.filter((item) => SUBMITTED.has(item.plan)).map((item) => item.id));
-  const items = manifest.items.filter((item) => submitted.has(item.id));
-  const renamed = new Set(walk.items.filter((item) => item.plan === 'renamed').map((item) => item.id));
-  return [...itemsInTheWay(manifest.outputDir, items, foreign)].map(
-    ([id, paths]) =>
-      `${id}: run will not ${renamed.has(id) ? 'rename' : 'submit'} it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
-  );
-}
-
-function planTotals(
-  manifest: Manifest,
-  walk: Walk,
-  money: PlanSource['money'],
-  anyProblem: boolean | undefined,
-  found: {
-    removed: number;
-    strayFiles: number;
-    budgetLeft: Micros | null;
-    estimateTotal: Micros | null;
-    atMost: Micros | null;
-    copies: PlanCopies;
-  },
-): PlanTotals {
-  const { budgetLeft, estimateTotal, atMost } = found;
-  return {
-    items: walk.items.length,
-    ...walk.counts,
-    to_submit: walk.toSubmit,
-    budget_permitting: walk.mayFit,
-    removed: found.removed,
-    stray_files: found.strayFiles,
-    spent_usd: formatUsd(spentMicros(money)),
-    refunded_usd: formatUsd(money.refundedMicros),
-    reserved_usd: formatUsd(money.reservedMicros),
-    budget_usd: manifest.budgetMicros === null ? null : formatUsd(manifest.budgetMicros),
-    budget_left_usd: budgetLeft === null ? null : formatUsd(budgetLeft),
-    estimate_usd: estimateTotal === null ? null : formatUsd(estimateTotal),
-    expected_usd: walk.expected.items === 0 ? null : formatUsd(walk.expected.micros),
-    expected_items: walk.expected.items,
-    expected_samples: walk.expected.samples,
-    at_most_usd: atMost === null ? null : formatUsd(atMost),
-    copies: found.copies.copies,
-    copied_requests: found.copies.requests,
-    ...countProblems(anyProblem ? walk.items : []),
-  };
 }

@@ -22,36 +22,65 @@ export function planReuses(
   const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
-  const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
-  // A result the run fetches again for free, or a job it follows (in flight), is acquired once:
-  // an item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
-  const submitted = new Map<string, string>();
-  const fetched = new Map<string, 'fetched again' | 'followed'>();
+  const reuses = new PlanReuses(takes(), (id) => variantOfItem(variants, id), takeIsThere, sentAs);
   items.forEach((item, position) => {
-    const key = requestKey(sentAs(item));
-    const label = decisions[position]?.label;
-    if ((label !== 'refetch' && label !== 'in_flight') || submitted.has(key)) return;
-    submitted.set(key, item.id);
-    fetched.set(item.id, label === 'refetch' ? 'fetched again' : 'followed');
+    reuses.acquired(item, decisions[position]);
   });
-  for (const position of wanting) {
-    const item = items[position]!;
-    const key = requestKey(sentAs(item));
-    const current = decisions[position]?.changedSince?.id ?? null;
-    const found = index.find(key, item.id, null).find(takeIsThere);
+  for (const position of wanting) decisions[position] = reuses.decide(items[position]!, decisions[position]!);
+}
+
+/**
+ * planReuses' rule an item at a time, for a plan whose items go past in manifest order
+ * (plan-stream.ts): first every result the run acquires anyway (`acquired`, in manifest order),
+ * then each item that wants a take (`decide`, in manifest order).
+ */
+export class PlanReuses {
+  readonly #index: TakeIndex;
+  /** A result the run fetches again for free, or a job it follows, or the first item submitted for a request. */
+  readonly #submitted = new Map<string, string>();
+  readonly #fetched = new Map<string, 'fetched again' | 'followed'>();
+
+  constructor(
+    takes: readonly ReusableTake[],
+    variantOf: (itemId: string) => number,
+    private readonly takeIsThere: (take: ReusableTake) => boolean,
+    private readonly sentAs: (item: ManifestItem) => ManifestItem = (item) => item,
+  ) {
+    this.#index = new TakeIndex(takes, variantOf);
+  }
+
+  /**
+   * A result the run fetches again for free, or a job it follows (in flight), is acquired once: an
+   * item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
+   */
+  acquired(item: ManifestItem, decision: Decision | undefined): void {
+    const label = decision?.label;
+    if (label !== 'refetch' && label !== 'in_flight') return;
+    const key = requestKey(this.sentAs(item));
+    if (this.#submitted.has(key)) return;
+    this.#submitted.set(key, item.id);
+    this.#fetched.set(item.id, label === 'refetch' ? 'fetched again' : 'followed');
+  }
+
+  /** What becomes of an item that wants a take (wantsTake): its decision, or reused, or done. */
+  decide(item: ManifestItem, decision: Decision): Decision {
+    const key = requestKey(this.sentAs(item));
+    const current = decision.changedSince?.id ?? null;
+    const found = this.#index.find(key, item.id, null).find(this.takeIsThere);
     if (found !== undefined) {
       // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
-      decisions[position] =
-        found.attemptId === current && found.itemId === item.id
-          ? { label: 'done', submit: false, reason: SAME_VIDEO_WORDS }
-          : reusedDecision(found);
-      continue;
+      return found.attemptId === current && found.itemId === item.id
+        ? { label: 'done', submit: false, reason: SAME_VIDEO_WORDS }
+        : reusedDecision(found);
     }
-    if (!decisions[position]?.submit) continue;
+    if (!decision.submit) return decision;
     // A twin: the run submits the first item of a request and copies its take to the others.
-    const first = submitted.get(key);
-    if (first === undefined) submitted.set(key, item.id);
-    else decisions[position] = twinDecision(first, fetched.get(first) ?? 'submitted');
+    const first = this.#submitted.get(key);
+    if (first === undefined) {
+      this.#submitted.set(key, item.id);
+      return decision;
+    }
+    return twinDecision(first, this.#fetched.get(first) ?? 'submitted');
   }
 }
 

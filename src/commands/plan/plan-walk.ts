@@ -70,13 +70,26 @@ export interface Walk {
 export function walkItems(
   manifest: Manifest,
   decisions: ReadonlyArray<Decision | undefined>,
-  source: PlanSource,
+  source: Pick<PlanSource, 'prices'>,
   budgetLeft: Micros | null,
   reserved: Micros,
   previousBody: PreviousBody | undefined,
   previousVars?: PreviousVars,
 ): Walk {
-  const walk: Walk = {
+  const walker = new PlanWalker(source, budgetLeft, reserved, previousBody, previousVars);
+  const lines = new Array<PlanItem>(manifest.items.length);
+  for (const index of submitOrder(manifest.items))
+    lines[index] = walker.step(manifest.items[index]!, index, decisions[index]!);
+  return { ...walker.finish(), items: lines };
+}
+
+/**
+ * The walk an item at a time, in the order run queues them: each item's line, its estimate
+ * spent against the budget. A streamed plan (plan-stream.ts) steps through the items in manifest
+ * order, which is that order where no item has variants.
+ */
+export class PlanWalker {
+  readonly #walk: Walk = {
     items: [],
     counts: Object.fromEntries(PLAN_LABELS.map((label) => [label, 0])) as Record<PlanLabel, number>,
     toSubmit: 0,
@@ -89,20 +102,36 @@ export function walkItems(
     again: { items: 0, estimate: 0, unknown: 0, caps: 0, uncapped: 0 },
     firstBlocked: null,
   };
-  const spend: Spending = { walk, budget: new BudgetWalk(budgetLeft), source, reserved, keysSeen: new Set() };
-  const lines = new Array<PlanItem>(manifest.items.length);
-  for (const index of submitOrder(manifest.items)) {
-    const item = manifest.items[index]!;
-    const decided = decisions[index]!;
+  readonly #spend: Spending;
+
+  constructor(
+    source: Pick<PlanSource, 'prices'>,
+    budgetLeft: Micros | null,
+    reserved: Micros,
+    private readonly previousBody: PreviousBody | undefined,
+    private readonly previousVars?: PreviousVars,
+  ) {
+    this.#spend = {
+      walk: this.#walk,
+      budget: new BudgetWalk(budgetLeft),
+      source,
+      reserved,
+      keysSeen: new Set(),
+    };
+  }
+
+  /** One item's line, `index` its place in the manifest. */
+  step(item: ManifestItem, index: number, decided: Decision): PlanItem {
+    const walk = this.#walk;
     let label: PlanLabel = decided.label;
     let { reason } = decided;
     let fields: string[] | null | undefined;
     let vars: string[] = [];
     let estimate: Micros | null = null;
     if (decided.label === 'changed')
-      ({ fields, reason, vars } = changedReason(item, decided, previousBody, previousVars));
+      ({ fields, reason, vars } = changedReason(item, decided, this.previousBody, this.previousVars));
     if (decided.submit) {
-      const spent = spendOn(spend, item, index, decided);
+      const spent = spendOn(this.#spend, item, index, decided);
       estimate = spent.estimate;
       if (spent.blocked) label = 'blocked_by_budget';
       reason = spent.reason ?? reason;
@@ -120,19 +149,22 @@ export function walkItems(
     if (decided.reusedFrom !== undefined) planned.reused_from = decided.reusedFrom;
     if (decided.onRequest !== undefined) planned.paid_only_by = decided.onRequest;
     if (item.vars) planned.prompt = String(item.input.prompt);
-    lines[index] = planned;
+    return planned;
   }
-  walk.items = lines;
-  const first = spend.firstBlocked;
-  walk.firstBlocked = first ? { id: first.id, words: first.words } : null;
-  return walk;
+
+  /** The walk's counts and sums, once every item has had its step (its items are the caller's). */
+  finish(): Omit<Walk, 'items'> {
+    const { items: _items, ...walk } = this.#walk;
+    const first = this.#spend.firstBlocked;
+    return { ...walk, firstBlocked: first ? { id: first.id, words: first.words } : null };
+  }
 }
 
 /** The walk's budget as it goes, in submit order. */
 interface Spending {
   walk: Walk;
   budget: BudgetWalk;
-  source: PlanSource;
+  source: Pick<PlanSource, 'prices'>;
   reserved: Micros;
   prices?: PriceTable;
   seen?: PricesSeen | null;

@@ -1,9 +1,10 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STATES_IN_ORDER } from '../../documents/gallery/groups.js';
 import type { PageFacts } from '../../documents/gallery/page.js';
 import { type DataPart, type GallerySink, pageLayout } from '../../documents/gallery/page-stream.js';
+import { READ_BYTES, SpoolFile } from '../../documents/spool-file.js';
 import type { ItemState } from '../../ledger/records.js';
 
 /**
@@ -14,60 +15,6 @@ import type { ItemState } from '../../ledger/records.js';
  * in order from them: memory holds a megabyte of text at a time, whatever the batch's size, where
  * the page of 100,000 items is about 55 MB. The folder is removed by `close`.
  */
-
-/**
- * Bytes gathered before one write: few system calls. Each text is encoded into it at once, so the
- * strings die young; gathered as strings, the ones a scavenge found waiting were promoted, and
- * 100,000 items left about 100 MB of dead text in the old generation.
- */
-const BUFFER_BYTES = 256 * 1024;
-/** The page's parts are read back into one buffer of this size, which each chunk written reuses. */
-const READ_BYTES = 256 * 1024;
-
-class SpoolFile implements DataPart {
-  count = 0;
-  #fd: number | null = null;
-  #buffer: Buffer | null = null;
-  #used = 0;
-
-  constructor(readonly path: string) {}
-
-  add(json: string): void {
-    if (this.count > 0) this.#put(',');
-    this.#put(json);
-    this.count += 1;
-  }
-
-  #put(text: string): void {
-    this.#buffer ??= Buffer.allocUnsafe(BUFFER_BYTES);
-    // Three bytes a UTF-16 unit at most: a text that might not fit is written on its own.
-    if (this.#used + text.length * 3 > BUFFER_BYTES) {
-      this.flush();
-      if (text.length * 3 > BUFFER_BYTES) {
-        writeSync(this.#open(), text);
-        return;
-      }
-    }
-    this.#used += this.#buffer.write(text, this.#used);
-  }
-
-  #open(): number {
-    this.#fd ??= openSync(this.path, 'wx', 0o600);
-    return this.#fd;
-  }
-
-  flush(): void {
-    if (this.#buffer === null || this.#used === 0) return;
-    writeSync(this.#open(), this.#buffer, 0, this.#used);
-    this.#used = 0;
-  }
-
-  close(): void {
-    this.#buffer = null;
-    if (this.#fd !== null) closeSync(this.#fd);
-    this.#fd = null;
-  }
-}
 
 export class GallerySpool implements GallerySink {
   readonly #dir = mkdtempSync(join(tmpdir(), 'mediabatch-gallery-'));
@@ -108,13 +55,7 @@ export class GallerySpool implements GallerySink {
         yield piece;
         continue;
       }
-      const fd = openSync(piece.path, 'r');
-      try {
-        for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer))
-          yield buffer.subarray(0, read);
-      } finally {
-        closeSync(fd);
-      }
+      yield* piece.blocks(buffer);
     }
   }
 
