@@ -7,6 +7,7 @@ export { type DefinitionOptions, loadDefinition } from './batch/load-definition.
 export { loadManifest, type ManifestSource, manifestItems } from './batch/load-manifest.js';
 export type { LedgerOptions, ServiceOptions } from './batch/options.js';
 export type { StatusDocument } from './batch/status-document.js';
+export { openManifest, type StreamedManifest } from './batch/streamed-manifest.js';
 export {
   NOTICE_CODES,
   type Notice,
@@ -45,7 +46,13 @@ export { type ForgetOptions, type ForgottenJob, forgetJobs } from './commands/fo
 export { type ImportOptions, importJobs } from './commands/import/import.js';
 export type { ImportSummary } from './commands/import/render-import.js';
 export { type KeepOptions, type KeepResult, keepTakes } from './commands/keep/keep.js';
-export { type PlanDocument, type PlanOptions, plan } from './commands/plan/plan.js';
+export {
+  type PlanDocument,
+  type PlanOptions,
+  plan,
+  type StreamedPlanDocument,
+  streamPlan,
+} from './commands/plan/plan.js';
 export { NO_ANSWER_IN_TIME } from './commands/plan/plan-account.js';
 export {
   type ApprovedItem,
@@ -76,6 +83,7 @@ export {
 export { type StatusOptions, status } from './commands/status/status.js';
 export type { EarlierTake, ExportRecord, ExportState } from './documents/export-records.js';
 export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './documents/kept-records.js';
+export type { SpooledItems } from './documents/spooled-items.js';
 export { ENVIRONMENT } from './environment.js';
 export {
   ApiConnectionError,

@@ -4,7 +4,7 @@ import { shownFrom } from '../documents/shown-path.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { KeeperRecord, SavedTake, TakeCheckRecord } from '../ledger/records.js';
 import { shownCheck } from '../ledger/take-checks.js';
-import { itemGroup, type Manifest } from '../manifest/index.js';
+import { itemGroup, type Manifest, type ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
 
@@ -162,7 +162,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * saved takes are read only when there is such a keeper, for its files.
  */
 export async function keeperFields(
-  manifest: Manifest,
+  manifest: Pick<Manifest, 'file'> & { items: ReadonlyArray<Pick<ManifestItem, 'id' | 'variant'>> },
   ledger: Ledger | null,
 ): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
   const rule = new KeptTakes(manifest.items, (await ledger?.keepers()) ?? []);
@@ -183,4 +183,18 @@ export async function keeperFields(
       ).map((file) => shown(file.path)),
     })),
   };
+}
+
+/**
+ * keeperFields for a manifest whose items are not held (a streamed one, which has no variants):
+ * the rule needs only the items the keepers name, and `has` says which of those the manifest lists.
+ */
+export async function keeperFieldsOf(
+  manifest: Pick<Manifest, 'file'>,
+  has: (itemId: string) => boolean,
+  ledger: Ledger | null,
+): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
+  const keepers = (await ledger?.keepers()) ?? [];
+  const named = new Set(keepers.flatMap((keeper) => [keeper.itemId, keeper.keptItemId]));
+  return keeperFields({ file: manifest.file, items: [...named].filter(has).map((id) => ({ id })) }, ledger);
 }

@@ -8,6 +8,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
 import { isLedgerReadError } from '../ledger/sqlite-error.js';
 import { shownCheck } from '../ledger/take-checks.js';
+import type { ManifestHead } from '../manifest/index.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
@@ -22,7 +23,7 @@ export const EMPTY_VIEW: LedgerView = { items: [], attempts: [], files: [] };
  * it must finish with it before returning; a read that fails is the ledger's fault, said so.
  */
 export async function withLedger<T>(
-  batch: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
+  batch: Pick<Batch<ManifestHead>, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
   use: (ledger: Ledger | null, note: LedgerRead) => Promise<T>,
 ): Promise<T> {
   const { ledger, note } = await openForReading(batch);
@@ -41,7 +42,7 @@ export async function openForReading({
   ledgerShown: path,
   ledger: location,
   settings,
-}: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>): Promise<{
+}: Pick<Batch<ManifestHead>, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>): Promise<{
   ledger: Ledger | null;
   note: LedgerRead;
 }> {
@@ -80,7 +81,7 @@ function cannotRead(
 export type LedgerContents = LedgerRead & { view: LedgerView };
 
 export function readLedger(
-  batch: Pick<Batch, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
+  batch: Pick<Batch<ManifestHead>, 'manifest' | 'ledgerShown' | 'ledger' | 'settings'>,
 ): Promise<LedgerContents> {
   return withLedger(batch, async (ledger, note) =>
     ledger

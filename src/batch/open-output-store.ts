@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import type { ManifestHead } from '../manifest/index.js';
 import { openOutputStore } from '../storage/open-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Batch } from './resolve-batch.js';
@@ -8,7 +9,9 @@ import type { Batch } from './resolve-batch.js';
  * as configured (a malformed AWS_ENDPOINT_URL_S3, an unknown MEDIABATCH_S3_ADDRESSING) is the
  * user's to fix: exit 2, before anything is sent.
  */
-export async function openStoreOrRefuse(batch: Pick<Batch, 'manifest' | 'settings'>): Promise<OutputStore> {
+export async function openStoreOrRefuse(
+  batch: Pick<Batch<ManifestHead>, 'manifest' | 'settings'>,
+): Promise<OutputStore> {
   const root = batch.manifest.outputDir;
   try {
     return await openOutputStore(root, batch.settings.storageEnv);

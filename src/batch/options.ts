@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptionError } from '../errors.js';
-import type { Manifest } from '../manifest/index.js';
+import type { Manifest, ManifestHead } from '../manifest/index.js';
 import { type Batch, resolveBatch } from './resolve-batch.js';
 import type { Warn, Warning } from './warnings.js';
 
@@ -58,7 +58,10 @@ export function checkedManifest(call: string, manifest: Manifest): Manifest {
 }
 
 /** The batch a call works on, resolved once from its options. */
-export function batchOf(manifest: Manifest, options: ServiceOptions | LedgerOptions): Batch {
+export function batchOf<M extends ManifestHead>(
+  manifest: M,
+  options: ServiceOptions | LedgerOptions,
+): Batch<M> {
   return resolveBatch(manifest, options);
 }
 

@@ -15,7 +15,7 @@ import {
 import { UserError } from '../errors.js';
 import { isDatabaseUrl } from '../ledger/open-ledger.js';
 import { describeService } from '../ledger/service.js';
-import { isS3Uri, type Manifest, outputChild } from '../manifest/index.js';
+import { isS3Uri, type Manifest, type ManifestHead, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
 import type { Batch } from './resolve-batch.js';
 import { storeFix } from './save-check.js';
@@ -27,7 +27,7 @@ import { storeFix } from './save-check.js';
  */
 
 interface FolderContext {
-  manifest: Manifest;
+  manifest: ManifestHead;
   ledgerShown: string;
   /** The service this ledger runs against, for the marker (informative). */
   service: string;
@@ -40,7 +40,7 @@ interface FolderContext {
 }
 
 /** The folder context of a batch, for the service it runs against. */
-export function folderContextOf(batch: Batch, service: string): FolderContext {
+export function folderContextOf(batch: Batch<ManifestHead>, service: string): FolderContext {
   return {
     manifest: batch.manifest,
     ledgerShown: batch.ledgerShown,
@@ -191,7 +191,7 @@ function wrongLedgerRefusal(
 }
 
 /** A free-looking sibling folder to suggest: named after this manifest, else numbered. */
-function otherFolder(manifest: Manifest, owner: FolderOwner): string {
+function otherFolder(manifest: ManifestHead, owner: FolderOwner): string {
   if (isS3Uri(manifest.outputDir)) return `${manifest.outputDir}-${manifest.name}`;
   const parent = dirname(manifest.outputDir);
   return owner.manifest !== manifest.name && basename(manifest.outputDir) !== manifest.name

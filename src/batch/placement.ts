@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDatabaseUrl, type LedgerLocation, type PostgresEnv, postgresLocation } from '../ledger/index.js';
-import { isS3Uri, type Manifest, parseS3Uri, s3Beside, s3Uri } from '../manifest/index.js';
+import { isS3Uri, type Manifest, type ManifestHead, parseS3Uri, s3Beside, s3Uri } from '../manifest/index.js';
 
 /**
  * Where a batch lives, computed here and nowhere else: its ledger (`.mediabatch/<name>.sqlite`
@@ -8,17 +8,17 @@ import { isS3Uri, type Manifest, parseS3Uri, s3Beside, s3Uri } from '../manifest
  * location of its own, so a demo's placeholder videos and spend never meet a real service's
  * (docs/services.md).
  */
-export interface Placement {
-  manifest: Manifest;
+export interface Placement<M extends ManifestHead = Manifest> {
+  manifest: M;
   ledger: LedgerLocation;
   /** The ledger as shown: the file's path, or the database's URL without its password. */
   ledgerShown: string;
 }
 
-export function placeBatch(
-  manifest: Manifest,
+export function placeBatch<M extends ManifestHead>(
+  manifest: M,
   options: { ledger: string | undefined; sandbox: boolean; cwd: string; postgresEnv?: PostgresEnv },
-): Placement {
+): Placement<M> {
   const placed = options.sandbox ? { ...manifest, outputDir: sandboxLocation(manifest.outputDir) } : manifest;
   if (options.ledger && isDatabaseUrl(options.ledger)) {
     const ledger = postgresLocation(options.ledger, options.postgresEnv ?? {});

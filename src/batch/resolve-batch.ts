@@ -1,7 +1,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { LedgerLocation } from '../ledger/index.js';
-import type { Manifest } from '../manifest/index.js';
+import type { Manifest, ManifestHead } from '../manifest/index.js';
 import { loadSandboxConfig, type SandboxConfig } from '../sandbox/index.js';
 import { placeBatch } from './placement.js';
 import { type BatchSettings, readSettings } from './settings.js';
@@ -24,9 +24,9 @@ export interface BatchOptions {
  * One batch, worked out once: every command and every public function starts from it, and
  * nothing below derives a ledger path or a sandbox placement, or reads the environment.
  */
-export interface Batch {
+export interface Batch<M extends ManifestHead = Manifest> {
   /** The manifest as this batch runs it (the sandbox's output location applied). */
-  manifest: Manifest;
+  manifest: M;
   /** The manifest's folder: the ledger records saved files relative to it. */
   root: string;
   /** Where the ledger is: a SQLite file, or a shared PostgreSQL database (its password inside). */
@@ -69,7 +69,7 @@ export function callerCwd(options: { cwd?: string | undefined }): string {
   return resolve(options.cwd ?? process.cwd());
 }
 
-export function resolveBatch(manifest: Manifest, options: BatchOptions): Batch {
+export function resolveBatch<M extends ManifestHead>(manifest: M, options: BatchOptions): Batch<M> {
   const cwd = callerCwd(options);
   const settings = readSettings(environmentOf(options.env));
   const sandbox = options.sandbox ?? false;

@@ -68,16 +68,13 @@ export function storeFix(folder: string, code: string | null | undefined): strin
 
 /** The next wave's files; a batch with no ledger yet has every item waiting and nothing saved. */
 export async function waveOf(
-  manifest: Manifest,
+  manifest: Pick<Manifest, 'concurrency'> & Partial<Pick<Manifest, 'items'>>,
   ledger: Ledger | null,
   options: Pick<RunOptions, 'only' | 'defaultSlotLimit'>,
+  /** The items not done or failed, counted by the caller (a streamed plan, as its items went past). */
+  counted?: number,
 ): Promise<WaveEstimate> {
-  const states = new Map((await ledger?.listItems())?.map((record) => [record.itemId, record.state]));
-  const only = options.only ?? null;
-  const waiting = manifest.items.filter((item) => {
-    const state = states.get(item.id);
-    return (only === null || only.has(item.id)) && state !== 'done' && state !== 'failed';
-  }).length;
+  const waiting = counted ?? (await waitingItems(manifest.items ?? [], ledger, options.only ?? null));
   // The saved files' sizes are summed by SQLite: a large batch's file rows are never all read here.
   const saved = (await ledger?.savedFileTotals()) ?? { bytes: 0, outputs: 0 };
   return nextWaveBytes({
@@ -88,5 +85,21 @@ export async function waveOf(
     savedOutputs: saved.outputs,
   });
 }
+
+/** The items a run would still try: neither done nor failed in the ledger (of `only`, when given). */
+async function waitingItems(
+  items: readonly Manifest['items'][number][],
+  ledger: Ledger | null,
+  only: ReadonlySet<string> | null,
+): Promise<number> {
+  const states = new Map((await ledger?.listItems())?.map((record) => [record.itemId, record.state]));
+  return items.filter((item) => {
+    const state = states.get(item.id);
+    return (only === null || only.has(item.id)) && waits(state);
+  }).length;
+}
+
+/** Whether an item in this ledger state (none: the ledger does not know it) waits for a run. */
+export const waits = (state: string | undefined): boolean => state !== 'done' && state !== 'failed';
 
 const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;

@@ -2,6 +2,7 @@ import type { FileProblems, ItemFiles } from '../documents/file-problems.js';
 import { checkSavedFile } from '../downloads/saved-file-check.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ReusableTake } from '../ledger/reused-take.js';
+import type { SavedFileFacts } from '../ledger/saved-files.js';
 
 /**
  * Each item's saved output checked against the disk for `status` and `plan`: one stat per file
@@ -11,19 +12,32 @@ import type { ReusableTake } from '../ledger/reused-take.js';
  */
 export async function savedFileProblems(ledger: Ledger, verify: boolean): Promise<FileProblems> {
   const found = new Map<string, ItemFiles>();
-  for await (const facts of ledger.savedFileFacts()) {
-    if (facts.path.includes('://')) continue;
-    const judged = checkSavedFile(facts.path, facts, verify);
-    if (judged.check === 'intact') continue;
-    let item = found.get(facts.itemId);
-    if (item === undefined) {
-      const { savedAt, jobId, expiresAt } = facts;
-      item = { problems: [], savedAt, jobId, expiresAt };
-      found.set(facts.itemId, item);
-    }
-    item.problems.push({ path: facts.path, problem: judged.check, detail: judged.detail });
-  }
+  for await (const facts of ledger.savedFileFacts()) judgeSavedFile(found, facts, verify);
   return found;
+}
+
+/** The same for these items only (a page of a manifest's, as a streamed command walks it). */
+export async function savedFileProblemsOf(
+  ledger: Ledger,
+  itemIds: readonly string[],
+  verify: boolean,
+): Promise<FileProblems> {
+  const found = new Map<string, ItemFiles>();
+  for (const facts of await ledger.savedFileFactsOf(itemIds)) judgeSavedFile(found, facts, verify);
+  return found;
+}
+
+function judgeSavedFile(found: Map<string, ItemFiles>, facts: SavedFileFacts, verify: boolean): void {
+  if (facts.path.includes('://')) return;
+  const judged = checkSavedFile(facts.path, facts, verify);
+  if (judged.check === 'intact') return;
+  let item = found.get(facts.itemId);
+  if (item === undefined) {
+    const { savedAt, jobId, expiresAt } = facts;
+    item = { problems: [], savedAt, jobId, expiresAt };
+    found.set(facts.itemId, item);
+  }
+  item.problems.push({ path: facts.path, problem: judged.check, detail: judged.detail });
 }
 
 /**

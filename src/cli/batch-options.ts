@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { loadDefinition, loadManifest, type Manifest, ManifestError, UserError } from '../index.js';
+import {
+  loadDefinition,
+  loadManifest,
+  type Manifest,
+  ManifestError,
+  openManifest,
+  type StreamedManifest,
+  UserError,
+} from '../index.js';
 import { type CommandName, commandSpec } from './command-table.js';
 import type { CliIo } from './io.js';
 
@@ -26,7 +34,45 @@ export async function openBatch(
   { values, positionals }: { values: BatchFlags; positionals: string[] },
   io: Pick<CliIo, 'cwd' | 'env'>,
   command: CommandName,
+): Promise<{ manifestArg: string | undefined; manifest: Manifest; options: BatchCallOptions }> {
+  const opened = await openBatchOf({ values, positionals }, io, command, false);
+  return { ...opened, manifest: opened.manifest as Manifest };
+}
+
+/**
+ * openBatch for a command that reads a batch too large to hold (docs/api.md): the manifest is
+ * opened to be read a chunk at a time where it can be; its problems are found as the library
+ * reads it (refusedManifest words them as openBatch does).
+ */
+export function openStreamedBatch(
+  flags: { values: BatchFlags; positionals: string[] },
+  io: Pick<CliIo, 'cwd' | 'env'>,
+  command: CommandName,
 ) {
+  return openBatchOf(flags, io, command, true);
+}
+
+/** The options openBatch hands the package root with the manifest. */
+type BatchCallOptions = {
+  manifestArg?: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  ledger?: string;
+  sandbox?: boolean;
+  sandboxConfig?: string;
+  baseUrl?: string;
+};
+
+async function openBatchOf(
+  { values, positionals }: { values: BatchFlags; positionals: string[] },
+  io: Pick<CliIo, 'cwd' | 'env'>,
+  command: CommandName,
+  streamed: boolean,
+): Promise<{
+  manifestArg: string | undefined;
+  manifest: Manifest | StreamedManifest;
+  options: BatchCallOptions;
+}> {
   const outcome = commandSpec(command)!.undone;
   // With --batch every positional is the command's own (keep's entries): none names a manifest.
   const manifestArg = values.batch === undefined ? positionals[0] : undefined;
@@ -45,7 +91,7 @@ export async function openBatch(
     throw new UserError(
       "--output-dir goes with --batch, for a runner without the manifest: a manifest's output.dir says where its files go",
     );
-  return { manifestArg, manifest: manifestFor(manifestArg, io, outcome), options };
+  return { manifestArg, manifest: manifestFor(manifestArg, io, outcome, streamed), options };
 }
 
 /**
@@ -72,17 +118,40 @@ async function definedBatch(values: BatchFlags, io: Pick<CliIo, 'cwd' | 'env'>, 
  * means for this command (only `run` and `import` could have submitted anything). The parser has
  * made sure the path is there.
  */
-function manifestFor(path: string, io: Pick<CliIo, 'cwd'>, outcome: string): Manifest {
+function manifestFor(
+  path: string,
+  io: Pick<CliIo, 'cwd'>,
+  outcome: string,
+  streamed: boolean,
+): Manifest | StreamedManifest {
   try {
-    return loadManifest(resolve(io.cwd, path));
+    const file = resolve(io.cwd, path);
+    return streamed ? openManifest(file) : loadManifest(file);
   } catch (error) {
-    if (!(error instanceof ManifestError)) throw error;
-    const count = error.problems.length;
-    throw new UserError(
-      `${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${error.lines}`,
-      error.code,
-      error.fields,
-    );
+    throw refusedManifest(error, outcome);
+  }
+}
+
+/** Every problem in the manifest, file:line:column first, with what the command leaves undone; any other error as it is. */
+function refusedManifest(error: unknown, outcome: string): unknown {
+  if (!(error instanceof ManifestError)) return error;
+  const count = error.problems.length;
+  return new UserError(
+    `${count} problem${count === 1 ? '' : 's'} in the manifest; ${outcome}:\n${error.lines}`,
+    error.code,
+    error.fields,
+  );
+}
+
+/**
+ * A library call on a streamed manifest, whose problems are found as the call reads it: worded as
+ * openBatch words a manifest's problems (with what `command` leaves undone).
+ */
+export async function withManifestWords<T>(command: CommandName, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw refusedManifest(error, commandSpec(command)!.undone);
   }
 }
 

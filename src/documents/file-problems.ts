@@ -94,7 +94,7 @@ export function countProblems(items: Iterable<{ file_problems?: ShownFileProblem
  * count is in the heading). Empty when every saved file is as saved.
  */
 export function fileProblemLines(
-  items: ReadonlyArray<{ id: string; file_problems?: ShownFileProblem[] }>,
+  items: Iterable<{ id: string; file_problems?: ShownFileProblem[] }>,
   counts: FileProblemCounts,
   verified: boolean,
   /** At most this many files listed, then how many more (a summary's few examples). */

@@ -22,12 +22,60 @@ export function* jsonChunks(document: object, perChunk = 1000): Generator<string
         yield `${elements(value.slice(start, start + perChunk))}${last ? '\n' : ',\n'}`;
       }
       yield `  ]${tail}`;
+    } else if (isIterable(value)) {
+      // Items read back as they are written (a streamed plan's or status's, spooled-items.ts).
+      yield* iteratedArray(`  ${JSON.stringify(key)}: `, value, perChunk);
+      yield tail;
     } else {
       // JSON escapes line breaks inside strings, so every one in the text is structure to indent.
       yield `  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replaceAll('\n', '\n  ')}${tail}`;
     }
   }
   yield '}\n';
+}
+
+/** An iterable that is not an array or a string: written as the array of what it gives. */
+const isIterable = (value: unknown): value is Iterable<unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Symbol.iterator in value;
+
+/** An iterable's elements as an array member, `perChunk` at a time: as JSON.stringify writes the array. */
+function* iteratedArray(head: string, values: Iterable<unknown>, perChunk: number): Generator<string> {
+  const array = new ArrayChunks(head, perChunk);
+  for (const value of values) {
+    const chunk = array.add(value);
+    if (chunk !== null) yield chunk;
+  }
+  yield array.end();
+}
+
+/** An array member's text, a slice of elements at a time as they come. */
+class ArrayChunks {
+  #slice: unknown[] = [];
+  #first = true;
+
+  constructor(
+    private readonly head: string,
+    private readonly perChunk: number,
+  ) {}
+
+  /** The slice's text once it is full; null until then. */
+  add(value: unknown): string | null {
+    this.#slice.push(value);
+    return this.#slice.length < this.perChunk ? null : this.#flush();
+  }
+
+  /** What is left, and the array's end. */
+  end(): string {
+    const rest = this.#slice.length > 0 ? this.#flush() : '';
+    return `${rest}${this.#first ? `${this.head}[]` : '\n  ]'}`;
+  }
+
+  #flush(): string {
+    const text = `${this.#first ? `${this.head}[\n` : ',\n'}${elements(this.#slice)}`;
+    this.#first = false;
+    this.#slice = [];
+    return text;
+  }
 }
 
 /** JSON.stringify leaves out a member whose value is one of these. */
@@ -91,18 +139,10 @@ async function* streamedArray(
   values: AsyncIterable<unknown>,
   perChunk: number,
 ): AsyncGenerator<string> {
-  let slice: unknown[] = [];
-  let first = true;
+  const array = new ArrayChunks(head, perChunk);
   for await (const value of values) {
-    slice.push(value);
-    if (slice.length < perChunk) continue;
-    yield `${first ? `${head}[\n` : ',\n'}${elements(slice)}`;
-    first = false;
-    slice = [];
+    const chunk = array.add(value);
+    if (chunk !== null) yield chunk;
   }
-  if (slice.length > 0) {
-    yield `${first ? `${head}[\n` : ',\n'}${elements(slice)}`;
-    first = false;
-  }
-  yield first ? `${head}[]` : '\n  ]';
+  yield array.end();
 }

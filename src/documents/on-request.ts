@@ -22,14 +22,36 @@ const WORDS: Record<OnRequest, string> = {
 };
 
 /** One line per option that some of these items wait for: `only run ... pays for these again: a, b`. */
-export function onRequestLines(items: ReadonlyArray<{ id: string; paid_only_by?: OnRequest }>): string[] {
-  const lines: string[] = [];
-  for (const option of Object.keys(WORDS) as OnRequest[]) {
-    const ids = items.filter((item) => item.paid_only_by === option).map((item) => item.id);
-    if (ids.length === 0) continue;
-    const shown =
-      ids.length > 10 ? `${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more` : ids.join(', ');
-    lines.push(`${WORDS[option]}: ${shown}`);
+export function onRequestLines(items: Iterable<{ id: string; paid_only_by?: OnRequest }>): string[] {
+  const named = new OnRequestNamed();
+  for (const item of items) named.add(item);
+  return named.lines();
+}
+
+/** Ids named per line before the rest are counted. */
+const NAMED = 10;
+
+/** onRequestLines an item at a time, for a renderer that reads its items once for several things. */
+export class OnRequestNamed {
+  readonly #ids: Record<OnRequest, string[]> = { regenerateExpired: [], retryFailed: [] };
+  readonly #counts: Record<OnRequest, number> = { regenerateExpired: 0, retryFailed: 0 };
+
+  add(item: { id: string; paid_only_by?: OnRequest }): void {
+    const option = item.paid_only_by;
+    if (option === undefined) return;
+    this.#counts[option] += 1;
+    if (this.#ids[option].length < NAMED) this.#ids[option].push(item.id);
   }
-  return lines;
+
+  lines(): string[] {
+    const lines: string[] = [];
+    for (const option of Object.keys(WORDS) as OnRequest[]) {
+      const ids = this.#ids[option];
+      const count = this.#counts[option];
+      if (count === 0) continue;
+      const shown = count > NAMED ? `${ids.join(', ')} and ${count - NAMED} more` : ids.join(', ');
+      lines.push(`${WORDS[option]}: ${shown}`);
+    }
+    return lines;
+  }
 }

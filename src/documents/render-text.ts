@@ -31,7 +31,8 @@ export function renderTable(
 /** The same table a thousand lines at a time, so that 100,000 rows never become one string. */
 export function* tableChunks(
   headers: readonly string[],
-  rows: readonly (readonly string[])[],
+  /** Read twice (the widths, then the lines): an array, or rows made afresh from a spool each time. */
+  rows: Iterable<readonly string[]>,
   maxWidth = 48,
 ): Generator<string> {
   const widths = headers.map((header) => header.length);
@@ -48,12 +49,14 @@ export function* tableChunks(
     return `${text}${cells[cells.length - 1] ?? ''}`.trimEnd();
   };
   yield `${line(headers)}\n`;
-  for (let start = 0; start < rows.length; start += LINES_PER_CHUNK) {
-    const end = Math.min(rows.length, start + LINES_PER_CHUNK);
-    const out = new Array<string>(end - start);
-    for (let i = start; i < end; i++) out[i - start] = line(rows[i]!);
+  let out: string[] = [];
+  for (const row of rows) {
+    out.push(line(row));
+    if (out.length < LINES_PER_CHUNK) continue;
     yield `${out.join('\n')}\n`;
+    out = [];
   }
+  if (out.length > 0) yield `${out.join('\n')}\n`;
 }
 
 const LINES_PER_CHUNK = 1000;
@@ -162,7 +165,7 @@ function statusTable(report: StatusReport): Generator<string> {
 /** Saved files not as saved, a line each, after a blank line; '' when there are none. */
 export function savedFileLines(
   doc: {
-    items: ReadonlyArray<Parameters<typeof fileProblemLines>[0][number]>;
+    items: Parameters<typeof fileProblemLines>[0];
     totals: Parameters<typeof fileProblemLines>[1];
     file_check: 'stat' | 'sha256' | null;
   },

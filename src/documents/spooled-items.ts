@@ -21,6 +21,13 @@ export class SpooledItems<T> implements Iterable<T> {
   /** Items held in memory before they go to a file (the default holds a small batch's whole). */
   constructor(private readonly held = 10_000) {}
 
+  /** Items already held whole (a small batch's), as spooled items that never go to a file. */
+  static of<T>(items: readonly T[]): SpooledItems<T> {
+    const spooled = new SpooledItems<T>(Number.POSITIVE_INFINITY);
+    for (const item of items) spooled.add(item);
+    return spooled;
+  }
+
   get length(): number {
     return this.#count;
   }

@@ -39,21 +39,37 @@ export function groupLines<T>(
   groupOf: (item: T) => string | null,
   shown: (item: T) => string,
 ): string[] {
-  const groups = new Map<string, { count: number; examples: string[] }>();
-  for (const item of items) {
-    const group = groupOf(item);
-    if (group === null) continue;
-    const entry = groups.get(group) ?? { count: 0, examples: [] };
-    groups.set(group, entry);
+  const groups = new Groups<T>(groupOf, shown);
+  for (const item of items) groups.add(item);
+  return groups.lines();
+}
+
+/** groupLines an item at a time, for a renderer that reads its items once for several things. */
+export class Groups<T> {
+  readonly #groups = new Map<string, { count: number; examples: string[] }>();
+
+  constructor(
+    private readonly groupOf: (item: T) => string | null,
+    private readonly shown: (item: T) => string,
+  ) {}
+
+  add(item: T): void {
+    const group = this.groupOf(item);
+    if (group === null) return;
+    const entry = this.#groups.get(group) ?? { count: 0, examples: [] };
+    this.#groups.set(group, entry);
     entry.count += 1;
-    if (entry.examples.length < EXAMPLES) entry.examples.push(cleanText(shown(item)));
+    if (entry.examples.length < EXAMPLES) entry.examples.push(cleanText(this.shown(item)));
   }
-  return [...groups]
-    .sort(([, a], [, b]) => b.count - a.count)
-    .map(([group, { count, examples }]) => {
-      const more = count > examples.length ? ', ...' : '';
-      return `  ${group}: ${count}, e.g. ${examples.join(', ')}${more}`;
-    });
+
+  lines(): string[] {
+    return [...this.#groups]
+      .sort(([, a], [, b]) => b.count - a.count)
+      .map(([group, { count, examples }]) => {
+        const more = count > examples.length ? ', ...' : '';
+        return `  ${group}: ${count}, e.g. ${examples.join(', ')}${more}`;
+      });
+  }
 }
 
 /** At most `listed` lines of `lines`, then how many were left out. */

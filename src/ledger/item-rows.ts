@@ -16,6 +16,18 @@ export interface ItemUpdate {
   errorMessage?: string | null;
 }
 
+/** How many items the batch has rows for. */
+export async function countItems(c: LedgerContext): Promise<number> {
+  const rows = await c.db.read(
+    c.q
+      .selectFrom('items')
+      .select(sql<number>`cast(count(*) as bigint)`.as('count'))
+      .where('batch_id', '=', c.batchId)
+      .compile(),
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
 /** In item_id's byte order, the order of SQLite's key, on both databases. */
 export async function listItems(c: LedgerContext): Promise<ItemRecord[]> {
   return c.db.read(

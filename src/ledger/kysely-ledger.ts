@@ -84,6 +84,7 @@ export class KyselyLedger implements Ledger {
 
   // ---- items, attempts, files ------------------------------------------------------------------
   listItems: Steps['listItems'] = () => this.#step(items.listItems, () => []);
+  countItems: Steps['countItems'] = () => this.#step(items.countItems, () => 0);
   putItems: Steps['putItems'] = (list) => this.#step((c) => items.putItems(c, list));
   setItemState: Steps['setItemState'] = (itemId, update, event) =>
     this.#step(async (c) => {

@@ -193,6 +193,8 @@ export interface Ledger {
 
   // ---- items --------------------------------------------------------------------------------
   listItems(): Promise<ItemRecord[]>;
+  /** How many items the batch has rows for. */
+  countItems(): Promise<number>;
   /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
   putItems(items: ReadonlyArray<{ itemId: string } & ItemUpdate>): Promise<void>;
   setItemState(itemId: string, update: ItemUpdate, event?: { kind: string; detail?: unknown }): Promise<void>;

@@ -9,6 +9,7 @@ export {
   type ManifestHead,
   ManifestRead,
   NotStreamable,
+  streamableHead,
   streamManifestChunks,
   streamManifestItems,
 } from './manifest-stream.js';

@@ -41,6 +41,13 @@ export class ItemIds implements IdClaims {
     return n === undefined ? undefined : this.claim(n, key);
   }
 
+  /** Whether an item has this very id (not only one that differs in letter case). */
+  has(id: string): boolean {
+    const key = id.toLowerCase();
+    const n = this.byKey.get(key);
+    return n !== undefined && (this.cased.get(n) ?? key) === id;
+  }
+
   set(key: string, { source, id, declared }: Claim): this {
     this.byKey.set(key, this.add(source, id, declared));
     return this;

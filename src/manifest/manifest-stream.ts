@@ -86,18 +86,11 @@ export async function* streamManifestChunks(
   chunkSize = CHUNK,
 ): AsyncGenerator<ManifestItem[]> {
   const { problems } = read;
-  const topMap = readTopMap(file, text, problems);
-  if (topMap === null) return;
+  const settings = streamableTop(file, text, problems);
+  if (settings === null) return;
+  const { topMap, field } = settings;
   const { top, value } = topMap;
-  // A prompt and no items is one item whose variables make the many: read whole, as a matrix is.
-  const bare = value.items === undefined && value.items_from === undefined;
-  if (bare || value.matrix !== undefined || value.variants !== undefined) throw new NotStreamable();
-  const parsed = topSchema.safeParse(value);
-  if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
-  const field = fieldReader(value);
-  if (field('output')?.name !== undefined) throw new NotStreamable();
-  const name = field('name');
-  if (parsed.success && name !== undefined) read.head = manifestHead(file, name, parsed.data);
+  read.head = settings.head;
   const defaults = readDefaults(top, field);
   read.notes = new PassThroughNotes(inputDefaults(defaults, value));
   read.shared = readSharedTemplate(top, field, value);
@@ -139,6 +132,41 @@ export async function* streamManifestChunks(
       [value.items_from !== undefined ? 'items_from' : 'items'],
       "no items: list them under 'items' or point 'items_from' at a .csv or .jsonl file",
     );
+}
+
+/**
+ * The manifest's YAML as a streamed read starts from: its settings read, its own problems
+ * reported, NotStreamable thrown where its items need each other; null when it is no map.
+ */
+function streamableTop(file: string, text: string, problems: ProblemList) {
+  const topMap = readTopMap(file, text, problems);
+  if (topMap === null) return null;
+  const { top, value } = topMap;
+  // A prompt and no items is one item whose variables make the many: read whole, as a matrix is.
+  const bare = value.items === undefined && value.items_from === undefined;
+  if (bare || value.matrix !== undefined || value.variants !== undefined) throw new NotStreamable();
+  const parsed = topSchema.safeParse(value);
+  if (!parsed.success) reportIssues(parsed.error.issues, top, value, topKeysAt, problems);
+  const field = fieldReader(value);
+  if (field('output')?.name !== undefined) throw new NotStreamable();
+  const name = field('name');
+  const head = parsed.success && name !== undefined ? manifestHead(file, name, parsed.data) : null;
+  return { topMap, field, head };
+}
+
+/**
+ * The settings of a manifest that can be read a chunk at a time, without reading its items; null
+ * when it cannot be (see above), or when its YAML has problems of its own (a whole read says them).
+ */
+export function streamableHead(file: string, text: string): ManifestHead | null {
+  const problems = new ProblemList();
+  try {
+    const settings = streamableTop(file, text, problems);
+    return problems.size === 0 ? (settings?.head ?? null) : null;
+  } catch (error) {
+    if (error instanceof NotStreamable) return null;
+    throw error;
+  }
 }
 
 /** A chunk counted as given; an empty one is not yielded. */

@@ -33,7 +33,7 @@ export class KeptTakes {
   /** Each kept ledger item, with the group that keeps it (what groupOf falls back on). */
   readonly #keptBy = new Map<string, string>();
 
-  constructor(items: readonly ManifestItem[], keepers: readonly KeeperRecord[]) {
+  constructor(items: ReadonlyArray<Pick<ManifestItem, 'id' | 'variant'>>, keepers: readonly KeeperRecord[]) {
     for (const item of items) {
       const group = itemGroup(item);
       this.#groupOf.set(item.id, group);

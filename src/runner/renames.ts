@@ -32,24 +32,37 @@ export interface Rename {
  * side stay removed or new. The pairs come in manifest order of their new items.
  */
 export function pairRenames(removed: readonly RemovedCandidate[], added: readonly NewCandidate[]): Rename[] {
-  const waiting = new Map<string, RemovedCandidate[]>();
-  const ordered = [...removed].sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const candidate of ordered) {
-    const queue = waiting.get(candidate.hash);
-    if (queue) queue.push(candidate);
-    else waiting.set(candidate.hash, [candidate]);
+  const pairing = new RenamePairing(removed);
+  return added.flatMap((item) => pairing.pair(item) ?? []);
+}
+
+/**
+ * pairRenames a new item at a time, in manifest order, for a plan whose items go past without
+ * being held (commands/plan/plan-stream.ts): the pair a new item makes, or null.
+ */
+export class RenamePairing {
+  readonly #waiting = new Map<string, RemovedCandidate[]>();
+  readonly #taken = new Set<string>();
+
+  constructor(removed: readonly RemovedCandidate[]) {
+    const ordered = [...removed].sort(
+      (a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    for (const candidate of ordered) {
+      const queue = this.#waiting.get(candidate.hash);
+      if (queue) queue.push(candidate);
+      else this.#waiting.set(candidate.hash, [candidate]);
+    }
   }
-  const pairs: Rename[] = [];
-  const taken = new Set<string>();
-  for (const item of added) {
+
+  pair(item: NewCandidate): Rename | null {
     // A new id listed twice (never, after manifest checks) is paired once.
-    if (taken.has(item.id)) continue;
-    const next = waiting.get(item.hash)?.shift();
-    if (next === undefined) continue;
-    taken.add(item.id);
-    pairs.push({ from: next.id, to: item.id });
+    if (this.#taken.has(item.id)) return null;
+    const next = this.#waiting.get(item.hash)?.shift();
+    if (next === undefined) return null;
+    this.#taken.add(item.id);
+    return { from: next.id, to: item.id };
   }
-  return pairs;
 }
 
 const RUNNING = new Set<string | null>(['queued', 'running', 'succeeded']);

@@ -57,8 +57,22 @@ export function manifestVariants(
   return new Map(items.map((item) => [item.id, item.variant?.number ?? 1]));
 }
 
-function keyOf(model: unknown, input: unknown, variant: number): string {
-  return hash('sha256', canonicalJson({ model, input, variant }), 'hex');
+function keyOf(model: unknown, input: unknown, variant: number, encoding: 'hex' | 'binary' = 'hex'): string {
+  return hash('sha256', canonicalJson({ model, input, variant }), encoding);
+}
+
+/**
+ * requestKey as its 32 bytes, one character each (latin1): the same key in half the memory, for a
+ * plan that remembers every item's key across a million items (plan-reuses.ts). hexKey makes it
+ * the usual key again.
+ */
+export function compactRequestKey(item: Pick<ManifestItem, 'model' | 'input' | 'variant'>): string {
+  return keyOf(item.model, item.input, item.variant?.number ?? 1, 'binary');
+}
+
+/** The usual (hex) form of a compactRequestKey. */
+export function hexKey(compact: string): string {
+  return Buffer.from(compact, 'latin1').toString('hex');
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

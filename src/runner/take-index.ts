@@ -18,6 +18,11 @@ export class TakeIndex {
     }
   }
 
+  /** Whether the index holds no take at all. */
+  get empty(): boolean {
+    return this.#byKey.size === 0;
+  }
+
   /** A take saved now, under `key` (the copy a reuse placed is itself a take of that request). */
   add(key: string, take: ReusableTake): void {
     const copy = { ...take, files: take.files.map((file) => ({ ...file })) };

@@ -1,14 +1,19 @@
-import { ExitCode, plan, writePlan } from '../../index.js';
+import { ExitCode, type Manifest, streamPlan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
 import { accountFailure, jsonChunks, planSummaryChunks, planTextChunks, wantsSummary } from '../../render.js';
-import { commandLine, openBatch } from '../batch-options.js';
+import { commandLine, openBatch, openStreamedBatch, withManifestWords } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords, warnOn } from '../words.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'plan');
+  // An approved plan (--out) lists every item's request: it is made of the manifest held whole.
+  const opened =
+    values.out === undefined
+      ? await openStreamedBatch({ values, positionals }, io, 'plan')
+      : await openBatch({ values, positionals }, io, 'plan');
+  const { manifestArg, manifest, options } = opened;
   const asked = {
     ...options,
     warn: warnOn(io, 'plan'),
@@ -21,11 +26,17 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
   const written =
     values.out === undefined
       ? null
-      : await writePlan(manifest, { ...asked, to: values.out, force: values.force });
-  const { ledger, ...doc } = written?.document ?? (await plan(manifest, asked));
+      : await writePlan(manifest as Manifest, { ...asked, to: values.out, force: values.force });
+  const { ledger, ...doc } =
+    written?.document ?? (await withManifestWords('plan', () => streamPlan(manifest, asked)));
   const save = commandLine('run', manifestArg, values);
-  const text = wantsSummary(doc.totals.items, values) ? planSummaryChunks : planTextChunks;
-  await writeChunks(io.stdout, values.json ? jsonChunks(doc) : text(doc, ledger, save), cliWords);
+  try {
+    const text = wantsSummary(doc.totals.items, values) ? planSummaryChunks : planTextChunks;
+    await writeChunks(io.stdout, values.json ? jsonChunks(doc) : text(doc, ledger, save), cliWords);
+  } finally {
+    // A streamed plan's items wait in a temporary file until written.
+    if (!Array.isArray(doc.items)) doc.items.close();
+  }
   if (written !== null) {
     const same = [
       ...(values['retry-failed'] ? ['--retry-failed'] : []),

@@ -1,17 +1,21 @@
-import { keeperFields } from '../../batch/batch-takes.js';
+import { keeperFields, keeperFieldsOf } from '../../batch/batch-takes.js';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import { filesUnder } from '../../batch/output-files.js';
 import { folderContextOf, outputLocationRefusal } from '../../batch/output-owner-check.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { takeIsThere } from '../../batch/saved-file-problems.js';
+import type { StreamedManifest } from '../../batch/streamed-manifest.js';
 import type { Warn } from '../../batch/warnings.js';
+import type { SpooledItems } from '../../documents/spooled-items.js';
 import { strangerReason } from '../../downloads/files-on-disk.js';
 import { UserError } from '../../errors.js';
+import type { Manifest, ManifestHead } from '../../manifest/index.js';
 import { definitionStanding, planDefinition } from './batch-definition.js';
 import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
 import { planSource } from './plan-reads.js';
-import type { PlanDocument } from './plan-report.js';
+import type { AccountCheck, PlanDocument, PlanItem } from './plan-report.js';
+import { planStreamed } from './plan-stream.js';
 import { buildPlanStreamed } from './plan-streamed.js';
 
 /** run's flags a plan previews (`plan --regenerate-expired`, `--retry-failed`), and `--verify`. */
@@ -25,8 +29,8 @@ export interface PlanAsked {
 }
 
 /** A plan and where its ledger stands. */
-export interface PlannedBatch {
-  doc: PlanDocument;
+export interface PlannedBatch<Items extends Iterable<PlanItem> = PlanItem[]> {
+  doc: PlanDocument<Items>;
   ledger: LedgerRead;
 }
 
@@ -38,14 +42,7 @@ export interface PlannedBatch {
  */
 export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {}): Promise<PlannedBatch> {
   const { manifest } = batch;
-  // Another batch's location: run refuses it before any request, so its files are not this plan's.
-  const store = await openStoreOrRefuse(batch);
-  const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
-  if (refusal !== null)
-    throw new UserError(`run would refuse this manifest (output_owned): ${refusal}`, 'output_owned');
-  // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
-  await checkOutputLikeRun(batch, store);
-  const account = await checkLikeRun(batch, warn);
+  const account = await preflightLikeRun(batch, warn);
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   return withLedger(batch, async (ledger, note) => ({
     ledger: note,
@@ -70,4 +67,61 @@ export async function planBatch(batch: Batch, warn: Warn, asked: PlanAsked = {})
       ...planDefinition(await definitionStanding(ledger, manifest), asked.redefine ?? false),
     },
   }));
+}
+
+/**
+ * What run's pre-flight would refuse, refused in run's order; what GET /account said. `waiting`:
+ * the items a streamed plan counted as not done or failed (else counted from the manifest).
+ */
+async function preflightLikeRun(
+  batch: Batch<ManifestHead & Partial<Pick<Manifest, 'items'>>>,
+  warn: Warn,
+  waiting?: number,
+): Promise<AccountCheck | null> {
+  // Another batch's location: run refuses it before any request, so its files are not this plan's.
+  const store = await openStoreOrRefuse(batch);
+  const refusal = await outputLocationRefusal(folderContextOf(batch, ''), store);
+  if (refusal !== null)
+    throw new UserError(`run would refuse this manifest (output_owned): ${refusal}`, 'output_owned');
+  // Then what run's pre-flight would refuse, in run's order: a folder that cannot take the files first.
+  await checkOutputLikeRun(batch, store, waiting);
+  return checkLikeRun(batch, warn);
+}
+
+/**
+ * planBatch for a manifest too large to hold (plan-stream.ts): the same checks, made once its
+ * items were read through once, and the plan made a chunk of items at a time. Throws
+ * NotStreamable, before any check, for a batch whose plan needs every item at once.
+ */
+export async function planStreamedBatch(
+  batch: Batch<StreamedManifest>,
+  warn: Warn,
+  asked: PlanAsked = {},
+): Promise<PlannedBatch<SpooledItems<PlanItem>>> {
+  const { manifest } = batch;
+  const verify = asked.verify ?? false;
+  const outputFiles = filesUnder(manifest.outputDir, manifest.file);
+  const inputs = {
+    outputFiles,
+    strayWhy: (path: string) => strangerReason(path, manifest.name),
+    regenerateExpired: asked.regenerateExpired ?? false,
+    retryFailed: asked.retryFailed ?? false,
+    verify,
+    fileCheck: verify ? ('sha256' as const) : ('stat' as const),
+    takeIsThere: takeIsThere(verify),
+  };
+  return withLedger(batch, async (ledger, note) => {
+    const { doc, read } = await planStreamed(manifest, ledger, inputs, (waiting) =>
+      preflightLikeRun(batch, warn, waiting),
+    );
+    try {
+      return {
+        ledger: note,
+        doc: { ...doc, ...(await keeperFieldsOf(manifest, (id) => read.ids.has(id), ledger)) },
+      };
+    } catch (error) {
+      doc.items.close();
+      throw error;
+    }
+  });
 }

@@ -9,7 +9,7 @@ import type { Warn } from '../../batch/warnings.js';
 import { cleanText } from '../../documents/clean-text.js';
 import { UserError } from '../../errors.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
-import { isS3Uri } from '../../manifest/index.js';
+import { isS3Uri, type Manifest, type ManifestHead } from '../../manifest/index.js';
 import type { OutputStore } from '../../storage/output-store.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { NO_ANSWER_IN_TIME } from './plan-account.js';
@@ -21,7 +21,7 @@ import type { AccountCheck } from './plan-report.js';
  * (missing /v1), and a new ledger while the service holds this manifest's jobs (a lost ledger).
  * Returns what GET /account said, or null when no service was given.
  */
-export async function checkLikeRun(batch: Batch, warn: Warn): Promise<AccountCheck | null> {
+export async function checkLikeRun(batch: Batch<ManifestHead>, warn: Warn): Promise<AccountCheck | null> {
   const { manifest } = batch;
   const connection = batch.sandbox ? null : accountConnection(batch, warn);
   if (!batch.sandbox && connection === null) return null;
@@ -62,12 +62,17 @@ const attemptsIn = async (opened: { hasAttempts(): Promise<boolean> } | null) =>
  * folders the probe had to create are removed again: a plan leaves nothing behind. A bucket is
  * left to run: its probe writes an object.
  */
-export async function checkOutputLikeRun(batch: Batch, store: OutputStore): Promise<void> {
+export async function checkOutputLikeRun(
+  batch: Batch<ManifestHead & Partial<Pick<Manifest, 'items'>>>,
+  store: OutputStore,
+  /** The items waiting, counted by a streamed plan as they went past; else counted here. */
+  waiting?: number,
+): Promise<void> {
   const { manifest } = batch;
   if (isS3Uri(manifest.outputDir)) return;
   const only = null;
   const wave = await withLedger(batch, (ledger) =>
-    waveOf(manifest, ledger, { only, defaultSlotLimit: DEFAULT_SLOT_LIMIT }),
+    waveOf(manifest, ledger, { only, defaultSlotLimit: DEFAULT_SLOT_LIMIT }, waiting),
   );
   const trace = folderTrace(manifest.outputDir);
   try {
@@ -90,7 +95,7 @@ function asRunWouldStop(error: unknown): unknown {
  * An explicit base URL is a request to check the account, so a missing key is an error there; a
  * base URL merely exported in the environment without a key just skips the check.
  */
-function accountConnection(batch: Batch, warn: Warn): Connection | null {
+function accountConnection(batch: Batch<ManifestHead>, warn: Warn): Connection | null {
   if (batch.named.baseUrl === undefined && batch.baseUrl && !batch.apiKey) {
     warn({
       code: 'account_not_checked',
@@ -106,7 +111,11 @@ function accountConnection(batch: Batch, warn: Warn): Connection | null {
  * 2, with run's hint); a service that cannot be reached within the window is reported as run
  * would (exit 1), after the plan. Messages never carry the key or a URL's query.
  */
-async function accountOf(connection: Connection, batch: Batch, warn: Warn): Promise<AccountCheck> {
+async function accountOf(
+  connection: Connection,
+  batch: Batch<ManifestHead>,
+  warn: Warn,
+): Promise<AccountCheck> {
   // Printed as the ledger knows the service: no credentials, query or fragment.
   const baseUrl = serviceIdentity(connection.baseUrl);
   const safe = (message: string) => cleanText(message.split(connection.apiKey).join('[redacted]'));

@@ -30,13 +30,12 @@ export function decideOptionsOf(
   inputs: { regenerateExpired?: boolean; retryFailed?: boolean; redo?: readonly string[] },
   files: FileProblems | undefined,
   nowMs: number,
-  /** The ledger's jobs moderation rejected, and the manifest whose variants make their keys. */
-  rejected: { attempts: readonly AttemptRecord[]; manifest: Manifest } | null = null,
+  /** The ledger's jobs moderation rejected, and the variant each one's item is (request-key.ts). */
+  rejected: { attempts: readonly AttemptRecord[]; variantOf: (itemId: string) => number } | null = null,
   /** The ledger's failed takes (Ledger.failedTakes): a checks_failed item's re-rolls owed. */
   failedTakes: readonly FailedTakes[] = [],
 ): DecideOptions {
   const redo = new Set(inputs.redo ?? []);
-  const variants = rejected === null ? null : manifestVariants(rejected.manifest.items);
   return {
     regenerateExpired: inputs.regenerateExpired ?? false,
     retryFailed: inputs.retryFailed ?? false,
@@ -47,10 +46,7 @@ export function decideOptionsOf(
     ...(rejected === null || rejected.attempts.length === 0
       ? {}
       : {
-          rejections: new Rejections(
-            rejectionsOf(rejected.attempts, (id) => variantOfItem(variants!, id)),
-            redo,
-          ),
+          rejections: new Rejections(rejectionsOf(rejected.attempts, rejected.variantOf), redo),
         }),
   };
 }
@@ -110,4 +106,10 @@ export function decideAll(
   const decisions = new EntryDecisions(manifest, options);
   for (const entry of source.entries) decisions.add(entry, source.recorded);
   return decisions.finish();
+}
+
+/** The variant each item of a manifest held whole is, by id (request-key.ts). */
+export function variantsOf(manifest: Manifest): (itemId: string) => number {
+  const variants = manifestVariants(manifest.items);
+  return (itemId) => variantOfItem(variants, itemId);
 }

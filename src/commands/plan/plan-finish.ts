@@ -37,7 +37,7 @@ export const SAVED_BEFORE_COMMIT_WORDS =
  * items whose files a run stopped before it committed them saved there: those are its output.
  */
 export function strangers(
-  manifest: PlanManifest,
+  manifest: Pick<ManifestHead, 'name'>,
   unsaved: readonly AttemptRecord[],
   outputFiles: readonly string[] | null | undefined,
   itemFilePaths: () => Iterable<readonly [string, string]>,

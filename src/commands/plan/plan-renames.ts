@@ -1,6 +1,6 @@
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { ManifestItem } from '../../manifest/index.js';
-import { holdsPaidResult, pairRenames, type Rename } from '../../runner/renames.js';
+import { holdsPaidResult, pairRenames, type RemovedCandidate, type Rename } from '../../runner/renames.js';
 import { requestHash } from '../../runner/request.js';
 import type { Decision } from './plan-decisions.js';
 
@@ -26,11 +26,7 @@ export function planRenames(
   unlisted: readonly ItemEntry[],
   decisions: Array<Decision | undefined>,
 ): { renamed: RenamedItem[]; removed: ItemEntry[] } {
-  const removed = unlisted.flatMap((entry) =>
-    entry.record && holdsPaidResult(entry.record, entry.attempt)
-      ? [{ id: entry.itemId, hash: entry.record.requestHash, order: entry.attempt.id }]
-      : [],
-  );
+  const removed = removedCandidates(unlisted);
   // Hashing every new item costs a tenth of a large plan: only when a removed one could pair.
   if (removed.length === 0 || unknown.length === 0) return { renamed: [], removed: [...unlisted] };
   const added = unknown.map((index) => ({ id: items[index]!.id, hash: requestHash(items[index]!) }));
@@ -42,7 +38,16 @@ export function planRenames(
   return { renamed: pairs, removed: unlisted.filter((entry) => !paired.has(entry.itemId)) };
 }
 
-function renamedDecision(pair: Rename, entry: ItemEntry): Decision {
+/** The removed entries that hold a paid result a new name can take over (runner/renames.ts). */
+export function removedCandidates(unlisted: readonly ItemEntry[]): RemovedCandidate[] {
+  return unlisted.flatMap((entry) =>
+    entry.record && holdsPaidResult(entry.record, entry.attempt)
+      ? [{ id: entry.itemId, hash: entry.record.requestHash, order: entry.attempt.id }]
+      : [],
+  );
+}
+
+export function renamedDecision(pair: Rename, entry: ItemEntry): Decision {
   const job = entry.attempt?.filesSaved
     ? 'its saved files take the new name'
     : `its job ${entry.attempt?.jobId ?? ''} is followed and saved under the new name`;

@@ -12,7 +12,7 @@ import type { AccountCheck, PlanAccount } from './plan-account.js';
 import { hasVariants } from './plan-budget.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import { planCopies } from './plan-copies.js';
-import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
+import { type Decided, decideAll, decideOptionsOf, listedOf, variantsOf } from './plan-decide-all.js';
 import type { PlanLabel } from './plan-decisions.js';
 import { finishPlan, InTheWay, SAVED_BEFORE_COMMIT_WORDS, strangers, withItems } from './plan-finish.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
@@ -67,11 +67,15 @@ export interface PlanTotals extends Record<PlanLabel, number>, FileProblemCounts
   copied_requests: number;
 }
 
-export interface PlanDocument {
+/**
+ * `Items`: the items held whole, or a streamed plan's, read back each time they are iterated
+ * (documents/spooled-items.ts).
+ */
+export interface PlanDocument<Items extends Iterable<PlanItem> = PlanItem[]> {
   manifest: string;
   /** The one line `run` also prints before it spends anything. */
   summary: string;
-  items: PlanItem[];
+  items: Items;
   /** Items renamed with their request unchanged: the new id takes the old one's paid result. */
   renamed: RenamedItem[];
   removed: RemovedItem[];
@@ -148,7 +152,7 @@ export function buildPlan(
   const listed = listedOf(manifest, only);
   const options = decideOptionsOf(inputs, source.fileProblems, nowMs, {
     attempts: source.rejected ?? [],
-    manifest,
+    variantOf: variantsOf(manifest),
   });
   decided ??= decideAll(listed, source, options);
   const { decisions } = decided;

@@ -1,6 +1,12 @@
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { ManifestItem } from '../../manifest/index.js';
-import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from '../../runner/request-key.js';
+import {
+  compactRequestKey,
+  hexKey,
+  manifestVariants,
+  SAME_VIDEO_WORDS,
+  variantOfItem,
+} from '../../runner/request-key.js';
 import { TakeIndex } from '../../runner/take-index.js';
 import type { Decision } from './plan-decisions.js';
 
@@ -24,7 +30,7 @@ export function planReuses(
   const variants = manifestVariants(items);
   const reuses = new PlanReuses(takes(), (id) => variantOfItem(variants, id), takeIsThere, sentAs);
   items.forEach((item, position) => {
-    reuses.acquired(item, decisions[position]);
+    reuses.acquired(item, decisions[position]?.label);
   });
   for (const position of wanting) decisions[position] = reuses.decide(items[position]!, decisions[position]!);
 }
@@ -53,10 +59,9 @@ export class PlanReuses {
    * A result the run fetches again for free, or a job it follows (in flight), is acquired once: an
    * item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
    */
-  acquired(item: ManifestItem, decision: Decision | undefined): void {
-    const label = decision?.label;
+  acquired(item: ManifestItem, label: Decision['label'] | undefined): void {
     if (label !== 'refetch' && label !== 'in_flight') return;
-    const key = requestKey(this.sentAs(item));
+    const key = compactRequestKey(this.sentAs(item));
     if (this.#submitted.has(key)) return;
     this.#submitted.set(key, item.id);
     this.#fetched.set(item.id, label === 'refetch' ? 'fetched again' : 'followed');
@@ -64,9 +69,12 @@ export class PlanReuses {
 
   /** What becomes of an item that wants a take (wantsTake): its decision, or reused, or done. */
   decide(item: ManifestItem, decision: Decision): Decision {
-    const key = requestKey(this.sentAs(item));
+    // Kept for every item submitted: half the memory of the usual form (a million items are planned).
+    const key = compactRequestKey(this.sentAs(item));
     const current = decision.changedSince?.id ?? null;
-    const found = this.#index.find(key, item.id, null).find(this.takeIsThere);
+    const found = this.#index.empty
+      ? undefined
+      : this.#index.find(hexKey(key), item.id, null).find(this.takeIsThere);
     if (found !== undefined) {
       // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
       return found.attemptId === current && found.itemId === item.id

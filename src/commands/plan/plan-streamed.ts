@@ -9,7 +9,7 @@ import type { Manifest } from '../../manifest/index.js';
 import { readsRecordedRequest } from '../../runner/item-plan.js';
 import { requestHash } from '../../runner/request.js';
 import type { AccountCheck } from './plan-account.js';
-import { decideOptionsOf, EntryDecisions, listedOf } from './plan-decide-all.js';
+import { decideOptionsOf, EntryDecisions, listedOf, variantsOf } from './plan-decide-all.js';
 import { buildPlan, type PlanDocument, type PlanInputs } from './plan-report.js';
 import { wantsTake } from './plan-reuses.js';
 
@@ -49,7 +49,7 @@ export async function buildPlanStreamed(
   namesChanges = false,
 ): Promise<PlanDocument> {
   const listed = listedOf(manifest, inputs.only ?? null);
-  const rejected = { attempts: reads.rejected, manifest };
+  const rejected = { attempts: reads.rejected, variantOf: variantsOf(manifest) };
   const decider = new EntryDecisions(
     listed,
     decideOptionsOf(inputs, reads.fileProblems, nowMs, rejected, reads.failedTakes),

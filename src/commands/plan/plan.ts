@@ -8,10 +8,17 @@ import {
   warnSchema,
 } from '../../batch/options.js';
 import type { Batch } from '../../batch/resolve-batch.js';
+import {
+  isStreamed,
+  NotStreamable,
+  type StreamedManifest,
+  wholeManifest,
+} from '../../batch/streamed-manifest.js';
 import { ignoreWarnings } from '../../batch/warnings.js';
+import { SpooledItems } from '../../documents/spooled-items.js';
 import type { Manifest } from '../../manifest/index.js';
-import { planBatch } from './plan-batch.js';
-import type { PlanDocument as PlanReport } from './plan-report.js';
+import { planBatch, planStreamedBatch } from './plan-batch.js';
+import type { PlanItem, PlanDocument as PlanReport } from './plan-report.js';
 
 export const planOptionsSchema = serviceOptionsSchema.extend({
   /** Told each warning (a pre-flight retry, an account not checked), as `{ code, message }`. */
@@ -53,7 +60,52 @@ export async function planOf(
   return { batch, document: { ...planned.doc, ledger: planned.ledger } };
 }
 
-/** What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`). */
-export async function plan(manifest: Manifest, options: PlanOptions = {}): Promise<PlanDocument> {
-  return (await planOf('plan', manifest, checkOptions('plan', planOptionsSchema, options))).document;
+/**
+ * What `run` would do now, with the checks `mediabatch plan` makes (`plan --json`), its items in an
+ * array: for a batch small enough to hold (streamPlan gives a large one's items a few at a time).
+ */
+export async function plan(
+  manifest: Manifest | StreamedManifest,
+  options: PlanOptions = {},
+): Promise<PlanDocument> {
+  const streamed = await streamPlan(manifest, options, 'plan');
+  try {
+    return { ...streamed, items: [...streamed.items] };
+  } finally {
+    streamed.items.close();
+  }
+}
+
+/** A plan whose items are read back each time they are iterated (`close` them once done). */
+export type StreamedPlanDocument = PlanReport<SpooledItems<PlanItem>> & { ledger: PlanDocument['ledger'] };
+
+/**
+ * The plan of `plan`, its items made a chunk at a time from a manifest too large to hold
+ * (openManifest) and kept in a temporary file until read (docs/api.md, "Batches too large to
+ * hold"): the whole document in bounded memory, its totals known before its items are read. A
+ * manifest held whole, or one whose plan needs every item at once (a shared batch's definition),
+ * is planned whole and its items held. `items.close()` removes the file.
+ */
+export async function streamPlan(
+  manifest: Manifest | StreamedManifest,
+  options: PlanOptions = {},
+  call = 'streamPlan',
+): Promise<StreamedPlanDocument> {
+  const { warn, verify, regenerateExpired, retryFailed, redefine, ...rest } = checkOptions(
+    call,
+    planOptionsSchema,
+    options,
+  );
+  const asked = { verify, regenerateExpired, retryFailed, redefine };
+  if (isStreamed(manifest)) {
+    try {
+      const planned = await planStreamedBatch(batchOf(manifest, rest), warn ?? ignoreWarnings, asked);
+      return { ...planned.doc, ledger: planned.ledger };
+    } catch (error) {
+      if (!(error instanceof NotStreamable)) throw error;
+    }
+  }
+  const batch = batchOf(checkedManifest(call, wholeManifest(manifest)), rest);
+  const planned = await planBatch(batch, warn ?? ignoreWarnings, asked);
+  return { ...planned.doc, items: SpooledItems.of(planned.doc.items), ledger: planned.ledger };
 }

@@ -1,5 +1,5 @@
 import { cleanText } from '../../documents/clean-text.js';
-import { onRequestLines } from '../../documents/on-request.js';
+import { OnRequestNamed, onRequestLines } from '../../documents/on-request.js';
 import {
   footer,
   humanUsdCached,
@@ -10,7 +10,7 @@ import {
   savedFileLines,
   tableChunks,
 } from '../../documents/render-text.js';
-import { firstLines, groupLines, SUMMARY_EXAMPLES } from '../../documents/summary-text.js';
+import { firstLines, Groups, groupLines, SUMMARY_EXAMPLES } from '../../documents/summary-text.js';
 import { humanUsd } from '../../money.js';
 import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 
@@ -54,7 +54,7 @@ function itemRow(item: PlanItem, usd: (decimal: string) => string): string[] {
   ];
 }
 
-function removedRows(doc: PlanDocument): string[][] {
+function removedRows(doc: ShownPlan): string[][] {
   return doc.removed.map((item) => [
     `- ${item.id}`,
     'removed',
@@ -65,7 +65,7 @@ function removedRows(doc: PlanDocument): string[][] {
   ]);
 }
 
-function strayLines(doc: PlanDocument, listed = LISTED): string[] {
+function strayLines(doc: ShownPlan, listed = LISTED): string[] {
   const stray = doc.stray_files ?? [];
   if (stray.length === 0) return [];
   const more =
@@ -81,7 +81,7 @@ function strayLines(doc: PlanDocument, listed = LISTED): string[] {
   ];
 }
 
-function accountLine(doc: PlanDocument): string {
+function accountLine(doc: ShownPlan): string {
   const a = doc.account;
   if (!a) return 'account: not checked (pass --base-url or set MEDIAGEN_BASE_URL and MEDIAGEN_API_KEY)';
   if (a.error)
@@ -89,19 +89,33 @@ function accountLine(doc: PlanDocument): string {
   return `account (${cleanText(a.base_url)}): wallet ${a.wallet_enabled ? 'enabled' : 'DISABLED'}, balance ${humanUsd(a.balance_usd)}, concurrency ${a.concurrency?.active}/${a.concurrency?.limit} active`;
 }
 
-/** `plan` for people, in chunks for writeChunks: at 100,000 items the table is never one string. */
+/** A plan document, its items held whole or read back from a spool each time (documents/spooled-items.ts). */
+type ShownPlan = PlanDocument<Iterable<PlanItem>>;
+
+/**
+ * `plan` for people, in chunks for writeChunks: at 100,000 items the table is never one string,
+ * and a streamed plan's rows are made from its items as they are read back.
+ */
 export function* planTextChunks(
-  doc: PlanDocument,
+  doc: ShownPlan,
   ledger: LedgerNote,
   saveCommand = 'mediabatch run',
 ): Generator<string> {
   const usd = humanUsdCached();
-  const rows = [...doc.items.map((item) => itemRow(item, usd)), ...removedRows(doc)];
+  const rows = {
+    *[Symbol.iterator]() {
+      for (const item of doc.items) yield itemRow(item, usd);
+      yield* removedRows(doc);
+    },
+  };
   yield riskLines(doc.value_at_risk, saveCommand, true);
   yield `${doc.manifest}: ${doc.totals.items} items\n`;
   yield* tableChunks(['ITEM', 'PLAN', 'EXPECTED', 'DETAIL'], rows);
   yield savedFileLines(doc);
-  yield closingText(doc, ledger, saveCommand, { stray: strayLines(doc), warnings: doc.warnings });
+  yield closingText(doc, ledger, saveCommand, onRequestLines(doc.items), {
+    stray: strayLines(doc),
+    warnings: doc.warnings,
+  });
 }
 
 /**
@@ -109,17 +123,23 @@ export function* planTextChunks(
  * with a few of each, and what the full form says after its table, its lists cut to a few.
  */
 export function* planSummaryChunks(
-  doc: PlanDocument,
+  doc: ShownPlan,
   ledger: LedgerNote,
   saveCommand = 'mediabatch run',
 ): Generator<string> {
   const usd = humanUsdCached();
   yield riskLines(doc.value_at_risk, saveCommand, true);
-  const plans = groupLines(
-    doc.items,
+  // One read of the items for both: a streamed plan's are read back from a file each time.
+  const groups = new Groups<PlanItem>(
     (item) => WORDS[item.plan].word,
     (item) => (item.estimate_usd === null ? item.id : `${item.id} ${usd(item.estimate_usd)}`),
   );
+  const onRequest = new OnRequestNamed();
+  for (const item of doc.items) {
+    groups.add(item);
+    onRequest.add(item);
+  }
+  const plans = groups.lines();
   const removed = groupLines(
     doc.removed,
     () => 'removed from the manifest',
@@ -127,7 +147,7 @@ export function* planSummaryChunks(
   );
   yield `${doc.manifest}: ${doc.totals.items} items, by plan:\n${[...plans, ...removed].join('\n')}\n`;
   yield savedFileLines(doc, SUMMARY_EXAMPLES);
-  yield closingText(doc, ledger, saveCommand, {
+  yield closingText(doc, ledger, saveCommand, onRequest.lines(), {
     stray: strayLines(doc, SUMMARY_EXAMPLES),
     warnings: firstLines(doc.warnings, SUMMARY_EXAMPLES),
   });
@@ -136,9 +156,10 @@ export function* planSummaryChunks(
 
 /** What both forms say after the items: stray files, money, the account, keepers, the summary line. */
 function closingText(
-  doc: PlanDocument,
+  doc: ShownPlan,
   ledger: LedgerNote,
   saveCommand: string,
+  onRequest: readonly string[],
   shown: { stray: string[]; warnings: readonly string[] },
 ): string {
   const t = doc.totals;
@@ -148,7 +169,7 @@ function closingText(
       : `budget left ${humanUsd(t.budget_left_usd)} of ${humanUsd(t.budget_usd)}`;
   const lines = [
     ...shown.stray,
-    ...onRequestLines(doc.items),
+    ...onRequest,
     `spent so far ${humanUsd(t.spent_usd)} net of refunds (refunded ${humanUsd(t.refunded_usd)}), reserved ${humanUsd(t.reserved_usd)}, ${budget}`,
     accountLine(doc),
   ];
