@@ -20,6 +20,27 @@ describe('jsonChunks', () => {
     );
   });
 
+  it('writes a member that is an iterable (a spool read back) as JSON.stringify writes its elements collected (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+        fc.array(fc.jsonValue(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        (doc, items, perChunk) => {
+          const spool = {
+            *[Symbol.iterator]() {
+              yield* items;
+            },
+          };
+          expect(text({ ...doc, items: spool, after: 1 }, perChunk)).toBe(
+            `${JSON.stringify({ ...doc, items, after: 1 }, null, 2)}\n`,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps line breaks inside strings escaped and leaves out what JSON.stringify leaves out', () => {
     const doc = { a: 'two\nlines', skipped: undefined, f: () => 1, items: [{ b: 'x\ny' }, null, undefined] };
     expect(text(doc, 1)).toBe(`${JSON.stringify(doc, null, 2)}\n`);

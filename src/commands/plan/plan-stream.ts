@@ -39,6 +39,8 @@ export interface StreamedPlanInputs {
   verify: boolean;
   fileCheck: FileCheckMode;
   takeIsThere: (take: ReusableTake) => boolean;
+  /** The time expiry is judged by; default now. */
+  nowMs?: number;
 }
 
 /** A streamed plan and what else the command says of it: the manifest's read (its ids, its warnings). */
@@ -58,7 +60,7 @@ export async function planStreamed(
   checks: (waiting: number) => Promise<AccountCheck | null>,
 ): Promise<StreamedPlan> {
   const wide = await readPlanLedger(ledger);
-  const nowMs = Date.now();
+  const nowMs = inputs.nowMs ?? Date.now();
   const options = decideOptionsOf(inputs, undefined, nowMs, wide.rejected, wide.failedTakes);
   const decider = new ChunkDecider(ledger, options, inputs.verify);
   // A ledger that knows no item has nothing the walk needs before its first item.
