@@ -80,10 +80,11 @@ export {
   type StartEvent,
   type StopEvent,
 } from './commands/run/run.js';
-export { type StatusOptions, status } from './commands/status/status.js';
+export { type StatusOptions, status, streamStatus } from './commands/status/status.js';
 export type { EarlierTake, ExportRecord, ExportState } from './documents/export-records.js';
 export type { KeeperOutsideManifest, KeptFileProblem, KeptRecord } from './documents/kept-records.js';
 export type { SpooledItems } from './documents/spooled-items.js';
+export type { StatusItem } from './documents/status-line.js';
 export { ENVIRONMENT } from './environment.js';
 export {
   ApiConnectionError,

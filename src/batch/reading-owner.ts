@@ -2,7 +2,7 @@ import { shownFromCwd } from '../documents/shown-path.js';
 import { checkOwner } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { isS3Uri } from '../manifest/index.js';
+import { isS3Uri, type ManifestHead } from '../manifest/index.js';
 import { withLedger } from './ledger-read.js';
 import { folderContextOf, outputFolderRefusal } from './output-owner-check.js';
 import type { Batch } from './resolve-batch.js';
@@ -16,7 +16,7 @@ import type { Batch } from './resolve-batch.js';
  * folder is this ledger's (or unclaimed, or a bucket, whose marker these reads do not fetch).
  */
 export async function readingNotOwner(
-  batch: Batch,
+  batch: Batch<ManifestHead>,
   ledger: Pick<Ledger, 'hasAttempts'> | null,
 ): Promise<string | null> {
   const refusal = outputFolderRefusal(folderContextOf(batch, ''));

@@ -83,6 +83,15 @@ export interface FileProblemCounts {
   files_touched: number;
 }
 
+/** Two counts added up (a streamed document counts its items a chunk at a time). */
+export function addProblemCounts(a: FileProblemCounts, b: FileProblemCounts): FileProblemCounts {
+  return {
+    files_missing: a.files_missing + b.files_missing,
+    files_altered: a.files_altered + b.files_altered,
+    files_touched: a.files_touched + b.files_touched,
+  };
+}
+
 export function countProblems(items: Iterable<{ file_problems?: ShownFileProblem[] }>): FileProblemCounts {
   const counts = { files_missing: 0, files_altered: 0, files_touched: 0 };
   for (const item of items) for (const file of item.file_problems ?? []) counts[`files_${file.problem}`] += 1;

@@ -1,8 +1,6 @@
 import { stringify } from 'yaml';
 import type { AttemptRecord } from '../ledger/records.js';
-import type { Manifest } from '../manifest/index.js';
 import { rejectionsOf } from '../runner/fallback.js';
-import { manifestVariants, variantOfItem } from '../runner/request-key.js';
 import { cleanText } from './clean-text.js';
 
 /**
@@ -22,9 +20,12 @@ export interface RejectedRecord {
 }
 
 /** The records of a ledger's rejected attempts (Ledger.rejectedAttempts), in the ledger's order. */
-export function rejectedRecordsOf(attempts: readonly AttemptRecord[], manifest: Manifest): RejectedRecord[] {
-  const variants = manifestVariants(manifest.items);
-  return rejectionsOf(attempts, (id) => variantOfItem(variants, id)).map((rejection) => ({
+export function rejectedRecordsOf(
+  attempts: readonly AttemptRecord[],
+  /** The variant each attempt's item is (runner/request-key.ts, variantsOfItems). */
+  variantOf: (itemId: string) => number,
+): RejectedRecord[] {
+  return rejectionsOf(attempts, variantOf).map((rejection) => ({
     id: rejection.itemId,
     prompt: rejection.prompt,
     message: rejection.message,

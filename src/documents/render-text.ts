@@ -7,7 +7,8 @@ import { fileProblemLines } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
 import { onRequestLines } from './on-request.js';
 import { rejectedLines } from './rejected-records.js';
-import type { StatusItem, StatusReport } from './status-report.js';
+import type { StatusItem } from './status-line.js';
+import type { StatusReport } from './status-report.js';
 import { type ValueAtRisk, valueAtRiskText } from './value-at-risk.js';
 
 /**
@@ -140,24 +141,33 @@ export function outsideKeeperLines(keepers: readonly KeeperOutsideManifest[] | u
   return `${n} keeper${n === 1 ? '' : 's'} outside the manifest, still on record (mediabatch export --kept writes ${n === 1 ? 'it' : 'them'} with in_manifest false):\n${lines.join('\n')}\n`;
 }
 
-export function countsLine(report: StatusReport): string {
+export function countsLine(report: Pick<ShownStatus, 'manifest' | 'totals'>): string {
   const t = report.totals;
   return `${report.manifest}: ${t.items} items: ${t.done} done, ${t.failed} failed, ${t.budget_exceeded} budget exceeded, ${t.expired} expired, ${t.in_flight} in flight, ${t.pending} pending`;
 }
 
-function statusTable(report: StatusReport): Generator<string> {
+/** A status report, its items held whole or read back from a spool each time (spooled-items.ts). */
+type ShownStatus = StatusReport<Iterable<StatusItem>>;
+
+function statusTable(report: ShownStatus): Generator<string> {
   const usd = humanUsdCached();
   // A manifest of templates shows each prompt as rendered: the ids alone no longer say it.
-  const prompts = report.items.some((item) => item.prompt !== undefined);
-  const rows = report.items.map((item) => [
-    item.id,
-    words(item.state),
-    String(item.attempts),
-    usd(item.cost_usd),
-    item.job_id === null ? '-' : cleanText(item.job_id),
-    ...(prompts ? [cleanText(item.prompt ?? '')] : []),
-    filesOrError(item),
-  ]);
+  let prompts = false;
+  for (const item of report.items) if (item.prompt !== undefined) prompts = true;
+  const rows = {
+    *[Symbol.iterator]() {
+      for (const item of report.items)
+        yield [
+          item.id,
+          words(item.state),
+          String(item.attempts),
+          usd(item.cost_usd),
+          item.job_id === null ? '-' : cleanText(item.job_id),
+          ...(prompts ? [cleanText(item.prompt ?? '')] : []),
+          filesOrError(item),
+        ];
+    },
+  };
   const head = ['ID', 'STATE', 'ATTEMPTS', 'COST', 'JOB', ...(prompts ? ['PROMPT'] : []), 'FILES / ERROR'];
   return tableChunks(head, rows);
 }
@@ -176,7 +186,7 @@ export function savedFileLines(
 }
 
 /** The items only an option of run pays for again, a line per option after a blank line; '' when none. */
-function onRequestText(items: StatusReport['items']): string {
+function onRequestText(items: ShownStatus['items']): string {
   const lines = onRequestLines(items);
   return lines.length === 0 ? '' : `\n${lines.map(cleanText).join('\n')}\n`;
 }
@@ -201,7 +211,7 @@ export function riskLines(risk: ValueAtRisk, saveCommand: string, first: boolean
  * risk, `sandboxCommand` the status that reads the sandbox's ledger when only that one exists.
  */
 export function* statusTextChunks(
-  report: StatusReport,
+  report: ShownStatus,
   ledger: LedgerNote & { sandboxLedger?: string },
   saveCommand = 'mediabatch run',
   sandboxCommand = 'mediabatch status --sandbox',

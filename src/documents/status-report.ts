@@ -3,57 +3,16 @@ import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
 import { type AttemptRecord, type ItemState, type MoneyTotals, zeroCounts } from '../ledger/records.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
-import {
-  countProblems,
-  type FileProblemCounts,
-  type FileProblems,
-  type ShownFileProblem,
-  shownProblems,
-} from './file-problems.js';
+import { countProblems, type FileProblemCounts, type FileProblems } from './file-problems.js';
 import type { KeeperOutsideManifest } from './kept-records.js';
-import { type OnRequest, onRequestOf } from './on-request.js';
 import type { RejectedRecord } from './rejected-records.js';
 import { shownFrom } from './shown-path.js';
-import { type LedgerView, type SavedTake, summarizeView } from './status-view.js';
+import { type StatusItem, statusLine, type TakeCheckShown } from './status-line.js';
+import { type LedgerView, summarizeView } from './status-view.js';
 import { type ValueAtRisk, valueAtRisk } from './value-at-risk.js';
 
-export interface StatusItem {
-  id: string;
-  state: ItemState;
-  job_id: string | null;
-  attempts: number;
-  cost_usd: string;
-  files: string[];
-  error: { code: string; message: string } | null;
-  /** Every take with saved files, newest first; present once the item has been redone. */
-  takes?: StatusTake[];
-  /** Its saved files that are missing, altered or modified since saved; present only then. */
-  file_problems?: ShownFileProblem[];
-  /** For an item rendered from a template: its prompt as the manifest sends it, and its variables. */
-  prompt?: string;
-  vars?: Record<string, unknown>;
-  /** The option of run that alone sends it again (on-request.ts); present only then. */
-  paid_only_by?: OnRequest;
-  /** The check of the take its files are (docs/checks.md); present once that take was checked. */
-  check?: TakeCheckShown;
-}
-
-/** A take's check as the status document shows it. */
-export interface TakeCheckShown {
-  outcome: 'passed' | 'failed' | 'unchecked';
-  reason: string | null;
-  /** The lowest score a check of your own gave the take; absent when none gave one. */
-  score?: number;
-}
-
-export interface StatusTake {
-  take: number;
-  job_id: string | null;
-  cost_usd: string;
-  files: string[];
-}
-
-export interface StatusReport {
+/** `Items`: held whole, or a streamed status's, read back each time they are iterated (spooled-items.ts). */
+export interface StatusReport<Items extends Iterable<StatusItem> = StatusItem[]> {
   manifest: string;
   totals: {
     items: number;
@@ -79,7 +38,7 @@ export interface StatusReport {
   file_check: FileCheckMode | null;
   /** Outputs paid for and not saved yet (value-at-risk.ts). */
   value_at_risk: ValueAtRisk;
-  items: StatusItem[];
+  items: Items;
   warnings: string[];
   /** Manifest items asking for more than one variant with no keeper yet (`mediabatch keep`). */
   without_keeper?: string[];
@@ -90,6 +49,7 @@ export interface StatusReport {
 }
 
 export type FileCheckMode = 'stat' | 'sha256';
+export type { StatusItem, StatusTake, TakeCheckShown } from './status-line.js';
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 
@@ -120,7 +80,7 @@ export type StatusReads = Omit<StatusSource, 'summaries'> & { summaries: AsyncIt
 export function buildStatus(manifest: Manifest, source: StatusSource, now: number): StatusReport {
   const placed = placeSummaries(manifest);
   for (const summary of source.summaries) placed.add(summary);
-  return statusOf(manifest, placed.items, source, now);
+  return statusOf(manifest, placed.summaries, source, now);
 }
 
 export async function buildStatusStreamed(
@@ -130,57 +90,55 @@ export async function buildStatusStreamed(
 ): Promise<StatusReport> {
   const placed = placeSummaries(manifest);
   for await (const summary of source.summaries) placed.add(summary);
-  return statusOf(manifest, placed.items, source, now);
+  return statusOf(manifest, placed.summaries, source, now);
 }
 
 /** Each summary in its item's place in the manifest; a summary of an item no longer listed is dropped. */
-function placeSummaries(manifest: Manifest): { items: StatusItem[]; add: (summary: ItemSummary) => void } {
-  const shown = shownFrom(manifest.file);
+function placeSummaries(manifest: Manifest): {
+  summaries: Array<ItemSummary | undefined>;
+  add: (summary: ItemSummary) => void;
+} {
   const position = new Map<string, number>();
   manifest.items.forEach((item, index) => {
     position.set(item.id, index);
   });
-  const items = new Array<StatusItem>(manifest.items.length);
+  const summaries = new Array<ItemSummary | undefined>(manifest.items.length);
   return {
-    items,
+    summaries,
     add: (summary) => {
       const index = position.get(summary.itemId);
-      if (index !== undefined) items[index] = statusItem(summary, shown);
+      if (index !== undefined) summaries[index] = summary;
     },
   };
 }
 
 function statusOf(
   manifest: Manifest,
-  items: StatusItem[],
+  summaries: ReadonlyArray<ItemSummary | undefined>,
   source: Omit<StatusSource, 'summaries'>,
   now: number,
 ): StatusReport {
   const shown = shownFrom(manifest.file);
   const counts: Record<ItemState, number> = zeroCounts();
-  const problems = source.fileProblems;
-  manifest.items.forEach((item, index) => {
-    const entry = items[index] ?? statusItem(emptySummary(item.id), shown);
-    if (item.vars) {
-      entry.prompt = String(item.input.prompt);
-      entry.vars = item.vars;
-    }
-    const files = problems?.get(item.id);
-    if (files) entry.file_problems = shownProblems(files, now, shown);
-    const check = entry.job_id === null ? undefined : source.checks?.get(entry.job_id);
-    if (check) entry.check = check;
-    items[index] = entry;
+  const items = manifest.items.map((item, index) => {
+    const entry = statusLine(item, summaries[index], source, now, shown);
     counts[entry.state] += 1;
+    return entry;
   });
+  return statusReportOf(manifest, items, { counts, problems: countProblems(items) }, source, now);
+}
 
+/** The report from its items (held, or spooled) and what was counted of them as they were made. */
+export function statusReportOf<Items extends Iterable<StatusItem>>(
+  manifest: Pick<Manifest, 'name' | 'budgetMicros'>,
+  items: Items,
+  counted: { counts: Readonly<Record<ItemState, number>>; problems: FileProblemCounts },
+  source: Pick<StatusSource, 'money' | 'unsaved' | 'fileCheck'>,
+  now: number,
+): StatusReport<Items> {
   return {
     manifest: manifest.name,
-    totals: statusTotals(
-      manifest,
-      counts,
-      source.money,
-      countProblems(problems && problems.size > 0 ? items : []),
-    ),
+    totals: statusTotals(manifest, counted.counts, source.money, counted.problems),
     file_check: source.fileCheck ?? null,
     value_at_risk: valueAtRisk(source.unsaved, now),
     items,
@@ -218,17 +176,6 @@ export function statusTotals(
   };
 }
 
-/** The error an item shows: none while it is done, pending or in flight, or when it has no code. */
-export function shownError(
-  state: ItemState,
-  code: string | null,
-  message: string | null,
-): StatusItem['error'] {
-  return state === 'done' || !code || state === 'pending' || state === 'in_flight'
-    ? null
-    : { code, message: message ?? '' };
-}
-
 /**
  * Succeeded jobs whose files are not saved yet and expire within six hours: `status` and `plan`
  * both warn of them, in these words.
@@ -246,45 +193,4 @@ export function expiryWarnings(unsaved: readonly AttemptRecord[], now: number): 
     }
   }
   return warnings;
-}
-
-function statusItem(summary: ItemSummary, shown: (path: string) => string): StatusItem {
-  const state = summary.state ?? 'pending';
-  const paths = summary.savedPaths === null ? [] : (JSON.parse(summary.savedPaths) as string[]);
-  const item: StatusItem = {
-    id: summary.itemId,
-    state,
-    job_id: summary.lastJobId,
-    attempts: summary.attempts,
-    cost_usd: formatUsd(summary.netMicros),
-    files: paths.map(shown),
-    error: shownError(state, summary.errorCode, summary.errorMessage),
-  };
-  const onRequest = onRequestOf(state, summary.errorCode);
-  if (onRequest) item.paid_only_by = onRequest;
-  // Added last, as the last key; most items have one take and no such key.
-  const takes = summary.takes === null ? [] : (JSON.parse(summary.takes) as SavedTake[]);
-  if (takes.length > 1) {
-    item.takes = takes.map((take) => ({
-      take: take.take,
-      job_id: take.job_id,
-      cost_usd: formatUsd(take.net),
-      files: take.files.map(shown),
-    }));
-  }
-  return item;
-}
-
-function emptySummary(itemId: string): ItemSummary {
-  return {
-    itemId,
-    state: null,
-    errorCode: null,
-    errorMessage: null,
-    attempts: 0,
-    netMicros: 0,
-    lastJobId: null,
-    savedPaths: null,
-    takes: null,
-  };
 }

@@ -15,6 +15,7 @@ import {
   riskLines,
   savedFileLines,
 } from './render-text.js';
+import type { StatusItem } from './status-line.js';
 import type { StatusReport } from './status-report.js';
 
 /** Above this many items, `status` and `plan` print their summary unless asked for --full. */
@@ -80,7 +81,7 @@ export function firstLines(lines: readonly string[], listed: number): string[] {
 
 /** `status` in a few dozen lines: counts, money, each state but done with examples, file problems. */
 export function* statusSummaryChunks(
-  report: StatusReport,
+  report: StatusReport<Iterable<StatusItem>>,
   ledger: LedgerNote & { sandboxLedger?: string },
   saveCommand = 'mediabatch run',
   sandboxCommand = 'mediabatch status --sandbox',
@@ -105,7 +106,7 @@ export function* statusSummaryChunks(
     yield `a sandbox run of ${report.manifest} keeps its ledger at ${ledger.sandboxLedger}: add --sandbox to read it (${sandboxCommand})\n`;
 }
 
-function groupName(item: StatusReport['items'][number]): string {
+function groupName(item: StatusItem): string {
   const state = item.state.replace(/_/g, ' ');
   if (item.state === 'done') return 'done, check failed';
   return item.error === null ? state : `${state}: ${item.error.code}`;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jobOfBytesColumn } from './attempt-reads.js';
 import type { LedgerContext } from './ledger-context.js';
-import { itemRowsOf } from './page-rows.js';
+import { type ItemRowShown, itemRowsOf } from './page-rows.js';
 import { nextAfter, PAGE_SIZE, type Page, paged } from './paging.js';
 import type { ItemState } from './records.js';
 
@@ -74,28 +74,10 @@ async function attemptedPage(
   c: LedgerContext,
   after: string | undefined,
 ): Promise<Page<string, ItemSummary>> {
-  const take = c.column<number>('attempts', 'take', 'take', 1);
   const key = c.db.sql.key('item_id');
   const rows: PerItem[] = await c.db.read(
-    c.q
-      .selectFrom('attempts')
-      .select([
-        key.as('itemId'),
-        sql<number>`count(*)`.as('attempts'),
-        sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
-        // The job whose bytes are saved (a copy's names its result's), else the newest sent.
-        sql<
-          number | null
-        >`coalesce(max(CASE WHEN files_saved = 1 THEN id END), max(CASE WHEN job_id IS NOT NULL THEN id END))`.as(
-          'jobAttempt',
-        ),
-        sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('savedAttempt'),
-        sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('firstTake'),
-        sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('lastTake'),
-      ])
-      .where('batch_id', '=', c.batchId)
+    perItem(c)
       .$if(after !== undefined, (query) => query.where(key, '>', after!))
-      .groupBy(key)
       .orderBy(key)
       .limit(PAGE_SIZE)
       .compile(),
@@ -104,6 +86,59 @@ async function attemptedPage(
     c,
     rows.map((row) => row.itemId),
   );
+  return { rows: await summariesOf(c, rows, items), next: nextAfter(rows.map((row) => row.itemId)) };
+}
+
+/**
+ * The summaries of these items (a page of a manifest's, in any order), by id: an item the ledger
+ * does not know has none. Its attempts added up, then its row, its job, takes and files by id.
+ */
+export async function itemSummariesOf(
+  c: LedgerContext,
+  itemIds: readonly string[],
+): Promise<Map<string, ItemSummary>> {
+  const found = new Map<string, ItemSummary>();
+  if (itemIds.length === 0) return found;
+  const rows: PerItem[] = await c.db.read(perItem(c).where(c.db.sql.inList('item_id', itemIds)).compile());
+  const items = await itemRowsOf(c, itemIds);
+  for (const summary of await summariesOf(c, rows, items)) found.set(summary.itemId, summary);
+  for (const [itemId, row] of items)
+    if (!found.has(itemId)) found.set(itemId, { ...row, ...NOTHING_ATTEMPTED, itemId });
+  return found;
+}
+
+/** What an item no attempt knows sums to. */
+const NOTHING_ATTEMPTED = { attempts: 0, netMicros: 0, lastJobId: null, savedPaths: null, takes: null };
+
+/** Each item's attempts added up, by item (the page's where and order are the caller's). */
+function perItem(c: LedgerContext) {
+  const take = c.column<number>('attempts', 'take', 'take', 1);
+  const key = c.db.sql.key('item_id');
+  return c.q
+    .selectFrom('attempts')
+    .select([
+      key.as('itemId'),
+      sql<number>`count(*)`.as('attempts'),
+      sql<number>`cast(sum(amount_micros - refunded_micros) as bigint)`.as('net'),
+      // The job whose bytes are saved (a copy's names its result's), else the newest sent.
+      sql<
+        number | null
+      >`coalesce(max(CASE WHEN files_saved = 1 THEN id END), max(CASE WHEN job_id IS NOT NULL THEN id END))`.as(
+        'jobAttempt',
+      ),
+      sql<number | null>`max(CASE WHEN files_saved = 1 THEN id END)`.as('savedAttempt'),
+      sql<number | null>`min(CASE WHEN files_saved = 1 THEN ${take} END)`.as('firstTake'),
+      sql<number | null>`max(CASE WHEN files_saved = 1 THEN ${take} END)`.as('lastTake'),
+    ])
+    .where('batch_id', '=', c.batchId)
+    .groupBy(key);
+}
+
+async function summariesOf(
+  c: LedgerContext,
+  rows: readonly PerItem[],
+  items: ReadonlyMap<string, ItemRowShown>,
+): Promise<ItemSummary[]> {
   const jobs = await jobsOf(c, rows);
   const takes = await takesOf(
     c,
@@ -114,20 +149,17 @@ async function attemptedPage(
     ...[...takes.values()].flatMap((list) => list.map((each) => each.id)),
   ]);
   const json = (id: number) => JSON.stringify(paths.get(id) ?? []);
-  return {
-    rows: rows.map((row) => ({
-      itemId: row.itemId,
-      state: items.get(row.itemId)?.state ?? null,
-      errorCode: items.get(row.itemId)?.errorCode ?? null,
-      errorMessage: items.get(row.itemId)?.errorMessage ?? null,
-      attempts: Number(row.attempts),
-      netMicros: Number(row.net),
-      lastJobId: row.jobAttempt === null ? null : (jobs.get(row.jobAttempt) ?? null),
-      savedPaths: row.savedAttempt === null ? null : json(row.savedAttempt),
-      takes: takesJson(takes.get(row.itemId), paths),
-    })),
-    next: nextAfter(rows.map((row) => row.itemId)),
-  };
+  return rows.map((row) => ({
+    itemId: row.itemId,
+    state: items.get(row.itemId)?.state ?? null,
+    errorCode: items.get(row.itemId)?.errorCode ?? null,
+    errorMessage: items.get(row.itemId)?.errorMessage ?? null,
+    attempts: Number(row.attempts),
+    netMicros: Number(row.net),
+    lastJobId: row.jobAttempt === null ? null : (jobs.get(row.jobAttempt) ?? null),
+    savedPaths: row.savedAttempt === null ? null : json(row.savedAttempt),
+    takes: takesJson(takes.get(row.itemId), paths),
+  }));
 }
 
 interface TakeRow {

@@ -12,7 +12,7 @@ import { itemEntries, itemEntriesOf } from './item-entries.js';
 import { itemExports, paidItemsNotIn } from './item-exports.js';
 import { renameItem } from './item-rename.js';
 import * as items from './item-rows.js';
-import { itemSummaries } from './item-summaries.js';
+import { itemSummaries, itemSummariesOf } from './item-summaries.js';
 import * as keeperRows from './keeper-rows.js';
 import { settles } from './leases.js';
 import type { Ledger } from './ledger.js';
@@ -140,6 +140,11 @@ export class KyselyLedger implements Ledger {
 
   // ---- one row per item, streamed a page per step -----------------------------------------------
   itemSummaries: Steps['itemSummaries'] = () => itemSummaries(this.#c);
+  itemSummariesOf: Steps['itemSummariesOf'] = (ids) =>
+    this.#step(
+      (c) => itemSummariesOf(c, ids),
+      () => new Map(),
+    );
   itemEntries: Steps['itemEntries'] = () => itemEntries(this.#c);
   itemEntriesOf: Steps['itemEntriesOf'] = (ids) =>
     this.#step(

@@ -275,6 +275,8 @@ export interface Ledger {
   // ---- one row per item, for the read-only commands ------------------------------------------
   /** What `status` shows of each item the ledger knows. */
   itemSummaries(): AsyncIterable<ItemSummary>;
+  /** The same of these items (a page of a manifest's), by id; an item the ledger does not know has none. */
+  itemSummariesOf(ids: readonly string[]): Promise<Map<string, ItemSummary>>;
   /** Each item's row and latest attempt, as `plan` decides from them. */
   itemEntries(): AsyncIterable<ItemEntry>;
   /** The entries of these items (a page of a manifest's), by id; an item the ledger does not know has none. */

@@ -50,6 +50,14 @@ export function variantOfItem(variants: ReadonlyMap<string, number>, itemId: str
   return match ? Number(match[1]) : 1;
 }
 
+/** The variant each ledger item is, by id, for a manifest's items (variantOfItem). */
+export function variantsOfItems(
+  items: readonly Pick<ManifestItem, 'id' | 'variant'>[],
+): (itemId: string) => number {
+  const variants = manifestVariants(items);
+  return (itemId) => variantOfItem(variants, itemId);
+}
+
 /** Each manifest item's variant number, for variantOfItem. */
 export function manifestVariants(
   items: readonly Pick<ManifestItem, 'id' | 'variant'>[],

@@ -12,7 +12,10 @@
  * built-in check on and off, alternating, three of each) runs only when named, a few minutes. `fleet`
  * (issue 52: a first run of 40,000 items and its audit, then 10,000 items on SQLite, PostgreSQL and
  * four runners) runs only when named, half an hour or more; `fleet-items=N` and
- * `fleet-shared-items=N` change the sizes.
+ * `fleet-shared-items=N` change the sizes. `flat` (issue 53: plan on a fresh ledger, status, export and
+ * plan on a done one, at 100,000 and 1,000,000 items side by side, a quarter of an hour or more) and
+ * `flat-rerun` (the unchanged re-run of a done 100,000-item batch, its first run included) run only
+ * when named.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -51,6 +54,7 @@ import {
 import { type CheckSample, checkRows, checkRuns } from './check-bench.js';
 import { type CheckCostSample, checkCostRows, checkCostRuns } from './check-cost-bench.js';
 import { removeDir } from './fixtures.js';
+import { type FlatRerun, flatRerun, flatRows, flatRuns } from './flat-bench.js';
 import { type FirstRunSample, FLEET_ITEMS, firstRun, firstRunRows } from './fleet-first-bench.js';
 import { FLEET_SHARED_ITEMS, fleetSharedRows, fleetSharedRuns } from './fleet-shared-bench.js';
 import { type GallerySample, galleryRows, galleryRuns } from './gallery-bench.js';
@@ -389,6 +393,12 @@ async function main(): Promise<void> {
     const samples = await manifestReadRuns(log);
     details.manifestRead = samples;
     rows.push(...manifestReadRows(samples));
+  }
+  if (named('flat') || named('flat-rerun')) {
+    const samples = named('flat') ? await flatRuns(log) : [];
+    const rerun: FlatRerun | null = named('flat-rerun') ? await flatRerun(log) : null;
+    details.flat = { samples, rerun };
+    rows.push(...flatRows(samples, rerun));
   }
   if (named('refresh')) {
     const refresh = await refreshRuns(LONG_RUNS, log);

@@ -1,14 +1,38 @@
-import { ExitCode, status } from '../../index.js';
+import {
+  ExitCode,
+  type SpooledItems,
+  type StatusDocument,
+  type StatusItem,
+  streamStatus,
+} from '../../index.js';
 import { jsonChunks, statusSummaryChunks, statusTextChunks, wantsSummary } from '../../render.js';
-import { commandLine, openBatch } from '../batch-options.js';
+import { commandLine, openStreamedBatch, withManifestWords } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords } from '../words.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
-  const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'status');
-  const { ledger, ...document } = await status(manifest, { ...options, verify: values.verify });
+  const { manifestArg, manifest, options } = await openStreamedBatch({ values, positionals }, io, 'status');
+  const { ledger, ...document } = await withManifestWords('status', () =>
+    streamStatus(manifest, { ...options, verify: values.verify }),
+  );
+  try {
+    await writeStatus(io, values, manifestArg, ledger, document);
+  } finally {
+    // The items wait in a temporary file until written.
+    document.items.close();
+  }
+  return ExitCode.Ok;
+};
+
+async function writeStatus(
+  io: Parameters<Command<'status'>>[1],
+  values: Parameters<Command<'status'>>[0]['values'],
+  manifestArg: string | undefined,
+  ledger: StatusDocument['ledger'],
+  document: Omit<StatusDocument<SpooledItems<StatusItem>>, 'ledger'>,
+): Promise<void> {
   // A ledger that lost its output folder to a copy is read all the same: said first (on stderr
   // beside a JSON document, which stays the document alone).
   if (ledger.notOwner)
@@ -25,5 +49,4 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
         commandLine('status', manifestArg, { ...values, sandbox: true }),
       );
   await writeChunks(io.stdout, chunks, cliWords);
-  return ExitCode.Ok;
-};
+}

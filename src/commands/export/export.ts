@@ -23,6 +23,7 @@ import {
 import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../documents/kept-records.js';
 import { type RejectedRecord, rejectedRecordsOf, rejectedYaml } from '../../documents/rejected-records.js';
 import type { Manifest } from '../../manifest/index.js';
+import { variantsOfItems } from '../../runner/request-key.js';
 import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
 
 /** A ledger whose output folder another ledger owns: refused, or read and the caller told first. */
@@ -192,7 +193,9 @@ export async function exportRejected(
   const path = to === undefined ? null : resolve(callerCwd(rest), to);
   if (path !== null) await refuseExportTarget('exportRejected', batch, path, force);
   const records = await withLedger(batch, async (ledger) =>
-    ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), batch.manifest),
+    ledger === null
+      ? []
+      : rejectedRecordsOf(await ledger.rejectedAttempts(), variantsOfItems(batch.manifest.items)),
   );
   if (path !== null) await writeExportFile(path, [rejectedYaml(records)]);
   return { records, path };

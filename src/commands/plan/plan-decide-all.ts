@@ -5,7 +5,7 @@ import type { AttemptRecord } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { Rejections, rejectionsOf } from '../../runner/fallback.js';
 import type { RecordedRequest } from '../../runner/item-plan.js';
-import { manifestVariants, variantOfItem } from '../../runner/request-key.js';
+import { variantsOfItems } from '../../runner/request-key.js';
 import { failedTakesOf } from '../../runner/rerolls-due.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
@@ -110,6 +110,5 @@ export function decideAll(
 
 /** The variant each item of a manifest held whole is, by id (request-key.ts). */
 export function variantsOf(manifest: Manifest): (itemId: string) => number {
-  const variants = manifestVariants(manifest.items);
-  return (itemId) => variantOfItem(variants, itemId);
+  return variantsOfItems(manifest.items);
 }

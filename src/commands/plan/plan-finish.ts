@@ -15,8 +15,8 @@ import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, strayReasons } from './plan-changes.js';
 import { copiesWarning, type PlanCopies } from './plan-copies.js';
 import type { PlanLabel } from './plan-decisions.js';
+import type { PlanDocument, PlanTotals } from './plan-document.js';
 import type { RenamedItem } from './plan-renames.js';
-import type { PlanDocument, PlanTotals } from './plan-report.js';
 import { planSummary } from './plan-summary.js';
 import { mostItCanCost, type PlanItem, type Walk } from './plan-walk.js';
 

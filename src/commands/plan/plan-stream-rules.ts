@@ -1,19 +1,20 @@
 import { NotStreamable, type StreamedManifest } from '../../batch/streamed-manifest.js';
 import { collectRows } from '../../collect-rows.js';
 import { shownFrom } from '../../documents/shown-path.js';
+import type { FileCheckMode } from '../../documents/status-report.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { FailedTakes, Ledger } from '../../ledger/ledger.js';
 import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
-import type { ManifestItem } from '../../manifest/index.js';
+import type { ReusableTake } from '../../ledger/reused-take.js';
+import type { ManifestItem, ManifestRead } from '../../manifest/index.js';
 import { RenamePairing } from '../../runner/renames.js';
 import { requestHash } from '../../runner/request.js';
 import { variantOfItem } from '../../runner/request-key.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
-import type { DecideOptions, Decision } from './plan-decisions.js';
+import type { DecideOptions, Decision, PlanLabel } from './plan-decisions.js';
 import { strangers } from './plan-finish.js';
 import { type RenamedItem, removedCandidates, renamedDecision } from './plan-renames.js';
 import { PlanReuses, wantsTake } from './plan-reuses.js';
-import type { StreamedPlanInputs, Survey } from './plan-stream.js';
 
 /**
  * The rules of a streamed plan that look across items (plan-stream.ts), set up before the walk
@@ -22,6 +23,34 @@ import type { StreamedPlanInputs, Survey } from './plan-stream.js';
  * the output folder the ledger did not write may be in an item's way. The rules themselves are
  * those of a plan held whole; only the order they are applied in is an item at a time.
  */
+
+/** What the plan is asked and read besides the manifest and the ledger. */
+export interface StreamedPlanInputs {
+  outputFiles: readonly string[] | null;
+  strayWhy: (path: string) => string | null;
+  regenerateExpired: boolean;
+  retryFailed: boolean;
+  verify: boolean;
+  fileCheck: FileCheckMode;
+  takeIsThere: (take: ReusableTake) => boolean;
+  /** The time expiry is judged by; default now. */
+  nowMs?: number;
+}
+
+/** What the walk needs to know before its first item, from a read through the whole manifest. */
+export interface Survey {
+  read: ManifestRead;
+  /** Items the ledger does not know (a rename may pair them). */
+  unknown: number;
+  /** Items the ledger has a row for (the others it has rows for the manifest no longer lists). */
+  rows: number;
+  /** Items neither done nor failed: run's pre-flight counts them. */
+  waiting: number;
+  /** Whether an item would be paid for or is expired (then saved takes may answer it). */
+  wanting: boolean;
+  /** Positions of the items the run acquires anyway (fetched again or followed), in manifest order. */
+  acquired: Array<{ position: number; label: PlanLabel }>;
+}
 
 /** What a streamed plan reads of the ledger once, besides a page of items at a time. */
 export interface PlanLedger {

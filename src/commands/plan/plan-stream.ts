@@ -1,23 +1,34 @@
 import { priceTable } from '../../batch/cost-estimate.js';
 import type { StreamedManifest } from '../../batch/streamed-manifest.js';
-import { countProblems, type FileProblemCounts, shownProblems } from '../../documents/file-problems.js';
+import {
+  addProblemCounts,
+  countProblems,
+  type FileProblemCounts,
+  shownProblems,
+} from '../../documents/file-problems.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
-import type { FileCheckMode } from '../../documents/status-report.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import type { AttemptRecord } from '../../ledger/records.js';
-import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
 import { CopiesCount } from './plan-copies.js';
 import { decideOptionsOf } from './plan-decide-all.js';
-import type { PlanLabel } from './plan-decisions.js';
 import { finishPlan, InTheWay, SAVED_BEFORE_COMMIT_WORDS, withItems } from './plan-finish.js';
 import type { RenamedItem } from './plan-renames.js';
 import type { AccountCheck, PlanDocument } from './plan-report.js';
-import { type PlanLedger, readPlanLedger, StreamedItemRules } from './plan-stream-rules.js';
+import {
+  type PlanLedger,
+  readPlanLedger,
+  StreamedItemRules,
+  type StreamedPlanInputs,
+  type Survey,
+} from './plan-stream-rules.js';
+
+export type { StreamedPlanInputs } from './plan-stream-rules.js';
+
 import { type PlanItem, PlanWalker } from './plan-walk.js';
 
 /**
@@ -29,19 +40,6 @@ import { type PlanItem, PlanWalker } from './plan-walk.js';
  * does is first read through once (the survey: what the walk needs before its first item, such as
  * the items the manifest no longer lists), then again to make the lines.
  */
-
-/** What the plan is asked and read besides the manifest and the ledger. */
-export interface StreamedPlanInputs {
-  outputFiles: readonly string[] | null;
-  strayWhy: (path: string) => string | null;
-  regenerateExpired: boolean;
-  retryFailed: boolean;
-  verify: boolean;
-  fileCheck: FileCheckMode;
-  takeIsThere: (take: ReusableTake) => boolean;
-  /** The time expiry is judged by; default now. */
-  nowMs?: number;
-}
 
 /** A streamed plan and what else the command says of it: the manifest's read (its ids, its warnings). */
 export interface StreamedPlan {
@@ -86,21 +84,6 @@ export async function planStreamed(
     spool.close();
     throw error;
   }
-}
-
-/** What the walk needs to know before its first item, from a read through the whole manifest. */
-export interface Survey {
-  read: ManifestRead;
-  /** Items the ledger does not know (a rename may pair them). */
-  unknown: number;
-  /** Items the ledger has a row for (the others it has rows for the manifest no longer lists). */
-  rows: number;
-  /** Items neither done nor failed: run's pre-flight counts them. */
-  waiting: number;
-  /** Whether an item would be paid for or is expired (then saved takes may answer it). */
-  wanting: boolean;
-  /** Positions of the items the run acquires anyway (fetched again or followed), in manifest order. */
-  acquired: Array<{ position: number; label: PlanLabel }>;
 }
 
 async function surveyItems(manifest: StreamedManifest, decider: ChunkDecider): Promise<Survey> {
@@ -170,7 +153,7 @@ async function walkLines(
       spool.add(line);
       return line;
     });
-    problems = addCounts(problems, countProblems(lines));
+    problems = addProblemCounts(problems, countProblems(lines));
   }
   const found = {
     walk: walker.finish(),
@@ -181,12 +164,4 @@ async function walkLines(
     inTheWay,
   };
   return { found, renamed, read, waiting };
-}
-
-function addCounts(a: FileProblemCounts, b: FileProblemCounts): FileProblemCounts {
-  return {
-    files_missing: a.files_missing + b.files_missing,
-    files_altered: a.files_altered + b.files_altered,
-    files_touched: a.files_touched + b.files_touched,
-  };
 }

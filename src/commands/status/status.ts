@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { keeperFields } from '../../batch/batch-takes.js';
-import { sandboxLedgerBeside, statusSource, withLedger } from '../../batch/ledger-read.js';
+import { keeperFields, keeperFieldsOf } from '../../batch/batch-takes.js';
+import { type LedgerRead, sandboxLedgerBeside, statusSource, withLedger } from '../../batch/ledger-read.js';
 import {
   batchOf,
   checkedManifest,
@@ -9,11 +9,17 @@ import {
   verifySchema,
 } from '../../batch/options.js';
 import { readingNotOwner } from '../../batch/reading-owner.js';
+import type { Batch } from '../../batch/resolve-batch.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
+import { isStreamed, type StreamedManifest } from '../../batch/streamed-manifest.js';
 import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected-records.js';
-import { buildStatusStreamed } from '../../documents/status-report.js';
+import { SpooledItems } from '../../documents/spooled-items.js';
+import type { StatusItem } from '../../documents/status-line.js';
+import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import type { Manifest } from '../../manifest/index.js';
+import type { Manifest, ManifestHead } from '../../manifest/index.js';
+import { variantOfItem, variantsOfItems } from '../../runner/request-key.js';
+import { statusStreamed } from './status-stream.js';
 
 export const statusOptionsSchema = ledgerOptionsSchema.extend({ verify: verifySchema });
 
@@ -21,31 +27,86 @@ export type StatusOptions = z.infer<typeof statusOptionsSchema>;
 
 /** The requests moderation rejected, shown with the service's message; nothing when there are none. */
 async function rejectedFields(
-  manifest: Manifest,
+  variantOf: (itemId: string) => number,
   ledger: Ledger | null,
 ): Promise<{ rejected?: RejectedRecord[] }> {
-  const rejected = ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), manifest);
+  const rejected = ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), variantOf);
   return rejected.length === 0 ? {} : { rejected };
 }
 
 /**
  * Where each item stands in the ledger (`status --json`), and which saved files are missing or
- * altered on disk: by size and modification time, or by SHA-256 with `verify`.
+ * altered on disk: by size and modification time, or by SHA-256 with `verify`. Its items in an
+ * array: for a batch small enough to hold (streamStatus gives a large one's a few at a time).
  */
-export async function status(manifest: Manifest, options: StatusOptions = {}): Promise<StatusDocument> {
-  const { verify, ...checked } = checkOptions('status', statusOptionsSchema, options);
-  const batch = batchOf(checkedManifest('status', manifest), checked);
+export async function status(
+  manifest: Manifest | StreamedManifest,
+  options: StatusOptions = {},
+): Promise<StatusDocument> {
+  const streamed = await streamStatus(manifest, options, 'status');
+  try {
+    return { ...streamed, items: [...streamed.items] };
+  } finally {
+    streamed.items.close();
+  }
+}
+
+/**
+ * `status` of a manifest too large to hold (openManifest): its items made a chunk at a time and
+ * kept in a temporary file until read, the whole document in bounded memory (docs/api.md). A
+ * manifest held whole is read as `status` reads it and its items held. `items.close()` removes
+ * the file.
+ */
+export async function streamStatus(
+  manifest: Manifest | StreamedManifest,
+  options: StatusOptions = {},
+  call = 'streamStatus',
+): Promise<StatusDocument<SpooledItems<StatusItem>>> {
+  const { verify, ...checked } = checkOptions(call, statusOptionsSchema, options);
+  if (isStreamed(manifest)) {
+    const batch = batchOf(manifest, checked);
+    return withLedger(batch, async (ledger, note) => {
+      const notOwner = await readingNotOwner(batch, ledger);
+      const { report, read } = await statusStreamed(batch.manifest, ledger, verify ?? false, Date.now());
+      const listed = (id: string) => read.ids.has(id);
+      try {
+        return documentOf(batch, note, notOwner, {
+          ...report,
+          ...(await keeperFieldsOf(batch.manifest, listed, ledger)),
+          ...(await rejectedFields((id) => (listed(id) ? 1 : variantOfItem(new Map(), id)), ledger)),
+        });
+      } catch (error) {
+        report.items.close();
+        throw error;
+      }
+    });
+  }
+  const batch = batchOf(checkedManifest(call, manifest), checked);
   return withLedger(batch, async (ledger, note) => {
     const notOwner = await readingNotOwner(batch, ledger);
-    const report = {
-      ...(await buildStatusStreamed(batch.manifest, await statusSource(ledger, verify ?? false), Date.now())),
+    const report = await buildStatusStreamed(
+      batch.manifest,
+      await statusSource(ledger, verify ?? false),
+      Date.now(),
+    );
+    return documentOf(batch, note, notOwner, {
+      ...report,
+      items: SpooledItems.of(report.items),
       ...(await keeperFields(batch.manifest, ledger)),
-      ...(await rejectedFields(batch.manifest, ledger)),
-    };
-    return statusDocument(report, {
-      ...note,
-      sandboxLedger: sandboxLedgerBeside(batch, note),
-      ...(notOwner === null ? {} : { notOwner }),
+      ...(await rejectedFields(variantsOfItems(batch.manifest.items), ledger)),
     });
+  });
+}
+
+function documentOf<Items extends Iterable<StatusItem>>(
+  batch: Batch<ManifestHead>,
+  note: LedgerRead,
+  notOwner: string | null,
+  report: StatusReport<Items>,
+): StatusDocument<Items> {
+  return statusDocument(report, {
+    ...note,
+    sandboxLedger: sandboxLedgerBeside(batch, note),
+    ...(notOwner === null ? {} : { notOwner }),
   });
 }

@@ -2,7 +2,8 @@ import type { AttemptRecord, ItemState, MoneyTotals } from '../../ledger/records
 import { itemGroup, type Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import { attemptRow, historyOrder } from '../render-text.js';
-import { expiryWarnings, shownError, statusTotals } from '../status-report.js';
+import { shownError } from '../status-line.js';
+import { expiryWarnings, statusTotals } from '../status-report.js';
 import { takesOf } from '../status-view.js';
 import type { GalleryAttempt, GalleryEntry } from './entries.js';
 import { type CardGroup, cardGroup, latestKeepers, STATES_IN_ORDER } from './groups.js';

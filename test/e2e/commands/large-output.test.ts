@@ -15,6 +15,7 @@ import { strangerReason } from '../../../src/downloads/files-on-disk.js';
 import { openLedger } from '../../../src/ledger/open-ledger.js';
 import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
 import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
+import { variantsOfItems } from '../../../src/runner/request-key.js';
 import { runCli } from '../../support/cli.js';
 import { finished, LedgerBuilder, ledgerPath, project } from './fixtures.js';
 
@@ -91,7 +92,7 @@ describe('status and plan over 2,500 items', () => {
     };
     previousBodies = new Map(view.attempts.map((attempt) => [attempt.id, attempt.requestBody]));
     // Every 50th item failed content_rejected: status lists those requests (docs/checks.md).
-    rejected = rejectedRecordsOf(await ledger.rejectedAttempts(), big.manifest);
+    rejected = rejectedRecordsOf(await ledger.rejectedAttempts(), variantsOfItems(big.manifest.items));
     await ledger.close();
   });
   const note = () => ({ path: big.path, exists: true, service: null });
