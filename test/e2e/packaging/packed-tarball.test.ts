@@ -21,6 +21,8 @@ describe('the packed tarball on a fresh machine', () => {
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
     expect(listing).toContain('package/dist/cli/main.js');
+    expect(listing).toContain('package/dist/cli/main.cjs');
+    expect(listing).toContain('package/dist/cli/main.cjs.cache');
     expect(listing).toContain('package/dist/render.js');
     // No tests, no sources, no source maps pointing outside, no ledgers or sandbox state.
     const stray = listing.filter((path) =>
