@@ -12,8 +12,7 @@ import { readSharedLedger, sharedViolations } from './shared-support.js';
  */
 
 const RUNNERS = 5;
-// Before the fix, one or two of the five runners were refused in every round; six rounds find it.
-const ROUNDS = 6;
+const ROUNDS = 10;
 const ITEMS = 12;
 const CONCURRENCY = 4;
 
