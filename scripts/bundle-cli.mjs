@@ -23,6 +23,9 @@ await build({
   format: 'cjs',
   target: 'node20',
   external: ['better-sqlite3', 'pg', 'pg-native', '@aws-sdk/*'],
+  // pg and the AWS SDK, loaded when used, are required: a script run through the code cache
+  // (scripts/cli-launcher.mjs) has no loader for import() but Node's experimental one.
+  supported: { 'dynamic-import': false },
   // A CommonJS file has no import.meta: its URL is the bundle's own (src/version.ts reads beside it).
   define: { 'import.meta.url': '__mediabatchBundleUrl' },
   banner: { js: "const __mediabatchBundleUrl = require('node:url').pathToFileURL(__filename).href;" },

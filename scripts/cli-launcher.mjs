@@ -8,7 +8,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
 const folder = dirname(fileURLToPath(import.meta.url));
 const bundle = join(folder, 'main.cjs');
@@ -27,7 +27,6 @@ const source = readFileSync(bundle, 'utf8').replace(/^#!.*/, '');
 const script = new Script(Module.wrap(source), {
   filename: bundle,
   cachedData: readCache(),
-  importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 // Only the build asks for the cache (scripts/bundle-cli.mjs); a command never writes into its own
 // installation.
