@@ -33,6 +33,7 @@ export type PlanLabel =
   | 'reused'
   | 'expired'
   | 'failed'
+  | 'held_back'
   | 'blocked_by_budget';
 
 export const PLAN_LABELS: readonly PlanLabel[] = [
@@ -47,6 +48,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'reused',
   'expired',
   'failed',
+  'held_back',
   'blocked_by_budget',
 ];
 

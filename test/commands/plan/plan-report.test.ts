@@ -235,4 +235,43 @@ describe('plan report (pure)', () => {
       expect.stringMatching(/^a: finished output not saved yet expires in 120 min/),
     ]);
   });
+
+  it("an item run will not submit for a file in its way is held back, not priced (namesTaken, run's rule)", () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => item(id, SIX_720, { maxCostMicros: 500_000 }));
+    const saved = attempt({ itemId: 'c', filesSaved: true, amountMicros: 200_000 });
+    const doc = buildPlanReport(
+      manifest([a!, b!, c!], 5_000_000),
+      {
+        // c is done, its file the ledger's; a and b are new, a file nobody recorded holds a's name.
+        items: [record(c!, 'done')],
+        attempts: [paid(200_000), saved],
+        files: [
+          { attemptId: saved.id, idx: 0, path: '/work/out/unit/c.mp4', bytes: 1, sha256: 'x', savedAt: '' },
+        ],
+      },
+      null,
+      NOW,
+      { outputFiles: ['/work/out/unit/a.mp4', '/work/out/unit/c.mp4'] },
+    );
+    expect(doc.items.map((entry) => [entry.id, entry.plan, entry.estimate_usd])).toEqual([
+      ['a', 'held_back', null],
+      ['b', 'new', '0.200000'],
+      ['c', 'done', null],
+    ]);
+    expect(doc.items[0]!.reason).toMatch(/a\.mp4 is in the way, a file this ledger did not write/);
+    // Only what run submits is priced: b's estimate, b's cap.
+    expect(doc.totals).toMatchObject({
+      new: 1,
+      held_back: 1,
+      to_submit: 1,
+      estimate_usd: '0.200000',
+      at_most_usd: '0.500000',
+    });
+    expect(doc.warnings).toEqual([
+      expect.stringMatching(/^a: run will not submit it: .*a\.mp4 is in the way/),
+    ]);
+    expect(doc.summary).toMatch(
+      /^Plan: 1 new, 1 unchanged, 1 held back \(a file this ledger did not write is in the way\), 1 stray file;/,
+    );
+  });
 });

@@ -65,6 +65,16 @@ describe('counterexamples found by the user paths model, kept', () => {
     TIMEOUT,
   );
 
+  // Plan priced a and b (`new`, estimate_usd, to_submit) while its own warning said run would not
+  // submit them: the files of the lost ledger hold their names. It now holds them back by run's rule.
+  it(
+    'two days on, a plain import finds nothing, and plan prices nothing that run then leaves for stray files',
+    async () => {
+      await replay([run, time, time, { kind: 'import' }, run]);
+    },
+    TIMEOUT,
+  );
+
   // The model's own mistake, kept so it stays fixed: plan reads no job, so an item it calls
   // in_flight (a POST killed before its answer was recorded) may be paid by the run.
   it(
@@ -89,15 +99,6 @@ describe.runIf(process.env.PATHS_FOUND === '1')('counterexamples the product doe
         { kind: 'undo' },
         run,
       ]);
-    },
-    TIMEOUT,
-  );
-
-  // Known gap held-back-priced.
-  it(
-    'two days on, a plain import finds nothing, and plan prices items that run then leaves for stray files',
-    async () => {
-      await replay([run, time, time, { kind: 'import' }, run]);
     },
     TIMEOUT,
   );

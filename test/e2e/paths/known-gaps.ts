@@ -11,12 +11,6 @@ export const KNOWN_GAPS = {
    * edit); plan prices it (`changed`), so plan and run agree, but the request is paid twice.
    */
   'earlier-take-lost': 'an earlier take lost on disk is bought again although its job holds it',
-  /**
-   * plan prices an item (`new`, its estimate, `to_submit`) that its own warnings say run will not
-   * submit, because a file this ledger did not write holds its name (after a lost ledger whose
-   * jobs import no longer sees); run then submits nothing for it.
-   */
-  'held-back-priced': 'plan prices an item it says run will not submit (a stranger file in its way)',
 } as const;
 
 export type GapName = keyof typeof KNOWN_GAPS;

@@ -20,7 +20,6 @@ interface PlanLine {
 
 interface PlanDocument {
   items: PlanLine[];
-  warnings: string[];
 }
 
 /** `plan --json` (read-only, checked as any command); an empty plan when it does not exit 0. */
@@ -32,7 +31,7 @@ async function planDocument(
   const plan = await command(world, ['plan', world.manifest, '--json', '--verify', ...extra], {
     readOnly: true,
   });
-  if (plan.code !== 0) return { code: plan.code, items: [], warnings: [] };
+  if (plan.code !== 0) return { code: plan.code, items: [] };
   return { code: plan.code, ...(JSON.parse(plan.stdout) as PlanDocument) };
 }
 
@@ -56,22 +55,6 @@ async function earlierTakesLost(
       .map((line) => requests.get(line.id))
       .filter((request): request is string => request !== undefined && held.has(request)),
   );
-}
-
-/** Known gap held-back-priced: the items plan prices while its warnings say run will not submit them. */
-function heldBackPriced(world: PathsWorld, plan: PlanDocument): Set<string> {
-  const held = new Set<string>();
-  for (const warning of plan.warnings) {
-    const id = /^(\S+): run will not submit it:/.exec(warning)?.[1];
-    const line = plan.items.find((item) => item.id === id);
-    if (
-      id &&
-      line?.estimate_usd != null &&
-      world.allowsGap('held-back-priced', `plan prices ${id}: ${warning}`)
-    )
-      held.add(id);
-  }
-  return held;
 }
 
 function newJobs(world: PathsWorld, before: ReadonlySet<string>): JobFacts[] {
@@ -116,10 +99,7 @@ export async function fullRun(world: PathsWorld, extra: string[] = []): Promise<
   const lost = lostRequests(world);
   const plan = await planDocument(world, extra);
   const gapped = await earlierTakesLost(world, plan, extra);
-  const held = heldBackPriced(world, plan);
-  const priced = new Set(
-    plan.items.filter((line) => line.estimate_usd !== null && !held.has(line.id)).map((line) => line.id),
-  );
+  const priced = new Set(plan.items.filter((line) => line.estimate_usd !== null).map((line) => line.id));
   const unknown = new Set(plan.items.filter((line) => line.plan === 'in_flight').map((line) => line.id));
   const before = new Set(world.jobs.keys());
   const run = await command(world, ['run', world.manifest, ...RUN, ...extra]);
