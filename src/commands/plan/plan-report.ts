@@ -174,6 +174,7 @@ export function buildPlan(
     source.reusableTakes,
     inputs.takeIsThere ?? (() => true),
     (item) => options.rejections?.asSent(item) ?? item,
+    nowMs,
   );
   const shown = shownFrom(manifest.file);
   // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.

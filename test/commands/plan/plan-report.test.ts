@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlanReport } from '../../../src/commands/plan/plan-report.js';
+import { buildRequestBody } from '../../../src/runner/request.js';
 import type { Account } from '../../../src/service-client/schemas.js';
 import { attempt, item, manifest, record } from '../../documents/records.js';
 
@@ -273,5 +274,63 @@ describe('plan report (pure)', () => {
     expect(doc.summary).toMatch(
       /^Plan: 1 new, 1 unchanged, 1 held back \(a file this ledger did not write is in the way\), 1 stray file;/,
     );
+  });
+
+  it('an undone edit whose first take is lost: fetched again from its job while the service holds it, else priced', () => {
+    const a = item('a', SIX_720, { maxCostMicros: 500_000 });
+    const edited = item('a', { ...SIX_720, prompt: 'a green boat' }, { maxCostMicros: 500_000 });
+    const plan = (expiresAt: string) => {
+      const first = attempt({
+        itemId: 'a',
+        requestBody: buildRequestBody('unit', a, 1, a.maxCostMicros),
+        take: 1,
+        filesSaved: true,
+        amountMicros: 200_000,
+        expiresAt,
+      });
+      const second = attempt({
+        itemId: 'a',
+        seq: 2,
+        requestBody: buildRequestBody('unit', edited, 2, edited.maxCostMicros),
+        take: 2,
+        filesSaved: true,
+        amountMicros: 200_000,
+      });
+      const file = (of: typeof first, path: string) => ({
+        attemptId: of.id,
+        idx: 0,
+        path,
+        bytes: 1,
+        sha256: 'x',
+        savedAt: '',
+      });
+      return buildPlanReport(
+        manifest([a]),
+        {
+          items: [record(edited, 'done', { itemId: 'a' })],
+          attempts: [first, second],
+          files: [file(first, '/work/out/unit/a.take1.mp4'), file(second, '/work/out/unit/a.mp4')],
+        },
+        null,
+        NOW,
+        // The first take's file is altered: no intact take of its request is left.
+        { takeIsThere: (take) => take.attemptId !== first.id },
+      );
+    };
+    const held = plan(new Date(NOW + 3600_000).toISOString());
+    expect(held.items[0]).toMatchObject({
+      id: 'a',
+      plan: 'refetch',
+      estimate_usd: null,
+      reused_from: { item: 'a', take: 1 },
+    });
+    expect(held.items[0]!.reason).toMatch(
+      /^no saved take of its request is intact .*: fetched again as a new take, nothing to pay$/,
+    );
+    expect(held.totals).toMatchObject({ to_submit: 0, refetch: 1, at_most_usd: '0.000000' });
+    // Past its expires_at nothing holds the result: it is bought again, and priced.
+    const gone = plan(new Date(NOW - 3600_000).toISOString());
+    expect(gone.items[0]).toMatchObject({ id: 'a', plan: 'changed', estimate_usd: '0.200000' });
+    expect(gone.totals).toMatchObject({ to_submit: 1 });
   });
 });
