@@ -5,11 +5,9 @@ import { replaySteps } from './paths-model.js';
 
 /**
  * The sequences the user paths model found breaking a promise, shrunk, each replayed with every
- * check of path-checks.ts and no known gap allowed. The first step of each is the run every drawn
- * sequence starts with. Those the product now keeps run in `npm test`; those it does not yet keep
- * (a known gap of known-gaps.ts, which the bounded set allows narrowly) fail until it is fixed, so
- * they run only with PATHS_FOUND=1 (`PATHS_FOUND=1 npx vitest run test/e2e/paths/found.test.ts`);
- * once one passes, it moves up and its gap leaves KNOWN_GAPS.
+ * check of path-checks.ts, strictly, in `npm test`. The first step of each is the run every drawn
+ * sequence starts with. A sequence found breaking a promise the product does not keep yet is added
+ * here once it is fixed, so that it stays fixed.
  */
 const replay = (steps: Step[]) => replaySteps(steps, tempDir('mediabatch-found-'));
 const TIMEOUT = 180_000;
@@ -84,12 +82,11 @@ describe('counterexamples found by the user paths model, kept', () => {
     },
     TIMEOUT,
   );
-});
 
-describe.runIf(process.env.PATHS_FOUND === '1')('counterexamples the product does not keep yet', () => {
-  // Known gap earlier-take-lost (docs/results.md, "Not yet done").
+  // The first take of a was altered while its job still held the output; the run paid for its
+  // request again. It now fetches that job's output again into a new take, and plan says `refetch`.
   it(
-    'an earlier take altered on disk is bought again although its job still holds the output',
+    'an earlier take altered on disk is fetched again from its job, not bought again',
     async () => {
       await replay([
         run,
