@@ -10,7 +10,7 @@ import { budgetLeftMicros, spentMicros } from '../../ledger/money-totals.js';
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatProblem } from '../../manifest/index.js';
-import { foreignFiles, itemsInTheWay } from '../../manifest/taken-names.js';
+import { foreignFiles } from '../../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../../money.js';
 import { notFittingLine } from '../../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, type PlanAccount, toPlanAccount } from './plan-account.js';
@@ -19,6 +19,7 @@ import { type RemovedItem, removedItems, strayReasons } from './plan-changes.js'
 import { copiesWarning, type PlanCopies, planCopies } from './plan-copies.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf } from './plan-decide-all.js';
 import type { PlanLabel } from './plan-decisions.js';
+import { planHeldBack } from './plan-held-back.js';
 import { planRenames, type RenamedItem } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
@@ -173,7 +174,20 @@ export function buildPlan(
     source.reusableTakes,
     inputs.takeIsThere ?? (() => true),
     (item) => options.rejections?.asSent(item) ?? item,
+    nowMs,
   );
+  const shown = shownFrom(manifest.file);
+  // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
+  const unowned = inputs.outputFiles
+    ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
+    : null;
+  // A job's files saved by a run stopped before it committed them are its output, not strangers.
+  const savedEarly = savedBeforeCommitOf(unowned ?? [], manifest.name, unsavedJobs(source));
+  const foreign = unowned === null ? null : unowned.filter((path) => !savedEarly.paths.has(path));
+  // Before the walk prices anything: what run will not submit is not priced (plan-held-back.ts).
+  const heldBack = foreign?.length
+    ? planHeldBack(listed.items, decisions, manifest.outputDir, foreign, source.itemFilePaths(), shown)
+    : [];
   const walk = walkItems(
     listed,
     decisions,
@@ -183,7 +197,6 @@ export function buildPlan(
     inputs.previousBody,
     inputs.previousVars,
   );
-  const shown = shownFrom(manifest.file);
   const problems = source.fileProblems;
   if (problems && problems.size > 0)
     for (const item of walk.items) {
@@ -191,13 +204,6 @@ export function buildPlan(
       if (files) item.file_problems = shownProblems(files, nowMs, shown);
     }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
-  // An empty output folder has no stray files, whatever the ledger holds: skip reading its paths.
-  const unowned = inputs.outputFiles
-    ? foreignFiles(inputs.outputFiles, inputs.outputFiles.length > 0 ? source.itemFilePaths() : [])
-    : null;
-  // A job's files saved by a run stopped before it committed them are its output, not strangers.
-  const savedEarly = savedBeforeCommitOf(unowned ?? [], manifest.name, unsavedJobs(source));
-  const foreign = unowned === null ? null : unowned.filter((path) => !savedEarly.paths.has(path));
   for (const item of walk.items) if (savedEarly.items.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
   const stray = foreign === null ? null : foreign.map(shown).sort();
   const estimateTotal = walk.unknown > 0 ? null : walk.estimateTotal;
@@ -209,8 +215,7 @@ export function buildPlan(
   if (copied !== null) warnings.push(copied);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
-  if (foreign !== null && foreign.length > 0)
-    warnings.push(...heldBackWarnings(manifest, walk, foreign, shown));
+  warnings.push(...heldBack);
   if (account?.ok)
     warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit, manifest.concurrency));
 
@@ -293,24 +298,6 @@ function planWarnings(
   const order = variantsOrderNote(manifest.items, { blocked, mayFit: walk.mayFit });
   if (order !== null) warnings.push(order);
   return warnings;
-}
-
-const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry', 'renamed']);
-
-/** The items `run` will not submit because a file it did not write holds their name (names-in-the-way). */
-function heldBackWarnings(
-  manifest: Manifest,
-  walk: Walk,
-  foreign: readonly string[],
-  shown: (path: string) => string,
-): string[] {
-  const submitted = new Set(walk.items.filter((item) => SUBMITTED.has(item.plan)).map((item) => item.id));
-  const items = manifest.items.filter((item) => submitted.has(item.id));
-  const renamed = new Set(walk.items.filter((item) => item.plan === 'renamed').map((item) => item.id));
-  return [...itemsInTheWay(manifest.outputDir, items, foreign)].map(
-    ([id, paths]) =>
-      `${id}: run will not ${renamed.has(id) ? 'rename' : 'submit'} it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
-  );
 }
 
 function planTotals(

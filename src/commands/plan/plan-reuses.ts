@@ -1,7 +1,7 @@
 import type { ReusableTake } from '../../ledger/reused-take.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from '../../runner/request-key.js';
-import { TakeIndex } from '../../runner/take-index.js';
+import { heldResultOf, TakeIndex } from '../../runner/take-index.js';
 import type { Decision } from './plan-decisions.js';
 
 /**
@@ -18,13 +18,15 @@ export function planReuses(
   takeIsThere: (take: ReusableTake) => boolean,
   /** The item as run would send it: past a prompt moderation rejected, with its next (runner/fallback.ts). */
   sentAs: (item: ManifestItem) => ManifestItem = (item) => item,
+  /** The time a job's `expires_at` is judged by: a held job's output is fetched again, not bought. */
+  nowMs = Date.now(),
 ): void {
   const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
   const index = new TakeIndex(takes(), (id) => variantOfItem(variants, id));
   // A result the run fetches again for free, or a job it follows (in flight), is acquired once:
-  // an item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
+  // an item asking for it waits for it (runner/twins.ts).
   const submitted = new Map<string, string>();
   const fetched = new Map<string, 'fetched again' | 'followed'>();
   items.forEach((item, position) => {
@@ -38,7 +40,8 @@ export function planReuses(
     const item = items[position]!;
     const key = requestKey(sentAs(item));
     const current = decisions[position]?.changedSince?.id ?? null;
-    const found = index.find(key, item.id, null).find(takeIsThere);
+    const takes = index.find(key, item.id, null);
+    const found = takes.find(takeIsThere);
     if (found !== undefined) {
       // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
       decisions[position] =
@@ -50,9 +53,28 @@ export function planReuses(
     if (!decisions[position]?.submit) continue;
     // A twin: the run submits the first item of a request and copies its take to the others.
     const first = submitted.get(key);
-    if (first === undefined) submitted.set(key, item.id);
-    else decisions[position] = twinDecision(first, fetched.get(first) ?? 'submitted');
+    if (first !== undefined) {
+      decisions[position] = twinDecision(first, fetched.get(first) ?? 'submitted');
+      continue;
+    }
+    submitted.set(key, item.id);
+    // No intact take, but the service still holds a job of it: fetched again (runner/held-results.ts).
+    const held = heldResultOf(takes, nowMs);
+    if (held === undefined) continue;
+    decisions[position] = fetchDecision(held);
+    fetched.set(item.id, 'fetched again');
   }
+}
+
+function fetchDecision(take: ReusableTake): Decision {
+  return {
+    label: 'refetch',
+    submit: false,
+    reusedFrom: { item: take.itemId, take: take.take },
+    reason:
+      `no saved take of its request is intact (take ${take.take} of ${take.itemId} is missing or altered); ` +
+      `the service keeps job ${take.jobId}'s output until ${take.expiresAt}: fetched again as a new take, nothing to pay`,
+  };
 }
 
 function twinDecision(first: string, how: 'submitted' | 'fetched again' | 'followed'): Decision {
