@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Module } from 'node:module';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ describe('the command as built', () => {
   });
 
   it('starts through it and answers as the command', async () => {
-    const version = await runCli(['--version'], {});
+    const version = await runCli(['--version'], { cwd: tmpdir() });
     expect([version.code, version.stderr]).toEqual([0, '']);
     expect(version.stdout.trim()).toBe(
       JSON.parse(readFileSync(resolve(CLI_FOLDER, '../../package.json'), 'utf8')).version,
