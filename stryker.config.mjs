@@ -61,7 +61,7 @@ export const notMutated = {
   'src/runner/rerolls-due.ts':
     "counts a checks_failed item's failed takes from the ledger and asks reroll.ts (mutated); proved by test/e2e/run/own-checks.test.ts (a re-run after mediabatch check)",
   'src/runner/run-checks.ts':
-    'hands a run\'s saved takes to check-saved.ts and own-checks.ts (mutated) and stops the run when a check cannot run; proved by test/e2e/run/own-checks.test.ts',
+    "hands a run's saved takes to check-saved.ts and own-checks.ts (mutated) and stops the run when a check cannot run; proved by test/e2e/run/own-checks.test.ts",
   'src/runner/check-tally.ts':
     "a run's counts of unchecked and failed takes, read by failed-take.ts and the run's end; proved by test/e2e/run/rerolls.test.ts",
   'src/runner/fallback-steps.ts':
@@ -118,6 +118,10 @@ export const notMutated = {
     'unit-tested (test/runner/request-key.test.ts), but its mutants of the hash call time out the whole unit set, more than CI can give',
   'src/runner/unsent-items.ts':
     'a part of the run state that holds rows until an attempt is prepared; proved by test/e2e/run/refused-run.test.ts',
+  'src/runner/twins.ts':
+    "pairs the items of a run that ask for one request from the run's context (manifest, ledger's attempts); proved by test/e2e/run/reuse-takes.test.ts (a twin waits for the fetch) and the user paths model (test/e2e/paths)",
+  'src/runner/held-results.ts':
+    'asks the service for a held job (GET) and records the take to fetch in the ledger (I/O); proved by test/e2e/run/reuse-takes.test.ts (an altered earlier take fetched again, never paid) and test/e2e/paths/found.test.ts',
   'src/runner/reuse-takes.ts':
     'copies saved takes on the store and records them in the ledger (I/O); proved by test/e2e/run/reuse-*.test.ts',
   'src/runner/saved-before-commit.ts':

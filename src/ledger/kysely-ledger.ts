@@ -19,7 +19,7 @@ import type { Ledger } from './ledger.js';
 import type { LedgerContext } from './ledger-context.js';
 import { priceSamples } from './price-samples.js';
 import { resultOfCopy } from './result-record.js';
-import { recordReusedTake } from './reused-take.js';
+import { recordReusedTake, recordTakeToFetch } from './reused-take.js';
 import * as runs from './runs-and-events.js';
 import { savedFileFacts, savedFileFactsOf } from './saved-files.js';
 import { bindService, boundService } from './service-binding.js';
@@ -181,6 +181,7 @@ export class KyselyLedger implements Ledger {
   savedTakes: Steps['savedTakes'] = () => this.#step(keeperRows.savedTakes, () => []);
   reusableTakes: Steps['reusableTakes'] = () => this.#step(keeperRows.reusableTakes, () => []);
   recordReusedTake: Steps['recordReusedTake'] = (reused) => this.#step((c) => recordReusedTake(c, reused));
+  recordTakeToFetch: Steps['recordTakeToFetch'] = (take) => this.#step((c) => recordTakeToFetch(c, take));
   resultOfCopy: Steps['resultOfCopy'] = (attempt) => this.#step((c) => resultOfCopy(c, attempt));
   hasLaterTakes: Steps['hasLaterTakes'] = () => this.#step(keeperRows.hasLaterTakes, () => false);
   setKeepers: Steps['setKeepers'] = (changes) => this.#step((c) => keeperRows.setKeepers(c, changes));

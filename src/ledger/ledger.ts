@@ -21,7 +21,7 @@ import type {
   TakeCheckRecord,
 } from './records.js';
 import type { ResultOfCopy } from './result-record.js';
-import type { ReusableTake, ReusedTake } from './reused-take.js';
+import type { ReusableTake, ReusedTake, TakeToFetch } from './reused-take.js';
 import type { SavedFileFacts } from './saved-files.js';
 import type { FailedTakes, TakeCheckInput } from './take-checks.js';
 
@@ -324,6 +324,12 @@ export interface Ledger {
    * transaction, with a `take_reused` event naming the take it copies.
    */
   recordReusedTake(reused: ReusedTake): Promise<AttemptRecord>;
+  /**
+   * A result whose every saved take is lost, had again from its job while the service holds it
+   * (runner/held-results.ts): the same attempt as a copy's, with no files yet and a `take_fetched`
+   * event, its item in flight until the job's outputs are saved into it, in one transaction.
+   */
+  recordTakeToFetch(take: TakeToFetch): Promise<AttemptRecord>;
   /** What a copied take points at: its result (the attempt whose job made the bytes) and its source take. */
   resultOfCopy(attempt: AttemptRecord): Promise<ResultOfCopy | null>;
   /** Whether any attempt made a take after the first (a redo, an edit): a cheap look, for reads that skip savedTakes without. */

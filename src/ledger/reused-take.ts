@@ -1,4 +1,4 @@
-import { toAttempt } from './attempt-reads.js';
+import { ATTEMPT_COLUMNS, toAttempt } from './attempt-reads.js';
 import { filesSavedStatements } from './file-rows.js';
 import { putItemsStatements } from './item-rows.js';
 import type { LedgerContext } from './ledger-context.js';
@@ -33,13 +33,20 @@ export interface ReusedTake {
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>;
 }
 
+/**
+ * A take of a result the service still holds, to be fetched again from its job (a GET, nothing
+ * paid) because no saved take of its request is intact (runner/held-results.ts): a copy of that
+ * result whose files come from the service instead of the disk.
+ */
+export type TakeToFetch = Omit<ReusedTake, 'files'>;
+
 /** A reused take's attempt key: never sent, unique per item and attempt, naming the take it copies. */
-export function reusedKey(reused: ReusedTake): string {
+export function reusedKey(reused: TakeToFetch): string {
   return `reused:${reused.from.attemptId}:${reused.itemId}:${reused.seq}`;
 }
 
-/** What the `take_reused` event says: which take was copied, of which item and job. */
-export function reusedDetail(reused: ReusedTake): Record<string, unknown> {
+/** What the `take_reused` and `take_fetched` events say: which take was copied, of which item and job. */
+export function reusedDetail(reused: TakeToFetch): Record<string, unknown> {
   return {
     from_item: reused.from.itemId,
     from_attempt: reused.from.attemptId,
@@ -55,44 +62,58 @@ export function reusedDetail(reused: ReusedTake): Record<string, unknown> {
  * by its key, so none waits for another's answer.
  */
 export async function recordReusedTake(c: LedgerContext, reused: ReusedTake): Promise<AttemptRecord> {
-  const at = c.at();
   const key = { key: reusedKey(reused) };
+  const attempt = copyAttempt(c, reused).compile();
   const saved = filesSavedStatements(c, key, reused.files);
-  const done = {
-    state: 'done' as const,
-    requestHash: reused.requestHash,
-    retriesUsed: 0,
-    errorCode: null,
-    errorMessage: null,
-  };
   const results = await c.db.batch([
-    c.q
-      .insertInto('attempts')
-      .values({
-        batch_id: c.batchId,
-        item_id: reused.itemId,
-        seq: reused.seq,
-        idempotency_key: key.key,
-        request_body: reused.requestBody,
-        request_hash: reused.requestHash,
-        reserved_micros: 0,
-        state: 'accepted',
-        job_status: 'succeeded',
-        expires_at: reused.from.expiresAt,
-        // The copy's own times, in order: made now. Its result keeps the job's (resultOf).
-        created_at: at,
-        answered_at: at,
-        completed_at: at,
-        made_by_job: reused.from.jobId,
-        copied_from: reused.from.idempotencyKey,
-        take: reused.take,
-        vars: reused.vars,
-      })
-      .compile(),
+    attempt,
     attemptEventOf(c, key, 'take_reused', reusedDetail(reused)),
     ...saved,
-    ...putItemsStatements(c, [{ itemId: reused.itemId, ...done }]),
+    ...putItemsStatements(c, [{ itemId: reused.itemId, ...itemNow(reused, 'done') }]),
   ]);
   // filesSavedStatements returns the attempt from its next-to-last statement.
   return toAttempt(results[2 + saved.length - 2]!.rows[0]);
+}
+
+/**
+ * Ledger.recordTakeToFetch: the same attempt as a copy's, pointing at its result, with a
+ * `take_fetched` event and no files yet, its item in flight until the result's job is fetched
+ * into it (a killed run's next run fetches it, as it fetches any copy whose files are not there).
+ */
+export async function recordTakeToFetch(c: LedgerContext, take: TakeToFetch): Promise<AttemptRecord> {
+  const [inserted] = await c.db.batch([
+    copyAttempt(c, take).returning(ATTEMPT_COLUMNS).compile(),
+    attemptEventOf(c, { key: reusedKey(take) }, 'take_fetched', reusedDetail(take)),
+    ...putItemsStatements(c, [{ itemId: take.itemId, ...itemNow(take, 'in_flight') }]),
+  ]);
+  return toAttempt(inserted!.rows[0]);
+}
+
+/** A copy's attempt: accepted, no job of its own and no charge, pointing at its result. */
+function copyAttempt(c: LedgerContext, copy: TakeToFetch) {
+  // The copy's own times, in order: made now. Its result keeps the job's (resultOf).
+  const at = c.at();
+  return c.q.insertInto('attempts').values({
+    batch_id: c.batchId,
+    item_id: copy.itemId,
+    seq: copy.seq,
+    idempotency_key: reusedKey(copy),
+    request_body: copy.requestBody,
+    request_hash: copy.requestHash,
+    reserved_micros: 0,
+    state: 'accepted',
+    job_status: 'succeeded',
+    expires_at: copy.from.expiresAt,
+    created_at: at,
+    answered_at: at,
+    completed_at: at,
+    made_by_job: copy.from.jobId,
+    copied_from: copy.from.idempotencyKey,
+    take: copy.take,
+    vars: copy.vars,
+  });
+}
+
+function itemNow(copy: TakeToFetch, state: 'done' | 'in_flight') {
+  return { state, requestHash: copy.requestHash, retriesUsed: 0, errorCode: null, errorMessage: null };
 }

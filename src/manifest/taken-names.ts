@@ -48,6 +48,23 @@ export function itemsInTheWay(
   return found;
 }
 
+/**
+ * The rule `run` (runner/names-in-the-way.ts) and `plan` (commands/plan/plan-held-back.ts) share:
+ * of the items a run would submit or rename, those it holds back because a file `present` in the
+ * output folder takes their name and the ledger did not write it (no `saved` path names it or its
+ * video). Those are never sent: nothing is paid for that could only land on someone else's file.
+ */
+export function namesTaken(
+  outputDir: string,
+  items: ReadonlyArray<Pick<ManifestItem, 'id' | 'name'>>,
+  present: readonly string[],
+  saved: Iterable<readonly [string, string]>,
+): Map<string, string[]> {
+  const candidates = itemsInTheWay(outputDir, items, present);
+  if (candidates.size === 0) return candidates;
+  return itemsInTheWay(outputDir, items, foreignFiles([...candidates.values()].flat(), saved));
+}
+
 /** Where an item's files go, without their extension. */
 const outputBase = (outputDir: string, item: Pick<ManifestItem, 'id' | 'name'>) =>
   outputChild(outputDir, item.name ?? item.id);

@@ -1,14 +1,15 @@
 import { dirname, relative } from 'node:path';
 import { collectRows } from '../collect-rows.js';
 import { isS3Uri, outputChild } from '../manifest/index.js';
-import { foreignFiles, itemsInTheWay } from '../manifest/taken-names.js';
+import { itemsInTheWay, namesTaken } from '../manifest/taken-names.js';
 import type { RunContext } from './run-context.js';
 
 /**
  * Before a run submits anything: the items whose output name is already taken by a file this
  * ledger did not write (another program's, the user's, a batch from before folders had owners)
  * are not submitted, so nothing is paid for that could only land on top of someone else's file.
- * They stay pending, and the run says which file is in the way. Returns their ids.
+ * They stay pending, and the run says which file is in the way. Returns their ids. The rule is
+ * namesTaken (manifest/taken-names.ts), which `plan` applies to the same items before it prices any.
  */
 export async function itemsHeldBack(run: RunContext, itemIds: readonly string[]): Promise<Set<string>> {
   const { ledger, manifest, observer } = run.deps;
@@ -22,10 +23,8 @@ export async function itemsHeldBack(run: RunContext, itemIds: readonly string[])
   );
   const present = await run.deps.store.filesIn([...folders]);
   // Most runs find nothing at their items' names: the ledger's paths are read only when they do.
-  const candidates = itemsInTheWay(manifest.outputDir, items, present);
-  if (candidates.size === 0) return new Set();
-  const foreign = foreignFiles([...candidates.values()].flat(), await collectRows(ledger.itemFilePaths()));
-  const held = itemsInTheWay(manifest.outputDir, items, foreign);
+  if (itemsInTheWay(manifest.outputDir, items, present).size === 0) return new Set();
+  const held = namesTaken(manifest.outputDir, items, present, await collectRows(ledger.itemFilePaths()));
   const base = dirname(manifest.file);
   for (const [id, paths] of held) {
     const shown = paths.map((path) => (isS3Uri(path) ? path : relative(base, path))).join(', ');

@@ -1,7 +1,9 @@
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
 import { newItemRecord } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
 import { type ManifestItem, submitOrder } from '../manifest/index.js';
 import { readRejections } from './fallback-steps.js';
+import { fetchHeldResults } from './held-results.js';
 import { findJobOfAttempt, keyMayBeForgotten } from './idempotency.js';
 import {
   currentRequest,
@@ -19,11 +21,12 @@ import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
 import { countFailedTakes, rerollsNow } from './rerolls-due.js';
-import { batchRows, reuseSavedTakes, twinsOf } from './reuse-takes.js';
+import { batchRows, reuseSavedTakes } from './reuse-takes.js';
 import type { RunContext } from './run-context.js';
 import { namesOf } from './shown-ids.js';
 import { accountRefusal } from './stop-rules.js';
 import { sendAttempt } from './submit.js';
+import { twinsOf } from './twins.js';
 import { verifySavedFiles } from './verify-saved.js';
 import { isJobUnknown, jobUnknown } from './watch.js';
 
@@ -43,11 +46,12 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
   const read = await batchRows(ledger);
   // Before any item is looked at: a rejected request is neither sent nor looked for (fallback.ts).
   await readRejections(run, read.records);
-  const reused = await reuseSavedTakes(run, items, renames.held, read);
+  const { reused, heldResults } = await reuseSavedTakes(run, items, renames.held, read);
   const { records, attempts } = reused.size > 0 ? await batchRows(ledger) : read;
   const latest = latestAttempts(attempts);
   await countFailedTakes(run, records);
-  const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: renames.held });
+  const rows = { records, latest, heldRenames: renames.held, heldResults };
+  const unanswered = await setOnTheirWay(run, items, rows);
   // An unanswered attempt of an item since removed from the manifest is resolved all the same: its
   // job may exist and be charged, and its budget reservation must be released.
   const listed = new Set(manifest.items.map((item) => item.id));
@@ -97,6 +101,8 @@ interface LedgerRows {
   records: Map<string, ItemRecord>;
   latest: Map<string, AttemptRecord>;
   heldRenames: ReadonlySet<string>;
+  /** Items with no intact take of their request, and a take whose job the service holds (held-results.ts). */
+  heldResults?: ReadonlyMap<string, ReusableTake>;
 }
 
 /**
@@ -107,7 +113,7 @@ interface LedgerRows {
 async function setOnTheirWay(
   run: RunContext,
   items: readonly ManifestItem[],
-  { records, latest, heldRenames }: LedgerRows,
+  { records, latest, heldRenames, heldResults = new Map() }: LedgerRows,
   /** Items adopted from another runner of this run's batch, not read at the run's start. */
   adopted = false,
 ): Promise<AttemptRecord[]> {
@@ -151,7 +157,10 @@ async function setOnTheirWay(
     next.kind === 'watch' || next.kind === 'resend' ? [next.attempt] : [],
   );
   const twins = twinsOf(run, items, toSubmit, [...fetched, ...followed]);
-  for (const id of toSubmit) if (!held.has(id) && !twins.has(id)) run.enqueue(id);
+  const sending = toSubmit.filter((id) => !held.has(id) && !twins.has(id));
+  // A request a job still holds is fetched again from it, never sent: it was paid for once.
+  const fetching = await fetchHeldResults(run, sending, heldResults, latest);
+  for (const id of sending) if (!fetching.has(id)) run.enqueue(id);
   await refetchJobs(run, refetch);
   return unanswered;
 }

@@ -1,20 +1,14 @@
 import { takePath } from '../downloads/preserve-take.js';
 import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
+import type { ReusableTake, TakeToFetch } from '../ledger/reused-take.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
 import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';
 import { sidecarFactsOf } from './provenance.js';
 import { buildRequestBody, requestHash } from './request.js';
-import {
-  manifestVariants,
-  requestKey,
-  requestKeyOfBody,
-  SAME_VIDEO_WORDS,
-  variantOfItem,
-} from './request-key.js';
+import { manifestVariants, requestKey, SAME_VIDEO_WORDS, variantOfItem } from './request-key.js';
 import type { RunContext } from './run-context.js';
-import { TakeIndex } from './take-index.js';
+import { heldResultOf, TakeIndex } from './take-index.js';
 
 /**
  * A paid result is never bought twice (docs/results.md, "A result is found by its request"): before
@@ -23,7 +17,9 @@ import { TakeIndex } from './take-index.js';
  * swapped ids, variants lowered and raised, an item removed and restored. A take whose files are
  * all intact (size and SHA-256) is copied into the item's place at no cost, under the takes rules:
  * a file of the item already there is preserved as its take first, nothing is overwritten. `redo` asks
- * for a new take on purpose and is left alone. Returns the items that took a saved take.
+ * for a new take on purpose and is left alone. Returns the items that took a saved take, and for
+ * those with no intact take of their request, a take whose job the service still holds, if one
+ * has: the run fetches it again instead of paying (held-results.ts), unless it waits for a twin.
  */
 export async function reuseSavedTakes(
   run: RunContext,
@@ -32,7 +28,7 @@ export async function reuseSavedTakes(
   rows?: BatchRows,
   /** Items whose copied take was lost (lost-copies.ts): they want a take whatever their plan says. */
   lost: ReadonlySet<string> = new Set(),
-): Promise<Set<string>> {
+): Promise<{ reused: Set<string>; heldResults: Map<string, ReusableTake> }> {
   const { ledger, manifest } = run.deps;
   const { attempts, records } = rows ?? (await batchRows(ledger));
   const latest = latestAttempts(attempts);
@@ -45,15 +41,21 @@ export async function reuseSavedTakes(
       (lost.has(item.id) || wantsTake(run, item, records.get(item.id), latest.get(item.id))),
   );
   const reused = new Set<string>();
-  if (wanting.length === 0) return reused;
+  const heldResults = new Map<string, ReusableTake>();
+  if (wanting.length === 0) return { reused, heldResults };
   const variants = manifestVariants(manifest.items);
   const index = new TakeIndex(await ledger.reusableTakes(), (id) => variantOfItem(variants, id));
   const numbers = new AttemptNumbers(attempts);
   for (const item of wanting) {
     // The request it would send now: past a prompt moderation rejected, its next one's (fallback.ts).
     const key = requestKey(run.rejections.asSent(item));
-    const source = await firstIntact(run, index, index.find(key, item.id, null));
-    if (source === null) continue;
+    const takes = index.find(key, item.id, null);
+    const source = await firstIntact(run, index, takes);
+    if (source === null) {
+      const result = heldResultOf(takes, run.deps.clock.now());
+      if (result !== undefined) heldResults.set(item.id, result);
+      continue;
+    }
     if (
       source.attemptId === latest.get(item.id)?.id &&
       standsInPlace(manifest.outputDir, item, source, index)
@@ -72,7 +74,7 @@ export async function reuseSavedTakes(
       );
     }
   }
-  return reused;
+  return { reused, heldResults };
 }
 
 /**
@@ -196,17 +198,8 @@ async function placeTake(
     const { mtimeMs } = await store.copySaved(from, target, written);
     placed.push({ idx: file.idx, path: target, ...written, mtimeMs });
   }
-  const { seq, take } = numbers.next(item.id);
-  const attempt = await ledger.recordReusedTake({
-    itemId: item.id,
-    seq,
-    take,
-    requestBody: buildRequestBody(manifest.name, run.rejections.asSent(item), seq, item.maxCostMicros),
-    requestHash: requestHash(item),
-    vars: item.vars ? JSON.stringify(item.vars) : null,
-    from: source,
-    files: placed,
-  });
+  const at = numbers.next(item.id);
+  const attempt = await ledger.recordReusedTake({ ...copyRecord(run, item, at, source), files: placed });
   if (manifest.sidecars !== false) {
     // The sidecar describes the item's new take as the ledger does, as a later check rewrites it:
     // no job of its own (the copied take's sidecar names the job that made the bytes, and the
@@ -222,9 +215,32 @@ async function placeTake(
     ...source,
     itemId: item.id,
     attemptId: attempt.id,
-    take,
+    take: at.take,
     requestBody: attempt.requestBody,
     files: placed,
+  };
+}
+
+/** A copy of the take `from` as the item's take `at`, for the request the item sends now (a reuse's, a fetch's). */
+export function copyRecord(
+  run: RunContext,
+  item: ManifestItem,
+  at: { seq: number; take: number },
+  from: ReusableTake,
+): TakeToFetch {
+  const body = buildRequestBody(
+    run.deps.manifest.name,
+    run.rejections.asSent(item),
+    at.seq,
+    item.maxCostMicros,
+  );
+  return {
+    itemId: item.id,
+    ...at,
+    requestBody: body,
+    requestHash: requestHash(item),
+    vars: item.vars ? JSON.stringify(item.vars) : null,
+    from,
   };
 }
 
@@ -258,40 +274,4 @@ function targetPath(
   const name = item.name ?? item.id;
   if (!isS3Uri(outputDir)) return namedOutputPath(outputDir, name, idx, count, ext);
   return `${outputDir}/${namedOutputPath('.', name, idx, count, ext).split('\\').join('/')}`;
-}
-
-/**
- * Items of this run asking for the very request of another item it submits or fetches again (the
- * same model, input and variant): the first is submitted (or fetched), the others wait for its
- * take and copy it once it is saved (run-loop.ts), so one request is acquired once per run and two
- * items of one manifest never buy the same video. A shared ledger's runners submit each their own.
- */
-export function twinsOf(
-  run: RunContext,
-  items: readonly ManifestItem[],
-  toSubmit: readonly string[],
-  /** The results this run fetches again (a GET) or follows: an item asking for one waits for it too. */
-  fetching: readonly AttemptRecord[] = [],
-): Set<string> {
-  const twins = new Set<string>();
-  if (run.shared !== null || toSubmit.length + fetching.length < 2) return twins;
-  const submitted = new Set(toSubmit);
-  const variants = manifestVariants(run.deps.manifest.items);
-  const firsts = new Set(
-    fetching.flatMap((attempt) => {
-      const key = requestKeyOfBody(attempt.requestBody, variantOfItem(variants, attempt.itemId));
-      return key === null ? [] : [key];
-    }),
-  );
-  for (const item of items) {
-    if (!submitted.has(item.id)) continue;
-    const key = requestKey(run.rejections.asSent(item));
-    if (!firsts.has(key)) {
-      firsts.add(key);
-      continue;
-    }
-    twins.add(item.id);
-    run.awaitTwin(item);
-  }
-  return twins;
 }

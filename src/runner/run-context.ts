@@ -98,7 +98,7 @@ export class RunContext {
   /** The background tasks not yet settled: a failed run waits for them before it gives its result. */
   readonly #pending = new Set<Promise<void>>();
   #kept: Promise<KeptTakes> | null = null;
-  /** Items asking for the very request another item of this run submits (reuse-takes.ts, twins). */
+  /** Items asking for the very request another item of this run submits (twins.ts). */
   readonly #twins: ManifestItem[] = [];
   readonly #lostCopies = new Set<string>();
   /** Lost takes of the item's own job (not copies), with why they would be expired. */

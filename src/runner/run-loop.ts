@@ -99,7 +99,7 @@ async function runToTheEnd(
 async function settleTwins(run: RunContext): Promise<void> {
   const { twins, lost, lostOwn } = run.takeTwins();
   if (twins.length === 0) return;
-  const reused = await reuseSavedTakes(run, twins, new Set(), undefined, lost);
+  const { reused } = await reuseSavedTakes(run, twins, new Set(), undefined, lost);
   for (const id of reused) run.setItem(id, 'done');
   const left = twins.filter((item) => !reused.has(item.id));
   const regenerate = (id: string) =>

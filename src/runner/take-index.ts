@@ -56,3 +56,15 @@ export class TakeIndex {
     if (file) file.path = path;
   }
 }
+
+/**
+ * Of a request's saved takes (TakeIndex.find's order: the item's own first, each group newest
+ * first), the first whose job the service still holds by its word: named, and before its
+ * `expires_at`. Where none is intact, that job's outputs are fetched again instead of buying the
+ * request (held-results.ts); the one rule of `run` and `plan` (commands/plan/plan-reuses.ts).
+ */
+export function heldResultOf(takes: readonly ReusableTake[], nowMs: number): ReusableTake | undefined {
+  return takes.find(
+    (take) => take.jobId !== null && take.expiresAt !== null && Date.parse(take.expiresAt) > nowMs,
+  );
+}

@@ -1,4 +1,3 @@
-import { parseGaps } from '../e2e/paths/known-gaps.js';
 import { KNOWN_FAILING, parseSkip } from '../e2e/paths/path-steps.js';
 import { checkPaths, type PathsFigures } from '../e2e/paths/paths-model.js';
 import { benchDir, removeDir } from './fixtures.js';
@@ -44,7 +43,6 @@ export async function pathsRun(log: (line: string) => void): Promise<PathsBench>
         maxCommands: bench.maxCommands,
         skip,
         ignore: new Set((process.env.PATHS_IGNORE ?? '').split(',').filter(Boolean)),
-        gaps: parseGaps(process.env.PATHS_GAPS),
         makeDir: () => benchDir('paths'),
         removeDir,
         log,

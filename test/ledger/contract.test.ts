@@ -344,6 +344,58 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       expect(await ledger.resultOfCopy(first)).toBeNull();
     });
 
+    it('records a take to fetch: a copy of its result with no files yet, its item in flight, and saves its files later', async () => {
+      const ledger = await ledgerAt();
+      await ledger.putItems([{ itemId: 'a', requestHash: 'ha', state: 'pending' }]);
+      const first = await ledger.prepareAttempt(newAttempt('a', 1));
+      const expiresAt = '2030-01-02T00:00:00.000Z';
+      await ledger.recordAccepted(
+        first.id,
+        202,
+        job('j1', { status: 'succeeded', amountMicros: 250_000, expiresAt }),
+      );
+      await ledger.recordFilesSaved(first.id, [
+        { idx: 0, path: join(root, 'out', 'a.mp4'), bytes: 7, sha256: 's0' },
+      ]);
+      const [lost] = await ledger.reusableTakes();
+      const fetched = await ledger.recordTakeToFetch({
+        itemId: 'a',
+        seq: 2,
+        take: 2,
+        requestBody: first.requestBody,
+        requestHash: 'ha',
+        vars: null,
+        from: lost!,
+      });
+      expect(fetched).toMatchObject({
+        itemId: 'a',
+        seq: 2,
+        take: 2,
+        state: 'accepted',
+        jobId: null,
+        jobStatus: 'succeeded',
+        amountMicros: 0,
+        filesSaved: false,
+        expiresAt,
+        madeByJob: 'j1',
+        copiedFrom: first.idempotencyKey,
+      });
+      expect((await ledger.listItems())[0]).toMatchObject({ state: 'in_flight', requestHash: 'ha' });
+      expect((await ledger.resultOfCopy(fetched))?.source).toEqual({ itemId: 'a', take: 1 });
+      // Nothing is paid for it, and until its files are saved it is no take to reuse.
+      expect((await ledger.moneyTotals()).chargedMicros).toBe(250_000);
+      expect((await ledger.reusableTakes()).map((take) => take.attemptId)).toEqual([first.id]);
+      const path = join(root, 'out', 'a.take2.mp4');
+      await ledger.recordFilesSaved(fetched.id, [{ idx: 0, path, bytes: 7, sha256: 's0' }], {
+        itemId: 'a',
+        update: { state: 'done' },
+      });
+      expect((await ledger.reusableTakes()).map((take) => [take.attemptId, take.jobId])).toEqual([
+        [first.id, 'j1'],
+        [fetched.id, 'j1'],
+      ]);
+    });
+
     it('binds its service once, and keeps the first', async () => {
       const ledger = await ledgerAt();
       expect(await ledger.service()).toBeNull();

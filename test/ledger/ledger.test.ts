@@ -207,7 +207,7 @@ describe('crash consistency', () => {
     const path = tempLedger();
     for (const delayMs of [30, 120, 260]) {
       const writer = startChild('ledger-writer.mjs', path);
-      expect(await writer.firstLine).toBe('ready');
+      expect(await writer.firstLine).toBe('writing');
       await new Promise((r) => setTimeout(r, delayMs));
       writer.child.kill('SIGKILL');
       await writer.exited;

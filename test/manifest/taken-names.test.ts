@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foreignFiles, itemsInTheWay } from '../../src/manifest/taken-names.js';
+import { foreignFiles, itemsInTheWay, namesTaken } from '../../src/manifest/taken-names.js';
 
 const out = '/p/out/x';
 
@@ -37,5 +37,13 @@ describe('files a ledger did not write, and the items whose names they take', ()
       ['b', [`${out}/b-2.mp4`, `${out}/b.json`]],
       ['c', [`${out}/16-9/c.webm`]],
     ]);
+  });
+
+  it('holds back only the items whose name a file the ledger did not write takes (run and plan alike)', () => {
+    const items = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
+    const saved: Array<[string, string]> = [['a', `${out}/a.mp4`]];
+    const present = [`${out}/a.mp4`, `${out}/a.json`, `${out}/b.mp4`, `${out}/notes.txt`];
+    expect([...namesTaken(out, items, present, saved)]).toEqual([['b', [`${out}/b.mp4`]]]);
+    expect(namesTaken(out, items, [`${out}/notes.txt`], saved).size).toBe(0);
   });
 });

@@ -103,6 +103,22 @@ describe('the public API (src/index.ts), in process against the sandbox', () => 
     expect(sandbox.records().jobs).toHaveLength(6);
   });
 
+  it('drained before its first POST (a signal already aborted): the stop event and result say draining', async () => {
+    sandbox = await startSandbox(fastConfig({ running_seconds: { min: 0.5, max: 0.8 } }), { port: 0 });
+    const p = project('early', `${manifestYaml('early')}${items(3)}`);
+    const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, env: {} };
+    const handle = run(loadManifest(p.manifest), { ...options, signal: AbortSignal.abort() });
+    const heard = record(handle);
+    const drained = await handle.result;
+    expect([drained.outcome, drained.started, drained.stop]).toEqual([
+      'interrupted',
+      false,
+      { kind: 'draining' },
+    ]);
+    expect(heard.filter((h) => h.event === 'stop')).toHaveLength(1);
+    expect(sandbox.records().jobs).toHaveLength(0);
+  });
+
   it('a second run on the same ledger rejects with the CLI\'s "held by another run" error', async () => {
     sandbox = await startSandbox(fastConfig({ running_seconds: { min: 0.5, max: 0.8 } }), { port: 0 });
     const p = project('held', `${manifestYaml('held')}${items(2)}`);

@@ -7,6 +7,9 @@ import { execFileSync } from 'node:child_process';
  */
 export default function setup(): void {
   if (process.env.MEDIABATCH_TEST_NO_BUILD === '1') return;
+  // As `npm run build` does: from an empty dist/, so no file of an older build is tested or packed
+  // (test/e2e/packaging packs this very build).
+  execFileSync('node', ['scripts/clean-dist.mjs'], { stdio: 'inherit' });
   execFileSync('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });

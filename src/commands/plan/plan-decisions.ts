@@ -8,7 +8,7 @@ import {
 } from '../../documents/file-problems.js';
 import { type OnRequest, onRequestOf } from '../../documents/on-request.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { AttemptRecord, ItemRecord } from '../../ledger/records.js';
+import { type AttemptRecord, type ItemRecord, jobOfBytes } from '../../ledger/records.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { CAP_ONLY_WORDS } from '../../runner/budget-words.js';
 import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../../runner/fallback.js';
@@ -33,6 +33,7 @@ export type PlanLabel =
   | 'reused'
   | 'expired'
   | 'failed'
+  | 'held_back'
   | 'blocked_by_budget';
 
 export const PLAN_LABELS: readonly PlanLabel[] = [
@@ -47,6 +48,7 @@ export const PLAN_LABELS: readonly PlanLabel[] = [
   'reused',
   'expired',
   'failed',
+  'held_back',
   'blocked_by_budget',
 ];
 
@@ -190,7 +192,7 @@ function decideOwn(
 function inFlightReason(attempt: AttemptRecord): string {
   return attempt.state === 'prepared'
     ? `attempt ${attempt.seq} has no recorded answer: resent with its own key and body`
-    : `job ${attempt.jobId} ${attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
+    : `job ${jobOfBytes(attempt)} ${attempt.jobStatus ?? 'accepted'}: watched and downloaded`;
 }
 
 /**

@@ -6,19 +6,18 @@ import { savedBeforeCommitOf } from '../../downloads/files-on-disk.js';
 import type { ManifestProblem } from '../../errors.js';
 import { budgetLeftMicros, spentMicros } from '../../ledger/money-totals.js';
 import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
-import { formatProblem, type ManifestHead, type ManifestItem } from '../../manifest/index.js';
-import { foreignFiles, itemsInTheWay, mayBeInTheWay } from '../../manifest/taken-names.js';
+import { formatProblem, type ManifestHead } from '../../manifest/index.js';
+import { foreignFiles } from '../../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../../money.js';
 import { notFittingLine } from '../../runner/budget-words.js';
 import { type AccountCheck, accountWarnings, toPlanAccount } from './plan-account.js';
 import { variantsOrderNote } from './plan-budget.js';
 import { type RemovedItem, strayReasons } from './plan-changes.js';
 import { copiesWarning, type PlanCopies } from './plan-copies.js';
-import type { PlanLabel } from './plan-decisions.js';
 import type { PlanDocument, PlanTotals } from './plan-document.js';
 import type { RenamedItem } from './plan-renames.js';
 import { planSummary } from './plan-summary.js';
-import { mostItCanCost, type PlanItem, type Walk } from './plan-walk.js';
+import { mostItCanCost, type Walk } from './plan-walk.js';
 
 /**
  * What a plan says besides its items' lines, from what its walk through them found: the plan held
@@ -55,39 +54,6 @@ export function strangers(
   return { foreign, savedEarly: savedEarly.items };
 }
 
-const SUBMITTED: ReadonlySet<PlanLabel> = new Set(['new', 'changed', 'retry', 'renamed']);
-
-/**
- * The items `run` will not submit because a file it did not write holds their name
- * (names-in-the-way), found as the items' lines go past: only the few whose names may be taken
- * are kept.
- */
-export class InTheWay {
-  readonly #may: (item: Pick<ManifestItem, 'id' | 'name'>) => boolean;
-  readonly #items: Array<Pick<ManifestItem, 'id' | 'name'>> = [];
-  readonly #renamed = new Set<string>();
-
-  constructor(
-    private readonly outputDir: string,
-    private readonly foreign: readonly string[],
-  ) {
-    this.#may = mayBeInTheWay(outputDir, foreign);
-  }
-
-  see(item: ManifestItem, line: PlanItem): void {
-    if (!SUBMITTED.has(line.plan) || !this.#may(item)) return;
-    this.#items.push({ id: item.id, ...(item.name === undefined ? {} : { name: item.name }) });
-    if (line.plan === 'renamed') this.#renamed.add(item.id);
-  }
-
-  warnings(shown: (path: string) => string): string[] {
-    return [...itemsInTheWay(this.outputDir, this.#items, this.foreign)].map(
-      ([id, paths]) =>
-        `${id}: run will not ${this.#renamed.has(id) ? 'rename' : 'submit'} it: ${paths.map(shown).join(', ')} is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first`,
-    );
-  }
-}
-
 /** What the walk through the items found, besides their lines. */
 export interface PlanFound {
   walk: Omit<Walk, 'items'>;
@@ -98,7 +64,8 @@ export interface PlanFound {
   problems: FileProblemCounts;
   /** Whether an item asks for more than one variant (the budget buys a variant at a time). */
   variants: boolean;
-  inTheWay: InTheWay | null;
+  /** What plan says of each item a file the ledger did not write holds back (plan-held-back.ts). */
+  heldBack: readonly string[];
 }
 
 /** What the plan read besides the manifest and its items. */
@@ -131,7 +98,7 @@ export function finishPlan(
   if (copied !== null) warnings.push(copied);
   const again = paysAgainLine(walk, budgetLeft);
   if (again) warnings.push(again);
-  if (foreign !== null && foreign.length > 0) warnings.push(...(found.inTheWay?.warnings(shown) ?? []));
+  warnings.push(...found.heldBack);
   if (account?.ok)
     warnings.push(...accountWarnings(account.account, estimateTotal, walk.toSubmit, manifest.concurrency));
   const totals = planTotals(manifest, found, read.money, {

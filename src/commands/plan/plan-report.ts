@@ -11,7 +11,8 @@ import { hasVariants } from './plan-budget.js';
 import { removedItems } from './plan-changes.js';
 import { planCopies } from './plan-copies.js';
 import { type Decided, decideAll, decideOptionsOf, listedOf, variantsOf } from './plan-decide-all.js';
-import { finishPlan, InTheWay, SAVED_BEFORE_COMMIT_WORDS, strangers, withItems } from './plan-finish.js';
+import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, strangers, withItems } from './plan-finish.js';
+import { planHeldBack } from './plan-held-back.js';
 import { planRenames } from './plan-renames.js';
 import { planReuses } from './plan-reuses.js';
 import { type PlanSource, planSourceOf } from './plan-source.js';
@@ -88,7 +89,19 @@ export function buildPlan(
     source.reusableTakes,
     inputs.takeIsThere ?? (() => true),
     (item) => options.rejections?.asSent(item) ?? item,
+    nowMs,
   );
+  const shown = shownFrom(manifest.file);
+  const { foreign, savedEarly } = strangers(
+    manifest,
+    source.unsaved,
+    inputs.outputFiles,
+    source.itemFilePaths,
+  );
+  // Before the walk prices anything: what run will not submit is not priced (plan-held-back.ts).
+  const heldBack = foreign?.length
+    ? planHeldBack(listed.items, decisions, manifest.outputDir, foreign, source.itemFilePaths(), shown)
+    : [];
   const walk = walkItems(
     listed,
     decisions,
@@ -98,7 +111,6 @@ export function buildPlan(
     inputs.previousBody,
     inputs.previousVars,
   );
-  const shown = shownFrom(manifest.file);
   const problems = source.fileProblems;
   if (problems && problems.size > 0)
     for (const item of walk.items) {
@@ -106,18 +118,7 @@ export function buildPlan(
       if (files) item.file_problems = shownProblems(files, nowMs, shown);
     }
   const removed = removedItems(unlisted, unlisted.length > 0 ? source.itemFilePaths() : [], shown);
-  const { foreign, savedEarly } = strangers(
-    manifest,
-    source.unsaved,
-    inputs.outputFiles,
-    source.itemFilePaths,
-  );
   for (const item of walk.items) if (savedEarly.has(item.id)) item.reason = SAVED_BEFORE_COMMIT_WORDS;
-  const inTheWay = foreign !== null && foreign.length > 0 ? new InTheWay(manifest.outputDir, foreign) : null;
-  if (inTheWay !== null)
-    listed.items.forEach((item, index) => {
-      inTheWay.see(item, walk.items[index]!);
-    });
   const { items, ...walked } = walk;
   const found = {
     walk: walked,
@@ -125,7 +126,7 @@ export function buildPlan(
     copies: planCopies(items),
     problems: countProblems(items),
     variants: hasVariants(manifest.items),
-    inTheWay,
+    heldBack,
   };
   const rest = finishPlan(manifest, source, account, nowMs, inputs, found, {
     renamed: renames.renamed,

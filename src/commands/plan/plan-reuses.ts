@@ -7,7 +7,7 @@ import {
   SAME_VIDEO_WORDS,
   variantOfItem,
 } from '../../runner/request-key.js';
-import { TakeIndex } from '../../runner/take-index.js';
+import { heldResultOf, TakeIndex } from '../../runner/take-index.js';
 import type { Decision } from './plan-decisions.js';
 
 /**
@@ -24,11 +24,13 @@ export function planReuses(
   takeIsThere: (take: ReusableTake) => boolean,
   /** The item as run would send it: past a prompt moderation rejected, with its next (runner/fallback.ts). */
   sentAs: (item: ManifestItem) => ManifestItem = (item) => item,
+  /** The time a job's `expires_at` is judged by: a held job's output is fetched again, not bought. */
+  nowMs = Date.now(),
 ): void {
   const wanting = items.flatMap((_item, index) => (wantsTake(decisions[index]) ? [index] : []));
   if (wanting.length === 0) return;
   const variants = manifestVariants(items);
-  const reuses = new PlanReuses(takes(), (id) => variantOfItem(variants, id), takeIsThere, sentAs);
+  const reuses = new PlanReuses(takes(), (id) => variantOfItem(variants, id), takeIsThere, sentAs, nowMs);
   items.forEach((item, position) => {
     reuses.acquired(item, decisions[position]?.label);
   });
@@ -51,13 +53,15 @@ export class PlanReuses {
     variantOf: (itemId: string) => number,
     private readonly takeIsThere: (take: ReusableTake) => boolean,
     private readonly sentAs: (item: ManifestItem) => ManifestItem = (item) => item,
+    /** The time a job's `expires_at` is judged by: a held job's output is fetched again, not bought. */
+    private readonly nowMs = Date.now(),
   ) {
     this.#index = new TakeIndex(takes, variantOf);
   }
 
   /**
    * A result the run fetches again for free, or a job it follows (in flight), is acquired once: an
-   * item asking for it waits for it (runner/reuse-takes.ts, twinsOf).
+   * item asking for it waits for it (runner/twins.ts).
    */
   acquired(item: ManifestItem, label: Decision['label'] | undefined): void {
     if (label !== 'refetch' && label !== 'in_flight') return;
@@ -67,14 +71,13 @@ export class PlanReuses {
     this.#fetched.set(item.id, label === 'refetch' ? 'fetched again' : 'followed');
   }
 
-  /** What becomes of an item that wants a take (wantsTake): its decision, or reused, or done. */
+  /** What becomes of an item that wants a take (wantsTake): its decision, or reused, or done, or fetched again. */
   decide(item: ManifestItem, decision: Decision): Decision {
     // Kept for every item submitted: half the memory of the usual form (a million items are planned).
     const key = compactRequestKey(this.sentAs(item));
     const current = decision.changedSince?.id ?? null;
-    const found = this.#index.empty
-      ? undefined
-      : this.#index.find(hexKey(key), item.id, null).find(this.takeIsThere);
+    const takes = this.#index.empty ? [] : this.#index.find(hexKey(key), item.id, null);
+    const found = takes.find(this.takeIsThere);
     if (found !== undefined) {
       // Its own current take answers it: only what the key leaves out changed (reuse-takes.ts).
       return found.attemptId === current && found.itemId === item.id
@@ -84,12 +87,25 @@ export class PlanReuses {
     if (!decision.submit) return decision;
     // A twin: the run submits the first item of a request and copies its take to the others.
     const first = this.#submitted.get(key);
-    if (first === undefined) {
-      this.#submitted.set(key, item.id);
-      return decision;
-    }
-    return twinDecision(first, this.#fetched.get(first) ?? 'submitted');
+    if (first !== undefined) return twinDecision(first, this.#fetched.get(first) ?? 'submitted');
+    this.#submitted.set(key, item.id);
+    // No intact take, but the service still holds a job of it: fetched again (runner/held-results.ts).
+    const held = heldResultOf(takes, this.nowMs);
+    if (held === undefined) return decision;
+    this.#fetched.set(item.id, 'fetched again');
+    return fetchDecision(held);
   }
+}
+
+function fetchDecision(take: ReusableTake): Decision {
+  return {
+    label: 'refetch',
+    submit: false,
+    reusedFrom: { item: take.itemId, take: take.take },
+    reason:
+      `no saved take of its request is intact (take ${take.take} of ${take.itemId} is missing or altered); ` +
+      `the service keeps job ${take.jobId}'s output until ${take.expiresAt}: fetched again as a new take, nothing to pay`,
+  };
 }
 
 function twinDecision(first: string, how: 'submitted' | 'fetched again' | 'followed'): Decision {

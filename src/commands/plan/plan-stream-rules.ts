@@ -13,6 +13,7 @@ import { variantOfItem } from '../../runner/request-key.js';
 import { type RemovedItem, removedItems } from './plan-changes.js';
 import type { DecideOptions, Decision, PlanLabel } from './plan-decisions.js';
 import { strangers } from './plan-finish.js';
+import { HeldBack } from './plan-held-back.js';
 import { type RenamedItem, removedCandidates, renamedDecision } from './plan-renames.js';
 import { PlanReuses, wantsTake } from './plan-reuses.js';
 
@@ -107,6 +108,8 @@ export class StreamedItemRules {
     private readonly paths: ReadonlyArray<readonly [string, string]>,
     private readonly pairing: RenamePairing | null,
     private readonly reuses: PlanReuses | null,
+    /** What run will not submit for a file in its way, decided before the budget walk. */
+    readonly heldBack: HeldBack | null,
     readonly foreign: string[] | null,
     readonly savedEarly: ReadonlySet<string>,
     private readonly shown: (path: string) => string,
@@ -120,7 +123,7 @@ export class StreamedItemRules {
     wide: PlanLedger,
     survey: Survey | null,
     options: DecideOptions,
-    inputs: Pick<StreamedPlanInputs, 'outputFiles' | 'takeIsThere'>,
+    inputs: Pick<StreamedPlanInputs, 'outputFiles' | 'takeIsThere' | 'nowMs'>,
   ): Promise<StreamedItemRules> {
     const listed = (id: string) => survey?.read.ids.has(id) ?? false;
     // Rows the manifest's items did not account for are of items it no longer lists.
@@ -138,6 +141,10 @@ export class StreamedItemRules {
         ? await collectRows(ledger.itemFilePaths())
         : [];
     const { foreign, savedEarly } = strangers(manifest, wide.unsaved, inputs.outputFiles, () => paths);
+    // Which of two items a file named as another's second file holds back needs them both first.
+    if (foreign !== null && !HeldBack.streamable(foreign)) throw new NotStreamable();
+    const shown = shownFrom(manifest.file);
+    const heldBack = foreign?.length ? HeldBack.eachAlone(manifest.outputDir, foreign, shown) : null;
     const reuses =
       survey === null || survey.wanting
         ? new PlanReuses(
@@ -146,19 +153,12 @@ export class StreamedItemRules {
             (id) => (listed(id) ? 1 : variantOfItem(NO_VARIANTS, id)),
             inputs.takeIsThere,
             (item) => options.rejections?.asSent(item) ?? item,
+            inputs.nowMs,
           )
         : null;
     if (reuses !== null && survey !== null && survey.acquired.length > 0)
       await acquire(manifest, survey, reuses);
-    return new StreamedItemRules(
-      unlisted,
-      paths,
-      pairing,
-      reuses,
-      foreign,
-      savedEarly,
-      shownFrom(manifest.file),
-    );
+    return new StreamedItemRules(unlisted, paths, pairing, reuses, heldBack, foreign, savedEarly, shown);
   }
 
   /** An item's decision after the rules across items: renamed, reused, or as it was. */
@@ -176,7 +176,8 @@ export class StreamedItemRules {
         decided = renamedDecision(pair, this.#unlisted.get(pair.from)!);
       }
     }
-    return this.reuses !== null && wantsTake(decided) ? this.reuses.decide(item, decided) : decided;
+    if (this.reuses !== null && wantsTake(decided)) decided = this.reuses.decide(item, decided);
+    return this.heldBack?.decide(item, decided) ?? decided;
   }
 
   /** The items the manifest no longer lists, but those a rename paired. */

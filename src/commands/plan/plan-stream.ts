@@ -16,7 +16,7 @@ import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
 import { CopiesCount } from './plan-copies.js';
 import { decideOptionsOf } from './plan-decide-all.js';
-import { finishPlan, InTheWay, SAVED_BEFORE_COMMIT_WORDS, withItems } from './plan-finish.js';
+import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, withItems } from './plan-finish.js';
 import type { RenamedItem } from './plan-renames.js';
 import type { AccountCheck, PlanDocument } from './plan-report.js';
 import {
@@ -63,8 +63,9 @@ export async function planStreamed(
   const decider = new ChunkDecider(ledger, options, inputs.verify);
   // A ledger that knows no item has nothing the walk needs before its first item.
   const survey = wide.knowsItems ? await surveyItems(manifest, decider) : null;
+  const rules = await StreamedItemRules.make(manifest, ledger, wide, survey, options, { ...inputs, nowMs });
+  // run's checks once nothing can send this plan back to the manifest held whole (NotStreamable).
   const account = survey === null ? null : await checks(survey.waiting);
-  const rules = await StreamedItemRules.make(manifest, ledger, wide, survey, options, inputs);
   const spool = new SpooledItems<PlanItem>();
   try {
     const walked = await walkLines(manifest, ledger, decider, rules, wide, nowMs, spool);
@@ -130,8 +131,6 @@ async function walkLines(
   );
   const shown = shownFrom(manifest.file);
   const copies = new CopiesCount();
-  const foreign = rules.foreign;
-  const inTheWay = foreign !== null && foreign.length > 0 ? new InTheWay(manifest.outputDir, foreign) : null;
   const renamed: RenamedItem[] = [];
   let problems: FileProblemCounts = { files_missing: 0, files_altered: 0, files_touched: 0 };
   let waiting = 0;
@@ -148,7 +147,6 @@ async function walkLines(
       const files = decided.files?.get(item.id);
       if (files) line.file_problems = shownProblems(files, nowMs, shown);
       if (rules.savedEarly.has(item.id)) line.reason = SAVED_BEFORE_COMMIT_WORDS;
-      inTheWay?.see(item, line);
       copies.see(line);
       spool.add(line);
       return line;
@@ -161,7 +159,7 @@ async function walkLines(
     copies: copies.result(),
     problems,
     variants: false,
-    inTheWay,
+    heldBack: rules.heldBack?.warnings ?? [],
   };
   return { found, renamed, read, waiting };
 }

@@ -16,6 +16,7 @@ interface SummaryTotals {
   refetch: number;
   expired: number;
   failed: number;
+  held_back: number;
   blocked_by_budget: number;
   to_submit: number;
   budget_permitting: number;
@@ -53,6 +54,7 @@ export function planSummary(t: SummaryTotals): string {
     t.refetch ? `${t.refetch} saved, missing or altered, to fetch again (free)` : '',
     t.done ? `${t.done} unchanged` : '',
     t.blocked_by_budget ? `${t.blocked_by_budget} beyond budget_usd` : '',
+    t.held_back ? `${t.held_back} held back (a file this ledger did not write is in the way)` : '',
     skipped ? `${skipped} skipped` : '',
     t.removed ? `${t.removed} removed from the manifest` : '',
     t.stray_files ? `${plural(t.stray_files, 'stray file')}` : '',

@@ -32,6 +32,7 @@ const WORDS: Record<PlanLabel, { sign: string; word: string }> = {
   refetch: { sign: '>', word: 'fetch again (free)' },
   expired: { sign: '!', word: 'expired' },
   failed: { sign: '!', word: 'failed' },
+  held_back: { sign: '!', word: 'held back' },
   blocked_by_budget: { sign: '!', word: 'blocked by budget' },
 };
 

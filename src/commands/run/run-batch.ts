@@ -145,7 +145,12 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
   const connection = settings.connection ?? (await startRunSandbox(held, request, view));
   const client = await clientBindingLedger(connection, settings, ledger);
   const checked = await checkService(client, connection, settings, view);
-  if (checked.kind === 'interrupted') return await outcomeOf(request, ledger, null, 'interrupted', false);
+  if (checked.kind === 'interrupted') {
+    // Drained before its first POST: the same stop, said the same way, as a drain later on.
+    const stop = { kind: 'draining' } as const;
+    view.stopped?.(stop, 'stopping: nothing was submitted');
+    return await outcomeOf(request, ledger, stop, 'interrupted', false);
+  }
   // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
   if (checked.kind === 'refused' && !(await ledger.hasAttempts())) throw refusedBeforeAnything(checked.error);
   // A new ledger while the service holds this manifest's jobs: a lost ledger (docs/import.md).

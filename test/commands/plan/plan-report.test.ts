@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlanReport } from '../../../src/commands/plan/plan-report.js';
+import { buildRequestBody } from '../../../src/runner/request.js';
 import type { Account } from '../../../src/service-client/schemas.js';
 import { attempt, item, manifest, record } from '../../documents/records.js';
 
@@ -234,5 +235,102 @@ describe('plan report (pure)', () => {
     expect(doc.warnings).toEqual([
       expect.stringMatching(/^a: finished output not saved yet expires in 120 min/),
     ]);
+  });
+
+  it("an item run will not submit for a file in its way is held back, not priced (namesTaken, run's rule)", () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => item(id, SIX_720, { maxCostMicros: 500_000 }));
+    const saved = attempt({ itemId: 'c', filesSaved: true, amountMicros: 200_000 });
+    const doc = buildPlanReport(
+      manifest([a!, b!, c!], 5_000_000),
+      {
+        // c is done, its file the ledger's; a and b are new, a file nobody recorded holds a's name.
+        items: [record(c!, 'done')],
+        attempts: [paid(200_000), saved],
+        files: [
+          { attemptId: saved.id, idx: 0, path: '/work/out/unit/c.mp4', bytes: 1, sha256: 'x', savedAt: '' },
+        ],
+      },
+      null,
+      NOW,
+      { outputFiles: ['/work/out/unit/a.mp4', '/work/out/unit/c.mp4'] },
+    );
+    expect(doc.items.map((entry) => [entry.id, entry.plan, entry.estimate_usd])).toEqual([
+      ['a', 'held_back', null],
+      ['b', 'new', '0.200000'],
+      ['c', 'done', null],
+    ]);
+    expect(doc.items[0]!.reason).toMatch(/a\.mp4 is in the way, a file this ledger did not write/);
+    // Only what run submits is priced: b's estimate, b's cap.
+    expect(doc.totals).toMatchObject({
+      new: 1,
+      held_back: 1,
+      to_submit: 1,
+      estimate_usd: '0.200000',
+      at_most_usd: '0.500000',
+    });
+    expect(doc.warnings).toEqual([
+      expect.stringMatching(/^a: run will not submit it: .*a\.mp4 is in the way/),
+    ]);
+    expect(doc.summary).toMatch(
+      /^Plan: 1 new, 1 unchanged, 1 held back \(a file this ledger did not write is in the way\), 1 stray file;/,
+    );
+  });
+
+  it('an undone edit whose first take is lost: fetched again from its job while the service holds it, else priced', () => {
+    const a = item('a', SIX_720, { maxCostMicros: 500_000 });
+    const edited = item('a', { ...SIX_720, prompt: 'a green boat' }, { maxCostMicros: 500_000 });
+    const plan = (expiresAt: string) => {
+      const first = attempt({
+        itemId: 'a',
+        requestBody: buildRequestBody('unit', a, 1, a.maxCostMicros),
+        take: 1,
+        filesSaved: true,
+        amountMicros: 200_000,
+        expiresAt,
+      });
+      const second = attempt({
+        itemId: 'a',
+        seq: 2,
+        requestBody: buildRequestBody('unit', edited, 2, edited.maxCostMicros),
+        take: 2,
+        filesSaved: true,
+        amountMicros: 200_000,
+      });
+      const file = (of: typeof first, path: string) => ({
+        attemptId: of.id,
+        idx: 0,
+        path,
+        bytes: 1,
+        sha256: 'x',
+        savedAt: '',
+      });
+      return buildPlanReport(
+        manifest([a]),
+        {
+          items: [record(edited, 'done', { itemId: 'a' })],
+          attempts: [first, second],
+          files: [file(first, '/work/out/unit/a.take1.mp4'), file(second, '/work/out/unit/a.mp4')],
+        },
+        null,
+        NOW,
+        // The first take's file is altered: no intact take of its request is left.
+        { takeIsThere: (take) => take.attemptId !== first.id },
+      );
+    };
+    const held = plan(new Date(NOW + 3600_000).toISOString());
+    expect(held.items[0]).toMatchObject({
+      id: 'a',
+      plan: 'refetch',
+      estimate_usd: null,
+      reused_from: { item: 'a', take: 1 },
+    });
+    expect(held.items[0]!.reason).toMatch(
+      /^no saved take of its request is intact .*: fetched again as a new take, nothing to pay$/,
+    );
+    expect(held.totals).toMatchObject({ to_submit: 0, refetch: 1, at_most_usd: '0.000000' });
+    // Past its expires_at nothing holds the result: it is bought again, and priced.
+    const gone = plan(new Date(NOW - 3600_000).toISOString());
+    expect(gone.items[0]).toMatchObject({ id: 'a', plan: 'changed', estimate_usd: '0.200000' });
+    expect(gone.totals).toMatchObject({ to_submit: 1 });
   });
 });

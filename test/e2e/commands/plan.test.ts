@@ -135,6 +135,7 @@ describe('mediabatch plan', () => {
       reused: 0,
       expired: 1,
       failed: 1,
+      held_back: 0,
       blocked_by_budget: 1,
       to_submit: 4,
       budget_permitting: 0,

@@ -10,17 +10,20 @@ const REPO = resolve(import.meta.dirname, '../../..');
 const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
 
 /**
- * What a user gets from `npm pack`: built from a clean copy (the repo's dist/ may hold files of
- * older builds), installed into an empty project offline, then used as a command, as a typed
- * import, and through the documented example against the sandbox.
+ * What a user gets from `npm pack`: the build the suite's global set-up made from an empty dist/
+ * (as `npm run build` does, the command bundled with its code cache), installed into an empty
+ * project offline, then used as a command, as a typed import, and through the documented example
+ * against the sandbox.
  */
 describe('the packed tarball on a fresh machine', () => {
   it('holds only the build, installs offline, and gives the command, the types and a working example', async () => {
-    const tarball = await packFromCleanBuild();
+    const tarball = await packTheBuild();
     const listing = (await run('tar', ['-tzf', tarball])).stdout.trim().split('\n');
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
     expect(listing).toContain('package/dist/cli/main.js');
+    expect(listing).toContain('package/dist/cli/main.cjs');
+    expect(listing).toContain('package/dist/cli/main.cjs.cache');
     expect(listing).toContain('package/dist/render.js');
     // No tests, no sources, no source maps pointing outside, no ledgers or sandbox state.
     const stray = listing.filter((path) =>
@@ -140,15 +143,9 @@ async function expectReadmeApprovals(consumer: string): Promise<void> {
 }
 
 /** tsc over a fresh copy of src/ into a staging folder, then `npm pack` there (no scripts). */
-async function packFromCleanBuild(): Promise<string> {
+async function packTheBuild(): Promise<string> {
   const stage = tempDir('mediabatch-pack-');
-  await run(process.execPath, [
-    TSC,
-    '-p',
-    join(REPO, 'tsconfig.build.json'),
-    '--outDir',
-    join(stage, 'dist'),
-  ]);
+  cpSync(join(REPO, 'dist'), join(stage, 'dist'), { recursive: true });
   for (const file of ['package.json', 'README.md']) cpSync(join(REPO, file), join(stage, file));
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
     cwd: stage,

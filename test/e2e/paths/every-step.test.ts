@@ -5,7 +5,7 @@ import { replaySteps } from './paths-model.js';
 
 /**
  * One fixed walk through every step kind the model draws, with every check of path-checks.ts after
- * each step and no known gap allowed: the seeded random sequences of user-paths.test.ts are short
+ * each step, strictly: the seeded random sequences of user-paths.test.ts are short
  * and may miss a kind, this never does. It runs beside them (a file of its own), in `npm test`.
  */
 const TOUR: Step[] = [

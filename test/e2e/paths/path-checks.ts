@@ -116,12 +116,6 @@ export function lostRequests(world: PathsWorld): Set<string> {
   return new Set([...paid].filter((request) => !held.has(request) && !onDisk.has(request)));
 }
 
-/** The requests whose job still holds the output at the service while no file holds its bytes. */
-export function heldNotOnDisk(world: PathsWorld): Set<string> {
-  const { held, onDisk } = whereResultsAre(world);
-  return new Set([...held].filter((request) => !onDisk.has(request)));
-}
-
 function whereResultsAre(world: PathsWorld): { paid: Set<string>; held: Set<string>; onDisk: Set<string> } {
   world.refreshJobs();
   const files = new Set(fileHashes(world.dir, ['.mediabatch']).values());

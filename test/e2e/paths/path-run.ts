@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { checkNames, checkPayments, command, heldNotOnDisk, lostRequests } from './path-checks.js';
+import { checkNames, checkPayments, command, lostRequests } from './path-checks.js';
 import type { KillAfter } from './path-steps.js';
 import type { JobFacts, PathsWorld } from './paths-world.js';
 
@@ -20,7 +20,6 @@ interface PlanLine {
 
 interface PlanDocument {
   items: PlanLine[];
-  warnings: string[];
 }
 
 /** `plan --json` (read-only, checked as any command); an empty plan when it does not exit 0. */
@@ -32,46 +31,8 @@ async function planDocument(
   const plan = await command(world, ['plan', world.manifest, '--json', '--verify', ...extra], {
     readOnly: true,
   });
-  if (plan.code !== 0) return { code: plan.code, items: [], warnings: [] };
+  if (plan.code !== 0) return { code: plan.code, items: [] };
   return { code: plan.code, ...(JSON.parse(plan.stdout) as PlanDocument) };
-}
-
-/**
- * Known gap earlier-take-lost (known-gaps.ts): the requests plan prices as `changed` although
- * their job still holds the output (no file holds it): the run may pay for each once more.
- */
-async function earlierTakesLost(
-  world: PathsWorld,
-  plan: PlanDocument | null,
-  extra: string[],
-): Promise<Set<string>> {
-  if (!world.gaps.has('earlier-take-lost')) return new Set();
-  const held = heldNotOnDisk(world);
-  if (held.size === 0) return new Set();
-  const lines = (plan ?? (await planDocument(world, extra))).items;
-  const requests = new Map(world.ledgerItems().map((item) => [item.id, item.request]));
-  return new Set(
-    lines
-      .filter((line) => line.plan === 'changed' && line.estimate_usd !== null)
-      .map((line) => requests.get(line.id))
-      .filter((request): request is string => request !== undefined && held.has(request)),
-  );
-}
-
-/** Known gap held-back-priced: the items plan prices while its warnings say run will not submit them. */
-function heldBackPriced(world: PathsWorld, plan: PlanDocument): Set<string> {
-  const held = new Set<string>();
-  for (const warning of plan.warnings) {
-    const id = /^(\S+): run will not submit it:/.exec(warning)?.[1];
-    const line = plan.items.find((item) => item.id === id);
-    if (
-      id &&
-      line?.estimate_usd != null &&
-      world.allowsGap('held-back-priced', `plan prices ${id}: ${warning}`)
-    )
-      held.add(id);
-  }
-  return held;
 }
 
 function newJobs(world: PathsWorld, before: ReadonlySet<string>): JobFacts[] {
@@ -83,14 +44,6 @@ function allowLost(world: PathsWorld, lost: ReadonlySet<string>, made: readonly 
   for (const request of lost)
     if (made.some((job) => job.request === request))
       world.extraPays.set(request, (world.extraPays.get(request) ?? 0) + 1);
-}
-
-/** The known gap earlier-take-lost, allowed for the requests a run paid for again. */
-function allowGap(world: PathsWorld, gapped: ReadonlySet<string>, made: readonly JobFacts[]): void {
-  const paid = new Set([...gapped].filter((request) => made.some((job) => job.request === request)));
-  for (const request of paid)
-    world.allowsGap('earlier-take-lost', `${request} paid again while its job holds the output`);
-  allowLost(world, paid, made);
 }
 
 /** After a run that exited 0: a plain re-run sends nothing, and the step's checks look at requests too. */
@@ -115,17 +68,12 @@ async function rerunSendsNothing(world: PathsWorld): Promise<void> {
 export async function fullRun(world: PathsWorld, extra: string[] = []): Promise<void> {
   const lost = lostRequests(world);
   const plan = await planDocument(world, extra);
-  const gapped = await earlierTakesLost(world, plan, extra);
-  const held = heldBackPriced(world, plan);
-  const priced = new Set(
-    plan.items.filter((line) => line.estimate_usd !== null && !held.has(line.id)).map((line) => line.id),
-  );
+  const priced = new Set(plan.items.filter((line) => line.estimate_usd !== null).map((line) => line.id));
   const unknown = new Set(plan.items.filter((line) => line.plan === 'in_flight').map((line) => line.id));
   const before = new Set(world.jobs.keys());
   const run = await command(world, ['run', world.manifest, ...RUN, ...extra]);
   const made = newJobs(world, before);
   allowLost(world, lost, made);
-  allowGap(world, gapped, made);
   // A payment the run should not have made is the cause; a plan that did not foresee it, the symptom.
   checkPayments(world);
   const paid = new Set(made.map((job) => job.item));
@@ -143,12 +91,10 @@ export async function fullRun(world: PathsWorld, extra: string[] = []): Promise<
 /** `run` killed with SIGKILL once `count` POSTs, downloads or new videos are seen (or run to its end). */
 export async function killedRun(world: PathsWorld, after: KillAfter, count: number): Promise<void> {
   const lost = lostRequests(world);
-  const gapped = await earlierTakesLost(world, null, []);
   const before = new Set(world.jobs.keys());
   const run = await command(world, ['run', world.manifest, ...RUN], { kill: { after, count } });
   const made = newJobs(world, before);
   allowLost(world, lost, made);
-  allowGap(world, gapped, made);
   if (!run.killed && run.code === 0) await rerunSendsNothing(world);
 }
 
@@ -175,7 +121,6 @@ export async function redoRun(world: PathsWorld, at: number): Promise<void> {
   const asked = world.ledgerItems().filter((entry) => entry.of === item.id);
   const attempts = attemptCounts(world);
   const lost = lostRequests(world);
-  const gapped = await earlierTakesLost(world, null, ['--redo', item.id]);
   const before = new Set(world.jobs.keys());
   const run = await command(world, ['run', world.manifest, ...RUN, '--redo', item.id]);
   const after = attemptCounts(world);
@@ -184,7 +129,6 @@ export async function redoRun(world: PathsWorld, at: number): Promise<void> {
       world.extraPays.set(entry.request, (world.extraPays.get(entry.request) ?? 0) + 1);
   const made = newJobs(world, before);
   allowLost(world, lost, made);
-  allowGap(world, gapped, made);
   if (run.code === 0) await rerunSendsNothing(world);
 }
 

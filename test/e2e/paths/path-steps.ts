@@ -61,8 +61,7 @@ export type SkipName = (typeof STEP_KINDS)[number];
 /**
  * The kinds left out by default because they break a promise on today's main (each with its
  * sequence in found.test.ts), so that the bounded set in `npm test` proves what holds. None today:
- * every kind is drawn, and the two documented gaps some combinations reach are allowed narrowly
- * instead (known-gaps.ts). `PATHS_SKIP` names kinds to leave out.
+ * every kind is drawn, and every promise is held strictly. `PATHS_SKIP` names kinds to leave out.
  */
 export const KNOWN_FAILING: readonly SkipName[] = [];
 

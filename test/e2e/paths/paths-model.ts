@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import type { GapName } from './known-gaps.js';
 import { applies, applyStep } from './path-apply.js';
 import { firstRunArbitrary, type SkipName, type Step, stepArbitraries, stepText } from './path-steps.js';
 import { PathsWorld } from './paths-world.js';
@@ -16,8 +15,6 @@ export interface PathsOptions {
   skip: ReadonlySet<SkipName>;
   /** Invariant numbers only logged, not failed (exploring past a known failure; never in npm test). */
   ignore?: ReadonlySet<string>;
-  /** Known product gaps allowed (known-gaps.ts): by default, none. */
-  gaps?: ReadonlySet<GapName>;
   /** A fresh empty folder for one sequence's project. */
   makeDir: () => string;
   removeDir: (dir: string) => void;
@@ -84,7 +81,7 @@ export async function checkPaths(
     .assert(
       fc.asyncProperty(firstRunArbitrary(options.skip), commands, async (first, cmds) => {
         const dir = options.makeDir();
-        const world = await PathsWorld.start(dir, { ignored: options.ignore, gaps: options.gaps });
+        const world = await PathsWorld.start(dir, { ignored: options.ignore });
         figures.sequences += 1;
         try {
           // Every sequence starts with a run (to its end, or killed), so that each drawn step acts
@@ -93,7 +90,7 @@ export async function checkPaths(
           await withTranscript(world, () => fc.asyncModelRun(() => ({ model: world, real: world }), cmds));
           const noted = (what: string, seen: string[]) =>
             seen.length > 0 ? ` (${what}: ${[...new Set(seen)].join('; ')})` : '';
-          const ignored = noted('ignored', world.ignoredSeen) + noted('known gaps allowed', world.gapsSeen);
+          const ignored = noted('ignored', world.ignoredSeen);
           options.log?.(
             `sequence ${figures.sequences}: ${stepText(first)}, ${String(cmds)} passed${ignored}`,
           );

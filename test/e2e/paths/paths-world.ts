@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type SandboxHandle, startSandbox } from '../../../src/sandbox/index.js';
-import type { GapName } from './known-gaps.js';
 import type { KillAfter } from './path-steps.js';
 
 /**
@@ -94,10 +93,6 @@ export class PathsWorld {
   readonly ignored = new Set<string>();
   /** Broken promises that were only logged because their invariant is ignored. */
   readonly ignoredSeen: string[] = [];
-  /** Known product gaps this world allows (known-gaps.ts); the regressions allow none. */
-  readonly gaps = new Set<GapName>();
-  /** Each time a known gap was allowed: what would have failed. */
-  readonly gapsSeen: string[] = [];
 
   private constructor(
     readonly sandbox: SandboxHandle,
@@ -106,10 +101,7 @@ export class PathsWorld {
 
   static async start(
     dir: string,
-    {
-      ignored = new Set(),
-      gaps = new Set(),
-    }: { ignored?: ReadonlySet<string>; gaps?: ReadonlySet<GapName> } = {},
+    { ignored = new Set() }: { ignored?: ReadonlySet<string> } = {},
   ): Promise<PathsWorld> {
     let world: PathsWorld | null = null;
     const sandbox = await startSandbox(
@@ -128,7 +120,6 @@ export class PathsWorld {
     );
     world = new PathsWorld(sandbox, dir);
     for (const invariant of ignored) world.ignored.add(invariant);
-    for (const gap of gaps) world.gaps.add(gap);
     world.writeManifest();
     return world;
   }
@@ -188,14 +179,6 @@ export class PathsWorld {
     if (!this.ignored.has(invariant.split(' ')[0]!)) throw new PathViolation(invariant, detail);
     this.ignoredSeen.push(invariant);
     this.log(`  (ignored) ${invariant}: ${detail}`);
-  }
-
-  /** Whether a known gap is allowed here; when it is, the allowance is logged. */
-  allowsGap(gap: GapName, detail: string): boolean {
-    if (!this.gaps.has(gap)) return false;
-    this.gapsSeen.push(gap);
-    this.log(`  (known gap ${gap}) ${detail}`);
-    return true;
   }
 
   log(line: string): void {

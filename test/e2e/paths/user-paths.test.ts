@@ -1,6 +1,5 @@
 import { describe, it } from 'vitest';
 import { removeTempDir, tempDir } from '../../support/temp.js';
-import { parseGaps } from './known-gaps.js';
 import { KNOWN_FAILING, parseSkip } from './path-steps.js';
 import { checkPaths } from './paths-model.js';
 
@@ -24,7 +23,6 @@ describe('the user paths model', () => {
       maxCommands: numberFrom(process.env.PATHS_STEPS, 10),
       skip: parseSkip(process.env.PATHS_SKIP, KNOWN_FAILING),
       ignore: new Set((process.env.PATHS_IGNORE ?? '').split(',').filter(Boolean)),
-      gaps: parseGaps(process.env.PATHS_GAPS),
       makeDir: () => tempDir('mediabatch-paths-'),
       removeDir: removeTempDir,
       shrink: process.env.PATHS_SHRINK !== '0',

@@ -154,6 +154,17 @@ describe('an output folder has one owner', () => {
     expect(plan.stdout).toContain(
       'a: run will not submit it: out/mine/a.mp4 is in the way, a file this ledger did not write (run never overwrites one); move it elsewhere first',
     );
+    // Not counted among the items to submit either: plan's are what run sends (b alone).
+    const planned = await runCli(['plan', p.manifest, '--json'], { cwd: p.dir });
+    const doc = JSON.parse(planned.stdout) as {
+      items: Array<{ id: string; plan: string }>;
+      totals: { to_submit: number; held_back: number };
+    };
+    expect(doc.items.map((entry) => [entry.id, entry.plan])).toEqual([
+      ['a', 'held_back'],
+      ['b', 'new'],
+    ]);
+    expect(doc.totals).toMatchObject({ to_submit: 1, held_back: 1 });
 
     const run = await runAgainst(sandbox, p);
     expect(run.code).toBe(1);

@@ -8,6 +8,7 @@ import {
   type E2eProject,
   expectMoneyAgrees,
   expectRerunSendsNothing,
+  jobFetches,
   manifestYaml,
   project,
   runAgainst,
@@ -121,19 +122,87 @@ describe('a saved take is found by its request', () => {
     await expectMoneyAgrees(sandbox, p, 'reuse');
   }, 60_000);
 
-  it('a take whose file was altered is not reused: the item is paid for, as plan said', async () => {
+  it("a take whose file was altered is not copied: its job's output, still held, is fetched again as a new take for free, as plan said", async () => {
     sandbox = await startTestSandbox();
     const p = newProject(yaml('a red boat', 'a blue car'));
     await runOk(p);
+    const first = sha256File(join(p.outDir, 'a.mp4'));
+    const firstJob = sidecarOf(p, 'a.json').job_id;
     writeFileSync(p.manifest, yaml('a green boat', 'a blue car'));
     await runOk(p);
-    // The first take's file loses its bytes: there is nothing left to copy.
+    const edited = sha256File(join(p.outDir, 'a.mp4'));
+    // The first take's file loses its bytes: there is nothing left to copy, but the service holds its job.
     writeFileSync(join(p.outDir, 'a.take1.mp4'), 'not the video');
     writeFileSync(p.manifest, yaml('a red boat', 'a blue car'));
-    expect((await planJson(p)).items[0]).toMatchObject({ id: 'a', plan: 'changed' });
-    const posts = allPosts(sandbox).length;
+    const plan = await planJson(p);
+    expect(plan.items[0]).toMatchObject({
+      id: 'a',
+      plan: 'refetch',
+      estimate_usd: null,
+      reused_from: { item: 'a', take: 1 },
+    });
+    expect(plan.items[0]!.reason).toContain(`job ${firstJob}`);
+    expect(plan.totals).toMatchObject({ to_submit: 0, refetch: 1 });
+
+    const fetches = jobFetches(sandbox).length;
+    await expectRerunSendsNothing(sandbox, p, 0);
+    expect(
+      jobFetches(sandbox)
+        .slice(fetches)
+        .map((fetch) => fetch.path),
+    ).toContain(`/v1/jobs/${firstJob}`);
+    // The fetched output is the item's new take; the edited take is kept beside it, and the altered
+    // file stays as the person left it, where they left it.
+    expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(first);
+    expect(sha256File(join(p.outDir, 'a.take2.mp4'))).toBe(edited);
+    expect(readFileSync(join(p.outDir, 'a.take1.mp4'), 'utf8')).toBe('not the video');
+    expect(sidecarOf(p, 'a.json')).toMatchObject({
+      item: 'a',
+      take: 3,
+      job_id: firstJob,
+      copied_from: { item: 'a', take: 1 },
+    });
+    expect((await statusJson(p)).items.map((item) => [item.id, item.state, item.job_id])).toEqual([
+      ['a', 'done', firstJob],
+      ['b', 'done', sidecarOf(p, 'b.json').job_id],
+    ]);
+    await expectMoneyAgrees(sandbox, p, 'reuse');
+    await expectRerunSendsNothing(sandbox, p, 0);
+  }, 60_000);
+
+  it('a twin of a request fetched again waits for that fetch and copies it: one GET, no POST', async () => {
+    sandbox = await startTestSandbox();
+    const p = newProject(yaml('a red boat', 'a blue car'));
     await runOk(p);
-    expect(allPosts(sandbox)).toHaveLength(posts + 1);
+    const first = sha256File(join(p.outDir, 'a.mp4'));
+    writeFileSync(p.manifest, yaml('a green boat', 'a blue car'));
+    await runOk(p);
+    rmSync(join(p.outDir, 'a.take1.mp4'));
+    writeFileSync(p.manifest, `${yaml('a red boat', 'a blue car')}  - {id: c, prompt: "a red boat"}\n`);
+    const plan = await planJson(p);
+    expect(plan.items.map((item) => [item.id, item.plan, item.reused_from])).toEqual([
+      ['a', 'refetch', { item: 'a', take: 1 }],
+      ['b', 'done', undefined],
+      ['c', 'reused', { item: 'a', take: null }],
+    ]);
+    expect(plan.totals).toMatchObject({ to_submit: 0 });
+
+    const fetches = jobFetches(sandbox).length;
+    await expectRerunSendsNothing(sandbox, p, 0);
+    const job = sidecarOf(p, 'a.take1.json').job_id;
+    expect(
+      jobFetches(sandbox)
+        .slice(fetches)
+        .filter((fetch) => fetch.path === `/v1/jobs/${job}`),
+    ).toHaveLength(1);
+    expect(sha256File(join(p.outDir, 'a.mp4'))).toBe(first);
+    expect(sha256File(join(p.outDir, 'c.mp4'))).toBe(first);
+    expect(sidecarOf(p, 'c.json')).toMatchObject({
+      item: 'c',
+      job_id: job,
+      copied_from: { item: 'a', take: 3 },
+    });
+    await expectMoneyAgrees(sandbox, p, 'reuse');
   }, 60_000);
 
   it('redo still makes a new paid take on purpose', async () => {
