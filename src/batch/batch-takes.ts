@@ -10,6 +10,12 @@ import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
 
 const NO_TAKES: RecordTakes = { take: null, kept: null, earlier: [], check: null };
 
+/**
+ * The manifest's items the rule of keepers looks at: all of them, or, for a manifest too large
+ * to hold (which has no variants), those it lists of the items its keepers name (keeperItems).
+ */
+type TakesManifest = { items: ReadonlyArray<Pick<ManifestItem, 'id' | 'variant'>> };
+
 /** The take a manifest item keeps, and whether the manifest still asks for it (`export --kept`). */
 export interface KeptTakeOf {
   /** The manifest item's id (the group of its variants). */
@@ -33,7 +39,7 @@ export class BatchTakes {
 
   /** Reads what the purpose needs: `records` skips the saved takes when every take is its item's first. */
   static async read(
-    manifest: Manifest,
+    manifest: TakesManifest,
     ledger: Ledger | null,
     purpose: 'records' | 'kept' = 'kept',
   ): Promise<BatchTakes> {
@@ -52,7 +58,7 @@ export class BatchTakes {
   readonly #checkOfJob = new Map<string, ExportCheck>();
 
   private constructor(
-    readonly manifest: Manifest,
+    readonly manifest: TakesManifest,
     keepers: readonly KeeperRecord[],
     saved: readonly SavedTake[] | null,
     checks: readonly TakeCheckRecord[] = [],
@@ -194,7 +200,18 @@ export async function keeperFieldsOf(
   has: (itemId: string) => boolean,
   ledger: Ledger | null,
 ): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
+  return keeperFields({ file: manifest.file, items: await keeperItems(has, ledger) }, ledger);
+}
+
+/**
+ * Of the items the ledger's keepers name, those a manifest without variants lists (`has`): all the
+ * rule of keepers (KeptTakes) needs of a manifest too large to hold.
+ */
+export async function keeperItems(
+  has: (itemId: string) => boolean,
+  ledger: Ledger | null,
+): Promise<Array<{ id: string }>> {
   const keepers = (await ledger?.keepers()) ?? [];
   const named = new Set(keepers.flatMap((keeper) => [keeper.itemId, keeper.keptItemId]));
-  return keeperFields({ file: manifest.file, items: [...named].filter(has).map((id) => ({ id })) }, ledger);
+  return [...named].filter(has).map((id) => ({ id }));
 }

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { type Fields, UserError } from '../errors.js';
 import { ledgerFileOf } from '../ledger/dialect/ledger-file.js';
+import type { ManifestHead } from '../manifest/index.js';
 import { withLedger } from './ledger-read.js';
 import {
   headOf,
@@ -68,7 +69,7 @@ export type Refusal =
 type Verdict = { write: 'new' | 'own' | 'forced' } | { refused: Refusal; what: string };
 
 /** What the door needs of a batch: the files it reads and keeps, its output location and owner. */
-export function targetGuard(batch: Batch): TargetGuard {
+export function targetGuard(batch: Batch<ManifestHead>): TargetGuard {
   const { manifest } = batch;
   return {
     cwd: batch.cwd,
@@ -93,7 +94,7 @@ export interface DoorOptions {
 
 /** The saved files of the batch's ledger under the given names, read only when the door asks. */
 export const savedFilesOf =
-  (batch: Batch) =>
+  (batch: Batch<ManifestHead>) =>
   (names: string[]): Promise<string[]> =>
     withLedger(batch, (ledger) => savedFilesNamed(ledger, names));
 

@@ -43,6 +43,6 @@ export async function readingNotOwner(
 }
 
 /** The same, on a ledger opened for it alone (a reader that opens its own afterwards). */
-export function checkReadingOwner(batch: Batch): Promise<string | null> {
+export function checkReadingOwner(batch: Batch<ManifestHead>): Promise<string | null> {
   return withLedger(batch, (ledger) => readingNotOwner(batch, ledger));
 }

@@ -84,8 +84,11 @@ function filesOfExport(files: readonly AttemptFileRow[] | undefined): FileRow[] 
  * money and the files on disk still stand for. In id order, so an export is the same every time.
  * An unpaid attempt (refused, or refunded in full) moved no money, so such an item is left out.
  */
-export async function paidItemsNotIn(c: LedgerContext, ids: readonly string[]): Promise<string[]> {
-  const named = new Set(ids);
+export async function paidItemsNotIn(
+  c: LedgerContext,
+  ids: readonly string[] | { has(id: string): boolean },
+): Promise<string[]> {
+  const named = Array.isArray(ids) ? new Set(ids) : (ids as { has(id: string): boolean });
   const found: string[] = [];
   for await (const itemId of paged(c, (after: string | undefined) => paidPage(c, after))) {
     if (!named.has(itemId)) found.push(itemId);

@@ -289,7 +289,8 @@ export interface Ledger {
    */
   itemHistories(ids: readonly string[]): AsyncIterable<ItemHistory>;
   /** Items paid for (charged, or files saved) that are not among `ids`, in id order (export). */
-  paidItemsNotIn(ids: readonly string[]): Promise<string[]>;
+  /** `ids`: the manifest's ids, or a test of whether it lists one (a streamed manifest's). */
+  paidItemsNotIn(ids: readonly string[] | { has(id: string): boolean }): Promise<string[]>;
   /** The prices charged so far, one row per kind of request. */
   priceSamples(): Promise<PriceSample[]>;
   /** Succeeded jobs whose files are not saved yet (summary columns), in id order. */

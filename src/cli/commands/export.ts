@@ -4,10 +4,11 @@ import {
   exportKept,
   exportRecords,
   exportRejected,
+  type Manifest,
   writeExport,
 } from '../../index.js';
 import { type ExportFormat, exportChunks, keptChunks, keptExportNotes, rejectedYaml } from '../../render.js';
-import { commandLine, openBatch } from '../batch-options.js';
+import { commandLine, openBatch, openStreamedBatch, withManifestWords } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
 import { warnOn } from '../words.js';
@@ -17,8 +18,13 @@ import { warnOn } from '../words.js';
  * stdout or to a file that appears whole or not at all (docs/results.md).
  */
 export const exportCommand: Command<'export'> = async ({ values, positionals }, io) => {
-  const opened = await openBatch({ values, positionals }, io, 'export');
-  const { manifestArg, manifest } = opened;
+  // The records are written as the manifest is read; --kept and --rejected hold it whole.
+  const opened =
+    values.kept || values.rejected
+      ? await openBatch({ values, positionals }, io, 'export')
+      : await openStreamedBatch({ values, positionals }, io, 'export');
+  const { manifestArg } = opened;
+  const manifest = opened.manifest as Manifest;
   const batch = { ...opened.options, warn: warnOn(io, 'export') };
   const format = (values.format ?? 'jsonl') as ExportFormat;
   const options = { ...batch, states: values.state as ExportState[] };
@@ -39,12 +45,14 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
   }
   if (values.out !== undefined) {
-    await writeExport(manifest, { ...options, to: values.out, format, force: values.force });
+    await withManifestWords('export', () =>
+      writeExport(opened.manifest, { ...options, to: values.out!, format, force: values.force }),
+    );
     return ExitCode.Ok;
   }
-  const records = exportRecords(manifest, options);
+  const records = exportRecords(opened.manifest, options);
   try {
-    await writeChunks(io.stdout, exportChunks(records, format));
+    await withManifestWords('export', () => writeChunks(io.stdout, exportChunks(records, format)));
   } finally {
     // Ends the ledger's read when the reader went away early.
     await records.return(undefined);

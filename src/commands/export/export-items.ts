@@ -1,6 +1,7 @@
-import { BatchTakes, keptRecord } from '../../batch/batch-takes.js';
+import { BatchTakes, keeperItems, keptRecord } from '../../batch/batch-takes.js';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
+import type { StreamedManifest } from '../../batch/streamed-manifest.js';
 import {
   type ExportRecord,
   type ExportState,
@@ -46,6 +47,45 @@ export async function* exportedRecords(
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
     removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0, row!.jobId)),
   );
+}
+
+/**
+ * exportedRecords of a manifest too large to hold (docs/performance.md, "Issue 53"): its items read
+ * through once first, so that a manifest with a problem is refused before any record (as one held
+ * whole is), then again a chunk at a time, each chunk's rows read from the ledger by its ids (one
+ * walk: items, attempts and files, a page at a time). Only the ids are held across the walk.
+ * Throws NotStreamable, before any record, for a manifest whose items need each other.
+ */
+export async function* streamedRecords(
+  manifest: StreamedManifest,
+  ledger: Ledger | null,
+  states: ReadonlySet<ExportState>,
+): AsyncGenerator<ExportRecord> {
+  const takes = await checkedTakes(manifest, ledger);
+  const shown = shownFrom(manifest.file);
+  const { chunks, read } = manifest.readItems();
+  for await (const items of chunks)
+    yield* walk(ledger?.itemExports(items.map((item) => item.id)) ?? null, items, (item, row) => {
+      const record = exportRecord(
+        item,
+        row,
+        shown,
+        takes.recordTakes(item.id, (row?.files.length ?? 0) > 0, row?.jobId ?? null),
+      );
+      return selectedBy(states, record) ? record : null;
+    });
+  if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
+  const removed = await ledger.paidItemsNotIn(read.ids);
+  yield* walk(ledger.itemExports(removed), removed, (id, row) =>
+    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0, row!.jobId)),
+  );
+}
+
+/** The manifest read through once, every problem thrown; then the takes, its ids let go. */
+async function checkedTakes(manifest: StreamedManifest, ledger: Ledger | null): Promise<BatchTakes> {
+  const { chunks, read } = manifest.readItems();
+  for await (const _chunk of chunks);
+  return BatchTakes.read({ items: await keeperItems((id) => read.ids.has(id), ledger) }, ledger, 'records');
 }
 
 /** One row per key, in the keys' order: the query walks them. */

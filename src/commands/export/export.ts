@@ -11,6 +11,12 @@ import {
 } from '../../batch/options.js';
 import { checkReadingOwner } from '../../batch/reading-owner.js';
 import { type Batch, callerCwd } from '../../batch/resolve-batch.js';
+import {
+  isStreamed,
+  NotStreamable,
+  type StreamedManifest,
+  wholeManifest,
+} from '../../batch/streamed-manifest.js';
 import type { Warn } from '../../batch/warnings.js';
 import { collectRows } from '../../collect-rows.js';
 import { isExportHead } from '../../documents/export-head.js';
@@ -22,12 +28,12 @@ import {
 } from '../../documents/export-records.js';
 import { type KeptFileProblem, type KeptRecord, keptChunks } from '../../documents/kept-records.js';
 import { type RejectedRecord, rejectedRecordsOf, rejectedYaml } from '../../documents/rejected-records.js';
-import type { Manifest } from '../../manifest/index.js';
+import type { Manifest, ManifestHead } from '../../manifest/index.js';
 import { variantsOfItems } from '../../runner/request-key.js';
-import { exportedRecords, keptExport, writeExportFile } from './export-items.js';
+import { exportedRecords, keptExport, streamedRecords, writeExportFile } from './export-items.js';
 
 /** A ledger whose output folder another ledger owns: refused, or read and the caller told first. */
-async function tellNotOwner(batch: Batch, warn: Warn | undefined): Promise<void> {
+async function tellNotOwner(batch: Batch<ManifestHead>, warn: Warn | undefined): Promise<void> {
   const notOwner = await checkReadingOwner(batch);
   if (notOwner !== null) warn?.({ code: 'ledger_not_owner', message: notOwner });
 }
@@ -59,28 +65,66 @@ export type ExportOptions = z.input<typeof exportOptionsSchema>;
  * ledger's claim on the output folder before the first record (readingNotOwner: a ledger that
  * records the batch but lost the folder to a copy is read, and `warn` told so first).
  */
-export function exportRecords(manifest: Manifest, options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
+export function exportRecords(
+  manifest: Manifest | StreamedManifest,
+  options: ExportOptions = {},
+): AsyncGenerator<ExportRecord> {
   const checked = checkOptions('exportRecords', exportOptionsSchema, options);
-  const batch = batchOf(checkedManifest('exportRecords', manifest), checked);
+  const batch = batchOf(
+    isStreamed(manifest) ? manifest : checkedManifest('exportRecords', manifest),
+    checked,
+  );
   const states = new Set<ExportState>(checked.states ?? []);
   // Before any record: a ledger whose folder another owns is refused, or read and said so.
   return recordsOf(batch, states, () => tellNotOwner(batch, checked.warn));
 }
 
+/**
+ * The records of a batch, its manifest held whole or read a chunk at a time (streamedRecords); one
+ * that cannot be streamed is read whole, before any record.
+ */
 async function* recordsOf(
-  batch: Batch,
+  batch: Batch<Manifest | StreamedManifest>,
   states: Set<ExportState>,
   first: () => Promise<void>,
 ): AsyncGenerator<ExportRecord> {
   await first();
   const { ledger, note } = await openForReading(batch);
   try {
-    yield* exportedRecords(batch.manifest, ledger, states);
+    const { manifest } = batch;
+    if (!isStreamed(manifest)) yield* exportedRecords(manifest, ledger, states);
+    else
+      yield* wholeIfNotStreamable(streamedRecords(manifest, ledger, states), () =>
+        exportedRecords(loadManifestOf(manifest), ledger, states),
+      );
   } catch (error) {
     throw readFailure(note.path, error);
   } finally {
     await ledger?.close();
   }
+}
+
+/** `records`, or, where they throw NotStreamable before the first one, `whole`'s. */
+async function* wholeIfNotStreamable<T>(
+  records: AsyncGenerator<T>,
+  whole: () => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  let first: IteratorResult<T>;
+  try {
+    first = await records.next();
+  } catch (error) {
+    if (!(error instanceof NotStreamable)) throw error;
+    yield* whole();
+    return;
+  }
+  if (first.done) return;
+  yield first.value;
+  yield* records;
+}
+
+/** A batch's streamed manifest read whole, as the batch runs it (the sandbox's output location applied). */
+function loadManifestOf(manifest: StreamedManifest): Manifest {
+  return { ...wholeManifest(manifest), outputDir: manifest.outputDir };
 }
 
 /** Where an export goes (`to`, from `cwd`), as what, and whether it may replace a file of another kind. */
@@ -98,13 +142,13 @@ export interface ExportTarget {
  * output folder is checked before the file is begun.
  */
 export async function writeExport(
-  manifest: Manifest,
+  manifest: Manifest | StreamedManifest,
   options: ExportOptions & ExportTarget & { to: string },
 ): Promise<string> {
   const { to, format, force, ...rest } = options;
   const path = resolve(callerCwd(rest), to);
   const checked = checkOptions('writeExport', exportOptionsSchema, rest);
-  const batch = batchOf(checkedManifest('writeExport', manifest), checked);
+  const batch = batchOf(isStreamed(manifest) ? manifest : checkedManifest('writeExport', manifest), checked);
   await refuseExportTarget('writeExport', batch, path, force);
   await tellNotOwner(batch, checked.warn);
   const records = recordsOf(batch, new Set<ExportState>(checked.states ?? []), async () => {});
@@ -208,7 +252,7 @@ export async function exportRejected(
  */
 async function refuseExportTarget(
   call: 'writeExport' | 'exportKept' | 'exportRejected',
-  batch: Batch,
+  batch: Batch<ManifestHead>,
   path: string,
   force: boolean | undefined,
 ): Promise<void> {

@@ -11,7 +11,12 @@ import {
 import { readingNotOwner } from '../../batch/reading-owner.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
-import { isStreamed, type StreamedManifest } from '../../batch/streamed-manifest.js';
+import {
+  isStreamed,
+  NotStreamable,
+  type StreamedManifest,
+  wholeManifest,
+} from '../../batch/streamed-manifest.js';
 import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected-records.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
 import type { StatusItem } from '../../documents/status-line.js';
@@ -64,37 +69,47 @@ export async function streamStatus(
 ): Promise<StatusDocument<SpooledItems<StatusItem>>> {
   const { verify, ...checked } = checkOptions(call, statusOptionsSchema, options);
   if (isStreamed(manifest)) {
-    const batch = batchOf(manifest, checked);
-    return withLedger(batch, async (ledger, note) => {
-      const notOwner = await readingNotOwner(batch, ledger);
-      const { report, read } = await statusStreamed(batch.manifest, ledger, verify ?? false, Date.now());
-      const listed = (id: string) => read.ids.has(id);
-      try {
-        return documentOf(batch, note, notOwner, {
-          ...report,
-          ...(await keeperFieldsOf(batch.manifest, listed, ledger)),
-          ...(await rejectedFields((id) => (listed(id) ? 1 : variantOfItem(new Map(), id)), ledger)),
-        });
-      } catch (error) {
-        report.items.close();
-        throw error;
-      }
-    });
+    try {
+      return await streamedStatusOf(batchOf(manifest, checked), verify ?? false);
+    } catch (error) {
+      // A manifest whose items need each other is read whole (it throws before any line is written).
+      if (!(error instanceof NotStreamable)) throw error;
+    }
   }
-  const batch = batchOf(checkedManifest(call, manifest), checked);
+  const batch = batchOf(checkedManifest(call, wholeManifest(manifest)), checked);
   return withLedger(batch, async (ledger, note) => {
     const notOwner = await readingNotOwner(batch, ledger);
-    const report = await buildStatusStreamed(
-      batch.manifest,
-      await statusSource(ledger, verify ?? false),
-      Date.now(),
-    );
+    const source = await statusSource(ledger, verify ?? false);
+    const report = await buildStatusStreamed(batch.manifest, source, Date.now());
     return documentOf(batch, note, notOwner, {
       ...report,
       items: SpooledItems.of(report.items),
       ...(await keeperFields(batch.manifest, ledger)),
       ...(await rejectedFields(variantsOfItems(batch.manifest.items), ledger)),
     });
+  });
+}
+
+/** The status of a streamed manifest (status-stream.ts), with what a status says besides its items. */
+function streamedStatusOf(
+  batch: Batch<StreamedManifest>,
+  verify: boolean,
+): Promise<StatusDocument<SpooledItems<StatusItem>>> {
+  return withLedger(batch, async (ledger, note) => {
+    const notOwner = await readingNotOwner(batch, ledger);
+    const { report, read } = await statusStreamed(batch.manifest, ledger, verify, Date.now());
+    const listed = (id: string) => read.ids.has(id);
+    try {
+      return documentOf(batch, note, notOwner, {
+        ...report,
+        ...(await keeperFieldsOf(batch.manifest, listed, ledger)),
+        // A streamed manifest has no variants: an item it lists is variant 1.
+        ...(await rejectedFields((id) => (listed(id) ? 1 : variantOfItem(new Map(), id)), ledger)),
+      });
+    } catch (error) {
+      report.items.close();
+      throw error;
+    }
   });
 }
 
