@@ -25,7 +25,14 @@ export interface StreamedManifest extends ManifestHead {
    * the items only once it has ended, or reads them through first. `read` tells what the read
    * found: the ids, the count, and the warnings once it has ended.
    */
-  readonly readItems: (chunkSize?: number) => { chunks: AsyncIterable<ManifestItem[]>; read: ManifestRead };
+  readonly readItems: (
+    chunkSize?: number,
+    /**
+     * The items were read through once already without a problem: this read holds no ids (its
+     * `read.ids` is null), so that a command reading them twice holds them once.
+     */
+    again?: boolean,
+  ) => { chunks: AsyncIterable<ManifestItem[]>; read: ManifestRead };
 }
 
 /**
@@ -43,8 +50,8 @@ export function openManifest(source: ManifestSource): Manifest | StreamedManifes
   return {
     ...head,
     streamed: true,
-    readItems: (chunkSize?: number) => {
-      const read = new ManifestRead();
+    readItems: (chunkSize?: number, again = false) => {
+      const read = new ManifestRead(undefined, again);
       return { chunks: checkedChunks(file, text.text, read, chunkSize), read };
     },
   };

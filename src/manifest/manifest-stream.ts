@@ -49,7 +49,8 @@ export type ManifestHead = Omit<Manifest, 'items' | 'warnings'>;
  * its warnings as the whole reader gives them.
  */
 export class ManifestRead {
-  readonly ids = new ItemIds();
+  /** The ids claimed across chunks; null for a read again of items already checked (no id is held). */
+  readonly ids: ItemIds | null;
   count = 0;
   head: ManifestHead | null = null;
   /** What the warnings count across chunks, set up once the YAML is read. */
@@ -59,7 +60,13 @@ export class ManifestRead {
   readonly templateWarnings = new ProblemList();
   readonly promptWarnings = new ProblemList();
 
-  constructor(readonly problems = new ProblemList()) {}
+  constructor(
+    readonly problems = new ProblemList(),
+    /** Read again: the items were read through once, without a problem; their ids are not claimed again. */
+    again = false,
+  ) {
+    this.ids = again ? null : new ItemIds();
+  }
 
   /** The warnings in the order the whole reader notes them: input fields, templates, variables, prompts. */
   warnings(): ManifestProblem[] {
@@ -218,7 +225,8 @@ function chunkItems(context: ChunkContext, raws: readonly RawItem[]): ManifestIt
     undefined,
     problems,
     read.templateWarnings,
-    ids,
+    // Read again, only a chunk's own ids are claimed: none clashes, the first read said so.
+    ids ?? undefined,
     { usedVars: read.usedVars, promptWarnings: read.promptWarnings },
   );
   if (new Set(sources).size !== items.length) throw new NotStreamable();

@@ -23,6 +23,8 @@ export interface CliRun {
   stats: ChildStats;
   /** stdout, unless `discardStdout` (then only its byte count is kept). */
   stdout: string;
+  /** The last `keepEnds` bytes of stdout, when asked; else ''. */
+  stdoutTail: string;
   stdoutBytes: number;
   stderr: string;
   startedAt: number;
@@ -35,6 +37,11 @@ export interface CliRunOptions {
   cwd: string;
   env?: Record<string, string>;
   discardStdout?: boolean;
+  /**
+   * Keep only this many bytes of stdout at each end (a million items' JSON is more than a string
+   * holds): `stdout` is the head, `stdoutTail` the tail.
+   */
+  keepEnds?: number;
   timeoutMs?: number;
   /** Extra node flags for the child, e.g. --cpu-prof. */
   nodeArgs?: string[];
@@ -61,9 +68,15 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
   const out: Buffer[] = [];
   let stdoutBytes = 0;
   let stderr = '';
+  let tail = Buffer.alloc(0);
   child.stdout.on('data', (chunk: Buffer) => {
     stdoutBytes += chunk.length;
-    if (!options.discardStdout) out.push(chunk);
+    const ends = options.keepEnds;
+    if (ends !== undefined) {
+      if (stdoutBytes - chunk.length < ends) out.push(chunk);
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > ends) tail = tail.subarray(tail.length - ends);
+    } else if (!options.discardStdout) out.push(chunk);
   });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -95,6 +108,7 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     wallMs,
     stats,
     stdout: Buffer.concat(out).toString('utf8'),
+    stdoutTail: tail.toString('utf8'),
     stdoutBytes,
     stderr,
     startedAt,

@@ -61,9 +61,17 @@ export async function* streamedRecords(
   ledger: Ledger | null,
   states: ReadonlySet<ExportState>,
 ): AsyncGenerator<ExportRecord> {
-  const takes = await checkedTakes(manifest, ledger);
+  // Every problem before any record: the manifest is read through once, its ids held from then on.
+  const { chunks: checking, read: checked } = manifest.readItems();
+  for await (const _chunk of checking);
+  const listed = checked.ids!;
+  const takes = await BatchTakes.read(
+    { items: await keeperItems((id) => listed.has(id), ledger) },
+    ledger,
+    'records',
+  );
   const shown = shownFrom(manifest.file);
-  const { chunks, read } = manifest.readItems();
+  const { chunks } = manifest.readItems(undefined, true);
   for await (const items of chunks)
     yield* walk(ledger?.itemExports(items.map((item) => item.id)) ?? null, items, (item, row) => {
       const record = exportRecord(
@@ -75,17 +83,10 @@ export async function* streamedRecords(
       return selectedBy(states, record) ? record : null;
     });
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
-  const removed = await ledger.paidItemsNotIn(read.ids);
+  const removed = await ledger.paidItemsNotIn(listed);
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
     removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0, row!.jobId)),
   );
-}
-
-/** The manifest read through once, every problem thrown; then the takes, its ids let go. */
-async function checkedTakes(manifest: StreamedManifest, ledger: Ledger | null): Promise<BatchTakes> {
-  const { chunks, read } = manifest.readItems();
-  for await (const _chunk of chunks);
-  return BatchTakes.read({ items: await keeperItems((id) => read.ids.has(id), ledger) }, ledger, 'records');
 }
 
 /** One row per key, in the keys' order: the query walks them. */

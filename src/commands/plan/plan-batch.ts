@@ -117,7 +117,7 @@ export async function planStreamedBatch(
     try {
       return {
         ledger: note,
-        doc: { ...doc, ...(await keeperFieldsOf(manifest, (id) => read.ids.has(id), ledger)) },
+        doc: { ...doc, ...(await keeperFieldsOf(manifest, (id) => read.ids!.has(id), ledger)) },
       };
     } catch (error) {
       doc.items.close();

@@ -102,6 +102,7 @@ export class StreamedItemRules {
   }
 
   readonly #unlisted: ReadonlyMap<string, ItemEntry>;
+  #surveyed = false;
 
   private constructor(
     private readonly unlisted: readonly ItemEntry[],
@@ -125,7 +126,7 @@ export class StreamedItemRules {
     options: DecideOptions,
     inputs: Pick<StreamedPlanInputs, 'outputFiles' | 'takeIsThere' | 'nowMs'>,
   ): Promise<StreamedItemRules> {
-    const listed = (id: string) => survey?.read.ids.has(id) ?? false;
+    const listed = (id: string) => survey?.read.ids?.has(id) ?? false;
     // Rows the manifest's items did not account for are of items it no longer lists.
     const unlisted =
       ledger !== null && survey !== null && (await ledger.countItems()) > survey.rows
@@ -158,7 +159,23 @@ export class StreamedItemRules {
         : null;
     if (reuses !== null && survey !== null && survey.acquired.length > 0)
       await acquire(manifest, survey, reuses);
-    return new StreamedItemRules(unlisted, paths, pairing, reuses, heldBack, foreign, savedEarly, shown);
+    const rules = new StreamedItemRules(
+      unlisted,
+      paths,
+      pairing,
+      reuses,
+      heldBack,
+      foreign,
+      savedEarly,
+      shown,
+    );
+    rules.#surveyed = survey !== null;
+    return rules;
+  }
+
+  /** Whether the items were read through once before the walk (a survey): then their ids are held. */
+  get surveyed(): boolean {
+    return this.#surveyed;
   }
 
   /** An item's decision after the rules across items: renamed, reused, or as it was. */
@@ -204,7 +221,7 @@ async function acquire(manifest: StreamedManifest, survey: Survey, reuses: PlanR
   let next = 0;
   let position = 0;
   const { acquired } = survey;
-  for await (const items of manifest.readItems().chunks) {
+  for await (const items of manifest.readItems(undefined, true).chunks) {
     for (const item of items) {
       if (acquired[next]?.position === position)
         reuses.acquired(item, acquired[next++]!.label as Decision['label']);

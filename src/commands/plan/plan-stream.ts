@@ -80,7 +80,7 @@ export async function planStreamed(
       walked.found,
       { renamed: walked.renamed, removed: rules.removed(walked.renamed), foreign: rules.foreign },
     );
-    return { doc: withItems(rest, spool), read: walked.read };
+    return { doc: withItems(rest, spool), read: survey?.read ?? walked.read };
   } catch (error) {
     spool.close();
     throw error;
@@ -135,7 +135,8 @@ async function walkLines(
   let problems: FileProblemCounts = { files_missing: 0, files_altered: 0, files_touched: 0 };
   let waiting = 0;
   let position = 0;
-  const { chunks, read } = manifest.readItems();
+  // Read again after a survey, the items' ids are the survey's: held once.
+  const { chunks, read } = manifest.readItems(undefined, rules.surveyed);
   for await (const items of chunks) {
     const decided = await decider.decide(items);
     earlier = await decider.earlier(decided.decisions);

@@ -98,7 +98,7 @@ function streamedStatusOf(
   return withLedger(batch, async (ledger, note) => {
     const notOwner = await readingNotOwner(batch, ledger);
     const { report, read } = await statusStreamed(batch.manifest, ledger, verify, Date.now());
-    const listed = (id: string) => read.ids.has(id);
+    const listed = (id: string) => read.ids!.has(id);
     try {
       return documentOf(batch, note, notOwner, {
         ...report,

@@ -148,7 +148,10 @@ async function wholePlan(manifest: Manifest, ledger: Ledger | null) {
 
 /** The streamed plan, its items read back from their spool, its chunks `chunkSize` items. */
 async function streamedPlan(manifest: StreamedManifest, ledger: Ledger | null, chunkSize: number) {
-  const chunked = { ...manifest, readItems: () => manifest.readItems(chunkSize) };
+  const chunked = {
+    ...manifest,
+    readItems: (_size?: number, again?: boolean) => manifest.readItems(chunkSize, again),
+  };
   const { doc, read } = await planStreamed(chunked, ledger, inputsOf(manifest), async () => null);
   try {
     return { doc: { ...doc, items: [...doc.items] }, read };
@@ -162,6 +165,38 @@ function streamedOf(file: string): StreamedManifest {
   if (!('streamed' in opened)) throw new Error('the fixture manifest should stream');
   return opened;
 }
+
+/** Cases that meet each rule across items for certain, beside the random ones. */
+const kept = (prompt: number, history: History, fate: Fate = 'kept') => ({
+  prompt,
+  history,
+  fate,
+  cap: false,
+});
+const EVERY_RULE: Array<[Case, number]> = [
+  // A rename (a removed item's request asked for by a new one), and a removed item left.
+  [
+    {
+      earlier: [kept(0, 'done', 'dropped'), kept(1, 'failed', 'dropped')],
+      added: [0],
+      budget: null,
+      stranger: null,
+    },
+    1,
+  ],
+  // A twin of a new item, a take found for another, a twin of an item followed; a budget that runs out.
+  [
+    {
+      earlier: [kept(2, 'done'), kept(3, 'running'), kept(3, 'none')],
+      added: [1, 1, 2],
+      budget: '0.50',
+      stranger: 'stranger',
+    },
+    2,
+  ],
+  // A job the service still holds fetched again (its saved take is missing), an item held back.
+  [{ earlier: [kept(4, 'missing', 'edited')], added: [4, 0], budget: null, stranger: 'new1' }, 3],
+];
 
 describe('a plan made a chunk of items at a time', () => {
   it('is the plan of the manifest held whole, whatever the ledger holds and the chunks (property)', async () => {
@@ -192,7 +227,7 @@ describe('a plan made a chunk of items at a time', () => {
           await ledger.close();
         }
       }),
-      { numRuns: 100 },
+      { numRuns: 100, examples: EVERY_RULE },
     );
     // The rules across items were all met: a rename, a removed item, a twin, a take found, a twin
     // of an item fetched again, a job the service holds fetched again, an item held back by a file
