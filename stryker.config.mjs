@@ -149,8 +149,9 @@ export const mutationGroups = {
 
 export default {
   testRunner: 'vitest',
-  // forks: a download test sets the process umask, which worker threads may not.
-  vitest: { configFile: 'vitest.unit.config.ts', related: false, pool: 'forks' },
+  // The pool is the unit config's (forks: a download test sets the process umask, which worker
+  // threads may not).
+  vitest: { configFile: 'vitest.unit.config.ts', related: false },
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: mutated,
   coverageAnalysis: 'perTest',

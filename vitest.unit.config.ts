@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // A download test sets the process umask, which worker threads may not.
+    pool: 'forks',
     include: [
       'test/runner/policy.test.ts',
       'test/runner/policy-rules.test.ts',

@@ -1,5 +1,4 @@
 import {
-  chmodSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -158,18 +157,6 @@ describe('who owns an output folder', () => {
     expect(readFileSync(join(out, OWNER_MARKER), 'utf8')).toBe(absoluteMarker(living));
   });
 
-  it('leaves only the marker, readable by all and written by none but its owner even under umask 0', () => {
-    const out = join(tempDir('owner-mode-'), 'out');
-    const umask = process.umask(0);
-    try {
-      expect(claimFolder(out, spring, 'now')).toEqual({ kind: 'mine' });
-    } finally {
-      process.umask(umask);
-    }
-    expect(readdirSync(out)).toEqual([OWNER_MARKER]);
-    expect(statSync(join(out, OWNER_MARKER)).mode & 0o777).toBe(0o644);
-  });
-
   it('writes nothing into a folder another ledger owns or whose marker it cannot read', () => {
     const root = tempDir('owner-other-');
     const past = new Date('2020-01-01T00:00:00Z');
@@ -199,34 +186,4 @@ describe('who owns an output folder', () => {
     expect(readlinkSync(join(out, OWNER_MARKER))).toBe('nowhere');
     expect(readdirSync(out)).toEqual([OWNER_MARKER]);
   });
-
-  it('passes on a failure to write the marker, with its own cause, and leaves nothing', () => {
-    const root = tempDir('owner-fail-');
-    // The temporary marker's name leads nowhere: the write fails with ENOENT.
-    const lost = join(root, 'lost');
-    mkdirSync(lost);
-    symlinkSync(join(root, 'no', 'such', 'folder'), join(lost, `.mediabatch-owner.${process.pid}.mbtmp`));
-    expect(() => claimFolder(lost, spring, 'now')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
-    expect(readdirSync(lost)).toEqual([]);
-    // A folder its user may not write: EACCES, not the failed clean-up of a file never made.
-    const locked = join(root, 'locked');
-    mkdirSync(locked);
-    chmodSync(root, 0o755);
-    chmodSync(locked, 0o555);
-    expect(() => asUnprivileged(() => claimFolder(locked, spring, 'now'))).toThrow(
-      expect.objectContaining({ code: 'EACCES' }),
-    );
-    expect(readdirSync(locked)).toEqual([]);
-  });
 });
-
-/** Runs `act` without root's right to write anywhere (root ignores a folder's permissions). */
-function asUnprivileged<T>(act: () => T): T {
-  if (process.getuid?.() !== 0) return act();
-  process.seteuid!(65534);
-  try {
-    return act();
-  } finally {
-    process.seteuid!(0);
-  }
-}

@@ -162,27 +162,6 @@ describe('downloadToFile', () => {
     expect(readFileSync(target)).toEqual(BODY);
   });
 
-  it('asks with GET, and writes a file nobody else may change even under umask 0', async () => {
-    const methods: string[] = [];
-    const server = createServer((req, res) => {
-      methods.push(req.method ?? '');
-      res.end(BODY);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const umask = process.umask(0);
-    try {
-      const target = join(tempDir(), 'a.mp4');
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/f`;
-      expect(await downloadToFile(url, () => target)).toMatchObject({ kind: 'saved', bytes: BODY.length });
-      expect(methods).toEqual(['GET']);
-      expect(statSync(target).mode & 0o777).toBe(0o644);
-    } finally {
-      process.umask(umask);
-      server.closeAllConnections();
-      server.close();
-    }
-  });
-
   it('gives up on a body that stalls longer than the timeout', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-length': String(BODY.length) });
