@@ -63,6 +63,27 @@ const ATTEMPT = [
   'a.request_hash as requestHash',
 ] as const;
 
+/** An item's row and its latest attempt. */
+const ITEM_ENTRY = [
+  'i.item_id as itemId',
+  'i.request_hash as itemHash',
+  'i.state as itemState',
+  'i.retries_used as retriesUsed',
+  'i.error_code as errorCode',
+  'i.error_message as errorMessage',
+  ...ATTEMPT,
+] as const;
+
+/** The latest attempt of an item with no row of its own (its item's columns null). */
+const ROWLESS = [
+  sql<null>`null`.as('itemHash'),
+  sql<null>`null`.as('itemState'),
+  sql<null>`null`.as('retriesUsed'),
+  sql<null>`null`.as('errorCode'),
+  sql<null>`null`.as('errorMessage'),
+  ...ATTEMPT,
+] as const;
+
 /** The latest attempt (by seq) of the item named by `itemId`, a column of the outer query. */
 function latestOf(c: LedgerContext, itemId: string) {
   const latest = c.q
@@ -75,22 +96,19 @@ function latestOf(c: LedgerContext, itemId: string) {
   return sql<boolean>`a.id = (${latest})`;
 }
 
+/** The batch's item rows, each with its latest attempt (none: its columns null). */
+function itemsWithLatest(c: LedgerContext) {
+  return c.q
+    .selectFrom('items as i')
+    .leftJoin('attempts as a', (join) => join.on(latestOf(c, 'i.item_id')))
+    .select(ITEM_ENTRY)
+    .where('i.batch_id', '=', c.batchId);
+}
+
 async function itemsPage(c: LedgerContext, after: string | undefined): Promise<Page<string, ItemEntry>> {
   const key = c.db.sql.key('i.item_id');
   const rows: EntryRow[] = await c.db.read(
-    c.q
-      .selectFrom('items as i')
-      .leftJoin('attempts as a', (join) => join.on(latestOf(c, 'i.item_id')))
-      .select([
-        'i.item_id as itemId',
-        'i.request_hash as itemHash',
-        'i.state as itemState',
-        'i.retries_used as retriesUsed',
-        'i.error_code as errorCode',
-        'i.error_message as errorMessage',
-        ...ATTEMPT,
-      ])
-      .where('i.batch_id', '=', c.batchId)
+    itemsWithLatest(c)
       .$if(after !== undefined, (query) => query.where(key, '>', after!))
       .orderBy(key)
       .limit(PAGE_SIZE)
@@ -126,15 +144,7 @@ async function orphansPage(c: LedgerContext, after: string | undefined): Promise
       )
       .selectFrom('o')
       .innerJoin('attempts as a', (join) => join.on(latestOf(c, 'o.item_id')))
-      .select([
-        'o.item_id as itemId',
-        sql<null>`null`.as('itemHash'),
-        sql<null>`null`.as('itemState'),
-        sql<null>`null`.as('retriesUsed'),
-        sql<null>`null`.as('errorCode'),
-        sql<null>`null`.as('errorMessage'),
-        ...ATTEMPT,
-      ])
+      .select(['o.item_id as itemId', ...ROWLESS])
       .orderBy('o.item_id')
       .compile(),
   );
@@ -154,21 +164,7 @@ export async function itemEntriesOf(
   const found = new Map<string, ItemEntry>();
   if (itemIds.length === 0) return found;
   const rows: EntryRow[] = await c.db.read(
-    c.q
-      .selectFrom('items as i')
-      .leftJoin('attempts as a', (join) => join.on(latestOf(c, 'i.item_id')))
-      .select([
-        'i.item_id as itemId',
-        'i.request_hash as itemHash',
-        'i.state as itemState',
-        'i.retries_used as retriesUsed',
-        'i.error_code as errorCode',
-        'i.error_message as errorMessage',
-        ...ATTEMPT,
-      ])
-      .where('i.batch_id', '=', c.batchId)
-      .where(c.db.sql.inList('i.item_id', itemIds))
-      .compile(),
+    itemsWithLatest(c).where(c.db.sql.inList('i.item_id', itemIds)).compile(),
   );
   for (const row of rows) found.set(row.itemId, entryOf(row));
   const rowless = itemIds.filter((id) => !found.has(id));
@@ -176,15 +172,7 @@ export async function itemEntriesOf(
   const orphans: EntryRow[] = await c.db.read(
     c.q
       .selectFrom('attempts as a')
-      .select([
-        'a.item_id as itemId',
-        sql<null>`null`.as('itemHash'),
-        sql<null>`null`.as('itemState'),
-        sql<null>`null`.as('retriesUsed'),
-        sql<null>`null`.as('errorCode'),
-        sql<null>`null`.as('errorMessage'),
-        ...ATTEMPT,
-      ])
+      .select(['a.item_id as itemId', ...ROWLESS])
       .where('a.batch_id', '=', c.batchId)
       .where(c.db.sql.inList('a.item_id', rowless))
       .where(latestOf(c, 'a.item_id'))

@@ -11,7 +11,6 @@ export {
   NotStreamable,
   streamableHead,
   streamManifestChunks,
-  streamManifestItems,
 } from './manifest-stream.js';
 export { extensionFor, namedOutputPath, outputPathFor } from './output-path.js';
 export { parseManifest } from './parse.js';

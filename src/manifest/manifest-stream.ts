@@ -183,17 +183,6 @@ function* given(read: ManifestRead, items: ManifestItem[]): Generator<ManifestIt
   yield items;
 }
 
-/** Every item of the manifest one at a time (streamManifestChunks, a chunk's items in turn). */
-export async function* streamManifestItems(
-  file: string,
-  text: string,
-  problems: ProblemList,
-  chunkSize = CHUNK,
-): AsyncGenerator<ManifestItem> {
-  for await (const chunk of streamManifestChunks(file, text, new ManifestRead(problems), chunkSize))
-    yield* chunk;
-}
-
 interface ChunkContext {
   value: Record<string, unknown>;
   defaults: ReturnType<typeof readDefaults>;

@@ -15,7 +15,7 @@ import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
 import type { ItemExport } from '../../ledger/item-exports.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import type { Manifest } from '../../manifest/index.js';
+import type { Manifest, ManifestItem } from '../../manifest/index.js';
 import { keptFileProblems } from './kept-files-check.js';
 
 /**
@@ -28,25 +28,10 @@ export async function* exportedRecords(
   ledger: Ledger | null,
   states: ReadonlySet<ExportState>,
 ): AsyncGenerator<ExportRecord> {
-  const shown = shownFrom(manifest.file);
   const ids = manifest.items.map((item) => item.id);
   // Read before the walk: while its rows stream, the connection runs nothing else.
   const takes = await BatchTakes.read(manifest, ledger, 'records');
-  yield* walk(ledger?.itemExports(ids) ?? null, manifest.items, (item, row) => {
-    const record = exportRecord(
-      item,
-      row,
-      shown,
-      takes.recordTakes(item.id, (row?.files.length ?? 0) > 0, row?.jobId ?? null),
-    );
-    return selectedBy(states, record) ? record : null;
-  });
-  // Asked only when they can be selected: finding them reads every attempt of the batch.
-  if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
-  const removed = await ledger.paidItemsNotIn(ids);
-  yield* walk(ledger.itemExports(removed), removed, (id, row) =>
-    removedRecord(row!, shown, takes.recordTakes(id, row!.files.length > 0, row!.jobId)),
-  );
+  yield* recordsOf([manifest.items], ids, { ledger, states, takes, shown: shownFrom(manifest.file) });
 }
 
 /**
@@ -65,13 +50,25 @@ export async function* streamedRecords(
   const { chunks: checking, read: checked } = manifest.readItems();
   for await (const _chunk of checking);
   const listed = checked.ids!;
-  const takes = await BatchTakes.read(
-    { items: await keeperItems((id) => listed.has(id), ledger) },
-    ledger,
-    'records',
-  );
-  const shown = shownFrom(manifest.file);
+  const items = await keeperItems((id) => listed.has(id), ledger);
+  const takes = await BatchTakes.read({ items }, ledger, 'records');
   const { chunks } = manifest.readItems(undefined, true);
+  yield* recordsOf(chunks, listed, { ledger, states, takes, shown: shownFrom(manifest.file) });
+}
+
+interface RecordsContext {
+  ledger: Ledger | null;
+  states: ReadonlySet<ExportState>;
+  takes: BatchTakes;
+  shown: ReturnType<typeof shownFrom>;
+}
+
+/** The records of the manifest's items, a chunk at a time, then those of the items it no longer names. */
+async function* recordsOf(
+  chunks: AsyncIterable<readonly ManifestItem[]> | Iterable<readonly ManifestItem[]>,
+  listed: Parameters<Ledger['paidItemsNotIn']>[0],
+  { ledger, states, takes, shown }: RecordsContext,
+): AsyncGenerator<ExportRecord> {
   for await (const items of chunks)
     yield* walk(ledger?.itemExports(items.map((item) => item.id)) ?? null, items, (item, row) => {
       const record = exportRecord(
@@ -82,6 +79,7 @@ export async function* streamedRecords(
       );
       return selectedBy(states, record) ? record : null;
     });
+  // Asked only when they can be selected: finding them reads every attempt of the batch.
   if (ledger === null || (states.size > 0 && !states.has('removed'))) return;
   const removed = await ledger.paidItemsNotIn(listed);
   yield* walk(ledger.itemExports(removed), removed, (id, row) =>
