@@ -606,6 +606,19 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         },
       ]);
       expect((await ledger.unsavedSucceeded()).map((each) => each.id)).toEqual([b1.id]);
+
+      // A streamed manifest's one walk reads these a page of its ids at a time: the rows the whole
+      // walks give of those ids, whatever the page (an id the ledger does not know has none).
+      const facts = await all(ledger.savedFileFacts());
+      for (const page of [['a', 'b', 'c', 'd'], ['d', 'zz', 'a'], ['c'], ['zz'], []]) {
+        const asked = <T extends { itemId: string }>(rows: T[]) =>
+          new Map(rows.filter((row) => page.includes(row.itemId)).map((row) => [row.itemId, row]));
+        expect(await ledger.itemEntriesOf(page)).toEqual(asked(entries));
+        expect(await ledger.itemSummariesOf(page)).toEqual(asked(summaries));
+        expect(await ledger.savedFileFactsOf(page)).toEqual(
+          facts.filter((fact) => page.includes(fact.itemId)),
+        );
+      }
     });
 
     it('reads back the jobs moderation rejected, and only those, in id order', async () => {
