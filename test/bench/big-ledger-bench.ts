@@ -144,15 +144,27 @@ export interface BigSample {
 }
 
 /** One `mediabatch plan|status` over the big ledger; checks that it saw every item done. */
-export async function bigCommand(big: BigLedger, command: BigCommand): Promise<BigSample> {
+export async function bigCommand(
+  big: BigLedger,
+  command: BigCommand,
+  /** Another build's dist/cli/main.js, a reference (default: this tree's). */
+  cli?: string,
+): Promise<BigSample> {
   const [name, ...flags] = command.split(' ') as [string, ...string[]];
   const json = flags.includes('--json');
-  if (name === 'export') return exportCommand(big, flags);
+  const which = cli === undefined ? {} : { cli };
+  if (name === 'export') return exportCommand(big, flags, which);
   // A million items' JSON is more than a string holds: its ends are kept, where the totals are.
   const ends = json && big.items > BIG_ITEMS ? 1 << 20 : undefined;
   const run = await runCli(
     [name, relative(big.dir, big.manifestFile), '--ledger', big.ledgerPath, ...flags],
-    { cwd: big.dir, discardStdout: !json, timeoutMs: 1_800_000, ...(ends ? { keepEnds: ends } : {}) },
+    {
+      cwd: big.dir,
+      discardStdout: !json,
+      timeoutMs: 1_800_000,
+      ...(ends ? { keepEnds: ends } : {}),
+      ...which,
+    },
   );
   expectExit(run, 0, `mediabatch ${command}`);
   if (json) {
@@ -182,13 +194,14 @@ function totalsIn(text: string): unknown {
 }
 
 /** One `mediabatch export` over the big ledger to stdout; checks one done record per item. */
-async function exportCommand(big: BigLedger, flags: readonly string[]): Promise<BigSample> {
+async function exportCommand(
+  big: BigLedger,
+  flags: readonly string[],
+  which: { cli?: string },
+): Promise<BigSample> {
   const run = await runCli(
     ['export', relative(big.dir, big.manifestFile), '--ledger', big.ledgerPath, ...flags],
-    {
-      cwd: big.dir,
-      timeoutMs: 900_000,
-    },
+    { cwd: big.dir, timeoutMs: 900_000, ...which },
   );
   expectExit(run, 0, `mediabatch export ${flags.join(' ')}`);
   const csv = flags.includes('csv');

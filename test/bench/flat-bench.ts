@@ -31,6 +31,8 @@ export const DONE_COMMANDS: readonly BigCommand[] = [
 
 export interface FlatSample {
   ledger: 'fresh' | 'done';
+  /** This tree's command, or a reference build of another (`flat-reference=<cli/main.js>`). */
+  code: 'this' | 'reference';
   command: string;
   items: number;
   wallMs: number;
@@ -63,20 +65,22 @@ function freshBatch(items: number): string {
   });
 }
 
-async function freshPlan(dir: string, items: number, command: string): Promise<FlatSample> {
+async function freshPlan(dir: string, items: number, command: string, cli?: string): Promise<FlatSample> {
   const load = loadavg()[0]!;
   const flags = command.split(' ').slice(1);
   const run = await runCli(['plan', 'batch.yaml', ...flags], {
     cwd: dir,
     discardStdout: !flags.includes('--json'),
     timeoutMs: 1_800_000,
+    ...(cli === undefined ? {} : { cli }),
   });
   expectExit(run, 0, `mediabatch ${command} (fresh, ${items})`);
   if (flags.includes('--json')) {
     const doc = JSON.parse(run.stdout) as { totals: { new: number } };
     if (doc.totals.new !== items) throw new Error(`${command}: ${doc.totals.new} new of ${items}`);
   }
-  return { ledger: 'fresh', command, items, ...figures(run), load };
+  const code = cli === undefined ? 'this' : 'reference';
+  return { ledger: 'fresh', code, command, items, ...figures(run), load };
 }
 
 const figures = (run: Awaited<ReturnType<typeof runCli>>) => ({
@@ -86,28 +90,39 @@ const figures = (run: Awaited<ReturnType<typeof runCli>>) => ({
   stdoutBytes: run.stdoutBytes,
 });
 
-export async function flatRuns(log: (line: string) => void): Promise<FlatSample[]> {
+/**
+ * Each command at each size, by this tree's build and then, when given, by `reference` (another
+ * build's dist/cli/main.js: today's commands beside the streamed ones, in the same run).
+ */
+export async function flatRuns(
+  log: (line: string) => void,
+  reference: string | null = null,
+): Promise<FlatSample[]> {
   const samples: FlatSample[] = [];
+  const builds = reference === null ? [undefined] : [undefined, reference];
   for (const items of FLAT_SIZES) {
     log(`flat: a fresh ${items}-item manifest`);
     const dir = freshBatch(items);
     try {
-      for (const command of FRESH_COMMANDS) {
-        log(`flat: mediabatch ${command} on a fresh ledger, ${items} items`);
-        samples.push(await freshPlan(dir, items, command));
-      }
+      for (const command of FRESH_COMMANDS)
+        for (const cli of builds) {
+          log(`flat: mediabatch ${command} on a fresh ledger, ${items} items${cli ? ' (reference)' : ''}`);
+          samples.push(await freshPlan(dir, items, command, cli));
+        }
     } finally {
       removeDir(dir);
     }
     log(`flat: building the all-done ${items}-item ledger`);
     const big = await buildBigLedger(items);
     try {
-      for (const command of DONE_COMMANDS) {
-        log(`flat: mediabatch ${command} on the done ledger, ${items} items`);
-        const load = loadavg()[0]!;
-        const sample = await bigCommand(big, command);
-        samples.push({ ledger: 'done', command, items, ...sample, load });
-      }
+      for (const command of DONE_COMMANDS)
+        for (const cli of builds) {
+          log(`flat: mediabatch ${command} on the done ledger, ${items} items${cli ? ' (reference)' : ''}`);
+          const load = loadavg()[0]!;
+          const sample = await bigCommand(big, command, cli);
+          const code = cli === undefined ? 'this' : 'reference';
+          samples.push({ ledger: 'done', code, command, items, ...sample, load });
+        }
     } finally {
       removeDir(big.dir);
     }
@@ -133,11 +148,13 @@ const atMost = (value: number) => ({ op: '<=' as const, value });
 
 export function flatRows(samples: readonly FlatSample[], rerun: FlatRerun | null): Row[] {
   const rows: Row[] = [];
-  const keys = [...new Set(samples.map((sample) => `${sample.ledger}\0${sample.command}`))];
+  const keys = [...new Set(samples.map((sample) => `${sample.ledger}\0${sample.command}\0${sample.code}`))];
   for (const key of keys) {
-    const [ledger, command] = key.split('\0') as [string, string];
-    const of = samples.filter((sample) => sample.ledger === ledger && sample.command === command);
-    const scenario = `53 flat ${ledger}`;
+    const [ledger, command, code] = key.split('\0') as [string, string, string];
+    const of = samples.filter(
+      (sample) => sample.ledger === ledger && sample.command === command && sample.code === code,
+    );
+    const scenario = `53 flat ${ledger}${code === 'this' ? '' : ' (reference)'}`;
     for (const sample of of) {
       const size = `${sample.items / 1000}k`;
       const wall = single(scenario, `${command} ${size}: wall time`, 's', 2, sample.wallMs / 1000);

@@ -15,7 +15,8 @@
  * `fleet-shared-items=N` change the sizes. `flat` (issue 53: plan on a fresh ledger, status, export and
  * plan on a done one, at 100,000 and 1,000,000 items side by side, a quarter of an hour or more) and
  * `flat-rerun` (the unchanged re-run of a done 100,000-item batch, its first run included) run only
- * when named.
+ * when named; `flat-reference=<another build's dist/cli/main.js>` runs each command by that build too,
+ * right after this tree's.
  *
  * Every CLI run is a child process started through child-stats.mjs, which reports the child's own
  * getrusage figures (CPU time, peak RSS) when it exits; see there for why.
@@ -395,7 +396,7 @@ async function main(): Promise<void> {
     rows.push(...manifestReadRows(samples));
   }
   if (named('flat') || named('flat-rerun')) {
-    const samples = named('flat') ? await flatRuns(log) : [];
+    const samples = named('flat') ? await flatRuns(log, settings.get('flat-reference') ?? null) : [];
     const rerun: FlatRerun | null = named('flat-rerun') ? await flatRerun(log) : null;
     details.flat = { samples, rerun };
     rows.push(...flatRows(samples, rerun));
