@@ -108,6 +108,7 @@ export async function flatRuns(
         for (const cli of builds) {
           log(`flat: mediabatch ${command} on a fresh ledger, ${items} items${cli ? ' (reference)' : ''}`);
           samples.push(await freshPlan(dir, items, command, cli));
+          log(`flat: ${JSON.stringify(samples.at(-1))}`);
         }
     } finally {
       removeDir(dir);
@@ -122,6 +123,7 @@ export async function flatRuns(
           const sample = await bigCommand(big, command, cli);
           const code = cli === undefined ? 'this' : 'reference';
           samples.push({ ledger: 'done', code, command, items, ...sample, load });
+          log(`flat: ${JSON.stringify(samples.at(-1))}`);
         }
     } finally {
       removeDir(big.dir);

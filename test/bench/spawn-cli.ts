@@ -42,6 +42,8 @@ export interface CliRunOptions {
    * holds): `stdout` is the head, `stdoutTail` the tail.
    */
   keepEnds?: number;
+  /** Each line of stdout as it comes (with `discardStdout`, what a million records' output is read by). */
+  onLine?: (line: string) => void;
   timeoutMs?: number;
   /** Extra node flags for the child, e.g. --cpu-prof. */
   nodeArgs?: string[];
@@ -69,8 +71,14 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
   let stdoutBytes = 0;
   let stderr = '';
   let tail = Buffer.alloc(0);
+  let partLine = '';
   child.stdout.on('data', (chunk: Buffer) => {
     stdoutBytes += chunk.length;
+    if (options.onLine) {
+      const lines = (partLine + chunk.toString('utf8')).split('\n');
+      partLine = lines.pop()!;
+      for (const line of lines) options.onLine(line);
+    }
     const ends = options.keepEnds;
     if (ends !== undefined) {
       if (stdoutBytes - chunk.length < ends) out.push(chunk);
@@ -90,6 +98,7 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     child.kill('SIGINT');
   });
   const code = await new Promise<number | null>((done) => child.on('close', (exit) => done(exit)));
+  if (partLine !== '') options.onLine?.(partLine);
   ended = true;
   clearTimeout(timer);
   const wallMs = performance.now() - started;
