@@ -70,7 +70,8 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
   const out: Buffer[] = [];
   let stdoutBytes = 0;
   let stderr = '';
-  let tail = Buffer.alloc(0);
+  const tailChunks: Buffer[] = [];
+  let tailBytes = 0;
   let partLine = '';
   child.stdout.on('data', (chunk: Buffer) => {
     stdoutBytes += chunk.length;
@@ -82,8 +83,11 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     const ends = options.keepEnds;
     if (ends !== undefined) {
       if (stdoutBytes - chunk.length < ends) out.push(chunk);
-      tail = Buffer.concat([tail, chunk]);
-      if (tail.length > ends) tail = tail.subarray(tail.length - ends);
+      // The last chunks, enough to cover `ends` bytes: joined once, at the end (joining at every
+      // chunk copied a megabyte per 64 KB read, and a slow reader slows the command it measures).
+      tailChunks.push(chunk);
+      tailBytes += chunk.length;
+      while (tailBytes - tailChunks[0]!.length >= ends) tailBytes -= tailChunks.shift()!.length;
     } else if (!options.discardStdout) out.push(chunk);
   });
   child.stderr.on('data', (chunk: Buffer) => {
@@ -117,13 +121,19 @@ export async function runCli(args: string[], options: CliRunOptions): Promise<Cl
     wallMs,
     stats,
     stdout: Buffer.concat(out).toString('utf8'),
-    stdoutTail: tail.toString('utf8'),
+    stdoutTail: tailOf(tailChunks, options.keepEnds ?? 0).toString('utf8'),
     stdoutBytes,
     stderr,
     startedAt,
     endedAt: Date.now(),
     interrupted,
   };
+}
+
+/** The last `ends` bytes of these chunks. */
+function tailOf(chunks: Buffer[], ends: number): Buffer {
+  const joined = Buffer.concat(chunks);
+  return joined.subarray(Math.max(0, joined.length - ends));
 }
 
 export const cpuMs = (stats: ChildStats): number => (stats.userCpuMicros + stats.systemCpuMicros) / 1000;
