@@ -94,9 +94,12 @@ export function toAttempt(row: unknown): AttemptRecord {
   return record as AttemptRecord;
 }
 
-/** Every attempt of the batch, whole, in id order. */
-export async function listAttempts(c: LedgerContext): Promise<AttemptRecord[]> {
-  const rows = await c.db.read(attemptsOf(c).where('batch_id', '=', c.batchId).orderBy('id').compile());
+/** Every attempt of the batch (of the items named, when `itemIds` is given), whole, in id order. */
+export async function listAttempts(c: LedgerContext, itemIds?: readonly string[]): Promise<AttemptRecord[]> {
+  if (itemIds?.length === 0) return [];
+  const all = attemptsOf(c).where('batch_id', '=', c.batchId).orderBy('id');
+  const query = itemIds === undefined ? all : all.where(c.db.sql.inList('item_id', itemIds));
+  const rows = await c.db.read(query.compile());
   return rows.map(toAttempt);
 }
 

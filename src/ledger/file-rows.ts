@@ -29,8 +29,10 @@ function savedFiles(c: LedgerContext) {
     .where('a.batch_id', '=', c.batchId);
 }
 
-export function listFiles(c: LedgerContext): Promise<FileRecord[]> {
-  return filesWhere(c);
+/** Every saved file of the batch, or only those of the attempts named (an adoption's few). */
+export async function listFiles(c: LedgerContext, attemptIds?: readonly number[]): Promise<FileRecord[]> {
+  if (attemptIds?.length === 0) return [];
+  return filesWhere(c, undefined, attemptIds);
 }
 
 /** The files recorded at one path (one, or none; a take kept elsewhere has moved on): one indexed read. */
@@ -38,10 +40,15 @@ export function filesAt(c: LedgerContext, path: string): Promise<FileRecord[]> {
   return filesWhere(c, c.paths.stored(path));
 }
 
-async function filesWhere(c: LedgerContext, storedPath?: string): Promise<FileRecord[]> {
+async function filesWhere(
+  c: LedgerContext,
+  storedPath?: string,
+  attemptIds?: readonly number[],
+): Promise<FileRecord[]> {
   const rows = await c.db.read(
     savedFiles(c)
       .$if(storedPath !== undefined, (query) => query.where('f.path', '=', storedPath!))
+      .$if(attemptIds !== undefined, (query) => query.where(c.db.sql.inList('f.attempt_id', attemptIds!)))
       .select([
         'f.attempt_id as attemptId',
         'f.idx',

@@ -28,23 +28,27 @@ export async function countItems(c: LedgerContext): Promise<number> {
   return Number(rows[0]?.count ?? 0);
 }
 
-/** In item_id's byte order, the order of SQLite's key, on both databases. */
-export async function listItems(c: LedgerContext): Promise<ItemRecord[]> {
+/**
+ * In item_id's byte order, the order of SQLite's key, on both databases; only the items named,
+ * when `itemIds` is given (a runner adopting a few items of a large shared batch).
+ */
+export async function listItems(c: LedgerContext, itemIds?: readonly string[]): Promise<ItemRecord[]> {
+  if (itemIds?.length === 0) return [];
+  const query = c.q
+    .selectFrom('items')
+    .select([
+      'item_id as itemId',
+      'request_hash as requestHash',
+      'state',
+      'retries_used as retriesUsed',
+      'error_code as errorCode',
+      'error_message as errorMessage',
+      'updated_at as updatedAt',
+    ])
+    .where('batch_id', '=', c.batchId)
+    .orderBy(c.db.sql.key('item_id'));
   return c.db.read(
-    c.q
-      .selectFrom('items')
-      .select([
-        'item_id as itemId',
-        'request_hash as requestHash',
-        'state',
-        'retries_used as retriesUsed',
-        'error_code as errorCode',
-        'error_message as errorMessage',
-        'updated_at as updatedAt',
-      ])
-      .where('batch_id', '=', c.batchId)
-      .orderBy(c.db.sql.key('item_id'))
-      .compile(),
+    (itemIds === undefined ? query : query.where(c.db.sql.inList('item_id', itemIds))).compile(),
   );
 }
 

@@ -83,7 +83,11 @@ export class KyselyLedger implements Ledger {
   }
 
   // ---- items, attempts, files ------------------------------------------------------------------
-  listItems: Steps['listItems'] = () => this.#step(items.listItems, () => []);
+  listItems: Steps['listItems'] = (ids) =>
+    this.#step(
+      (c) => items.listItems(c, ids),
+      () => [],
+    );
   countItems: Steps['countItems'] = () => this.#step(items.countItems, () => 0);
   putItems: Steps['putItems'] = (list) => this.#step((c) => items.putItems(c, list));
   setItemState: Steps['setItemState'] = (itemId, update, event) =>
@@ -92,7 +96,11 @@ export class KyselyLedger implements Ledger {
       if (settles(update.state)) this.claims?.settled(itemId);
     });
   renameItem: Steps['renameItem'] = (from, to, moves) => this.#step((c) => renameItem(c, from, to, moves));
-  listAttempts: Steps['listAttempts'] = () => this.#step(reads.listAttempts, () => []);
+  listAttempts: Steps['listAttempts'] = (ids) =>
+    this.#step(
+      (c) => reads.listAttempts(c, ids),
+      () => [],
+    );
   getAttempt: Steps['getAttempt'] = (id) => this.#step((c) => reads.getAttempt(c, id), noAttempt(id));
   attemptRequest: Steps['attemptRequest'] = (id) =>
     this.#step((c) => reads.attemptRequest(c, id), noAttempt(id));
@@ -108,7 +116,11 @@ export class KyselyLedger implements Ledger {
   recordJobLost: Steps['recordJobLost'] = (id, message) =>
     this.#step((c) => writes.recordJobLost(c, id, message));
   recordJob: Steps['recordJob'] = (id, job) => this.#step((c) => writes.recordJob(c, id, job));
-  listFiles: Steps['listFiles'] = () => this.#step(files.listFiles, () => []);
+  listFiles: Steps['listFiles'] = (attemptIds) =>
+    this.#step(
+      (c) => files.listFiles(c, attemptIds),
+      () => [],
+    );
   filesAt: Steps['filesAt'] = (path) =>
     this.#step(
       (c) => files.filesAt(c, path),

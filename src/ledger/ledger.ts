@@ -192,7 +192,8 @@ export interface Ledger {
   committed(): Promise<void>;
 
   // ---- items --------------------------------------------------------------------------------
-  listItems(): Promise<ItemRecord[]>;
+  /** Every item of the batch, or only those named (an adoption reads a few of a large batch). */
+  listItems(itemIds?: readonly string[]): Promise<ItemRecord[]>;
   /** How many items the batch has rows for. */
   countItems(): Promise<number>;
   /** Inserts or rewrites many items at once (manifest sync); one transaction for all of them. */
@@ -202,8 +203,8 @@ export interface Ledger {
   renameItem(from: string, to: string, moves: readonly FileMove[]): Promise<void>;
 
   // ---- attempts -----------------------------------------------------------------------------
-  /** Every attempt of the batch, whole, in id order. */
-  listAttempts(): Promise<AttemptRecord[]>;
+  /** Every attempt of the batch (or of the items named), whole, in id order. */
+  listAttempts(itemIds?: readonly string[]): Promise<AttemptRecord[]>;
   getAttempt(id: number): Promise<AttemptRecord>;
   /** An attempt's request body and hash alone (plan's read for an item whose hash differs). */
   attemptRequest(id: number): Promise<Pick<AttemptRecord, 'requestBody' | 'requestHash'>>;
@@ -236,7 +237,8 @@ export interface Ledger {
   recordJob(attemptId: number, job: JobSnapshot): Promise<AttemptRecord>;
 
   // ---- files --------------------------------------------------------------------------------
-  listFiles(): Promise<FileRecord[]>;
+  /** Every saved file of the batch, or only those of the attempts named. */
+  listFiles(attemptIds?: readonly number[]): Promise<FileRecord[]>;
   savedFileTotals(): Promise<{ bytes: number; outputs: number }>;
   /**
    * Every file of an attempt, saved and verified, and the attempt marked complete, in one step;

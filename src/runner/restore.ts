@@ -17,6 +17,7 @@ import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { recoverLostCopy } from './lost-copies.js';
 import { itemsHeldBack } from './names-in-the-way.js';
+import { narrowRead } from './narrow-read.js';
 import type { Next } from './next-step.js';
 import { adoptRenames } from './rename-items.js';
 import { requestHash } from './request.js';
@@ -68,13 +69,16 @@ export async function restoreFromLedger(run: RunContext): Promise<AttemptRecord[
 export async function adoptItems(run: RunContext, itemIds: readonly string[]): Promise<void> {
   const { ledger } = run.deps;
   const wanted = new Set(itemIds);
+  // Only these items' rows: every runner adopts at every turn, and the whole batch read each time
+  // grew each runner's CPU per item with the batch's size and the number of runners.
+  const named = narrowRead(itemIds);
   const records = new Map(
-    (await ledger.listItems())
+    (await ledger.listItems(named))
       .filter((record) => wanted.has(record.itemId))
       .map((record) => [record.itemId, record]),
   );
   const latest = latestAttempts(
-    (await ledger.listAttempts()).filter((attempt) => wanted.has(attempt.itemId)),
+    (await ledger.listAttempts(named)).filter((attempt) => wanted.has(attempt.itemId)),
   );
   const items = itemIds.flatMap((id) => {
     const tracked = run.state.item(id);

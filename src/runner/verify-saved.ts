@@ -2,6 +2,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
 import { type AttemptRecord, type FileRecord, jobOfBytes } from '../ledger/records.js';
 import type { OutputStore } from '../storage/output-store.js';
+import { narrowRead } from './narrow-read.js';
 import { sidecarFactsOf } from './provenance.js';
 import type { RunContext } from './run-context.js';
 
@@ -19,8 +20,10 @@ interface Unfit {
  * of the job, never a POST: the output was paid for, and the service keeps it for 48 hours).
  */
 export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[]): Promise<AttemptRecord[]> {
+  if (attempts.length === 0) return [];
   const filesByAttempt = new Map<number, FileRecord[]>();
-  for (const file of await run.deps.ledger.listFiles())
+  // Only these attempts' files: a shared batch's runners verify what they adopt at every turn.
+  for (const file of await run.deps.ledger.listFiles(narrowRead(attempts.map((attempt) => attempt.id))))
     filesByAttempt.set(file.attemptId, [...(filesByAttempt.get(file.attemptId) ?? []), file]);
   // Checks overlap (a HEAD per object in a bucket is a round trip); their outcomes apply in order.
   const limit = pLimit(VERIFY_AT_ONCE);

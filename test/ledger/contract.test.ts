@@ -218,6 +218,12 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         jobStatus: 'running',
       });
       expect((await ledger.listAttempts()).map((each) => each.id)).toEqual([a!.id, b!.id, imported!.id]);
+      // Narrowed to the items named (an adoption's read), in the same order; none named, none read.
+      expect((await ledger.listAttempts(['c'])).map((each) => each.id)).toEqual([imported!.id]);
+      expect((await ledger.listAttempts(['zz'])).length).toBe(0);
+      expect(await ledger.listAttempts([])).toEqual([]);
+      expect((await ledger.listItems(['c', 'zz'])).map((item) => item.itemId)).toEqual(['c']);
+      expect(await ledger.listItems([])).toEqual([]);
       // The items come with the jobs, in the same step.
       expect((await ledger.listItems()).find((item) => item.itemId === 'c')).toMatchObject({
         state: 'in_flight',
@@ -270,6 +276,9 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
         { attemptId: first.id, idx: 0, path: inside, bytes: 7, sha256: 's0', savedAt: T0, mtimeMs: null },
         { attemptId: first.id, idx: 1, path: outside, bytes: 5, sha256: 's1', savedAt: T0, mtimeMs: 1234 },
       ]);
+      expect(await ledger.listFiles([first.id])).toEqual(await ledger.listFiles());
+      expect(await ledger.listFiles([first.id + 1000])).toEqual([]);
+      expect(await ledger.listFiles([])).toEqual([]);
       expect(await ledger.savedFileTotals()).toEqual({ bytes: 12, outputs: 1 });
       expect(await ledger.wroteFile(inside)).toBe(true);
       expect(await ledger.wroteFile(join(root, 'out', 'other.mp4'))).toBe(false);
