@@ -15,7 +15,7 @@ const openSlots = (c: LedgerContext) => sql`(SELECT count(*) FROM attempts WHERE
  * What admission (claims.ts) reads once, under the batch's lock, for the rest of its transaction:
  * spent and reserved money of every runner, and the batch's open slots (unanswered POSTs and
  * unfinished jobs), each summed once over the batch's attempts rather than per attempt, kept in
- * settings local to the transaction.
+ * settings local to the transaction that each admitted attempt then adds itself to (verdictOf).
  */
 export function admissionBase(c: LedgerContext): Statement {
   return sql`SELECT set_config('mediabatch.committed', cast((
@@ -44,10 +44,6 @@ export function lockItems(c: LedgerContext, attempts: readonly NewAttempt[]): St
     .compile();
 }
 
-/** This step's prepared attempts: those its keys name. */
-const ofKeys = (c: LedgerContext, keys: readonly string[]) =>
-  sql`FROM attempts WHERE batch_id = ${c.batchId} AND state = 'prepared' AND idempotency_key = ANY(cast(${[...keys]} as text[]))`;
-
 /** The batch's slots in use as the step ends, its own attempts among them: counted again. */
 export function inUseAfter(c: LedgerContext): Statement {
   return sql<{ inUse: string }>`SELECT ${openSlots(c)} AS "inUse"`.compile(c.q);
@@ -67,30 +63,53 @@ const currentOf = (c: LedgerContext, column: 'revision' | 'budget_micros') =>
  * runner sent a newer attempt of it than the one this runner knew). As the runner's own budget
  * check does, an attempt whose reservation does not fit lets a smaller one after it go.
  */
-export function admissionOf(
+function admissionOf(
   c: LedgerContext,
   runnerId: string,
   attempt: NewAttempt,
   admission: Admission,
-  keys: readonly string[],
 ): RawBuilder<string> {
   const b = c.batchId;
   const revision = sql`cast(${admission.revision ?? null} as integer)`;
   const current = currentOf(c, 'revision');
   const budget = sql`CASE WHEN ${current} IS NULL THEN cast(${admission.budgetMicros} as bigint) ELSE ${currentOf(c, 'budget_micros')} END`;
-  // The base, plus the attempts this step wrote before this one (found by their keys' index).
-  const ours = ofKeys(c, keys);
-  const open = sql`(cast(current_setting('mediabatch.open') as bigint) + (SELECT count(*) ${ours}))`;
-  const committed = sql`(cast(current_setting('mediabatch.committed') as bigint) + (SELECT coalesce(sum(reserved_micros), 0) ${ours}))`;
   const claimable = sql`EXISTS (SELECT 1 FROM items i WHERE i.batch_id = ${b} AND i.item_id = ${attempt.itemId}
       AND ${unleased(runnerId, 'i')})
     AND (SELECT coalesce(max(seq), 0) FROM attempts WHERE batch_id = ${b} AND item_id = ${attempt.itemId}) = cast(${attempt.seq - 1} as integer)`;
   return sql<string>`CASE
     WHEN ${revision} IS NOT NULL AND ${current} IS NOT NULL AND ${current} <> ${revision} THEN 'redefined'
-    WHEN ${open} >= cast(${admission.slotLimit} as bigint) THEN 'noRoom'
-    WHEN ${budget} IS NOT NULL AND ${committed} + cast(${attempt.reservedMicros} as bigint) > ${budget} THEN 'noRoom'
+    WHEN ${OPEN} >= cast(${admission.slotLimit} as bigint) THEN 'noRoom'
+    WHEN ${budget} IS NOT NULL AND ${COMMITTED} + cast(${attempt.reservedMicros} as bigint) > ${budget} THEN 'noRoom'
     WHEN NOT (${claimable}) THEN 'elsewhere'
     ELSE 'admit' END`;
+}
+
+const OPEN = sql`cast(current_setting('mediabatch.open') as bigint)`;
+const COMMITTED = sql`cast(current_setting('mediabatch.committed') as bigint)`;
+
+/**
+ * An attempt's verdict (admissionOf), kept for the claim and the insert after it (a setting local
+ * to the step, attempt-prepare.ts, ADMITTED); an admitted attempt adds its slot and reservation to
+ * the step's counts. An admitted attempt is always written (its key and seq are new: else it is
+ * 'elsewhere'), so the counts need no look at the attempts this step wrote, which a plan made
+ * while the table was small read with a scan of the table (docs/performance.md). OFFSET 0 keeps
+ * the verdict a subquery judged once, before the settings change.
+ */
+export function verdictOf(
+  c: LedgerContext,
+  runnerId: string,
+  attempt: NewAttempt,
+  admission: Admission,
+): Statement {
+  const admitted = (amount: RawBuilder<unknown>) =>
+    sql`CASE WHEN v.verdict = 'admit' THEN ${amount} ELSE 0 END`;
+  return sql<{ verdict: string; revision: number | null }>`SELECT
+      set_config('mediabatch.verdict', v.verdict, true) AS verdict,
+      set_config('mediabatch.open', cast(${OPEN} + ${admitted(sql`1`)} as text), true) AS open,
+      set_config('mediabatch.committed',
+        cast(${COMMITTED} + ${admitted(sql`cast(${attempt.reservedMicros} as bigint)`)} as text), true) AS committed,
+      ${currentOf(c, 'revision')} AS revision
+    FROM (SELECT ${admissionOf(c, runnerId, attempt, admission)} AS verdict OFFSET 0) AS v`.compile(c.q);
 }
 
 /** The newest attempt's seq of an item (0: none), as a subquery. */
@@ -144,3 +163,21 @@ export function liveHostsQuery(c: LedgerContext, leaseMs: number): Statement {
     .where(alive(leaseMs))
     .compile();
 }
+
+/** Whether the attempts table has never been analysed (pg_class says -1 rows): a fresh database. */
+export function neverAnalysedQuery(c: LedgerContext): Statement {
+  return sql<{
+    never: boolean;
+  }>`SELECT reltuples < 0 AS never FROM pg_class WHERE oid = to_regclass('attempts')`.compile(c.q);
+}
+
+/**
+ * Statistics for the tables a step reads by key. Each connection plans its named statements once
+ * (postgres.ts, #nameOf), and a plan made while a fresh database's attempts table was empty and
+ * never analysed reads every attempt of the batch by its batch id alone, on every call; an
+ * ANALYZE makes the server plan them again, now knowing one batch id selects every row.
+ */
+export function analyseStatement(c: LedgerContext): Statement {
+  return sql`ANALYZE attempts, events, items`.compile(c.q);
+}
+

@@ -1,7 +1,16 @@
 import { sql } from 'kysely';
 import { type NewAttempt, preparedOf, prepareStatements } from './attempt-prepare.js';
 import { ATTEMPT_COLUMNS } from './attempt-reads.js';
-import { admissionBase, admissionOf, claimFree, inUseAfter, latestSeq, lockItems } from './claim-queries.js';
+import {
+  admissionBase,
+  analyseStatement,
+  claimFree,
+  inUseAfter,
+  latestSeq,
+  lockItems,
+  neverAnalysedQuery,
+  verdictOf,
+} from './claim-queries.js';
 import { currentQuery, numbers } from './definitions.js';
 import { leaseUntil, unleased } from './leases.js';
 import type { Admission, Admitted, BatchJob, JobView, RunnerClaims, StoredDefinition } from './ledger.js';
@@ -23,6 +32,8 @@ export class LeaseClaims implements RunnerClaims {
   #runId: number | null = null;
   /** This runner holds the batch's lister lease (lister-lease.ts): it lets it go when it lets go of everything. */
   #isLister = false;
+  /** Whether this runner looked, after its first admitted attempts, if the tables need statistics. */
+  #statsLooked = false;
 
   constructor(c: LedgerContext, runnerId: string, leaseMs: number) {
     this.#c = c;
@@ -43,29 +54,40 @@ export class LeaseClaims implements RunnerClaims {
   /**
    * Write-ahead, and the one budget and slot count of every runner, in one round trip: under the
    * batch's lock, each attempt in order is admitted or not as the database stands after the ones
-   * before it (claim-queries.ts, admissionOf), and the admitted ones are written with their
+   * before it (claim-queries.ts, verdictOf), and the admitted ones are written with their
    * item's lease (attempt-writes.ts, prepareStatements), all committed before any POST.
    */
-  prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted> {
+  async prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted> {
+    const result = await this.#prepare(attempts, admission);
+    if (!this.#statsLooked && result.admitted.length > 0) {
+      this.#statsLooked = true;
+      await this.#analyseFresh();
+    }
+    return result;
+  }
+
+  /**
+   * On a fresh database, once the batch has attempts to count: statistics, so that the server
+   * stops running plans made on an empty table (claim-queries.ts, analyseStatement). Once a run.
+   */
+  #analyseFresh(): Promise<void> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const [row] = await c.db.read(neverAnalysedQuery(c));
+      if ((row as { never?: boolean } | undefined)?.never === true) await c.db.batch([analyseStatement(c)]);
+    });
+  }
+
+  #prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted> {
     const c = this.#c;
     return c.db.step(async () => {
       if (attempts.length === 0)
         return { admitted: [], elsewhere: [], noRoom: [], redefined: await this.#redefined(admission) };
       const keys = attempts.map((attempt) => attempt.idempotencyKey);
-      const each = attempts.map((attempt) => {
-        const verdict = admissionOf(c, this.runnerId, attempt, admission, keys);
-        // Judged once, kept for the claim and the insert after it (a setting local to the step).
-        return [
-          sql<{
-            verdict: string;
-            revision: number | null;
-          }>`SELECT set_config('mediabatch.verdict', ${verdict}, true) AS verdict,
-            (SELECT revision FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1) AS revision`.compile(
-            c.q,
-          ),
-          ...prepareStatements(c, attempt, { runnerId: this.runnerId, leaseMs: this.leaseMs }),
-        ];
-      });
+      const each = attempts.map((attempt) => [
+        verdictOf(c, this.runnerId, attempt, admission),
+        ...prepareStatements(c, attempt, { runnerId: this.runnerId, leaseMs: this.leaseMs }),
+      ]);
       const head = [c.db.sql.lockBatch(c.q, c.batchId)!, admissionBase(c), lockItems(c, attempts)];
       // Last, the attempts with these keys whose items this runner holds: a step run again after a
       // lost connection whose COMMIT went through finds its own attempts there (its inserts wrote

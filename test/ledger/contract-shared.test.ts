@@ -87,6 +87,32 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(await ledger.listAttempts()).toHaveLength(5);
   });
 
+  it('gathers statistics on a fresh database once a run’s first attempts are admitted', async () => {
+    const db = await openPostgres({ connectionString: url }, { reconnectWithinMs: 1000 });
+    const rowsKnown = async () =>
+      (
+        await db.read(
+          sql<{
+            tuples: number;
+          }>`SELECT reltuples AS tuples FROM pg_class WHERE oid = to_regclass('attempts')`.compile(db.q),
+        )
+      )[0]!.tuples;
+    try {
+      const ledger = await ledgerOf({ runnerId: 'r1' });
+      await items(ledger, 'a', 'b', 'c');
+      // Never analysed: the plans each connection keeps would read the batch's every attempt.
+      expect(await rowsKnown()).toBe(-1);
+      const { admitted } = await ledger.claims!.prepare([newAttempt('a', 1), newAttempt('b', 1)], {
+        slotLimit: 4,
+        budgetMicros: null,
+      });
+      expect(admitted).toHaveLength(2);
+      expect(await rowsKnown()).toBe(2);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('admits only the attempts whose reservation fits what is left of the budget', async () => {
     const ledger = await ledgerOf({ runnerId: 'r1' });
     await items(ledger, 'a', 'b', 'c', 'd', 'e');
