@@ -180,4 +180,3 @@ export function neverAnalysedQuery(c: LedgerContext): Statement {
 export function analyseStatement(c: LedgerContext): Statement {
   return sql`ANALYZE attempts, events, items`.compile(c.q);
 }
-
