@@ -38,6 +38,7 @@ export const mutated = [
   'src/runner/reroll.ts',
   'src/runner/own-checks.ts',
   'src/runner/fallback.ts',
+  'src/runner/narrow-read.ts',
   // Pure rules outside the two folders, proved the same way.
   'src/manifest/template.ts',
   'src/notify/sign.ts',

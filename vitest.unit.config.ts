@@ -37,6 +37,7 @@ export default defineConfig({
       'test/runner/output-check.test.ts',
       'test/runner/reroll.test.ts',
       'test/runner/fallback.test.ts',
+      'test/runner/narrow-read.test.ts',
       'test/runner/unsaved.test.ts',
       'test/runner/budget-words.test.ts',
       'test/runner/cap-only.test.ts',

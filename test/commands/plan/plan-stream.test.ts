@@ -125,7 +125,7 @@ describe('a plan made a chunk of items at a time', () => {
           await ledger.close();
         }
       }),
-      { numRuns: 100, examples: EVERY_RULE },
+      { numRuns: 60, examples: EVERY_RULE },
     );
     // The rules across items were all met: a rename, a removed item, a twin, a take found, a twin
     // of an item fetched again, a job the service holds fetched again, an item held back by a file
