@@ -1,6 +1,8 @@
 import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
+import type { SidecarCheck } from '../downloads/sidecar.js';
 import { type AttemptRecord, type FileRecord, jobOfBytes } from '../ledger/records.js';
+import { shownCheck } from '../ledger/take-checks.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { narrowRead } from './narrow-read.js';
 import { sidecarFactsOf } from './provenance.js';
@@ -30,6 +32,7 @@ export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[
   const unfit = await Promise.all(
     attempts.map((attempt) => limit(() => unfitFiles(run.deps.store, filesByAttempt.get(attempt.id) ?? []))),
   );
+  const checkOf = await takeChecksOf(run, attempts);
   const refetch: AttemptRecord[] = [];
   for (const [index, attempt] of attempts.entries()) {
     const found = unfit[index]!;
@@ -41,7 +44,7 @@ export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[
       refetch.push(attempt);
       continue;
     }
-    await restoreSidecars(run, attempt, filesByAttempt.get(attempt.id) ?? []);
+    await restoreSidecars(run, attempt, filesByAttempt.get(attempt.id) ?? [], checkOf?.(attempt.id));
     if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
   }
   return refetch;
@@ -87,15 +90,41 @@ function shownFromManifest(manifestFile: string): (path: string) => string {
   };
 }
 
+/**
+ * Every take's check, read in one statement for a run's own batch (a re-run verifies all its
+ * takes: a statement per take was a tenth of a 30,000-item re-run). Undefined for a shared
+ * batch's runner, which verifies the few takes it adopts at every turn, each read with its sidecar.
+ */
+async function takeChecksOf(
+  run: RunContext,
+  attempts: readonly AttemptRecord[],
+): Promise<((attemptId: number) => SidecarCheck | null) | undefined> {
+  if (run.deps.manifest.sidecars === false || run.shared || attempts.length === 0) return undefined;
+  const checks = new Map(
+    (await run.deps.ledger.takeChecks()).map((check) => [check.attemptId, shownCheck(check)]),
+  );
+  return (attemptId) => checks.get(attemptId) ?? null;
+}
+
 /** A deleted or edited provenance sidecar of an intact output is written again from the ledger. */
-async function restoreSidecars(run: RunContext, attempt: AttemptRecord, files: FileRecord[]): Promise<void> {
+async function restoreSidecars(
+  run: RunContext,
+  attempt: AttemptRecord,
+  files: FileRecord[],
+  /** The take's check when read with the others (null: never checked); undefined: read it now. */
+  check: SidecarCheck | null | undefined,
+): Promise<void> {
   const { manifest, observer } = run.deps;
   if (manifest.sidecars === false) return;
   try {
-    const written = await run.deps.store.ensureSidecars(
-      await sidecarFactsOf(run.deps.ledger, manifest.name, attempt, await run.keptMark(attempt)),
-      files,
+    const facts = await sidecarFactsOf(
+      run.deps.ledger,
+      manifest.name,
+      attempt,
+      await run.keptMark(attempt),
+      check,
     );
+    const written = await run.deps.store.ensureSidecars(facts, files);
     if (written > 0) observer.log('info', `${attempt.itemId}: restored ${written} provenance sidecar(s)`);
   } catch (error) {
     observer.log('warn', `${attempt.itemId}: cannot restore its sidecar: ${(error as Error).message}`);
