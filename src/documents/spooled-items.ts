@@ -71,3 +71,14 @@ export class SpooledItems<T> implements Iterable<T> {
     this.#dir = null;
   }
 }
+
+/** A document whose spooled items are read into an array (a batch small enough to hold), its spool removed. */
+export function itemsHeld<T, D extends { items: SpooledItems<T> }>(
+  document: D,
+): Omit<D, 'items'> & { items: T[] } {
+  try {
+    return { ...document, items: [...document.items] };
+  } finally {
+    document.items.close();
+  }
+}

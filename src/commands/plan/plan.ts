@@ -15,7 +15,7 @@ import {
   wholeManifest,
 } from '../../batch/streamed-manifest.js';
 import { ignoreWarnings } from '../../batch/warnings.js';
-import { SpooledItems } from '../../documents/spooled-items.js';
+import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { Manifest } from '../../manifest/index.js';
 import { planBatch, planStreamedBatch } from './plan-batch.js';
 import type { PlanItem, PlanDocument as PlanReport } from './plan-report.js';
@@ -68,12 +68,7 @@ export async function plan(
   manifest: Manifest | StreamedManifest,
   options: PlanOptions = {},
 ): Promise<PlanDocument> {
-  const streamed = await streamPlan(manifest, options, 'plan');
-  try {
-    return { ...streamed, items: [...streamed.items] };
-  } finally {
-    streamed.items.close();
-  }
+  return itemsHeld(await streamPlan(manifest, options, 'plan'));
 }
 
 /** A plan whose items are read back each time they are iterated (`close` them once done). */

@@ -18,7 +18,7 @@ import {
   wholeManifest,
 } from '../../batch/streamed-manifest.js';
 import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected-records.js';
-import { SpooledItems } from '../../documents/spooled-items.js';
+import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { StatusItem } from '../../documents/status-line.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import type { Ledger } from '../../ledger/ledger.js';
@@ -48,12 +48,7 @@ export async function status(
   manifest: Manifest | StreamedManifest,
   options: StatusOptions = {},
 ): Promise<StatusDocument> {
-  const streamed = await streamStatus(manifest, options, 'status');
-  try {
-    return { ...streamed, items: [...streamed.items] };
-  } finally {
-    streamed.items.close();
-  }
+  return itemsHeld(await streamStatus(manifest, options, 'status'));
 }
 
 /**
