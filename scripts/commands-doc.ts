@@ -137,6 +137,30 @@ const SUMMARIES = [
   '',
 ];
 
+/** How `plan`, `status` and `export` read a large manifest: src/batch/streamed-manifest.ts. */
+const LARGE_BATCHES = [
+  '## Large batches',
+  '',
+  "`plan`, `status` and `export` read a manifest's items (`items:`, or `items_from` in JSON Lines or",
+  "CSV, read a line at a time) a thousand at a time, so that what they hold grows with the items'",
+  'ids alone, not with the items and their documents. The manifest is read through once first and',
+  'checked whole: a problem anywhere in it is reported, with its file, line and field, before a',
+  "single line of output, as for a manifest held whole. Then each thousand items' rows are read from",
+  'the ledger by their ids (the item, its latest attempt and its saved files, in one pass over the',
+  "manifest), and their lines are written as they are made. Across the batch only the items' ids are",
+  'held, in a compact table. Where the totals come before the items (`plan`, `status`, and every',
+  "`--json` document), each item's line waits in a temporary file (in the system's temporary",
+  'folder, removed when the command ends) until the totals are known; a batch of a few thousand',
+  'items keeps them in memory.',
+  '',
+  'Read whole, as before: a manifest whose ids or names depend on every item at once (a matrix,',
+  '`variants`, list variables, `output.name`) or a prompt with no items, a shared batch named by',
+  '`--batch` (its definition comes from the ledger), `plan --out` (an approved plan names every',
+  "item's request), `export --kept`, `export --rejected`, and `run`. The figures are in",
+  'docs/performance.md ("Issue 53").',
+  '',
+];
+
 /** What `run` shows while it runs: src/cli/ui/run-progress.ts picks, src/cli/ui/ draws. */
 const RUN_VIEW = [
   '## What `run` shows',
@@ -208,6 +232,7 @@ export function renderCommandsDoc(): string {
     '',
     ...COMMANDS.flatMap(commandSection),
     ...SUMMARIES,
+    ...LARGE_BATCHES,
     ...RUN_VIEW,
     ...PROGRESS_EVENTS,
     '## Environment',
