@@ -62,10 +62,9 @@ const attemptRow = new StatementShape((c, v: PreparedValues, variant: 'admit' | 
           .columns(columns)
           .expression(c.q.selectNoFrom(columns.map((column) => sql`${v[column]}`.as(column))).where(ADMITTED))
       : c.q.insertInto('attempts').values(v);
-  const guarded =
-    c.kind === 'postgres'
-      ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
-      : insert;
+  const guarded = c.shared
+    ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
+    : insert;
   return guarded.returning(ATTEMPT_COLUMNS);
 });
 

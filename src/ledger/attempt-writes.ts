@@ -54,9 +54,7 @@ const answerRow = new StatementShape((c, v: AnswerValues, form: AnswerForm) => {
     expires_at: v.expires_at,
     completed_at: v.completed_at,
     // The shared ledger keeps the job's creation time too.
-    ...(c.kind === 'postgres'
-      ? { job_created_at: sql<string>`coalesce(${v.job_created_at}, job_created_at)` }
-      : {}),
+    ...(c.shared ? { job_created_at: sql<string>`coalesce(${v.job_created_at}, job_created_at)` } : {}),
   };
   const answer = { state: v.state, reserved_micros: v.reserved_micros, http_status: v.http_status };
   const set = {
@@ -200,7 +198,7 @@ function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[
     take: imported.take ?? 1,
     vars: imported.vars ?? null,
   };
-  const created = c.kind === 'postgres' ? { job_created_at: imported.job.createdAt ?? null } : {};
+  const created = c.shared ? { job_created_at: imported.job.createdAt ?? null } : {};
   return [
     c.q
       .insertInto('attempts')

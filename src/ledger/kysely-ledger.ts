@@ -55,7 +55,7 @@ export class KyselyLedger implements Ledger {
     this.kind = c.kind;
     this.path = shown;
     this.batchId = c.batchId;
-    this.shared = c.kind === 'postgres';
+    this.shared = c.shared;
     this.claims = this.shared && c.runnerId !== null ? new LeaseClaims(c, c.runnerId, leaseMs) : null;
     this.definitions = this.shared ? new StoredDefinitions(c) : null;
   }

@@ -37,6 +37,11 @@ export class LedgerContext {
     return this.db.q;
   }
 
+  /** Whether runners on many machines share the database (dialect/database.ts). */
+  get shared(): boolean {
+    return this.db.shared;
+  }
+
   get kind(): LedgerDatabase['kind'] {
     return this.db.kind;
   }

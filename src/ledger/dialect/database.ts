@@ -33,6 +33,11 @@ export type Durability = 'redo' | 'durable';
  */
 export interface LedgerDatabase {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Runners on many machines share it (PostgreSQL): rows name their runner, items carry leases,
+   * runs a heartbeat, and batches their definitions. A ledger of one's own (SQLite) has none of these.
+   */
+  readonly shared: boolean;
   /** Builds and compiles statements; never run directly (steps go through the calls below). */
   readonly q: Kysely<Tables>;
   /** The SQL the two databases spell differently. */

@@ -122,6 +122,7 @@ export async function openPostgres(config: PgConfig, options: PostgresOptions): 
  */
 export class PostgresDatabase implements LedgerDatabase {
   readonly kind = 'postgres' as const;
+  readonly shared = true;
   readonly sql = PARTS;
   readonly q: Kysely<Tables>;
   /** Times this ledger waited for the database's answer: the bench's round trips. */

@@ -54,6 +54,7 @@ export function openSqlite(path: string, readonly: boolean, context: MigrationCo
 
 export class SqliteDatabase implements LedgerDatabase {
   readonly kind = 'sqlite' as const;
+  readonly shared = false;
   readonly sql = PARTS;
   readonly q: Kysely<Tables>;
   readonly #queue = new StepQueue();
