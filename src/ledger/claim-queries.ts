@@ -16,11 +16,13 @@ const openSlots = (c: LedgerContext) => sql`(SELECT count(*) FROM attempts WHERE
  * spent and reserved money of every runner, and the batch's open slots (unanswered POSTs and
  * unfinished jobs), each summed once over the batch's attempts rather than per attempt, kept in
  * settings local to the transaction that each admitted attempt then adds itself to (verdictOf).
+ * The money is summed only when a budget binds: it reads every attempt of the batch, and a batch
+ * without one would pay that at every admission for nothing (docs/performance.md).
  */
-export function admissionBase(c: LedgerContext): Statement {
-  return sql`SELECT set_config('mediabatch.committed', cast((
+export function admissionBase(c: LedgerContext, admission: Admission): Statement {
+  return sql`SELECT set_config('mediabatch.committed', cast(CASE WHEN ${budgetOf(c, admission)} IS NULL THEN 0 ELSE (
       SELECT coalesce(sum(amount_micros - refunded_micros + CASE WHEN state = 'prepared' THEN reserved_micros ELSE 0 END), 0)
-      FROM attempts WHERE batch_id = ${c.batchId}) as text), true),
+      FROM attempts WHERE batch_id = ${c.batchId}) END as text), true),
     set_config('mediabatch.open', cast(${openSlots(c)} as text), true)`.compile(c.q);
 }
 
@@ -53,6 +55,10 @@ export function inUseAfter(c: LedgerContext): Statement {
 const currentOf = (c: LedgerContext, column: 'revision' | 'budget_micros') =>
   sql`(SELECT ${sql.ref(column)} FROM batch_definitions WHERE batch_id = ${c.batchId} ORDER BY revision DESC LIMIT 1)`;
 
+/** The budget admission binds to: the current revision's, else the runner's (null: none). */
+const budgetOf = (c: LedgerContext, admission: Admission) =>
+  sql`CASE WHEN ${currentOf(c, 'revision')} IS NULL THEN cast(${admission.budgetMicros} as bigint) ELSE ${currentOf(c, 'budget_micros')} END`;
+
 /**
  * Whether one attempt is admitted, as the database stands when the statement runs, after the
  * attempts before it in the same step: 'admit'; 'redefined' when the batch has another revision
@@ -72,7 +78,7 @@ function admissionOf(
   const b = c.batchId;
   const revision = sql`cast(${admission.revision ?? null} as integer)`;
   const current = currentOf(c, 'revision');
-  const budget = sql`CASE WHEN ${current} IS NULL THEN cast(${admission.budgetMicros} as bigint) ELSE ${currentOf(c, 'budget_micros')} END`;
+  const budget = budgetOf(c, admission);
   const claimable = sql`EXISTS (SELECT 1 FROM items i WHERE i.batch_id = ${b} AND i.item_id = ${attempt.itemId}
       AND ${unleased(runnerId, 'i')})
     AND (SELECT coalesce(max(seq), 0) FROM attempts WHERE batch_id = ${b} AND item_id = ${attempt.itemId}) = cast(${attempt.seq - 1} as integer)`;

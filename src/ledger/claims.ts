@@ -88,23 +88,25 @@ export class LeaseClaims implements RunnerClaims {
         verdictOf(c, this.runnerId, attempt, admission),
         ...prepareStatements(c, attempt, { runnerId: this.runnerId, leaseMs: this.leaseMs }),
       ]);
-      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, admissionBase(c), lockItems(c, attempts)];
+      const head = [c.db.sql.lockBatch(c.q, c.batchId)!, admissionBase(c, admission), lockItems(c, attempts)];
       // Last, the attempts with these keys whose items this runner holds: a step run again after a
       // lost connection whose COMMIT went through finds its own attempts there (its inserts wrote
-      // nothing the second time).
+      // nothing the second time). Each found attempt's item is looked up by its key: as a join,
+      // the planner read every item of the batch to find the runner's (docs/performance.md).
       const already = c.q
         .selectFrom('attempts')
         .select(ATTEMPT_COLUMNS)
         .where('batch_id', '=', c.batchId)
         .where(c.db.sql.inList('idempotency_key', keys))
         .where((eb) =>
-          eb.exists(
+          eb(
             eb
               .selectFrom('items')
-              .select('items.item_id')
+              .select('items.claimed_by')
               .whereRef('items.batch_id', '=', 'attempts.batch_id')
-              .whereRef('items.item_id', '=', 'attempts.item_id')
-              .where('items.claimed_by', '=', this.runnerId),
+              .whereRef('items.item_id', '=', 'attempts.item_id'),
+            '=',
+            this.runnerId,
           ),
         )
         .compile();
