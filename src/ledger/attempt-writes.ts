@@ -85,16 +85,20 @@ function answerValues(c: LedgerContext, attemptId: number, job: JobSnapshot | nu
   };
 }
 
-/** One UPDATE of an attempt returning it whole, after the event that tells of it. */
-async function answered(
+/** One UPDATE of an attempt returning it whole, after the event that tells of it: a step of its own. */
+function answered(
   c: LedgerContext,
   values: AnswerValues,
   form: AnswerForm,
   event: Statement,
 ): Promise<AttemptRecord> {
-  const [, updated] = await c.db.batch([event, answerRow.bind(c, values, form)]);
-  const row = updated!.rows[0];
-  if (!row) throw new Error(`the ledger has no attempt ${values.id}`);
+  return c.db.write([event, answerRow.bind(c, values, form)], ([, updated]) =>
+    attemptOf(updated!.rows[0], values.id),
+  );
+}
+
+function attemptOf(row: unknown, attemptId: number): AttemptRecord {
+  if (!row) throw new Error(`the ledger has no attempt ${attemptId}`);
   return toAttempt(row);
 }
 
@@ -129,11 +133,25 @@ export function recordRejected(
   return answered(c, values, 'rejected', event);
 }
 
-/** A later view of an accepted job (status, refund, expiry); an event only when its status changes. */
-export function recordJob(c: LedgerContext, attemptId: number, job: JobSnapshot): Promise<AttemptRecord> {
-  const detail = { status: job.status, error: job.errorCode };
-  const event = attemptEventOf(c, attemptId, 'job_status', detail, { statusNot: job.status });
-  return answered(c, answerValues(c, attemptId, job), 'job', event);
+/**
+ * Later views of accepted jobs (status, refund, expiry), an event for each whose status changes,
+ * in one step of its own (LedgerDatabase.write): a look's every changed job in one round trip of a shared ledger, where one
+ * step each kept the run's next submissions waiting behind them (docs/performance.md). The
+ * attempts come back in the order of `views`.
+ */
+export function recordJobs(
+  c: LedgerContext,
+  views: ReadonlyArray<{ attemptId: number; job: JobSnapshot }>,
+): Promise<AttemptRecord[]> {
+  if (views.length === 0) return Promise.resolve([]);
+  const statements = views.flatMap(({ attemptId, job }) => {
+    const detail = { status: job.status, error: job.errorCode };
+    const event = attemptEventOf(c, attemptId, 'job_status', detail, { statusNot: job.status });
+    return [event, answerRow.bind(c, answerValues(c, attemptId, job), 'job')];
+  });
+  return c.db.write(statements, (results) =>
+    views.map(({ attemptId }, n) => attemptOf(results[n * 2 + 1]!.rows[0], attemptId)),
+  );
 }
 
 /**

@@ -212,19 +212,21 @@ export function filesSavedStatements(
 }
 
 /**
- * Every file of an attempt, saved and verified, and the attempt marked complete, in one step;
- * with `item`, that item's new state too (a download's last step), in the same transaction.
+ * Every file of an attempt, saved and verified, and the attempt marked complete, in one step of its
+ * own (LedgerDatabase.write); with `item`, that item's new state too (a download's last step), in
+ * the same transaction.
  */
-export async function recordFilesSaved(
+export function recordFilesSaved(
   c: LedgerContext,
   attemptId: number,
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
   item?: { itemId: string; update: ItemUpdate },
 ): Promise<void> {
-  await c.db.batch([
+  const statements = [
     ...filesSavedStatements(c, attemptId, files),
     ...(item ? itemStateStatements(c, item.itemId, item.update) : []),
-  ]);
+  ];
+  return c.db.write(statements, () => undefined);
 }
 
 /** An earlier take's file now lives under a new name (preserved beside the newer take). */

@@ -109,13 +109,17 @@ export class KyselyLedger implements Ledger {
   prepareAttempts: Steps['prepareAttempts'] = (list) => this.#step((c) => prepare.prepareAttempts(c, list));
   recordImportedJobs: Steps['recordImportedJobs'] = (imported, list) =>
     this.#step((c) => writes.recordImportedJobs(c, imported, list));
+  // Steps of one write each (LedgerDatabase.write), not inside #step: a shared ledger sends those
+  // queued one after another together.
   recordAccepted: Steps['recordAccepted'] = (id, status, job) =>
-    this.#step((c) => writes.recordAccepted(c, id, status, job));
+    writes.recordAccepted(this.#c, id, status, job);
   recordRejected: Steps['recordRejected'] = (id, status, code, message) =>
-    this.#step((c) => writes.recordRejected(c, id, status, code, message));
+    writes.recordRejected(this.#c, id, status, code, message);
   recordJobLost: Steps['recordJobLost'] = (id, message) =>
     this.#step((c) => writes.recordJobLost(c, id, message));
-  recordJob: Steps['recordJob'] = (id, job) => this.#step((c) => writes.recordJob(c, id, job));
+  recordJob: Steps['recordJob'] = async (id, job) =>
+    (await writes.recordJobs(this.#c, [{ attemptId: id, job }]))[0]!;
+  recordJobs: Steps['recordJobs'] = (views) => writes.recordJobs(this.#c, views);
   listFiles: Steps['listFiles'] = (attemptIds) =>
     this.#step(
       (c) => files.listFiles(c, attemptIds),
@@ -128,16 +132,14 @@ export class KyselyLedger implements Ledger {
     );
   savedFileTotals: Steps['savedFileTotals'] = () =>
     this.#step(files.savedFileTotals, () => ({ bytes: 0, outputs: 0 }));
-  recordFilesSaved: Steps['recordFilesSaved'] = (id, saved, item) =>
-    this.#step(async (c) => {
-      await files.recordFilesSaved(c, id, saved, item);
-      if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
-    });
-  recordCheckedFiles: Steps['recordCheckedFiles'] = (id, saved, check, item) =>
-    this.#step(async (c) => {
-      await checks.recordCheckedFiles(c, id, saved, check, item);
-      if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
-    });
+  recordFilesSaved: Steps['recordFilesSaved'] = async (id, saved, item) => {
+    await files.recordFilesSaved(this.#c, id, saved, item);
+    if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
+  };
+  recordCheckedFiles: Steps['recordCheckedFiles'] = async (id, saved, check, item) => {
+    await checks.recordCheckedFiles(this.#c, id, saved, check, item);
+    if (item && settles(item.update.state)) this.claims?.settled(item.itemId);
+  };
   recordTakeCheck: Steps['recordTakeCheck'] = (id, check, item) =>
     this.#step((c) => checks.recordTakeCheck(c, id, check, item));
   takeChecks: Steps['takeChecks'] = () => this.#step(checks.takeChecks, () => []);

@@ -235,6 +235,8 @@ export interface Ledger {
   recordJobLost(attemptId: number, message: string): Promise<AttemptRecord>;
   /** A later view of an accepted job (status, refund, expiry). */
   recordJob(attemptId: number, job: JobSnapshot): Promise<AttemptRecord>;
+  /** Later views of several accepted jobs in one step (a look's); their attempts in the same order. */
+  recordJobs(views: ReadonlyArray<{ attemptId: number; job: JobSnapshot }>): Promise<AttemptRecord[]>;
 
   // ---- files --------------------------------------------------------------------------------
   /** Every saved file of the batch, or only those of the attempts named. */

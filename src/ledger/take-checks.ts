@@ -12,18 +12,20 @@ import { attemptEventOf } from './runs-and-events.js';
 
 export type TakeCheckInput = Omit<TakeCheckRecord, 'attemptId' | 'checkedAt'>;
 
-export async function recordCheckedFiles(
+/** A take's files with its check, in one step of its own (LedgerDatabase.write). */
+export function recordCheckedFiles(
   c: LedgerContext,
   attemptId: number,
   files: ReadonlyArray<Omit<FileRecord, 'attemptId' | 'savedAt'>>,
   check: TakeCheckInput,
   item?: { itemId: string; update: ItemUpdate },
 ): Promise<void> {
-  await c.db.batch([
+  const statements = [
     ...filesSavedStatements(c, attemptId, files),
     ...checkStatements(c, attemptId, check),
     ...(item ? itemStateStatements(c, item.itemId, item.update) : []),
-  ]);
+  ];
+  return c.db.write(statements, () => undefined);
 }
 
 /** A saved take checked again: its row replaced, with its item's new state when that changes. */

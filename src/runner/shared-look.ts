@@ -7,9 +7,11 @@ import {
   type ListedFor,
   listJobs,
   noteJob,
+  noteJobs,
   noteListed,
   oldestCreatedAt,
   ownJob,
+  type SeenJob,
 } from './watch.js';
 
 /**
@@ -108,21 +110,21 @@ async function readViews(run: RunContext, orphanMs: number): Promise<number> {
     (await run.shared!.claims.jobViews(watched.map(([id]) => id))).map((view) => [view.jobId, view]),
   );
   const now = run.deps.clock.now();
-  let finished = 0;
+  const seen: SeenJob[] = [];
   for (const [jobId, entry] of watched) {
     const view = views.get(jobId);
-    if (view === undefined) {
-      if (!(now - entry.acceptedAt > orphanMs)) continue;
-      const answer = await fetchJob(run, jobId);
-      if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
-      else if (answer === 'failed') return finished;
-      else if (await noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
-      continue;
-    }
     // Unchanged and unfinished: nothing to learn from its view.
-    if (view.status === entry.attempt.jobStatus) continue;
+    if (view === undefined || view.status === entry.attempt.jobStatus) continue;
     const job = parseView(view);
-    if (job !== null && (await noteJob(run, entry.attempt, job))) finished += 1;
+    if (job !== null) seen.push({ attempt: entry.attempt, job });
+  }
+  let finished = await noteJobs(run, seen);
+  for (const [jobId, entry] of watched) {
+    if (views.has(jobId) || !(now - entry.acceptedAt > orphanMs)) continue;
+    const answer = await fetchJob(run, jobId);
+    if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
+    else if (answer === 'failed') return finished;
+    else if (await noteJob(run, entry.attempt, answer.data, answer.retryAfter)) finished += 1;
   }
   return finished;
 }

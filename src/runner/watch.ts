@@ -50,14 +50,15 @@ export async function noteListed(
   startedAt: number,
 ): Promise<number> {
   const { state } = run;
-  let finished = 0;
-  for (const [jobId, entry] of state.watchedJobs()) {
-    const seen = listed.get(jobId);
-    if (seen) {
-      if (await noteJob(run, entry.attempt, seen)) finished += 1;
-      continue;
-    }
-    if (entry.acceptedAt >= startedAt) continue;
+  const watched = state.watchedJobs();
+  const seen: SeenJob[] = [];
+  for (const [jobId, entry] of watched) {
+    const job = listed.get(jobId);
+    if (job) seen.push({ attempt: entry.attempt, job });
+  }
+  let finished = await noteJobs(run, seen);
+  for (const [jobId, entry] of watched) {
+    if (listed.has(jobId) || entry.acceptedAt >= startedAt) continue;
     const answer = await fetchJob(run, jobId);
     if (answer === 'unknown') jobUnknown(run, jobId, entry.attempt);
     else if (answer !== 'failed') {
@@ -113,6 +114,30 @@ export async function fetchJob(
   }
 }
 
+/** A watched job's attempt and what the service said of its job. */
+export interface SeenJob {
+  attempt: AttemptRecord;
+  job: Job;
+}
+
+/**
+ * Records what a look saw of watched jobs, those that changed in one ledger step, and acts on each
+ * in turn (noteJob); returns how many are final.
+ */
+export async function noteJobs(run: RunContext, seen: readonly SeenJob[]): Promise<number> {
+  const changed = seen.filter(({ attempt, job }) => {
+    if (isFinal(job) || job.status !== attempt.jobStatus) return true;
+    run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
+    return false;
+  });
+  const views = changed.map(({ attempt, job }) => ({ attemptId: attempt.id, job: jobSnapshot(job) }));
+  const recorded = await run.deps.ledger.recordJobs(views);
+  for (const [n, { job }] of changed.entries()) handleJob(run, recorded[n]!, job);
+  return changed.filter(({ job }) => isFinal(job)).length;
+}
+
+const isFinal = (job: Job) => job.status !== 'queued' && job.status !== 'running';
+
 /** Records what the service said of a watched job, and acts on it once it is final; true if it is. */
 export async function noteJob(
   run: RunContext,
@@ -120,7 +145,7 @@ export async function noteJob(
   job: Job,
   retryAfter: number | null = null,
 ): Promise<boolean> {
-  const final = job.status !== 'queued' && job.status !== 'running';
+  const final = isFinal(job);
   if (!final && job.status === attempt.jobStatus) {
     run.state.watch(job.id, attempt, run.deps.clock.now(), job.created_at);
     return false;

@@ -49,6 +49,12 @@ export interface LedgerDatabase {
   step<T>(work: () => Promise<T>): Promise<T>;
   /** The statements as one transaction, in one round trip on PostgreSQL; one statement commits alone. */
   batch(statements: readonly Statement[], durability?: Durability): Promise<StatementResult[]>;
+  /**
+   * A step that is one batch and nothing else (a redo write), its results made into its answer by
+   * `parse`. On PostgreSQL such steps queued one after another go in one transaction and one round
+   * trip (write-groups.ts); on SQLite it is a step like any other. Never called inside a step.
+   */
+  write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T>;
   /** A step that reads, decides, and writes, in one transaction (run again whole after a lost connection). */
   transaction<T>(work: (tx: Tx) => Promise<T>, durability?: Durability): Promise<T>;
   /** One statement on its own: a read. */

@@ -7,6 +7,7 @@ import type { Tables } from '../tables.js';
 import type { LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
 import { asDatabaseError, isConflict, isLost, messageOf, missingPassword } from './postgres-errors.js';
 import { StepQueue } from './step-queue.js';
+import { WriteGroups } from './write-groups.js';
 
 /** How to reach the database: pg's client options, the password among them; never logged. */
 export interface PgConfig {
@@ -130,6 +131,11 @@ export class PostgresDatabase implements LedgerDatabase {
   /** Statements sent, BEGIN and COMMIT among them. */
   statements = 0;
   readonly #queue = new StepQueue();
+  readonly #writes = new WriteGroups(
+    this.#queue,
+    (statements) => this.batch(statements),
+    (error) => error instanceof DatabaseLostError,
+  );
   readonly #pool: Pool;
   readonly #address: string;
   readonly #options: PostgresOptions;
@@ -177,6 +183,10 @@ export class PostgresDatabase implements LedgerDatabase {
     return this.#retrying(async (client) =>
       (await this.#send(client, [BEGIN, ...statements, COMMIT])).slice(1, -1),
     );
+  }
+
+  write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T> {
+    return this.#writes.write(statements, parse);
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -76,6 +76,10 @@ export class SqliteDatabase implements LedgerDatabase {
     return this.#queue.run(work);
   }
 
+  write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T> {
+    return this.step(async () => parse(await this.batch(statements)));
+  }
+
   async batch(statements: readonly Statement[], durability: Durability = 'redo'): Promise<StatementResult[]> {
     // A statement commits alone atomically; in an open group it joins it like any step.
     if (statements.length === 1 && this.#groupMs === null) return [await this.#exec(statements[0]!)];

@@ -5,8 +5,11 @@
  */
 export class StepQueue {
   #tail: Promise<unknown> = Promise.resolve();
+  /** Steps queued so far: whether any was queued after a given one (write-groups.ts). */
+  calls = 0;
 
   run<T>(work: () => Promise<T>): Promise<T> {
+    this.calls += 1;
     const done = this.#tail.then(work);
     this.#tail = done.then(
       () => undefined,
