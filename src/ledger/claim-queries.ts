@@ -186,3 +186,39 @@ export function neverAnalysedQuery(c: LedgerContext): Statement {
 export function analyseStatement(c: LedgerContext): Statement {
   return sql`ANALYZE attempts, events, items`.compile(c.q);
 }
+
+/**
+ * The items a runner would offer next (Admission.ahead): those no other runner works it leases
+ * now, so that other runners' offers pass them by; the rest are another runner's (a live lease
+ * of another runner holds it, or an attempt newer than the one the runner knew exists). Runners
+ * walk the same queue in the same order: between one admission and the next, the others took
+ * the very items it had found free. Returns the items leased now (`mine`; one it holds already
+ * is not written again) and those another runner works; an item without a row (sent only on
+ * request, unsent-items.ts) is neither.
+ */
+export function leaseAheadQuery(
+  c: LedgerContext,
+  runnerId: string,
+  leaseMs: number,
+  ahead: ReadonlyArray<{ itemId: string; seq: number }>,
+): Statement {
+  const b = c.batchId;
+  const ids = ahead.map((each) => each.itemId);
+  const seqs = ahead.map((each) => each.seq);
+  const latest = sql`(SELECT coalesce(max(t.seq), 0) FROM attempts t WHERE t.batch_id = ${b} AND t.item_id = a.item_id)`;
+  return sql<{ itemId: string; mine: boolean }>`WITH a AS (
+      SELECT * FROM unnest(cast(${ids} as text[]), cast(${seqs} as integer[])) AS a(item_id, seq)),
+    mine AS (UPDATE items i SET claimed_by = ${runnerId}, lease_until = ${leaseUntil(leaseMs)} FROM a
+      WHERE i.batch_id = ${b} AND i.item_id = a.item_id AND ${unleased(runnerId, 'i')} AND ${latest} = a.seq
+        AND NOT ${ownLive(runnerId)}
+      RETURNING i.item_id)
+    SELECT a.item_id AS "itemId", a.item_id IN (SELECT item_id FROM mine) AS mine FROM a
+    WHERE a.item_id IN (SELECT item_id FROM mine)
+      OR EXISTS (SELECT 1 FROM items i WHERE i.batch_id = ${b} AND i.item_id = a.item_id AND NOT ${unleased(runnerId, 'i')})
+      OR ${latest} <> a.seq`.compile(c.q);
+}
+
+/** An item row this runner holds a live lease on: renewals extend it, a claim need not write it again. */
+function ownLive(runnerId: string): RawBuilder<boolean> {
+  return sql<boolean>`(i.claimed_by IS NOT DISTINCT FROM ${runnerId} AND i.lease_until >= now())`;
+}

@@ -7,6 +7,7 @@ import {
   claimFree,
   inUseAfter,
   latestSeq,
+  leaseAheadQuery,
   lockItems,
   neverAnalysedQuery,
   verdictOf,
@@ -110,14 +111,22 @@ export class LeaseClaims implements RunnerClaims {
           ),
         )
         .compile();
-      const results = await c.db.batch([...head, ...each.flat(), already, inUseAfter(c)], 'durable');
+      // And the items this runner would offer next: leased, or found another runner's.
+      const ahead = admission.ahead?.length
+        ? [leaseAheadQuery(c, this.runnerId, this.leaseMs, admission.ahead)]
+        : [];
+      const results = await c.db.batch(
+        [...head, ...each.flat(), already, inUseAfter(c), ...ahead],
+        'durable',
+      );
       return this.#admitted(attempts, results.slice(head.length));
     });
   }
 
   /**
    * Each attempt's four results (its verdict, its item's claim, its insert's row if it was
-   * written, its event), then the attempts found with their keys, then the batch's slots in use.
+   * written, its event), then the attempts found with their keys, then the batch's slots in use,
+   * then (when asked) the items ahead, leased or another runner's.
    */
   async #admitted(
     attempts: readonly NewAttempt[],
@@ -133,6 +142,9 @@ export class LeaseClaims implements RunnerClaims {
       (attempt, n) => results[n * 4 + 2]!.rows[0] ?? found.get(attempt.idempotencyKey),
     );
     const batchInUse = Number((results[attempts.length * 4 + 1]!.rows[0] as { inUse: unknown }).inUse);
+    const ahead = (results[attempts.length * 4 + 2]?.rows ?? []) as Array<{ itemId: string; mine: boolean }>;
+    for (const row of ahead) if (row.mine) this.#held.add(row.itemId);
+    const takenAhead = ahead.filter((row) => !row.mine).map((row) => row.itemId);
     const redefined = verdicts.find((each) => each.verdict === 'redefined');
     if (redefined && written.every((row) => row === undefined))
       return { admitted: [], elsewhere: [], noRoom: [], redefined: Number(redefined.revision), batchInUse };
@@ -149,7 +161,7 @@ export class LeaseClaims implements RunnerClaims {
     for (const [n, attempt] of attempts.entries())
       if (written[n] === undefined)
         (verdicts[n]!.verdict === 'elsewhere' ? elsewhere : noRoom).push(attempt.itemId);
-    return { admitted, elsewhere, noRoom, redefined: null, batchInUse };
+    return { admitted, elsewhere, noRoom, redefined: null, batchInUse, takenAhead };
   }
 
   /** The batch's current revision where it is not the runner's; else null. */
@@ -159,6 +171,14 @@ export class LeaseClaims implements RunnerClaims {
     const current = row ? numbers(row as StoredDefinition).revision : null;
     const revision = admission.revision ?? null;
     return revision !== null && current !== null && current !== revision ? current : null;
+  }
+
+  slotsInUse(): Promise<number> {
+    const c = this.#c;
+    return c.db.step(async () => {
+      const [row] = await c.db.read(inUseAfter(c));
+      return Number((row as { inUse: unknown }).inUse);
+    });
   }
 
   claimUnsent(itemId: string, knownSeq: number): Promise<boolean> {

@@ -49,6 +49,13 @@ export interface Admission {
    * batch has another, nothing is admitted (Admitted.redefined). Absent or null: not compared.
    */
   revision?: number | null;
+  /**
+   * The items this runner would offer next, each with the newest seq it knows of it (0: none):
+   * the admission leases those no other runner works, so that other runners' offers pass them
+   * by, and says which another runner works (Admitted.takenAhead): the next offer skips them
+   * instead of having them refused one by one.
+   */
+  ahead?: ReadonlyArray<{ itemId: string; seq: number }>;
 }
 
 /** What a shared ledger made of a runner's new attempts (RunnerClaims.prepare). */
@@ -63,6 +70,8 @@ export interface Admitted {
   redefined: number | null;
   /** The batch's slots in use by all its runners once these were admitted (unanswered POSTs and unfinished jobs). */
   batchInUse?: number;
+  /** Of Admission.ahead, the items another runner works (a live lease, or a newer attempt). */
+  takenAhead?: string[];
 }
 
 /** One revision of a shared batch's definition (docs/shared-ledger.md), as its ledger stores it. */
@@ -122,6 +131,11 @@ export interface JobView {
 export interface RunnerClaims {
   readonly runnerId: string;
   readonly leaseMs: number;
+  /**
+   * The batch's slots in use by all its runners (unanswered POSTs and unfinished jobs), read
+   * without the batch's lock: whether an admission would find room, before one is sent.
+   */
+  slotsInUse(): Promise<number>;
   /** New attempts admitted against every runner's slots and budget, then committed (see Admitted). */
   prepare(attempts: readonly NewAttempt[], admission: Admission): Promise<Admitted>;
   /**

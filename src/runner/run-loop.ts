@@ -10,11 +10,12 @@ import { checkProgramsFirst, checkTakeInRun } from './run-checks.js';
 import { RunContext, type RunDeps, type RunOptions } from './run-context.js';
 import type { WatchedJob } from './run-state.js';
 import { savedBeforeCommit } from './saved-before-commit.js';
+import { NO_ROOM_RETRY_MS } from './shared-admit.js';
 import { lookShared } from './shared-look.js';
 import { isIdle, sharedTurn } from './shared-turn.js';
 import { fileSaved, startGuessing } from './size-check.js';
 import type { StopReason } from './stop-rules.js';
-import { fillSlots, NO_ROOM_RETRY_MS } from './submit.js';
+import { fillSlots } from './submit.js';
 import { pollUnfinished, probePollInterval } from './watch.js';
 
 export type { RunDeps, RunOptions } from './run-context.js';

@@ -26,6 +26,9 @@ export async function sharedTurn(run: RunContext): Promise<void> {
     [...(await shared.claims.heldElsewhere())].filter((id) => run.state.item(id) !== undefined),
   );
   for (const itemId of held) run.state.queue.remove(itemId);
+  // A run whose items other runners leased ahead (claims.prepare) may admit nothing for a while:
+  // its progress line still counts the batch's slots, and says they are the batch's runners'.
+  if (shared.batchInUse === null) shared.admittedWith(await shared.claims.slotsInUse(), run.state.unfinished);
   const back = shared.settle(lost, held);
   if (back.length > 0 && run.state.stop === null) await adoptItems(run, back);
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { NewAttempt } from '../ledger/ledger.js';
+import type { Admission } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { parseUsd } from '../money.js';
 import type { Job } from '../service-client/schemas.js';
@@ -10,9 +10,10 @@ import { newIdempotencyKey } from './idempotency.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';
 import { decideSubmitError, refusalSettlesAttempt, type SubmitDecision } from './policy.js';
-import { stopRedefined } from './redefined-stop.js';
 import { buildRequestBody, requestHash } from './request.js';
 import type { RunContext } from './run-context.js';
+import { admitShared } from './shared-admit.js';
+import { aheadOf, SharedWork } from './shared-runners.js';
 import { isOutage } from './stop-rules.js';
 
 type Reserved = Extract<Reservation, { kind: 'reserved' }>;
@@ -32,7 +33,7 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   // a check that cannot run (a timeout) stops the run before the next take is bought.
   const checksUnproven = (run.options.ownChecks?.checks.length ?? 0) > 0 && !run.checks.ownVerdictSeen;
   const ownFree = underUnsavedBound(run, checksUnproven);
-  const free = run.shared ? run.shared.offer(ownFree, state.slotLimit, state.unfinished) : ownFree;
+  const free = run.shared ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;
@@ -78,7 +79,17 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
     batch.push({ itemId, reservation });
     budget = { ...budget, reservedMicros: budget.reservedMicros + reservation.reserveMicros };
   }
-  if (batch.length > 0) await startAttempts(run, batch);
+  if (batch.length > 0) {
+    // The items this run would offer next: the admission says which another runner took.
+    const ahead = run.shared
+      ? aheadOf(
+          state.queue.ready(now),
+          SharedWork.lookAhead(batch.length),
+          (id) => state.item(id)?.latest?.seq ?? 0,
+        )
+      : [];
+    await startAttempts(run, batch, ahead);
+  }
   return free < ownFree && batch.length === free;
 }
 
@@ -108,6 +119,7 @@ function underUnsavedBound(run: RunContext, checksUnproven: boolean): number {
 async function startAttempts(
   run: RunContext,
   batch: ReadonlyArray<{ itemId: string; reservation: Reserved }>,
+  ahead: Admission['ahead'],
 ): Promise<void> {
   const { manifest, ledger, observer } = run.deps;
   const fresh = batch.map(({ itemId, reservation }) => {
@@ -134,7 +146,7 @@ async function startAttempts(
     };
   });
   // The keys and the exact bodies are durable before the POSTs: a kill after one resends the same pair.
-  const attempts = run.shared ? await admitShared(run, fresh) : await ledger.prepareAttempts(fresh);
+  const attempts = run.shared ? await admitShared(run, fresh, ahead) : await ledger.prepareAttempts(fresh);
   const capFromBudget = new Map(batch.map((entry) => [entry.itemId, entry.reservation.capFromBudget]));
   for (const attempt of attempts) {
     run.state.attemptPrepared(attempt);
@@ -158,39 +170,6 @@ function leftAsItWas(run: RunContext, itemId: string, words: string): boolean {
   run.deps.observer.itemChanged(itemId, row.state, row.errorCode, run.state.countByState());
   run.deps.observer.log('warn', `${itemId}: not sent: it ${words}; it stays ${row.state}`);
   return true;
-}
-
-/** How soon an attempt that found no slot or budget left among all runners is tried again. */
-export const NO_ROOM_RETRY_MS = 250;
-
-/**
- * A shared ledger admits new attempts against every runner's slots and budget (claims.prepare).
- * An item another runner works waits for it; one that found no room goes back to the queue, its
- * redo kept, and is tried again shortly: the room other runners free wakes no one here.
- */
-async function admitShared(
-  run: RunContext,
-  fresh: ReadonlyArray<NewAttempt & { take: number }>,
-): Promise<AttemptRecord[]> {
-  const shared = run.shared!;
-  const budgetMicros = run.deps.manifest.budgetMicros;
-  const definition = run.options.definition ?? null;
-  const result = await shared.claims.prepare(fresh, {
-    slotLimit: run.state.slotLimit,
-    budgetMicros,
-    revision: definition?.revision ?? null,
-  });
-  shared.admittedWith(result.batchInUse, run.state.unfinished + result.admitted.length);
-  const takes = new Map(fresh.map((attempt) => [attempt.itemId, attempt.take]));
-  const now = run.deps.clock.now();
-  if (result.redefined !== null) await stopRedefined(run, result.redefined);
-  const unsent = result.redefined === null ? result.noRoom : fresh.map((attempt) => attempt.itemId);
-  for (const itemId of [...result.elsewhere, ...unsent]) {
-    if ((takes.get(itemId) ?? 1) > (run.state.item(itemId)?.latest?.take ?? 1)) run.state.redo(itemId);
-    if (unsent.includes(itemId)) run.enqueue(itemId, now + NO_ROOM_RETRY_MS);
-    else shared.elsewhere(itemId);
-  }
-  return result.admitted;
 }
 
 /**

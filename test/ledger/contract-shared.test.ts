@@ -78,12 +78,14 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(admitted.map((each) => each.itemId)).toEqual(['c', 'd']);
     expect(noRoom).toEqual(['e']);
     expect(batchInUse).toBe(4);
+    expect(await ledger.claims!.slotsInUse()).toBe(4);
     // A finished job frees its slot; a queued one holds it. Another runner's admission counts them all.
     await ledger.recordJob(a!.id, job('ja', { status: 'succeeded' }));
     const other = await ledgerOf({ runnerId: 'r2' });
     const again = await other.claims!.prepare([newAttempt('e', 1)], { slotLimit: 4, budgetMicros: null });
     expect(again.admitted).toHaveLength(1);
     expect(again.batchInUse).toBe(4);
+    expect(await ledger.claims!.slotsInUse()).toBe(4);
     expect(await ledger.listAttempts()).toHaveLength(5);
   });
 
@@ -173,6 +175,40 @@ describe.skipIf(skipPostgresTests)('the shared PostgreSQL ledger', () => {
     expect(await one.claims!.heldElsewhere()).toEqual(new Set(['a', 'b', 'c']));
     await two.claims!.release(['a']);
     expect(await one.claims!.heldElsewhere()).toEqual(new Set(['b', 'c']));
+  });
+
+  it('leases the items a runner would offer next, or says another runner works them', async () => {
+    const one = await ledgerOf({ runnerId: 'r1' });
+    const two = await ledgerOf({ runnerId: 'r2' });
+    await items(one, 'a', 'b', 'c', 'd', 'e');
+    const roomy = { slotLimit: 10, budgetMicros: null };
+    await one.claims!.prepare([newAttempt('a', 1), newAttempt('b', 1)], roomy);
+    // r1 lets b go: no lease holds it, but an attempt newer than r2 knew does.
+    await one.claims!.release(['b']);
+    const ahead = [
+      { itemId: 'a', seq: 0 },
+      { itemId: 'b', seq: 0 },
+      { itemId: 'c', seq: 0 },
+    ];
+    const looked = await two.claims!.prepare([newAttempt('d', 1)], { ...roomy, ahead });
+    expect([looked.admitted.map((each) => each.itemId), looked.takenAhead]).toEqual([['d'], ['a', 'b']]);
+    // c is r2's now: r1's claims and offers pass it by until r2 lets it go.
+    expect(await one.claims!.claim(['c'])).toEqual(new Set());
+    expect(await one.claims!.heldElsewhere()).toEqual(new Set(['c', 'd']));
+    // Knowing b's attempt, r2 may work it; d is its own lease; a stays r1's.
+    const again = await two.claims!.prepare([newAttempt('e', 1)], {
+      ...roomy,
+      ahead: [
+        { itemId: 'a', seq: 1 },
+        { itemId: 'b', seq: 1 },
+        { itemId: 'd', seq: 1 },
+      ],
+    });
+    expect(again.takenAhead).toEqual(['a']);
+    const leased = await two.claims!.prepare([newAttempt('c', 1)], roomy);
+    expect([leased.admitted.map((each) => each.itemId), leased.takenAhead]).toEqual([['c'], []]);
+    await two.claims!.release();
+    expect(await one.claims!.heldElsewhere()).toEqual(new Set());
   });
 
   it('answers an admission run twice (a lost COMMIT that went through) with the attempts it wrote once', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunnerClaims } from '../../src/ledger/ledger.js';
-import { SharedWork } from '../../src/runner/shared-runners.js';
+import { aheadOf, SharedWork } from '../../src/runner/shared-runners.js';
 import { SubmitQueue } from '../../src/runner/submit-queue.js';
 
 // The offer never reaches the ledger: no claim is made by these tests.
@@ -28,6 +28,32 @@ describe('what a runner of a shared batch offers its next admission', () => {
     expect(work.offer(150, 200, 50)).toBe(SharedWork.PROBE_OFFER);
     expect(work.offer(3, 200, 50)).toBe(3);
   });
+
+  it('counts the batch’s slots again, instead of probing, when the batch looked full', async () => {
+    // The count other runners' admissions and jobs left, read one time after another.
+    const counts = [200, 188];
+    let reads = 0;
+    const counting = {
+      slotsInUse: async () => {
+        reads += 1;
+        return counts.shift()!;
+      },
+    } as unknown as RunnerClaims;
+    const work = new SharedWork(counting);
+    // Until an admission has counted, and while room is left, no count: the offer as before.
+    expect(await work.offerNow(150, 200, 50)).toBe(150);
+    work.admittedWith(190, 50);
+    expect(await work.offerNow(150, 200, 50)).toBe(10);
+    expect(reads).toBe(0);
+    work.admittedWith(200, 50);
+    // Still full: nothing offered. Then 12 slots freed by others: those only, no probe.
+    expect(await work.offerNow(150, 200, 50)).toBe(0);
+    expect(await work.offerNow(150, 200, 50)).toBe(12);
+    expect(reads).toBe(2);
+    // No own free slot: nothing to count for.
+    expect(await work.offerNow(0, 200, 50)).toBe(0);
+    expect(reads).toBe(2);
+  });
 });
 
 describe('the submit queue', () => {
@@ -53,5 +79,26 @@ describe('the submit queue', () => {
     expect(taken).toEqual(['a', 'b']);
     expect([...queue.ready(0)]).toEqual(['c', 'd']);
     expect(queue.nextDelay(0)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('the items a runner of a shared batch asks about beyond its offer', () => {
+  it('looks twice as far as it offers, within bounds', () => {
+    expect(SharedWork.lookAhead(1)).toBe(SharedWork.PROBE_OFFER * 4);
+    expect(SharedWork.lookAhead(50)).toBe(100);
+    expect(SharedWork.lookAhead(1000)).toBe(SharedWork.MOST_AHEAD);
+  });
+
+  it('names the next queued items with the newest seq it knows of each', () => {
+    const queue = new SubmitQueue();
+    for (const id of ['a', 'b', 'c', 'd']) queue.add(id);
+    queue.add('later', 5_000);
+    const seqs = new Map([['b', 2]]);
+    expect(aheadOf(queue.ready(0), 3, (id) => seqs.get(id) ?? 0)).toEqual([
+      { itemId: 'a', seq: 0 },
+      { itemId: 'b', seq: 2 },
+      { itemId: 'c', seq: 0 },
+    ]);
+    expect(aheadOf(queue.ready(0), 10, () => 0).map((each) => each.itemId)).toEqual(['a', 'b', 'c', 'd']);
   });
 });
