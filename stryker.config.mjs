@@ -75,6 +75,8 @@ export const notMutated = {
     "a runner's share of a shared ledger's work, through its claims; proved against PostgreSQL by test/e2e/shared",
   'src/runner/shared-look.ts':
     "the batch's one lister: lists, writes and reads job views through the ledger (I/O); proved against PostgreSQL by test/e2e/shared",
+  'src/runner/shared-admit.ts':
+    "sends a shared run's new attempts to the ledger's admission and queues what it refused (I/O); its offer and look-ahead rules are shared-runners.ts, tested by test/runner/shared-offer.test.ts; proved against PostgreSQL by test/ledger/contract-shared.test.ts and test/e2e/shared",
   'src/runner/shared-turn.ts':
     'renews leases and adopts what other runners let go, through the ledger; proved by test/e2e/shared (kill -9)',
   'src/runner/run-observer.ts': 'interfaces and an observer that does nothing; no rule to break',
