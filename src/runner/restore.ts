@@ -152,7 +152,9 @@ async function setOnTheirWay(
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
   const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
   const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
-  refetch.push(...(await verifySavedFiles(run, verify)));
+  refetch.push(
+    ...(await verifySavedFiles(run, adopted ? verify.filter((a) => !doneElsewhere(run, a)) : verify)),
+  );
   // A request is acquired once: an item asking for a result this run fetches again waits for it.
   const fetched = refetch.filter((attempt) => attempt.jobId !== null && stillHeldBy(run, attempt));
   // So is a job this run follows (in flight, or a POST sent again under its key): a killed run's
@@ -167,6 +169,16 @@ async function setOnTheirWay(
   for (const id of sending) if (!fetching.has(id)) run.enqueue(id);
   await refetchJobs(run, refetch);
   return unanswered;
+}
+
+/**
+ * A take another runner of the batch saved and marked done a moment ago, adopted as it let the
+ * item go: it checked the files as it saved them. Checking them again (every file read and hashed,
+ * its sidecars read) made each of four runners check the others' takes too (issue 52, fleet CPU:
+ * 13,000 take checks read for 10,000 items). A run's start still checks every saved take.
+ */
+function doneElsewhere(run: RunContext, attempt: AttemptRecord): boolean {
+  return run.state.item(attempt.itemId)?.record.state === 'done';
 }
 
 /** Whether the service still holds an attempt's outputs, by its word (unknown counts as held). */
