@@ -69,9 +69,7 @@ describe.skipIf(skipPostgresTests)('write groups on PostgreSQL', () => {
     const database = await open('groups_size');
     const before = database.roundTrips;
     const total = WriteGroups.MOST_STATEMENTS + 1;
-    await Promise.all(
-      Array.from({ length: total }, (_, n) => database.write([insert(n)], () => undefined)),
-    );
+    await Promise.all(Array.from({ length: total }, (_, n) => database.write([insert(n)], () => undefined)));
     expect(database.roundTrips - before).toBe(2);
     expect(await database.read(count)).toEqual([{ c: total }]);
   });
