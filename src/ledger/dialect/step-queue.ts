@@ -5,11 +5,15 @@
  */
 export class StepQueue {
   #tail: Promise<unknown> = Promise.resolve();
+  #calls = 0;
+
   /** Steps queued so far: whether any was queued after a given one (write-groups.ts). */
-  calls = 0;
+  get calls(): number {
+    return this.#calls;
+  }
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    this.calls += 1;
+    this.#calls += 1;
     const done = this.#tail.then(work);
     this.#tail = done.then(
       () => undefined,
