@@ -1,6 +1,6 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { LedgerLocation } from '../ledger/index.js';
+import { type LedgerLocation, ledgerFileOf } from '../ledger/index.js';
 import { isS3Uri } from '../manifest/index.js';
 
 /**
@@ -16,7 +16,7 @@ export interface Trace {
 /** `outputDir` null: the command makes no output folder (copy-ledger writes a ledger only). */
 export function newBatchTrace(ledger: LedgerLocation, outputDir: string | null): Trace {
   // A shared database is no file of ours: a refused run there recorded nothing (no attempt).
-  const ledgerPath = ledger.kind === 'sqlite' ? ledger.path : null;
+  const ledgerPath = ledgerFileOf(ledger);
   // Only what is not there now: the sandbox's state of earlier runs, say, is evidence to keep.
   const files = ['', '-wal', '-shm', '-journal', '.lock', '.sandbox.jsonl']
     .flatMap((end) => (ledgerPath === null ? [] : [`${ledgerPath}${end}`]))

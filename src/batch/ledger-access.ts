@@ -6,7 +6,7 @@ import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '
 import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { acquireLedgerLock } from '../ledger/lock.js';
-import { type LedgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { type LedgerLocation, ledgerFileOf, openLedger } from '../ledger/open-ledger.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
@@ -57,8 +57,8 @@ export interface LedgerHold {
  * the ledger is open (refuseLiveRunners).
  */
 export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): LedgerHold {
-  if (location.kind === 'sqlite') return lockLedgerOrRefuse(location.path, nothingWas);
-  return { release() {} };
+  const file = ledgerFileOf(location);
+  return file === null ? { release() {} } : lockLedgerOrRefuse(file, nothingWas);
 }
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */

@@ -1,5 +1,11 @@
 import { basename, dirname, join, resolve } from 'node:path';
-import { isDatabaseUrl, type LedgerLocation, type PostgresEnv, postgresLocation } from '../ledger/index.js';
+import {
+  fileLocation,
+  isDatabaseUrl,
+  type LedgerLocation,
+  type PostgresEnv,
+  postgresLocation,
+} from '../ledger/index.js';
 import { isS3Uri, type Manifest, type ManifestHead, parseS3Uri, s3Beside, s3Uri } from '../manifest/index.js';
 
 /**
@@ -29,7 +35,7 @@ export function placeBatch<M extends ManifestHead>(
   const path = options.ledger
     ? resolve(options.cwd, options.ledger)
     : join(ledgerFolder, `${manifest.name}.sqlite`);
-  return { manifest: placed, ledger: { kind: 'sqlite', path, shown: path }, ledgerShown: path };
+  return { manifest: placed, ledger: fileLocation(path), ledgerShown: path };
 }
 
 /**

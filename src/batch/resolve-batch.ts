@@ -1,6 +1,6 @@
 import { dirname, relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import type { LedgerLocation } from '../ledger/index.js';
+import { isSharedLocation, type LedgerLocation } from '../ledger/index.js';
 import type { Manifest, ManifestHead } from '../manifest/index.js';
 import { loadSandboxConfig, type SandboxConfig } from '../sandbox/index.js';
 import { placeBatch } from './placement.js';
@@ -79,7 +79,7 @@ export function resolveBatch<M extends ManifestHead>(manifest: M, options: Batch
     cwd,
     postgresEnv: settings.postgresEnv,
   });
-  if (sandbox && placed.ledger.kind === 'postgres') throw new UserError(SANDBOX_NOT_SHARED, 'invalid_option');
+  if (sandbox && isSharedLocation(placed.ledger)) throw new UserError(SANDBOX_NOT_SHARED, 'invalid_option');
   if (options.sandboxConfig !== undefined && !sandbox)
     throw new UserError(
       '`sandboxConfig` configures the embedded sandbox: it goes with `sandbox`; without it the run is against the service',
@@ -107,7 +107,7 @@ export function resolveBatch<M extends ManifestHead>(manifest: M, options: Batch
       ledger:
         options.ledger === undefined
           ? undefined
-          : placed.ledger.kind === 'postgres'
+          : isSharedLocation(placed.ledger)
             ? placed.ledgerShown
             : options.ledger,
       baseUrl: options.baseUrl,

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import * as prepare from './attempt-prepare.js';
 import * as reads from './attempt-reads.js';
 import * as writes from './attempt-writes.js';
@@ -236,20 +235,11 @@ export class KyselyLedger implements Ledger {
 
   /** The durability settings in force on a SQLite ledger's connection (synchronous 2 is FULL). */
   settings(): Promise<{ journalMode: string; synchronous: number } | null> {
-    return this.#step(async (c) => {
-      if (c.kind !== 'sqlite') return null;
-      const [mode] = await c.db.read(sql<{ journal_mode: string }>`PRAGMA journal_mode`.compile(c.q));
-      const [sync] = await c.db.read(sql<{ synchronous: number }>`PRAGMA synchronous`.compile(c.q));
-      return { journalMode: mode!.journal_mode, synchronous: sync!.synchronous };
-    });
+    return this.#step((c) => c.db.fileSettings());
   }
 
   /** SQLite's own check of the file ('ok'); null for PostgreSQL. */
   integrityCheck(): Promise<string | null> {
-    return this.#step(async (c) => {
-      if (c.kind !== 'sqlite') return null;
-      const [row] = await c.db.read(sql<{ integrity_check: string }>`PRAGMA integrity_check`.compile(c.q));
-      return row!.integrity_check;
-    });
+    return this.#step((c) => c.db.integrityCheck());
   }
 }

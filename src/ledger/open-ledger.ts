@@ -1,23 +1,24 @@
 import { BatchPaths, batchRootOf } from './batch-paths.js';
 import { findBatch } from './batch-row.js';
-import type { LedgerDatabase } from './dialect/database.js';
-import { openPostgres, type PgConfig } from './dialect/postgres.js';
-import { migratePostgres, postgresColumns } from './dialect/postgres-schema.js';
-import { openSqlite, sqliteColumns } from './dialect/sqlite.js';
+import {
+  databaseLocation,
+  type LedgerLocation,
+  ledgerFileOf,
+  openDatabase,
+} from './dialect/ledger-location.js';
+import type { PgConfig } from './dialect/postgres.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import type { Ledger } from './ledger.js';
 import { LedgerContext } from './ledger-context.js';
 
+export {
+  fileLocation,
+  isSharedLocation,
+  type LedgerLocation,
+  ledgerFileOf,
+  sameLedger,
+} from './dialect/ledger-location.js';
 export type { PgConfig } from './dialect/postgres.js';
-
-/**
- * Where a batch's ledger is: a SQLite file, or a PostgreSQL database that several runners share.
- * `shown` is how people see it: the file's path, or the database's URL without its password,
- * which never leaves `config`.
- */
-export type LedgerLocation =
-  | { kind: 'sqlite'; path: string; shown: string }
-  | { kind: 'postgres'; config: PgConfig; shown: string };
 
 /** The PG* variables every PostgreSQL tool understands, as given to the batch. */
 export interface PostgresEnv {
@@ -48,7 +49,7 @@ export function postgresLocation(url: string, env: PostgresEnv): LedgerLocation 
     ...sslOf(sslmode),
     connectionString: url,
   };
-  return { kind: 'postgres', config, shown: addressOf(parsed, env) };
+  return databaseLocation(config, addressOf(parsed, env));
 }
 
 function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
@@ -104,16 +105,14 @@ export async function openLedger(
 ): Promise<Ledger> {
   const readonly = options.readonly ?? false;
   const now = options.now ?? (() => new Date());
-  const db: LedgerDatabase =
-    location.kind === 'sqlite'
-      ? openSqlite(location.path, readonly, { batchName, manifestPath })
-      : await openPostgres(location.config, {
-          reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
-          onWaiting: options.onWaiting,
-        });
+  const { db, columns } = await openDatabase(location, {
+    readonly,
+    batchName,
+    manifestPath,
+    reconnectWithinMs: options.reconnectWithinMs ?? DEFAULT_RECONNECT_MS,
+    onWaiting: options.onWaiting,
+  });
   try {
-    if (!readonly && db.kind === 'postgres') await migratePostgres(db);
-    const columns = readonly ? await (db.kind === 'sqlite' ? sqliteColumns(db) : postgresColumns(db)) : null;
     const hasBatches = columns === null || columns.has('batches');
     const batch = await findBatch(db, batchName, manifestPath, now().toISOString(), readonly, hasBatches);
     const context = new LedgerContext({
@@ -125,7 +124,7 @@ export async function openLedger(
       columns,
     });
     // A file is named by its path; a database by its URL without the password.
-    const shown = location.kind === 'sqlite' ? location.path : location.shown;
+    const shown = ledgerFileOf(location) ?? location.shown;
     return new KyselyLedger(context, shown, options.leaseMs ?? DEFAULT_LEASE_MS);
   } catch (error) {
     await db.close();

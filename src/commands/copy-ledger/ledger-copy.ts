@@ -15,7 +15,7 @@ import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
 import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import type { LedgerLocation } from '../../ledger/open-ledger.js';
+import { isSharedLocation, type LedgerLocation, ledgerFileOf, sameLedger } from '../../ledger/open-ledger.js';
 import type { BatchDump } from '../../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 
@@ -66,8 +66,9 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     postgresEnv: batch.settings.postgresEnv,
   }).ledger;
   refuseSameLedger(batch.ledger, target);
-  if (target.kind === 'sqlite')
-    await refuseNamedTarget(target.path, targetGuard(batch), LEDGER_FILE, {
+  const targetFile = ledgerFileOf(target);
+  if (targetFile !== null)
+    await refuseNamedTarget(targetFile, targetGuard(batch), LEDGER_FILE, {
       force: false,
       saved: savedFilesOf(batch),
     });
@@ -97,7 +98,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     if ((await source.service())?.identity === SANDBOX_IDENTITY) refuseSandboxShared(target, source.path);
     // A target that already records the batch is refused before it is opened for writing: opening
     // it so would bring its batch row up to this manifest's folder, a write the refusal must not leave.
-    if (target.kind === 'postgres' || existsSync(target.path)) {
+    if (targetFile === null || existsSync(targetFile)) {
       const look = await openLedgerOrRefuse(target, manifest, { ...batch.settings, readonly: true }, NOTHING);
       try {
         await refuseRecordedBatch(look, manifest.name);
@@ -141,9 +142,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
 }
 
 function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
-  const same =
-    from.kind === 'sqlite' && to.kind === 'sqlite' ? from.path === to.path : from.shown === to.shown;
-  if (same)
+  if (sameLedger(from, to))
     throw new UserError(
       `the ledger to copy into is the one the batch is copied from (${to.shown}); ${NOTHING}`,
       'invalid_usage',
@@ -155,7 +154,7 @@ function refuseSameLedger(from: LedgerLocation, to: LedgerLocation): void {
  * sandbox that holds its jobs is started inside each command, never shared.
  */
 function refuseSandboxShared(to: LedgerLocation, from: string): void {
-  if (to.kind !== 'postgres') return;
+  if (!isSharedLocation(to)) return;
   throw new UserError(
     `the ledger to copy into, ${to.shown}, is a shared PostgreSQL ledger, and the batch in ${from} ran against the embedded sandbox: ` +
       `${SANDBOX_NOT_SHARED}. Copy it into a SQLite file instead; ${NOTHING}`,

@@ -11,6 +11,7 @@ import { type StreamOptions, streamGallery } from '../../documents/gallery/page-
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
+import { ledgerFileOf } from '../../ledger/open-ledger.js';
 import { describeService } from '../../ledger/service.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
 import {
@@ -266,7 +267,7 @@ function refreshArgs(batch: Batch, request: GalleryRequest): string[] {
  * reader adds it, or PGPASSWORD, as for any command.
  */
 const ledgerArgs = (batch: Batch): string[] => {
-  const named = batch.ledger.kind === 'sqlite' ? batch.named.ledger : batch.ledger.shown;
+  const named = ledgerFileOf(batch.ledger) !== null ? batch.named.ledger : batch.ledger.shown;
   return [...(batch.sandbox ? ['--sandbox'] : []), ...(named ? ['--ledger', named] : [])];
 };
 

@@ -55,6 +55,10 @@ export interface LedgerDatabase {
    * trip (write-groups.ts); on SQLite it is a step like any other. Never called inside a step.
    */
   write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T>;
+  /** The durability settings in force on a ledger file's connection (synchronous 2 is FULL); null for a server. */
+  fileSettings(): Promise<{ journalMode: string; synchronous: number } | null>;
+  /** The database's own check of its file ('ok'); null for a server, which checks its own. */
+  integrityCheck(): Promise<string | null>;
   /** A step that reads, decides, and writes, in one transaction (run again whole after a lost connection). */
   transaction<T>(work: (tx: Tx) => Promise<T>, durability?: Durability): Promise<T>;
   /** One statement on its own: a read. */

@@ -185,6 +185,14 @@ export class PostgresDatabase implements LedgerDatabase {
     );
   }
 
+  async fileSettings(): Promise<null> {
+    return null;
+  }
+
+  async integrityCheck(): Promise<null> {
+    return null;
+  }
+
   write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T> {
     return this.#writes.write(statements, parse);
   }

@@ -76,6 +76,17 @@ export class SqliteDatabase implements LedgerDatabase {
     return this.#queue.run(work);
   }
 
+  async fileSettings(): Promise<{ journalMode: string; synchronous: number }> {
+    const [mode] = await this.read(sql<{ journal_mode: string }>`PRAGMA journal_mode`.compile(this.q));
+    const [sync] = await this.read(sql<{ synchronous: number }>`PRAGMA synchronous`.compile(this.q));
+    return { journalMode: mode!.journal_mode, synchronous: sync!.synchronous };
+  }
+
+  async integrityCheck(): Promise<string> {
+    const [row] = await this.read(sql<{ integrity_check: string }>`PRAGMA integrity_check`.compile(this.q));
+    return row!.integrity_check;
+  }
+
   write<T>(statements: readonly Statement[], parse: (results: StatementResult[]) => T): Promise<T> {
     return this.step(async () => parse(await this.batch(statements)));
   }
