@@ -20,6 +20,8 @@ export class WriteGroups {
   /** The group last queued, while it has not begun and no other step was queued after it. */
   #open: PendingWrite[] | null = null;
   #openAt = -1;
+  /** Statements in the open group. */
+  #openStatements = 0;
 
   constructor(
     private readonly queue: {
@@ -47,12 +49,15 @@ export class WriteGroups {
         fail: reject,
       };
       const open = this.#open;
-      if (open !== null && this.queue.calls === this.#openAt && fits(open, statements)) {
+      const fits = this.#openStatements + statements.length <= WriteGroups.MOST_STATEMENTS;
+      if (open !== null && this.queue.calls === this.#openAt && fits) {
         open.push(pending);
+        this.#openStatements += statements.length;
         return;
       }
       const group = [pending];
       this.#open = group;
+      this.#openStatements = statements.length;
       void this.queue.run(() => this.#sendGroup(group));
       this.#openAt = this.queue.calls;
     });
@@ -87,10 +92,4 @@ export class WriteGroups {
       }
     }
   }
-}
-
-function fits(group: readonly PendingWrite[], statements: readonly Statement[]): boolean {
-  let count = statements.length;
-  for (const each of group) count += each.statements.length;
-  return count <= WriteGroups.MOST_STATEMENTS;
 }
