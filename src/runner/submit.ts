@@ -33,7 +33,10 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   // a check that cannot run (a timeout) stops the run before the next take is bought.
   const checksUnproven = (run.options.ownChecks?.checks.length ?? 0) > 0 && !run.checks.ownVerdictSeen;
   const ownFree = underUnsavedBound(run, checksUnproven);
-  const free = run.shared ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished) : ownFree;
+  // Nothing ready to go (all queued items wait, or none is queued): no count of the batch's room.
+  const ready = !state.queue.ready(now).next().done;
+  const free =
+    run.shared && ready ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished, now) : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;

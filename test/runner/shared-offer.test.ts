@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunnerClaims } from '../../src/ledger/ledger.js';
+import { NO_ROOM_RETRY_MS } from '../../src/runner/shared-admit.js';
 import { aheadOf, SharedWork } from '../../src/runner/shared-runners.js';
 import { SubmitQueue } from '../../src/runner/submit-queue.js';
 
@@ -41,17 +42,23 @@ describe('what a runner of a shared batch offers its next admission', () => {
     } as unknown as RunnerClaims;
     const work = new SharedWork(counting);
     // Until an admission has counted, and while room is left, no count: the offer as before.
-    expect(await work.offerNow(150, 200, 50)).toBe(150);
+    expect(await work.offerNow(150, 200, 50, 0)).toBe(150);
     work.admittedWith(190, 50);
-    expect(await work.offerNow(150, 200, 50)).toBe(10);
+    expect(await work.offerNow(150, 200, 50, 0)).toBe(10);
     expect(reads).toBe(0);
     work.admittedWith(200, 50);
-    // Still full: nothing offered. Then 12 slots freed by others: those only, no probe.
-    expect(await work.offerNow(150, 200, 50)).toBe(0);
-    expect(await work.offerNow(150, 200, 50)).toBe(12);
+    // Still full: nothing offered, and no count again before NO_ROOM_RETRY_MS has passed.
+    expect(await work.offerNow(150, 200, 50, 1_000)).toBe(0);
+    expect(await work.offerNow(150, 200, 50, 1_000 + NO_ROOM_RETRY_MS - 1)).toBe(0);
+    expect(reads).toBe(1);
+    // What this run freed meanwhile it offers at once, without a count.
+    expect(await work.offerNow(160, 200, 40, 1_000 + NO_ROOM_RETRY_MS - 1)).toBe(10);
+    expect(reads).toBe(1);
+    // Then 12 slots freed by others: those only, no probe.
+    expect(await work.offerNow(150, 200, 50, 1_000 + NO_ROOM_RETRY_MS)).toBe(12);
     expect(reads).toBe(2);
     // No own free slot: nothing to count for.
-    expect(await work.offerNow(0, 200, 50)).toBe(0);
+    expect(await work.offerNow(0, 200, 50, 5_000)).toBe(0);
     expect(reads).toBe(2);
   });
 });
