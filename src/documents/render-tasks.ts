@@ -61,13 +61,22 @@ export function renderCopied(manifest: { name: string; outputDir: string }, copi
  * in a bucket, its presigned URL too, since that is what opens it).
  */
 export function renderRunGallery(
-  page: { written: string; linksExpireAt: string | null; pageUrl: string | null },
+  result: {
+    gallery: { written: string; linksExpireAt: string | null; pageUrl: string | null } | null;
+    galleryLeftTo: number;
+  },
   cwd: string,
 ): string {
+  const page = result.gallery;
+  if (page === null) return result.galleryLeftTo > 0 ? galleryLeftWords(result.galleryLeftTo) : '';
   const where = shownFromCwd(cwd, page.written);
   const expiry = page.linksExpireAt === null ? '' : ` (its links expire at ${page.linksExpireAt})`;
   return `gallery: ${where}${expiry}${page.pageUrl === null ? '' : `, open ${page.pageUrl}`}\n`;
 }
+
+/** A runner of a shared batch that ended before the others: the last of them writes the page. */
+const galleryLeftWords = (others: number): string =>
+  `gallery: left to the ${others === 1 ? 'other runner' : `${others} other runners`} of this batch still running; the last to end writes it\n`;
 
 export function renderGalleryWritten(
   name: string,

@@ -36,7 +36,9 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   // Nothing ready to go (all queued items wait, or none is queued): no count of the batch's room.
   const ready = !state.queue.ready(now).next().done;
   const free =
-    run.shared && ready ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished, now) : ownFree;
+    run.shared && ready
+      ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished, now)
+      : ownFree;
   let budget = await run.budgetState();
   // Read once per pass, and only when an item is refused: a handful of rows, one per kind of request.
   let prices: PricesSeen | null | undefined;

@@ -101,8 +101,7 @@ export class TerminalRunView {
             ),
           }),
     );
-    if (result.gallery !== null && !this.values.json)
-      this.io.stdout.write(renderRunGallery(result.gallery, this.io.cwd));
+    if (!this.values.json) this.io.stdout.write(renderRunGallery(result, this.io.cwd));
   }
 
   /** Leaves the terminal clean: the summary written, or the live view ended under an error. */

@@ -7,6 +7,23 @@ import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
 import type { RunOutcome } from './run-outcome.js';
 
 /**
+ * The gallery as a run ends (refreshBatchGallery), except while other runners of its shared batch
+ * still run (its own run row already ended, so the count is of the others): the page would be
+ * written again by each of them, a whole-batch read and write per runner, so it is left to the
+ * last to end. Two ending together both write it; one cannot leave it to a runner that has ended.
+ */
+export async function galleryAtEnd(
+  batch: Batch,
+  ledger: Ledger,
+  outcome: Pick<RunOutcome, 'ledger'>,
+  warn: Warn,
+): Promise<Pick<RunOutcome, 'gallery' | 'galleryLeftTo'>> {
+  const others = await ledger.liveRuns();
+  if (others > 0) return { gallery: null, galleryLeftTo: others };
+  return { gallery: await refreshBatchGallery(batch, ledger, outcome, warn), galleryLeftTo: 0 };
+}
+
+/**
  * The gallery a run leaves behind (docs/gallery.md, "After every run"): written or refreshed at
  * `<output location>/index.html` whenever the run ends with an outcome (done, failures, budget, a
  * drain), so the page a person opens in the morning is the ledger as the run left it. It follows

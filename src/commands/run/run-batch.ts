@@ -28,7 +28,7 @@ import type { OutputStore } from '../../storage/output-store.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
 import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
-import { refreshBatchGallery } from './gallery-refresh.js';
+import { galleryAtEnd } from './gallery-refresh.js';
 import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -300,7 +300,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   };
   // The ledger's row of the run records the exit code the CLI ends with for it (docs/glossary.md).
   await ledger.endRun(runId, exitCodeOfOutcome(outcome.outcome));
-  if (request.gallery) outcome.gallery = await refreshBatchGallery(request.batch, ledger, outcome, view.warn);
+  if (request.gallery) Object.assign(outcome, await galleryAtEnd(request.batch, ledger, outcome, view.warn));
   const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
   if (result.uncheckedTakes > 0) view.warn(uncheckedWarning(result.uncheckedTakes));

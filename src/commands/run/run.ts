@@ -128,6 +128,11 @@ export interface RunResult {
   /** The gallery page the run wrote or refreshed as it ended; null when it wrote none (see `gallery`). */
   gallery: GalleryWritten | null;
   /**
+   * How many other runners of its shared batch were still running when it ended: it left the
+   * gallery to them, and the last of them to end writes it (docs/shared-ledger.md). 0 otherwise.
+   */
+  galleryLeftTo: number;
+  /**
    * Items not submitted because a file this ledger did not write holds their name (docs/results.md):
    * they stay pending, and only moving that file lets a re-run send them.
    */
@@ -254,6 +259,7 @@ function resultOf(outcome: RunOutcome): RunResult {
     ledgerPath: outcome.ledger.path,
     selected: outcome.only === null ? null : [...outcome.only],
     gallery: outcome.gallery,
+    galleryLeftTo: outcome.galleryLeftTo,
     heldBack: outcome.heldBack,
   };
 }

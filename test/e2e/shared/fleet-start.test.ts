@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, spawnCli } from '../../support/cli.js';
 import { cliEnv, manifestYaml, project, startTestSandbox } from '../../support/e2e.js';
@@ -8,7 +10,8 @@ import { readSharedLedger, sharedViolations } from './shared-support.js';
  * A fleet started the way a scheduler starts one (a Kubernetes Job with parallelism 5, a systemd
  * template, a CI matrix): five runners at the same moment on a new shared batch. The check for a
  * lost ledger must never take a batch-mate's jobs for another ledger's (issue 52): every runner
- * works the batch, each item is paid once.
+ * works the batch, each item is paid once. The gallery is written once for the fleet, by the
+ * last runner to end, not once per runner.
  */
 
 const RUNNERS = 5;
@@ -31,6 +34,7 @@ describe.skipIf(skipPostgresTests)('a fleet started together on a new shared bat
     try {
       // Short leases: a runner that ends early waits less for its batch-mates' last items.
       const env = { ...cliEnv(sandbox), MEDIABATCH_LEASE_SECONDS: '1.5' };
+      let leftTotal = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
         // A new batch each round, on the same service: the service already holds earlier rounds'
         // jobs, of other batches, which no runner may take for this one's.
@@ -52,7 +56,20 @@ describe.skipIf(skipPostgresTests)('a fleet started together on a new shared bat
         expect(rows.items).toHaveLength(ITEMS);
         const batch = { name, dir: p.dir, budgetMicros: 5_000_000, concurrency: CONCURRENCY };
         expect(sharedViolations(sandbox, rows, batch)).toEqual([]);
+        // One gallery for the fleet: a runner ending while batch-mates still run leaves it to the
+        // last of them; whoever wrote it last wrote it with every item settled.
+        const wrote = ends.filter((end) => /^gallery: \S+index\.html$/m.test(end.stdout));
+        const left = ends.filter((end) =>
+          /^gallery: left to the (other runner|\d other runners) of this batch/m.test(end.stdout),
+        );
+        expect(wrote.length + left.length, said.join('\n---\n')).toBe(RUNNERS);
+        expect(wrote.length).toBeGreaterThan(0);
+        leftTotal += left.length;
+        const page = readFileSync(join(p.dir, wrote[0]!.stdout.match(/^gallery: (\S+)$/m)![1]!), 'utf8');
+        for (let i = 0; i < ITEMS; i += 1) expect(page).toContain(`f${i}`);
       }
+      // Runners end one after another: over the rounds, some end while a batch-mate still runs.
+      expect(leftTotal).toBeGreaterThan(0);
     } finally {
       await sandbox.close();
     }
