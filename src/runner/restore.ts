@@ -132,7 +132,10 @@ async function setOnTheirWay(
     if (record !== existing && !memoryOnly) writes.push(record);
     else if (memoryOnly && existing && next.kind === 'submit') run.state.unsent.hold(existing);
     run.state.track(item, hash, record, attempt);
-    planned.push(next);
+    // Not claimed either: a claim nobody lets go would be renewed with every lease until the run ends.
+    planned.push(
+      adopted && next.kind === 'verify' && doneElsewhere(run, next.attempt) ? { kind: 'none' } : next,
+    );
   }
   const settled = new Set(items.filter((item) => isSettled(run, item.id)).map((item) => item.id));
   const steps = run.shared ? await run.shared.ownSteps(items, planned, settled) : planned;
@@ -152,9 +155,7 @@ async function setOnTheirWay(
   const unanswered = steps.flatMap((next) => (next.kind === 'resend' ? [next.attempt] : []));
   const refetch = steps.flatMap((next) => (next.kind === 'refetch' ? [next.attempt] : []));
   const verify = steps.flatMap((next) => (next.kind === 'verify' ? [next.attempt] : []));
-  refetch.push(
-    ...(await verifySavedFiles(run, adopted ? verify.filter((a) => !doneElsewhere(run, a)) : verify)),
-  );
+  refetch.push(...(await verifySavedFiles(run, verify)));
   // A request is acquired once: an item asking for a result this run fetches again waits for it.
   const fetched = refetch.filter((attempt) => attempt.jobId !== null && stillHeldBy(run, attempt));
   // So is a job this run follows (in flight, or a POST sent again under its key): a killed run's
@@ -175,7 +176,9 @@ async function setOnTheirWay(
  * A take another runner of the batch saved and marked done a moment ago, adopted as it let the
  * item go: it checked the files as it saved them. Checking them again (every file read and hashed,
  * its sidecars read) made each of four runners check the others' takes too (issue 52, fleet CPU:
- * 13,000 take checks read for 10,000 items). A run's start still checks every saved take.
+ * 13,000 take checks read for 10,000 items). A run's start still checks every saved take. It is
+ * not claimed either: a runner kept adopting them, and renewed the claims of thousands of done
+ * items with every lease until it ended.
  */
 function doneElsewhere(run: RunContext, attempt: AttemptRecord): boolean {
   return run.state.item(attempt.itemId)?.record.state === 'done';
