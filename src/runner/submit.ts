@@ -21,8 +21,9 @@ type Reserved = Extract<Reservation, { kind: 'reserved' }>;
 /**
  * Starts as many submissions as free slots, budget and the 429 gate allow. Their attempts are
  * made durable together, with one disk sync, before any of their POSTs goes out. Says whether a
- * shared batch's room, not this run's, held some back: other runners free it without a word to
- * this one, so the loop tries again shortly (NO_ROOM_RETRY_MS).
+ * shared batch's room, not this run's, held some back (other runners free it without a word to
+ * this one), or whether other runners had some of the items offered: either way the loop tries
+ * again shortly (NO_ROOM_RETRY_MS).
  */
 export async function fillSlots(run: RunContext): Promise<boolean> {
   const { state } = run;
@@ -93,7 +94,11 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
           (id) => state.item(id)?.latest?.seq ?? 0,
         )
       : [];
-    await startAttempts(run, batch, ahead);
+    // Offered items another runner had done or taken leave this run's slots free: the next queued
+    // ones go shortly, not at the next lease renewal. A runner kept from the batch's slots while the
+    // others worked found thousands of its queued items done, and cleared them 600 (its offer and
+    // its look ahead) a renewal, ten seconds each, while the batch's last items waited behind them.
+    if ((await startAttempts(run, batch, ahead)) < batch.length) return true;
   }
   return free < ownFree && batch.length === free;
 }
@@ -125,7 +130,7 @@ async function startAttempts(
   run: RunContext,
   batch: ReadonlyArray<{ itemId: string; reservation: Reserved }>,
   ahead: Admission['ahead'],
-): Promise<void> {
+): Promise<number> {
   const { manifest, ledger, observer } = run.deps;
   const fresh = batch.map(({ itemId, reservation }) => {
     const tracked = run.state.item(itemId)!;
@@ -162,6 +167,7 @@ async function startAttempts(
     run.state.sendsBegan(attempt.id);
     run.background(sendAttempt(run, attempt, capFromBudget.get(attempt.itemId) ?? false));
   }
+  return attempts.length;
 }
 
 /**
