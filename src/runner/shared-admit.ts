@@ -2,9 +2,7 @@ import type { Admission, NewAttempt } from '../ledger/ledger.js';
 import type { AttemptRecord } from '../ledger/records.js';
 import { stopRedefined } from './redefined-stop.js';
 import type { RunContext } from './run-context.js';
-
-/** How soon an attempt that found no slot or budget left among all runners is tried again. */
-export const NO_ROOM_RETRY_MS = 250;
+import { NO_ROOM_RETRY_MS } from './shared-runners.js';
 
 /**
  * A shared ledger admits new attempts against every runner's slots and budget (claims.prepare).

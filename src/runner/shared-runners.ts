@@ -1,7 +1,9 @@
 import type { JobView, RunnerClaims } from '../ledger/ledger.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Next } from './next-step.js';
-import { NO_ROOM_RETRY_MS } from './shared-admit.js';
+
+/** How soon an attempt that found no slot or budget left among all runners is tried again. */
+export const NO_ROOM_RETRY_MS = 250;
 
 /**
  * How often a run with nothing of its own left to do looks at the others' items: it ends soon after

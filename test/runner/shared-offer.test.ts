@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunnerClaims } from '../../src/ledger/ledger.js';
-import { NO_ROOM_RETRY_MS } from '../../src/runner/shared-admit.js';
-import { aheadOf, SharedWork } from '../../src/runner/shared-runners.js';
+import { aheadOf, NO_ROOM_RETRY_MS, SharedWork } from '../../src/runner/shared-runners.js';
 import { SubmitQueue } from '../../src/runner/submit-queue.js';
 
 // The offer never reaches the ledger: no claim is made by these tests.
