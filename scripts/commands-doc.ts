@@ -195,8 +195,11 @@ const RUN_VIEW = [
   'rules of `report --html` with no FILE and no `--force`: a file there that is not a gallery page',
   'mediabatch wrote is left as it is, with a warning. Writing the gallery never changes the exit',
   'code: a page that cannot be written is a warning. A run stopped before it started (a refusal, an',
-  'interrupted pre-flight) or ended at once by a second Ctrl-C writes none. In the library, the',
-  "result's `gallery` says where the page went (null for none), and `gallery: false` skips it",
+  'interrupted pre-flight) or ended at once by a second Ctrl-C writes none. A runner of a shared',
+  'batch that ends while other runners of the batch still run leaves the page to the last of them,',
+  'and its last line says so (`gallery: left to the 2 other runners of this batch still running; the',
+  "last to end writes it`). In the library, the result's `gallery` says where the page went (null",
+  'for none), `galleryLeftTo` how many runners it was left to, and `gallery: false` skips it',
   '(docs/gallery.md, "After every run").',
   '',
 ];
