@@ -46,6 +46,11 @@ export class SubmitQueue {
     }
   }
 
+  /** Whether any queued item may go at `now`. */
+  hasReady(now: number): boolean {
+    return !this.ready(now).next().done;
+  }
+
   remove(itemId: string): void {
     this.#entries.delete(itemId);
     this.#delayed.delete(itemId);

@@ -35,9 +35,8 @@ export async function fillSlots(run: RunContext): Promise<boolean> {
   const checksUnproven = (run.options.ownChecks?.checks.length ?? 0) > 0 && !run.checks.ownVerdictSeen;
   const ownFree = underUnsavedBound(run, checksUnproven);
   // Nothing ready to go (all queued items wait, or none is queued): no count of the batch's room.
-  const ready = !state.queue.ready(now).next().done;
   const free =
-    run.shared && ready
+    run.shared && state.queue.hasReady(now)
       ? await run.shared.offerNow(ownFree, state.slotLimit, state.unfinished, now)
       : ownFree;
   let budget = await run.budgetState();

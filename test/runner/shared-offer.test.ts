@@ -69,6 +69,10 @@ describe('the submit queue', () => {
     queue.add('a', 1_000);
     expect([...queue.ready(500)]).toEqual(['b', 'c']);
     expect(queue.nextDelay(500)).toBe(500);
+    const later = new SubmitQueue();
+    later.add('x', 1_000);
+    expect(later.hasReady(999)).toBe(false);
+    expect(later.hasReady(1_000)).toBe(true);
     expect([...queue.ready(1_000)]).toEqual(['b', 'c', 'a']);
     expect(queue.length).toBe(3);
   });
