@@ -141,7 +141,11 @@ export class KyselyLedger implements Ledger {
   };
   recordTakeCheck: Steps['recordTakeCheck'] = (id, check, item) =>
     this.#step((c) => checks.recordTakeCheck(c, id, check, item));
-  takeChecks: Steps['takeChecks'] = () => this.#step(checks.takeChecks, () => []);
+  takeChecks: Steps['takeChecks'] = (attemptIds) =>
+    this.#step(
+      (c) => checks.takeChecks(c, attemptIds),
+      () => [],
+    );
   takeCheckOf: Steps['takeCheckOf'] = (id) =>
     this.#step(
       (c) => checks.takeCheckOf(c, id),

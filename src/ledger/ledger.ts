@@ -281,8 +281,8 @@ export interface Ledger {
     check: TakeCheckInput,
     item?: { itemId: string; update: ItemUpdate },
   ): Promise<void>;
-  /** Every take check of the batch, in attempt order. */
-  takeChecks(): Promise<TakeCheckRecord[]>;
+  /** Every take check of the batch, or only those of the attempts named, in attempt order. */
+  takeChecks(attemptIds?: readonly number[]): Promise<TakeCheckRecord[]>;
   /** One take's check, or null when it was never checked. */
   takeCheckOf(attemptId: number): Promise<TakeCheckRecord | null>;
   /** How many takes of each item's each request failed their check (what re-rolls count against). */

@@ -60,10 +60,21 @@ function checkStatements(c: LedgerContext, attemptId: number, check: TakeCheckIn
   ];
 }
 
-/** Every take check of the batch, in attempt order; none on a ledger read before the table existed. */
-export async function takeChecks(c: LedgerContext): Promise<TakeCheckRecord[]> {
-  if (!c.has('take_checks')) return [];
-  return c.db.read(checksQuery(c).orderBy('t.attempt_id').compile());
+/**
+ * Every take check of the batch, or only those of the attempts named, in attempt order; none on a
+ * ledger read before the table existed.
+ */
+export async function takeChecks(
+  c: LedgerContext,
+  attemptIds?: readonly number[],
+): Promise<TakeCheckRecord[]> {
+  if (!c.has('take_checks') || attemptIds?.length === 0) return [];
+  return c.db.read(
+    checksQuery(c)
+      .$if(attemptIds !== undefined, (query) => query.where(c.db.sql.inList('t.attempt_id', attemptIds!)))
+      .orderBy('t.attempt_id')
+      .compile(),
+  );
 }
 
 /** One take's check (its sidecar says it, docs/results.md); null when it was never checked. */

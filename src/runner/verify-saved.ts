@@ -91,17 +91,19 @@ function shownFromManifest(manifestFile: string): (path: string) => string {
 }
 
 /**
- * Every take's check, read in one statement for a run's own batch (a re-run verifies all its
- * takes: a statement per take was a tenth of a 30,000-item re-run). Undefined for a shared
- * batch's runner, which verifies the few takes it adopts at every turn, each read with its sidecar.
+ * The checks of the takes verified, read in one statement (a re-run verifies all its takes: a
+ * statement per take was a tenth of a 30,000-item re-run, and 10,000 round trips of a shared
+ * batch's re-run); only theirs when they are few (a shared batch's runner verifies the few takes
+ * it adopts at every turn, narrow-read.ts). Undefined when no sidecar is written.
  */
 async function takeChecksOf(
   run: RunContext,
   attempts: readonly AttemptRecord[],
 ): Promise<((attemptId: number) => SidecarCheck | null) | undefined> {
-  if (run.deps.manifest.sidecars === false || run.shared || attempts.length === 0) return undefined;
+  if (run.deps.manifest.sidecars === false || attempts.length === 0) return undefined;
+  const ids = narrowRead(attempts.map((attempt) => attempt.id));
   const checks = new Map(
-    (await run.deps.ledger.takeChecks()).map((check) => [check.attemptId, shownCheck(check)]),
+    (await run.deps.ledger.takeChecks(ids)).map((check) => [check.attemptId, shownCheck(check)]),
   );
   return (attemptId) => checks.get(attemptId) ?? null;
 }

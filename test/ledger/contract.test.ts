@@ -292,6 +292,40 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
       ]);
     });
 
+    it('reads the checks of saved takes, all of them or only those of the attempts named', async () => {
+      const ledger = await ledgerAt();
+      await ledger.putItems(
+        ['a', 'b'].map((itemId) => ({ itemId, requestHash: '', state: 'pending' as const })),
+      );
+      const saved = [];
+      for (const [n, itemId] of ['a', 'b'].entries()) {
+        const attempt = await ledger.prepareAttempt(newAttempt(itemId, 1));
+        await ledger.recordAccepted(attempt.id, 202, job(`j${n}`, { status: 'succeeded', amountMicros: 10 }));
+        const file = { idx: 0, path: join(root, 'out', `${itemId}.mp4`), bytes: 7, sha256: `s${n}` };
+        const outcome = itemId === 'a' ? 'passed' : 'failed';
+        const check = {
+          outcome,
+          reason: itemId === 'a' ? null : 'too short',
+          video: null,
+          score: null,
+          checks: null,
+        } as const;
+        await ledger.recordCheckedFiles(attempt.id, [file], check);
+        saved.push({ attemptId: attempt.id, outcome });
+      }
+      const [a, b] = saved;
+      expect((await ledger.takeChecks()).map(({ attemptId, outcome }) => ({ attemptId, outcome }))).toEqual(
+        saved,
+      );
+      expect(await ledger.takeChecks([b!.attemptId])).toMatchObject([
+        { ...b, reason: 'too short', checkedAt: T0 },
+      ]);
+      expect(await ledger.takeChecks([a!.attemptId, b!.attemptId])).toEqual(await ledger.takeChecks());
+      expect(await ledger.takeChecks([b!.attemptId + 1000])).toEqual([]);
+      expect(await ledger.takeChecks([])).toEqual([]);
+      expect(await ledger.takeCheckOf(a!.attemptId)).toMatchObject({ ...a, reason: null });
+    });
+
     it('records a reused take: no job, no charge, its files saved and its item done, pointing at its result, and finds takes with their requests', async () => {
       const ledger = await ledgerAt();
       await ledger.putItems([

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
@@ -69,12 +69,23 @@ describe.skipIf(skipPostgresTests)('a worker without the manifest', () => {
       const doc = JSON.parse(status.stdout) as { items: Array<{ id: string; state: string }> };
       expect(doc.items.filter((item) => item.state !== 'done')).toEqual([]);
       expect(doc.items).toHaveLength(ALL.length);
+      // Deleted sidecars come back as they were, each take's check in it (read for all the takes
+      // verified at once, verify-saved.ts).
+      const sidecars = new Map(
+        ['a', 'twin'].map((id) => [id, readFileSync(join(host.outDir, `${id}.json`), 'utf8')]),
+      );
+      for (const [id, text] of sidecars) {
+        expect(JSON.parse(text).check, id).toEqual({ outcome: 'passed', reason: null });
+        unlinkSync(join(host.outDir, `${id}.json`));
+      }
       const again = await runCli(['run', host.manifest, '--ledger', url, '--poll-interval', '0.1'], {
         cwd: host.dir,
         env,
       });
       expect(again.code, again.stderr).toBe(0);
       expect(allPosts(sandbox)).toHaveLength(ALL.length);
+      for (const [id, text] of sidecars)
+        expect(readFileSync(join(host.outDir, `${id}.json`), 'utf8'), id).toBe(text);
     } finally {
       await sandbox.close();
     }
