@@ -71,19 +71,24 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
   const wanted = new Set(itemIds);
   // Only these items' rows: every runner adopts at every turn, and the whole batch read each time
   // grew each runner's CPU per item with the batch's size and the number of runners.
-  const named = narrowRead(itemIds);
   const records = new Map(
-    (await ledger.listItems(named))
+    (await ledger.listItems(narrowRead(itemIds)))
       .filter((record) => wanted.has(record.itemId))
       .map((record) => [record.itemId, record]),
   );
-  const latest = latestAttempts(
-    (await ledger.listAttempts(named)).filter((attempt) => wanted.has(attempt.itemId)),
-  );
-  const items = itemIds.flatMap((id) => {
+  const doneThere = itemIds.filter((id) => finishedThere(run, id, records.get(id)));
+  for (const id of doneThere) run.state.settledElsewhere(id, records.get(id)!);
+  const done = new Set(doneThere);
+  const open = itemIds.filter((id) => !done.has(id));
+  const items = open.flatMap((id) => {
     const tracked = run.state.item(id);
     return tracked ? [tracked.item] : [];
   });
+  if (items.length === 0) return;
+  const opened = new Set(open);
+  const latest = latestAttempts(
+    (await ledger.listAttempts(narrowRead(open))).filter((attempt) => opened.has(attempt.itemId)),
+  );
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() }, true);
   // Said once per adoption, not once per item; items another runner finished are no adoption.
   const adopted = items.filter((item) => !isSettled(run, item.id)).map((item) => item.id);
@@ -93,6 +98,19 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
       `adopting ${namesOf(adopted)}: another runner of this batch let ${adopted.length === 1 ? 'it' : 'them'} go unfinished (its lease lapsed)`,
     );
   for (const attempt of unanswered) run.background(resumeUnanswered(run, attempt));
+}
+
+/**
+ * An item its runner finished with the request this run would send (and no --redo of it): done
+ * here too, with nothing of it to read or claim (setOnTheirWay would plan nothing for it). Each
+ * runner of a fleet reads back the items the others finish, and read their attempts as well.
+ */
+function finishedThere(run: RunContext, itemId: string, record: ItemRecord | undefined): boolean {
+  return (
+    record?.state === 'done' &&
+    record.requestHash === run.state.item(itemId)?.hash &&
+    !(run.options.redo?.includes(itemId) ?? false)
+  );
 }
 
 /** Done, failed, over budget or expired: nothing more is sent for it unless asked. */

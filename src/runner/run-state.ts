@@ -82,6 +82,12 @@ export class RunState {
     this.#put(item.id, { item, hash, record, latest, refusedCapMicros: null });
   }
 
+  /** Another runner finished this item (its record says so): done here too, as this run knew it otherwise. */
+  settledElsewhere(itemId: string, record: ItemRecord): void {
+    const tracked = this.#items.get(itemId);
+    if (tracked) this.#put(itemId, { ...tracked, record });
+  }
+
   /** Every change of an item goes through here, so the counts by state never drift from the items. */
   #put(itemId: string, tracked: TrackedItem): void {
     const before = this.#items.get(itemId);
