@@ -417,10 +417,9 @@ async function main(): Promise<void> {
   }
   // From this process's start (build included) to here; only npm's own start-up is left out.
   const totalMs = performance.now();
-  rows.push({
-    ...single('total', 'npm run bench wall time', 's', 1, totalMs / 1000),
-    target: { op: '<', value: 600 },
-  });
+  // The ten minutes are the default run's: a scenario run only when named says how long it takes.
+  const total = single('total', 'npm run bench wall time', 's', 1, totalMs / 1000);
+  rows.push(wanted.size === 0 ? { ...total, target: { op: '<', value: 600 } } : total);
 
   const table = formatTable(rows);
   process.stdout.write(`\n${table}\n\n`);
