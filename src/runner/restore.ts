@@ -76,18 +76,19 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
       .filter((record) => wanted.has(record.itemId))
       .map((record) => [record.itemId, record]),
   );
-  const doneThere = itemIds.filter((id) => finishedThere(run, id, records.get(id)));
-  for (const id of doneThere) run.state.settledElsewhere(id, records.get(id)!);
-  const done = new Set(doneThere);
-  const open = itemIds.filter((id) => !done.has(id));
-  const items = open.flatMap((id) => {
-    const tracked = run.state.item(id);
-    return tracked ? [tracked.item] : [];
-  });
+  const items: ManifestItem[] = [];
+  for (const id of itemIds) {
+    const record = records.get(id);
+    if (finishedThere(run, id, record)) run.state.settledElsewhere(id, record);
+    else {
+      const tracked = run.state.item(id);
+      if (tracked) items.push(tracked.item);
+    }
+  }
   if (items.length === 0) return;
-  const opened = new Set(open);
+  const open = new Set(items.map((item) => item.id));
   const latest = latestAttempts(
-    (await ledger.listAttempts(narrowRead(open))).filter((attempt) => opened.has(attempt.itemId)),
+    (await ledger.listAttempts(narrowRead([...open]))).filter((attempt) => open.has(attempt.itemId)),
   );
   const unanswered = await setOnTheirWay(run, items, { records, latest, heldRenames: new Set() }, true);
   // Said once per adoption, not once per item; items another runner finished are no adoption.
@@ -102,10 +103,15 @@ export async function adoptItems(run: RunContext, itemIds: readonly string[]): P
 
 /**
  * An item its runner finished with the request this run would send (and no --redo of it): done
- * here too, with nothing of it to read or claim (setOnTheirWay would plan nothing for it). Each
- * runner of a fleet reads back the items the others finish, and read their attempts as well.
+ * here too, with nothing of it to read or claim. Each runner of a fleet reads back the items the
+ * others finish, and read their attempts as well. Any other done item adopted goes through
+ * setOnTheirWay, where doneElsewhere keeps its take from being checked and claimed again.
  */
-function finishedThere(run: RunContext, itemId: string, record: ItemRecord | undefined): boolean {
+function finishedThere(
+  run: RunContext,
+  itemId: string,
+  record: ItemRecord | undefined,
+): record is ItemRecord {
   return (
     record?.state === 'done' &&
     record.requestHash === run.state.item(itemId)?.hash &&
