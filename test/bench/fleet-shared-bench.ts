@@ -1,6 +1,7 @@
 import { startPostgresServer } from '../support/postgres-server.js';
 import { series, single } from './bench-rows.js';
 import type { PaceShape } from './pace-shapes.js';
+import { type SeparateRun, separateBatches } from './separate-batches.js';
 import { SHARED, SHARED_RUNNERS, type SharedRun, sharedRun } from './shared-bench.js';
 import { type Row, summarize } from './stats.js';
 
@@ -14,7 +15,11 @@ import { type Row, summarize } from './stats.js';
  * - (b) four runners started together on one PostgreSQL ledger, `rounds` times: CPU per item of
  *   every runner together against the single PostgreSQL runner's on the same batch, medians
  *   (goal: at most 1.3x). How the work splits between the four changes from one round to the
- *   next, and the figure with it (1.25x to 1.9x, docs/performance.md): one round is one draw.
+ *   next, and the figure with it (1.25x to 1.9x, docs/performance.md): one round is one draw;
+ * - beside (b), `rounds` times, the same jobs as four batches of their own (separate-batches.ts),
+ *   a quarter of the items and of the slots each: their four runners started together, then the
+ *   first quarter's runner alone. What four processes each working a quarter cost with nothing
+ *   shared, the reference that tells what sharing the batch adds to (b).
  */
 export const FLEET_SHARED_ITEMS = 10_000;
 const SEED = 7301;
@@ -28,6 +33,10 @@ export interface FleetSharedSample {
   rounds: Array<{ first: 'sqlite' | 'postgres'; sqlite: SharedRun; postgres: SharedRun }>;
   /** The four runners' rounds, in the order they ran. */
   fours: SharedRun[];
+  /** The same jobs as four batches of their own, their runners started together, round by round. */
+  parts: SeparateRun[];
+  /** The first of those batches run alone, round by round. */
+  alone: SeparateRun[];
 }
 
 export async function fleetSharedRuns(
@@ -58,7 +67,17 @@ export async function fleetSharedRuns(
       );
       fours.push((await sharedRun(SEED, SHARED_RUNNERS, server, shape)).run);
     }
-    return { items, zeroLagMs, rounds: played, fours };
+    const parts: SeparateRun[] = [];
+    const alone: SeparateRun[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      log(
+        `fleet: round ${round}/${rounds}, the same jobs as ${SHARED_RUNNERS} batches of their own, together`,
+      );
+      parts.push(await separateBatches(SEED, SHARED_RUNNERS, server, shape, true));
+      log(`fleet: round ${round}/${rounds}, the first of those batches alone`);
+      alone.push(await separateBatches(SEED, SHARED_RUNNERS, server, shape, false));
+    }
+    return { items, zeroLagMs, rounds: played, fours, parts, alone };
   } finally {
     await server.stop();
   }
@@ -155,6 +174,36 @@ export function fleetSharedRows(sample: FleetSharedSample): Row[] {
       ),
       target: { op: '<=', value: 1.3 },
     },
+    ...separateRows(scenario, sample, singleCpu, fourCpu),
+  ];
+}
+
+/** The reference beside (b): four batches of their own, together and the first alone. */
+function separateRows(
+  scenario: string,
+  sample: FleetSharedSample,
+  singleCpu: number,
+  fourCpu: number,
+): Row[] {
+  const own = `${SHARED_RUNNERS} batches of their own, a quarter each`;
+  const partsCpu = summarize(sample.parts.map((run) => run.cpuMsPerItem)).median;
+  return [
+    series(
+      scenario,
+      `${own}, together: CPU per item`,
+      'ms',
+      2,
+      sample.parts.map((run) => run.cpuMsPerItem),
+    ),
+    series(
+      scenario,
+      `${own}: the first alone, CPU per item`,
+      'ms',
+      2,
+      sample.alone.map((run) => run.cpuMsPerItem),
+    ),
+    single(scenario, `${own}, together / 1 runner on the whole (medians)`, 'ratio', 3, partsCpu / singleCpu),
+    single(scenario, `${SHARED_RUNNERS} runners sharing / ${own} (medians)`, 'ratio', 3, fourCpu / partsCpu),
   ];
 }
 

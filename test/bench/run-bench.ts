@@ -324,7 +324,8 @@ async function growthScenario(): Promise<void> {
 /**
  * Issue 52's figures: a first run of `fleet-items` (40,000) at 250 slots on the embedded sandbox and
  * of a quarter as many, each audited after; then one SQLite and one PostgreSQL runner on a
- * `fleet-shared-items` (10,000) batch, three rounds alternating, and three rounds of four runners sharing it.
+ * `fleet-shared-items` (10,000) batch, three rounds alternating, three rounds of four runners sharing it,
+ * and three rounds of the same jobs as four batches of their own (the reference beside goal (b)).
  * `fleet-first` and `fleet-shared` run one half. `fleet-reference=<another build's dist/cli/main.js>`
  * plays the smaller first run with that build too, beside this tree's.
  */
