@@ -44,7 +44,7 @@ export async function verifySavedFiles(run: RunContext, attempts: AttemptRecord[
       refetch.push(attempt);
       continue;
     }
-    await restoreSidecars(run, attempt, filesByAttempt.get(attempt.id) ?? [], checkOf?.(attempt.id));
+    await restoreSidecars(run, attempt, filesByAttempt.get(attempt.id) ?? [], checkOf(attempt.id));
     if (run.state.item(attempt.itemId)?.record.state !== 'done') run.setItem(attempt.itemId, 'done');
   }
   return refetch;
@@ -94,13 +94,13 @@ function shownFromManifest(manifestFile: string): (path: string) => string {
  * The checks of the takes verified, read in one statement (a re-run verifies all its takes: a
  * statement per take was a tenth of a 30,000-item re-run, and 10,000 round trips of a shared
  * batch's re-run); only theirs when they are few (a shared batch's runner verifies the few takes
- * it adopts at every turn, narrow-read.ts). Undefined when no sidecar is written.
+ * it adopts at every turn, narrow-read.ts). None is read when no sidecar is written.
  */
 async function takeChecksOf(
   run: RunContext,
   attempts: readonly AttemptRecord[],
-): Promise<((attemptId: number) => SidecarCheck | null) | undefined> {
-  if (run.deps.manifest.sidecars === false || attempts.length === 0) return undefined;
+): Promise<(attemptId: number) => SidecarCheck | null> {
+  if (run.deps.manifest.sidecars === false || attempts.length === 0) return () => null;
   const ids = narrowRead(attempts.map((attempt) => attempt.id));
   const checks = new Map(
     (await run.deps.ledger.takeChecks(ids)).map((check) => [check.attemptId, shownCheck(check)]),
@@ -113,8 +113,8 @@ async function restoreSidecars(
   run: RunContext,
   attempt: AttemptRecord,
   files: FileRecord[],
-  /** The take's check when read with the others (null: never checked); undefined: read it now. */
-  check: SidecarCheck | null | undefined,
+  /** The take's check, read with the others (null: never checked). */
+  check: SidecarCheck | null,
 ): Promise<void> {
   const { manifest, observer } = run.deps;
   if (manifest.sidecars === false) return;

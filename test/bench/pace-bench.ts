@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import {
   apiRequests,
   BENCH_KEY,
@@ -92,14 +92,19 @@ export function clientFigures(
   };
 }
 
-/** One draw: mediabatch (and the naive client unless `alone`) on the jobs of `seed`. */
-export async function paceRun(shape: PaceShape, seed: number, alone = false): Promise<PaceSample> {
-  const jobs = drawJobTimes(shape, seed);
-  const config = benchSandboxConfig(shape.limit, {
+/** A sandbox playing `shape`'s jobs: its slots, its queued and running times, its Retry-After. */
+export function shapeSandboxConfig(shape: PaceShape): SandboxConfigInput {
+  return benchSandboxConfig(shape.limit, {
     queued_seconds: shape.queued,
     running_seconds: shape.running,
     retry_after_seconds: shape.retryAfterSeconds,
   });
+}
+
+/** One draw: mediabatch (and the naive client unless `alone`) on the jobs of `seed`. */
+export async function paceRun(shape: PaceShape, seed: number, alone = false): Promise<PaceSample> {
+  const jobs = drawJobTimes(shape, seed);
+  const config = shapeSandboxConfig(shape);
   const windowMs = shape.retryAfterSeconds * 1000;
   const forCli = await startSandbox(config, { port: 0 });
   const forNaive = alone ? null : await startSandbox(config, { port: 0 });

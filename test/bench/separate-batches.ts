@@ -1,7 +1,7 @@
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { PostgresTestServer } from '../support/postgres-server.js';
-import { benchDir, benchSandboxConfig, cliEnv, removeDir } from './fixtures.js';
-import { paceManifest } from './pace-bench.js';
+import { benchDir, cliEnv, removeDir } from './fixtures.js';
+import { paceManifest, shapeSandboxConfig } from './pace-bench.js';
 import { drawJobTimes, type PaceShape } from './pace-shapes.js';
 import { cpuMs, expectExit, runCli } from './spawn-cli.js';
 
@@ -27,14 +27,7 @@ export async function separateBatches(
   shape: PaceShape,
   together: boolean,
 ): Promise<SeparateRun> {
-  const sandbox = await startSandbox(
-    benchSandboxConfig(shape.limit, {
-      queued_seconds: shape.queued,
-      running_seconds: shape.running,
-      retry_after_seconds: shape.retryAfterSeconds,
-    }),
-    { port: 0 },
-  );
+  const sandbox = await startSandbox(shapeSandboxConfig(shape), { port: 0 });
   const jobs = drawJobTimes(shape, seed);
   const size = Math.ceil(shape.items / parts);
   const part: PaceShape = { ...shape, limit: Math.floor(shape.limit / parts) };
@@ -48,8 +41,17 @@ export async function separateBatches(
       });
       dirs.push(dir);
       const url = await server.createDatabase('bench_part');
-      const args = ['run', 'batch.yaml', '--base-url', sandbox.baseUrl, '--poll-interval', '1'];
-      runs.push({ dir, items: own.length, args: [...args, '--ledger', url, '--json'] });
+      const args = [
+        'run',
+        'batch.yaml',
+        '--base-url',
+        sandbox.baseUrl,
+        '--poll-interval',
+        '1',
+        '--ledger',
+        url,
+      ];
+      runs.push({ dir, items: own.length, args: [...args, '--json'] });
     }
     const done = await Promise.all(
       runs.map((run) => runCli(run.args, { cwd: run.dir, env: cliEnv(sandbox), timeoutMs: 1_800_000 })),

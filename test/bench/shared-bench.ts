@@ -2,9 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { type PostgresTestServer, psql, startPostgresServer } from '../support/postgres-server.js';
-import { benchDir, benchSandboxConfig, cliEnv, lastSavedAt, removeDir } from './fixtures.js';
+import { benchDir, cliEnv, lastSavedAt, removeDir } from './fixtures.js';
 import { type CpuWindow, machineCpu } from './machine-cpu.js';
-import { type ClientFigures, clientFigures, paceManifest, recordedDurationsMs } from './pace-bench.js';
+import {
+  type ClientFigures,
+  clientFigures,
+  paceManifest,
+  recordedDurationsMs,
+  shapeSandboxConfig,
+} from './pace-bench.js';
 import { drawJobTimes, type PaceShape } from './pace-shapes.js';
 import { zeroLagMakespanMs } from './pace-sim.js';
 import { listPollerRequests } from './poll-bound.js';
@@ -127,12 +133,7 @@ export async function sharedRun(
   server: PostgresTestServer | null,
   shape: PaceShape = SHARED,
 ): Promise<{ run: SharedRun; bounds: Bounds }> {
-  const config = benchSandboxConfig(shape.limit, {
-    queued_seconds: shape.queued,
-    running_seconds: shape.running,
-    retry_after_seconds: shape.retryAfterSeconds,
-  });
-  const sandbox = await startSandbox(config, { port: 0 });
+  const sandbox = await startSandbox(shapeSandboxConfig(shape), { port: 0 });
   const dir = benchDir(`shared-${seed}`, {
     'batch.yaml': paceManifest(shape, drawJobTimes(shape, seed), BATCH),
   });
