@@ -3,6 +3,7 @@ import type { PostgresTestServer } from '../support/postgres-server.js';
 import { benchDir, cliEnv, removeDir } from './fixtures.js';
 import { paceManifest, shapeSandboxConfig } from './pace-bench.js';
 import { drawJobTimes, type PaceShape } from './pace-shapes.js';
+import { benchRunArgs } from './shared-bench.js';
 import { cpuMs, expectExit, runCli } from './spawn-cli.js';
 
 /**
@@ -41,17 +42,7 @@ export async function separateBatches(
       });
       dirs.push(dir);
       const url = await server.createDatabase('bench_part');
-      const args = [
-        'run',
-        'batch.yaml',
-        '--base-url',
-        sandbox.baseUrl,
-        '--poll-interval',
-        '1',
-        '--ledger',
-        url,
-      ];
-      runs.push({ dir, items: own.length, args: [...args, '--json'] });
+      runs.push({ dir, items: own.length, args: benchRunArgs(sandbox.baseUrl, url) });
     }
     const done = await Promise.all(
       runs.map((run) => runCli(run.args, { cwd: run.dir, env: cliEnv(sandbox), timeoutMs: 1_800_000 })),

@@ -139,17 +139,7 @@ export async function sharedRun(
   });
   try {
     const url = server === null ? null : await server.createDatabase('bench_shared');
-    const ledger = url === null ? [] : ['--ledger', url];
-    const args = [
-      'run',
-      'batch.yaml',
-      '--base-url',
-      sandbox.baseUrl,
-      '--poll-interval',
-      '1',
-      ...ledger,
-      '--json',
-    ];
+    const args = benchRunArgs(sandbox.baseUrl, url);
     const serverBefore = serverCpuSeconds(server);
     const sandboxBefore = process.cpuUsage();
     const window = machineCpu();
@@ -199,6 +189,12 @@ export async function sharedRun(
     await sandbox.close();
     removeDir(dir);
   }
+}
+
+/** A runner's command line: its folder's manifest on this sandbox, polled each second, on `ledger` (null: SQLite). */
+export function benchRunArgs(baseUrl: string, ledger: string | null): string[] {
+  const on = ledger === null ? [] : ['--ledger', ledger];
+  return ['run', 'batch.yaml', '--base-url', baseUrl, '--poll-interval', '1', ...on, '--json'];
 }
 
 /**
