@@ -55,22 +55,32 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 /**
  * What must hold once several runners finished a batch together: returns the violations. Money
- * and jobs are the service's own records; files are the bytes on disk.
+ * and jobs are the service's own records; files are the bytes on disk. `failedHonestly` names the
+ * items the caller proved failed on the service (every job failed, retries ran out): those must
+ * end failed with no net charge; every other item done with exactly one.
  */
 export function sharedViolations(
   sandbox: SandboxHandle,
   rows: SharedRows,
-  batch: { name: string; dir: string; budgetMicros: number; concurrency: number },
+  batch: {
+    name: string;
+    dir: string;
+    budgetMicros: number;
+    concurrency: number;
+    failedHonestly?: ReadonlySet<string>;
+  },
 ): string[] {
   const problems: string[] = [];
   const records = sandbox.records();
   const jobs = records.jobs.filter((job) => job.metadata['mediabatch.manifest'] === batch.name);
   const conflicts = records.requests.filter((request) => request.status === 409);
   if (conflicts.length > 0) problems.push(`the service answered 409 to ${conflicts.length} request(s)`);
-  const notDone = rows.items.filter((item) => item.state !== 'done');
-  if (notDone.length > 0)
-    problems.push(`items not done: ${notDone.map((item) => `${item.item_id}=${item.state}`)}`);
-  // Exactly one net charge per item, and nothing charged that is not done.
+  const failedHonestly = batch.failedHonestly ?? new Set<string>();
+  const endOf = (itemId: string) => (failedHonestly.has(itemId) ? 'failed' : 'done');
+  const wrongEnd = rows.items.filter((item) => item.state !== endOf(item.item_id));
+  if (wrongEnd.length > 0)
+    problems.push(`items not done: ${wrongEnd.map((item) => `${item.item_id}=${item.state}`)}`);
+  // Exactly one net charge per done item, and nothing charged that is not done.
   const net = new Map<string, number>();
   for (const job of jobs) {
     if (job.amountMicros - job.refundedMicros <= 0) continue;
@@ -78,7 +88,7 @@ export function sharedViolations(
     net.set(item, (net.get(item) ?? 0) + 1);
   }
   for (const item of rows.items)
-    if (net.get(item.item_id) !== 1)
+    if ((net.get(item.item_id) ?? 0) !== (endOf(item.item_id) === 'done' ? 1 : 0))
       problems.push(`${item.item_id} has ${net.get(item.item_id) ?? 0} net-charged jobs`);
   // The budget at every moment of the service's charge timeline: charges first at equal times.
   const moments = jobs.flatMap((job) => [
