@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd, type Micros } from '../money.js';
-import type { CreateVideoJobBody } from '../service-client/schemas.js';
+import type { CreateVideoJobBody, Job } from '../service-client/schemas.js';
 import { promptsOf, withPrompt } from './fallback.js';
 
 /**
@@ -73,6 +73,16 @@ export function buildRequestBody(
     },
   };
   return JSON.stringify(body);
+}
+
+/**
+ * The item a job was submitted for, when it was submitted by mediabatch for this manifest: the
+ * metadata buildRequestBody writes, read back (by `import`, and the known-jobs check of `run`).
+ */
+export function jobItemId(job: Job, manifestName: string): string | null {
+  if (job.metadata['mediabatch.manifest'] !== manifestName) return null;
+  const item = job.metadata['mediabatch.item'];
+  return typeof item === 'string' && item !== '' ? item : null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

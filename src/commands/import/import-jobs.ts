@@ -4,7 +4,7 @@ import type { ImportedJob } from '../../ledger/records.js';
 import type { Manifest } from '../../manifest/index.js';
 import { jobSnapshot } from '../../runner/job-snapshot.js';
 import { sidecarFactsOf } from '../../runner/provenance.js';
-import { requestHash } from '../../runner/request.js';
+import { jobItemId, requestHash } from '../../runner/request.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Job } from '../../service-client/schemas.js';
 import type { OutputStore } from '../../storage/output-store.js';
@@ -20,7 +20,6 @@ import {
   type ImportedAttempt,
   type ImportPlan,
   importedItemState,
-  jobItemId,
   planImport,
   type SaveResult,
 } from './import-plan.js';

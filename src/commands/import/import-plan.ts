@@ -1,6 +1,7 @@
 import { canonicalJson } from '../../canonical-json.js';
 import type { ItemState } from '../../ledger/records.js';
 import type { ManifestItem } from '../../manifest/index.js';
+import { jobItemId } from '../../runner/request.js';
 import type { Job } from '../../service-client/schemas.js';
 
 /**
@@ -30,13 +31,6 @@ export interface ImportPlan {
 }
 
 const PREFIX = 'mediabatch.';
-
-/** The item a job was submitted for, when it was submitted by mediabatch for this manifest. */
-export function jobItemId(job: Job, manifestName: string): string | null {
-  if (job.metadata[`${PREFIX}manifest`] !== manifestName) return null;
-  const item = job.metadata[`${PREFIX}item`];
-  return typeof item === 'string' && item !== '' ? item : null;
-}
 
 /** The attempt number mediabatch wrote into the job's metadata, 0 when absent or malformed. */
 export function metadataAttempt(job: Job): number {

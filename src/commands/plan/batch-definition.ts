@@ -11,12 +11,7 @@ import {
   parseDefinition,
 } from '../../manifest/definition.js';
 import type { Manifest } from '../../manifest/index.js';
-import {
-  definitionDiffersWords,
-  definitionRefusalWords,
-  differenceWords,
-} from '../../runner/definition-words.js';
-import type { PlanDocument } from './plan-report.js';
+import { definitionDiffersWords, definitionRefusalWords } from '../../runner/definition-words.js';
 
 /**
  * One definition per shared batch (docs/shared-ledger.md): a runner's manifest against the one its
@@ -107,35 +102,4 @@ function refusal(
     changed: diff.changed.map((item) => item.id),
     option: 'redefine',
   });
-}
-
-/** What `plan` says of the batch's definition: run would refuse a manifest that differs, unless `redefine`. */
-export function planDefinition(
-  standing: DefinitionStanding,
-  redefine: boolean,
-): { definition?: NonNullable<PlanDocument['definition']> } {
-  switch (standing.kind) {
-    case 'none':
-      return {};
-    case 'first':
-      return { definition: { state: 'first', revision: null, message: null } };
-    case 'same':
-      return { definition: { state: 'same', revision: standing.revision, message: null } };
-    case 'differs':
-      return {
-        definition: redefine
-          ? {
-              state: 'redefine',
-              revision: standing.revision + 1,
-              message:
-                `\`redefine\`: run would make this manifest revision ${standing.revision + 1} of the batch's definition ` +
-                `(${differenceWords(standing.diff).join('; ')}); runners on revision ${standing.revision} would stop submitting`,
-            }
-          : {
-              state: 'differs',
-              revision: standing.revision,
-              message: `run would refuse this manifest (definition_differs): ${standing.message}`,
-            },
-      };
-  }
 }

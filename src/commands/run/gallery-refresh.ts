@@ -1,27 +1,10 @@
+import type { LedgerRead } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
 import { shownFromCwd } from '../../documents/shown-path.js';
 import { type Fields, UserError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
-import type { RunOutcome } from './run-outcome.js';
-
-/**
- * The gallery as a run ends (refreshBatchGallery), except while other runners of its shared batch
- * still run (its own run row already ended, so the count is of the others): the page would be
- * written again by each of them, a whole-batch read and write per runner, so it is left to the
- * last to end. Two ending together both write it; one cannot leave it to a runner that has ended.
- */
-export async function galleryAtEnd(
-  batch: Batch,
-  ledger: Ledger,
-  outcome: Pick<RunOutcome, 'ledger'>,
-  warn: Warn,
-): Promise<Pick<RunOutcome, 'gallery' | 'galleryLeftTo'>> {
-  const others = await ledger.liveRuns();
-  if (others > 0) return { gallery: null, galleryLeftTo: others };
-  return { gallery: await refreshBatchGallery(batch, ledger, outcome, warn), galleryLeftTo: 0 };
-}
 
 /**
  * The gallery a run leaves behind (docs/gallery.md, "After every run"): written or refreshed at
@@ -35,7 +18,7 @@ export async function galleryAtEnd(
 export async function refreshBatchGallery(
   batch: Batch,
   ledger: Ledger,
-  outcome: Pick<RunOutcome, 'ledger'>,
+  outcome: { ledger: LedgerRead },
   warn: Warn,
 ): Promise<GalleryWritten | null> {
   try {

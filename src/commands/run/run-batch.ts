@@ -28,7 +28,7 @@ import type { OutputStore } from '../../storage/output-store.js';
 import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
 import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
 import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
-import { galleryAtEnd } from './gallery-refresh.js';
+import { galleryAtEnd } from './gallery-at-end.js';
 import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
@@ -41,7 +41,7 @@ export interface RunRequest {
   batch: Batch;
   settings: RunSettings;
   notices: NoticeSettings;
-  /** Write or refresh the batch's gallery when the run ends (gallery-refresh.ts). */
+  /** Write or refresh the batch's gallery when the run ends (gallery-at-end.ts). */
   gallery: boolean;
   /** Make the manifest its shared batch's next definition where it differs (batch-definition.ts). */
   redefine?: boolean;

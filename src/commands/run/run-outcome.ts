@@ -35,7 +35,7 @@ export interface RunOutcome {
   only: ReadonlySet<string> | null;
   /** The gallery the run wrote or refreshed as it ended; null when it wrote none. */
   gallery: GalleryWritten | null;
-  /** Other runners of its shared batch still running as it ended: the gallery is left to the last (gallery-refresh.ts). */
+  /** Other runners of its shared batch still running as it ended: the gallery is left to the last (gallery-at-end.ts). */
   galleryLeftTo: number;
   /** Items a file this ledger did not write kept from being submitted (names-in-the-way.ts). */
   heldBack: string[];
