@@ -10,10 +10,10 @@
  *                                        and the renderers of their documents (mediabatch/render)
  *   src/commands/<name>/                 one folder per command: its public function, its
  *                                        orchestration and its decisions side by side; a command
- *                                        may use another's (run uses plan's), never in a circle
+ *                                        folder never imports another
  *   src/batch/                           what the commands share: one batch resolved once (manifest,
- *                                        root, ledger, service, store, settings) and the checks
- *                                        `run` and the others make
+ *                                        root, ledger, service, store, settings), the checks
+ *                                        `run` and the others make, the plan and the gallery page
  *   src/documents/                       what commands show: documents and their renderers
  *   src/cli/ui/                          the CLI's terminal views of a run
  *   src/runner/                          one run: submit, watch, download, stop
@@ -121,6 +121,15 @@ module.exports = {
         pathNot: '^src/runner/(run-observer|budget-words)[.]ts$',
         dependencyTypesNot: ['type-only'],
       },
+    },
+    {
+      name: 'commands-never-import-each-other',
+      severity: 'error',
+      comment:
+        'A command folder never imports another: what two commands share lives below them (src/batch/, ' +
+        'src/documents/), so a change to one command is made in one place and reaches the other from there.',
+      from: { path: '^src/commands/([^/]+)/' },
+      to: { path: '^src/commands/', pathNot: '^src/commands/$1/' },
     },
     {
       name: 'batch-knows-no-command',

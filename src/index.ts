@@ -6,6 +6,7 @@
 export { type DefinitionOptions, loadDefinition } from './batch/load-definition.js';
 export { loadManifest, type ManifestSource, manifestItems } from './batch/load-manifest.js';
 export type { LedgerOptions, ServiceOptions } from './batch/options.js';
+export { NO_ANSWER_IN_TIME } from './batch/plan-account.js';
 export type { StatusDocument } from './batch/status-document.js';
 export { openManifest, type StreamedManifest } from './batch/streamed-manifest.js';
 export {
@@ -53,7 +54,6 @@ export {
   type StreamedPlanDocument,
   streamPlan,
 } from './commands/plan/plan.js';
-export { NO_ANSWER_IN_TIME } from './commands/plan/plan-account.js';
 export {
   type ApprovedItem,
   type ApprovedPlan,

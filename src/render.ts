@@ -5,9 +5,9 @@
  * writes. The CLI renders through this entry point alone, as a program would (docs/api.md).
  */
 
+export { accountFailure } from './batch/plan-account.js';
 export { renderAuditText } from './commands/audit/audit-report.js';
 export { renderImportText } from './commands/import/render-import.js';
-export { accountFailure } from './commands/plan/plan-account.js';
 export { planSummaryChunks, planTextChunks } from './commands/plan/render-plan.js';
 export { type ExportFormat, exportChunks } from './documents/export-records.js';
 export { jsonChunks, jsonStream, Later } from './documents/json-chunks.js';

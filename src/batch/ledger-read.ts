@@ -77,7 +77,7 @@ function cannotRead(
   return new UserError(`cannot read the ledger ${path}: ${(error as Error).message}`, code);
 }
 
-/** The whole ledger in memory, for `report`, which shows every attempt (the gallery streams: gallery.ts). */
+/** The whole ledger in memory, for `report`, which shows every attempt (the gallery streams: batch-gallery.ts). */
 export type LedgerContents = LedgerRead & { view: LedgerView };
 
 export function readLedger(

@@ -1,4 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
+import type { GalleryWritten } from '../../batch/batch-gallery.js';
+import { refreshBatchGallery } from '../../batch/gallery-refresh.js';
 import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger-access.js';
 import { openedLedger } from '../../batch/ledger-read.js';
 import type { Batch } from '../../batch/resolve-batch.js';
@@ -11,8 +13,6 @@ import type { SavedTake } from '../../ledger/records.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { KeptTakes } from '../../runner/kept-takes.js';
 import { sidecarFactsOf } from '../../runner/provenance.js';
-import type { GalleryWritten } from '../report/gallery.js';
-import { refreshBatchGallery } from '../run/gallery-refresh.js';
 import { type KeepChoice, type KeepEntry, keeperChanges, keepRefusal, resolveKeeps } from './keep-entries.js';
 
 /** What `keep` did: the keepers set and cleared, and the manifest items with variants still without one. */

@@ -1,8 +1,12 @@
+import { definitionStanding } from '../../batch/batch-definition.js';
 import { keeperFields, keeperFieldsOf } from '../../batch/batch-takes.js';
 import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import { filesUnder } from '../../batch/output-files.js';
 import { folderContextOf, outputLocationRefusal } from '../../batch/output-owner-check.js';
+import { planSource } from '../../batch/plan-reads.js';
+import type { AccountCheck, PlanDocument, PlanItem } from '../../batch/plan-report.js';
+import { buildPlanStreamed } from '../../batch/plan-streamed.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { takeIsThere } from '../../batch/saved-file-problems.js';
 import type { StreamedManifest } from '../../batch/streamed-manifest.js';
@@ -11,13 +15,9 @@ import type { SpooledItems } from '../../documents/spooled-items.js';
 import { strangerReason } from '../../downloads/files-on-disk.js';
 import { UserError } from '../../errors.js';
 import type { Manifest, ManifestHead } from '../../manifest/index.js';
-import { definitionStanding } from './batch-definition.js';
 import { checkLikeRun, checkOutputLikeRun } from './plan-check.js';
 import { planDefinition } from './plan-definition.js';
-import { planSource } from './plan-reads.js';
-import type { AccountCheck, PlanDocument, PlanItem } from './plan-report.js';
 import { planStreamed } from './plan-stream.js';
-import { buildPlanStreamed } from './plan-streamed.js';
 
 /** run's flags a plan previews (`plan --regenerate-expired`, `--retry-failed`), and `--verify`. */
 export interface PlanAsked {

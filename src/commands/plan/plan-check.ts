@@ -1,5 +1,8 @@
+import { stopOnJobsUnknownToLedger } from '../../batch/known-jobs-check.js';
 import { folderTrace } from '../../batch/leave-no-trace.js';
 import { withLedger } from '../../batch/ledger-read.js';
+import { NO_ANSWER_IN_TIME } from '../../batch/plan-account.js';
+import type { AccountCheck } from '../../batch/plan-report.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { DEFAULT_SLOT_LIMIT } from '../../batch/run-settings.js';
 import { judgeOutputFolder, waveOf } from '../../batch/save-check.js';
@@ -11,9 +14,6 @@ import { UserError } from '../../errors.js';
 import { SANDBOX_IDENTITY } from '../../ledger/service.js';
 import { isS3Uri, type Manifest, type ManifestHead } from '../../manifest/index.js';
 import type { OutputStore } from '../../storage/output-store.js';
-import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
-import { NO_ANSWER_IN_TIME } from './plan-account.js';
-import type { AccountCheck } from './plan-report.js';
 
 /**
  * What `run`'s pre-flight would refuse, refused here with the same words and exit code, before

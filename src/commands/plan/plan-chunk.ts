@@ -1,3 +1,4 @@
+import { type DecideOptions, type Decision, decideItem } from '../../batch/plan-decisions.js';
 import { savedFileProblemsOf } from '../../batch/saved-file-problems.js';
 import type { FileProblems } from '../../documents/file-problems.js';
 import type { ItemEntry } from '../../ledger/item-entries.js';
@@ -6,7 +7,6 @@ import type { AttemptRecord } from '../../ledger/records.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { readsRecordedRequest } from '../../runner/item-plan.js';
 import { requestHash } from '../../runner/request.js';
-import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 
 /**
  * Each item of a chunk of a streamed manifest decided as plan-decide-all.ts decides the items of a

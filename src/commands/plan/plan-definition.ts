@@ -1,6 +1,6 @@
+import type { DefinitionStanding } from '../../batch/batch-definition.js';
+import type { PlanDocument } from '../../batch/plan-report.js';
 import { differenceWords } from '../../runner/definition-words.js';
-import type { DefinitionStanding } from './batch-definition.js';
-import type { PlanDocument } from './plan-report.js';
 
 /** What `plan` says of the batch's definition: run would refuse a manifest that differs, unless `redefine`. */
 export function planDefinition(

@@ -1,3 +1,9 @@
+import { type RemovedItem, removedItems } from '../../batch/plan-changes.js';
+import type { DecideOptions, Decision, PlanLabel } from '../../batch/plan-decisions.js';
+import { strangers } from '../../batch/plan-finish.js';
+import { HeldBack } from '../../batch/plan-held-back.js';
+import { type RenamedItem, removedCandidates, renamedDecision } from '../../batch/plan-renames.js';
+import { PlanReuses, wantsTake } from '../../batch/plan-reuses.js';
 import { NotStreamable, type StreamedManifest } from '../../batch/streamed-manifest.js';
 import { collectRows } from '../../collect-rows.js';
 import { shownFrom } from '../../documents/shown-path.js';
@@ -10,12 +16,6 @@ import type { ManifestItem, ManifestRead } from '../../manifest/index.js';
 import { RenamePairing } from '../../runner/renames.js';
 import { requestHash } from '../../runner/request.js';
 import { variantOfItem } from '../../runner/request-key.js';
-import { type RemovedItem, removedItems } from './plan-changes.js';
-import type { DecideOptions, Decision, PlanLabel } from './plan-decisions.js';
-import { strangers } from './plan-finish.js';
-import { HeldBack } from './plan-held-back.js';
-import { type RenamedItem, removedCandidates, renamedDecision } from './plan-renames.js';
-import { PlanReuses, wantsTake } from './plan-reuses.js';
 
 /**
  * The rules of a streamed plan that look across items (plan-stream.ts), set up before the walk

@@ -1,4 +1,9 @@
 import { priceTable } from '../../batch/cost-estimate.js';
+import { CopiesCount } from '../../batch/plan-copies.js';
+import { decideOptionsOf } from '../../batch/plan-decide-all.js';
+import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, withItems } from '../../batch/plan-finish.js';
+import type { RenamedItem } from '../../batch/plan-renames.js';
+import type { AccountCheck, PlanDocument } from '../../batch/plan-report.js';
 import type { StreamedManifest } from '../../batch/streamed-manifest.js';
 import {
   addProblemCounts,
@@ -14,11 +19,6 @@ import { budgetLeftMicros } from '../../ledger/money-totals.js';
 import type { AttemptRecord } from '../../ledger/records.js';
 import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
-import { CopiesCount } from './plan-copies.js';
-import { decideOptionsOf } from './plan-decide-all.js';
-import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, withItems } from './plan-finish.js';
-import type { RenamedItem } from './plan-renames.js';
-import type { AccountCheck, PlanDocument } from './plan-report.js';
 import {
   type PlanLedger,
   readPlanLedger,
@@ -29,7 +29,7 @@ import {
 
 export type { StreamedPlanInputs } from './plan-stream-rules.js';
 
-import { type PlanItem, PlanWalker } from './plan-walk.js';
+import { type PlanItem, PlanWalker } from '../../batch/plan-walk.js';
 
 /**
  * The plan of a manifest too large to hold (docs/performance.md, "Issue 53"): the same document

@@ -7,6 +7,7 @@ import {
   verifySchema,
   warnSchema,
 } from '../../batch/options.js';
+import type { PlanItem, PlanDocument as PlanReport } from '../../batch/plan-report.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import {
   isStreamed,
@@ -18,7 +19,6 @@ import { ignoreWarnings } from '../../batch/warnings.js';
 import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { Manifest } from '../../manifest/index.js';
 import { planBatch, planStreamedBatch } from './plan-batch.js';
-import type { PlanItem, PlanDocument as PlanReport } from './plan-report.js';
 
 export const planOptionsSchema = serviceOptionsSchema.extend({
   /** Told each warning (a pre-flight retry, an account not checked), as `{ code, message }`. */

@@ -1,3 +1,4 @@
+import type { PlanDocument, PlanItem, PlanLabel } from '../../batch/plan-report.js';
 import { cleanText } from '../../documents/clean-text.js';
 import { OnRequestNamed, onRequestLines } from '../../documents/on-request.js';
 import {
@@ -12,7 +13,6 @@ import {
 } from '../../documents/render-text.js';
 import { firstLines, Groups, groupLines, SUMMARY_EXAMPLES } from '../../documents/summary-text.js';
 import { humanUsd } from '../../money.js';
-import type { PlanDocument, PlanItem, PlanLabel } from './plan-report.js';
 
 /**
  * `plan` for people, read like a Terraform plan: one row per item with a sign for what happens

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { APPROVED_PLAN_FORMAT, type ApprovedPlan } from '../../batch/approved-plan.js';
+import { writeApprovedPlan } from '../../batch/approved-plan-check.js';
 import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
 import { checkOptions } from '../../batch/options.js';
 import type { Manifest } from '../../manifest/index.js';
-import { APPROVED_PLAN_FORMAT, type ApprovedPlan } from './approved-plan.js';
-import { writeApprovedPlan } from './approved-plan-check.js';
 import { type PlanDocument, planOf, planOptionsSchema } from './plan.js';
 
-export type { ApprovedItem, ApprovedPlan } from './approved-plan.js';
+export type { ApprovedItem, ApprovedPlan } from '../../batch/approved-plan.js';
 
 const writePlanOptionsSchema = planOptionsSchema.extend({
   /** The approved plan's file, from `cwd` (`plan --out`): plain JSON, written whole. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type GalleryWritten, writeBatchGallery } from '../../batch/batch-gallery.js';
 import { type LedgerRead, readLedger } from '../../batch/ledger-read.js';
 import {
   batchOf,
@@ -11,7 +12,6 @@ import type { Warning } from '../../batch/warnings.js';
 import { attemptHistory } from '../../documents/render-text.js';
 import { buildStatusReport, type StatusReport } from '../../documents/status-report.js';
 import type { Manifest } from '../../manifest/index.js';
-import { type GalleryWritten, writeBatchGallery } from './gallery.js';
 
 /** The whole record of a batch (`mediabatch report`): every item, and every attempt of each. */
 export interface BatchReport {

@@ -1,7 +1,7 @@
+import { refreshBatchGallery } from '../../batch/gallery-refresh.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import { refreshBatchGallery } from './gallery-refresh.js';
 import type { RunOutcome } from './run-outcome.js';
 
 /**

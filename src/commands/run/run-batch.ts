@@ -1,4 +1,7 @@
+import { approvedCeiling, planOfRun, withinCeiling } from '../../batch/approved-plan-check.js';
+import { redefinedNotice, type SettledDefinition, settleDefinition } from '../../batch/batch-definition.js';
 import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
+import { stopOnJobsUnknownToLedger } from '../../batch/known-jobs-check.js';
 import { newBatchTrace } from '../../batch/leave-no-trace.js';
 import { holdLedger, ledgerWriteFailure, openRunLedger } from '../../batch/ledger-access.js';
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
@@ -25,9 +28,6 @@ import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Account } from '../../service-client/schemas.js';
 import type { OutputStore } from '../../storage/output-store.js';
-import { stopOnJobsUnknownToLedger } from '../import/known-jobs-check.js';
-import { approvedCeiling, planOfRun, withinCeiling } from '../plan/approved-plan-check.js';
-import { redefinedNotice, type SettledDefinition, settleDefinition } from '../plan/batch-definition.js';
 import { galleryAtEnd } from './gallery-at-end.js';
 import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';

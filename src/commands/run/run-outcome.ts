@@ -1,3 +1,4 @@
+import type { GalleryWritten } from '../../batch/batch-gallery.js';
 import { type LedgerRead, openedLedger, statusSource } from '../../batch/ledger-read.js';
 import type { PreflightResult } from '../../batch/preflight.js';
 import type { Batch } from '../../batch/resolve-batch.js';
@@ -8,7 +9,6 @@ import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { StopReason } from '../../runner/stop-rules.js';
-import type { GalleryWritten } from '../report/gallery.js';
 
 /**
  * How a run ended, in values: what the pre-flight found, the items' states, why it stopped, and its

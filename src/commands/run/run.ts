@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import type { GalleryWritten } from '../../batch/batch-gallery.js';
 import { readRedoIds } from '../../batch/list-files.js';
 import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
 import { callerCwd } from '../../batch/resolve-batch.js';
@@ -15,7 +16,6 @@ import type { Manifest } from '../../manifest/index.js';
 import type { CheckFunction } from '../../runner/own-checks.js';
 import type { ProgressSnapshot } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
-import type { GalleryWritten } from '../report/gallery.js';
 import { type CheckedService, type RunOutcome, type RunView, runManifest } from './run-batch.js';
 import { readNoticeSettings } from './run-notices.js';
 

@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { withLedger } from '../../batch/ledger-read.js';
-import { filesUnder } from '../../batch/output-files.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { RunSettings } from '../../batch/run-settings.js';
-import { serviceIdentity } from '../../batch/service-identity.js';
-import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
-import type { Manifest } from '../../manifest/index.js';
-import { type Micros, parseUsd } from '../../money.js';
+import { writeFileAtomically } from '../downloads/write-atomically.js';
+import { UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import type { Manifest } from '../manifest/index.js';
+import { type Micros, parseUsd } from '../money.js';
 import {
   APPROVED_PLAN_FORMAT,
   type ApprovedPlan,
@@ -18,8 +13,13 @@ import {
   planDifferences,
   planHash,
 } from './approved-plan.js';
+import { withLedger } from './ledger-read.js';
+import { filesUnder } from './output-files.js';
 import { planSource } from './plan-reads.js';
 import { buildPlanStreamed } from './plan-streamed.js';
+import type { Batch } from './resolve-batch.js';
+import type { RunSettings } from './run-settings.js';
+import { serviceIdentity } from './service-identity.js';
 
 /**
  * Approved plans (docs/audit.md, "Approved plans"): `plan` writes one (`writePlan`), a person

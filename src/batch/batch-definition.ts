@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
-import type { Notice } from '../../batch/warnings.js';
-import { UserError } from '../../errors.js';
-import type { Ledger, StoredDefinition } from '../../ledger/ledger.js';
+import { UserError } from '../errors.js';
+import type { Ledger, StoredDefinition } from '../ledger/ledger.js';
 import {
   type BatchDefinition,
   type DefinitionDiff,
@@ -9,9 +8,10 @@ import {
   definitionText,
   diffDefinitions,
   parseDefinition,
-} from '../../manifest/definition.js';
-import type { Manifest } from '../../manifest/index.js';
-import { definitionDiffersWords, definitionRefusalWords } from '../../runner/definition-words.js';
+} from '../manifest/definition.js';
+import type { Manifest } from '../manifest/index.js';
+import { definitionDiffersWords, definitionRefusalWords } from '../runner/definition-words.js';
+import type { Notice } from './warnings.js';
 
 /**
  * One definition per shared batch (docs/shared-ledger.md): a runner's manifest against the one its

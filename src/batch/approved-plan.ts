@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../../canonical-json.js';
-import { spentMicros } from '../../ledger/money-totals.js';
-import type { MoneyTotals } from '../../ledger/records.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
-import { definitionOf, definitionText } from '../../manifest/definition.js';
-import type { Manifest } from '../../manifest/index.js';
-import { formatUsd, humanUsd } from '../../money.js';
-import { requestHash } from '../../runner/request.js';
+import { canonicalJson } from '../canonical-json.js';
+import { spentMicros } from '../ledger/money-totals.js';
+import type { MoneyTotals } from '../ledger/records.js';
+import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { definitionOf, definitionText } from '../manifest/definition.js';
+import type { Manifest } from '../manifest/index.js';
+import { formatUsd, humanUsd } from '../money.js';
+import { requestHash } from '../runner/request.js';
 import type { PlanLabel } from './plan-decisions.js';
 import type { PlanDocument } from './plan-report.js';
 

@@ -1,7 +1,7 @@
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { ManifestItem } from '../../manifest/index.js';
-import { holdsPaidResult, pairRenames, type RemovedCandidate, type Rename } from '../../runner/renames.js';
-import { requestHash } from '../../runner/request.js';
+import type { ItemEntry } from '../ledger/item-entries.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { holdsPaidResult, pairRenames, type RemovedCandidate, type Rename } from '../runner/renames.js';
+import { requestHash } from '../runner/request.js';
 import type { Decision } from './plan-decisions.js';
 
 /**

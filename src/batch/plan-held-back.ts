@@ -1,5 +1,5 @@
-import type { ManifestItem } from '../../manifest/index.js';
-import { mayBeInTheWay, namesTaken } from '../../manifest/taken-names.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { mayBeInTheWay, namesTaken } from '../manifest/taken-names.js';
 import type { Decision } from './plan-decisions.js';
 
 /**

@@ -1,4 +1,4 @@
-import { humanUsd } from '../../money.js';
+import { humanUsd } from '../money.js';
 import { copiesWords } from './plan-copies.js';
 
 /** The totals the line is made of (plan-report's PlanTotals has them all). */

@@ -1,9 +1,9 @@
-import { priceTable } from '../../batch/cost-estimate.js';
-import { EMPTY_VIEW, streamOf } from '../../batch/ledger-read.js';
-import { savedFileProblems } from '../../batch/saved-file-problems.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { priceTable } from './cost-estimate.js';
+import { EMPTY_VIEW, streamOf } from './ledger-read.js';
 import { planSourceOf } from './plan-source.js';
 import type { PlanReads } from './plan-streamed.js';
+import { savedFileProblems } from './saved-file-problems.js';
 
 /** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
 export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {

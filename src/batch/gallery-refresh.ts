@@ -1,10 +1,10 @@
-import type { LedgerRead } from '../../batch/ledger-read.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { Warn } from '../../batch/warnings.js';
-import { shownFromCwd } from '../../documents/shown-path.js';
-import { type Fields, UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
+import { shownFromCwd } from '../documents/shown-path.js';
+import { type Fields, UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { type GalleryWritten, writeBatchGallery } from './batch-gallery.js';
+import type { LedgerRead } from './ledger-read.js';
+import type { Batch } from './resolve-batch.js';
+import type { Warn } from './warnings.js';
 
 /**
  * The gallery a run leaves behind (docs/gallery.md, "After every run"): written or refreshed at

@@ -1,6 +1,6 @@
-import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../../money.js';
-import { concurrencyAboveLimit } from '../../runner/restore.js';
-import type { Account } from '../../service-client/schemas.js';
+import { formatUsdHuman, humanUsd, type Micros, parseUsd } from '../money.js';
+import { concurrencyAboveLimit } from '../runner/restore.js';
+import type { Account } from '../service-client/schemas.js';
 
 /** The code plan gives an account check that got no answer in time (not the service's). */
 export const NO_ANSWER_IN_TIME = 'no_answer_in_time';

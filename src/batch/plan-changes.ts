@@ -1,7 +1,7 @@
-import { canonicalJson } from '../../canonical-json.js';
-import type { ItemRecord, ItemState } from '../../ledger/records.js';
-import type { ManifestItem } from '../../manifest/index.js';
-import { formatUsd } from '../../money.js';
+import { canonicalJson } from '../canonical-json.js';
+import type { ItemRecord, ItemState } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { formatUsd } from '../money.js';
 
 /**
  * What changed between the ledger and the manifest, beyond each item's own plan: the fields of an

@@ -1,19 +1,14 @@
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
-import { refuseNamedTarget, type TargetKind, targetGuard } from '../../batch/named-target.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { SavedNames, savedFilesNamed } from '../../batch/saved-names.js';
-import type { Warn } from '../../batch/warnings.js';
-import { pageRelativeHref } from '../../documents/gallery/model.js';
-import { isGalleryPage, type PageFacts } from '../../documents/gallery/page.js';
-import { type StreamOptions, streamGallery } from '../../documents/gallery/page-stream.js';
-import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { ledgerFileOf } from '../../ledger/open-ledger.js';
-import { describeService } from '../../ledger/service.js';
-import type { S3Objects } from '../../storage/s3-objects.js';
+import { pageRelativeHref } from '../documents/gallery/model.js';
+import { isGalleryPage, type PageFacts } from '../documents/gallery/page.js';
+import { type StreamOptions, streamGallery } from '../documents/gallery/page-stream.js';
+import { writeFileAtomically } from '../downloads/write-atomically.js';
+import { UserError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { ledgerFileOf } from '../ledger/open-ledger.js';
+import { describeService } from '../ledger/service.js';
+import type { S3Objects } from '../storage/s3-objects.js';
 import {
   type BucketGalleryPlan,
   bucketGalleryPlan,
@@ -25,6 +20,11 @@ import {
 } from './gallery-s3.js';
 import { type GallerySource, gallerySource } from './gallery-source.js';
 import { GallerySpool } from './gallery-spool.js';
+import { type LedgerRead, withLedger } from './ledger-read.js';
+import { refuseNamedTarget, type TargetKind, targetGuard } from './named-target.js';
+import type { Batch } from './resolve-batch.js';
+import { SavedNames, savedFilesNamed } from './saved-names.js';
+import type { Warn } from './warnings.js';
 
 /** Where the page goes and how: the gallery's choices (docs/gallery.md). */
 export interface GalleryRequest {

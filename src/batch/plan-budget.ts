@@ -1,7 +1,7 @@
-import type { ItemEstimate } from '../../batch/cost-estimate.js';
-import type { ManifestItem } from '../../manifest/index.js';
-import { formatUsdHuman, type Micros } from '../../money.js';
-import { foreseeSend } from '../../runner/budget.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { formatUsdHuman, type Micros } from '../money.js';
+import { foreseeSend } from '../runner/budget.js';
+import type { ItemEstimate } from './cost-estimate.js';
 
 /**
  * The budget as plan spends it item after item, in the run's order (submitOrder): each item

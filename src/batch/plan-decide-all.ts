@@ -1,12 +1,12 @@
-import type { FileProblems } from '../../documents/file-problems.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { FailedTakes } from '../../ledger/ledger.js';
-import type { AttemptRecord } from '../../ledger/records.js';
-import type { Manifest } from '../../manifest/index.js';
-import { Rejections, rejectionsOf } from '../../runner/fallback.js';
-import type { RecordedRequest } from '../../runner/item-plan.js';
-import { variantsOfItems } from '../../runner/request-key.js';
-import { failedTakesOf } from '../../runner/rerolls-due.js';
+import type { FileProblems } from '../documents/file-problems.js';
+import type { ItemEntry } from '../ledger/item-entries.js';
+import type { FailedTakes } from '../ledger/ledger.js';
+import type { AttemptRecord } from '../ledger/records.js';
+import type { Manifest } from '../manifest/index.js';
+import { Rejections, rejectionsOf } from '../runner/fallback.js';
+import type { RecordedRequest } from '../runner/item-plan.js';
+import { variantsOfItems } from '../runner/request-key.js';
+import { failedTakesOf } from '../runner/rerolls-due.js';
 import { type DecideOptions, type Decision, decideItem } from './plan-decisions.js';
 import type { PlanSource } from './plan-source.js';
 

@@ -1,12 +1,12 @@
-import { type PriceTable, pricesSeen } from '../../batch/cost-estimate.js';
-import type { FileProblems } from '../../documents/file-problems.js';
-import { type LedgerView, unsavedOf } from '../../documents/status-view.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import { moneyTotalsOf } from '../../ledger/money-totals.js';
-import { type AttemptRecord, jobOfBytes, type MoneyTotals } from '../../ledger/records.js';
-import type { ReusableTake } from '../../ledger/reused-take.js';
-import { isRejectedAttempt } from '../../runner/fallback.js';
-import { latestAttempts, type RecordedRequest } from '../../runner/item-plan.js';
+import type { FileProblems } from '../documents/file-problems.js';
+import { type LedgerView, unsavedOf } from '../documents/status-view.js';
+import type { ItemEntry } from '../ledger/item-entries.js';
+import { moneyTotalsOf } from '../ledger/money-totals.js';
+import { type AttemptRecord, jobOfBytes, type MoneyTotals } from '../ledger/records.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
+import { isRejectedAttempt } from '../runner/fallback.js';
+import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
+import { type PriceTable, pricesSeen } from './cost-estimate.js';
 
 /**
  * What the plan is computed from besides the manifest. `plan` reads it from SQLite, one row per

@@ -1,5 +1,5 @@
-import { UserError } from '../../errors.js';
-import { brokenLifetimeBound, LINK_LIFETIME_SECONDS } from '../../link-lifetime.js';
+import { UserError } from '../errors.js';
+import { brokenLifetimeBound, LINK_LIFETIME_SECONDS } from '../link-lifetime.js';
 
 /**
  * How long the presigned links of a bucket's gallery work (the option `urlLifetimeSeconds`). Pure.

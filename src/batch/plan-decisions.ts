@@ -5,16 +5,16 @@ import {
   needsFetching,
   remedy,
   stillHeld,
-} from '../../documents/file-problems.js';
-import { type OnRequest, onRequestOf } from '../../documents/on-request.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import { type AttemptRecord, type ItemRecord, jobOfBytes } from '../../ledger/records.js';
-import type { ManifestItem } from '../../manifest/index.js';
-import { CAP_ONLY_WORDS } from '../../runner/budget-words.js';
-import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../../runner/fallback.js';
-import { currentRequest, planItem, type RecordedRequest } from '../../runner/item-plan.js';
-import { mayReroll, rerollWords } from '../../runner/reroll.js';
-import type { FailedTakesOf } from '../../runner/rerolls-due.js';
+} from '../documents/file-problems.js';
+import { type OnRequest, onRequestOf } from '../documents/on-request.js';
+import type { ItemEntry } from '../ledger/item-entries.js';
+import { type AttemptRecord, type ItemRecord, jobOfBytes } from '../ledger/records.js';
+import type { ManifestItem } from '../manifest/index.js';
+import { CAP_ONLY_WORDS } from '../runner/budget-words.js';
+import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../runner/fallback.js';
+import { currentRequest, planItem, type RecordedRequest } from '../runner/item-plan.js';
+import { mayReroll, rerollWords } from '../runner/reroll.js';
+import type { FailedTakesOf } from '../runner/rerolls-due.js';
 
 /**
  * What `plan` says run would do with one item, before the budget walk: runner's planItem

@@ -1,13 +1,13 @@
-import type { ReusableTake } from '../../ledger/reused-take.js';
-import type { ManifestItem } from '../../manifest/index.js';
+import type { ReusableTake } from '../ledger/reused-take.js';
+import type { ManifestItem } from '../manifest/index.js';
 import {
   compactRequestKey,
   hexKey,
   manifestVariants,
   SAME_VIDEO_WORDS,
   variantOfItem,
-} from '../../runner/request-key.js';
-import { heldResultOf, TakeIndex } from '../../runner/take-index.js';
+} from '../runner/request-key.js';
+import { heldResultOf, TakeIndex } from '../runner/take-index.js';
 import type { Decision } from './plan-decisions.js';
 
 /**

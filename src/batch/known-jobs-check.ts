@@ -1,8 +1,8 @@
-import { LedgerLostError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { jobItemId } from '../../runner/request.js';
-import { MediaGenClient } from '../../service-client/client.js';
-import { OUTPUT_LIFETIME_MS } from '../../service-client/retention.js';
+import { LedgerLostError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { jobItemId } from '../runner/request.js';
+import { MediaGenClient } from '../service-client/client.js';
+import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
 
 /** Outputs live 48 hours; a lost ledger older than that has nothing left to adopt. */
 const LOOKBACK_MS = OUTPUT_LIFETIME_MS;

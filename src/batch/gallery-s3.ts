@@ -1,12 +1,12 @@
-import { PROTECTED } from '../../batch/protected-files.js';
-import { isGalleryPage } from '../../documents/gallery/page.js';
-import { OWNER_MARKER } from '../../downloads/output-owner.js';
-import { sidecarPathFor } from '../../downloads/sidecar.js';
-import { type Fields, UserError } from '../../errors.js';
-import { isS3Uri, keyOfUri, keyUnder, parseS3Uri, type S3Location, s3Uri } from '../../manifest/index.js';
-import { s3Failure } from '../../storage/s3-errors.js';
-import type { S3Objects } from '../../storage/s3-objects.js';
-import { STAGING_FOLDER } from '../../storage/s3-upload.js';
+import { isGalleryPage } from '../documents/gallery/page.js';
+import { OWNER_MARKER } from '../downloads/output-owner.js';
+import { sidecarPathFor } from '../downloads/sidecar.js';
+import { type Fields, UserError } from '../errors.js';
+import { isS3Uri, keyOfUri, keyUnder, parseS3Uri, type S3Location, s3Uri } from '../manifest/index.js';
+import { s3Failure } from '../storage/s3-errors.js';
+import type { S3Objects } from '../storage/s3-objects.js';
+import { STAGING_FOLDER } from '../storage/s3-upload.js';
+import { PROTECTED } from './protected-files.js';
 import { checkUrlLifetime, linksExpireAt } from './url-lifetime.js';
 
 /**
@@ -23,7 +23,7 @@ const refused = (message: string, fields: Fields = {}) => new UserError(message,
 
 /** The output location's objects, with the client configured from the environment (exit 2 if not). */
 export async function openGalleryBucket(outputDir: string, env: NodeJS.ProcessEnv): Promise<S3Objects> {
-  const { S3Store } = await import('../../storage/s3-store.js');
+  const { S3Store } = await import('../storage/s3-store.js');
   try {
     return (await S3Store.open(outputDir, env)).objects;
   } catch (error) {

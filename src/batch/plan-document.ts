@@ -1,7 +1,7 @@
-import type { FileProblemCounts } from '../../documents/file-problems.js';
-import type { KeeperOutsideManifest } from '../../documents/kept-records.js';
-import type { FileCheckMode } from '../../documents/status-report.js';
-import type { ValueAtRisk } from '../../documents/value-at-risk.js';
+import type { FileProblemCounts } from '../documents/file-problems.js';
+import type { KeeperOutsideManifest } from '../documents/kept-records.js';
+import type { FileCheckMode } from '../documents/status-report.js';
+import type { ValueAtRisk } from '../documents/value-at-risk.js';
 import type { PlanAccount } from './plan-account.js';
 import type { RemovedItem } from './plan-changes.js';
 import type { PlanLabel } from './plan-decisions.js';
