@@ -4,7 +4,7 @@ import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
 import { UserError } from '../errors.js';
 import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
-import { isLedgerReadError } from '../ledger/dialect/read-errors.js';
+import { isLedgerReadError } from '../ledger/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
 import { shownCheck } from '../ledger/take-checks.js';

@@ -25,7 +25,8 @@ export function placeBatch<M extends ManifestHead>(
     return { manifest: placed, ledger, ledgerShown: ledger.shown };
   }
   const folder = join(dirname(manifest.file), '.mediabatch');
-  const path = join(options.sandbox ? join(folder, 'sandbox') : folder, `${manifest.name}.sqlite`);
+  const ledgerFolder = options.sandbox ? join(folder, 'sandbox') : folder;
+  const path = join(ledgerFolder, `${manifest.name}.sqlite`);
   return { manifest: placed, ledger: fileLocation(path), ledgerShown: path };
 }
 
