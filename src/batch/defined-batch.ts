@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { UserError } from '../errors.js';
-import { isDatabaseUrl, type LedgerLocation, openLedger, postgresLocation } from '../ledger/index.js';
+import { isSharedLocation, type LedgerLocation, namedLocation, openLedger } from '../ledger/index.js';
 import type { StoredDefinition } from '../ledger/ledger.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
@@ -36,14 +36,15 @@ export interface DefinedBatchRequest {
  */
 export async function definedManifest(request: DefinedBatchRequest): Promise<Manifest> {
   const settings = readSettings(environmentOf(request.env));
-  if (request.ledger === undefined || !isDatabaseUrl(request.ledger))
+  const location =
+    request.ledger === undefined ? null : namedLocation(request.ledger, request.cwd, settings.postgresEnv);
+  if (location === null || !isSharedLocation(location))
     throw new UserError(
       `batch "${request.batch}" is read from the definition a shared ledger stores: give \`ledger\`, its postgres:// ` +
         "URL (a SQLite ledger keeps no definition: its manifest is the batch's)",
       'invalid_option',
       { option: 'ledger' },
     );
-  const location = postgresLocation(request.ledger, settings.postgresEnv);
   const stored = await currentDefinition(location, request, settings.reconnectWithinMs);
   const definition = parseDefinition(stored.definition);
   return manifestOfDefinition(definition, rootOnThisMachine(definition, request, stored.revision));

@@ -63,7 +63,8 @@ export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): Le
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
 export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): Promise<void> {
-  if (ledger.shared && (await ledger.liveRuns()) > 0) throw new LedgerHeldError(ledger.path, nothingWas);
+  if (ledger.severalRunners && (await ledger.liveRuns()) > 0)
+    throw new LedgerHeldError(ledger.path, nothingWas);
 }
 
 /**

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import type { LedgerNote } from '../documents/render-text.js';
 import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
-import { DatabaseError, DatabaseLostError, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
+import { isLedgerReadError } from '../ledger/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { openLedger } from '../ledger/open-ledger.js';
-import { isLedgerReadError } from '../ledger/sqlite-error.js';
 import { shownCheck } from '../ledger/take-checks.js';
 import type { ManifestHead } from '../manifest/index.js';
 import type { Batch } from './resolve-batch.js';
@@ -64,9 +64,7 @@ export async function openForReading({
 
 /** A read that fails is the ledger's fault, said so; any other error passes through. */
 export function readFailure(path: string, error: unknown): unknown {
-  const fromLedger =
-    isLedgerReadError(error) || error instanceof DatabaseError || error instanceof DatabaseLostError;
-  return fromLedger ? cannotRead(path, error) : error;
+  return isLedgerReadError(error) ? cannotRead(path, error) : error;
 }
 
 function cannotRead(

@@ -13,7 +13,7 @@ import {
   passFolder,
 } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
-import { isDatabaseUrl } from '../ledger/open-ledger.js';
+import { namesSharedLedger } from '../ledger/open-ledger.js';
 import { describeService } from '../ledger/service.js';
 import { isS3Uri, type Manifest, type ManifestHead, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
@@ -163,7 +163,7 @@ function ownerRefusal(verdict: OwnerVerdict, context: Omit<FolderContext, 'servi
 function sameBatchOtherLedger(owner: FolderOwner, context: Omit<FolderContext, 'service'>): boolean {
   if (owner.manifest !== context.manifest.name || isS3Uri(context.manifest.outputDir)) return false;
   // The batch's record moved to a shared database (copy-ledger): that is where it goes on.
-  if (isDatabaseUrl(owner.ledger)) return true;
+  if (namesSharedLedger(owner.ledger)) return true;
   if (!context.ledgerNamed) return false;
   return existsSync(ownerLedger(owner));
 }

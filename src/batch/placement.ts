@@ -1,11 +1,5 @@
-import { basename, dirname, join, resolve } from 'node:path';
-import {
-  fileLocation,
-  isDatabaseUrl,
-  type LedgerLocation,
-  type PostgresEnv,
-  postgresLocation,
-} from '../ledger/index.js';
+import { basename, dirname, join } from 'node:path';
+import { fileLocation, type LedgerLocation, namedLocation, type PostgresEnv } from '../ledger/index.js';
 import { isS3Uri, type Manifest, type ManifestHead, parseS3Uri, s3Beside, s3Uri } from '../manifest/index.js';
 
 /**
@@ -26,15 +20,13 @@ export function placeBatch<M extends ManifestHead>(
   options: { ledger: string | undefined; sandbox: boolean; cwd: string; postgresEnv?: PostgresEnv },
 ): Placement<M> {
   const placed = options.sandbox ? { ...manifest, outputDir: sandboxLocation(manifest.outputDir) } : manifest;
-  if (options.ledger && isDatabaseUrl(options.ledger)) {
-    const ledger = postgresLocation(options.ledger, options.postgresEnv ?? {});
+  if (options.ledger) {
+    const ledger = namedLocation(options.ledger, options.cwd, options.postgresEnv ?? {});
     return { manifest: placed, ledger, ledgerShown: ledger.shown };
   }
   const folder = join(dirname(manifest.file), '.mediabatch');
   const ledgerFolder = options.sandbox ? join(folder, 'sandbox') : folder;
-  const path = options.ledger
-    ? resolve(options.cwd, options.ledger)
-    : join(ledgerFolder, `${manifest.name}.sqlite`);
+  const path = join(ledgerFolder, `${manifest.name}.sqlite`);
   return { manifest: placed, ledger: fileLocation(path), ledgerShown: path };
 }
 

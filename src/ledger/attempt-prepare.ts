@@ -62,7 +62,7 @@ const attemptRow = new StatementShape((c, v: PreparedValues, variant: 'admit' | 
           .columns(columns)
           .expression(c.q.selectNoFrom(columns.map((column) => sql`${v[column]}`.as(column))).where(ADMITTED))
       : c.q.insertInto('attempts').values(v);
-  const guarded = c.shared
+  const guarded = c.can.severalRunners
     ? insert.onConflict((conflict) => conflict.columns([...c.db.sql.keyColumns]).doNothing())
     : insert;
   return guarded.returning(ATTEMPT_COLUMNS);

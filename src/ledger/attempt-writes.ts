@@ -54,7 +54,9 @@ const answerRow = new StatementShape((c, v: AnswerValues, form: AnswerForm) => {
     expires_at: v.expires_at,
     completed_at: v.completed_at,
     // The shared ledger keeps the job's creation time too.
-    ...(c.shared ? { job_created_at: sql<string>`coalesce(${v.job_created_at}, job_created_at)` } : {}),
+    ...(c.can.jobCreationTimes
+      ? { job_created_at: sql<string>`coalesce(${v.job_created_at}, job_created_at)` }
+      : {}),
   };
   const answer = { state: v.state, reserved_micros: v.reserved_micros, http_status: v.http_status };
   const set = {
@@ -216,7 +218,7 @@ function importedStatements(c: LedgerContext, imported: ImportedJob): Statement[
     take: imported.take ?? 1,
     vars: imported.vars ?? null,
   };
-  const created = c.shared ? { job_created_at: imported.job.createdAt ?? null } : {};
+  const created = c.can.jobCreationTimes ? { job_created_at: imported.job.createdAt ?? null } : {};
   return [
     c.q
       .insertInto('attempts')

@@ -51,7 +51,7 @@ export async function dumpBatch(c: LedgerContext): Promise<BatchDump> {
         .selectFrom('runs')
         .select([
           'pid',
-          c.shared ? 'runner' : sql<string | null>`null`.as('runner'),
+          c.can.severalRunners ? 'runner' : sql<string | null>`null`.as('runner'),
           'started_at as startedAt',
           'ended_at as endedAt',
           'exit_code as exitCode',
@@ -155,7 +155,7 @@ export async function loadBatch(c: LedgerContext, dump: BatchDump): Promise<void
         started_at: run.startedAt,
         ended_at: run.endedAt,
         exit_code: run.exitCode,
-        ...(c.shared ? { runner: run.runner } : {}),
+        ...(c.can.severalRunners ? { runner: run.runner } : {}),
       })),
     );
     await insertAll(

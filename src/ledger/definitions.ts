@@ -91,7 +91,7 @@ const COLUMNS = [
 
 /** Every revision of the batch, oldest first, for a copy (batch-dump.ts); none where SQLite keeps none. */
 export async function dumpedDefinitions(c: LedgerContext): Promise<DefinitionRecord[]> {
-  if (!c.shared || c.none || !c.has('batch_definitions')) return [];
+  if (!c.can.storesDefinitions || c.none || !c.has('batch_definitions')) return [];
   const rows = await c.db.read(
     c.q
       .selectFrom('batch_definitions')
@@ -105,7 +105,7 @@ export async function dumpedDefinitions(c: LedgerContext): Promise<DefinitionRec
 
 /** The rows that load `definitions` into this batch; none into SQLite, which keeps no definition. */
 export function definitionRows(c: LedgerContext, definitions: readonly DefinitionRecord[]) {
-  if (!c.shared) return [];
+  if (!c.can.storesDefinitions) return [];
   return definitions.map((one) => ({
     batch_id: c.batchId,
     revision: one.revision,

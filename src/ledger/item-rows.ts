@@ -91,7 +91,7 @@ export function putItemsStatements(
             error_message: eb.ref('excluded.error_message'),
             updated_at: eb.ref('excluded.updated_at'),
           }));
-          return c.shared && c.runnerId !== null ? update.where(unleased(c.runnerId)) : update;
+          return c.can.severalRunners && c.runnerId !== null ? update.where(unleased(c.runnerId)) : update;
         })
         .compile(),
     );

@@ -29,7 +29,7 @@ const noAttempt = (id: number) => (): never => {
   throw new Error(`the ledger has no attempt ${id}`);
 };
 
-type Steps = Omit<Ledger, 'kind' | 'path' | 'batchId' | 'shared' | 'claims' | 'definitions'>;
+type Steps = Omit<Ledger, 'path' | 'batchId' | 'severalRunners' | 'claims' | 'definitions'>;
 
 /**
  * The ledger (ledger.ts) over Kysely, one implementation for both databases: a SQLite file one
@@ -39,10 +39,9 @@ type Steps = Omit<Ledger, 'kind' | 'path' | 'batchId' | 'shared' | 'claims' | 'd
  * read a page per step. A read-only look at a batch never recorded reads as empty.
  */
 export class KyselyLedger implements Ledger {
-  readonly kind: Ledger['kind'];
   readonly path: string;
   readonly batchId: number;
-  readonly shared: boolean;
+  readonly severalRunners: boolean;
   readonly claims: LeaseClaims | null;
   readonly definitions: StoredDefinitions | null;
   readonly #c: LedgerContext;
@@ -51,12 +50,11 @@ export class KyselyLedger implements Ledger {
   constructor(c: LedgerContext, shown: string, leaseMs: number) {
     this.#c = c;
     this.#leaseMs = leaseMs;
-    this.kind = c.kind;
     this.path = shown;
     this.batchId = c.batchId;
-    this.shared = c.shared;
-    this.claims = this.shared && c.runnerId !== null ? new LeaseClaims(c, c.runnerId, leaseMs) : null;
-    this.definitions = this.shared ? new StoredDefinitions(c) : null;
+    this.severalRunners = c.can.severalRunners;
+    this.claims = this.severalRunners && c.runnerId !== null ? new LeaseClaims(c, c.runnerId, leaseMs) : null;
+    this.definitions = c.can.storesDefinitions ? new StoredDefinitions(c) : null;
   }
 
   /** One step in order; `empty`, without a read, where there is no batch to read. */
@@ -223,13 +221,13 @@ export class KyselyLedger implements Ledger {
     this.#step((c) => runs.appendEvent(c, itemId, attemptId, kind, detail ?? null));
   liveRuns: Steps['liveRuns'] = () =>
     this.#step(async (c) => {
-      if (!this.shared || c.none) return 0;
+      if (!c.can.severalRunners || c.none) return 0;
       const [row] = await c.db.read(liveRunsQuery(c, this.#leaseMs));
       return Number(row?.live ?? 0);
     });
   liveHosts: Steps['liveHosts'] = () =>
     this.#step(async (c) => {
-      if (!this.shared || c.none) return [];
+      if (!c.can.severalRunners || c.none) return [];
       return (await c.db.read(liveHostsQuery(c, this.#leaseMs))).map((row: { host: string }) => row.host);
     });
 

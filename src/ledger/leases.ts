@@ -26,7 +26,7 @@ export function settles(state: ItemState): boolean {
 
 /** Whether this runner lets an item's lease go as it writes `state`: it settles it on a shared ledger. */
 export function letsLeaseGo(c: LedgerContext, state: ItemState): boolean {
-  return c.shared && c.runnerId !== null && settles(state);
+  return c.can.severalRunners && c.runnerId !== null && settles(state);
 }
 
 /**

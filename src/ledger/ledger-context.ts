@@ -37,13 +37,9 @@ export class LedgerContext {
     return this.db.q;
   }
 
-  /** Whether runners on many machines share the database (dialect/database.ts). */
-  get shared(): boolean {
-    return this.db.shared;
-  }
-
-  get kind(): LedgerDatabase['kind'] {
-    return this.db.kind;
+  /** What the database's ledger can do (dialect/database.ts): asked instead of which database it is. */
+  get can(): LedgerDatabase['capabilities'] {
+    return this.db.capabilities;
   }
 
   /** No batch to read: a read-only look at a ledger (or an empty database) that never recorded it. */

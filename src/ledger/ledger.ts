@@ -184,12 +184,11 @@ export interface RunnerClaims {
  * PostgreSQL database that several runners share (dialect/postgres.ts).
  */
 export interface Ledger {
-  readonly kind: 'sqlite' | 'postgres';
   /** Where it is, as shown to people: the file's path, or the database's URL without its password. */
   readonly path: string;
   readonly batchId: number;
-  /** Several runs may work the batch at once: they coordinate through `claims`. */
-  readonly shared: boolean;
+  /** Several runs may work the batch at once (dialect/database.ts): they coordinate through `claims`. */
+  readonly severalRunners: boolean;
   readonly claims: RunnerClaims | null;
   /** The batch's definition, for a ledger runners share; null for one whose manifest file is the definition. */
   readonly definitions: BatchDefinitions | null;

@@ -1,12 +1,6 @@
 import { BatchPaths, batchRootOf } from './batch-paths.js';
 import { findBatch } from './batch-row.js';
-import {
-  databaseLocation,
-  type LedgerLocation,
-  ledgerFileOf,
-  openDatabase,
-} from './dialect/ledger-location.js';
-import type { PgConfig } from './dialect/postgres.js';
+import { type LedgerLocation, ledgerFileOf, openDatabase } from './dialect/ledger-location.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import type { Ledger } from './ledger.js';
 import { LedgerContext } from './ledger-context.js';
@@ -18,58 +12,13 @@ export {
   ledgerFileOf,
   sameLedger,
 } from './dialect/ledger-location.js';
+export {
+  namedLocation,
+  namesSharedLedger,
+  type PostgresEnv,
+  postgresLocation,
+} from './dialect/ledger-names.js';
 export type { PgConfig } from './dialect/postgres.js';
-
-/** The PG* variables every PostgreSQL tool understands, as given to the batch. */
-export interface PostgresEnv {
-  PGHOST?: string | undefined;
-  PGPORT?: string | undefined;
-  PGUSER?: string | undefined;
-  PGPASSWORD?: string | undefined;
-  PGDATABASE?: string | undefined;
-  PGSSLMODE?: string | undefined;
-}
-
-export const isDatabaseUrl = (text: string): boolean => /^postgres(ql)?:\/\//i.test(text);
-
-/**
- * A libpq-style URL, its missing parts taken from the PG* variables as libpq does (the URL wins).
- * PGSSLMODE require or verify-*: TLS (verify-*: the certificate checked); disable, allow, prefer
- * or unset: none, as pg's own default.
- */
-export function postgresLocation(url: string, env: PostgresEnv): LedgerLocation {
-  const parsed = new URL(url);
-  const sslmode = parsed.searchParams.get('sslmode') ?? env.PGSSLMODE ?? null;
-  const config: PgConfig = {
-    host: env.PGHOST || 'localhost',
-    port: Number(env.PGPORT) || 5432,
-    ...(env.PGUSER ? { user: env.PGUSER } : {}),
-    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
-    ...(env.PGDATABASE ? { database: env.PGDATABASE } : {}),
-    ...sslOf(sslmode),
-    connectionString: url,
-  };
-  return databaseLocation(config, addressOf(parsed, env));
-}
-
-function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
-  if (mode === 'require') return { ssl: { rejectUnauthorized: false } };
-  if (mode === 'verify-ca' || mode === 'verify-full') return { ssl: true };
-  return {};
-}
-
-/**
- * The database's address as people see it and as the batch's output marker names it: user, host,
- * port and database, each from the URL or else its PG* variable, never the password. Every runner
- * of the batch names the same database the same way, however each spelled its URL.
- */
-function addressOf(url: URL, env: PostgresEnv): string {
-  const user = decodeURIComponent(url.username) || env.PGUSER || '';
-  const host = url.hostname || env.PGHOST || 'localhost';
-  const port = url.port || env.PGPORT || '5432';
-  const database = decodeURIComponent(url.pathname.slice(1)) || env.PGDATABASE || user;
-  return `postgres://${user ? `${encodeURIComponent(user)}@` : ''}${host}:${port}/${encodeURIComponent(database)}`;
-}
 
 export interface OpenLedgerOptions {
   readonly?: boolean;

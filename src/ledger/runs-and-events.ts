@@ -140,7 +140,7 @@ export async function appendEvent(
 
 /** A shared ledger's run names its runner and beats a heartbeat that says it is alive (claims.ts). */
 export async function startRun(c: LedgerContext, pid: number): Promise<number> {
-  const shared = c.shared ? { runner: c.runnerId, heartbeat_at: sql`now()` } : {};
+  const shared = c.can.severalRunners ? { runner: c.runnerId, heartbeat_at: sql`now()` } : {};
   const [inserted] = await c.db.batch([
     c.q
       .insertInto('runs')
@@ -153,7 +153,7 @@ export async function startRun(c: LedgerContext, pid: number): Promise<number> {
 
 /** An ended run beats no more: no runner takes it for a live one. */
 export async function endRun(c: LedgerContext, runId: number, exitCode: number): Promise<void> {
-  const shared = c.shared ? { heartbeat_at: null } : {};
+  const shared = c.can.severalRunners ? { heartbeat_at: null } : {};
   await c.db.batch([
     c.q
       .updateTable('runs')

@@ -12,7 +12,7 @@ const text = (value: string | null) => sql<string | null>`cast(${value} as text)
 
 /** The binding as a SELECT: null columns, or no row, while unbound. */
 function bindingQuery(c: LedgerContext) {
-  return c.shared
+  return c.can.servicePerBatch
     ? c.q
         .selectFrom('batches')
         .select(['service_identity as identity', 'service_bound_at as boundAt'])
@@ -36,7 +36,7 @@ export async function boundServiceIn(c: LedgerContext, tx: Tx) {
 
 /** Unbound too: a ledger opened read-only at an older schema, without the service table yet. */
 export async function boundService(c: LedgerContext): Promise<ServiceBinding | null> {
-  if (c.none || !c.has(c.shared ? 'batches' : 'service')) return null;
+  if (c.none || !c.has(c.can.servicePerBatch ? 'batches' : 'service')) return null;
   return bindingOf(await c.db.read(bindingQuery(c).compile()));
 }
 
@@ -62,7 +62,7 @@ function bindStatements(c: LedgerContext, identity: string): Statement[] {
         text(detail).as('detail'),
       ])
       .where('id', '=', c.batchId);
-  if (c.shared)
+  if (c.can.servicePerBatch)
     return [
       event(unbound().where('service_identity', 'is', null)),
       c.q
@@ -95,7 +95,7 @@ export async function bindService(c: LedgerContext, identity: string): Promise<S
  * is refused (its jobs are that service's). `refuse` words the refusal.
  */
 export function dumpedServiceStatements(c: LedgerContext, service: ServiceBinding): Statement[] {
-  if (c.shared)
+  if (c.can.servicePerBatch)
     return [
       c.q
         .updateTable('batches')

@@ -17,7 +17,7 @@ interface Compiled {
  * to run it (about 0.1 ms, and a run writes a dozen statements per item), so the statements every
  * item writes are shapes.
  *
- * `build` is given stand-ins, never the values: it may branch on the database (`c.shared`, `c.has`)
+ * `build` is given stand-ins, never the values: it may branch on the database (`c.can`, `c.has`)
  * and on `variant`, which names every other choice of shape, but must pass each value on as it is.
  * A value it bakes in instead of taking from `values` (`c.batchId`, say) is refused when the shape
  * is first compiled, so no later call can run with an earlier call's value.

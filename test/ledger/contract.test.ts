@@ -61,7 +61,7 @@ describe.each(backends)('the Ledger contract: $name', ({ name, skip }) => {
 
     it('puts, updates and renames items', async () => {
       const ledger = await ledgerAt();
-      expect(ledger.kind).toBe(name);
+      expect(ledger.severalRunners).toBe(name === 'postgres');
       await ledger.putItems([
         { itemId: 'b', requestHash: 'hb', state: 'pending' },
         {

@@ -13,6 +13,8 @@ export default function setup(): void {
   execFileSync('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
+  // The ledger's migration files beside the built code (scripts/copy-migrations.mjs).
+  execFileSync('node', ['scripts/copy-migrations.mjs'], { stdio: 'inherit' });
   // The command as it ships: one bundled file (scripts/bundle-cli.mjs).
   execFileSync('node', ['scripts/bundle-cli.mjs'], { stdio: 'inherit' });
 }

@@ -20,7 +20,7 @@ export async function warnUnsharedOutput(
   warn: Warn,
   mounts = readMounts(),
 ): Promise<void> {
-  if (!ledger.shared || isS3Uri(manifest.outputDir)) return;
+  if (!ledger.severalRunners || isS3Uri(manifest.outputDir)) return;
   const others = (await ledger.liveHosts()).filter((host) => host !== hostname());
   if (others.length === 0) return;
   const type = fileSystemOf(resolve(manifest.outputDir), mounts);

@@ -32,12 +32,8 @@ export type Durability = 'redo' | 'durable';
  * and PostgreSQL (dialect/sqlite.ts, dialect/postgres.ts), each step one transaction.
  */
 export interface LedgerDatabase {
-  readonly kind: 'sqlite' | 'postgres';
-  /**
-   * Runners on many machines share it (PostgreSQL): rows name their runner, items carry leases,
-   * runs a heartbeat, and batches their definitions. A ledger of one's own (SQLite) has none of these.
-   */
-  readonly shared: boolean;
+  /** What this database's ledger does that the other's does not: asked instead of which it is. */
+  readonly capabilities: LedgerCapabilities;
   /** Builds and compiles statements; never run directly (steps go through the calls below). */
   readonly q: Kysely<Tables>;
   /** The SQL the two databases spell differently. */
@@ -73,6 +69,25 @@ export interface LedgerDatabase {
   committed(): Promise<void>;
   /** Closes after every step called before, and never waits long on a database that went away. */
   close(): Promise<void>;
+}
+
+/**
+ * What differs between the two ledgers as what each can do, so that no code outside dialect/ asks
+ * which database it is. A SQLite file is held by one run; a PostgreSQL database is shared by
+ * runners on many machines and holds many batches.
+ */
+export interface LedgerCapabilities {
+  /**
+   * Runners on many machines work its batches at once: rows name their runner, items carry
+   * leases, runs beat a heartbeat, and a new attempt's key may already be another runner's.
+   */
+  readonly severalRunners: boolean;
+  /** Each batch's definition is stored (batch_definitions): the manifest every runner runs. */
+  readonly storesDefinitions: boolean;
+  /** The service is bound per batch (on its batches row); else once for the file (the service table). */
+  readonly servicePerBatch: boolean;
+  /** An attempt keeps its job's creation time (job_created_at), for the batch's one lister. */
+  readonly jobCreationTimes: boolean;
 }
 
 /** SQL the two databases spell differently, for the step modules that need it. */

@@ -4,7 +4,14 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DatabaseLostError } from '../../errors.js';
 import type { Tables } from '../tables.js';
-import type { LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
+import type {
+  LedgerCapabilities,
+  LedgerDatabase,
+  SqlParts,
+  Statement,
+  StatementResult,
+  Tx,
+} from './database.js';
 import { asDatabaseError, isConflict, isLost, messageOf, missingPassword } from './postgres-errors.js';
 import { StepQueue } from './step-queue.js';
 import { WriteGroups } from './write-groups.js';
@@ -122,8 +129,13 @@ export async function openPostgres(config: PgConfig, options: PostgresOptions): 
  * returns: there is no group commit (a shared ledger's readers are other runners).
  */
 export class PostgresDatabase implements LedgerDatabase {
-  readonly kind = 'postgres' as const;
-  readonly shared = true;
+  // A database runners on many machines share, holding many batches.
+  readonly capabilities: LedgerCapabilities = {
+    severalRunners: true,
+    storesDefinitions: true,
+    servicePerBatch: true,
+    jobCreationTimes: true,
+  };
   readonly sql = PARTS;
   readonly q: Kysely<Tables>;
   /** Times this ledger waited for the database's answer: the bench's round trips. */

@@ -4,7 +4,15 @@ import Database, { type Database as Db, type Statement as Prepared } from 'bette
 import { CompiledQuery, Kysely, type QueryResult, SqliteDialect, sql } from 'kysely';
 import { type MigrationContext, migrate } from '../migrations.js';
 import type { Tables } from '../tables.js';
-import type { Durability, LedgerDatabase, SqlParts, Statement, StatementResult, Tx } from './database.js';
+import type {
+  Durability,
+  LedgerCapabilities,
+  LedgerDatabase,
+  SqlParts,
+  Statement,
+  StatementResult,
+  Tx,
+} from './database.js';
 import { StepQueue } from './step-queue.js';
 
 /**
@@ -53,8 +61,13 @@ export function openSqlite(path: string, readonly: boolean, context: MigrationCo
 }
 
 export class SqliteDatabase implements LedgerDatabase {
-  readonly kind = 'sqlite' as const;
-  readonly shared = false;
+  // A file held by one run (lock.ts), of one batch's service.
+  readonly capabilities: LedgerCapabilities = {
+    severalRunners: false,
+    storesDefinitions: false,
+    servicePerBatch: false,
+    jobCreationTimes: false,
+  };
   readonly sql = PARTS;
   readonly q: Kysely<Tables>;
   readonly #queue = new StepQueue();
