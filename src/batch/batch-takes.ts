@@ -1,9 +1,13 @@
 import type { ExportCheck, RecordTakes } from '../documents/export-records.js';
 import type { KeeperOutsideManifest, KeptRecord } from '../documents/kept-records.js';
 import { shownFrom } from '../documents/shown-path.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { KeeperRecord, SavedTake, TakeCheckRecord } from '../ledger/records.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  type KeeperRecord,
+  type Ledger,
+  type SavedTake,
+  shownCheck,
+  type TakeCheckRecord,
+} from '../ledger/index.js';
 import { itemGroup, type Manifest, type ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';

@@ -3,10 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '../errors.js';
-import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { acquireLedgerLock } from '../ledger/lock.js';
-import { type LedgerLocation, ledgerFileOf, openLedger } from '../ledger/open-ledger.js';
+import {
+  acquireLedgerLock,
+  type Ledger,
+  type LedgerLocation,
+  ledgerFileMissing,
+  ledgerFileOf,
+  openLedger,
+} from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';

@@ -3,11 +3,13 @@ import type { LedgerNote } from '../documents/render-text.js';
 import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
 import { DatabaseError, DatabaseLostError, UserError } from '../errors.js';
-import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { openLedger } from '../ledger/open-ledger.js';
-import { isLedgerReadError } from '../ledger/sqlite-error.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  isLedgerReadError,
+  type Ledger,
+  ledgerFileMissing,
+  openLedger,
+  shownCheck,
+} from '../ledger/index.js';
 import type { ManifestHead } from '../manifest/index.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';

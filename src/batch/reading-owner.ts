@@ -1,7 +1,7 @@
 import { shownFromCwd } from '../documents/shown-path.js';
 import { checkOwner } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/index.js';
 import { isS3Uri, type ManifestHead } from '../manifest/index.js';
 import { withLedger } from './ledger-read.js';
 import { folderContextOf, outputFolderRefusal } from './output-owner-check.js';

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/index.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
 import {

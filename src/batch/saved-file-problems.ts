@@ -1,8 +1,6 @@
 import type { FileProblems, ItemFiles } from '../documents/file-problems.js';
 import { checkSavedFile } from '../downloads/saved-file-check.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
-import type { SavedFileFacts } from '../ledger/saved-files.js';
+import type { Ledger, ReusableTake, SavedFileFacts } from '../ledger/index.js';
 
 /**
  * Each item's saved output checked against the disk for `status` and `plan`: one stat per file

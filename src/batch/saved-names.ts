@@ -1,5 +1,5 @@
 import { sidecarPathFor } from '../downloads/sidecar.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/index.js';
 
 /**
  * Which saved files bear one of the names a command would write to, or have a sidecar there: the

@@ -1,9 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import { ApiConnectionError, ApiError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import { type AttemptRecord, type Ledger, shownCheck } from '../ledger/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';

@@ -1,9 +1,12 @@
 import { takePath } from '../downloads/preserve-take.js';
 import type { SidecarCheck, SidecarFacts } from '../downloads/sidecar.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { type AttemptRecord, jobOfBytes } from '../ledger/records.js';
-import type { ResultOfCopy } from '../ledger/result-record.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  type AttemptRecord,
+  jobOfBytes,
+  type Ledger,
+  type ResultOfCopy,
+  shownCheck,
+} from '../ledger/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 

@@ -1,6 +1,5 @@
 import { sep } from 'node:path';
-import type { FileMove, Ledger } from '../ledger/ledger.js';
-import type { AttemptRecord, FileRecord } from '../ledger/records.js';
+import type { AttemptRecord, FileMove, FileRecord, Ledger } from '../ledger/index.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';

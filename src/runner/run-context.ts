@@ -1,7 +1,5 @@
 import pLimit from 'p-limit';
-import type { Ledger } from '../ledger/ledger.js';
-import { spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, ItemState } from '../ledger/records.js';
+import { type AttemptRecord, type ItemState, type Ledger, spentMicros } from '../ledger/index.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';

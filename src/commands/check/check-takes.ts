@@ -2,9 +2,13 @@ import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/l
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
-import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord, ItemRecord, SavedTake } from '../../ledger/records.js';
+import {
+  type AttemptRecord,
+  type ItemRecord,
+  type Ledger,
+  ledgerFileMissing,
+  type SavedTake,
+} from '../../ledger/index.js';
 import { checkRecord, checkTakeFully } from '../../runner/check-saved.js';
 import { KeptTakes } from '../../runner/kept-takes.js';
 import { type TakeCheck, videoCheckTolerance } from '../../runner/output-check.js';

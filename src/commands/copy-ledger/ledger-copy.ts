@@ -13,11 +13,16 @@ import { placeBatch } from '../../batch/placement.js';
 import { isSqliteHead } from '../../batch/protected-files.js';
 import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
-import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { isSharedLocation, type LedgerLocation, ledgerFileOf, sameLedger } from '../../ledger/open-ledger.js';
-import type { BatchDump } from '../../ledger/records.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import {
+  type BatchDump,
+  isSharedLocation,
+  type Ledger,
+  type LedgerLocation,
+  ledgerFileMissing,
+  ledgerFileOf,
+  SANDBOX_IDENTITY,
+  sameLedger,
+} from '../../ledger/index.js';
 
 /** What `mediabatch copy-ledger` copied: both ledgers as people see them, and the rows of each kind. */
 export interface LedgerCopied {

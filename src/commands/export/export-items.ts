@@ -13,8 +13,7 @@ import type { KeptFileProblem, KeptRecord } from '../../documents/kept-records.j
 import { shownFrom } from '../../documents/shown-path.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
-import type { ItemExport } from '../../ledger/item-exports.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { ItemExport, Ledger } from '../../ledger/index.js';
 import type { Manifest, ManifestItem } from '../../manifest/index.js';
 import { keptFileProblems } from './kept-files-check.js';
 

@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { ImportedJob } from '../../ledger/records.js';
+import type { ImportedJob, Ledger } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { jobSnapshot } from '../../runner/job-snapshot.js';
 import { sidecarFactsOf } from '../../runner/provenance.js';

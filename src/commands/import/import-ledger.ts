@@ -13,7 +13,7 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
 import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import { OUTPUT_LIFETIME_MS } from '../../service-client/retention.js';

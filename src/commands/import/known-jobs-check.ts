@@ -1,5 +1,5 @@
 import { LedgerLostError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import { MediaGenClient } from '../../service-client/client.js';
 import { OUTPUT_LIFETIME_MS } from '../../service-client/retention.js';
 import { jobItemId } from './import-plan.js';

@@ -6,8 +6,7 @@ import type { RunSettings } from '../../batch/run-settings.js';
 import { serviceIdentity } from '../../batch/service-identity.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import { type Ledger, SANDBOX_IDENTITY } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type Micros, parseUsd } from '../../money.js';
 import {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Notice } from '../../batch/warnings.js';
 import { UserError } from '../../errors.js';
-import type { Ledger, StoredDefinition } from '../../ledger/ledger.js';
+import type { Ledger, StoredDefinition } from '../../ledger/index.js';
 import {
   type BatchDefinition,
   type DefinitionDiff,

@@ -1,8 +1,6 @@
 import { savedFileProblemsOf } from '../../batch/saved-file-problems.js';
 import type { FileProblems } from '../../documents/file-problems.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import type { AttemptRecord, ItemEntry, Ledger } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { readsRecordedRequest } from '../../runner/item-plan.js';
 import { requestHash } from '../../runner/request.js';

@@ -1,7 +1,7 @@
 import { priceTable } from '../../batch/cost-estimate.js';
 import { EMPTY_VIEW, streamOf } from '../../batch/ledger-read.js';
 import { savedFileProblems } from '../../batch/saved-file-problems.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import { planSourceOf } from './plan-source.js';
 import type { PlanReads } from './plan-streamed.js';
 

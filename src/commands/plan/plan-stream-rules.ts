@@ -2,10 +2,14 @@ import { NotStreamable, type StreamedManifest } from '../../batch/streamed-manif
 import { collectRows } from '../../collect-rows.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import type { FileCheckMode } from '../../documents/status-report.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { FailedTakes, Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
-import type { ReusableTake } from '../../ledger/reused-take.js';
+import type {
+  AttemptRecord,
+  FailedTakes,
+  ItemEntry,
+  Ledger,
+  MoneyTotals,
+  ReusableTake,
+} from '../../ledger/index.js';
 import type { ManifestItem, ManifestRead } from '../../manifest/index.js';
 import { RenamePairing } from '../../runner/renames.js';
 import { requestHash } from '../../runner/request.js';

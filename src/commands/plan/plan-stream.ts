@@ -8,10 +8,7 @@ import {
 } from '../../documents/file-problems.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { budgetLeftMicros } from '../../ledger/money-totals.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import { type AttemptRecord, budgetLeftMicros, type ItemEntry, type Ledger } from '../../ledger/index.js';
 import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
 import { CopiesCount } from './plan-copies.js';

@@ -1,6 +1,5 @@
 import type { StreamReads } from '../../documents/gallery/page-stream.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { KeeperRecord } from '../../ledger/records.js';
+import type { KeeperRecord, Ledger } from '../../ledger/index.js';
 
 /**
  * What the gallery reads of a batch's ledger (docs/gallery.md): the sums and warnings read once,

@@ -10,9 +10,7 @@ import { isGalleryPage, type PageFacts } from '../../documents/gallery/page.js';
 import { type StreamOptions, streamGallery } from '../../documents/gallery/page-stream.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { ledgerFileOf } from '../../ledger/open-ledger.js';
-import { describeService } from '../../ledger/service.js';
+import { describeService, type Ledger, ledgerFileOf } from '../../ledger/index.js';
 import type { S3Objects } from '../../storage/s3-objects.js';
 import {
   type BucketGalleryPlan,

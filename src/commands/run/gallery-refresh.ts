@@ -2,7 +2,7 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
 import { shownFromCwd } from '../../documents/shown-path.js';
 import { type Fields, UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
 import type { RunOutcome } from './run-outcome.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { Warn } from '../../batch/warnings.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 
 /** File systems several machines mount as one: a folder on one of them can be shared. */

@@ -5,9 +5,7 @@ import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
 import { type StatusItem, statusLine, type TakeCheckShown } from '../../documents/status-line.js';
 import { type StatusReport, statusReportOf } from '../../documents/status-report.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { type ItemState, type MoneyTotals, zeroCounts } from '../../ledger/records.js';
-import { shownCheck } from '../../ledger/take-checks.js';
+import { type ItemState, type Ledger, type MoneyTotals, shownCheck, zeroCounts } from '../../ledger/index.js';
 import type { ManifestRead } from '../../manifest/index.js';
 
 /**

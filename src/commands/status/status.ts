@@ -21,7 +21,7 @@ import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected
 import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { StatusItem } from '../../documents/status-line.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger } from '../../ledger/index.js';
 import type { Manifest, ManifestHead } from '../../manifest/index.js';
 import { variantOfItem, variantsOfItems } from '../../runner/request-key.js';
 import { statusStreamed } from './status-stream.js';
