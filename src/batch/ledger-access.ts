@@ -6,10 +6,12 @@ import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '
 import {
   acquireLedgerLock,
   type Ledger,
+  type LedgerLifecycle,
   type LedgerLocation,
   ledgerFileMissing,
   ledgerFileOf,
   openLedger,
+  type SharedLedger,
 } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
@@ -66,7 +68,10 @@ export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): Le
 }
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
-export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): Promise<void> {
+export async function refuseLiveRunners(
+  ledger: SharedLedger & Pick<LedgerLifecycle, 'path'>,
+  nothingWas: NothingWas,
+): Promise<void> {
   if (ledger.shared && (await ledger.liveRuns()) > 0) throw new LedgerHeldError(ledger.path, nothingWas);
 }
 

@@ -3,9 +3,11 @@ import type { SidecarCheck, SidecarFacts } from '../downloads/sidecar.js';
 import {
   type AttemptRecord,
   jobOfBytes,
-  type Ledger,
+  type RecordReads,
   type ResultOfCopy,
+  type RunLedger,
   shownCheck,
+  type TakeLedger,
 } from '../ledger/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
@@ -59,7 +61,7 @@ export function sidecarFacts(
  * `check`: the take's check when the caller knows it (null: not checked yet), so none is read.
  */
 export async function sidecarFactsOf(
-  ledger: Pick<Ledger, 'resultOfCopy' | 'takeCheckOf'>,
+  ledger: Pick<TakeLedger, 'resultOfCopy'> & Pick<RecordReads, 'takeCheckOf'>,
   manifestName: string,
   attempt: AttemptRecord,
   kept: boolean | null = null,
@@ -78,7 +80,7 @@ export async function sidecarFactsOf(
  */
 export async function beforePlacing(
   store: OutputStore,
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads & TakeLedger,
   attempt: AttemptRecord,
   target: string,
   written: { bytes: number; sha256: string },
@@ -93,7 +95,7 @@ export async function beforePlacing(
  */
 async function preserveEarlierTake(
   store: OutputStore,
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads & TakeLedger,
   attempt: AttemptRecord,
   target: string,
 ): Promise<void> {

@@ -16,10 +16,11 @@ import { UserError } from '../../errors.js';
 import {
   type BatchDump,
   isSharedLocation,
-  type Ledger,
+  type LedgerLifecycle,
   type LedgerLocation,
   ledgerFileMissing,
   ledgerFileOf,
+  type RecordReads,
   SANDBOX_IDENTITY,
   sameLedger,
 } from '../../ledger/index.js';
@@ -82,7 +83,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, 'ledger_missing');
   const trace = newBatchTrace(target, null);
   const holds: LedgerHold[] = [];
-  const open: Ledger[] = [];
+  const open: LedgerLifecycle[] = [];
   let copied = false;
   try {
     holds.push(holdLedger(batch.ledger, 'copied'));
@@ -169,7 +170,10 @@ function refuseSandboxShared(to: LedgerLocation, from: string): void {
 }
 
 /** The copy is the batch's whole record: it goes only where the batch has none yet. */
-async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
+async function refuseRecordedBatch(
+  into: RecordReads & Pick<LedgerLifecycle, 'path'>,
+  name: string,
+): Promise<void> {
   if (!(await into.hasAttempts()) && (await into.listItems()).length === 0) return;
   throw new UserError(
     `the ledger ${into.path} already records items of ${name}; copy-ledger copies a batch only into a ` +
@@ -179,7 +183,7 @@ async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
 }
 
 /** A SQLite file is bound to one service for all its batches, a PostgreSQL batch to one of its own. */
-async function refuseOtherService(into: Ledger, dump: BatchDump): Promise<void> {
+async function refuseOtherService(into: LedgerLifecycle, dump: BatchDump): Promise<void> {
   const bound = (await into.service())?.identity ?? null;
   const wanted = dump.service?.identity ?? null;
   if (bound === null || wanted === null || bound === wanted) return;

@@ -1,12 +1,15 @@
 import { priceTable } from '../../batch/cost-estimate.js';
 import { EMPTY_VIEW, streamOf } from '../../batch/ledger-read.js';
 import { savedFileProblems } from '../../batch/saved-file-problems.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { ReadingLedger, RecordReads, TakeLedger } from '../../ledger/index.js';
 import { planSourceOf } from './plan-source.js';
 import type { PlanReads } from './plan-streamed.js';
 
 /** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
-export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {
+export async function planSource(
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
+  verify = false,
+): Promise<PlanReads> {
   if (ledger === null) {
     const empty = planSourceOf(EMPTY_VIEW);
     return {

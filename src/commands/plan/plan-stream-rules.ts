@@ -6,9 +6,12 @@ import type {
   AttemptRecord,
   FailedTakes,
   ItemEntry,
-  Ledger,
   MoneyTotals,
+  ReadingLedger,
+  RecordReads,
   ReusableTake,
+  SharedLedger,
+  TakeLedger,
 } from '../../ledger/index.js';
 import type { ManifestItem, ManifestRead } from '../../manifest/index.js';
 import { RenamePairing } from '../../runner/renames.js';
@@ -73,7 +76,9 @@ const NO_VARIANTS: ReadonlyMap<string, number> = new Map();
 /** An id a variant would have (`<id>.v<n>`): only the manifest says whether it is one. */
 const VARIANT_LIKE = /\.v[1-9][0-9]*$/;
 
-export async function readPlanLedger(ledger: Ledger | null): Promise<PlanLedger> {
+export async function readPlanLedger(
+  ledger: (RecordReads & ReadingLedger & SharedLedger) | null,
+): Promise<PlanLedger> {
   const variantOf = (itemId: string) => variantOfItem(NO_VARIANTS, itemId);
   if (ledger === null)
     return {
@@ -124,7 +129,7 @@ export class StreamedItemRules {
 
   static async make(
     manifest: StreamedManifest,
-    ledger: Ledger | null,
+    ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
     wide: PlanLedger,
     survey: Survey | null,
     options: DecideOptions,
@@ -210,7 +215,7 @@ export class StreamedItemRules {
 }
 
 /** The ledger's items the manifest no longer lists, with their entries, in the ledger's order. */
-async function unlistedEntries(ledger: Ledger, listed: (id: string) => boolean): Promise<ItemEntry[]> {
+async function unlistedEntries(ledger: ReadingLedger, listed: (id: string) => boolean): Promise<ItemEntry[]> {
   const found: ItemEntry[] = [];
   for await (const entry of ledger.itemEntries())
     if (entry.record && !listed(entry.itemId)) found.push(entry);

@@ -8,7 +8,15 @@ import {
 } from '../../documents/file-problems.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
-import { type AttemptRecord, budgetLeftMicros, type ItemEntry, type Ledger } from '../../ledger/index.js';
+import {
+  type AttemptRecord,
+  budgetLeftMicros,
+  type ItemEntry,
+  type ReadingLedger,
+  type RecordReads,
+  type SharedLedger,
+  type TakeLedger,
+} from '../../ledger/index.js';
 import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
 import { CopiesCount } from './plan-copies.js';
@@ -50,7 +58,7 @@ export interface StreamedPlan {
  */
 export async function planStreamed(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger & TakeLedger & SharedLedger) | null,
   inputs: StreamedPlanInputs,
   checks: (waiting: number) => Promise<AccountCheck | null>,
 ): Promise<StreamedPlan> {
@@ -110,7 +118,7 @@ const waitsForRun = (entry: ItemEntry | undefined) =>
 /** The lines, each to the spool as it is made, and what the walk found besides. */
 async function walkLines(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: RecordReads | null,
   decider: ChunkDecider,
   rules: StreamedItemRules,
   wide: PlanLedger,

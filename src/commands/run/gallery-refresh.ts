@@ -2,7 +2,7 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
 import { shownFromCwd } from '../../documents/shown-path.js';
 import { type Fields, UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { ReadingLedger, RecordReads, SharedLedger, TakeLedger } from '../../ledger/index.js';
 import { type GalleryWritten, writeBatchGallery } from '../report/gallery.js';
 import type { RunOutcome } from './run-outcome.js';
 
@@ -14,7 +14,7 @@ import type { RunOutcome } from './run-outcome.js';
  */
 export async function galleryAtEnd(
   batch: Batch,
-  ledger: Ledger,
+  ledger: SharedLedger & RecordReads & ReadingLedger & TakeLedger,
   outcome: Pick<RunOutcome, 'ledger'>,
   warn: Warn,
 ): Promise<Pick<RunOutcome, 'gallery' | 'galleryLeftTo'>> {
@@ -34,7 +34,7 @@ export async function galleryAtEnd(
  */
 export async function refreshBatchGallery(
   batch: Batch,
-  ledger: Ledger,
+  ledger: SharedLedger & RecordReads & ReadingLedger & TakeLedger,
   outcome: Pick<RunOutcome, 'ledger'>,
   warn: Warn,
 ): Promise<GalleryWritten | null> {
