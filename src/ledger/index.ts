@@ -1,5 +1,4 @@
 export { ledgerFileMissing } from './dialect/ledger-file.js';
-export type { ItemHistory } from './gallery-entries.js';
 export type {
   Admission,
   Admitted,
