@@ -169,6 +169,15 @@ module.exports = {
       to: { path: '^src/(service-client|ledger|downloads|manifest)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'ledger-has-one-door',
+      severity: 'error',
+      comment:
+        'Outside src/ledger/, the ledger is reached through src/ledger/index.ts alone: what it offers ' +
+        'is said there, once, and its files can change behind it.',
+      from: { path: '^src/', pathNot: '^src/ledger/' },
+      to: { path: '^src/ledger/', pathNot: '^src/ledger/index[.]ts$' },
+    },
+    {
       name: 'storage-keeps-no-ledger',
       severity: 'error',
       comment: 'A store saves and checks files; the runner decides what the ledger records.',

@@ -115,7 +115,7 @@ export {
   exitCodeOfOutcome,
   exitCodeRows,
 } from './exit-codes.js';
-export type { ItemState } from './ledger/records.js';
+export type { ItemState } from './ledger/index.js';
 export type { ItemVariant, Manifest, ManifestItem, ManifestProblem } from './manifest/index.js';
 export type { CheckedFile, CheckFunction, CheckVerdict } from './runner/own-checks.js';
 export type { ProgressSnapshot } from './runner/run-observer.js';

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { type ReadingLedger, type RecordReads, SANDBOX_IDENTITY, type TakeLedger } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { type Micros, parseUsd } from '../money.js';
 import {
@@ -29,7 +28,11 @@ import { serviceIdentity } from './service-identity.js';
  */
 
 /** `plan` for this run: the ledger's prices and what it would submit with the run's own choices. */
-export async function planOfRun(manifest: Manifest, ledger: Ledger, settings: RunSettings) {
+export async function planOfRun(
+  manifest: Manifest,
+  ledger: RecordReads & ReadingLedger & TakeLedger,
+  settings: RunSettings,
+) {
   const outputFiles = filesUnder(manifest.outputDir, manifest.file);
   const { runner } = settings;
   return buildPlanStreamed(manifest, await planSource(ledger), null, Date.now(), {

@@ -1,8 +1,6 @@
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json.js';
-import { spentMicros } from '../ledger/money-totals.js';
-import type { MoneyTotals } from '../ledger/records.js';
-import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { type MoneyTotals, SANDBOX_IDENTITY, spentMicros } from '../ledger/index.js';
 import { definitionOf, definitionText } from '../manifest/definition.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd, humanUsd } from '../money.js';

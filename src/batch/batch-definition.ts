@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
-import type { Ledger, StoredDefinition } from '../ledger/ledger.js';
+import type { LedgerLifecycle, SharedLedger, StoredDefinition } from '../ledger/index.js';
 import {
   type BatchDefinition,
   type DefinitionDiff,
@@ -29,7 +29,7 @@ export type DefinitionStanding =
 
 /** The manifest against the batch's current definition; reads only. */
 export async function definitionStanding(
-  ledger: Ledger | null,
+  ledger: (SharedLedger & Pick<LedgerLifecycle, 'path'>) | null,
   manifest: Manifest,
 ): Promise<DefinitionStanding> {
   if (!ledger?.definitions) return { kind: 'none' };
@@ -56,7 +56,7 @@ export interface SettledDefinition {
  * run is refused with what differs (exit 2, `definition_differs`). Null for a SQLite ledger.
  */
 export async function settleDefinition(
-  ledger: Ledger,
+  ledger: SharedLedger & Pick<LedgerLifecycle, 'path'>,
   manifest: Manifest,
   redefine: boolean,
 ): Promise<SettledDefinition | null> {
@@ -87,7 +87,7 @@ export function redefinedNotice(settled: SettledDefinition | null, batch: string
 }
 
 function refusal(
-  ledger: Ledger,
+  ledger: SharedLedger & Pick<LedgerLifecycle, 'path'>,
   manifest: Manifest,
   stored: StoredDefinition,
   mine: BatchDefinition,

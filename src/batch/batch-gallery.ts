@@ -5,9 +5,13 @@ import { isGalleryPage, type PageFacts } from '../documents/gallery/page.js';
 import { type StreamOptions, streamGallery } from '../documents/gallery/page-stream.js';
 import { writeFileAtomically } from '../downloads/write-atomically.js';
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { ledgerFileOf } from '../ledger/open-ledger.js';
-import { describeService } from '../ledger/service.js';
+import {
+  describeService,
+  ledgerFileOf,
+  type ReadingLedger,
+  type RecordReads,
+  type TakeLedger,
+} from '../ledger/index.js';
 import type { S3Objects } from '../storage/s3-objects.js';
 import {
   type BucketGalleryPlan,
@@ -49,7 +53,7 @@ export interface GalleryWritten {
 
 /** The ledger a run holds open as it ends, and what it said of it: its last writes are seen there. */
 export interface OpenLedger {
-  ledger: Ledger;
+  ledger: RecordReads & ReadingLedger & TakeLedger;
   note: LedgerRead;
 }
 
@@ -73,7 +77,7 @@ async function galleryOf(
   batch: Batch,
   request: GalleryRequest,
   warn: Warn,
-  { ledger, note }: { ledger: Ledger | null; note: LedgerRead },
+  { ledger, note }: { ledger: (RecordReads & ReadingLedger & TakeLedger) | null; note: LedgerRead },
 ): Promise<GalleryWritten> {
   const { manifest } = batch;
   const now = new Date();
@@ -155,7 +159,7 @@ function bucketTarget(objects: S3Objects, key: string, force: boolean): Target {
  * say why better; and once the page is made, with those its entries held (PageParts.checked), so a
  * refresh over its own page reads no list of saved files.
  */
-async function checkTarget(target: Target, ledger: Ledger | null): Promise<void> {
+async function checkTarget(target: Target, ledger: RecordReads | null): Promise<void> {
   try {
     await target.check([]);
   } catch (error) {

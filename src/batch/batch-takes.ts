@@ -1,9 +1,14 @@
 import type { ExportCheck, RecordTakes } from '../documents/export-records.js';
 import type { KeeperOutsideManifest, KeptRecord } from '../documents/kept-records.js';
 import { shownFrom } from '../documents/shown-path.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { KeeperRecord, SavedTake, TakeCheckRecord } from '../ledger/records.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  type KeeperRecord,
+  type RecordReads,
+  type SavedTake,
+  shownCheck,
+  type TakeCheckRecord,
+  type TakeLedger,
+} from '../ledger/index.js';
 import { itemGroup, type Manifest, type ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { KeptTakes, variantNumber } from '../runner/kept-takes.js';
@@ -40,7 +45,7 @@ export class BatchTakes {
   /** Reads what the purpose needs: `records` skips the saved takes when every take is its item's first. */
   static async read(
     manifest: TakesManifest,
-    ledger: Ledger | null,
+    ledger: (RecordReads & TakeLedger) | null,
     purpose: 'records' | 'kept' = 'kept',
   ): Promise<BatchTakes> {
     const keepers = (await ledger?.keepers()) ?? [];
@@ -169,7 +174,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  */
 export async function keeperFields(
   manifest: Pick<Manifest, 'file'> & { items: ReadonlyArray<Pick<ManifestItem, 'id' | 'variant'>> },
-  ledger: Ledger | null,
+  ledger: TakeLedger | null,
 ): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
   const rule = new KeptTakes(manifest.items, (await ledger?.keepers()) ?? []);
   const outside = rule.outside();
@@ -198,7 +203,7 @@ export async function keeperFields(
 export async function keeperFieldsOf(
   manifest: Pick<Manifest, 'file'>,
   has: (itemId: string) => boolean,
-  ledger: Ledger | null,
+  ledger: TakeLedger | null,
 ): Promise<{ without_keeper: string[]; keepers_outside_manifest: KeeperOutsideManifest[] }> {
   return keeperFields({ file: manifest.file, items: await keeperItems(has, ledger) }, ledger);
 }
@@ -209,7 +214,7 @@ export async function keeperFieldsOf(
  */
 export async function keeperItems(
   has: (itemId: string) => boolean,
-  ledger: Ledger | null,
+  ledger: TakeLedger | null,
 ): Promise<Array<{ id: string }>> {
   const keepers = (await ledger?.keepers()) ?? [];
   const named = new Set(keepers.flatMap((keeper) => [keeper.itemId, keeper.keptItemId]));

@@ -1,5 +1,4 @@
-import type { PriceSample } from '../ledger/price-samples.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord, PriceSample } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Micros } from '../money.js';
 

@@ -2,8 +2,13 @@ import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { UserError } from '../errors.js';
-import { isSharedLocation, type LedgerLocation, namedLocation, openLedger } from '../ledger/index.js';
-import type { StoredDefinition } from '../ledger/ledger.js';
+import {
+  isSharedLocation,
+  type LedgerLocation,
+  namedLocation,
+  openLedger,
+  type StoredDefinition,
+} from '../ledger/index.js';
 import { type BatchDefinition, manifestOfDefinition, parseDefinition } from '../manifest/definition.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import { closestMatch } from '../suggest.js';

@@ -1,6 +1,6 @@
 import { shownFromCwd } from '../documents/shown-path.js';
 import { type Fields, UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { ReadingLedger, RecordReads, SharedLedger, TakeLedger } from '../ledger/index.js';
 import { type GalleryWritten, writeBatchGallery } from './batch-gallery.js';
 import type { LedgerRead } from './ledger-read.js';
 import type { Batch } from './resolve-batch.js';
@@ -17,7 +17,7 @@ import type { Warn } from './warnings.js';
  */
 export async function refreshBatchGallery(
   batch: Batch,
-  ledger: Ledger,
+  ledger: SharedLedger & RecordReads & ReadingLedger & TakeLedger,
   outcome: { ledger: LedgerRead },
   warn: Warn,
 ): Promise<GalleryWritten | null> {

@@ -1,6 +1,5 @@
 import type { StreamReads } from '../documents/gallery/page-stream.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { KeeperRecord } from '../ledger/records.js';
+import type { KeeperRecord, ReadingLedger, RecordReads, TakeLedger } from '../ledger/index.js';
 
 /**
  * What the gallery reads of a batch's ledger (docs/gallery.md): the sums and warnings read once,
@@ -8,7 +7,10 @@ import type { KeeperRecord } from '../ledger/records.js';
  */
 export type GallerySource = StreamReads & { keepers: KeeperRecord[] };
 
-export async function gallerySource(ledger: Ledger | null, ids: readonly string[]): Promise<GallerySource> {
+export async function gallerySource(
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
+  ids: readonly string[],
+): Promise<GallerySource> {
   if (ledger === null)
     return {
       entries: streamOf(

@@ -5,7 +5,7 @@ import { STATES_IN_ORDER } from '../documents/gallery/groups.js';
 import type { PageFacts } from '../documents/gallery/page.js';
 import { type GallerySink, pageLayout } from '../documents/gallery/page-stream.js';
 import { READ_BYTES, SpoolFile } from '../documents/spool-file.js';
-import type { ItemState } from '../ledger/records.js';
+import type { ItemState } from '../ledger/index.js';
 
 /**
  * Where the gallery's data waits while the ledger streams past (docs/performance.md, "The gallery

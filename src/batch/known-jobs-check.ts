@@ -1,5 +1,5 @@
 import { LedgerLostError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { RecordReads } from '../ledger/index.js';
 import { jobItemId } from '../runner/request.js';
 import { MediaGenClient } from '../service-client/client.js';
 import { OUTPUT_LIFETIME_MS } from '../service-client/retention.js';
@@ -24,7 +24,7 @@ const CHECK_TIMEOUT_MS = 10_000;
  */
 async function jobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
-  ledger: Pick<Ledger, 'hasAttempts'>,
+  ledger: Pick<RecordReads, 'hasAttempts'>,
   manifestName: string,
   now = Date.now(),
 ): Promise<string[] | null> {
@@ -77,7 +77,7 @@ function unknownJobsMessage(
 /** The check and its message in one step, for `run`: throws when the run must not go on. */
 export async function stopOnJobsUnknownToLedger(
   connection: { baseUrl: string; apiKey: string },
-  ledger: Pick<Ledger, 'hasAttempts'>,
+  ledger: Pick<RecordReads, 'hasAttempts'>,
   context: {
     manifestName: string;
     manifestArg: string;

@@ -3,10 +3,16 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseLostError, LedgerHeldError, type NothingWas, UserError } from '../errors.js';
-import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { acquireLedgerLock } from '../ledger/lock.js';
-import { type LedgerLocation, ledgerFileOf, openLedger } from '../ledger/open-ledger.js';
+import {
+  acquireLedgerLock,
+  type Ledger,
+  type LedgerLifecycle,
+  type LedgerLocation,
+  ledgerFileMissing,
+  ledgerFileOf,
+  openLedger,
+  type SharedLedger,
+} from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { redoProblem } from './redo-list.js';
 import { ensureSameService } from './service-identity.js';
@@ -62,7 +68,10 @@ export function holdLedger(location: LedgerLocation, nothingWas: NothingWas): Le
 }
 
 /** A shared ledger with a live runner of this batch (any machine) is not rewritten. */
-export async function refuseLiveRunners(ledger: Ledger, nothingWas: NothingWas): Promise<void> {
+export async function refuseLiveRunners(
+  ledger: SharedLedger & Pick<LedgerLifecycle, 'path'>,
+  nothingWas: NothingWas,
+): Promise<void> {
   if (ledger.severalRunners && (await ledger.liveRuns()) > 0)
     throw new LedgerHeldError(ledger.path, nothingWas);
 }

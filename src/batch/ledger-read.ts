@@ -3,11 +3,16 @@ import type { LedgerNote } from '../documents/render-text.js';
 import type { StatusReads } from '../documents/status-report.js';
 import { type LedgerView, summarizeView } from '../documents/status-view.js';
 import { UserError } from '../errors.js';
-import { ledgerFileMissing } from '../ledger/dialect/ledger-file.js';
-import { isLedgerReadError } from '../ledger/index.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { openLedger } from '../ledger/open-ledger.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  isLedgerReadError,
+  type Ledger,
+  type LedgerLifecycle,
+  ledgerFileMissing,
+  openLedger,
+  type ReadingLedger,
+  type RecordReads,
+  shownCheck,
+} from '../ledger/index.js';
 import type { ManifestHead } from '../manifest/index.js';
 import type { Batch } from './resolve-batch.js';
 import { savedFileProblems } from './saved-file-problems.js';
@@ -99,7 +104,10 @@ export function readLedger(
  * What `status` is built from: one SQLite row per item, streamed, the sums, and the saved files
  * checked on disk (by SHA-256 too with `verify`).
  */
-export async function statusSource(ledger: Ledger | null, verify = false): Promise<StatusReads> {
+export async function statusSource(
+  ledger: (RecordReads & ReadingLedger) | null,
+  verify = false,
+): Promise<StatusReads> {
   const fileCheck = verify ? 'sha256' : 'stat';
   if (ledger === null) {
     const { summaries, ...empty } = summarizeView(EMPTY_VIEW);
@@ -121,7 +129,7 @@ export async function* streamOf<T>(rows: Iterable<T>): AsyncIterable<T> {
 }
 
 /** What a reader is told of a ledger that is open: where it is, and the service it is bound to. */
-export async function openedLedger(ledger: Ledger, path: string): Promise<LedgerRead> {
+export async function openedLedger(ledger: LedgerLifecycle, path: string): Promise<LedgerRead> {
   return { path, exists: true, service: (await ledger.service())?.identity ?? null };
 }
 

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { type Fields, UserError } from '../errors.js';
-import { ledgerFileOf } from '../ledger/dialect/ledger-file.js';
+import { ledgerFileOf } from '../ledger/index.js';
 import type { ManifestHead } from '../manifest/index.js';
 import { withLedger } from './ledger-read.js';
 import {

@@ -13,8 +13,7 @@ import {
   passFolder,
 } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
-import { namesSharedLedger } from '../ledger/open-ledger.js';
-import { describeService } from '../ledger/service.js';
+import { describeService, namesSharedLedger } from '../ledger/index.js';
 import { isS3Uri, type Manifest, type ManifestHead, outputChild } from '../manifest/index.js';
 import type { MarkerObject, OutputStore } from '../storage/output-store.js';
 import type { Batch } from './resolve-batch.js';

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../canonical-json.js';
-import type { ItemRecord, ItemState } from '../ledger/records.js';
+import type { ItemRecord, ItemState } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 

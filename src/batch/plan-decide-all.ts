@@ -1,7 +1,5 @@
 import type { FileProblems } from '../documents/file-problems.js';
-import type { ItemEntry } from '../ledger/item-entries.js';
-import type { FailedTakes } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord, FailedTakes, ItemEntry } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { Rejections, rejectionsOf } from '../runner/fallback.js';
 import type { RecordedRequest } from '../runner/item-plan.js';

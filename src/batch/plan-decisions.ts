@@ -7,8 +7,7 @@ import {
   stillHeld,
 } from '../documents/file-problems.js';
 import { type OnRequest, onRequestOf } from '../documents/on-request.js';
-import type { ItemEntry } from '../ledger/item-entries.js';
-import { type AttemptRecord, type ItemRecord, jobOfBytes } from '../ledger/records.js';
+import { type AttemptRecord, type ItemEntry, type ItemRecord, jobOfBytes } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { CAP_ONLY_WORDS } from '../runner/budget-words.js';
 import { ALL_REJECTED_WORDS, type NextPrompt, promptWords, type Rejections } from '../runner/fallback.js';

@@ -4,8 +4,7 @@ import { expiryWarnings, type FileCheckMode } from '../documents/status-report.j
 import { valueAtRisk } from '../documents/value-at-risk.js';
 import { savedBeforeCommitOf } from '../downloads/files-on-disk.js';
 import type { ManifestProblem } from '../errors.js';
-import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
+import { type AttemptRecord, budgetLeftMicros, type MoneyTotals, spentMicros } from '../ledger/index.js';
 import { formatProblem, type ManifestHead } from '../manifest/index.js';
 import { foreignFiles } from '../manifest/taken-names.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';

@@ -1,4 +1,4 @@
-import type { Ledger } from '../ledger/ledger.js';
+import type { ReadingLedger, RecordReads, TakeLedger } from '../ledger/index.js';
 import { priceTable } from './cost-estimate.js';
 import { EMPTY_VIEW, streamOf } from './ledger-read.js';
 import { planSourceOf } from './plan-source.js';
@@ -6,7 +6,10 @@ import type { PlanReads } from './plan-streamed.js';
 import { savedFileProblems } from './saved-file-problems.js';
 
 /** What `plan` is built from: one SQLite row per item, streamed; prices and files only if asked. */
-export async function planSource(ledger: Ledger | null, verify = false): Promise<PlanReads> {
+export async function planSource(
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
+  verify = false,
+): Promise<PlanReads> {
   if (ledger === null) {
     const empty = planSourceOf(EMPTY_VIEW);
     return {

@@ -1,4 +1,4 @@
-import type { ItemEntry } from '../ledger/item-entries.js';
+import type { ItemEntry } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { holdsPaidResult, pairRenames, type RemovedCandidate, type Rename } from '../runner/renames.js';
 import { requestHash } from '../runner/request.js';

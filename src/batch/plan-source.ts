@@ -1,9 +1,13 @@
 import type { FileProblems } from '../documents/file-problems.js';
 import { type LedgerView, unsavedOf } from '../documents/status-view.js';
-import type { ItemEntry } from '../ledger/item-entries.js';
-import { moneyTotalsOf } from '../ledger/money-totals.js';
-import { type AttemptRecord, jobOfBytes, type MoneyTotals } from '../ledger/records.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
+import {
+  type AttemptRecord,
+  type ItemEntry,
+  jobOfBytes,
+  type MoneyTotals,
+  moneyTotalsOf,
+  type ReusableTake,
+} from '../ledger/index.js';
 import { isRejectedAttempt } from '../runner/fallback.js';
 import { latestAttempts, type RecordedRequest } from '../runner/item-plan.js';
 import { type PriceTable, pricesSeen } from './cost-estimate.js';

@@ -1,9 +1,6 @@
 import { collectRows } from '../collect-rows.js';
 import type { FileProblems } from '../documents/file-problems.js';
-import type { ItemEntry } from '../ledger/item-entries.js';
-import type { FailedTakes } from '../ledger/ledger.js';
-import type { AttemptRecord, MoneyTotals } from '../ledger/records.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
+import type { AttemptRecord, FailedTakes, ItemEntry, MoneyTotals, ReusableTake } from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { readsRecordedRequest } from '../runner/item-plan.js';
 import { requestHash } from '../runner/request.js';

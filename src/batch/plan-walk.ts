@@ -1,6 +1,6 @@
 import type { ShownFileProblem } from '../documents/file-problems.js';
 import type { OnRequest } from '../documents/on-request.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import { type Manifest, type ManifestItem, submitOrder } from '../manifest/index.js';
 import { formatUsd, formatUsdHuman, type Micros } from '../money.js';
 import { type PricesSeen, pricesSeenOf } from '../runner/budget.js';

@@ -1,7 +1,7 @@
 import { shownFromCwd } from '../documents/shown-path.js';
 import { checkOwner } from '../downloads/output-owner.js';
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { RecordReads } from '../ledger/index.js';
 import { isS3Uri, type ManifestHead } from '../manifest/index.js';
 import { withLedger } from './ledger-read.js';
 import { folderContextOf, outputFolderRefusal } from './output-owner-check.js';
@@ -17,7 +17,7 @@ import type { Batch } from './resolve-batch.js';
  */
 export async function readingNotOwner(
   batch: Batch<ManifestHead>,
-  ledger: Pick<Ledger, 'hasAttempts'> | null,
+  ledger: Pick<RecordReads, 'hasAttempts'> | null,
 ): Promise<string | null> {
   const refusal = outputFolderRefusal(folderContextOf(batch, ''));
   if (refusal === null) return null;

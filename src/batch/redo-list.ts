@@ -1,4 +1,4 @@
-import type { ItemRecord } from '../ledger/records.js';
+import type { ItemRecord } from '../ledger/index.js';
 import { itemsNamed, type Manifest } from '../manifest/index.js';
 import { didYouMean } from '../suggest.js';
 

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { ReadingLedger, RecordReads } from '../ledger/index.js';
 import { isS3Uri, type Manifest } from '../manifest/index.js';
 import type { RunOptions } from '../runner/run-context.js';
 import {
@@ -21,7 +21,7 @@ import type { OutputStore } from '../storage/output-store.js';
  */
 export async function checkOutputFolder(
   manifest: Manifest,
-  ledger: Ledger,
+  ledger: RecordReads & ReadingLedger,
   options: RunOptions,
   store: OutputStore,
 ): Promise<SizeGuess | null> {
@@ -69,7 +69,7 @@ export function storeFix(folder: string, code: string | null | undefined): strin
 /** The next wave's files; a batch with no ledger yet has every item waiting and nothing saved. */
 export async function waveOf(
   manifest: Pick<Manifest, 'concurrency'> & Partial<Pick<Manifest, 'items'>>,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger) | null,
   options: Pick<RunOptions, 'only' | 'defaultSlotLimit'>,
   /** The items not done or failed, counted by the caller (a streamed plan, as its items went past). */
   counted?: number,
@@ -89,7 +89,7 @@ export async function waveOf(
 /** The items a run would still try: neither done nor failed in the ledger (of `only`, when given). */
 async function waitingItems(
   items: readonly Manifest['items'][number][],
-  ledger: Ledger | null,
+  ledger: RecordReads | null,
   only: ReadonlySet<string> | null,
 ): Promise<number> {
   const states = new Map((await ledger?.listItems())?.map((record) => [record.itemId, record.state]));

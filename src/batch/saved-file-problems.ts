@@ -1,8 +1,6 @@
 import type { FileProblems, ItemFiles } from '../documents/file-problems.js';
 import { checkSavedFile } from '../downloads/saved-file-check.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
-import type { SavedFileFacts } from '../ledger/saved-files.js';
+import type { ReadingLedger, ReusableTake, SavedFileFacts } from '../ledger/index.js';
 
 /**
  * Each item's saved output checked against the disk for `status` and `plan`: one stat per file
@@ -10,7 +8,7 @@ import type { SavedFileFacts } from '../ledger/saved-files.js';
  * is kept, so 100,000 intact items cost 100,000 stats and no memory. An object in a bucket is
  * left to `run`, which asks the bucket (a HEAD each): these commands make no request.
  */
-export async function savedFileProblems(ledger: Ledger, verify: boolean): Promise<FileProblems> {
+export async function savedFileProblems(ledger: ReadingLedger, verify: boolean): Promise<FileProblems> {
   const found = new Map<string, ItemFiles>();
   for await (const facts of ledger.savedFileFacts()) judgeSavedFile(found, facts, verify);
   return found;
@@ -18,7 +16,7 @@ export async function savedFileProblems(ledger: Ledger, verify: boolean): Promis
 
 /** The same for these items only (a page of a manifest's, as a streamed command walks it). */
 export async function savedFileProblemsOf(
-  ledger: Ledger,
+  ledger: ReadingLedger,
   itemIds: readonly string[],
   verify: boolean,
 ): Promise<FileProblems> {

@@ -1,5 +1,5 @@
 import { sidecarPathFor } from '../downloads/sidecar.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { RecordReads } from '../ledger/index.js';
 
 /**
  * Which saved files bear one of the names a command would write to, or have a sidecar there: the
@@ -24,7 +24,10 @@ export class SavedNames {
 }
 
 /** The same from the ledger's list of saved files (itemFilePaths), for a check made before writing. */
-export async function savedFilesNamed(ledger: Ledger | null, names: readonly string[]): Promise<string[]> {
+export async function savedFilesNamed(
+  ledger: RecordReads | null,
+  names: readonly string[],
+): Promise<string[]> {
   const watch = new SavedNames(names);
   if (ledger === null || names.length === 0) return watch.hits;
   for await (const [, path] of ledger.itemFilePaths()) watch.see(path);

@@ -1,5 +1,5 @@
 import { type NothingWas, UserError } from '../errors.js';
-import { SANDBOX_IDENTITY } from '../ledger/service.js';
+import { SANDBOX_IDENTITY } from '../ledger/index.js';
 import { systemClock } from '../runner/clock.js';
 import { MediaGenClient } from '../service-client/client.js';
 import { type PreflightResult, preflight } from './preflight.js';

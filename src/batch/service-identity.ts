@@ -1,7 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { shownFromCwd } from '../documents/shown-path.js';
 import { UserError } from '../errors.js';
-import { describeService, SANDBOX_IDENTITY } from '../ledger/service.js';
+import { describeService, SANDBOX_IDENTITY } from '../ledger/index.js';
 
 /**
  * Which service a ledger belongs to (docs/services.md). A real service is known by its base URL,

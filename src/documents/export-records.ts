@@ -1,6 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { ItemExport } from '../ledger/item-exports.js';
-import type { ItemState } from '../ledger/records.js';
+import type { ItemExport, ItemState } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import { rejectionsOf } from '../runner/fallback.js';
 import { cleanText } from './clean-text.js';
 

@@ -1,6 +1,4 @@
-import { attemptSpentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord } from '../ledger/records.js';
-import { describeService } from '../ledger/service.js';
+import { type AttemptRecord, attemptSpentMicros, describeService } from '../ledger/index.js';
 import { formatUsd, humanUsd } from '../money.js';
 import { cleanText } from './clean-text.js';
 import { fileProblemLines } from './file-problems.js';

@@ -1,5 +1,4 @@
-import type { ItemSummary } from '../ledger/item-summaries.js';
-import type { ItemState } from '../ledger/records.js';
+import type { ItemState, ItemSummary } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { type FileProblems, type ShownFileProblem, shownProblems } from './file-problems.js';

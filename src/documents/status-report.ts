@@ -1,6 +1,12 @@
-import type { ItemSummary } from '../ledger/item-summaries.js';
-import { budgetLeftMicros, spentMicros } from '../ledger/money-totals.js';
-import { type AttemptRecord, type ItemState, type MoneyTotals, zeroCounts } from '../ledger/records.js';
+import {
+  type AttemptRecord,
+  budgetLeftMicros,
+  type ItemState,
+  type ItemSummary,
+  type MoneyTotals,
+  spentMicros,
+  zeroCounts,
+} from '../ledger/index.js';
 import type { Manifest } from '../manifest/index.js';
 import { formatUsd } from '../money.js';
 import { countProblems, type FileProblemCounts, type FileProblems } from './file-problems.js';

@@ -1,12 +1,13 @@
-import type { ItemSummary } from '../ledger/item-summaries.js';
-import { moneyTotalsOf, spentMicros } from '../ledger/money-totals.js';
-import type {
-  AttemptRecord,
-  FileRecord,
-  ItemRecord,
-  MoneyTotals,
-  TakeCheckRecord,
-} from '../ledger/records.js';
+import {
+  type AttemptRecord,
+  type FileRecord,
+  type ItemRecord,
+  type ItemSummary,
+  type MoneyTotals,
+  moneyTotalsOf,
+  spentMicros,
+  type TakeCheckRecord,
+} from '../ledger/index.js';
 
 /**
  * A ledger held in memory whole (`run` and `report` read it so), and the per-item summaries the

@@ -1,5 +1,4 @@
-import { attemptSpentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import { type AttemptRecord, attemptSpentMicros } from '../ledger/index.js';
 import { formatUsd, humanUsd } from '../money.js';
 
 /**

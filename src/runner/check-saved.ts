@@ -1,7 +1,6 @@
 import type { SavedFile } from '../downloads/save-job-files.js';
 import type { VideoFacts } from '../downloads/video-facts.js';
-import type { TakeCheckInput } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord, TakeCheckInput } from '../ledger/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { askedFor, judgeTake, judgeVideo, type TakeCheck, withOwnChecks } from './output-check.js';
 import { type OwnChecks, runOwnChecks } from './own-checks.js';

@@ -1,9 +1,13 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SavedFile } from '../downloads/save-job-files.js';
 import { ApiConnectionError, ApiError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  type AttemptRecord,
+  type RecordReads,
+  type RunLedger,
+  shownCheck,
+  type TakeLedger,
+} from '../ledger/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Job } from '../service-client/schemas.js';
 import type { OutputStore, StoreSaveOutcome } from '../storage/output-store.js';
@@ -36,7 +40,7 @@ type TriesOutcome = Exclude<DownloadOutcome, 'saved'> | { saved: SavedFile[]; ch
 
 export interface DownloadQueueDeps {
   client: MediaGenClient;
-  ledger: Ledger;
+  ledger: RunLedger & RecordReads & TakeLedger;
   clock: Clock;
   random: () => number;
   store: OutputStore;

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
+import type { AttemptRecord, ItemRecord } from '../ledger/index.js';
 import type { Job } from '../service-client/schemas.js';
 import {
   ALL_REJECTED_FIX,

@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { requestKey, requestKeyOfBody } from './request-key.js';
 

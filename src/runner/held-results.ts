@@ -1,5 +1,4 @@
-import type { AttemptRecord } from '../ledger/records.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
+import type { AttemptRecord, ReusableTake } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Job } from '../service-client/schemas.js';
 import { copyRecord } from './reuse-takes.js';

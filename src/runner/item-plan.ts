@@ -1,4 +1,4 @@
-import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/records.js';
+import { type AttemptRecord, type ItemRecord, LOST_JOB_STATUS } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { CONTENT_REJECTED } from './fallback.js';
 import { isRetryableOnRerun, mayRetryFailed } from './policy.js';

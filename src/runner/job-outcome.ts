@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { Job } from '../service-client/schemas.js';
 import type { DownloadOutcome, DownloadTask } from './download-queue.js';
 import { takeFailedCheck } from './failed-take.js';

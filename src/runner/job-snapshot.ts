@@ -1,4 +1,4 @@
-import type { JobSnapshot } from '../ledger/records.js';
+import type { JobSnapshot } from '../ledger/index.js';
 import { parseUsdStrict } from '../money.js';
 import type { Job } from '../service-client/schemas.js';
 

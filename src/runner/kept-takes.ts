@@ -1,4 +1,4 @@
-import type { KeeperRecord } from '../ledger/records.js';
+import type { KeeperRecord } from '../ledger/index.js';
 import { itemGroup, type ManifestItem } from '../manifest/index.js';
 
 /**

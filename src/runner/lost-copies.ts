@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { RunContext } from './run-context.js';
 
 /**

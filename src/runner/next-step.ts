@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 
 /** What restoring one item asks of the rest of the run. */
 export type Next =

@@ -1,4 +1,4 @@
-import { spentMicros } from '../ledger/money-totals.js';
+import { spentMicros } from '../ledger/index.js';
 import type { RunContext } from './run-context.js';
 
 /**

@@ -1,9 +1,14 @@
 import { takePath } from '../downloads/preserve-take.js';
 import type { SidecarCheck, SidecarFacts } from '../downloads/sidecar.js';
-import type { Ledger } from '../ledger/ledger.js';
-import { type AttemptRecord, jobOfBytes } from '../ledger/records.js';
-import type { ResultOfCopy } from '../ledger/result-record.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import {
+  type AttemptRecord,
+  jobOfBytes,
+  type RecordReads,
+  type ResultOfCopy,
+  type RunLedger,
+  shownCheck,
+  type TakeLedger,
+} from '../ledger/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 
@@ -56,7 +61,7 @@ export function sidecarFacts(
  * `check`: the take's check when the caller knows it (null: not checked yet), so none is read.
  */
 export async function sidecarFactsOf(
-  ledger: Pick<Ledger, 'resultOfCopy' | 'takeCheckOf'>,
+  ledger: Pick<TakeLedger, 'resultOfCopy'> & Pick<RecordReads, 'takeCheckOf'>,
   manifestName: string,
   attempt: AttemptRecord,
   kept: boolean | null = null,
@@ -75,7 +80,7 @@ export async function sidecarFactsOf(
  */
 export async function beforePlacing(
   store: OutputStore,
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads & TakeLedger,
   attempt: AttemptRecord,
   target: string,
   written: { bytes: number; sha256: string },
@@ -90,7 +95,7 @@ export async function beforePlacing(
  */
 async function preserveEarlierTake(
   store: OutputStore,
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads & TakeLedger,
   attempt: AttemptRecord,
   target: string,
 ): Promise<void> {

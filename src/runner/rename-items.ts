@@ -1,6 +1,5 @@
 import { sep } from 'node:path';
-import type { FileMove, Ledger } from '../ledger/ledger.js';
-import type { AttemptRecord, FileRecord } from '../ledger/records.js';
+import type { AttemptRecord, FileMove, FileRecord, RecordReads } from '../ledger/index.js';
 import { isS3Uri, type ManifestItem, outputChild } from '../manifest/index.js';
 import type { NameMove } from '../storage/output-store.js';
 import { latestAttempts } from './item-plan.js';
@@ -79,7 +78,7 @@ async function rewriteSidecars(run: RunContext, moves: ReadonlyArray<FileMove & 
 
 /** The pairs of this run: removed items holding a paid result, and `items` the ledger does not know. */
 async function renamesOf(
-  ledger: Ledger,
+  ledger: RecordReads,
   all: readonly ManifestItem[],
   items: readonly ManifestItem[],
 ): Promise<Rename[]> {

@@ -1,4 +1,4 @@
-import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/records.js';
+import type { AttemptRecord, FileRecord, ItemRecord } from '../ledger/index.js';
 
 /**
  * A rename is a move, not a purchase (docs/manifest.md, "Renaming an item"). An item the manifest

@@ -1,5 +1,4 @@
-import type { FailedTakes } from '../ledger/ledger.js';
-import type { ItemRecord } from '../ledger/records.js';
+import type { FailedTakes, ItemRecord } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { mayReroll } from './reroll.js';
 import type { RunContext } from './run-context.js';

@@ -1,6 +1,4 @@
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
-import { newItemRecord } from '../ledger/records.js';
-import type { ReusableTake } from '../ledger/reused-take.js';
+import { type AttemptRecord, type ItemRecord, newItemRecord, type ReusableTake } from '../ledger/index.js';
 import { type ManifestItem, submitOrder } from '../manifest/index.js';
 import { readRejections } from './fallback-steps.js';
 import { fetchHeldResults } from './held-results.js';

@@ -1,6 +1,5 @@
 import { takePath } from '../downloads/preserve-take.js';
-import type { AttemptRecord, ItemRecord } from '../ledger/records.js';
-import type { ReusableTake, TakeToFetch } from '../ledger/reused-take.js';
+import type { AttemptRecord, ItemRecord, ReusableTake, TakeToFetch } from '../ledger/index.js';
 import { isS3Uri, type ManifestItem, namedOutputPath } from '../manifest/index.js';
 import type { Written } from '../storage/output-store.js';
 import { currentRequest, earlierOutput, latestAttempts, planItem } from './item-plan.js';

@@ -1,5 +1,5 @@
 import type { SavedFile } from '../downloads/save-job-files.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import { checkTakeFully } from './check-saved.js';
 import { type TakeCheck, videoCheckTolerance } from './output-check.js';
 import { CheckCannotRun, type OwnChecks, unrunnableCheck } from './own-checks.js';

@@ -1,7 +1,14 @@
 import pLimit from 'p-limit';
-import type { Ledger } from '../ledger/ledger.js';
-import { spentMicros } from '../ledger/money-totals.js';
-import type { AttemptRecord, ItemState } from '../ledger/records.js';
+import {
+  type AttemptRecord,
+  type ItemState,
+  type LedgerLifecycle,
+  type RecordReads,
+  type RunLedger,
+  type SharedLedger,
+  spentMicros,
+  type TakeLedger,
+} from '../ledger/index.js';
 import type { Manifest, ManifestItem } from '../manifest/index.js';
 import type { MediaGenClient } from '../service-client/client.js';
 import type { Account } from '../service-client/schemas.js';
@@ -62,7 +69,8 @@ export interface RunOptions {
 
 export interface RunDeps {
   client: MediaGenClient;
-  ledger: Ledger;
+  /** The ledger's roles a run uses: its writes, its rows, the takes it reuses, a shared batch's claims. */
+  ledger: RunLedger & RecordReads & TakeLedger & SharedLedger & Pick<LedgerLifecycle, 'path'>;
   manifest: Manifest;
   clock: Clock;
   random: () => number;

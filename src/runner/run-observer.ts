@@ -1,4 +1,4 @@
-import type { ItemState } from '../ledger/records.js';
+import type { ItemState } from '../ledger/index.js';
 
 export interface ProgressSnapshot {
   total: number;

@@ -1,4 +1,4 @@
-import { type AttemptRecord, type ItemRecord, type ItemState, zeroCounts } from '../ledger/records.js';
+import { type AttemptRecord, type ItemRecord, type ItemState, zeroCounts } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { LookBudget } from './look-budget.js';
 import { OutageState } from './outage-state.js';

@@ -1,5 +1,4 @@
-import type { Admission, NewAttempt } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { Admission, AttemptRecord, NewAttempt } from '../ledger/index.js';
 import { stopRedefined } from './redefined-stop.js';
 import type { RunContext } from './run-context.js';
 import { NO_ROOM_RETRY_MS } from './shared-runners.js';

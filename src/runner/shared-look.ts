@@ -1,4 +1,4 @@
-import type { BatchJob, JobView } from '../ledger/ledger.js';
+import type { BatchJob, JobView } from '../ledger/index.js';
 import { type Job, jobSchema } from '../service-client/schemas.js';
 import type { RunContext } from './run-context.js';
 import {

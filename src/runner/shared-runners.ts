@@ -1,4 +1,4 @@
-import type { JobView, RunnerClaims } from '../ledger/ledger.js';
+import type { JobView, RunnerClaims } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import type { Next } from './next-step.js';
 

@@ -1,6 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { Admission } from '../ledger/ledger.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { Admission, AttemptRecord } from '../ledger/index.js';
 import { parseUsd } from '../money.js';
 import type { Job } from '../service-client/schemas.js';
 import { type PricesSeen, pricesSeenOf, type Reservation, reserveBudget } from './budget.js';

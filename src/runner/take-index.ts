@@ -1,4 +1,4 @@
-import type { ReusableTake } from '../ledger/reused-take.js';
+import type { ReusableTake } from '../ledger/index.js';
 import { requestKeyOfBody } from './request-key.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { ManifestItem } from '../manifest/index.js';
 import { manifestVariants, requestKey, requestKeyOfBody, variantOfItem } from './request-key.js';
 import type { RunContext } from './run-context.js';

@@ -1,4 +1,4 @@
-import type { ItemRecord } from '../ledger/records.js';
+import type { ItemRecord } from '../ledger/index.js';
 
 /**
  * Items a run sends only because it was asked to (`regenerateExpired`, `retryFailed`, `redo`),

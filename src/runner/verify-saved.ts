@@ -1,8 +1,7 @@
 import { dirname, isAbsolute, relative } from 'node:path';
 import pLimit from 'p-limit';
 import type { SidecarCheck } from '../downloads/sidecar.js';
-import { type AttemptRecord, type FileRecord, jobOfBytes } from '../ledger/records.js';
-import { shownCheck } from '../ledger/take-checks.js';
+import { type AttemptRecord, type FileRecord, jobOfBytes, shownCheck } from '../ledger/index.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { narrowRead } from './narrow-read.js';
 import { sidecarFactsOf } from './provenance.js';

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { AttemptRecord } from '../ledger/records.js';
+import type { AttemptRecord } from '../ledger/index.js';
 import type { Job } from '../service-client/schemas.js';
 import { handleJob } from './job-outcome.js';
 import { jobSnapshot } from './job-snapshot.js';

@@ -12,9 +12,14 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
 import { ApiError, UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { spentMicros } from '../../ledger/money-totals.js';
-import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
+import {
+  type AttemptRecord,
+  type FileRecord,
+  type LedgerLifecycle,
+  type RecordReads,
+  type SharedLedger,
+  spentMicros,
+} from '../../ledger/index.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import type { Job } from '../../service-client/schemas.js';
@@ -47,7 +52,7 @@ export async function auditBatch(
   const write =
     bundle === null ? null : refuseNamedFolder(bundle.out, targetGuard(batch), BUNDLE_FOLDER, bundle.force);
   const lock = holdLedger(batch.ledger, 'audited');
-  let ledger: Ledger | null = null;
+  let ledger: (LedgerLifecycle & RecordReads & SharedLedger) | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
     ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'audited');

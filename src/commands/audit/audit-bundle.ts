@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import type { FolderKind } from '../../batch/named-folder.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { writeFileAtomically, writeFolderAtomically } from '../../downloads/write-atomically.js';
-import type { AttemptRecord, FileRecord } from '../../ledger/records.js';
+import type { AttemptRecord, FileRecord } from '../../ledger/index.js';
 import type { Job } from '../../service-client/schemas.js';
 import { type AuditDocument, problemsCsv } from './audit-report.js';
 

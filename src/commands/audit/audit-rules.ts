@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../../ledger/records.js';
+import type { AttemptRecord } from '../../ledger/index.js';
 import { type Micros, parseUsd, parseUsdStrict } from '../../money.js';
 import type { Job } from '../../service-client/schemas.js';
 

@@ -2,9 +2,16 @@ import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/l
 import { openStoreOrRefuse } from '../../batch/open-output-store.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
-import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord, ItemRecord, SavedTake } from '../../ledger/records.js';
+import {
+  type AttemptRecord,
+  type ItemRecord,
+  type LedgerLifecycle,
+  ledgerFileMissing,
+  type RecordReads,
+  type SavedTake,
+  type SharedLedger,
+  type TakeLedger,
+} from '../../ledger/index.js';
 import { checkRecord, checkTakeFully } from '../../runner/check-saved.js';
 import { KeptTakes } from '../../runner/kept-takes.js';
 import { type TakeCheck, videoCheckTolerance } from '../../runner/output-check.js';
@@ -45,7 +52,7 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
   if (ledgerFileMissing(batch.ledger))
     throw new UserError(`no ledger at ${ledgerShown}: no take was saved to check`, 'ledger_missing');
   const lock = holdLedger(batch.ledger, 'checked');
-  let ledger: Ledger | null = null;
+  let ledger: (LedgerLifecycle & RecordReads & TakeLedger & SharedLedger) | null = null;
   try {
     ledger = await openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was checked');
     await refuseLiveRunners(ledger, 'checked');
@@ -111,7 +118,7 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
 
 /** Each manifest item's newest saved take, for items done or checks_failed, in manifest order. */
 async function currentTakes(
-  ledger: Ledger,
+  ledger: RecordReads & TakeLedger,
   batch: Batch,
 ): Promise<Array<{ take: SavedTake; attempt: AttemptRecord; record: ItemRecord }>> {
   const records = new Map((await ledger.listItems()).map((record) => [record.itemId, record]));
@@ -132,7 +139,7 @@ async function currentTakes(
 }
 
 /** What each take's sidecar says of its item's keeper (provenance.ts), the keepers read once. */
-function keptMarks(ledger: Ledger, manifest: Batch['manifest']) {
+function keptMarks(ledger: TakeLedger, manifest: Batch['manifest']) {
   let rule: Promise<KeptTakes> | undefined;
   return {
     recorded: async (attempt: AttemptRecord) => {

@@ -13,11 +13,17 @@ import { placeBatch } from '../../batch/placement.js';
 import { isSqliteHead } from '../../batch/protected-files.js';
 import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
 import { UserError } from '../../errors.js';
-import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { isSharedLocation, type LedgerLocation, ledgerFileOf, sameLedger } from '../../ledger/open-ledger.js';
-import type { BatchDump } from '../../ledger/records.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import {
+  type BatchDump,
+  isSharedLocation,
+  type LedgerLifecycle,
+  type LedgerLocation,
+  ledgerFileMissing,
+  ledgerFileOf,
+  type RecordReads,
+  SANDBOX_IDENTITY,
+  sameLedger,
+} from '../../ledger/index.js';
 
 /** What `mediabatch copy-ledger` copied: both ledgers as people see them, and the rows of each kind. */
 export interface LedgerCopied {
@@ -77,7 +83,7 @@ export async function copyBatchLedger(batch: Batch, to: string): Promise<LedgerC
     throw new UserError(`no ledger at ${batch.ledgerShown}; ${NOTHING}`, 'ledger_missing');
   const trace = newBatchTrace(target, null);
   const holds: LedgerHold[] = [];
-  const open: Ledger[] = [];
+  const open: LedgerLifecycle[] = [];
   let copied = false;
   try {
     holds.push(holdLedger(batch.ledger, 'copied'));
@@ -164,7 +170,10 @@ function refuseSandboxShared(to: LedgerLocation, from: string): void {
 }
 
 /** The copy is the batch's whole record: it goes only where the batch has none yet. */
-async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
+async function refuseRecordedBatch(
+  into: RecordReads & Pick<LedgerLifecycle, 'path'>,
+  name: string,
+): Promise<void> {
   if (!(await into.hasAttempts()) && (await into.listItems()).length === 0) return;
   throw new UserError(
     `the ledger ${into.path} already records items of ${name}; copy-ledger copies a batch only into a ` +
@@ -174,7 +183,7 @@ async function refuseRecordedBatch(into: Ledger, name: string): Promise<void> {
 }
 
 /** A SQLite file is bound to one service for all its batches, a PostgreSQL batch to one of its own. */
-async function refuseOtherService(into: Ledger, dump: BatchDump): Promise<void> {
+async function refuseOtherService(into: LedgerLifecycle, dump: BatchDump): Promise<void> {
   const bound = (await into.service())?.identity ?? null;
   const wanted = dump.service?.identity ?? null;
   if (bound === null || wanted === null || bound === wanted) return;

@@ -13,8 +13,7 @@ import type { KeptFileProblem, KeptRecord } from '../../documents/kept-records.j
 import { shownFrom } from '../../documents/shown-path.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
 import { UserError } from '../../errors.js';
-import type { ItemExport } from '../../ledger/item-exports.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { ItemExport, ReadingLedger, RecordReads, TakeLedger } from '../../ledger/index.js';
 import type { Manifest, ManifestItem } from '../../manifest/index.js';
 import { keptFileProblems } from './kept-files-check.js';
 
@@ -25,7 +24,7 @@ import { keptFileProblems } from './kept-files-check.js';
  */
 export async function* exportedRecords(
   manifest: Manifest,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
   states: ReadonlySet<ExportState>,
 ): AsyncGenerator<ExportRecord> {
   const ids = manifest.items.map((item) => item.id);
@@ -43,7 +42,7 @@ export async function* exportedRecords(
  */
 export async function* streamedRecords(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
   states: ReadonlySet<ExportState>,
 ): AsyncGenerator<ExportRecord> {
   // Every problem before any record: the manifest is read through once, its ids held from then on.
@@ -57,7 +56,7 @@ export async function* streamedRecords(
 }
 
 interface RecordsContext {
-  ledger: Ledger | null;
+  ledger: (RecordReads & ReadingLedger & TakeLedger) | null;
   states: ReadonlySet<ExportState>;
   takes: BatchTakes;
   shown: ReturnType<typeof shownFrom>;
@@ -66,7 +65,7 @@ interface RecordsContext {
 /** The records of the manifest's items, a chunk at a time, then those of the items it no longer names. */
 async function* recordsOf(
   chunks: AsyncIterable<readonly ManifestItem[]> | Iterable<readonly ManifestItem[]>,
-  listed: Parameters<Ledger['paidItemsNotIn']>[0],
+  listed: Parameters<ReadingLedger['paidItemsNotIn']>[0],
   { ledger, states, takes, shown }: RecordsContext,
 ): AsyncGenerator<ExportRecord> {
   for await (const items of chunks)

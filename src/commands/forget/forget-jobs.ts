@@ -10,8 +10,13 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
 import { ApiError, UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import type {
+  AttemptRecord,
+  LedgerLifecycle,
+  RecordReads,
+  RunLedger,
+  SharedLedger,
+} from '../../ledger/index.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import type { MediaGenClient } from '../../service-client/client.js';
 import { didYouMean } from '../../suggest.js';
@@ -30,7 +35,7 @@ export async function forgetLostJobs(batch: Batch, ids: readonly string[], warn:
   });
   refuseMissingLedger(batch.ledger, ledgerShown, 'to forget');
   const lock = holdLedger(batch.ledger, 'forgotten');
-  let ledger: Ledger | null = null;
+  let ledger: (LedgerLifecycle & RunLedger & RecordReads & SharedLedger) | null = null;
   let sandbox: SandboxHandle | null = null;
   try {
     ledger = await openLedgerForWriting(batch.ledger, manifest, batch.settings, 'forgotten');
@@ -97,7 +102,7 @@ export interface Outcome {
 /** Asks for each job once; only a 404 gives it up. A refused account stops everything (exit 3). */
 async function forgetUnknown(
   client: MediaGenClient,
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads,
   jobs: readonly AttemptRecord[],
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import { candidateFiles, type FoundCopy, findCopies } from '../../downloads/files-on-disk.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { RecordReads, TakeLedger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest, namedOutputPath, outputChild } from '../../manifest/index.js';
 import { buildRequestBody, requestHash } from '../../runner/request.js';
 import { manifestVariants, requestKey, requestKeyOfBody, variantOfItem } from '../../runner/request-key.js';
@@ -15,7 +15,7 @@ import { manifestVariants, requestKey, requestKeyOfBody, variantOfItem } from '.
  * a stranger. Returns how many files were adopted this way.
  */
 export async function adoptCopies(
-  ledger: Ledger,
+  ledger: RecordReads & TakeLedger,
   manifest: Manifest,
   /** Each adopted job's attempt in the new ledger. */
   byJob: ReadonlyMap<string, number>,

@@ -6,8 +6,7 @@ import { takePath } from '../../downloads/preserve-take.js';
 import type { SavedFile } from '../../downloads/save-job-files.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { writeFileAtomically } from '../../downloads/write-atomically.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { ImportedJob } from '../../ledger/records.js';
+import type { ImportedJob, RunLedger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest, namedOutputPath, outputChild } from '../../manifest/index.js';
 import type { ImportPlan } from './import-plan.js';
 
@@ -96,7 +95,7 @@ export function attemptsFound(disk: DiskOutputs): Map<string, Partial<ImportedJo
  * attempt. A copy refused (another file holds the name) records nothing.
  */
 export async function adoptJobFiles(
-  ledger: Ledger,
+  ledger: RunLedger,
   attemptId: number,
   outputs: ReadonlyArray<FoundOutput & { aside: boolean }>,
   target: { outputDir: string; name: string; current: boolean } | null,

@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { ImportedJob } from '../../ledger/records.js';
+import type { CopyLedger, ImportedJob, RecordReads, RunLedger, TakeLedger } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { jobSnapshot } from '../../runner/job-snapshot.js';
 import { sidecarFactsOf } from '../../runner/provenance.js';
@@ -79,7 +78,7 @@ export interface ImportResult {
 
 type ImportDeps = {
   client: MediaGenClient;
-  ledger: Ledger;
+  ledger: RunLedger & RecordReads & TakeLedger & CopyLedger;
   manifest: Manifest;
   store: OutputStore;
   /** Folders the outputs may have been moved to (`filesFrom`): found there, they are copied back. */
@@ -142,7 +141,7 @@ async function adoptFromDisk(
 
 /** Every listed job as an accepted attempt, and a pending item for each item that has one. */
 async function recordPlan(
-  ledger: Ledger,
+  ledger: RunLedger & RecordReads & CopyLedger,
   manifest: Manifest,
   plan: ImportPlan,
   found: ReadonlyMap<string, Partial<ImportedJob>>,

@@ -13,7 +13,14 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
 import type { Warn } from '../../batch/warnings.js';
 import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type {
+  CopyLedger,
+  Ledger,
+  LedgerLifecycle,
+  RecordReads,
+  RunLedger,
+  TakeLedger,
+} from '../../ledger/index.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 import type { SandboxHandle } from '../../sandbox/index.js';
 import { OUTPUT_LIFETIME_MS } from '../../service-client/retention.js';
@@ -40,7 +47,7 @@ export async function importLedger(batch: Batch, asked: ImportAsked, warn: Warn)
   });
   const trace = newBatchTrace(batch.ledger, manifest.outputDir);
   const lock = holdLedger(batch.ledger, 'imported');
-  let ledger: Ledger | null = null;
+  let ledger: (LedgerLifecycle & RunLedger & RecordReads & TakeLedger & CopyLedger) | null = null;
   let sandbox: SandboxHandle | null = null;
   let leaveNoTrace = false;
   try {

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../canonical-json.js';
-import type { ItemState } from '../../ledger/records.js';
+import type { ItemState } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { jobItemId } from '../../runner/request.js';
 import type { Job } from '../../service-client/schemas.js';

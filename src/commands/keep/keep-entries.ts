@@ -1,5 +1,5 @@
 import { UserError } from '../../errors.js';
-import type { KeeperChange, SavedTake } from '../../ledger/records.js';
+import type { KeeperChange, SavedTake } from '../../ledger/index.js';
 import { itemGroup, type ManifestItem } from '../../manifest/index.js';
 import { didYouMean } from '../../suggest.js';
 

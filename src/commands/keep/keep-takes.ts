@@ -7,10 +7,16 @@ import type { Batch } from '../../batch/resolve-batch.js';
 import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
 import { ensureSidecars } from '../../downloads/sidecar.js';
 import { UserError } from '../../errors.js';
-import { ledgerFileMissing } from '../../ledger/dialect/ledger-file.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { SavedTake } from '../../ledger/records.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import {
+  type LedgerLifecycle,
+  ledgerFileMissing,
+  type ReadingLedger,
+  type RecordReads,
+  SANDBOX_IDENTITY,
+  type SavedTake,
+  type SharedLedger,
+  type TakeLedger,
+} from '../../ledger/index.js';
 import { KeptTakes } from '../../runner/kept-takes.js';
 import { sidecarFactsOf } from '../../runner/provenance.js';
 import { type KeepChoice, type KeepEntry, keeperChanges, keepRefusal, resolveKeeps } from './keep-entries.js';
@@ -38,7 +44,7 @@ export async function keepTakes(batch: Batch, entries: readonly KeepEntry[]): Pr
   if (ledgerFileMissing(batch.ledger))
     throw new UserError(`no ledger at ${ledgerShown}: no take was saved to keep`, 'ledger_missing');
   const lock = holdLedger(batch.ledger, 'kept');
-  let ledger: Ledger | null = null;
+  let ledger: (LedgerLifecycle & RecordReads & ReadingLedger & TakeLedger & SharedLedger) | null = null;
   try {
     ledger = await openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was kept');
     await refuseLiveRunners(ledger, 'kept');
@@ -115,7 +121,7 @@ function refuseMissingFiles(choice: KeepChoice): void {
  * through the downloads' own writer; only beside a video the ledger saved that is still there.
  */
 async function rewriteSidecars(
-  ledger: Ledger,
+  ledger: RecordReads & TakeLedger,
   batch: Batch,
   [before, keptTakes]: readonly [KeptTakes, KeptTakes],
   choices: readonly KeepChoice[],

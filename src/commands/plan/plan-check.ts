@@ -11,7 +11,7 @@ import { ensureSameService, serviceIdentity } from '../../batch/service-identity
 import type { Warn } from '../../batch/warnings.js';
 import { cleanText } from '../../documents/clean-text.js';
 import { UserError } from '../../errors.js';
-import { SANDBOX_IDENTITY } from '../../ledger/service.js';
+import { SANDBOX_IDENTITY } from '../../ledger/index.js';
 import { isS3Uri, type Manifest, type ManifestHead } from '../../manifest/index.js';
 import type { OutputStore } from '../../storage/output-store.js';
 

@@ -1,9 +1,7 @@
 import { type DecideOptions, type Decision, decideItem } from '../../batch/plan-decisions.js';
 import { savedFileProblemsOf } from '../../batch/saved-file-problems.js';
 import type { FileProblems } from '../../documents/file-problems.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import type { AttemptRecord, ItemEntry, ReadingLedger, RecordReads } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { readsRecordedRequest } from '../../runner/item-plan.js';
 import { requestHash } from '../../runner/request.js';
@@ -26,7 +24,7 @@ const NO_ENTRIES: ReadonlyMap<string, ItemEntry> = new Map();
 
 export class ChunkDecider {
   constructor(
-    private readonly ledger: Ledger | null,
+    private readonly ledger: (RecordReads & ReadingLedger) | null,
     private readonly options: DecideOptions,
     private readonly verify: boolean,
   ) {}

@@ -8,10 +8,17 @@ import { NotStreamable, type StreamedManifest } from '../../batch/streamed-manif
 import { collectRows } from '../../collect-rows.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import type { FileCheckMode } from '../../documents/status-report.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { FailedTakes, Ledger } from '../../ledger/ledger.js';
-import type { AttemptRecord, MoneyTotals } from '../../ledger/records.js';
-import type { ReusableTake } from '../../ledger/reused-take.js';
+import type {
+  AttemptRecord,
+  FailedTakes,
+  ItemEntry,
+  MoneyTotals,
+  ReadingLedger,
+  RecordReads,
+  ReusableTake,
+  SharedLedger,
+  TakeLedger,
+} from '../../ledger/index.js';
 import type { ManifestItem, ManifestRead } from '../../manifest/index.js';
 import { RenamePairing } from '../../runner/renames.js';
 import { requestHash } from '../../runner/request.js';
@@ -69,7 +76,9 @@ const NO_VARIANTS: ReadonlyMap<string, number> = new Map();
 /** An id a variant would have (`<id>.v<n>`): only the manifest says whether it is one. */
 const VARIANT_LIKE = /\.v[1-9][0-9]*$/;
 
-export async function readPlanLedger(ledger: Ledger | null): Promise<PlanLedger> {
+export async function readPlanLedger(
+  ledger: (RecordReads & ReadingLedger & SharedLedger) | null,
+): Promise<PlanLedger> {
   const variantOf = (itemId: string) => variantOfItem(NO_VARIANTS, itemId);
   if (ledger === null)
     return {
@@ -120,7 +129,7 @@ export class StreamedItemRules {
 
   static async make(
     manifest: StreamedManifest,
-    ledger: Ledger | null,
+    ledger: (RecordReads & ReadingLedger & TakeLedger) | null,
     wide: PlanLedger,
     survey: Survey | null,
     options: DecideOptions,
@@ -206,7 +215,7 @@ export class StreamedItemRules {
 }
 
 /** The ledger's items the manifest no longer lists, with their entries, in the ledger's order. */
-async function unlistedEntries(ledger: Ledger, listed: (id: string) => boolean): Promise<ItemEntry[]> {
+async function unlistedEntries(ledger: ReadingLedger, listed: (id: string) => boolean): Promise<ItemEntry[]> {
   const found: ItemEntry[] = [];
   for await (const entry of ledger.itemEntries())
     if (entry.record && !listed(entry.itemId)) found.push(entry);

@@ -13,10 +13,15 @@ import {
 } from '../../documents/file-problems.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
-import type { ItemEntry } from '../../ledger/item-entries.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { budgetLeftMicros } from '../../ledger/money-totals.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import {
+  type AttemptRecord,
+  budgetLeftMicros,
+  type ItemEntry,
+  type ReadingLedger,
+  type RecordReads,
+  type SharedLedger,
+  type TakeLedger,
+} from '../../ledger/index.js';
 import type { ManifestRead } from '../../manifest/index.js';
 import { ChunkDecider } from './plan-chunk.js';
 import {
@@ -53,7 +58,7 @@ export interface StreamedPlan {
  */
 export async function planStreamed(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger & TakeLedger & SharedLedger) | null,
   inputs: StreamedPlanInputs,
   checks: (waiting: number) => Promise<AccountCheck | null>,
 ): Promise<StreamedPlan> {
@@ -113,7 +118,7 @@ const waitsForRun = (entry: ItemEntry | undefined) =>
 /** The lines, each to the spool as it is made, and what the walk found besides. */
 async function walkLines(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: RecordReads | null,
   decider: ChunkDecider,
   rules: StreamedItemRules,
   wide: PlanLedger,

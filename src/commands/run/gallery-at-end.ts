@@ -1,7 +1,7 @@
 import { refreshBatchGallery } from '../../batch/gallery-refresh.js';
 import type { Batch } from '../../batch/resolve-batch.js';
 import type { Warn } from '../../batch/warnings.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { ReadingLedger, RecordReads, SharedLedger, TakeLedger } from '../../ledger/index.js';
 import type { RunOutcome } from './run-outcome.js';
 
 /**
@@ -12,7 +12,7 @@ import type { RunOutcome } from './run-outcome.js';
  */
 export async function galleryAtEnd(
   batch: Batch,
-  ledger: Ledger,
+  ledger: SharedLedger & RecordReads & ReadingLedger & TakeLedger,
   outcome: Pick<RunOutcome, 'ledger'>,
   warn: Warn,
 ): Promise<Pick<RunOutcome, 'gallery' | 'galleryLeftTo'>> {

@@ -1,5 +1,5 @@
 import type { Warning } from '../../batch/warnings.js';
-import type { AttemptRecord } from '../../ledger/records.js';
+import type { AttemptRecord } from '../../ledger/index.js';
 import { formatUsd, formatUsdHuman } from '../../money.js';
 
 /**

@@ -1,6 +1,6 @@
 import { estimateItem, pricesSeen } from '../../batch/cost-estimate.js';
 import type { Notice } from '../../batch/warnings.js';
-import type { AttemptRecord, ItemRecord } from '../../ledger/records.js';
+import type { AttemptRecord, ItemRecord } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { formatUsdHuman } from '../../money.js';
 import { isRetryableOnRerun, mayRetryFailed } from '../../runner/policy.js';

@@ -18,8 +18,15 @@ import { checkOutputFolder } from '../../batch/save-check.js';
 import { type Connection, checkAccount, clientFor } from '../../batch/service-check.js';
 import { UserError } from '../../errors.js';
 import { exitCodeOfOutcome } from '../../exit-codes.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { budgetLeftMicros } from '../../ledger/money-totals.js';
+import {
+  budgetLeftMicros,
+  type LedgerLifecycle,
+  type ReadingLedger,
+  type RecordReads,
+  type RunLedger,
+  type SharedLedger,
+  type TakeLedger,
+} from '../../ledger/index.js';
 import { systemClock } from '../../runner/clock.js';
 import { runBatch } from '../../runner/run-loop.js';
 import type { SizeGuess } from '../../runner/save-estimate.js';
@@ -53,9 +60,12 @@ export interface RunRequest {
 
 export type { CheckedService, RunOutcome, RunView, ShownRun };
 
+/** The ledger's roles a run uses: every one but copying records in (copy-ledger's and import's). */
+type RunHeldLedger = LedgerLifecycle & RunLedger & RecordReads & ReadingLedger & TakeLedger & SharedLedger;
+
 /** What a run holds open; the `finally` closes whatever of it was opened. */
 interface Held {
-  ledger: Ledger | null;
+  ledger: RunHeldLedger | null;
   sandbox: SandboxHandle | null;
   view: ShownRun | null;
 }
@@ -101,7 +111,7 @@ async function failureOf(
 }
 
 /** Closes the ledger; what failed to commit on the way is given back, not thrown. */
-async function closeLedger(ledger: Ledger | null): Promise<unknown> {
+async function closeLedger(ledger: LedgerLifecycle | null): Promise<unknown> {
   try {
     await ledger?.close();
     return null;
@@ -195,7 +205,7 @@ async function startRunSandbox(held: Held, request: RunRequest, view: RunView): 
 async function clientBindingLedger(
   connection: Connection,
   settings: RunSettings,
-  ledger: Ledger,
+  ledger: LedgerLifecycle,
 ): Promise<MediaGenClient> {
   let bound = (await ledger.service()) !== null;
   return clientFor(connection, settings, () => {
@@ -241,7 +251,7 @@ async function checkService(
 
 interface RunParts {
   client: MediaGenClient;
-  ledger: Ledger;
+  ledger: RunHeldLedger;
   request: RunRequest;
   held: Held;
   store: OutputStore;

@@ -4,7 +4,7 @@ import type { Warn } from '../../batch/warnings.js';
 import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import { UserError } from '../../errors.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerLifecycle, ReadingLedger, RecordReads } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { deliver } from '../../notify/deliver.js';
 import { parseCommand, runHook } from '../../notify/on-complete.js';
@@ -79,7 +79,7 @@ const HOOK_ENV: ReadonlyArray<[string, (notice: RunNotice) => string | number | 
 interface Where {
   manifest: Manifest;
   ledgerPath: string;
-  ledger: Ledger;
+  ledger: LedgerLifecycle & RecordReads & ReadingLedger;
 }
 
 /**

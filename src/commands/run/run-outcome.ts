@@ -7,7 +7,7 @@ import type { Connection } from '../../batch/service-check.js';
 import { serviceIdentity } from '../../batch/service-identity.js';
 import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerLifecycle, ReadingLedger, RecordReads } from '../../ledger/index.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 
 /**
@@ -61,7 +61,7 @@ export function checkedService(
 
 export async function outcomeOf(
   request: { batch: Pick<Batch, 'manifest' | 'ledgerShown'>; settings: Pick<RunSettings, 'runner'> },
-  ledger: Ledger,
+  ledger: LedgerLifecycle & RecordReads & ReadingLedger,
   stop: StopReason | null,
   ended: Outcome | null,
   started: boolean,

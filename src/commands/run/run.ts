@@ -11,7 +11,7 @@ import { type StatusDocument, statusDocument } from '../../batch/status-document
 import type { Notice, Warning } from '../../batch/warnings.js';
 import type { Outcome } from '../../codes.js';
 import { UserError } from '../../errors.js';
-import type { ItemState } from '../../ledger/records.js';
+import type { ItemState } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { CheckFunction } from '../../runner/own-checks.js';
 import type { ProgressSnapshot } from '../../runner/run-observer.js';

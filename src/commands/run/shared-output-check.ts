@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { Warn } from '../../batch/warnings.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { SharedLedger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 
 /** File systems several machines mount as one: a folder on one of them can be shared. */
@@ -15,7 +15,7 @@ const SHARED_FILE_SYSTEMS = /^(nfs4?|cifs|smb3?|ceph|glusterfs|lustre|gpfs|9p|vi
  * Said once at the start of a run, which goes on (the ledger still records every file).
  */
 export async function warnUnsharedOutput(
-  ledger: Ledger,
+  ledger: SharedLedger,
   manifest: Manifest,
   warn: Warn,
   mounts = readMounts(),

@@ -5,9 +5,14 @@ import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';
 import { type StatusItem, statusLine, type TakeCheckShown } from '../../documents/status-line.js';
 import { type StatusReport, statusReportOf } from '../../documents/status-report.js';
-import type { Ledger } from '../../ledger/ledger.js';
-import { type ItemState, type MoneyTotals, zeroCounts } from '../../ledger/records.js';
-import { shownCheck } from '../../ledger/take-checks.js';
+import {
+  type ItemState,
+  type MoneyTotals,
+  type ReadingLedger,
+  type RecordReads,
+  shownCheck,
+  zeroCounts,
+} from '../../ledger/index.js';
 import type { ManifestRead } from '../../manifest/index.js';
 
 /**
@@ -27,7 +32,7 @@ const NO_MONEY: MoneyTotals = { chargedMicros: 0, refundedMicros: 0, reservedMic
 
 export async function statusStreamed(
   manifest: StreamedManifest,
-  ledger: Ledger | null,
+  ledger: (RecordReads & ReadingLedger) | null,
   verify: boolean,
   now: number,
 ): Promise<StreamedStatus> {
@@ -64,7 +69,7 @@ export async function statusStreamed(
 }
 
 /** Each checked take's check, by its job (docs/checks.md). */
-async function checksOf(ledger: Ledger | null): Promise<ReadonlyMap<string, TakeCheckShown>> {
+async function checksOf(ledger: RecordReads | null): Promise<ReadonlyMap<string, TakeCheckShown>> {
   const checks = (await ledger?.takeChecks()) ?? [];
   return new Map(checks.flatMap((check) => (check.jobId ? [[check.jobId, shownCheck(check)] as const] : [])));
 }

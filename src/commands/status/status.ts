@@ -21,7 +21,7 @@ import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected
 import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { StatusItem } from '../../documents/status-line.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { RecordReads } from '../../ledger/index.js';
 import type { Manifest, ManifestHead } from '../../manifest/index.js';
 import { variantOfItem, variantsOfItems } from '../../runner/request-key.js';
 import { statusStreamed } from './status-stream.js';
@@ -33,7 +33,7 @@ export type StatusOptions = z.infer<typeof statusOptionsSchema>;
 /** The requests moderation rejected, shown with the service's message; nothing when there are none. */
 async function rejectedFields(
   variantOf: (itemId: string) => number,
-  ledger: Ledger | null,
+  ledger: RecordReads | null,
 ): Promise<{ rejected?: RejectedRecord[] }> {
   const rejected = ledger === null ? [] : rejectedRecordsOf(await ledger.rejectedAttempts(), variantOf);
   return rejected.length === 0 ? {} : { rejected };

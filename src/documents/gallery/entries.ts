@@ -1,5 +1,4 @@
-import type { AttemptRecord, ItemState } from '../../ledger/records.js';
-import type { ShownCheck } from '../../ledger/take-checks.js';
+import type { AttemptRecord, ItemState, ShownCheck } from '../../ledger/index.js';
 import type { HistoryAttempt } from '../render-text.js';
 import type { LedgerView } from '../status-view.js';
 import { checksByAttempt, type TakeAttempt } from './model.js';

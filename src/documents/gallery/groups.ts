@@ -1,4 +1,4 @@
-import type { ItemState } from '../../ledger/records.js';
+import type { ItemState } from '../../ledger/index.js';
 import { itemGroup, type ManifestItem } from '../../manifest/index.js';
 import { formatUsd, parseUsd, sumMicros } from '../../money.js';
 

@@ -1,5 +1,4 @@
-import type { AttemptRecord, ItemState } from '../../ledger/records.js';
-import { type ShownCheck, shownCheck } from '../../ledger/take-checks.js';
+import { type AttemptRecord, type ItemState, type ShownCheck, shownCheck } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import type { StatusReport } from '../status-report.js';

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ItemState, MoneyTotals } from '../../ledger/records.js';
+import type { AttemptRecord, ItemState, MoneyTotals } from '../../ledger/index.js';
 import { itemGroup, type Manifest } from '../../manifest/index.js';
 import { formatUsd } from '../../money.js';
 import { attemptRow, historyOrder } from '../render-text.js';
