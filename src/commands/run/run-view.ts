@@ -3,7 +3,10 @@ import type { RunObserver } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { CheckedService, RunOutcome } from './run-outcome.js';
 
-/** How a run shows itself: the CLI draws a terminal, the API emits events. */
+/**
+ * How a run shows itself: `run` (run.ts) emits each call as its handle's event, once, and every view
+ * of the run (the CLI's, a program's) reads those events.
+ */
 export interface RunView {
   sandboxStarted(baseUrl: string, ledgerShown: string, outputDir: string): void;
   /** A line about what this run will do that a person should read before it spends (retry, pays again). */
