@@ -145,7 +145,7 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
   if (checked.kind === 'interrupted') {
     // Drained before its first POST: the same stop, said the same way, as a drain later on.
     const stop = { kind: 'draining' } as const;
-    view.stopped?.(stop, 'stopping: nothing was submitted');
+    view.stopped(stop, 'stopping: nothing was submitted');
     return await outcomeOf(request, ledger, stop, 'interrupted', false);
   }
   // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
@@ -278,7 +278,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
       store: parts.store,
       onStop: (reason, message) => {
         notices.stopped(reason, message);
-        view.stopped?.(reason, message);
+        view.stopped(reason, message);
       },
     },
     settings.runner,

@@ -21,7 +21,7 @@ export interface RunView {
    */
   start(planLine: string, checked: CheckedService): RunObserver;
   /** A new reason to stop took effect (budget, refused account, a drain...). */
-  stopped?(reason: StopReason, message: string): void;
+  stopped(reason: StopReason, message: string): void;
   /** Called on a request to stop (an abort): the pre-flight gives up, or the run drains. */
   onInterrupt(listener: () => void): void;
   /** The run ended: its outcome, before the notifications are awaited. */
