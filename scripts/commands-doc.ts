@@ -204,7 +204,7 @@ const RUN_VIEW = [
   '',
 ];
 
-/** What `run --progress ndjson` writes: src/cli/ui/ndjson-observer.ts makes these lines. */
+/** What `run --progress ndjson` writes: src/cli/ui/ndjson-lines.ts makes these lines. */
 const PROGRESS_EVENTS = [
   '## Progress events (`run --progress ndjson`)',
   '',

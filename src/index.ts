@@ -71,6 +71,7 @@ export {
 export {
   type ItemEvent,
   type LogEvent,
+  type RunEvent,
   type RunEvents,
   RunHandle,
   type RunOptions,

@@ -23,6 +23,5 @@ export {
 export { renderReportText, statusTextChunks } from './documents/render-text.js';
 export type { StatusReport } from './documents/status-report.js';
 export { SUMMARY_ABOVE, statusSummaryChunks, wantsSummary } from './documents/summary-text.js';
-// A run's views: what they are told (a RunObserver) and the budget's words they show.
+// The budget's words a run's views show.
 export { afterBudgetStopWords, notFittingLine, unspecifiedShortfallWords } from './runner/budget-words.js';
-export { type RunObserver, silentObserver } from './runner/run-observer.js';

@@ -25,7 +25,10 @@ export interface ProgressSnapshot {
   draining: boolean;
 }
 
-/** How the engine tells the outside what happens; the terminal UI and --json implement it. */
+/**
+ * How the runner tells the outside what happens, each event once: `run` emits each call as a
+ * `RunHandle` event (`item`, `log`, `progress`), and every view of a run reads those events.
+ */
 export interface RunObserver {
   /**
    * An item changed state. `counts` are the items per state right after this very change, so a
@@ -40,9 +43,3 @@ export interface RunObserver {
   log(level: 'info' | 'warn' | 'error', message: string): void;
   progress(snapshot: ProgressSnapshot): void;
 }
-
-export const silentObserver: RunObserver = {
-  itemChanged: () => undefined,
-  log: () => undefined,
-  progress: () => undefined,
-};

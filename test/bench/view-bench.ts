@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream';
 import { ListrRunView } from '../../src/cli/ui/listr-view.js';
+import type { ProgressSnapshot, RunEvent } from '../../src/index.js';
 import { zeroCounts } from '../../src/ledger/records.js';
-import type { ProgressSnapshot, RunObserver } from '../../src/runner/run-observer.js';
-import { silentObserver } from '../../src/runner/run-observer.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { benchDir, benchSandboxConfig, cliEnv, removeDir } from './fixtures.js';
 import { expectExit, runCli } from './spawn-cli.js';
@@ -36,15 +35,25 @@ export interface ViewSample {
   share: number;
 }
 
-/** Feeds a observer 200 jobs in flight and 100 finishes a second; returns the CPU time it took. */
-async function feed(observer: RunObserver, total: number, seconds = VIEW_SECONDS): Promise<number> {
+/** A view that does nothing with the events: the baseline. */
+const silentView = { handle: (_event: RunEvent) => undefined };
+
+/** Feeds a view 200 jobs in flight and 100 finishes a second; returns the CPU time it took. */
+async function feed(
+  view: { handle(event: RunEvent): unknown },
+  total: number,
+  seconds = VIEW_SECONDS,
+): Promise<number> {
   const counts = zeroCounts();
   counts.pending = total;
   let next = 0;
   const start = (id: number) => {
     counts.pending -= 1;
     counts.in_flight += 1;
-    observer.itemChanged(`item-${id}`, 'in_flight', null, { ...counts });
+    view.handle({
+      name: 'item',
+      payload: { itemId: `item-${id}`, state: 'in_flight', detail: null, counts: { ...counts } },
+    });
   };
   const snapshot = (): ProgressSnapshot => ({
     total,
@@ -72,12 +81,15 @@ async function feed(observer: RunObserver, total: number, seconds = VIEW_SECONDS
     for (; finished < due; finished += 1) {
       counts.in_flight -= 1;
       counts.done += 1;
-      observer.itemChanged(`item-${finished}`, 'done', null, { ...counts });
+      view.handle({
+        name: 'item',
+        payload: { itemId: `item-${finished}`, state: 'done', detail: null, counts: { ...counts } },
+      });
       start(next++);
     }
     if (elapsed - lastSnapshot >= 200) {
       lastSnapshot = elapsed;
-      observer.progress(snapshot());
+      view.handle({ name: 'progress', payload: snapshot() });
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -107,8 +119,8 @@ async function viewCost(): Promise<Omit<ViewSample, 'runCpuMsPerSecond' | 'share
   warm.start();
   await feed(warm, total, 1);
   await warm.finish(null);
-  await feed(silentObserver, total, 1);
-  const baseline = await feed(silentObserver, total);
+  await feed(silentView, total, 1);
+  const baseline = await feed(silentView, total);
   bytes = 0;
   frames = 0;
   const view = new ListrRunView(terminal, {

@@ -7,8 +7,7 @@ import {
   type ListrTaskWrapper,
   ProcessOutput,
 } from 'listr2';
-import type { ItemState, ProgressSnapshot, StopReason } from '../../index.js';
-import type { RunObserver } from '../../render.js';
+import type { RunEvent, StopReason } from '../../index.js';
 import { type OutcomeLine, RunViewState } from './run-view.js';
 
 type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
@@ -80,7 +79,7 @@ const noStderr = () =>
  * the screen), and saving files. When the run ends, each failed item (a few) and what stopped the
  * run become failed or skipped subtasks of the generate phase.
  */
-export class ListrRunView implements RunObserver {
+export class ListrRunView {
   readonly #state: RunViewState;
   readonly #now: () => number;
   readonly #listr: Listr<unknown, typeof PacedRenderer, typeof PacedRenderer>;
@@ -146,23 +145,28 @@ export class ListrRunView implements RunObserver {
     return this.#listr;
   }
 
-  itemChanged(
-    itemId: string,
-    state: ItemState,
-    detail: string | null,
-    counts: Record<ItemState, number>,
-  ): void {
-    this.#state.itemChanged(itemId, state, detail, counts, this.#now());
-    this.#soon();
-  }
-
-  log(level: 'info' | 'warn' | 'error', message: string): void {
-    this.#state.log(level, message, this.#now());
-    this.#soon();
-  }
-
-  progress(snapshot: ProgressSnapshot): void {
-    this.#state.progress(snapshot);
+  /** The run's start starts drawing; its end resolves once the last frame is on the screen. */
+  handle(event: RunEvent): Promise<void> | undefined {
+    switch (event.name) {
+      case 'start':
+        this.start();
+        return;
+      case 'item': {
+        const { itemId, state, detail, counts } = event.payload;
+        this.#state.itemChanged(itemId, state, detail, counts, this.#now());
+        break;
+      }
+      case 'log':
+        this.#state.log(event.payload.level, event.payload.message, this.#now());
+        break;
+      case 'progress':
+        this.#state.progress(event.payload);
+        break;
+      case 'end':
+        return this.finish(event.payload.stop);
+      default:
+        return;
+    }
     this.#soon();
   }
 

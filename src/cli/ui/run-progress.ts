@@ -1,7 +1,7 @@
-import { type RunObserver, silentObserver } from '../../render.js';
+import type { RunEvent } from '../../index.js';
 import { ListrRunView } from './listr-view.js';
-import { bothObservers, NdjsonObserver } from './ndjson-observer.js';
-import { PlainObserver } from './plain-observer.js';
+import { NdjsonLines } from './ndjson-lines.js';
+import { PlainLines } from './plain-lines.js';
 
 /** The terminal a run is shown on. */
 interface Terminal {
@@ -10,12 +10,17 @@ interface Terminal {
   env: NodeJS.ProcessEnv;
 }
 
-/** How a run shows itself: what the runner reports to, and the parts that need a word at the end. */
+/** A view of a run: it reads each event as the run emits it; the end's promise, its last frame drawn. */
+export interface RunEventView {
+  handle(event: RunEvent): void | Promise<void>;
+}
+
+/** How a run shows itself: the views its events go to, in order, and the live view among them. */
 export interface RunProgress {
-  observer: RunObserver;
-  /** The live view, to be finished before the summary is written under it. */
+  /** The screen's view first, so the live view's last frame is drawn before the NDJSON's last line. */
+  views: RunEventView[];
+  /** The live view, to be finished under an error (when no end came). */
   live: ListrRunView | null;
-  ndjson: NdjsonObserver | null;
 }
 
 /** A set variable counts, except the empty string and the usual words for "no". */
@@ -32,31 +37,29 @@ export function runProgress(
     json: boolean;
     ndjson: boolean;
     title: string;
-    planLine: string;
     checked: string;
     /** Plain lines: a line per item event (off with --no-item-lines). */
     itemLines?: boolean;
   },
   io: Terminal,
 ): RunProgress {
-  const ndjson = options.ndjson ? new NdjsonObserver(io.stderr) : null;
-  ndjson?.plan(options.planLine);
+  const ndjson = options.ndjson ? new NdjsonLines(io.stderr) : null;
   const live =
     !options.json && io.stdout.isTTY && !isSet(io.env.CI) && !isSet(io.env.NO_COLOR)
       ? new ListrRunView(io.stdout, { title: options.title, checked: options.checked })
       : null;
-  live?.start();
-  const screen = live ?? screenObserver(options.json, ndjson !== null, io, options.itemLines ?? true);
-  return { observer: ndjson ? bothObservers(screen, ndjson) : screen, live, ndjson };
+  const screen = live ?? screenView(options.json, ndjson !== null, io, options.itemLines ?? true);
+  return { views: [screen, ndjson].filter((view) => view !== null), live };
 }
 
-function screenObserver(json: boolean, ndjson: boolean, io: Terminal, itemLines: boolean): RunObserver {
-  if (json) {
-    if (ndjson) return silentObserver;
-    return {
-      ...silentObserver,
-      log: (level, message) => level === 'error' && io.stderr.write(`mediabatch run: ${message}\n`),
-    };
-  }
-  return new PlainObserver(io.stdout, undefined, itemLines);
+function screenView(json: boolean, ndjson: boolean, io: Terminal, itemLines: boolean): RunEventView | null {
+  if (!json) return new PlainLines(io.stdout, undefined, itemLines);
+  if (ndjson) return null;
+  // With --json stdout is the document's: the run's errors alone, on stderr.
+  return {
+    handle: (event) => {
+      if (event.name === 'log' && event.payload.level === 'error')
+        io.stderr.write(`mediabatch run: ${event.payload.message}\n`);
+    },
+  };
 }

@@ -1,11 +1,4 @@
-import {
-  ExitCode,
-  type ItemState,
-  type RunHandle,
-  type RunResult,
-  type StartEvent,
-  type Warning,
-} from '../../index.js';
+import { ExitCode, type ItemState, type RunEvent, type RunHandle, type Warning } from '../../index.js';
 import { renderRunGallery } from '../../render.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { checkTitle } from './run-view.js';
@@ -47,24 +40,30 @@ export class TerminalRunView {
     handle.on('notice', (notice) => words.write(say(notice)));
     handle.on('warning', warn);
     handle.on('output', (text) => io.stderr.write(text));
-    handle.on('start', (start) => this.#start(start));
-    handle.on('item', ({ itemId, state, detail, counts }) => {
-      this.#counts = counts;
-      this.#progress?.observer.itemChanged(itemId, state, detail, counts);
+    handle.on('start', (payload) => this.#start({ name: 'start', payload }));
+    handle.on('item', (payload) => {
+      this.#counts = payload.counts;
+      this.#show({ name: 'item', payload });
     });
-    handle.on('progress', (snapshot) => this.#progress?.observer.progress(snapshot));
-    handle.on('log', (log) => this.#progress?.observer.log(log.level, say(log)));
+    handle.on('progress', (payload) => this.#show({ name: 'progress', payload }));
+    handle.on('log', (log) => this.#show({ name: 'log', payload: { level: log.level, message: say(log) } }));
     // The library drains; what a second Ctrl-C does is the terminal's to say (the live view says it).
     handle.on('stop', ({ reason }) => {
       if (reason.kind === 'draining' && !values.json && this.#progress?.live == null)
         io.stdout.write('  (Ctrl-C again quits now; the next run saves what is still in flight)\n');
     });
-    handle.on('end', (result) => {
-      this.#ended = this.#end(result);
+    handle.on('end', (payload) => {
+      this.#ended = this.#end({ name: 'end', payload });
     });
   }
 
-  #start({ plan, checked }: StartEvent): void {
+  /** Each view of the run reads the event, as the run emitted it (a log line in the CLI's words). */
+  #show(event: RunEvent): void {
+    for (const view of this.#progress?.views ?? []) void view.handle(event);
+  }
+
+  #start(event: Extract<RunEvent, { name: 'start' }>): void {
+    const { plan, checked } = event.payload;
     if (!this.values.json) this.io.stdout.write(`${plan}\n`);
     this.#progress = runProgress(
       {
@@ -72,18 +71,19 @@ export class TerminalRunView {
         ndjson: this.values.progress === 'ndjson',
         itemLines: !this.values['no-item-lines'],
         title: this.title,
-        planLine: plan,
         checked: checkTitle(checked.service, checked.answer),
       },
       this.io,
     );
+    this.#show(event);
   }
 
-  async #end(result: RunResult): Promise<void> {
+  async #end(event: Extract<RunEvent, { name: 'end' }>): Promise<void> {
     const progress = this.#progress;
     this.#progress = null;
-    await progress?.live?.finish(result.stop);
-    progress?.ndjson?.finished(result.outcome);
+    // One view after the other: the live view's last frame is drawn before the NDJSON's last line.
+    for (const view of progress?.views ?? []) await view.handle(event);
+    const result = event.payload;
     const selected = result.selected === null ? null : new Set(result.selected);
     // The gallery: with --json a field of the document (stderr stays the events' alone), else the
     // last line, what to open next.

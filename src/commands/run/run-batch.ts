@@ -40,7 +40,7 @@ import { refundMissingWarning, uncheckedWarning } from './refund-warning.js';
 import { retryFailedNotice } from './retry-failed.js';
 import { type NoticeSettings, RunNotices } from './run-notices.js';
 import { type CheckedService, checkedService, outcomeOf, type RunOutcome } from './run-outcome.js';
-import type { RunView, ShownRun } from './run-view.js';
+import type { RunView } from './run-view.js';
 import { warnUnsharedOutput } from './shared-output-check.js';
 
 /** One run as asked: the batch, what was chosen for this run, and whom to tell. */
@@ -58,7 +58,7 @@ export interface RunRequest {
   ceilingMicros?: number | null;
 }
 
-export type { CheckedService, RunOutcome, RunView, ShownRun };
+export type { CheckedService, RunOutcome, RunView };
 
 /** The ledger's roles a run uses: every one but copying records in (copy-ledger's and import's). */
 type RunHeldLedger = LedgerLifecycle & RunLedger & RecordReads & ReadingLedger & TakeLedger & SharedLedger;
@@ -67,7 +67,6 @@ type RunHeldLedger = LedgerLifecycle & RunLedger & RecordReads & ReadingLedger &
 interface Held {
   ledger: RunHeldLedger | null;
   sandbox: SandboxHandle | null;
-  view: ShownRun | null;
 }
 
 /**
@@ -78,13 +77,11 @@ export async function runManifest(request: RunRequest, view: RunView): Promise<R
   const { batch } = request;
   const trace = newBatchTrace(batch.ledger, batch.manifest.outputDir);
   const lock = holdLedger(batch.ledger, 'changed');
-  const held: Held = { ledger: null, sandbox: null, view: null };
+  const held: Held = { ledger: null, sandbox: null };
   const ran = await runHeld(request, view, held).then(
     (outcome) => ({ outcome, error: null }),
     async (error: unknown) => ({ outcome: null, error: await failureOf(batch.ledgerShown, error, held) }),
   );
-  // An error ends the view too, so that the terminal is left clean under the message.
-  await held.view?.finish(null);
   const closing = await closeLedger(held.ledger);
   lock.release();
   await held.sandbox?.close();
@@ -158,7 +155,7 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
   if (checked.kind === 'interrupted') {
     // Drained before its first POST: the same stop, said the same way, as a drain later on.
     const stop = { kind: 'draining' } as const;
-    view.stopped?.(stop, 'stopping: nothing was submitted');
+    view.stopped(stop, 'stopping: nothing was submitted');
     return await outcomeOf(request, ledger, stop, 'interrupted', false);
   }
   // Nothing recorded and nothing can be: the run ends before it claims or writes anything.
@@ -182,7 +179,6 @@ async function runHeld(request: RunRequest, view: RunView, held: Held): Promise<
     client,
     ledger,
     request: { ...request, settings: withAccount(settings, account, sizeGuess, definition), ceilingMicros },
-    held,
     store,
     checked: checkedService(connection, checked),
   };
@@ -253,14 +249,13 @@ interface RunParts {
   client: MediaGenClient;
   ledger: RunHeldLedger;
   request: RunRequest;
-  held: Held;
   store: OutputStore;
   checked: CheckedService;
 }
 
 /** Says what the run is about to do, runs the batch, and reports how it ended. */
 async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome> {
-  const { client, ledger, request, held } = parts;
+  const { client, ledger, request } = parts;
   const { settings } = request;
   const { manifest, ledgerShown } = request.batch;
   const only = settings.runner.only ?? null;
@@ -276,8 +271,7 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   // The same words as `plan`, before anything is spent, so a surprise can still be stopped.
   const plan = await planOfRun(manifest, ledger, settings);
   if (plan.pays_again) view.notice({ code: 'pays_again', message: `${plan.pays_again}\n` });
-  const shown = view.start(plan.summary, parts.checked);
-  held.view = shown;
+  const observer = view.start(plan.summary, parts.checked);
   const notices = new RunNotices(
     request.notices,
     { manifest, ledgerPath: ledgerShown, ledger },
@@ -290,11 +284,11 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
       manifest: withinCeiling(manifest, request.ceilingMicros ?? null),
       clock: systemClock,
       random: Math.random,
-      observer: notices.observer(shown.observer),
+      observer: notices.observer(observer),
       store: parts.store,
       onStop: (reason, message) => {
         notices.stopped(reason, message);
-        view.stopped?.(reason, message);
+        view.stopped(reason, message);
       },
     },
     settings.runner,
@@ -302,8 +296,6 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   ).catch((error: unknown) => {
     throw ledgerWriteFailure(ledgerShown, error);
   });
-  await shown.finish(result.stop);
-  held.view = null;
   const outcome = {
     ...(await outcomeOf(request, ledger, result.stop, null, true)),
     heldBack: result.heldBack,
@@ -314,7 +306,6 @@ async function runAndReport(parts: RunParts, view: RunView): Promise<RunOutcome>
   const unrefunded = refundMissingWarning(await ledger.unrefundedFailures());
   if (unrefunded) view.warn(unrefunded);
   if (result.uncheckedTakes > 0) view.warn(uncheckedWarning(result.uncheckedTakes));
-  shown.finished(outcome.outcome);
   view.ended(outcome);
   await notices.finished(outcome.report, result.stop, outcome.outcome);
   return outcome;

@@ -115,6 +115,9 @@ export interface RunEvents {
   end: [RunResult];
 }
 
+/** One event of a run with its name, as `RunHandle` emits it: what every view of a run reads. */
+export type RunEvent = { [K in keyof RunEvents]: { name: K; payload: RunEvents[K][0] } }[keyof RunEvents];
+
 /** How a run ended: its outcome (the CLI's exit code is the outcome's) and the `run --json` document. */
 export interface RunResult {
   outcome: Outcome;
@@ -231,14 +234,10 @@ function eventView(handle: RunHandle, signal: AbortSignal): RunView {
     start: (plan, checked) => {
       handle.emit('start', { plan, checked });
       return {
-        observer: {
-          itemChanged: (itemId, state, detail, counts) =>
-            handle.emit('item', { itemId, state, detail, counts: { ...counts } }),
-          log,
-          progress: (snapshot) => handle.emit('progress', snapshot),
-        },
-        finish: async () => undefined,
-        finished: () => undefined,
+        itemChanged: (itemId, state, detail, counts) =>
+          handle.emit('item', { itemId, state, detail, counts: { ...counts } }),
+        log,
+        progress: (snapshot) => handle.emit('progress', snapshot),
       };
     },
     stopped: (reason, message) => handle.emit('stop', { reason, message }),

@@ -28,23 +28,32 @@ describe('the live view is a listr2 task list', () => {
   it('draws its phases as listr2 tasks, failed items and stops as failed and skipped listr2 tasks', async () => {
     const { out, written } = terminal();
     const view = new ListrRunView(out, { title: 'spring (3 items)', checked: 'Checked the service' });
+    const itemChanged = (
+      itemId: string,
+      state: ItemState,
+      detail: string | null,
+      now: Record<ItemState, number>,
+    ) => view.handle({ name: 'item', payload: { itemId, state, detail, counts: now } });
     view.start();
-    view.progress({
-      total: 3,
-      byState: counts({ pending: 3 }),
-      unfinished: 0,
-      slotLimit: 2,
-      batchInUse: null,
-      downloadsActive: 0,
-      downloadsQueued: 0,
-      unsavedLimit: 4,
-      savingFirst: false,
-      spentMicros: 0,
-      budgetMicros: 1_000_000,
-      draining: false,
+    view.handle({
+      name: 'progress',
+      payload: {
+        total: 3,
+        byState: counts({ pending: 3 }),
+        unfinished: 0,
+        slotLimit: 2,
+        batchInUse: null,
+        downloadsActive: 0,
+        downloadsQueued: 0,
+        unsavedLimit: 4,
+        savingFirst: false,
+        spentMicros: 0,
+        budgetMicros: 1_000_000,
+        draining: false,
+      },
     });
-    view.itemChanged('a', 'in_flight', null, counts({ in_flight: 1, pending: 2 }));
-    view.itemChanged('b', 'in_flight', null, counts({ in_flight: 2, pending: 1 }));
+    itemChanged('a', 'in_flight', null, counts({ in_flight: 1, pending: 2 }));
+    itemChanged('b', 'in_flight', null, counts({ in_flight: 2, pending: 1 }));
     // While it runs, each job in flight has a subtask line of its own. listr2 starts its tasks on
     // its own schedule, so the lanes are waited for (a loaded machine took more than 250 ms), and
     // their age is whatever the clock says by then.
@@ -54,9 +63,9 @@ describe('the live view is a listr2 task list', () => {
       expect.stringMatching(/^a: in flight \d+s$/),
       expect.stringMatching(/^b: in flight \d+s$/),
     ]);
-    view.itemChanged('a', 'done', null, counts({ done: 1, in_flight: 1, pending: 1 }));
-    view.itemChanged('b', 'failed', 'content_rejected: no', counts({ done: 1, failed: 1, pending: 1 }));
-    view.itemChanged('c', 'budget_exceeded', null, counts({ done: 1, failed: 1, budget_exceeded: 1 }));
+    itemChanged('a', 'done', null, counts({ done: 1, in_flight: 1, pending: 1 }));
+    itemChanged('b', 'failed', 'content_rejected: no', counts({ done: 1, failed: 1, pending: 1 }));
+    itemChanged('c', 'budget_exceeded', null, counts({ done: 1, failed: 1, budget_exceeded: 1 }));
     await view.finish({ kind: 'draining' });
 
     const list = view.taskList;

@@ -1,6 +1,12 @@
-import { exitCodeOfOutcome, type ItemState, type Outcome, type ProgressSnapshot } from '../../index.js';
+import {
+  exitCodeOfOutcome,
+  type ItemEvent,
+  type LogEvent,
+  type Outcome,
+  type ProgressSnapshot,
+  type RunEvent,
+} from '../../index.js';
 import { formatUsd } from '../../money.js';
-import type { RunObserver } from '../../render.js';
 import { itemChangeLine, logLine } from './progress-text.js';
 
 /**
@@ -8,7 +14,7 @@ import { itemChangeLine, logLine } from './progress-text.js';
  * `event` and `at`; money is a six-decimal string, as in every JSON mediabatch writes.
  * See docs/commands.md for the events.
  */
-export class NdjsonObserver implements RunObserver {
+export class NdjsonLines {
   readonly #out: NodeJS.WritableStream;
   readonly #now: () => Date;
   #lastProgress = '';
@@ -18,23 +24,42 @@ export class NdjsonObserver implements RunObserver {
     this.#now = now;
   }
 
-  /** What `run` is about to do: the plan's summary line and totals. */
-  plan(summary: string): void {
-    this.#write({ event: 'plan', summary });
+  handle(event: RunEvent): void {
+    switch (event.name) {
+      case 'start': // What `run` is about to do: the plan's summary line and totals.
+        this.#write({ event: 'plan', summary: event.payload.plan });
+        break;
+      case 'item':
+        this.#item(event.payload);
+        break;
+      case 'log':
+        this.#log(event.payload);
+        break;
+      case 'progress':
+        this.#progress(event.payload);
+        break;
+      case 'end': // The last line: how the run ended.
+        this.#finished(event.payload.outcome);
+        break;
+    }
   }
 
-  itemChanged(itemId: string, state: ItemState, detail: string | null): void {
+  #finished(outcome: Outcome): void {
+    this.#write({ event: 'finished', outcome, exit_code: exitCodeOfOutcome(outcome) });
+  }
+
+  #item({ itemId, state, detail }: ItemEvent): void {
     // The same events as the screen shows, with their fields apart.
     if (itemChangeLine(itemId, state, detail) === null) return;
     this.#write({ event: 'item', item: itemId, state, detail });
   }
 
-  log(level: 'info' | 'warn' | 'error', message: string): void {
+  #log({ level, message }: LogEvent): void {
     if (logLine(level, message) === null) return;
     this.#write({ event: 'log', level, message });
   }
 
-  progress(snapshot: ProgressSnapshot): void {
+  #progress(snapshot: ProgressSnapshot): void {
     const fields = {
       total: snapshot.total,
       by_state: snapshot.byState,
@@ -56,31 +81,8 @@ export class NdjsonObserver implements RunObserver {
     this.#write({ event: 'progress', ...fields });
   }
 
-  /** The last line: how the run ended. */
-  finished(outcome: Outcome): void {
-    this.#write({ event: 'finished', outcome, exit_code: exitCodeOfOutcome(outcome) });
-  }
-
   #write(fields: Record<string, unknown>): void {
     const { event, ...rest } = fields;
     this.#out.write(`${JSON.stringify({ event, at: this.#now().toISOString(), ...rest })}\n`);
   }
-}
-
-/** Several observers as one: the screen and the NDJSON stream both hear every event. */
-export function bothObservers(first: RunObserver, second: RunObserver): RunObserver {
-  return {
-    itemChanged: (itemId, state, detail, counts) => {
-      first.itemChanged(itemId, state, detail, counts);
-      second.itemChanged(itemId, state, detail, counts);
-    },
-    log: (level, message) => {
-      first.log(level, message);
-      second.log(level, message);
-    },
-    progress: (snapshot) => {
-      first.progress(snapshot);
-      second.progress(snapshot);
-    },
-  };
 }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { PlainObserver } from '../../../src/cli/ui/plain-observer.js';
+import { PlainLines } from '../../../src/cli/ui/plain-lines.js';
 import { rateAndEta } from '../../../src/cli/ui/progress-text.js';
 import type { ProgressSnapshot } from '../../../src/index.js';
 
@@ -44,12 +44,12 @@ describe('plain progress lines', () => {
   it('give the pace since the first line and the time left, at most every five seconds', () => {
     const { out, lines } = sink();
     let ms = Date.parse('2026-01-01T00:00:00Z');
-    const view = new PlainObserver(out, () => new Date(ms));
-    view.progress(snapshot(0));
+    const view = new PlainLines(out, () => new Date(ms));
+    view.handle({ name: 'progress', payload: snapshot(0) });
     ms += 2000;
-    view.progress(snapshot(40)); // within five seconds of the last line: none
+    view.handle({ name: 'progress', payload: snapshot(40) }); // within five seconds of the last line: none
     ms += 8000;
-    view.progress(snapshot(100));
+    view.handle({ name: 'progress', payload: snapshot(100) });
     expect(lines).toEqual([
       '[00:00:00] 0/1000 finished, 0 done, 0/10 slots in use, spent $0.00',
       '[00:00:10] 100/1000 finished, 100 done, 0/10 slots in use, spent $0.00; 10 items/s, ETA 1m30s',
@@ -58,9 +58,12 @@ describe('plain progress lines', () => {
 
   it('leave out the per-item lines when asked, keeping the notices', () => {
     const { out, lines } = sink();
-    const view = new PlainObserver(out, () => new Date(0), false);
-    view.itemChanged('a', 'done', null);
-    view.log('warn', 'something to know');
+    const view = new PlainLines(out, () => new Date(0), false);
+    view.handle({
+      name: 'item',
+      payload: { itemId: 'a', state: 'done', detail: null, counts: snapshot(1).byState },
+    });
+    view.handle({ name: 'log', payload: { level: 'warn', message: 'something to know' } });
     expect(lines).toEqual(['[00:00:00] warn: something to know']);
   });
 

@@ -1,5 +1,4 @@
-import type { ItemState, ProgressSnapshot } from '../../index.js';
-import type { RunObserver } from '../../render.js';
+import type { ProgressSnapshot, RunEvent } from '../../index.js';
 import { finishedOf, itemChangeLine, logLine, rateAndEta, summarize } from './progress-text.js';
 
 /** A line per change would flood a log; one every few seconds still shows the run is alive. */
@@ -10,7 +9,7 @@ const SUMMARY_EVERY_MS = 5000;
  * line per item event (unless `itemLines` is off, `--no-item-lines`: a 40,000-item run wrote 80,061
  * of them), and at most every five seconds a summary with the pace and the time left.
  */
-export class PlainObserver implements RunObserver {
+export class PlainLines {
   readonly #out: NodeJS.WritableStream;
   readonly #now: () => Date;
   readonly #itemLines: boolean;
@@ -25,15 +24,23 @@ export class PlainObserver implements RunObserver {
     this.#itemLines = itemLines;
   }
 
-  itemChanged(itemId: string, state: ItemState, detail: string | null): void {
-    if (this.#itemLines) this.#line(itemChangeLine(itemId, state, detail));
+  handle(event: RunEvent): void {
+    switch (event.name) {
+      case 'item': {
+        const { itemId, state, detail } = event.payload;
+        if (this.#itemLines) this.#line(itemChangeLine(itemId, state, detail));
+        break;
+      }
+      case 'log':
+        this.#line(logLine(event.payload.level, event.payload.message));
+        break;
+      case 'progress':
+        this.#progress(event.payload);
+        break;
+    }
   }
 
-  log(level: 'info' | 'warn' | 'error', message: string): void {
-    this.#line(logLine(level, message));
-  }
-
-  progress(snapshot: ProgressSnapshot): void {
+  #progress(snapshot: ProgressSnapshot): void {
     const now = { atMs: this.#now().getTime(), finished: finishedOf(snapshot.byState) };
     this.#since ??= now;
     const summary = summarize(snapshot);
