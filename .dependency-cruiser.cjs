@@ -82,9 +82,20 @@ module.exports = {
     {
       name: 'command-helpers-below-commands',
       severity: 'error',
-      comment: 'The files beside cli.ts serve every command, so they depend on none of them.',
+      comment:
+        'The files beside cli.ts serve every command, so they depend on none of them; flags.ts reads ' +
+        "each command's flag table (commands/<name>-flags.ts) to assemble the CLI's.",
       from: { path: '^src/cli/', pathNot: ['^src/cli/commands/', '^src/cli/(cli|main)[.]ts$'] },
-      to: { path: '^src/cli/commands/' },
+      to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/[^/]+-flags[.]ts$' },
+    },
+    {
+      name: 'flag-tables-load-no-library',
+      severity: 'error',
+      comment:
+        "A command's flag table is read by the parser and help before any command runs: it names rows " +
+        '(flag-row.ts, shared-flags.ts) and loads nothing of the library.',
+      from: { path: '^src/cli/commands/[^/]+-flags[.]ts$' },
+      to: { pathNot: '^src/cli/(flag-row|flag-kinds|shared-flags)[.]ts$' },
     },
     {
       name: 'only-cli-imports-cli',
