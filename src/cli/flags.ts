@@ -44,8 +44,9 @@ export interface FlagSpec extends FlagRow {
 }
 
 const tableOf = (command: CommandName): readonly FlagRow[] => COMMAND_FLAGS[command];
+const takenByAll = (flag: FlagSpec) => flag.commands.length === ALL_COMMANDS.length;
 
-/** Each flag once, as the CLI lists it: with the commands whose tables take it, in the order of COMMANDS. */
+/** Each flag once, as the CLI lists it: with the commands whose tables take it, in COMMANDS order. */
 const LISTED = new Map<FlagRow, FlagSpec>(
   ALL_COMMANDS.flatMap(tableOf).map((row) => [
     row,
@@ -58,8 +59,7 @@ const LISTED = new Map<FlagRow, FlagSpec>(
  * and last those every command takes (`--help`).
  */
 export const FLAGS: readonly FlagSpec[] = [...LISTED.values()].sort(
-  (a, b) =>
-    Number(a.commands.length === ALL_COMMANDS.length) - Number(b.commands.length === ALL_COMMANDS.length),
+  (a, b) => Number(takenByAll(a)) - Number(takenByAll(b)),
 );
 
 /** The parsed flags of one command: booleans default to false, repeatable flags to []. */

@@ -1,5 +1,6 @@
 /**
- * `plan`'s flags: run's flags that change what it pays for, previewed, and the approved plan it writes (--out).
+ * `plan`'s flags: run's flags that change what it pays for, previewed, and the approved plan it
+ * writes (--out).
  * `shared-flags.ts` declares the flags several commands take; `flags.ts` assembles the tables.
  */
 import type { FlagRow } from '../flag-row.js';

@@ -1,5 +1,6 @@
 /**
- * `run`'s flags: what it runs (the batch, --only, --redo, an approved --plan), how it watches and saves, whom it tells when it ends.
+ * `run`'s flags: what it runs (the batch, --only, --redo, an approved --plan), how it watches and
+ * saves, whom it tells when it ends; `option` names the library option a value is given as.
  * `shared-flags.ts` declares the flags several commands take; `flags.ts` assembles the tables.
  */
 import type { FlagRow } from '../flag-row.js';
