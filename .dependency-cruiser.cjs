@@ -3,7 +3,8 @@
  *
  *   src/cli/main.ts, src/cli/cli.ts      entry point and command dispatch
  *   src/cli/commands/                    one module per command: flags in, one call of the package
- *                                        root, events to renderers, the result to an exit code
+ *                                        root, events to renderers, the result to an exit code; beside
+ *                                        it, its flag table (<name>-flags.ts), which loads no library
  *   the rest of src/cli/                 what commands share: flags and their values, parsing, help,
  *                                        io, the live view
  *   src/index.ts, src/render.ts          the package's entry points: the public functions and types,
@@ -82,9 +83,20 @@ module.exports = {
     {
       name: 'command-helpers-below-commands',
       severity: 'error',
-      comment: 'The files beside cli.ts serve every command, so they depend on none of them.',
+      comment:
+        'The files beside cli.ts serve every command, so they depend on none of them; flags.ts reads ' +
+        "each command's flag table (commands/<name>-flags.ts) to assemble the CLI's.",
       from: { path: '^src/cli/', pathNot: ['^src/cli/commands/', '^src/cli/(cli|main)[.]ts$'] },
-      to: { path: '^src/cli/commands/' },
+      to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/[^/]+-flags[.]ts$' },
+    },
+    {
+      name: 'flag-tables-load-no-library',
+      severity: 'error',
+      comment:
+        "A command's flag table is read by the parser and help before any command runs: it names rows " +
+        '(flag-row.ts, shared-flags.ts) and loads nothing of the library.',
+      from: { path: '^src/cli/commands/[^/]+-flags[.]ts$' },
+      to: { pathNot: '^src/cli/(flag-row|flag-kinds|shared-flags)[.]ts$' },
     },
     {
       name: 'only-cli-imports-cli',

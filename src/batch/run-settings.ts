@@ -18,31 +18,32 @@ export interface RunSettings extends ServiceTimings {
   runner: RunOptions;
 }
 
-/** What a caller chose for one run: an API caller's options (the CLI's flags), already parsed. */
-export interface RunChoices {
+/**
+ * What a caller chose for one run: an API caller's options (the CLI's flags), already checked. The
+ * runner's options it gives as they are (`maxUnsaved`, `retryFailed`, ...) are handed over
+ * untouched; `redo`, `only` and `check` are worked out here.
+ */
+export type RunChoices = Partial<Omit<RunOptions, 'redo' | 'only' | 'ownChecks'>> & {
   redo: string[];
   /** Item ids or glob patterns; empty for every item. */
   only: readonly string[];
   pollIntervalMs: number | null;
-  /** The bound on outputs paid for and not yet saved; null: twice the run's slot limit. */
-  maxUnsaved?: number | null;
-  regenerateExpired: boolean;
-  retryFailed: boolean;
   /** A check of your own, as a function, after the manifest's `checks:` (docs/checks.md). */
   check?: CheckFunction | undefined;
-}
+};
 
 export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
-  const redo = redoIds(batch.manifest, choices.redo);
+  const { redo: asked, only: patterns, check, ...passed } = choices;
+  const redo = redoIds(batch.manifest, asked);
   const { httpTimeoutMs, preflightWindowMs, modelBusyDelayMs } = batch.settings;
-  const only = selectItems(batch.manifest, choices.only);
+  const only = selectItems(batch.manifest, patterns);
   const outside = only ? redo.filter((id) => !only.has(id)) : [];
   if (outside.length > 0)
     throw new UserError(
       `\`redo\` ${outside.join(' ')}: not among the items \`only\` selects, so the redo would not happen; ` +
         'add it to `only` or drop `only`. Nothing was submitted',
       'selection_empty',
-      { option: 'redo', ids: outside, only: choices.only },
+      { option: 'redo', ids: outside, only: patterns },
     );
   const target = serviceTarget(batch, {
     what: 'no service to run against',
@@ -53,17 +54,17 @@ export function runSettings(choices: RunChoices, batch: Batch): RunSettings {
     httpTimeoutMs,
     preflightWindowMs,
     runner: {
-      pollIntervalMs: choices.pollIntervalMs,
-      regenerateExpired: choices.regenerateExpired,
+      ...passed,
+      regenerateExpired: passed.regenerateExpired ?? false,
       downloadConcurrency: 4,
-      maxUnsaved: choices.maxUnsaved ?? null,
+      maxUnsaved: passed.maxUnsaved ?? null,
       defaultSlotLimit: DEFAULT_SLOT_LIMIT,
       redo,
       ...(httpTimeoutMs === null ? {} : { downloadTimeoutMs: httpTimeoutMs }),
       ...(modelBusyDelayMs === null ? {} : { modelBusyDelayMs }),
       only,
-      retryFailed: choices.retryFailed,
-      ownChecks: ownChecksOf(batch.manifest, batch.settings.hookEnv, choices.check),
+      retryFailed: passed.retryFailed ?? false,
+      ownChecks: ownChecksOf(batch.manifest, batch.settings.hookEnv, check),
     },
   };
 }

@@ -2,9 +2,11 @@ import { ExitCode, type Manifest, streamPlan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
 import { accountFailure, jsonChunks, planSummaryChunks, planTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openBatch, openStreamedBatch, withManifestWords } from '../batch-options.js';
+import { libraryOptions } from '../flag-row.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords, warnOn } from '../words.js';
+import { PLAN_FLAGS } from './plan-flags.js';
 
 /** `plan`: what `run` would do now, with the checks run's pre-flight makes (docs/commands.md). */
 export const planCommand: Command<'plan'> = async ({ values, positionals }, io) => {
@@ -18,10 +20,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     ...options,
     warn: warnOn(io, 'plan'),
     // run's flags that change what it pays for, previewed; --verify reads every saved file.
-    regenerateExpired: values['regenerate-expired'],
-    retryFailed: values['retry-failed'],
-    redefine: values.redefine,
-    verify: values.verify,
+    ...libraryOptions(PLAN_FLAGS, values),
   };
   const written =
     values.out === undefined

@@ -1,25 +1,15 @@
 import { ExitCode, exitCodeOfOutcome, type RunResult, run } from '../../index.js';
 import { commandLine, openBatch } from '../batch-options.js';
+import { libraryOptions } from '../flag-row.js';
 import type { Command } from '../io.js';
 import { TerminalRunView } from '../ui/terminal-run-view.js';
 import { cliWords, warnOn } from '../words.js';
+import { RUN_FLAGS } from './run-flags.js';
 
 /** `run`: flags in, the library's run, its events drawn on the terminal, the result as the exit code. */
 export const runCommand: Command<'run'> = async ({ values, positionals }, io) => {
   const { manifestArg, manifest, options } = await openBatch({ values, positionals }, io, 'run');
-  const handle = run(manifest, {
-    ...options,
-    redo: values.redo,
-    only: values.only,
-    retryFailed: values['retry-failed'],
-    regenerateExpired: values['regenerate-expired'],
-    redefine: values.redefine,
-    ...(values['poll-interval'] === undefined ? {} : { pollIntervalSeconds: values['poll-interval'] }),
-    ...(values['max-unsaved'] === undefined ? {} : { maxUnsaved: values['max-unsaved'] }),
-    ...(values.notify === undefined ? {} : { notify: values.notify }),
-    ...(values['on-complete'] === undefined ? {} : { onComplete: values['on-complete'] }),
-    ...(values.plan === undefined ? {} : { plan: values.plan }),
-  });
+  const handle = run(manifest, { ...options, ...libraryOptions(RUN_FLAGS, values) });
   const title = `${manifest.name} (${manifest.items.length} items)`;
   const view = new TerminalRunView(handle, values, io, title, warnOn(io, 'run'), cliWords);
   // The first Ctrl-C drains the run; a second ends the process at once, the ledger consistent.

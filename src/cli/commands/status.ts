@@ -7,15 +7,17 @@ import {
 } from '../../index.js';
 import { jsonChunks, statusSummaryChunks, statusTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openStreamedBatch, withManifestWords } from '../batch-options.js';
+import { libraryOptions } from '../flag-row.js';
 import type { Command } from '../io.js';
 import { writeChunks } from '../ui/write-chunks.js';
 import { cliWords } from '../words.js';
+import { STATUS_FLAGS } from './status-flags.js';
 
 /** `status`: where each item stands, from the ledger alone (docs/commands.md). */
 export const statusCommand: Command<'status'> = async ({ values, positionals }, io) => {
   const { manifestArg, manifest, options } = await openStreamedBatch({ values, positionals }, io, 'status');
   const { ledger, ...document } = await withManifestWords('status', () =>
-    streamStatus(manifest, { ...options, verify: values.verify }),
+    streamStatus(manifest, { ...options, ...libraryOptions(STATUS_FLAGS, values) }),
   );
   try {
     await writeStatus(io, values, manifestArg, ledger, document);

@@ -14,10 +14,29 @@ import { UserError } from '../../errors.js';
 import type { ItemState } from '../../ledger/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { CheckFunction } from '../../runner/own-checks.js';
+import type { RunOptions as RunnerOptions } from '../../runner/run-context.js';
 import type { ProgressSnapshot } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import { type CheckedService, type RunOutcome, type RunView, runManifest } from './run-batch.js';
 import { readNoticeSettings } from './run-notices.js';
+
+/**
+ * The options the runner takes as they are (`RunOptions`, runner/run-context.ts): `run` checks
+ * them here and hands them over untouched, so a new one is a field here and its use in the runner.
+ * Each is one the runner declares, of a type it takes (`satisfies`).
+ */
+const runnerOptions = {
+  /** Items failed for a final reason go out again with a new key (`--retry-failed`). */
+  retryFailed: z.boolean().optional(),
+  /** Expired results are generated again, paid again (`--regenerate-expired`). */
+  regenerateExpired: z.boolean().optional(),
+  /**
+   * The most outputs paid for and not yet saved at once (`--max-unsaved`): jobs unfinished, and
+   * finished ones not yet saved. At it the run submits nothing more until saving catches up.
+   * Default twice the concurrency (docs/performance.md, "Saving keeps up with paying").
+   */
+  maxUnsaved: z.number().int().positive().optional(),
+} satisfies { [K in keyof RunnerOptions]?: z.ZodType<RunnerOptions[K] | undefined> };
 
 const runOptionsSchema = serviceOptionsSchema.extend({
   /**
@@ -27,18 +46,9 @@ const runOptionsSchema = serviceOptionsSchema.extend({
   redo: z.array(z.string().min(1)).optional(),
   /** Item ids or glob patterns this run may touch (`--only`). */
   only: z.array(z.string().min(1)).optional(),
-  /** Items failed for a final reason go out again with a new key (`--retry-failed`). */
-  retryFailed: z.boolean().optional(),
-  /** Expired results are generated again, paid again (`--regenerate-expired`). */
-  regenerateExpired: z.boolean().optional(),
+  ...runnerOptions,
   /** Seconds between polls of one job, instead of the service's Retry-After (`--poll-interval`). */
   pollIntervalSeconds: z.number().positive().optional(),
-  /**
-   * The most outputs paid for and not yet saved at once (`--max-unsaved`): jobs unfinished, and
-   * finished ones not yet saved. At it the run submits nothing more until saving catches up.
-   * Default twice the concurrency (docs/performance.md, "Saving keeps up with paying").
-   */
-  maxUnsaved: z.number().int().positive().optional(),
   /** Where to POST run notices (`--notify`); default env.MEDIABATCH_NOTIFY_URL, then the manifest's. */
   notify: z.string().min(1).optional(),
   /** A command to run when the run ends (`--on-complete`): words split without a shell, or an argv. */
@@ -165,10 +175,7 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
   const {
     redo,
     only,
-    retryFailed,
-    regenerateExpired,
     pollIntervalSeconds,
-    maxUnsaved,
     notify,
     onComplete,
     gallery,
@@ -178,9 +185,10 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     check,
     ...rest
   } = checkOptions('run', runOptionsSchema, options);
+  const [runner, service] = splitOff(rest, runnerOptions);
   checkedManifest('run', manifest);
   // `@FILE` entries (a gallery's redo.txt) are read now: a file that cannot be read refuses the call.
-  const redoIds = readRedoIds(redo ?? [], callerCwd(rest));
+  const redoIds = readRedoIds(redo ?? [], callerCwd(service));
   if (plan !== undefined && ((only?.length ?? 0) > 0 || redoIds.length > 0))
     throw new UserError(
       'an approved `plan` is run whole: `only` and `redo` would run another plan. Write a plan without them, or run without `plan`',
@@ -188,15 +196,13 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
       { option: 'plan' },
     );
   return new RunHandle(async (handle, stopSignal) => {
-    const batch = batchOf(manifest, rest);
+    const batch = batchOf(manifest, service);
     const settings = runSettings(
       {
+        ...runner,
         redo: redoIds,
         only: only ?? [],
         pollIntervalMs: pollIntervalSeconds === undefined ? null : pollIntervalSeconds * 1000,
-        maxUnsaved: maxUnsaved ?? null,
-        regenerateExpired: regenerateExpired ?? false,
-        retryFailed: retryFailed ?? false,
         check,
       },
       batch,
@@ -216,6 +222,20 @@ export function run(manifest: Manifest, options: RunOptions = {}): RunHandle {
     );
     return resultOf(outcome);
   });
+}
+
+/** The options named in `group` (those given), apart from the others. */
+function splitOff<O extends object, K extends string>(
+  options: O,
+  group: Record<K, unknown>,
+): [Pick<O, Extract<K, keyof O>>, Omit<O, K>] {
+  const picked: Record<string, unknown> = {};
+  const others = { ...options } as Record<string, unknown>;
+  for (const key of Object.keys(group)) {
+    if (others[key] !== undefined) picked[key] = others[key];
+    delete others[key];
+  }
+  return [picked as Pick<O, Extract<K, keyof O>>, others as Omit<O, K>];
 }
 
 function eventView(handle: RunHandle, signal: AbortSignal): RunView {
