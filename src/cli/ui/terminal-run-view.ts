@@ -1,5 +1,5 @@
 import {
-  ExitCode,
+  exitCodeOfOutcome,
   type ItemState,
   type RunHandle,
   type RunResult,
@@ -120,6 +120,6 @@ export class TerminalRunView {
       `\nmediabatch run: stopped at once (${where}). The ledger is consistent: jobs in flight go on at the ` +
         `service and are saved, never paid again, by the next run: ${rerun}\n`,
     );
-    return this.io.exit(ExitCode.Interrupted);
+    return this.io.exit(exitCodeOfOutcome('interrupted'));
   }
 }
