@@ -3,8 +3,9 @@
  *
  *   src/cli/main.ts, src/cli/cli.ts      entry point and command dispatch
  *   src/cli/commands/                    one module per command: flags in, one call of the package
- *                                        root, events to renderers, the result to an exit code; beside
- *                                        it, its flag table (<name>-flags.ts), which loads no library
+ *                                        root, events to renderers, the result's outcome out (cli.ts
+ *                                        maps it to the exit code with exit-codes.ts); beside it, its
+ *                                        flag table (<name>-flags.ts), which loads no library
  *   the rest of src/cli/                 what commands share: flags and their values, parsing, help,
  *                                        io, the live view
  *   src/index.ts, src/render.ts          the package's entry points: the public functions and types,

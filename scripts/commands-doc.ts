@@ -1,7 +1,7 @@
 import { COMMANDS, type CommandSpec, type ExitName } from '../src/cli/command-table.js';
 import { FLAGS, type FlagSpec, flagsOf } from '../src/cli/flags.js';
 import { flagDetails, flagLabel, synopsis } from '../src/cli/help.js';
-import { OUTCOMES } from '../src/codes.js';
+import { COMMAND_OUTCOMES } from '../src/codes.js';
 import { ENVIRONMENT } from '../src/environment.js';
 import { errorExitRows, exitCodeOfOutcome, exitCodeRows } from '../src/exit-codes.js';
 
@@ -50,19 +50,19 @@ function exitCodeTable(): string[] {
 }
 
 /**
- * The one table from what the library says to how the CLI exits (src/exit-codes.ts): a run's
+ * The one table from what the library says to how the CLI exits (src/exit-codes.ts): a command's
  * outcome, and the code of the error a command ended with.
  */
 function codeExitTable(): string[] {
   return [
     '### From outcome and error code to exit code',
     '',
-    "The library gives no exit codes: a run's result has an `outcome`, an error a `code` (docs/api.md).",
+    'The library gives no exit codes: a command ends with an `outcome`, an error with a `code` (docs/api.md).',
     'The CLI exits with the code this table gives them; an error without one of these codes is a bug (70).',
     '',
-    '| Run outcome | Exit code |',
+    '| Outcome | Exit code |',
     '|---|---|',
-    ...OUTCOMES.map((outcome) => `| ${code(outcome)} | ${exitCodeOfOutcome(outcome)} |`),
+    ...COMMAND_OUTCOMES.map((outcome) => `| ${code(outcome)} | ${exitCodeOfOutcome(outcome)} |`),
     '',
     '| Error code | Exit code |',
     '|---|---|',

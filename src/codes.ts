@@ -1,6 +1,6 @@
 /**
  * The words the library ends with, as values a program branches on: the codes its errors carry
- * (docs/api.md lists each with its fields) and the outcomes of a run. No exit code is here: the
+ * (docs/api.md lists each with its fields) and the outcomes of a command. No exit code is here: the
  * CLI maps both to one (exit-codes.ts). Nothing here imports from the rest of mediabatch.
  */
 
@@ -102,3 +102,13 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const OUTCOMES = ['done', 'not_done', 'refused', 'redefined', 'interrupted'] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];
+
+/**
+ * How every command ends (docs/api.md): a run's outcomes, and audit's `unreconciled` (something is
+ * owed or unexplained). The other commands end `done`, or `not_done` where their result says some
+ * of the work is not (a check that failed or could not run, a kept file not as saved, a job the
+ * service still knows), or `refused` (plan: the service refused the account).
+ */
+export const COMMAND_OUTCOMES = [...OUTCOMES, 'unreconciled'] as const;
+
+export type CommandOutcome = (typeof COMMAND_OUTCOMES)[number];

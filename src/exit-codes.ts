@@ -1,8 +1,8 @@
-import type { ErrorCode, Outcome } from './codes.js';
+import type { CommandOutcome, ErrorCode } from './codes.js';
 
 /**
- * The one table from what the library says (an error's code, a run's outcome) to the exit code a
- * command ends with. The library's values carry no exit codes: the CLI maps them here, and so do
+ * The one table from what the library says (an error's code, a command's outcome) to the exit code
+ * a command ends with. The library's values carry no exit codes: the CLI maps them here, and so do
  * the two records documented to hold one (a run's row in the ledger, a run's notification).
  */
 
@@ -69,14 +69,15 @@ export function exitCodeRows(): Array<{ code: number; name: string; meaning: str
   }));
 }
 
-/** The exit code of every run outcome. */
-const EXIT_CODE_OF_OUTCOME: Readonly<Record<Outcome, ExitCode>> = {
+/** The exit code of every command's outcome; the record type makes a new outcome need one. */
+const EXIT_CODE_OF_OUTCOME: Readonly<Record<CommandOutcome, ExitCode>> = {
   done: ExitCode.Ok,
   not_done: ExitCode.ItemsNotDone,
   refused: ExitCode.Refused,
   // A batch redefined under the run: the same exit code as the refusal at a run's start.
   redefined: ExitCode.Usage,
   interrupted: ExitCode.Interrupted,
+  unreconciled: ExitCode.Unreconciled,
 };
 
 /** The exit code of every error code; the record type makes a new code need one. */
@@ -115,7 +116,7 @@ const EXIT_CODE_OF_ERROR: Readonly<Record<ErrorCode, ExitCode>> = {
   plan_differs: ExitCode.Usage,
 };
 
-export function exitCodeOfOutcome(outcome: Outcome): ExitCode {
+export function exitCodeOfOutcome(outcome: CommandOutcome): ExitCode {
   return EXIT_CODE_OF_OUTCOME[outcome];
 }
 

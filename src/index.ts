@@ -17,7 +17,14 @@ export {
   type Warning,
   type WarningCode,
 } from './batch/warnings.js';
-export { ERROR_CODES, type ErrorCode, OUTCOMES, type Outcome } from './codes.js';
+export {
+  COMMAND_OUTCOMES,
+  type CommandOutcome,
+  ERROR_CODES,
+  type ErrorCode,
+  OUTCOMES,
+  type Outcome,
+} from './codes.js';
 export {
   type AuditDocument,
   type AuditOptions,

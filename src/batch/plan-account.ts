@@ -39,11 +39,14 @@ export function toPlanAccount(check: AccountCheck): PlanAccount {
 }
 
 /**
- * GET /account's failure, for stderr, and whether the service refused the account (401, 402); null
+ * GET /account's failure, for stderr, whether the service refused the account (401, 402), and the
+ * outcome plan ends with for it (`refused`, else `not_done`: run would stop the same way); null
  * when it did not fail, or only did not answer in time: a slow service does not stop run (its
  * requests are resent with the same keys), nor plan.
  */
-export function accountFailure(account: PlanAccount | null): { line: string; refused: boolean } | null {
+export function accountFailure(
+  account: PlanAccount | null,
+): { line: string; refused: boolean; outcome: 'refused' | 'not_done' } | null {
   const error = account?.error ?? null;
   if (error === null || error.code === NO_ANSWER_IN_TIME) return null;
   const hint =
@@ -52,9 +55,11 @@ export function accountFailure(account: PlanAccount | null): { line: string; ref
       : error.status === 402
         ? 'the wallet must be enabled and funded'
         : 'run would stop the same way, before submitting anything';
+  const refused = error.status === 401 || error.status === 402;
   return {
     line: `GET /account at ${account!.base_url} failed: ${error.message} (${hint})`,
-    refused: error.status === 401 || error.status === 402,
+    refused,
+    outcome: refused ? 'refused' : 'not_done',
   };
 }
 

@@ -8,6 +8,7 @@ import {
   type StreamedManifest,
   UserError,
 } from '../index.js';
+import { withoutPassword } from '../without-password.js';
 import { type CommandName, commandSpec } from './command-table.js';
 import type { CliIo } from './io.js';
 
@@ -174,6 +175,3 @@ export function commandLine(command: string, manifestArg: string | undefined, va
 }
 
 const flag = (name: string, value: string | undefined) => (value ? [name, value] : []);
-
-/** A database URL as a command may show it: its password left out (PGPASSWORD gives it again). */
-const withoutPassword = (ledger: string) => ledger.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1@');

@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import { ExitCode, exitCodeOfError } from '../exit-codes.js';
+import { exitCodeOfError, exitCodeOfOutcome } from '../exit-codes.js';
 import { didYouMean } from '../suggest.js';
 import { MEDIABATCH_VERSION } from '../version.js';
 import { ALL_COMMANDS, type CommandName, commandSpec } from './command-table.js';
@@ -31,19 +31,19 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr.write(renderMainHelp());
-    return ExitCode.Usage;
+    return exitCodeOfError('invalid_usage');
   }
   if (name === '--help' || name === '-h' || name === 'help') return help(rest[0], io);
   if (name === '--version' || name === '-V') {
     io.stdout.write(`${MEDIABATCH_VERSION}\n`);
-    return ExitCode.Ok;
+    return exitCodeOfOutcome('done');
   }
   const spec = commandSpec(name);
   if (!spec) {
     const what = name.startsWith('-') ? 'option' : 'command';
     const hint = suggest(name, name.startsWith('-') ? GLOBAL_OPTIONS : ALL_COMMANDS);
     io.stderr.write(`mediabatch: unknown ${what} '${name}'${hint} (see mediabatch --help)\n`);
-    return ExitCode.Usage;
+    return exitCodeOfError('invalid_usage');
   }
   const command = spec.name as CommandName;
   try {
@@ -61,18 +61,19 @@ async function dispatch<C extends CommandName>(command: C, argv: string[], io: C
   const parsed = parseCommandArgs(command, argv);
   if (parsed.help) {
     io.stdout.write(renderCommandHelp(commandSpec(command)!));
-    return ExitCode.Ok;
+    return exitCodeOfOutcome('done');
   }
   const load = LOADERS[command] as () => Promise<Command<C>>;
-  return (await load())(parsed, io);
+  // Each command ends with the library's outcome; its exit code is the table's (exit-codes.ts).
+  return exitCodeOfOutcome(await (await load())(parsed, io));
 }
 
 function help(topic: string | undefined, io: CliIo): number {
   const spec = topic === undefined ? undefined : commandSpec(topic);
   if (topic !== undefined && spec === undefined) {
     io.stderr.write(`mediabatch: no command '${topic}'${suggest(topic, ALL_COMMANDS)}\n`);
-    return ExitCode.Usage;
+    return exitCodeOfError('invalid_usage');
   }
   io.stdout.write(spec ? renderCommandHelp(spec) : renderMainHelp());
-  return ExitCode.Ok;
+  return exitCodeOfOutcome('done');
 }

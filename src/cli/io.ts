@@ -1,3 +1,4 @@
+import type { CommandOutcome } from '../codes.js';
 import type { CommandName } from './command-table.js';
 import type { CommandArgs } from './parse-args.js';
 
@@ -13,5 +14,8 @@ export interface CliIo {
   exit: (code: number) => never;
 }
 
-/** A command receives its flags and positionals already parsed and checked against `flags.ts`. */
-export type Command<C extends CommandName> = (args: CommandArgs<C>, io: CliIo) => Promise<number>;
+/**
+ * A command receives its flags and positionals already parsed and checked against `flags.ts`, and
+ * ends with the library's outcome: the CLI's shell maps it to the exit code (exit-codes.ts).
+ */
+export type Command<C extends CommandName> = (args: CommandArgs<C>, io: CliIo) => Promise<CommandOutcome>;

@@ -1,4 +1,4 @@
-import { audit, ExitCode } from '../../index.js';
+import { audit } from '../../index.js';
 import { renderAuditText } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -17,5 +17,5 @@ export const auditCommand: Command<'audit'> = async ({ values, positionals }, io
     warn: warnOn(io, 'audit'),
   });
   io.stdout.write(values.json ? `${JSON.stringify(doc, null, 2)}\n` : renderAuditText(doc));
-  return doc.agrees ? ExitCode.Ok : ExitCode.Unreconciled;
+  return doc.outcome;
 };

@@ -1,4 +1,4 @@
-import { type ChecksDocument, checkTakes, ExitCode } from '../../index.js';
+import { type ChecksDocument, checkTakes } from '../../index.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
 import { cliWords } from '../words.js';
@@ -8,8 +8,7 @@ export const checkCommand: Command<'check'> = async ({ values, positionals }, io
   const { manifest, options } = await openBatch({ values, positionals }, io, 'check');
   const document = await checkTakes(manifest, options);
   io.stdout.write(values.json ? `${JSON.stringify(document, null, 2)}\n` : cliWords(checksText(document)));
-  if (document.stopped) return ExitCode.ItemsNotDone;
-  return document.totals.failed > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
+  return document.outcome;
 };
 
 function checksText(document: ChecksDocument): string {

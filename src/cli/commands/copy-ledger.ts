@@ -1,4 +1,4 @@
-import { copyLedger, ExitCode } from '../../index.js';
+import { copyLedger } from '../../index.js';
 import { renderCopied } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -9,5 +9,5 @@ export const copyLedgerCommand: Command<'copy-ledger'> = async ({ values, positi
   // --to is a required flag: the parser refused its absence, with the usage line.
   const copied = await copyLedger(manifest, { ...options, to: values.to });
   io.stdout.write(renderCopied(manifest, copied));
-  return ExitCode.Ok;
+  return 'done';
 };

@@ -1,5 +1,4 @@
 import {
-  ExitCode,
   type ExportState,
   exportKept,
   exportRecords,
@@ -32,7 +31,7 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     const target = values.out === undefined ? {} : { to: values.out, force: values.force };
     const rejected = await exportRejected(manifest, { ...batch, ...target });
     if (values.out === undefined) io.stdout.write(rejectedYaml(rejected.records));
-    return ExitCode.Ok;
+    return 'done';
   }
   if (values.kept) {
     const target = values.out === undefined ? {} : { to: values.out, force: values.force };
@@ -42,13 +41,13 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     const notes = keptExportNotes('mediabatch export', kept, sandboxCommand);
     if (notes !== '') io.stderr.write(notes);
     // Every record is written; a kept file not as saved still makes the export fail.
-    return kept.fileProblems.length > 0 ? ExitCode.ItemsNotDone : ExitCode.Ok;
+    return kept.outcome;
   }
   if (values.out !== undefined) {
     await withManifestWords('export', () =>
       writeExport(opened.manifest, { ...options, to: values.out!, format, force: values.force }),
     );
-    return ExitCode.Ok;
+    return 'done';
   }
   const records = exportRecords(opened.manifest, options);
   try {
@@ -57,5 +56,5 @@ export const exportCommand: Command<'export'> = async ({ values, positionals }, 
     // Ends the ledger's read when the reader went away early.
     await records.return(undefined);
   }
-  return ExitCode.Ok;
+  return 'done';
 };

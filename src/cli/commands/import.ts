@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { ExitCode, importJobs } from '../../index.js';
+import { importJobs } from '../../index.js';
 import { renderImportText } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -23,5 +23,5 @@ export const importCommand: Command<'import'> = async ({ values, positionals }, 
       ? `${JSON.stringify(summary, null, 2)}\n`
       : renderImportText(summary, dirname(manifest.file), rerun),
   );
-  return ExitCode.Ok;
+  return 'done';
 };

@@ -1,4 +1,4 @@
-import { ExitCode, keepTakes } from '../../index.js';
+import { keepTakes } from '../../index.js';
 import { renderKept } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -8,5 +8,5 @@ export const keepCommand: Command<'keep'> = async ({ values, positionals }, io) 
   const { manifest, options } = await openBatch({ values, positionals }, io, 'keep');
   const entries = values.batch === undefined ? positionals.slice(1) : positionals;
   io.stdout.write(renderKept(await keepTakes(manifest, { ...options, entries }), io.cwd));
-  return ExitCode.Ok;
+  return 'done';
 };

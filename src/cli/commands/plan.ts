@@ -1,4 +1,4 @@
-import { ExitCode, type Manifest, streamPlan, writePlan } from '../../index.js';
+import { type Manifest, streamPlan, writePlan } from '../../index.js';
 import { humanUsd } from '../../money.js';
 import { accountFailure, jsonChunks, planSummaryChunks, planTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openBatch, openStreamedBatch, withManifestWords } from '../batch-options.js';
@@ -48,7 +48,7 @@ export const planCommand: Command<'plan'> = async ({ values, positionals }, io) 
     );
   }
   const failure = accountFailure(doc.account);
-  if (failure === null) return ExitCode.Ok;
+  if (failure === null) return 'done';
   io.stderr.write(`mediabatch plan: ${cliWords(failure.line)}\n`);
-  return failure.refused ? ExitCode.Refused : ExitCode.ItemsNotDone;
+  return failure.outcome;
 };

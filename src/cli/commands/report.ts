@@ -1,4 +1,4 @@
-import { ExitCode, report, UserError, writeGallery } from '../../index.js';
+import { report, UserError, writeGallery } from '../../index.js';
 import { renderGalleryWritten, renderReportText } from '../../render.js';
 import { openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -11,7 +11,7 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
       throw new UserError('--url-lifetime goes with --html: only the gallery page links to the outputs');
     const { status, attempts, ledger, generatedAt } = await report(manifest, options);
     io.stdout.write(renderReportText(status, attempts, ledger, generatedAt));
-    return ExitCode.Ok;
+    return 'done';
   }
   const page = await writeGallery(manifest, {
     ...options,
@@ -21,5 +21,5 @@ export const reportCommand: Command<'report'> = async ({ values, positionals }, 
     warn: ({ message }) => io.stderr.write(`warning: ${message}\n`),
   });
   io.stdout.write(renderGalleryWritten(manifest.name, page));
-  return ExitCode.Ok;
+  return 'done';
 };

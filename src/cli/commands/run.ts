@@ -1,4 +1,4 @@
-import { ExitCode, exitCodeOfOutcome, type RunResult, run } from '../../index.js';
+import { exitCodeOfOutcome, type RunResult, run } from '../../index.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import { libraryOptions } from '../flag-row.js';
 import type { Command } from '../io.js';
@@ -26,6 +26,6 @@ export const runCommand: Command<'run'> = async ({ values, positionals }, io) =>
   if (!result.started) io.stderr.write('mediabatch run: interrupted before anything was submitted\n');
   // A drain through an outage leaves resends waiting in the background: the ledger is closed and
   // consistent, so the process ends now instead of after their timers.
-  else if (result.outcome === 'interrupted') io.exit(ExitCode.Interrupted);
-  return exitCodeOfOutcome(result.outcome);
+  else if (result.outcome === 'interrupted') io.exit(exitCodeOfOutcome(result.outcome));
+  return result.outcome;
 };

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import {
   demoSandboxConfig,
-  ExitCode,
+  exitCodeOfOutcome,
   loadSandboxConfig,
   type SandboxConfigInput,
   startSandbox,
@@ -31,7 +31,7 @@ export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   // The first Ctrl-C closes cleanly; a second one means the user no longer wants to wait for that.
   const stopped = new Promise<void>((done) =>
     io.onInterrupt((count) => {
-      if (count > 1) io.exit(ExitCode.Interrupted);
+      if (count > 1) io.exit(exitCodeOfOutcome('interrupted'));
       done();
     }),
   );
@@ -43,5 +43,5 @@ export const sandboxCommand: Command<'sandbox'> = async ({ values }, io) => {
   await stopped;
   await sandbox.close();
   io.stdout.write('mediabatch sandbox stopped\n');
-  return ExitCode.Ok;
+  return 'done';
 };

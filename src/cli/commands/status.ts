@@ -1,10 +1,4 @@
-import {
-  ExitCode,
-  type SpooledItems,
-  type StatusDocument,
-  type StatusItem,
-  streamStatus,
-} from '../../index.js';
+import { type SpooledItems, type StatusDocument, type StatusItem, streamStatus } from '../../index.js';
 import { jsonChunks, statusSummaryChunks, statusTextChunks, wantsSummary } from '../../render.js';
 import { commandLine, openStreamedBatch, withManifestWords } from '../batch-options.js';
 import { libraryOptions } from '../flag-row.js';
@@ -25,7 +19,7 @@ export const statusCommand: Command<'status'> = async ({ values, positionals }, 
     // The items wait in a temporary file until written.
     document.items.close();
   }
-  return ExitCode.Ok;
+  return 'done';
 };
 
 async function writeStatus(

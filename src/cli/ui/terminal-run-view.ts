@@ -1,4 +1,10 @@
-import { ExitCode, type ItemState, type RunEvent, type RunHandle, type Warning } from '../../index.js';
+import {
+  exitCodeOfOutcome,
+  type ItemState,
+  type RunEvent,
+  type RunHandle,
+  type Warning,
+} from '../../index.js';
 import { renderRunGallery } from '../../render.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { checkTitle } from './run-view.js';
@@ -120,6 +126,6 @@ export class TerminalRunView {
       `\nmediabatch run: stopped at once (${where}). The ledger is consistent: jobs in flight go on at the ` +
         `service and are saved, never paid again, by the next run: ${rerun}\n`,
     );
-    return this.io.exit(ExitCode.Interrupted);
+    return this.io.exit(exitCodeOfOutcome('interrupted'));
   }
 }

@@ -31,6 +31,8 @@ export interface AuditDocument {
   audited_at: string;
   /** True when nothing is owed or unexplained and both net spends agree to the micro-dollar. */
   agrees: boolean;
+  /** How audit ends: `done` when it agrees, else `unreconciled` (the CLI's exit 4). */
+  outcome: 'done' | 'unreconciled';
   net_spend: { service_usd: string; ledger_usd: string; difference_usd: string };
   /** Refunds missing and charges over max_cost_usd: what the provider owes back. */
   owed_usd: string;
@@ -50,11 +52,13 @@ export function auditDocument(
 ): AuditDocument {
   const { owedMicros, unexplainedMicros } = auditSums(findings.problems);
   const difference = findings.serviceNetMicros - findings.ledgerNetMicros;
+  const agrees = findings.problems.length === 0 && difference === 0;
   return {
     manifest: about.manifest,
     ledger: about.ledger,
     audited_at: about.auditedAt,
-    agrees: findings.problems.length === 0 && difference === 0,
+    agrees,
+    outcome: agrees ? 'done' : 'unreconciled',
     net_spend: {
       service_usd: formatUsd(findings.serviceNetMicros),
       ledger_usd: formatUsd(findings.ledgerNetMicros),

@@ -38,6 +38,8 @@ export interface ChecksDocument {
   totals: { checked: number; passed: number; failed: number; unchecked: number };
   /** A check of your own that could not run: the takes after it were not checked, nothing more recorded. */
   stopped: { check: string; message: string } | null;
+  /** `not_done` when a take failed its check or a check stopped (`stopped`), else `done`. */
+  outcome: 'done' | 'not_done';
 }
 
 /**
@@ -57,14 +59,15 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
     ledger = await openLedgerOrRefuse(batch.ledger, manifest, batch.settings, 'nothing was checked');
     await refuseLiveRunners(ledger, 'checked');
     const store = await openStoreOrRefuse(batch);
-    const document: ChecksDocument = {
+    const document: Omit<ChecksDocument, 'outcome'> = {
       manifest: manifest.name,
       takes: [],
       totals: { checked: 0, passed: 0, failed: 0, unchecked: 0 },
       stopped: null,
     };
     const unrunnable = await unrunnableCheck(own);
-    if (unrunnable) return { ...document, stopped: { check: unrunnable.check, message: unrunnable.message } };
+    if (unrunnable)
+      return ended({ ...document, stopped: { check: unrunnable.check, message: unrunnable.message } });
     const tolerance = videoCheckTolerance(manifest);
     const kept = keptMarks(ledger, manifest);
     const before = new Map((await ledger.takeChecks()).map((check) => [check.attemptId, check.outcome]));
@@ -109,11 +112,17 @@ export async function checkBatchTakes(batch: Batch, own: OwnChecks): Promise<Che
       document.totals.checked += 1;
       document.totals[check.outcome] += 1;
     }
-    return document;
+    return ended(document);
   } finally {
     await ledger?.close();
     lock.release();
   }
+}
+
+/** The document with how the check ended: a failed take or a check that stopped leaves work not done. */
+function ended(document: Omit<ChecksDocument, 'outcome'>): ChecksDocument {
+  const notDone = document.stopped !== null || document.totals.failed > 0;
+  return { ...document, outcome: notDone ? 'not_done' : 'done' };
 }
 
 /** Each manifest item's newest saved take, for items done or checks_failed, in manifest order. */

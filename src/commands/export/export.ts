@@ -177,6 +177,8 @@ export interface KeptExport {
    * unchecked; its record is in `records` all the same. Empty when every kept file is as saved.
    */
   fileProblems: KeptFileProblem[];
+  /** `not_done` when a kept file is not as saved (`fileProblems`; every record is written all the same), else `done`. */
+  outcome: 'done' | 'not_done';
   /** The file written (`to`), or null. */
   path: string | null;
   /**
@@ -208,6 +210,7 @@ export async function exportKept(
   const sandboxLedger = sandboxLedgerBeside(batch, note);
   const kept = {
     ...found,
+    outcome: found.fileProblems.length > 0 ? ('not_done' as const) : ('done' as const),
     ledger: { path: note.path, exists: note.exists, ...(sandboxLedger ? { sandboxLedger } : {}) },
   };
   if (path === null) return { ...kept, path: null };

@@ -1,3 +1,4 @@
+import { withoutPassword } from '../../without-password.js';
 import type { LedgerDatabase } from './database.js';
 import { openPostgres, type PgConfig } from './postgres.js';
 import { migratePostgres, postgresColumns } from './postgres-schema.js';
@@ -16,11 +17,14 @@ export type LedgerLocation =
 /** A ledger of one's own, in a SQLite file. */
 export const fileLocation = (path: string): LedgerLocation => ({ kind: 'sqlite', path, shown: path });
 
-/** A database several runners share, shown by its address without the password. */
+/**
+ * A database several runners share, shown by its address without the password: whatever builds
+ * the address, it passes the one rule that hides a password before anything shows it.
+ */
 export const databaseLocation = (config: PgConfig, shown: string): LedgerLocation => ({
   kind: 'postgres',
   config,
-  shown,
+  shown: withoutPassword(shown),
 });
 
 /** The file a ledger of one's own lives in; null for a database server, which is no file of ours. */

@@ -56,8 +56,9 @@ function sslOf(mode: string | null): Pick<PgConfig, 'ssl'> {
 
 /**
  * The database's address as people see it and as the batch's output marker names it: user, host,
- * port and database, each from the URL or else its PG* variable, never the password. Every runner
- * of the batch names the same database the same way, however each spelled its URL.
+ * port and database, each from the URL or else its PG* variable, never the password (which
+ * databaseLocation hides all the same). Every runner of the batch names the same database the same
+ * way, however each spelled its URL.
  */
 function addressOf(url: URL, env: PostgresEnv): string {
   const user = decodeURIComponent(url.username) || env.PGUSER || '';
