@@ -137,7 +137,7 @@ const SUMMARIES = [
   '',
 ];
 
-/** How `plan`, `status` and `export` read a large manifest: src/batch/streamed-manifest.ts. */
+/** How `plan`, `status` and `export` read a large manifest: src/batch/resolve/streamed-manifest.ts. */
 const LARGE_BATCHES = [
   '## Large batches',
   '',

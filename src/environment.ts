@@ -1,7 +1,7 @@
 /**
  * Every environment variable mediabatch reads, with what it does and which commands read it, for
  * help and docs/commands.md (a table, in the bottom layer: help reads it without loading the
- * library). src/batch/settings.ts reads the library's share of them, once per batch; the
+ * library). src/batch/resolve/settings.ts reads the library's share of them, once per batch; the
  * CLI reads only MEDIABATCH_DEBUG (and CI, NO_COLOR for how it draws).
  */
 const ALL_COMMANDS = [

@@ -3,12 +3,12 @@
  * client of these functions, as any program is; everything not exported here is private.
  */
 
-export { type DefinitionOptions, loadDefinition } from './batch/load-definition.js';
-export { loadManifest, type ManifestSource, manifestItems } from './batch/load-manifest.js';
-export type { LedgerOptions, ServiceOptions } from './batch/options.js';
-export { NO_ANSWER_IN_TIME } from './batch/plan-account.js';
-export type { StatusDocument } from './batch/status-document.js';
-export { openManifest, type StreamedManifest } from './batch/streamed-manifest.js';
+export { type DefinitionOptions, loadDefinition } from './batch/definition/load-definition.js';
+export type { StatusDocument } from './batch/ledger/status-document.js';
+export { NO_ANSWER_IN_TIME } from './batch/plan/plan-account.js';
+export { loadManifest, type ManifestSource, manifestItems } from './batch/resolve/load-manifest.js';
+export type { LedgerOptions, ServiceOptions } from './batch/resolve/options.js';
+export { openManifest, type StreamedManifest } from './batch/resolve/streamed-manifest.js';
 export {
   NOTICE_CODES,
   type Notice,
@@ -16,7 +16,7 @@ export {
   WARNING_CODES,
   type Warning,
   type WarningCode,
-} from './batch/warnings.js';
+} from './batch/resolve/warnings.js';
 export {
   COMMAND_OUTCOMES,
   type CommandOutcome,

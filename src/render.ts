@@ -5,7 +5,7 @@
  * writes. The CLI renders through this entry point alone, as a program would (docs/api.md).
  */
 
-export { accountFailure } from './batch/plan-account.js';
+export { accountFailure } from './batch/plan/plan-account.js';
 export { renderAuditText } from './commands/audit/audit-report.js';
 export { renderImportText } from './commands/import/render-import.js';
 export { planSummaryChunks, planTextChunks } from './commands/plan/render-plan.js';

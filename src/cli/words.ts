@@ -35,7 +35,7 @@ function writerWords({ call }: Fields, message: string): string {
     .replace('leave `to` out', 'leave FILE out');
 }
 
-/** Each call that writes at a path a person names (batch/named-target.ts), as the CLI names it. */
+/** Each call that writes at a path a person names (batch/named-files/named-target.ts), as the CLI names it. */
 const WRITERS: Record<string, string> = {
   writePlan: 'plan --out',
   writeExport: 'export --out',

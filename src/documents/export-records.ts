@@ -34,7 +34,7 @@ export interface EarlierTake {
 }
 
 /**
- * The takes of one item as export shows them (batch/export-items.ts): the take its files are, whether
+ * The takes of one item as export shows them (commands/export/export-items.ts): the take its files are, whether
  * it is kept (null: its item has no keeper), and its earlier takes.
  */
 export interface RecordTakes {

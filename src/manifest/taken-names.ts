@@ -49,7 +49,7 @@ export function itemsInTheWay(
 }
 
 /**
- * The rule `run` (runner/names-in-the-way.ts) and `plan` (batch/plan-held-back.ts) share:
+ * The rule `run` (runner/names-in-the-way.ts) and `plan` (batch/plan-decisions/plan-held-back.ts) share:
  * of the items a run would submit or rename, those it holds back because a file `present` in the
  * output folder takes their name and the ledger did not write it (no `saved` path names it or its
  * video). Those are never sent: nothing is paid for that could only land on someone else's file.

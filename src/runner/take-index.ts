@@ -61,7 +61,7 @@ export class TakeIndex {
  * Of a request's saved takes (TakeIndex.find's order: the item's own first, each group newest
  * first), the first whose job the service still holds by its word: named, and before its
  * `expires_at`. Where none is intact, that job's outputs are fetched again instead of buying the
- * request (held-results.ts); the one rule of `run` and `plan` (batch/plan-reuses.ts).
+ * request (held-results.ts); the one rule of `run` and `plan` (batch/plan-decisions/plan-reuses.ts).
  */
 export function heldResultOf(takes: readonly ReusableTake[], nowMs: number): ReusableTake | undefined {
   return takes.find(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateItem, priceKey, pricesSeen } from '../../src/batch/cost-estimate.js';
+import { estimateItem, priceKey, pricesSeen } from '../../src/batch/ledger/cost-estimate.js';
 import { attempt, item } from '../documents/records.js';
 
 const body = (seconds: number, definition: string, model?: string) => ({

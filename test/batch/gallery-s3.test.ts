@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketPageKey, guardedObject } from '../../src/batch/gallery-s3.js';
+import { bucketPageKey, guardedObject } from '../../src/batch/gallery/gallery-s3.js';
 import { UserError } from '../../src/errors.js';
 import { ExitCode, exitCodeOfError } from '../../src/exit-codes.js';
 

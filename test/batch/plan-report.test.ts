@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlanReport } from '../../src/batch/plan-report.js';
+import { buildPlanReport } from '../../src/batch/plan/plan-report.js';
 import { buildRequestBody } from '../../src/runner/request.js';
 import type { Account } from '../../src/service-client/schemas.js';
 import { attempt, item, manifest, record } from '../documents/records.js';

@@ -13,7 +13,7 @@ import { type Row, summarize } from './stats.js';
  * (gallery-refresh-child.mjs), timed from after the manifest is loaded to the page written, as
  * a run makes it: wall and CPU time, and the child's peak RSS before the refresh (Node, modules,
  * the 100,000-item manifest) and after it. The page reads the ledger's itemHistories, a page
- * of items at a time without the requests' bodies (src/batch/gallery-source.ts).
+ * of items at a time without the requests' bodies (src/batch/gallery/gallery-source.ts).
  *
  * The goal (issue): under 5 s, and no more memory than the run itself. A run ends by reading its
  * status (run-outcome.ts: the per-item read of `mediabatch status`, whose peak RSS is measured

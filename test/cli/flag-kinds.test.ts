@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrlLifetime, linksExpireAt, MAX_URL_LIFETIME_SECONDS } from '../../src/batch/url-lifetime.js';
+import {
+  checkUrlLifetime,
+  linksExpireAt,
+  MAX_URL_LIFETIME_SECONDS,
+} from '../../src/batch/gallery/url-lifetime.js';
 import { parseKind } from '../../src/cli/flag-kinds.js';
 import { UserError } from '../../src/errors.js';
 import { ExitCode, exitCodeOfError } from '../../src/exit-codes.js';

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { globMatches } from '../../src/batch/item-selection.js';
-import { classifyPreflightError, preflightDelays, suggestBaseUrl } from '../../src/batch/preflight.js';
-import { ensureSameService, serviceIdentity } from '../../src/batch/service-identity.js';
+import { globMatches } from '../../src/batch/run-settings/item-selection.js';
+import {
+  classifyPreflightError,
+  preflightDelays,
+  suggestBaseUrl,
+} from '../../src/batch/service/preflight.js';
+import { ensureSameService, serviceIdentity } from '../../src/batch/service/service-identity.js';
 import { retryFailedNotice } from '../../src/commands/run/retry-failed.js';
 import { ApiConnectionError, ApiError } from '../../src/errors.js';
 import { type AttemptRecord, type ItemRecord, newItemRecord } from '../../src/ledger/records.js';

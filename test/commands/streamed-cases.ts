@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { openManifest, type StreamedManifest } from '../../src/batch/streamed-manifest.js';
+import { openManifest, type StreamedManifest } from '../../src/batch/resolve/streamed-manifest.js';
 import { loadManifest, type Manifest } from '../../src/manifest/index.js';
 import { finished, LedgerBuilder, ledgerPath, project } from '../e2e/commands/fixtures.js';
 

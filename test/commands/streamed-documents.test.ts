@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StreamedManifest } from '../../src/batch/streamed-manifest.js';
+import type { StreamedManifest } from '../../src/batch/resolve/streamed-manifest.js';
 import { exportRecords, status, streamStatus } from '../../src/index.js';
 import type { Manifest } from '../../src/manifest/index.js';
 import { jsonChunks, statusSummaryChunks, statusTextChunks } from '../../src/render.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DecideOptions, decideItem } from '../../src/batch/plan-decisions.js';
+import { type DecideOptions, decideItem } from '../../src/batch/plan-decisions/plan-decisions.js';
 import { deletedAfterSaving, type ItemFiles, remedy } from '../../src/documents/file-problems.js';
 import type { RecordedRequest } from '../../src/runner/item-plan.js';
 import { requestHash } from '../../src/runner/request.js';

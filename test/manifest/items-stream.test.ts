@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { manifestItems } from '../../src/batch/load-manifest.js';
+import { manifestItems } from '../../src/batch/resolve/load-manifest.js';
 import { ManifestError } from '../../src/errors.js';
 import {
   loadManifest,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectItems } from '../../src/batch/item-selection.js';
-import { redoIds } from '../../src/batch/redo-list.js';
+import { selectItems } from '../../src/batch/run-settings/item-selection.js';
+import { redoIds } from '../../src/batch/run-settings/redo-list.js';
 import { manifestOf, parseText } from '../support/manifest-text.js';
 
 const parse = parseText;

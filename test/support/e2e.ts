@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import { readHead } from '../../src/batch/output-files.js';
+import { readHead } from '../../src/batch/output/output-files.js';
 import { isGalleryPage } from '../../src/documents/gallery/page.js';
 import { OWNER_MARKER } from '../../src/downloads/output-owner.js';
 import { type SandboxConfigInput, type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';

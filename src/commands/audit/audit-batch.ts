@@ -1,16 +1,16 @@
 import pLimit from 'p-limit';
-import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
 import {
   holdLedger,
   openLedgerForWriting,
   refuseLiveRunners,
   refuseMissingLedger,
-} from '../../batch/ledger-access.js';
-import { refuseNamedFolder } from '../../batch/named-folder.js';
-import { targetGuard } from '../../batch/named-target.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
-import type { Warn } from '../../batch/warnings.js';
+} from '../../batch/ledger/ledger-access.js';
+import { refuseNamedFolder } from '../../batch/named-files/named-folder.js';
+import { targetGuard } from '../../batch/named-files/named-target.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
+import { startEmbeddedSandbox } from '../../batch/service/embedded-sandbox.js';
+import { checkServiceForLedger, serviceTarget } from '../../batch/service/service-check.js';
 import { ApiError, UserError } from '../../errors.js';
 import {
   type AttemptRecord,

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { FolderKind } from '../../batch/named-folder.js';
+import type { FolderKind } from '../../batch/named-files/named-folder.js';
 import { sidecarPathFor } from '../../downloads/sidecar.js';
 import { writeFileAtomically, writeFolderAtomically } from '../../downloads/write-atomically.js';
 import type { AttemptRecord, FileRecord } from '../../ledger/index.js';
@@ -25,7 +25,7 @@ export interface BundleEvidence {
 }
 
 /**
- * The bundle's folder as the door for named files knows it (batch/named-folder.ts): a new or empty
+ * The bundle's folder as the door for named files knows it (batch/named-files/named-folder.ts): a new or empty
  * folder, or with `force` an earlier bundle, replaced whole.
  */
 export const BUNDLE_FOLDER: FolderKind = {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
-import type { Warning } from '../../batch/warnings.js';
+import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/resolve/options.js';
+import type { Warning } from '../../batch/resolve/warnings.js';
 import type { Manifest } from '../../manifest/index.js';
 import { auditBatch } from './audit-batch.js';
 import type { AuditDocument } from './audit-report.js';

@@ -1,6 +1,6 @@
-import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger-access.js';
-import { openStoreOrRefuse } from '../../batch/open-output-store.js';
-import type { Batch } from '../../batch/resolve-batch.js';
+import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger/ledger-access.js';
+import { openStoreOrRefuse } from '../../batch/output/open-output-store.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
 import { UserError } from '../../errors.js';
 import {
   type AttemptRecord,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
+import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/resolve/options.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type CheckFunction, ownChecksOf } from '../../runner/own-checks.js';
 import { type ChecksDocument, checkBatchTakes, type TakeChecked } from './check-takes.js';

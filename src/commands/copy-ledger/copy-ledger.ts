@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/options.js';
+import { batchOf, checkedManifest, checkOptions, ledgerOptionsSchema } from '../../batch/resolve/options.js';
 import type { Manifest } from '../../manifest/index.js';
 import { copyBatchLedger, type LedgerCopied } from './ledger-copy.js';
 

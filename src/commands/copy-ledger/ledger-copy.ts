@@ -1,17 +1,22 @@
 import { existsSync } from 'node:fs';
-import { newBatchTrace } from '../../batch/leave-no-trace.js';
 import {
   holdLedger,
   type LedgerHold,
   openLedgerOrRefuse,
   refuseLiveRunners,
-} from '../../batch/ledger-access.js';
-import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
-import { openStoreOrRefuse } from '../../batch/open-output-store.js';
-import { passOutputLocation } from '../../batch/output-owner-check.js';
-import { placeBatch } from '../../batch/placement.js';
-import { isSqliteHead } from '../../batch/protected-files.js';
-import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve-batch.js';
+} from '../../batch/ledger/ledger-access.js';
+import {
+  refuseNamedTarget,
+  savedFilesOf,
+  type TargetKind,
+  targetGuard,
+} from '../../batch/named-files/named-target.js';
+import { isSqliteHead } from '../../batch/named-files/protected-files.js';
+import { newBatchTrace } from '../../batch/output/leave-no-trace.js';
+import { openStoreOrRefuse } from '../../batch/output/open-output-store.js';
+import { passOutputLocation } from '../../batch/output/output-owner-check.js';
+import { placeBatch } from '../../batch/resolve/placement.js';
+import { type Batch, SANDBOX_NOT_SHARED } from '../../batch/resolve/resolve-batch.js';
 import { UserError } from '../../errors.js';
 import {
   type BatchDump,
@@ -41,7 +46,7 @@ export interface LedgerCopied {
 const NOTHING = 'nothing was copied';
 
 /**
- * A ledger file as the door for named files knows it (batch/named-target.ts): the copy goes into a
+ * A ledger file as the door for named files knows it (batch/named-files/named-target.ts): the copy goes into a
  * new file or another SQLite ledger (which must hold none of the batch), never over the batch's own
  * ledger, a file beside a ledger, anything in an output folder or a file of another kind.
  */

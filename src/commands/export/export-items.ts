@@ -1,7 +1,7 @@
-import { BatchTakes, keeperItems, keptRecord } from '../../batch/batch-takes.js';
-import { type LedgerRead, withLedger } from '../../batch/ledger-read.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { StreamedManifest } from '../../batch/streamed-manifest.js';
+import { BatchTakes, keeperItems, keptRecord } from '../../batch/ledger/batch-takes.js';
+import { type LedgerRead, withLedger } from '../../batch/ledger/ledger-read.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { StreamedManifest } from '../../batch/resolve/streamed-manifest.js';
 import {
   type ExportRecord,
   type ExportState,

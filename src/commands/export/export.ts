@@ -1,23 +1,33 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { openForReading, readFailure, sandboxLedgerBeside, withLedger } from '../../batch/ledger-read.js';
-import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
+import {
+  openForReading,
+  readFailure,
+  sandboxLedgerBeside,
+  withLedger,
+} from '../../batch/ledger/ledger-read.js';
+import {
+  refuseNamedTarget,
+  savedFilesOf,
+  type TargetKind,
+  targetGuard,
+} from '../../batch/named-files/named-target.js';
+import { checkReadingOwner } from '../../batch/output/reading-owner.js';
 import {
   batchOf,
   checkedManifest,
   checkOptions,
   ledgerOptionsSchema,
   tellSchema,
-} from '../../batch/options.js';
-import { checkReadingOwner } from '../../batch/reading-owner.js';
-import { type Batch, callerCwd } from '../../batch/resolve-batch.js';
+} from '../../batch/resolve/options.js';
+import { type Batch, callerCwd } from '../../batch/resolve/resolve-batch.js';
 import {
   isStreamed,
   NotStreamable,
   type StreamedManifest,
   wholeManifest,
-} from '../../batch/streamed-manifest.js';
-import type { Warn } from '../../batch/warnings.js';
+} from '../../batch/resolve/streamed-manifest.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
 import { collectRows } from '../../collect-rows.js';
 import { isExportHead } from '../../documents/export-head.js';
 import {
@@ -138,7 +148,7 @@ export interface ExportTarget {
 /**
  * Writes the export to a file that appears whole or not at all (`export --out`): written beside
  * it under a temporary name, synced, renamed into place. The door for named files
- * (batch/named-target.ts) decides first whether `to` may be written; the ledger's claim on the
+ * (batch/named-files/named-target.ts) decides first whether `to` may be written; the ledger's claim on the
  * output folder is checked before the file is begun.
  */
 export async function writeExport(
@@ -249,7 +259,7 @@ export async function exportRejected(
 }
 
 /**
- * The door for named files (batch/named-target.ts) for an export: its own kind is a file whose
+ * The door for named files (batch/named-files/named-target.ts) for an export: its own kind is a file whose
  * first line is an export's (documents/export-head.ts), JSON Lines or CSV, `--kept` or not, or
  * the YAML of `--rejected`.
  */

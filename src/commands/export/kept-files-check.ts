@@ -1,4 +1,4 @@
-import type { KeptTakeOf } from '../../batch/batch-takes.js';
+import type { KeptTakeOf } from '../../batch/ledger/batch-takes.js';
 import type { KeptFileProblem } from '../../documents/kept-records.js';
 import { checkSavedFile } from '../../downloads/saved-file-check.js';
 import { isS3Uri, parseS3Uri } from '../../manifest/index.js';

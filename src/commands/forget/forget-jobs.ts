@@ -1,14 +1,14 @@
-import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
 import {
   holdLedger,
   openLedgerForWriting,
   refuseLiveRunners,
   refuseMissingLedger,
-} from '../../batch/ledger-access.js';
-import { describeFailure } from '../../batch/preflight.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
-import type { Warn } from '../../batch/warnings.js';
+} from '../../batch/ledger/ledger-access.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
+import { startEmbeddedSandbox } from '../../batch/service/embedded-sandbox.js';
+import { describeFailure } from '../../batch/service/preflight.js';
+import { checkServiceForLedger, serviceTarget } from '../../batch/service/service-check.js';
 import { ApiError, UserError } from '../../errors.js';
 import type {
   AttemptRecord,

@@ -6,7 +6,7 @@ import {
   serviceOptionsSchema,
   tellOf,
   tellSchema,
-} from '../../batch/options.js';
+} from '../../batch/resolve/options.js';
 import type { Manifest } from '../../manifest/index.js';
 import { forgetLostJobs } from './forget-jobs.js';
 

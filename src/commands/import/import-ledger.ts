@@ -1,17 +1,17 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
-import { newBatchTrace } from '../../batch/leave-no-trace.js';
-import { holdLedger, openLedgerForWriting, refuseLiveRunners } from '../../batch/ledger-access.js';
-import { openStoreOrRefuse } from '../../batch/open-output-store.js';
+import { holdLedger, openLedgerForWriting, refuseLiveRunners } from '../../batch/ledger/ledger-access.js';
+import { newBatchTrace } from '../../batch/output/leave-no-trace.js';
+import { openStoreOrRefuse } from '../../batch/output/open-output-store.js';
 import {
   claimOutputFolder,
   folderContextOf,
   refuseOthersOutputFolder,
-} from '../../batch/output-owner-check.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { checkServiceForLedger, serviceTarget } from '../../batch/service-check.js';
-import type { Warn } from '../../batch/warnings.js';
+} from '../../batch/output/output-owner-check.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
+import { startEmbeddedSandbox } from '../../batch/service/embedded-sandbox.js';
+import { checkServiceForLedger, serviceTarget } from '../../batch/service/service-check.js';
 import { UserError } from '../../errors.js';
 import type {
   CopyLedger,

@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
-import type { GalleryWritten } from '../../batch/batch-gallery.js';
-import { refreshBatchGallery } from '../../batch/gallery-refresh.js';
-import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger-access.js';
-import { openedLedger } from '../../batch/ledger-read.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { ensureSameService, serviceIdentity } from '../../batch/service-identity.js';
+import type { GalleryWritten } from '../../batch/gallery/batch-gallery.js';
+import { refreshBatchGallery } from '../../batch/gallery/gallery-refresh.js';
+import { holdLedger, openLedgerOrRefuse, refuseLiveRunners } from '../../batch/ledger/ledger-access.js';
+import { openedLedger } from '../../batch/ledger/ledger-read.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import { ensureSameService, serviceIdentity } from '../../batch/service/service-identity.js';
 import { ensureSidecars } from '../../downloads/sidecar.js';
 import { UserError } from '../../errors.js';
 import {

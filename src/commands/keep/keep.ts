@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { readListEntries } from '../../batch/list-files.js';
-import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/options.js';
+import { batchOf, checkedManifest, checkOptions, serviceOptionsSchema } from '../../batch/resolve/options.js';
+import { readListEntries } from '../../batch/run-settings/list-files.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type KeepOutcome, keepTakes as keepBatchTakes } from './keep-takes.js';
 

@@ -1,5 +1,5 @@
-import { type DecideOptions, type Decision, decideItem } from '../../batch/plan-decisions.js';
-import { savedFileProblemsOf } from '../../batch/saved-file-problems.js';
+import { savedFileProblemsOf } from '../../batch/ledger/saved-file-problems.js';
+import { type DecideOptions, type Decision, decideItem } from '../../batch/plan-decisions/plan-decisions.js';
 import type { FileProblems } from '../../documents/file-problems.js';
 import type { AttemptRecord, ItemEntry, ReadingLedger, RecordReads } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';

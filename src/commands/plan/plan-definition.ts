@@ -1,5 +1,5 @@
-import type { DefinitionStanding } from '../../batch/batch-definition.js';
-import type { PlanDocument } from '../../batch/plan-report.js';
+import type { DefinitionStanding } from '../../batch/definition/batch-definition.js';
+import type { PlanDocument } from '../../batch/plan/plan-report.js';
 import { differenceWords } from '../../runner/definition-words.js';
 
 /** What `plan` says of the batch's definition: run would refuse a manifest that differs, unless `redefine`. */

@@ -1,10 +1,14 @@
-import { type RemovedItem, removedItems } from '../../batch/plan-changes.js';
-import type { DecideOptions, Decision, PlanLabel } from '../../batch/plan-decisions.js';
-import { strangers } from '../../batch/plan-finish.js';
-import { HeldBack } from '../../batch/plan-held-back.js';
-import { type RenamedItem, removedCandidates, renamedDecision } from '../../batch/plan-renames.js';
-import { PlanReuses, wantsTake } from '../../batch/plan-reuses.js';
-import { NotStreamable, type StreamedManifest } from '../../batch/streamed-manifest.js';
+import { strangers } from '../../batch/plan/plan-finish.js';
+import { type RemovedItem, removedItems } from '../../batch/plan-decisions/plan-changes.js';
+import type { DecideOptions, Decision, PlanLabel } from '../../batch/plan-decisions/plan-decisions.js';
+import { HeldBack } from '../../batch/plan-decisions/plan-held-back.js';
+import {
+  type RenamedItem,
+  removedCandidates,
+  renamedDecision,
+} from '../../batch/plan-decisions/plan-renames.js';
+import { PlanReuses, wantsTake } from '../../batch/plan-decisions/plan-reuses.js';
+import { NotStreamable, type StreamedManifest } from '../../batch/resolve/streamed-manifest.js';
 import { collectRows } from '../../collect-rows.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import type { FileCheckMode } from '../../documents/status-report.js';

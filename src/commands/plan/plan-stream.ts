@@ -1,10 +1,10 @@
-import { priceTable } from '../../batch/cost-estimate.js';
-import { CopiesCount } from '../../batch/plan-copies.js';
-import { decideOptionsOf } from '../../batch/plan-decide-all.js';
-import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, withItems } from '../../batch/plan-finish.js';
-import type { RenamedItem } from '../../batch/plan-renames.js';
-import type { AccountCheck, PlanDocument } from '../../batch/plan-report.js';
-import type { StreamedManifest } from '../../batch/streamed-manifest.js';
+import { priceTable } from '../../batch/ledger/cost-estimate.js';
+import { finishPlan, SAVED_BEFORE_COMMIT_WORDS, withItems } from '../../batch/plan/plan-finish.js';
+import type { AccountCheck, PlanDocument } from '../../batch/plan/plan-report.js';
+import { CopiesCount } from '../../batch/plan-decisions/plan-copies.js';
+import { decideOptionsOf } from '../../batch/plan-decisions/plan-decide-all.js';
+import type { RenamedItem } from '../../batch/plan-decisions/plan-renames.js';
+import type { StreamedManifest } from '../../batch/resolve/streamed-manifest.js';
 import {
   addProblemCounts,
   countProblems,
@@ -34,7 +34,7 @@ import {
 
 export type { StreamedPlanInputs } from './plan-stream-rules.js';
 
-import { type PlanItem, PlanWalker } from '../../batch/plan-walk.js';
+import { type PlanItem, PlanWalker } from '../../batch/plan-decisions/plan-walk.js';
 
 /**
  * The plan of a manifest too large to hold (docs/performance.md, "Issue 53"): the same document

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PlanItem, PlanDocument as PlanReport } from '../../batch/plan/plan-report.js';
 import {
   batchOf,
   checkedManifest,
@@ -6,16 +7,15 @@ import {
   serviceOptionsSchema,
   verifySchema,
   warnSchema,
-} from '../../batch/options.js';
-import type { PlanItem, PlanDocument as PlanReport } from '../../batch/plan-report.js';
-import type { Batch } from '../../batch/resolve-batch.js';
+} from '../../batch/resolve/options.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
 import {
   isStreamed,
   NotStreamable,
   type StreamedManifest,
   wholeManifest,
-} from '../../batch/streamed-manifest.js';
-import { ignoreWarnings } from '../../batch/warnings.js';
+} from '../../batch/resolve/streamed-manifest.js';
+import { ignoreWarnings } from '../../batch/resolve/warnings.js';
 import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { Manifest } from '../../manifest/index.js';
 import { planBatch, planStreamedBatch } from './plan-batch.js';

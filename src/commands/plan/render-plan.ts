@@ -1,4 +1,4 @@
-import type { PlanDocument, PlanItem, PlanLabel } from '../../batch/plan-report.js';
+import type { PlanDocument, PlanItem, PlanLabel } from '../../batch/plan/plan-report.js';
 import { cleanText } from '../../documents/clean-text.js';
 import { OnRequestNamed, onRequestLines } from '../../documents/on-request.js';
 import {

@@ -1,13 +1,18 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { APPROVED_PLAN_FORMAT, type ApprovedPlan } from '../../batch/approved-plan.js';
-import { writeApprovedPlan } from '../../batch/approved-plan-check.js';
-import { refuseNamedTarget, savedFilesOf, type TargetKind, targetGuard } from '../../batch/named-target.js';
-import { checkOptions } from '../../batch/options.js';
+import {
+  refuseNamedTarget,
+  savedFilesOf,
+  type TargetKind,
+  targetGuard,
+} from '../../batch/named-files/named-target.js';
+import { APPROVED_PLAN_FORMAT, type ApprovedPlan } from '../../batch/plan/approved-plan.js';
+import { writeApprovedPlan } from '../../batch/plan/approved-plan-check.js';
+import { checkOptions } from '../../batch/resolve/options.js';
 import type { Manifest } from '../../manifest/index.js';
 import { type PlanDocument, planOf, planOptionsSchema } from './plan.js';
 
-export type { ApprovedItem, ApprovedPlan } from '../../batch/approved-plan.js';
+export type { ApprovedItem, ApprovedPlan } from '../../batch/plan/approved-plan.js';
 
 const writePlanOptionsSchema = planOptionsSchema.extend({
   /** The approved plan's file, from `cwd` (`plan --out`): plain JSON, written whole. */
@@ -42,7 +47,7 @@ export interface WrittenPlan {
  * `plan --out`: the plan, with plan's checks, and its approved form written to `to` for a person to
  * sign off (`plan_sha256`); `run` with the `plan` option then runs only that plan (docs/audit.md).
  * A plan without an upper bound (an item without max_cost_usd, no budget_usd) is refused, and so
- * is a `to` the door for named files refuses (batch/named-target.ts), before the plan is made.
+ * is a `to` the door for named files refuses (batch/named-files/named-target.ts), before the plan is made.
  */
 export async function writePlan(manifest: Manifest, options: WritePlanOptions): Promise<WrittenPlan> {
   const { to, force, ...checked } = checkOptions('writePlan', writePlanOptionsSchema, options);

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { type GalleryWritten, writeBatchGallery } from '../../batch/batch-gallery.js';
-import { type LedgerRead, readLedger } from '../../batch/ledger-read.js';
+import { type GalleryWritten, writeBatchGallery } from '../../batch/gallery/batch-gallery.js';
+import { type LedgerRead, readLedger } from '../../batch/ledger/ledger-read.js';
 import {
   batchOf,
   checkedManifest,
   checkOptions,
   ledgerOptionsSchema,
   serviceOptionsSchema,
-} from '../../batch/options.js';
-import type { Warning } from '../../batch/warnings.js';
+} from '../../batch/resolve/options.js';
+import type { Warning } from '../../batch/resolve/warnings.js';
 import { attemptHistory } from '../../documents/render-text.js';
 import { buildStatusReport, type StatusReport } from '../../documents/status-report.js';
 import type { Manifest } from '../../manifest/index.js';

@@ -1,6 +1,6 @@
-import { refreshBatchGallery } from '../../batch/gallery-refresh.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { Warn } from '../../batch/warnings.js';
+import { refreshBatchGallery } from '../../batch/gallery/gallery-refresh.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
 import type { ReadingLedger, RecordReads, SharedLedger, TakeLedger } from '../../ledger/index.js';
 import type { RunOutcome } from './run-outcome.js';
 

@@ -1,4 +1,4 @@
-import type { Warning } from '../../batch/warnings.js';
+import type { Warning } from '../../batch/resolve/warnings.js';
 import type { AttemptRecord } from '../../ledger/index.js';
 import { formatUsd, formatUsdHuman } from '../../money.js';
 

@@ -1,5 +1,5 @@
-import { estimateItem, pricesSeen } from '../../batch/cost-estimate.js';
-import type { Notice } from '../../batch/warnings.js';
+import { estimateItem, pricesSeen } from '../../batch/ledger/cost-estimate.js';
+import type { Notice } from '../../batch/resolve/warnings.js';
 import type { AttemptRecord, ItemRecord } from '../../ledger/index.js';
 import type { ManifestItem } from '../../manifest/index.js';
 import { formatUsdHuman } from '../../money.js';

@@ -1,21 +1,25 @@
-import { approvedCeiling, planOfRun, withinCeiling } from '../../batch/approved-plan-check.js';
-import { redefinedNotice, type SettledDefinition, settleDefinition } from '../../batch/batch-definition.js';
-import { startEmbeddedSandbox } from '../../batch/embedded-sandbox.js';
-import { stopOnJobsUnknownToLedger } from '../../batch/known-jobs-check.js';
-import { newBatchTrace } from '../../batch/leave-no-trace.js';
-import { holdLedger, ledgerWriteFailure, openRunLedger } from '../../batch/ledger-access.js';
-import { openStoreOrRefuse } from '../../batch/open-output-store.js';
+import {
+  redefinedNotice,
+  type SettledDefinition,
+  settleDefinition,
+} from '../../batch/definition/batch-definition.js';
+import { holdLedger, ledgerWriteFailure, openRunLedger } from '../../batch/ledger/ledger-access.js';
+import { newBatchTrace } from '../../batch/output/leave-no-trace.js';
+import { openStoreOrRefuse } from '../../batch/output/open-output-store.js';
 import {
   claimOutputFolder,
   folderContextOf,
   refuseOthersOutputFolder,
-} from '../../batch/output-owner-check.js';
-import { sandboxStatePath } from '../../batch/placement.js';
-import { type PreflightResult, refusedBeforeAnything } from '../../batch/preflight.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { RunSettings } from '../../batch/run-settings.js';
-import { checkOutputFolder } from '../../batch/save-check.js';
-import { type Connection, checkAccount, clientFor } from '../../batch/service-check.js';
+} from '../../batch/output/output-owner-check.js';
+import { checkOutputFolder } from '../../batch/output/save-check.js';
+import { approvedCeiling, planOfRun, withinCeiling } from '../../batch/plan/approved-plan-check.js';
+import { sandboxStatePath } from '../../batch/resolve/placement.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { RunSettings } from '../../batch/run-settings/run-settings.js';
+import { startEmbeddedSandbox } from '../../batch/service/embedded-sandbox.js';
+import { stopOnJobsUnknownToLedger } from '../../batch/service/known-jobs-check.js';
+import { type PreflightResult, refusedBeforeAnything } from '../../batch/service/preflight.js';
+import { type Connection, checkAccount, clientFor } from '../../batch/service/service-check.js';
 import { UserError } from '../../errors.js';
 import { exitCodeOfOutcome } from '../../exit-codes.js';
 import {

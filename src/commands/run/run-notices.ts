@@ -1,6 +1,6 @@
-import { statusSource } from '../../batch/ledger-read.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { Warn } from '../../batch/warnings.js';
+import { statusSource } from '../../batch/ledger/ledger-read.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
 import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import { UserError } from '../../errors.js';

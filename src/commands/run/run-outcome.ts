@@ -1,10 +1,10 @@
-import type { GalleryWritten } from '../../batch/batch-gallery.js';
-import { type LedgerRead, openedLedger, statusSource } from '../../batch/ledger-read.js';
-import type { PreflightResult } from '../../batch/preflight.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import type { RunSettings } from '../../batch/run-settings.js';
-import type { Connection } from '../../batch/service-check.js';
-import { serviceIdentity } from '../../batch/service-identity.js';
+import type { GalleryWritten } from '../../batch/gallery/batch-gallery.js';
+import { type LedgerRead, openedLedger, statusSource } from '../../batch/ledger/ledger-read.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
+import type { RunSettings } from '../../batch/run-settings/run-settings.js';
+import type { PreflightResult } from '../../batch/service/preflight.js';
+import type { Connection } from '../../batch/service/service-check.js';
+import { serviceIdentity } from '../../batch/service/service-identity.js';
 import type { Outcome } from '../../codes.js';
 import { buildStatusStreamed, type StatusReport } from '../../documents/status-report.js';
 import type { LedgerLifecycle, ReadingLedger, RecordReads } from '../../ledger/index.js';

@@ -1,4 +1,4 @@
-import type { Notice, Warn } from '../../batch/warnings.js';
+import type { Notice, Warn } from '../../batch/resolve/warnings.js';
 import type { RunObserver } from '../../runner/run-observer.js';
 import type { StopReason } from '../../runner/stop-rules.js';
 import type { CheckedService, RunOutcome } from './run-outcome.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve, sep } from 'node:path';
-import type { Warn } from '../../batch/warnings.js';
+import type { Warn } from '../../batch/resolve/warnings.js';
 import type { SharedLedger } from '../../ledger/index.js';
 import { isS3Uri, type Manifest } from '../../manifest/index.js';
 

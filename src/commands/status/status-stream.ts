@@ -1,5 +1,5 @@
-import { savedFileProblemsOf } from '../../batch/saved-file-problems.js';
-import type { StreamedManifest } from '../../batch/streamed-manifest.js';
+import { savedFileProblemsOf } from '../../batch/ledger/saved-file-problems.js';
+import type { StreamedManifest } from '../../batch/resolve/streamed-manifest.js';
 import { addProblemCounts, countProblems, type FileProblemCounts } from '../../documents/file-problems.js';
 import { shownFrom } from '../../documents/shown-path.js';
 import { SpooledItems } from '../../documents/spooled-items.js';

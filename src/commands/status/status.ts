@@ -1,22 +1,27 @@
 import type { z } from 'zod';
-import { keeperFields, keeperFieldsOf } from '../../batch/batch-takes.js';
-import { type LedgerRead, sandboxLedgerBeside, statusSource, withLedger } from '../../batch/ledger-read.js';
+import { keeperFields, keeperFieldsOf } from '../../batch/ledger/batch-takes.js';
+import {
+  type LedgerRead,
+  sandboxLedgerBeside,
+  statusSource,
+  withLedger,
+} from '../../batch/ledger/ledger-read.js';
+import { type StatusDocument, statusDocument } from '../../batch/ledger/status-document.js';
+import { readingNotOwner } from '../../batch/output/reading-owner.js';
 import {
   batchOf,
   checkedManifest,
   checkOptions,
   ledgerOptionsSchema,
   verifySchema,
-} from '../../batch/options.js';
-import { readingNotOwner } from '../../batch/reading-owner.js';
-import type { Batch } from '../../batch/resolve-batch.js';
-import { type StatusDocument, statusDocument } from '../../batch/status-document.js';
+} from '../../batch/resolve/options.js';
+import type { Batch } from '../../batch/resolve/resolve-batch.js';
 import {
   isStreamed,
   NotStreamable,
   type StreamedManifest,
   wholeManifest,
-} from '../../batch/streamed-manifest.js';
+} from '../../batch/resolve/streamed-manifest.js';
 import { type RejectedRecord, rejectedRecordsOf } from '../../documents/rejected-records.js';
 import { itemsHeld, SpooledItems } from '../../documents/spooled-items.js';
 import type { StatusItem } from '../../documents/status-line.js';

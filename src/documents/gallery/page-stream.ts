@@ -38,7 +38,7 @@ export interface GallerySink {
   tile(state: ItemState, json: string): void;
   /** A row of the attempts table, in the table's order. */
   attempt(json: string): void;
-  /** Every file the ledger records, of every attempt: what a target's check looks for (src/batch/batch-gallery.ts). */
+  /** Every file the ledger records, of every attempt: what a target's check looks for (src/batch/gallery/batch-gallery.ts). */
   file?(path: string): void;
 }
 

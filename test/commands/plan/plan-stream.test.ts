@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filesUnder } from '../../../src/batch/output-files.js';
-import { planSource } from '../../../src/batch/plan-reads.js';
-import { buildPlanStreamed } from '../../../src/batch/plan-streamed.js';
-import { takeIsThere } from '../../../src/batch/saved-file-problems.js';
-import type { StreamedManifest } from '../../../src/batch/streamed-manifest.js';
+import { takeIsThere } from '../../../src/batch/ledger/saved-file-problems.js';
+import { filesUnder } from '../../../src/batch/output/output-files.js';
+import { planSource } from '../../../src/batch/plan/plan-reads.js';
+import { buildPlanStreamed } from '../../../src/batch/plan/plan-streamed.js';
+import type { StreamedManifest } from '../../../src/batch/resolve/streamed-manifest.js';
 import { planStreamed } from '../../../src/commands/plan/plan-stream.js';
 import { strangerReason } from '../../../src/downloads/files-on-disk.js';
 import type { Ledger } from '../../../src/ledger/ledger.js';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { filesUnder } from '../../../src/batch/output-files.js';
-import { buildPlanReport } from '../../../src/batch/plan-report.js';
-import { statusDocument } from '../../../src/batch/status-document.js';
+import { statusDocument } from '../../../src/batch/ledger/status-document.js';
+import { filesUnder } from '../../../src/batch/output/output-files.js';
+import { buildPlanReport } from '../../../src/batch/plan/plan-report.js';
 import { cliWords } from '../../../src/cli/words.js';
 import { planSummaryChunks, planTextChunks } from '../../../src/commands/plan/render-plan.js';
 import { type RejectedRecord, rejectedRecordsOf } from '../../../src/documents/rejected-records.js';

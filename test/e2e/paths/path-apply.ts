@@ -169,7 +169,7 @@ function targetPath(world: PathsWorld, kind: keyof typeof EXTENSIONS, target: Ta
 /**
  * `plan --out`, `export --out` or `report --html` to a target: a fresh path is written (exit 0);
  * a protected one (the manifest, the ledger, a saved video or sidecar) is refused at the door
- * (src/batch/named-target.ts: exit 2, nothing written), and no file changes either way.
+ * (src/batch/named-files/named-target.ts: exit 2, nothing written), and no file changes either way.
  */
 async function writeDocument(
   world: PathsWorld,
