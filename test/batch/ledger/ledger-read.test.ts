@@ -3,21 +3,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pricesSeen, priceTable } from '../../src/batch/ledger/cost-estimate.js';
-import { statusSource } from '../../src/batch/ledger/ledger-read.js';
-import { planSource } from '../../src/batch/plan/plan-reads.js';
-import { buildPlanReport } from '../../src/batch/plan/plan-report.js';
-import { buildPlanStreamed } from '../../src/batch/plan/plan-streamed.js';
-import { collectRows } from '../../src/collect-rows.js';
-import { buildStatusReport, buildStatusStreamed } from '../../src/documents/status-report.js';
-import { type LedgerView, summarizeView, unsavedOf } from '../../src/documents/status-view.js';
-import type { Ledger } from '../../src/ledger/ledger.js';
-import { moneyTotalsOf } from '../../src/ledger/money-totals.js';
-import { openLedger } from '../../src/ledger/open-ledger.js';
-import { loadManifest, type Manifest } from '../../src/manifest/index.js';
-import { parseUsdStrict } from '../../src/money.js';
-import { buildRequestBody, requestHash } from '../../src/runner/request.js';
-import { finished, LedgerBuilder, ledgerPath, project } from '../e2e/commands/fixtures.js';
+import { pricesSeen, priceTable } from '../../../src/batch/ledger/cost-estimate.js';
+import { statusSource } from '../../../src/batch/ledger/ledger-read.js';
+import { planSource } from '../../../src/batch/plan/plan-reads.js';
+import { buildPlanReport } from '../../../src/batch/plan/plan-report.js';
+import { buildPlanStreamed } from '../../../src/batch/plan/plan-streamed.js';
+import { collectRows } from '../../../src/collect-rows.js';
+import { buildStatusReport, buildStatusStreamed } from '../../../src/documents/status-report.js';
+import { type LedgerView, summarizeView, unsavedOf } from '../../../src/documents/status-view.js';
+import type { Ledger } from '../../../src/ledger/ledger.js';
+import { moneyTotalsOf } from '../../../src/ledger/money-totals.js';
+import { openLedger } from '../../../src/ledger/open-ledger.js';
+import { loadManifest, type Manifest } from '../../../src/manifest/index.js';
+import { parseUsdStrict } from '../../../src/money.js';
+import { buildRequestBody, requestHash } from '../../../src/runner/request.js';
+import { finished, LedgerBuilder, ledgerPath, project } from '../../e2e/commands/fixtures.js';
 
 /**
  * `status` and `plan` read one SQLite row per item (item-summaries.ts, item-entries.ts); `run`'s

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateItem, priceKey, pricesSeen } from '../../src/batch/ledger/cost-estimate.js';
-import { attempt, item } from '../documents/records.js';
+import { estimateItem, priceKey, pricesSeen } from '../../../src/batch/ledger/cost-estimate.js';
+import { attempt, item } from '../../documents/records.js';
 
 const body = (seconds: number, definition: string, model?: string) => ({
   ...(model ? { model } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ApprovedPlan, planDifferences, planHash } from '../../src/batch/plan/approved-plan.js';
+import { type ApprovedPlan, planDifferences, planHash } from '../../../src/batch/plan/approved-plan.js';
 
 function approved(fields: Partial<ApprovedPlan> = {}): ApprovedPlan {
   const body = {

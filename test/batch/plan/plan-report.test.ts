@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlanReport } from '../../src/batch/plan/plan-report.js';
-import { buildRequestBody } from '../../src/runner/request.js';
-import type { Account } from '../../src/service-client/schemas.js';
-import { attempt, item, manifest, record } from '../documents/records.js';
+import { buildPlanReport } from '../../../src/batch/plan/plan-report.js';
+import { buildRequestBody } from '../../../src/runner/request.js';
+import type { Account } from '../../../src/service-client/schemas.js';
+import { attempt, item, manifest, record } from '../../documents/records.js';
 
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
 const SIX_720 = { seconds: 6, definition: '720p' };

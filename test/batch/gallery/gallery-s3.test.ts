@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bucketPageKey, guardedObject } from '../../src/batch/gallery/gallery-s3.js';
-import { UserError } from '../../src/errors.js';
-import { ExitCode, exitCodeOfError } from '../../src/exit-codes.js';
+import { bucketPageKey, guardedObject } from '../../../src/batch/gallery/gallery-s3.js';
+import { UserError } from '../../../src/errors.js';
+import { ExitCode, exitCodeOfError } from '../../../src/exit-codes.js';
 
 /** The pure rules of a gallery page written into a bucket; the e2e test writes one for real. */
 
