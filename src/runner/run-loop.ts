@@ -243,7 +243,7 @@ function pollTimingInput(run: RunContext): PollTimingInput {
   };
 }
 
-/** The check for jobs a new ledger does not know (cli/commands/run.ts) is one list call before the loop. */
+/** The check for jobs a new ledger does not know (batch/service/known-jobs-check.ts) is one list call before the loop. */
 const NEW_LEDGER_CHECK = 1;
 
 /**
