@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ManifestItem } from '../../src/manifest/index.js';
 import { newIdempotencyKey } from '../../src/runner/idempotency.js';
-import { buildRequestBody, requestHash } from '../../src/runner/request.js';
+import { buildRequestBody, jobItemId, requestHash } from '../../src/runner/request.js';
+import type { Job } from '../../src/service-client/index.js';
 
 const item = (over: Partial<ManifestItem> = {}): ManifestItem => ({
   id: 'beach',
@@ -91,5 +92,23 @@ describe('buildRequestBody', () => {
   it('sends the cap it is given (a budget-derived one), not the item cap', () => {
     const body = JSON.parse(buildRequestBody('s', item(), 1, 250_000)) as { max_cost_usd: string };
     expect(body.max_cost_usd).toBe('0.250000');
+  });
+});
+
+describe('jobItemId', () => {
+  const jobWith = (metadata: Record<string, unknown>) => ({ metadata }) as unknown as Job;
+  const sent = (
+    JSON.parse(buildRequestBody('spring', item(), 2, null)) as { metadata: Record<string, string> }
+  ).metadata;
+
+  it('reads back the item buildRequestBody tagged a job with, for that manifest alone', () => {
+    expect(jobItemId(jobWith(sent), 'spring')).toBe('beach');
+    expect(jobItemId(jobWith(sent), 'summer')).toBeNull();
+  });
+
+  it('answers null for a job of the manifest without an item of its own', () => {
+    for (const item of [undefined, '', 7, null])
+      expect(jobItemId(jobWith({ ...sent, 'mediabatch.item': item }), 'spring')).toBeNull();
+    expect(jobItemId(jobWith({ campaign: 'spring' }), 'spring')).toBeNull();
   });
 });
