@@ -1,17 +1,12 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgres, type PgConfig } from '../../src/ledger/dialect/postgres.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from '../../src/ledger/dialect/postgres-schema.js';
 import { migrate, SCHEMA_VERSION } from '../../src/ledger/migrations.js';
 import { fileLocation, openLedger, postgresLocation } from '../../src/ledger/open-ledger.js';
-import {
-  type PostgresTestServer,
-  psql,
-  skipPostgresTests,
-  startPostgresServer,
-} from '../support/postgres-server.js';
+import { psql, skipPostgresTests, usePostgresServer } from '../support/postgres-server.js';
 import { tempDir } from '../support/temp.js';
 
 /**
@@ -80,14 +75,7 @@ describe('a SQLite ledger of every earlier schema version', () => {
 });
 
 describe.skipIf(skipPostgresTests)('a PostgreSQL ledger of every earlier schema version', () => {
-  let server: PostgresTestServer;
-
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgresServer();
 
   /** Every column, constraint, index, trigger and function of the ledger's schema, and its versions. */
   async function schemaOf(url: string): Promise<Record<string, string>> {
@@ -114,16 +102,16 @@ describe.skipIf(skipPostgresTests)('a PostgreSQL ledger of every earlier schema 
   }
 
   it('migrates the version 4 database earlier code wrote to the schema of a new ledger', async () => {
-    const fresh = await server.createDatabase('versions');
+    const fresh = await postgres.server.createDatabase('versions');
     await opened(fresh);
-    const url = await server.createDatabase('versions');
+    const url = await postgres.server.createDatabase('versions');
     await psql(url, readFileSync(join(fixtures, 'postgres-v4.sql'), 'utf8'));
     await opened(url);
     expect(await schemaOf(url)).toEqual(await schemaOf(fresh));
   });
 
   it('migrates from every version to the schema of a new ledger', async () => {
-    const fresh = await server.createDatabase('versions');
+    const fresh = await postgres.server.createDatabase('versions');
     await opened(fresh);
     const expected = await schemaOf(fresh);
     expect(expected.versions).toBe(
@@ -132,7 +120,7 @@ describe.skipIf(skipPostgresTests)('a PostgreSQL ledger of every earlier schema 
         .join(','),
     );
     for (const from of versions(POSTGRES_SCHEMA_VERSION)) {
-      const url = await server.createDatabase('versions');
+      const url = await postgres.server.createDatabase('versions');
       const { config } = postgresLocation(url, {}) as { config: PgConfig };
       const db = await openPostgres(config, { reconnectWithinMs: 1_000 });
       try {
