@@ -50,7 +50,12 @@ export {
   type RejectedExport,
   writeExport,
 } from './commands/export/export.js';
-export { type ForgetOptions, type ForgottenJob, forgetJobs } from './commands/forget/forget.js';
+export {
+  type ForgetOptions,
+  type ForgottenJob,
+  forgetJobs,
+  forgetOutcome,
+} from './commands/forget/forget.js';
 export { type ImportOptions, importJobs } from './commands/import/import.js';
 export type { ImportSummary } from './commands/import/render-import.js';
 export { type KeepOptions, type KeepResult, keepTakes } from './commands/keep/keep.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * migrations/postgres/): `000007-keepers.sql` is the step to version 7. A file is never edited
  * once released, not even its whitespace (SQLite keeps each CREATE's text as written): add the
  * next number. They ship as files beside the code (the build copies them into dist/, see
- * scripts/copy-migrations.mjs); the folder is named from `../ledger/` so that one URL finds it
+ * scripts/build.mjs); the folder is named from `../ledger/` so that one URL finds it
  * from src/ledger/, dist/ledger/ and the command's one bundled file, dist/cli/main.cjs.
  */
 const FOLDER = new URL('../ledger/migrations/', import.meta.url);

@@ -119,9 +119,7 @@ const log = (message: string) => process.stderr.write(`[bench ${seconds()}] ${me
 
 function build(): number {
   const started = performance.now();
-  const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-  node(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
-  node(['scripts/bundle-cli.mjs']);
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   return performance.now() - started;
 }
 

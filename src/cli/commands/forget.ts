@@ -1,4 +1,4 @@
-import { forgetJobs } from '../../index.js';
+import { forgetJobs, forgetOutcome } from '../../index.js';
 import { renderForgotten } from '../../render.js';
 import { commandLine, openBatch } from '../batch-options.js';
 import type { Command } from '../io.js';
@@ -14,5 +14,5 @@ export const forgetCommand: Command<'forget'> = async ({ values, positionals }, 
   const jobs = await forgetJobs(manifest, { ...options, ids, warn: warnOn(io, 'forget') });
   const plan = commandLine('plan', manifestArg, { sandbox: values.sandbox });
   io.stdout.write(renderForgotten(manifest.name, ids, jobs, plan));
-  return jobs.every((job) => job.lost) ? 'done' : 'not_done';
+  return forgetOutcome(jobs);
 };

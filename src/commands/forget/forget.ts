@@ -7,6 +7,7 @@ import {
   tellOf,
   tellSchema,
 } from '../../batch/resolve/options.js';
+import type { CommandOutcome } from '../../codes.js';
 import type { Manifest } from '../../manifest/index.js';
 import { forgetLostJobs } from './forget-jobs.js';
 
@@ -45,4 +46,12 @@ export async function forgetJobs(manifest: Manifest, options: ForgetOptions = {}
     paidMicros: attempt.amountMicros - attempt.refundedMicros,
     why: why ?? null,
   }));
+}
+
+/**
+ * How a `forgetJobs` ended: `done` when every job it looked at was given up (or none was in
+ * flight), `not_done` when the service still holds one, which a re-run follows instead.
+ */
+export function forgetOutcome(jobs: readonly ForgottenJob[]): CommandOutcome {
+  return jobs.every((job) => job.lost) ? 'done' : 'not_done';
 }
