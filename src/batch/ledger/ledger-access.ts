@@ -76,6 +76,16 @@ export async function refuseLiveRunners(
     throw new LedgerHeldError(ledger.path, nothingWas);
 }
 
+/** How a command opens the batch's ledger: a shared one's lease and patience, and who opens it. */
+interface LedgerOpening {
+  leaseMs: number;
+  reconnectWithinMs: number;
+  /** A runner of the batch: it gets a name among the batch's runners. */
+  runner?: boolean;
+  readonly?: boolean;
+  onWaiting?: (waitMs: number) => void;
+}
+
 /**
  * Opens the batch's ledger for a command that writes it; a ledger it cannot open is the user's to
  * fix, and the refusal says what the command left undone (a run: nothing was submitted).
@@ -83,12 +93,7 @@ export async function refuseLiveRunners(
 export function openLedgerForWriting(
   location: LedgerLocation,
   manifest: Manifest,
-  shared: {
-    leaseMs: number;
-    reconnectWithinMs: number;
-    runner?: boolean;
-    onWaiting?: (waitMs: number) => void;
-  },
+  shared: Omit<LedgerOpening, 'readonly'>,
   nothingWas: NothingWas,
 ): Promise<Ledger> {
   return openLedgerOrRefuse(location, manifest, shared, `nothing was ${nothingWas}`);
@@ -101,13 +106,7 @@ export function openLedgerForWriting(
 export async function openLedgerOrRefuse(
   location: LedgerLocation,
   manifest: Manifest,
-  shared: {
-    leaseMs: number;
-    reconnectWithinMs: number;
-    runner?: boolean;
-    readonly?: boolean;
-    onWaiting?: (waitMs: number) => void;
-  },
+  shared: LedgerOpening,
   outcome: string,
 ): Promise<Ledger> {
   try {
